@@ -1,0 +1,28 @@
+"""What a tool sees of the run it is called in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citewise.grounding.ledger import EvidenceLedger
+
+__all__ = ["RunContext"]
+
+
+@dataclass
+class RunContext:
+    """Passed as the first argument to tools that declare it (``ctx: RunContext``).
+
+    ``deps`` is whatever the host gave the agent (a knowledge base, an HTTP client…);
+    ``ledger`` records every retrieved document so citation markers can be resolved.
+    """
+
+    run_id: str
+    thread_id: str
+    ledger: EvidenceLedger
+    deps: Any = None
+    step: int = 0
+    tenant: str = "default"
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,34 @@
+"""Stamps events with the run's ids and the next ``seq``; nothing else."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from citewise.agent.state import RunState
+from citewise.events import Explain, Warning, _Event
+from citewise.triples import Triple
+
+__all__ = ["Emitter"]
+
+E = TypeVar("E", bound=_Event)
+
+
+class Emitter:
+    """Creates events in order. ``seq`` lives in the state so a resumed run continues it."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: RunState) -> None:
+        self._state = state
+
+    def __call__(self, cls: type[E], /, **fields: Any) -> E:
+        state = self._state
+        state.seq += 1
+        return cls(run_id=state.run_id, thread_id=state.thread_id, seq=state.seq, **fields)
+
+    def warning(self, code: str, message: str, **details: Any) -> Warning:
+        return self(Warning, code=code, message=message, details=details)
+
+    def explain(self, explain_id: str, triples: list[Triple],
+                graph: str = "urn:graph:retrieval") -> Explain:
+        return self(Explain, explain_id=explain_id, graph=graph, triples=triples)

@@ -1,0 +1,341 @@
+"""The ReAct loop: an async generator of events. No HTTP, storage or printing in here.
+
+thought → action (tool call) → observation → … → answer. The loop mutates the
+:class:`RunState` it is given, so the caller can persist it (a paused run resumes from it).
+Whatever happens — a tool raising, an unknown tool, the model failing, a budget spent —
+the stream ends with exactly one terminal event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import AsyncIterator, Sequence
+from datetime import timedelta
+from typing import Any
+
+from citewise.agent.context import RunContext
+from citewise.agent.emitter import Emitter
+from citewise.agent.hooks import RunHook
+from citewise.agent.state import Decision, RunSettings, RunState
+from citewise.agent.tools import Tool, ToolResult, Toolset, as_result
+from citewise.answer import ErrorInfo, StepUsage, ToolCallRecord, TraceEntry
+from citewise.errors import (
+    BudgetExceeded,
+    CitewiseError,
+    InvalidInput,
+    MaxStepsExceeded,
+    ModelError,
+    ModelRetry,
+    RunCancelled,
+    RunFailure,
+)
+from citewise.events import (
+    Action,
+    AnswerDelta,
+    Citation,
+    ErrorEvent,
+    Event,
+    Interrupt,
+    Observation,
+    RunFinished,
+    RunPaused,
+    RunStarted,
+    Thought,
+    now,
+)
+from citewise.grounding.assemble import assemble_answer
+from citewise.models.base import (
+    AssistantMessage,
+    Model,
+    ModelRequest,
+    TextDelta,
+    ToolCall,
+    ToolCallPart,
+    ToolMessage,
+    UsagePart,
+)
+
+__all__ = ["run_agent"]
+
+_msg_ids = itertools.count(1)
+
+
+class _Paused(Exception):
+    """Internal: the step needs human decisions."""
+
+
+async def run_agent(
+    state: RunState,
+    *,
+    model: Model,
+    tools: Toolset,
+    settings: RunSettings | None = None,
+    deps: Any = None,
+    hooks: Sequence[RunHook] = (),
+    cancel: asyncio.Event | None = None,
+) -> AsyncIterator[Event]:
+    """Run (or resume) ``state`` to its end, yielding every event as it happens."""
+    settings = settings or RunSettings()
+    emit = Emitter(state)
+    resumed = bool(state.pending_calls) or state.step > 0
+    state.status = "running"
+    state.model = state.model or model.name
+    yield emit(RunStarted, question=state.question, model=model.name, resumed=resumed)
+    ctx = RunContext(
+        run_id=state.run_id, thread_id=state.thread_id, ledger=state.ledger,
+        deps=deps, step=state.step, tenant=state.tenant,
+    )
+    started = time.perf_counter()
+    try:
+        for hook in hooks:
+            for ev in hook.on_start(state, emit):
+                yield ev
+        ended_by: str | None = None
+        if state.pending_calls:
+            async for ev in _execute(state, state.pending_calls, tools, ctx, settings, hooks, emit):
+                yield ev
+            ended_by = _ended_by(state.pending_calls, tools)
+            state.pending_calls = []
+            state.interrupts = []
+            state.decisions = []
+            state.step += 1
+        while True:
+            _check(state, settings, cancel, started)
+            closing = ended_by is not None
+            request = ModelRequest(
+                messages=list(state.messages),
+                tools=[] if closing else tools.specs(),
+                output_schema=settings.output_schema,
+                step=state.step,
+            )
+            if settings.debug:
+                state.debug_requests.append(request.model_dump(mode="json"))
+            text: list[str] = []
+            thought: list[str] = []
+            calls: list[ToolCall] = []
+            t0 = time.perf_counter()
+            thought_id = f"msg_{next(_msg_ids)}"
+            answer_id = f"msg_{next(_msg_ids)}"
+            in_tok = out_tok = 0
+            try:
+                async for part in model.stream(request):
+                    if isinstance(part, TextDelta):
+                        if part.channel == "thought":
+                            thought.append(part.text)
+                            yield emit(Thought, message_id=thought_id, step=state.step, text=part.text)
+                        else:
+                            text.append(part.text)
+                            if not settings.strict and not settings.output_schema:
+                                yield emit(AnswerDelta, message_id=answer_id, text=part.text)
+                    elif isinstance(part, ToolCallPart):
+                        calls.append(part.call)
+                    elif isinstance(part, UsagePart):
+                        in_tok += part.input_tokens
+                        out_tok += part.output_tokens
+                    if cancel is not None and cancel.is_set():
+                        raise RunCancelled("the run was cancelled")
+            except CitewiseError:
+                raise
+            except Exception as exc:  # a model adapter must not crash the run
+                raise ModelError(f"model {model.name} failed: {exc}",
+                                 details={"type": type(exc).__name__}) from exc
+            if thought:
+                yield emit(Thought, message_id=thought_id, step=state.step, text="",
+                           end_of_message=True)
+            _account(state, model.name, in_tok, out_tok)
+            duration = (time.perf_counter() - t0) * 1000
+            if calls and not closing:
+                # Text beside tool calls is reasoning, whatever channel it came on.
+                reasoning = "".join(thought) + "".join(text)
+                state.messages.append(AssistantMessage(content=reasoning, tool_calls=calls))
+                state.trace.append(TraceEntry(
+                    step=state.step, type="thought", thought=reasoning or None,
+                    duration_ms=duration, input_tokens=in_tok, output_tokens=out_tok,
+                ))
+                try:
+                    _plan_approvals(state, calls, tools, settings)
+                except _Paused:
+                    state.pending_calls = calls
+                    state.status = "paused"
+                    yield emit(RunPaused, interrupts=list(state.interrupts))
+                    return
+                async for ev in _execute(state, calls, tools, ctx, settings, hooks, emit):
+                    yield ev
+                ended_by = _ended_by(calls, tools)
+                state.step += 1
+                ctx.step = state.step
+                continue
+            final_text = "".join(text) or ("".join(thought) if not calls else "")
+            state.messages.append(AssistantMessage(content=final_text))
+            state.trace.append(TraceEntry(
+                step=state.step, type="answer", thought="".join(thought) or None,
+                duration_ms=duration, input_tokens=in_tok, output_tokens=out_tok,
+            ))
+            if text and not settings.strict and not settings.output_schema:
+                yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
+            answer, findings = assemble_answer(state, final_text, settings=settings,
+                                               ended_by_tool=ended_by)
+            for issue in findings:
+                yield emit.warning(issue.code, issue.message, **issue.details)
+            if settings.strict or settings.output_schema:
+                yield emit(AnswerDelta, message_id=answer_id, text=answer.text, end_of_message=True)
+            for hook in hooks:
+                for ev in hook.on_answer(state, answer, emit):
+                    yield ev
+            for cit in answer.citations:
+                doc = state.ledger.document(cit.document_index)
+                yield emit(Citation, citation=cit, source=doc.source if doc else "")
+            answer.issues = list(state.issues)
+            state.status = "completed"
+            yield emit(RunFinished, answer=answer)
+            return
+    except RunFailure as exc:
+        yield _fail(state, emit, exc.code, exc.message, exc.details,
+                    cancelled=isinstance(exc, RunCancelled))
+    except Exception as exc:  # the last line of defence: never a traceback, always a terminal
+        yield _fail(state, emit, "internal_error", f"{type(exc).__name__}: {exc}", {})
+
+
+def _fail(state: RunState, emit: Emitter, code: str, message: str,
+          details: dict[str, Any], *, cancelled: bool = False) -> ErrorEvent:
+    state.status = "cancelled" if cancelled else "failed"
+    answer, _ = assemble_answer(state, "", settings=RunSettings(), ended_by_tool=None)
+    answer.status = state.status
+    answer.error = ErrorInfo(code=code, message=message, details=details)
+    return emit(ErrorEvent, code=code, message=message, details=details, answer=answer)
+
+
+def _check(state: RunState, settings: RunSettings, cancel: asyncio.Event | None,
+           started: float) -> None:
+    if cancel is not None and cancel.is_set():
+        raise RunCancelled("the run was cancelled")
+    if state.step >= settings.max_steps:
+        raise MaxStepsExceeded(
+            f"the run reached its limit of {settings.max_steps} steps without an answer",
+            details={"max_steps": settings.max_steps},
+        )
+    if settings.max_tokens is not None and state.usage.total_tokens >= settings.max_tokens:
+        raise BudgetExceeded(f"token budget of {settings.max_tokens} spent",
+                             code="token_budget_exceeded",
+                             details={"max_tokens": settings.max_tokens})
+    if settings.max_cost is not None and (state.usage.cost or 0.0) >= settings.max_cost:
+        raise BudgetExceeded(f"cost budget of {settings.max_cost} spent",
+                             code="cost_budget_exceeded", details={"max_cost": settings.max_cost})
+    if settings.max_seconds is not None and time.perf_counter() - started >= settings.max_seconds:
+        raise BudgetExceeded(f"time budget of {settings.max_seconds}s spent",
+                             code="time_budget_exceeded",
+                             details={"max_seconds": settings.max_seconds})
+
+
+def _account(state: RunState, model: str, in_tok: int, out_tok: int) -> None:
+    usage = state.usage
+    usage.steps.append(StepUsage(step=state.step, model=model, input_tokens=in_tok,
+                                 output_tokens=out_tok))
+    usage.input_tokens += in_tok
+    usage.output_tokens += out_tok
+    usage.total_tokens += in_tok + out_tok
+
+
+def _ended_by(calls: Sequence[ToolCall], tools: Toolset) -> str | None:
+    for call in calls:
+        t = tools.get(call.name)
+        if t is not None and t.ends_run:
+            return t.name
+    return None
+
+
+def _plan_approvals(state: RunState, calls: list[ToolCall], tools: Toolset,
+                    settings: RunSettings) -> None:
+    """Raise :class:`_Paused` (after recording interrupts) if any call needs approval."""
+    interrupts: list[Interrupt] = []
+    expires = now() + timedelta(seconds=settings.interrupt_ttl_s)
+    for call in calls:
+        t = tools.get(call.name)
+        if t is None or not t.requires_approval:
+            continue
+        interrupts.append(Interrupt(
+            id=f"int_{state.run_id}_{call.id}", call_id=call.id, tool=t.name,
+            input=call.arguments, reason=f"{t.name} requires approval",
+            response_schema=_decision_schema(t), expires_at=expires,
+        ))
+    if interrupts:
+        state.interrupts = interrupts
+        raise _Paused
+
+
+def _decision_schema(t: Tool) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["action"],
+        "properties": {
+            "action": {"enum": ["approve", "reject", "edit", "result"]},
+            "message": {"type": "string"},
+            "input": t.spec().parameters,
+            "result": {},
+        },
+    }
+
+
+async def _execute(
+    state: RunState, calls: Sequence[ToolCall], tools: Toolset, ctx: RunContext,
+    settings: RunSettings, hooks: Sequence[RunHook], emit: Emitter,
+) -> AsyncIterator[Event]:
+    decisions = {d.interrupt_id: d for d in state.decisions}
+    by_call = {i.call_id: decisions.get(i.id) for i in state.interrupts}
+    for call in calls:
+        t = tools.get(call.name)
+        decision = by_call.get(call.id)
+        arguments = call.arguments
+        if decision is not None and decision.action == "edit" and decision.input is not None:
+            arguments = decision.input
+        yield emit(Action, call_id=call.id, step=state.step, tool=call.name, input=arguments)
+        t0 = time.perf_counter()
+        result, is_error = await _invoke(t, call, arguments, decision, ctx, settings)
+        duration = (time.perf_counter() - t0) * 1000
+        text = result.text
+        for hook in hooks:
+            for ev in hook.on_tool_result(state, call, result, duration, emit):
+                yield ev
+        yield emit(Observation, call_id=call.id, step=state.step, tool=call.name, text=text,
+                   is_error=is_error, duration_ms=duration)
+        state.messages.append(ToolMessage(call_id=call.id, name=call.name, content=text,
+                                          is_error=is_error, data=result.data))
+        state.tool_calls.append(ToolCallRecord(id=call.id, name=call.name, arguments=arguments,
+                                               is_error=is_error))
+        state.trace.append(TraceEntry(
+            step=state.step, type="tool", tool=call.name, tool_input=arguments,
+            observation=text[:200], duration_ms=duration,
+        ))
+
+
+async def _invoke(
+    t: Tool | None, call: ToolCall, arguments: dict[str, Any], decision: Decision | None,
+    ctx: RunContext, settings: RunSettings,
+) -> tuple[ToolResult, bool]:
+    if t is None:
+        return ToolResult(text=f"Error: unknown tool {call.name!r}."), True
+    if decision is not None and decision.action == "reject":
+        why = decision.message or "no reason given"
+        return ToolResult(text=f"The user rejected this call: {why}"), True
+    if decision is not None and decision.action == "result":
+        data = decision.result
+        return as_result(data), False
+    try:
+        args = t.validate(arguments)
+        timeout = settings.tool_timeout or t.timeout
+        async with asyncio.timeout(timeout):
+            if t.is_async:
+                return await t.call(ctx, args), False
+            return await asyncio.to_thread(t.call_sync, ctx, args), False
+    except InvalidInput as exc:
+        return ToolResult(text=f"Error: {exc.message}"), True
+    except ModelRetry as exc:
+        return ToolResult(text=f"Error: {exc.message}"), True
+    except TimeoutError:
+        return ToolResult(text=f"Error: {t.name} timed out after {timeout:g}s"), True
+    except RunFailure:
+        raise
+    except Exception as exc:  # a tool's bug is the model's observation, not our crash
+        return ToolResult(text=f"Error: {t.name} failed: {type(exc).__name__}: {exc}"), True

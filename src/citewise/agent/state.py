@@ -1,0 +1,69 @@
+"""Everything a run needs to continue: serializable, so a paused run survives a restart."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from citewise.answer import Issue, Query, QueryDetails, ToolCallRecord, TraceEntry, Usage
+from citewise.events import Interrupt, now
+from citewise.grounding.ledger import EvidenceLedger
+from citewise.models.base import Message, ToolCall
+
+__all__ = ["Decision", "RunSettings", "RunState"]
+
+
+class Decision(BaseModel):
+    """A human's answer to one interrupt."""
+
+    model_config = ConfigDict(extra="forbid")
+    interrupt_id: str = Field(description="The interrupt this decides.")
+    action: Literal["approve", "reject", "edit", "result"] = Field(description="What to do.")
+    message: str | None = Field(default=None, description="For reject: what the model is told.")
+    input: dict[str, Any] | None = Field(default=None, description="For edit: the new arguments.")
+    result: Any = Field(default=None, description="For result: the externally executed output.")
+
+
+class RunSettings(BaseModel):
+    """Per-run limits and switches."""
+
+    model_config = ConfigDict(extra="forbid")
+    max_steps: int = Field(default=8, ge=1, description="Model calls before the run fails.")
+    tool_timeout: float | None = Field(
+        default=None, gt=0, description="Seconds per tool call; None = each tool's own timeout."
+    )
+    strict: bool = Field(default=False, description="Remove unsupported sentences from the answer.")
+    debug: bool = Field(default=False, description="Keep the exact model transcript.")
+    output_schema: dict[str, Any] | None = Field(default=None, description="JSON Schema of answer.")
+    interrupt_ttl_s: float = Field(default=86400.0, gt=0, description="Interrupt lifetime.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Token budget of the run.")
+    max_cost: float | None = Field(default=None, ge=0, description="Cost budget of the run.")
+    max_seconds: float | None = Field(default=None, gt=0, description="Wall-time budget.")
+
+
+class RunState(BaseModel):
+    """The run's memory between steps (and between a pause and its resume)."""
+
+    run_id: str
+    thread_id: str
+    question: str
+    model: str = ""
+    tenant: str = "default"
+    status: Literal["running", "paused", "completed", "failed", "cancelled"] = "running"
+    messages: list[Message] = Field(default_factory=list)
+    step: int = 0
+    seq: int = 0
+    ledger: EvidenceLedger = Field(default_factory=EvidenceLedger)
+    usage: Usage = Field(default_factory=Usage)
+    trace: list[TraceEntry] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    issues: list[Issue] = Field(default_factory=list)
+    query: Query | None = None
+    query_details: QueryDetails | None = None
+    pending_calls: list[ToolCall] = Field(default_factory=list)
+    interrupts: list[Interrupt] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+    debug_requests: list[dict[str, Any]] = Field(default_factory=list)
+    started_at: datetime = Field(default_factory=now)

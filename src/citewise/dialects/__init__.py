@@ -1,0 +1,1 @@
+"""Wire formats: one pure serialiser per dialect over citewise's events and Answer."""

@@ -1,0 +1,1 @@
+"""Grounding: citations, their verification, provenance and feedback."""

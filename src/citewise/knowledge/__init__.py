@@ -1,0 +1,1 @@
+"""The knowledge base: loaders, chunking, lexical/dense/hybrid retrieval, query analysis."""

@@ -1,0 +1,27 @@
+"""A search hit: one chunk of one document, with exact offsets into the document text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Hit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """``text == document_text[start_char:end_char]`` always holds (code points)."""
+
+    chunk_id: int
+    document_id: str
+    source: str
+    text: str
+    start_char: int
+    end_char: int
+    field_length: int
+    score: float
+    title: str | None = None
+    page: int | None = None
+    section: str | None = None
+    line: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)

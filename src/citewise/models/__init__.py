@@ -1,0 +1,1 @@
+"""Models behind one contract (:mod:`citewise.models.base`): scripted, extractive, real LLMs."""

@@ -1,0 +1,1 @@
+"""Persistence: the store contract and its SQLite and PostgreSQL backends."""
