@@ -19,6 +19,7 @@ from citewise.agent.context import RunContext
 from citewise.agent.emitter import Emitter
 from citewise.agent.hooks import RunHook
 from citewise.agent.state import Decision, RunSettings, RunState
+from citewise.agent.structured import check_structured, repair_prompt
 from citewise.agent.tools import Tool, ToolResult, Toolset, as_result
 from citewise.answer import ErrorInfo, StepUsage, ToolCallRecord, TraceEntry
 from citewise.errors import (
@@ -55,6 +56,7 @@ from citewise.models.base import (
     ToolCallPart,
     ToolMessage,
     UsagePart,
+    UserMessage,
 )
 
 __all__ = ["run_agent"]
@@ -93,6 +95,7 @@ async def run_agent(
             for ev in hook.on_start(state, emit):
                 yield ev
         ended_by: str | None = None
+        repairs = 0
         if state.pending_calls:
             async for ev in _execute(state, state.pending_calls, tools, ctx, settings, hooks, emit):
                 yield ev
@@ -169,6 +172,21 @@ async def run_agent(
                 continue
             final_text = "".join(text) or ("".join(thought) if not calls else "")
             state.messages.append(AssistantMessage(content=final_text))
+            structured: Any = None
+            if settings.output_schema is not None:
+                structured, why = check_structured(final_text, settings.output_schema)
+                if why is not None:
+                    repairs += 1
+                    if repairs > settings.max_repairs:
+                        raise RunFailure(
+                            f"no schema-valid answer after {settings.max_repairs} repairs: {why}",
+                            code="structured_output_invalid", details={"reason": why},
+                        )
+                    yield emit.warning("structured_output_repair", why, attempt=repairs)
+                    state.messages.append(UserMessage(
+                        content=repair_prompt(why, settings.output_schema)))
+                    state.step += 1
+                    continue
             state.trace.append(TraceEntry(
                 step=state.step, type="answer", thought="".join(thought) or None,
                 duration_ms=duration, input_tokens=in_tok, output_tokens=out_tok,
@@ -177,6 +195,7 @@ async def run_agent(
                 yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
             answer, findings = assemble_answer(state, final_text, settings=settings,
                                                ended_by_tool=ended_by)
+            answer.structured = structured
             for issue in findings:
                 yield emit.warning(issue.code, issue.message, **issue.details)
             if settings.strict or settings.output_schema:

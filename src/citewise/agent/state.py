@@ -37,6 +37,7 @@ class RunSettings(BaseModel):
     strict: bool = Field(default=False, description="Remove unsupported sentences from the answer.")
     debug: bool = Field(default=False, description="Keep the exact model transcript.")
     output_schema: dict[str, Any] | None = Field(default=None, description="JSON Schema of answer.")
+    max_repairs: int = Field(default=2, ge=0, description="Re-prompts for schema-invalid JSON.")
     interrupt_ttl_s: float = Field(default=86400.0, gt=0, description="Interrupt lifetime.")
     max_tokens: int | None = Field(default=None, ge=1, description="Token budget of the run.")
     max_cost: float | None = Field(default=None, ge=0, description="Cost budget of the run.")

@@ -146,7 +146,7 @@ def _build(
         default = ... if p.default is p.empty else p.default
         fields[p.name] = (annotation, Field(default=default, description=arg_docs.get(p.name)))
     tool_name = name or fn.__name__
-    model = create_model(  # type: ignore[call-overload]
+    model: type[BaseModel] = create_model(
         f"{tool_name}_arguments",
         __config__=ConfigDict(extra="forbid"),
         **fields,

@@ -1,0 +1,82 @@
+"""Writes a run to the store: its record, its event log (batched) and its thread turn."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from citewise.agent.state import RunState
+from citewise.errors import UsageError
+from citewise.events import Event
+
+if TYPE_CHECKING:
+    from citewise.store.base import EventRecord, Store
+
+__all__ = ["RunRecorder"]
+
+
+class RunRecorder:
+    """Batches events into the durable log; a no-op without a store."""
+
+    def __init__(self, store: Store | None, state: RunState, *, flush_every: int = 64) -> None:
+        self.store = store
+        self.state = state
+        self.flush_every = flush_every
+        self._pending: list[EventRecord] = []
+
+    def begin(self, *, resuming: bool) -> None:
+        store, state = self.store, self.state
+        if store is None:
+            return
+        if resuming:
+            # Atomic paused → running: a second resume (any process) finds it taken.
+            if not store.transition_run(state.tenant, state.run_id, ("paused",), "running"):
+                raise UsageError(f"run {state.run_id} was already resumed",
+                                 code="run_already_resumed")
+            return
+        if store.get_thread(state.tenant, state.thread_id) is None:
+            store.create_thread(state.tenant, state.thread_id, title=state.question[:80])
+        self._save(answer=None)
+
+    def add(self, event: Event) -> None:
+        if self.store is None:
+            return
+        from citewise.store.base import EventRecord
+
+        self._pending.append(EventRecord(run_id=event.run_id, seq=event.seq, kind=event.kind,
+                                         data=event.model_dump(mode="json")))
+        if len(self._pending) >= self.flush_every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.store is not None and self._pending:
+            batch, self._pending = self._pending, []
+            self.store.append_events(self.state.tenant, batch)
+
+    def finish(self, terminal: Event) -> None:
+        """Flush and record the outcome (before the terminal event reaches the caller)."""
+        store, state = self.store, self.state
+        if store is None:
+            return
+        self.flush()
+        answer = getattr(terminal, "answer", None)
+        self._save(answer=answer.model_dump(mode="json") if answer is not None else None)
+        if terminal.kind == "run_finished" and answer is not None:
+            from citewise.store.base import TurnRecord
+
+            store.add_turn(state.tenant, TurnRecord(
+                thread_id=state.thread_id, run_id=state.run_id, question=state.question,
+                answer=answer.text, created_at=datetime.now(UTC)))
+
+    def _save(self, *, answer: dict[str, object] | None) -> None:
+        from citewise.store.base import RunRecord
+
+        assert self.store is not None
+        now = datetime.now(UTC)
+        state = self.state
+        self.store.save_run(RunRecord(
+            id=state.run_id, tenant=state.tenant, thread_id=state.thread_id,
+            question=state.question, status=state.status,
+            state=state.model_dump(mode="json"), answer=answer,
+            created_at=state.started_at, updated_at=now,
+        ))

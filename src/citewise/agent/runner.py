@@ -1,0 +1,233 @@
+"""``Agent``: the host around the loop — threads, the durable event log, resume.
+
+The loop (:mod:`citewise.agent.loop`) is pure; this is where a run meets storage. Events
+are yielded to the caller as the loop makes them and appended to the store's event log in
+batches (always flushed before a terminal event is handed out, so a finished or paused run
+is fully on disk when its caller sees the end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from citewise.agent.hooks import RunHook
+from citewise.agent.loop import run_agent
+from citewise.agent.prompts import SYSTEM_PROMPT
+from citewise.agent.state import Decision, RunSettings, RunState
+from citewise.agent.tools import Tool, Toolset
+from citewise.answer import Answer
+from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
+from citewise.events import Event
+from citewise.models.base import AssistantMessage, Message, Model, SystemMessage, UserMessage
+
+if TYPE_CHECKING:
+    from citewise.knowledge.base import KnowledgeBase
+    from citewise.store.base import Store
+
+__all__ = ["MAX_QUESTION_CHARS", "Agent"]
+
+MAX_QUESTION_CHARS = 8000
+_FLUSH_EVERY = 64
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+class Agent:
+    """Ask questions over a knowledge base, streaming every step.
+
+    ``model`` is a :class:`~citewise.models.base.Model` or a model string (``extractive``,
+    ``openai-compat:URL#name``, …). Without a ``store`` nothing is persisted and threads
+    live in memory.
+    """
+
+    def __init__(
+        self,
+        kb: KnowledgeBase | None = None,
+        *,
+        model: Model | str = "extractive",
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        store: Store | None = None,
+        settings: RunSettings | None = None,
+        hooks: Sequence[RunHook] = (),
+        tenant: str = "default",
+        system_prompt: str = SYSTEM_PROMPT,
+    ) -> None:
+        self.kb = kb
+        self.model: Model = resolve(model) if isinstance(model, str) else model
+        self.store: Store | None = store if store is not None else (kb.store if kb else None)
+        self.tools = Toolset()
+        if kb is not None:
+            from citewise.agent.search_tool import make_search_tool
+
+            self.tools.add(make_search_tool(kb))
+        for t in tools:
+            self.tools.add(t)
+        self.settings = settings or RunSettings()
+        self.hooks = list(hooks)
+        self.tenant = tenant
+        self.system_prompt = system_prompt
+        self._memory: dict[str, list[tuple[str, str]]] = {}
+        self._cancels: dict[str, asyncio.Event] = {}
+
+    # -- public API -------------------------------------------------------------------
+
+    async def stream(
+        self,
+        question: str,
+        *,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        settings: RunSettings | None = None,
+        output_schema: dict[str, Any] | None = None,
+    ) -> AsyncIterator[Event]:
+        """Run the agent on ``question``; yields every event, the terminal one last."""
+        state, run_settings = self.prepare(question, thread_id=thread_id, run_id=run_id,
+                                           settings=settings, output_schema=output_schema)
+        async for event in self._drive(state, run_settings):
+            yield event
+
+    async def ask_async(self, question: str, **kwargs: Any) -> Answer:
+        """Run to the end and return the Answer (``status`` says if it paused or failed)."""
+        answer: Answer | None = None
+        async for event in self.stream(question, **kwargs):
+            if event.kind in ("run_finished", "run_paused", "error"):
+                answer = getattr(event, "answer", None)
+        assert answer is not None, "every run ends with a terminal event carrying an answer"
+        return answer
+
+    def ask(self, question: str, **kwargs: Any) -> Answer:
+        """Synchronous :meth:`ask_async` (not from inside a running event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ask_async(question, **kwargs))
+        raise UsageError("Agent.ask() cannot run inside an event loop; use await ask_async()",
+                         code="sync_in_async")
+
+    async def resume(
+        self, run_id: str, decisions: Sequence[Decision], *, settings: RunSettings | None = None
+    ) -> AsyncIterator[Event]:
+        """Continue a paused run with one decision per interrupt."""
+        from citewise.agent.interrupts import apply_decisions
+
+        state = self._load_paused(run_id)
+        apply_decisions(state, list(decisions), self.tools)
+        async for event in self._drive(state, settings or self.settings, resuming=True):
+            yield event
+
+    def cancel(self, run_id: str) -> bool:
+        """Ask a run of this process to stop; it ends with one ``run_cancelled`` error."""
+        flag = self._cancels.get(run_id)
+        if flag is None:
+            return False
+        flag.set()
+        return True
+
+    # -- internals --------------------------------------------------------------------
+
+    def prepare(
+        self,
+        question: str,
+        *,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        settings: RunSettings | None = None,
+        output_schema: dict[str, Any] | None = None,
+    ) -> tuple[RunState, RunSettings]:
+        """Validate the request and build the run's initial state. Writes nothing."""
+        if not isinstance(question, str) or not question.strip():
+            raise EmptyQuestion("the question is empty")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise InvalidInput(f"the question is longer than {MAX_QUESTION_CHARS} characters",
+                               code="question_too_long", details={"max": MAX_QUESTION_CHARS})
+        run_settings = settings or self.settings
+        if output_schema is not None:
+            from citewise.agent.structured import check_schema
+
+            check_schema(output_schema)
+            run_settings = run_settings.model_copy(update={"output_schema": output_schema})
+        history: list[tuple[str, str]] = []
+        if thread_id is not None:
+            history = self._history(thread_id)
+        messages: list[Message] = [SystemMessage(content=self.system_prompt)]
+        for q, a in history:
+            messages += [UserMessage(content=q), AssistantMessage(content=a)]
+        messages.append(UserMessage(content=question))
+        state = RunState(
+            run_id=run_id or new_id("run"),
+            thread_id=thread_id or new_id("thread"),
+            question=question,
+            model=self.model.name,
+            tenant=self.tenant,
+            messages=messages,
+        )
+        return state, run_settings
+
+    def _history(self, thread_id: str) -> list[tuple[str, str]]:
+        if self.store is None:
+            if thread_id not in self._memory:
+                raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
+            return list(self._memory[thread_id])
+        if self.store.get_thread(self.tenant, thread_id) is None:
+            raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
+        return [(t.question, t.answer) for t in self.store.list_turns(self.tenant, thread_id)]
+
+    def _load_paused(self, run_id: str) -> RunState:
+        if self.store is None:
+            raise UsageError("resume needs a store", code="store_required")
+        record = self.store.get_run(self.tenant, run_id)
+        if record is None:
+            raise NotFound(f"unknown run {run_id!r}", code="unknown_run")
+        if record.status != "paused":
+            raise UsageError(f"run {run_id} is {record.status}, not paused", code="run_not_paused")
+        return RunState.model_validate(record.state)
+
+    async def _drive(self, state: RunState, settings: RunSettings,
+                     resuming: bool = False) -> AsyncIterator[Event]:
+        from citewise.agent.persist import RunRecorder
+
+        recorder = RunRecorder(self.store, state, flush_every=_FLUSH_EVERY)
+        recorder.begin(resuming=resuming)
+        cancel = self._cancels.setdefault(state.run_id, asyncio.Event())
+        try:
+            async for event in run_agent(state, model=self.model, tools=self.tools,
+                                         settings=settings, deps=self.kb, hooks=self.hooks,
+                                         cancel=cancel):
+                recorder.add(event)
+                if event.is_terminal:
+                    recorder.finish(event)
+                    self._remember(state, event)
+                yield event
+        finally:
+            recorder.flush()
+            self._cancels.pop(state.run_id, None)
+
+    def _remember(self, state: RunState, event: Event) -> None:
+        if self.store is None and event.kind == "run_finished":
+            text = event.answer.text
+            self._memory.setdefault(state.thread_id, []).append((state.question, text))
+
+
+def resolve(spec: str) -> Model:
+    """A model from its string (see :mod:`citewise.models.registry`)."""
+    try:
+        from citewise.models.registry import resolve_model
+    except ImportError:  # the registry module lands with the providers; entry points suffice
+        return _from_entry_point(spec)
+    return resolve_model(spec)
+
+
+def _from_entry_point(spec: str) -> Model:
+    from importlib.metadata import entry_points
+
+    name, _, rest = spec.partition(":")
+    for ep in entry_points(group="citewise.models"):
+        if ep.name == name:
+            model: Model = ep.load()(rest)
+            return model
+    raise InvalidInput(f"unknown model {spec!r}", code="unknown_model")

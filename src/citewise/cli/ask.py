@@ -1,0 +1,92 @@
+"""``citewise ask "question"``: stream the steps to stderr, the answer to stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from citewise.cli.common import StepPrinter, add_data_dir, open_kb, print_answer
+
+__all__ = ["register", "run_question"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("ask", help="ask a question over the knowledge base")
+    p.add_argument("question")
+    p.add_argument("--thread", metavar="ID", help="continue this thread")
+    p.add_argument("--json", action="store_true", help="print the final Answer as JSON")
+    p.add_argument("--model", default=None, help="model string (default: extractive)")
+    p.add_argument("--output-schema", metavar="JSON_OR_FILE",
+                   help="JSON Schema the answer must follow (inline JSON or a file path)")
+    p.add_argument("--strict", action="store_true", help="remove unsupported sentences")
+    p.add_argument("--quiet", "-q", action="store_true", help="do not print the steps")
+    add_data_dir(p)
+    p.set_defaults(func=run)
+
+
+def _schema(value: str | None) -> dict[str, Any] | None:
+    from citewise.errors import InvalidInput
+
+    if value is None:
+        return None
+    text = value
+    if not value.lstrip().startswith("{"):
+        path = Path(value)
+        if not path.is_file():
+            raise InvalidInput(f"--output-schema: no such file {value!r}", code="path_not_found")
+        text = path.read_text(encoding="utf-8")
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"--output-schema is not JSON: {exc.msg}",
+                           code="invalid_output_schema") from None
+    if not isinstance(schema, dict):
+        raise InvalidInput("--output-schema must be a JSON object", code="invalid_output_schema")
+    return schema
+
+
+def run_question(args: argparse.Namespace, question: str) -> int:
+    from citewise.agent.runner import Agent
+    from citewise.agent.state import RunSettings
+    from citewise.errors import EmptyQuestion
+
+    if not question.strip():
+        raise EmptyQuestion("the question is empty")
+    schema = _schema(getattr(args, "output_schema", None))
+    with open_kb(args, must_exist=True) as kb:
+        agent = Agent(kb, model=args.model or "extractive",
+                      settings=RunSettings(strict=bool(getattr(args, "strict", False))))
+        # Validate before anything streams: a bad thread id writes nothing.
+        agent.prepare(question, thread_id=args.thread, output_schema=schema)
+        printer = None if args.quiet else StepPrinter()
+
+        async def go() -> Any:
+            terminal = None
+            async for event in agent.stream(question, thread_id=args.thread,
+                                            output_schema=schema):
+                if printer is not None:
+                    printer(event)
+                if event.is_terminal:
+                    terminal = event
+            return terminal
+
+        terminal = asyncio.run(go())
+        answer = terminal.answer
+        if args.json:
+            sys.stdout.write(answer.model_dump_json(indent=2) + "\n")
+        elif answer is not None and terminal.kind == "run_finished":
+            print_answer(answer, kb)
+            sys.stderr.write(f"(thread {answer.thread_id}, run {answer.run_id})\n")
+        if terminal.kind == "error":
+            if not args.json and printer is None:
+                sys.stderr.write(f"error: {terminal.message} [{terminal.code}]\n")
+            return 1
+        return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_question(args, args.question)

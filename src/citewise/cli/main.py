@@ -1,0 +1,61 @@
+"""The ``citewise`` command. Each subcommand lives in its own module with a ``register``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+__all__ = ["COMMANDS", "main"]
+
+# Subcommand modules, in help order. A module registers its parser and sets ``func``.
+COMMANDS = (
+    "citewise.cli.quickstart",
+    "citewise.cli.ingest",
+    "citewise.cli.ask",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citewise",
+        description="Ask your own documents; get answers with verified, character-exact citations.",
+    )
+    from citewise import __version__
+
+    parser.add_argument("--version", action="version", version=f"citewise {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point. Errors become one line on stderr and a non-zero exit, never a traceback."""
+    from citewise.errors import CitewiseError, UsageError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except CitewiseError as exc:
+        sys.stderr.write(f"error: {exc.message} [{exc.code}]\n")
+        return 2 if isinstance(exc, UsageError) else 1
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if os.environ.get("CITEWISE_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc} "
+                         "(set CITEWISE_DEBUG=1 for a traceback)\n")
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""``extractive``: the embedded default model. Deterministic, no weights, no server.
+
+Policy, one step per model call:
+
+1. turn the question into a search query (content keywords, plus earlier turns' keywords
+   for a short follow-up) and call ``search_knowledge``;
+2. if the evidence is weak, search again with a different query (the question verbatim);
+3. answer with the best evidence sentences, each quoted verbatim from a retrieved passage
+   and followed by its citation marker.
+
+It never writes a word of its own into a claim: every sentence of an answer is a substring
+of a cited snippet, so verification can only pass or report a missing document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from citewise.models.base import (
+    Message,
+    ModelRequest,
+    TextDelta,
+    ToolCall,
+    ToolCallPart,
+    ToolMessage,
+    UsagePart,
+    UserMessage,
+)
+from citewise.text import STOPWORDS, overlap, sentence_spans, terms
+
+__all__ = ["NO_ANSWER", "ExtractiveModel", "create"]
+
+NO_ANSWER = "I could not find an answer to that in the knowledge base."
+_SEARCH = "search_knowledge"
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    score: float
+    document_index: int
+    text: str
+
+
+class ExtractiveModel:
+    """Answers by quoting the knowledge base. See the module docstring for the policy."""
+
+    def __init__(self, *, max_sentences: int = 3, weak: float = 0.5, k: int = 5) -> None:
+        self.max_sentences = max_sentences
+        self.weak = weak
+        self.k = k
+
+    @property
+    def name(self) -> str:
+        return "extractive"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallPart | UsagePart]:
+        question, history, observations = _read(request.messages)
+        can_search = any(t.name == _SEARCH for t in request.tools)
+        candidates = self._candidates(question, observations)
+        best = candidates[0].score if candidates else 0.0
+        if can_search and not observations:
+            query = _keywords_query(question, history)
+            yield TextDelta(channel="thought", text=f"I will search the knowledge base for: {query}")
+            yield _call(request.step, query, self.k)
+        elif can_search and len(observations) == 1 and best < self.weak:
+            query = question.strip()
+            yield TextDelta(
+                channel="thought",
+                text=f"The evidence is weak (best match {best:.2f}); searching again for: {query}",
+            )
+            yield _call(request.step, query, self.k)
+        else:
+            chosen = [c for c in candidates if c.score >= min(self.weak, best)][: self.max_sentences]
+            if not chosen or best == 0.0:
+                yield TextDelta(channel="thought", text="No passage answers the question.")
+                yield TextDelta(channel="answer", text=NO_ANSWER)
+            else:
+                yield TextDelta(
+                    channel="thought",
+                    text=f"Answering from {len(chosen)} evidence sentence(s).",
+                )
+                for i, c in enumerate(chosen):
+                    sep = "" if i == 0 else " "
+                    yield TextDelta(channel="answer", text=f"{sep}{c.text} [{c.document_index}]")
+        prompt = sum(len(getattr(m, "content", "")) for m in request.messages) // 4
+        yield UsagePart(input_tokens=prompt, output_tokens=0)
+
+    def _candidates(self, question: str, observations: list[dict[str, Any]]) -> list[_Candidate]:
+        seen: set[str] = set()
+        out: list[_Candidate] = []
+        for obs in observations:
+            for rank, r in enumerate(obs.get("results", [])):
+                text = str(r.get("text", ""))
+                for a, b in sentence_spans(text):
+                    sentence = text[a:b]
+                    if sentence in seen or len(sentence) < 12:
+                        continue
+                    seen.add(sentence)
+                    # Rank breaks ties between equally overlapping sentences.
+                    score = overlap(question, sentence) - rank * 1e-3
+                    out.append(_Candidate(score, int(r["document_index"]), sentence))
+        out.sort(key=lambda c: c.score, reverse=True)
+        return out
+
+
+def _call(step: int, query: str, k: int) -> ToolCallPart:
+    return ToolCallPart(call=ToolCall(id=f"call_s{step}", name=_SEARCH,
+                                      arguments={"query": query, "k": k}))
+
+
+def _read(messages: list[Message]) -> tuple[str, list[str], list[dict[str, Any]]]:
+    """The current question, earlier questions, and this turn's search results."""
+    last_user = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
+    question = messages[last_user].content if last_user >= 0 else ""
+    history = [m.content for m in messages[:last_user] if isinstance(m, UserMessage)]
+    observations = [
+        m.data for m in messages[last_user + 1 :]
+        if isinstance(m, ToolMessage) and m.name == _SEARCH and isinstance(m.data, dict)
+    ]
+    return question, history, observations
+
+
+def _keywords_query(question: str, history: list[str]) -> str:
+    words = _unique(t for t in _plain_terms(question))
+    if len(words) < 3 and history:
+        # A short follow-up ("and for contractors?") leans on the previous question.
+        words += [w for w in _unique(_plain_terms(history[-1])) if w not in words]
+    return " ".join(words) or question.strip()
+
+
+def _plain_terms(text: str) -> list[str]:
+    return [w for w in terms(text) if w not in STOPWORDS]
+
+
+def _unique(words: Any) -> list[str]:
+    out: list[str] = []
+    for w in words:
+        if w not in out:
+            out.append(w)
+    return out
+
+
+def create(spec: str = "") -> ExtractiveModel:
+    """Entry point for ``--model extractive``."""
+    return ExtractiveModel()

@@ -1,0 +1,8 @@
+"""Shared fixtures. Real model calls are blocked here by default (pydantic-ai style):
+a test that wants a real server re-enables requests for 127.0.0.1 explicitly."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("CITEWISE_ALLOW_MODEL_REQUESTS", "0")
