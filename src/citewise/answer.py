@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "Answer",
     "CitationOccurrence",
+    "Claim",
     "DebugTranscript",
     "ErrorInfo",
     "Issue",
@@ -100,6 +101,39 @@ class CitationOccurrence(_Model):
     support: float | None = Field(
         default=None, description="Heuristic support score of the claim by this excerpt (0-1)."
     )
+
+
+class Claim(_Model):
+    """One checkable sentence of the answer and the verdict of citation verification.
+
+    Added for grounding (issue 4). In the default mode every claim stays in ``Answer.text``
+    and this record *marks* the unsupported ones; in strict mode they are removed from the
+    text and kept here with ``removed`` true, so nothing disappears without a trace.
+    """
+
+    index: int = Field(
+        ge=0,
+        description="Zero-based position among the claims of the model's draft; the same "
+        "number as `CitationOccurrence.claim_index` and the provenance IRI `…:claim:{index}`.",
+    )
+    text: str = Field(description="The claim without citation markers and markdown.")
+    start_char: int | None = Field(
+        default=None, ge=0, description="Offset of the sentence in `Answer.text`; None if removed."
+    )
+    end_char: int | None = Field(
+        default=None, ge=0, description="End of the sentence in `Answer.text` (exclusive)."
+    )
+    status: Literal["supported", "unsupported", "uncited"] = Field(
+        description="`supported`: a citation supports it; `unsupported`: it cites, but nothing "
+        "cited supports it (or a quote is not in the source); `uncited`: it cites nothing."
+    )
+    support: float | None = Field(
+        default=None, description="Best heuristic support score among its citations (0-1)."
+    )
+    citation_indices: list[int] = Field(
+        default_factory=list, description="Positions of its citations in `Answer.citations`."
+    )
+    removed: bool = Field(default=False, description="Strict mode removed it from the text.")
 
 
 class Query(_Model):
@@ -228,6 +262,10 @@ class Answer(_Model):
     text_plain: str = Field(default="", description="`text` without markdown and markers.")
     citations: list[CitationOccurrence] = Field(
         default_factory=list, description="Ordered occurrences the answer rests on."
+    )
+    claims: list[Claim] = Field(
+        default_factory=list,
+        description="Every checkable sentence with its verification verdict (see `Claim`).",
     )
     search_documents: list[SearchDocument] = Field(
         default_factory=list, description="Every document retrieved in the run (one-based)."

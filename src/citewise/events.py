@@ -121,7 +121,7 @@ class Explain(_Event):
     triples: list[Triple] = Field(default_factory=list, description="The triples, inline.")
 
 
-class Warning(_Event):  # noqa: A001 - mirrors the event kind
+class Warning(_Event):
     """Something the user should know; the run goes on."""
 
     kind: Literal["warning"] = "warning"

@@ -12,17 +12,24 @@ import asyncio
 import itertools
 import time
 from collections.abc import AsyncIterator, Sequence
-from datetime import timedelta
 from typing import Any
 
 from citewise.agent.context import RunContext
 from citewise.agent.emitter import Emitter
 from citewise.agent.hooks import RunHook
+from citewise.agent.interrupts import (
+    ApprovalPolicy,
+    dynamic_interrupt,
+    pause_event,
+    plan_interrupts,
+    set_approved,
+)
 from citewise.agent.state import Decision, RunSettings, RunState
 from citewise.agent.structured import check_structured, repair_prompt
 from citewise.agent.tools import Tool, ToolResult, Toolset, as_result
 from citewise.answer import ErrorInfo, StepUsage, ToolCallRecord, TraceEntry
 from citewise.errors import (
+    ApprovalRequired,
     BudgetExceeded,
     CitewiseError,
     InvalidInput,
@@ -38,13 +45,11 @@ from citewise.events import (
     Citation,
     ErrorEvent,
     Event,
-    Interrupt,
     Observation,
     RunFinished,
     RunPaused,
     RunStarted,
     Thought,
-    now,
 )
 from citewise.grounding.assemble import assemble_answer
 from citewise.models.base import (
@@ -65,7 +70,11 @@ _msg_ids = itertools.count(1)
 
 
 class _Paused(Exception):
-    """Internal: the step needs human decisions."""
+    """Internal: a tool asked for approval while its step ran; carries ``run_paused``."""
+
+    def __init__(self, event: RunPaused) -> None:
+        super().__init__("paused")
+        self.event = event
 
 
 async def run_agent(
@@ -77,9 +86,13 @@ async def run_agent(
     deps: Any = None,
     hooks: Sequence[RunHook] = (),
     cancel: asyncio.Event | None = None,
+    approval_policy: ApprovalPolicy | None = None,
 ) -> AsyncIterator[Event]:
     """Run (or resume) ``state`` to its end, yielding every event as it happens."""
     settings = settings or RunSettings()
+    # Answer text is held back (sent once, after verification and hooks) when it may change.
+    buffered = (settings.strict or settings.output_schema is not None or settings.buffer_answer
+                or any(getattr(h, "buffers_answer", False) for h in hooks))
     emit = Emitter(state)
     resumed = bool(state.pending_calls) or state.step > 0
     state.status = "running"
@@ -97,18 +110,29 @@ async def run_agent(
         ended_by: str | None = None
         repairs = 0
         if state.pending_calls:
-            async for ev in _execute(state, state.pending_calls, tools, ctx, settings, hooks, emit):
-                yield ev
-            ended_by = _ended_by(state.pending_calls, tools)
+            try:
+                async for ev in _execute(state, state.pending_calls, tools, ctx, settings, hooks,
+                                         emit):
+                    yield ev
+            except _Paused as paused:
+                yield paused.event
+                return
+            ended_by = _ended_by(state, tools)
             state.pending_calls = []
             state.interrupts = []
             state.decisions = []
             state.step += 1
+            ctx.step = state.step
         while True:
-            _check(state, settings, cancel, started)
             closing = ended_by is not None
-            request = ModelRequest(
-                messages=list(state.messages),
+            _check(state, settings, cancel, started, closing)
+            messages = list(state.messages)
+            if ended_by is not None:  # one closing sentence, no tools, not kept in the state
+                messages.append(UserMessage(content=_CLOSING.format(tool=ended_by)))
+            # Built from already-validated parts (state messages, cached tool specs, the
+            # settings' schema): re-validating every message each step cost O(history).
+            request = ModelRequest.model_construct(
+                messages=messages,
                 tools=[] if closing else tools.specs(),
                 output_schema=settings.output_schema,
                 step=state.step,
@@ -130,7 +154,7 @@ async def run_agent(
                             yield emit(Thought, message_id=thought_id, step=state.step, text=part.text)
                         else:
                             text.append(part.text)
-                            if not settings.strict and not settings.output_schema:
+                            if not buffered:
                                 yield emit(AnswerDelta, message_id=answer_id, text=part.text)
                     elif isinstance(part, ToolCallPart):
                         calls.append(part.call)
@@ -157,16 +181,17 @@ async def run_agent(
                     step=state.step, type="thought", thought=reasoning or None,
                     duration_ms=duration, input_tokens=in_tok, output_tokens=out_tok,
                 ))
-                try:
-                    _plan_approvals(state, calls, tools, settings)
-                except _Paused:
-                    state.pending_calls = calls
-                    state.status = "paused"
-                    yield emit(RunPaused, interrupts=list(state.interrupts))
+                interrupts = plan_interrupts(state, calls, tools, settings, approval_policy)
+                if interrupts:
+                    yield pause_event(state, emit, interrupts, calls)
                     return
-                async for ev in _execute(state, calls, tools, ctx, settings, hooks, emit):
-                    yield ev
-                ended_by = _ended_by(calls, tools)
+                try:
+                    async for ev in _execute(state, calls, tools, ctx, settings, hooks, emit):
+                        yield ev
+                except _Paused as paused:
+                    yield paused.event
+                    return
+                ended_by = _ended_by(state, tools)
                 state.step += 1
                 ctx.step = state.step
                 continue
@@ -191,18 +216,25 @@ async def run_agent(
                 step=state.step, type="answer", thought="".join(thought) or None,
                 duration_ms=duration, input_tokens=in_tok, output_tokens=out_tok,
             ))
-            if text and not settings.strict and not settings.output_schema:
+            if text and not buffered:
                 yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
-            answer, findings = assemble_answer(state, final_text, settings=settings,
-                                               ended_by_tool=ended_by)
+            n_issues = len(state.issues)
+            answer, findings = assemble_answer(
+                state, final_text, ended_by_tool=ended_by,
+                settings=settings.model_copy(update={"strict": False}) if closing else settings)
+            if closing:  # the closing sentence after an ends_run tool asserts nothing to cite
+                findings = [f for f in findings if f.code != "uncited_claim"]
+                state.issues[n_issues:] = findings
             answer.structured = structured
-            for issue in findings:
+            for issue in findings if not buffered else ():  # streaming: say it at once
                 yield emit.warning(issue.code, issue.message, **issue.details)
-            if settings.strict or settings.output_schema:
-                yield emit(AnswerDelta, message_id=answer_id, text=answer.text, end_of_message=True)
-            for hook in hooks:
+            for hook in hooks:  # before anything held back goes out: hooks may redact it
                 for ev in hook.on_answer(state, answer, emit):
                     yield ev
+            if buffered:
+                for issue in findings:
+                    yield emit.warning(issue.code, issue.message, **issue.details)
+                yield emit(AnswerDelta, message_id=answer_id, text=answer.text, end_of_message=True)
             for cit in answer.citations:
                 doc = state.ledger.document(cit.document_index)
                 yield emit(Citation, citation=cit, source=doc.source if doc else "")
@@ -227,10 +259,10 @@ def _fail(state: RunState, emit: Emitter, code: str, message: str,
 
 
 def _check(state: RunState, settings: RunSettings, cancel: asyncio.Event | None,
-           started: float) -> None:
+           started: float, closing: bool = False) -> None:
     if cancel is not None and cancel.is_set():
         raise RunCancelled("the run was cancelled")
-    if state.step >= settings.max_steps:
+    if state.step >= settings.max_steps and not closing:  # a tool already ended the run
         raise MaxStepsExceeded(
             f"the run reached its limit of {settings.max_steps} steps without an answer",
             details={"max_steps": settings.max_steps},
@@ -257,44 +289,23 @@ def _account(state: RunState, model: str, in_tok: int, out_tok: int) -> None:
     usage.total_tokens += in_tok + out_tok
 
 
-def _ended_by(calls: Sequence[ToolCall], tools: Toolset) -> str | None:
-    for call in calls:
-        t = tools.get(call.name)
-        if t is not None and t.ends_run:
-            return t.name
+_CLOSING = ("The tool {tool} has ended this conversation. Reply to the user with one short "
+            "closing sentence; do not call tools.")
+
+
+def _ended_by(state: RunState, tools: Toolset) -> str | None:
+    """The ``ends_run`` tool that ran without error in the step just executed, if any."""
+    failed: set[str] = set()
+    for m in reversed(state.messages):
+        if isinstance(m, ToolMessage):
+            failed.update([m.call_id] if m.is_error else [])
+        elif isinstance(m, AssistantMessage) and m.tool_calls:
+            for call in m.tool_calls:
+                t = tools.get(call.name)
+                if t is not None and t.ends_run and call.id not in failed:
+                    return t.name
+            return None
     return None
-
-
-def _plan_approvals(state: RunState, calls: list[ToolCall], tools: Toolset,
-                    settings: RunSettings) -> None:
-    """Raise :class:`_Paused` (after recording interrupts) if any call needs approval."""
-    interrupts: list[Interrupt] = []
-    expires = now() + timedelta(seconds=settings.interrupt_ttl_s)
-    for call in calls:
-        t = tools.get(call.name)
-        if t is None or not t.requires_approval:
-            continue
-        interrupts.append(Interrupt(
-            id=f"int_{state.run_id}_{call.id}", call_id=call.id, tool=t.name,
-            input=call.arguments, reason=f"{t.name} requires approval",
-            response_schema=_decision_schema(t), expires_at=expires,
-        ))
-    if interrupts:
-        state.interrupts = interrupts
-        raise _Paused
-
-
-def _decision_schema(t: Tool) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["action"],
-        "properties": {
-            "action": {"enum": ["approve", "reject", "edit", "result"]},
-            "message": {"type": "string"},
-            "input": t.spec().parameters,
-            "result": {},
-        },
-    }
 
 
 async def _execute(
@@ -303,7 +314,7 @@ async def _execute(
 ) -> AsyncIterator[Event]:
     decisions = {d.interrupt_id: d for d in state.decisions}
     by_call = {i.call_id: decisions.get(i.id) for i in state.interrupts}
-    for call in calls:
+    for i, call in enumerate(calls):
         t = tools.get(call.name)
         decision = by_call.get(call.id)
         arguments = call.arguments
@@ -311,7 +322,13 @@ async def _execute(
             arguments = decision.input
         yield emit(Action, call_id=call.id, step=state.step, tool=call.name, input=arguments)
         t0 = time.perf_counter()
-        result, is_error = await _invoke(t, call, arguments, decision, ctx, settings)
+        set_approved(ctx, decision)
+        try:
+            result, is_error = await _invoke(t, call, arguments, decision, ctx, settings)
+        except ApprovalRequired as exc:  # pause here; this call and the rest run on resume
+            assert t is not None
+            interrupt = dynamic_interrupt(state, call, t, exc.message, settings)
+            raise _Paused(pause_event(state, emit, [interrupt], calls[i:])) from None
         duration = (time.perf_counter() - t0) * 1000
         text = result.text
         for hook in hooks:
@@ -333,16 +350,18 @@ async def _invoke(
     t: Tool | None, call: ToolCall, arguments: dict[str, Any], decision: Decision | None,
     ctx: RunContext, settings: RunSettings,
 ) -> tuple[ToolResult, bool]:
-    if t is None:
-        return ToolResult(text=f"Error: unknown tool {call.name!r}."), True
     if decision is not None and decision.action == "reject":
         why = decision.message or "no reason given"
         return ToolResult(text=f"The user rejected this call: {why}"), True
     if decision is not None and decision.action == "result":
         data = decision.result
         return as_result(data), False
+    if t is None:
+        return ToolResult(text=f"Error: unknown tool {call.name!r}."), True
     try:
         args = t.validate(arguments)
+        if t.external:
+            return ToolResult(text=f"Error: {t.name} runs at the host; no result was given."), True
         timeout = settings.tool_timeout or t.timeout
         async with asyncio.timeout(timeout):
             if t.is_async:
@@ -354,6 +373,10 @@ async def _invoke(
         return ToolResult(text=f"Error: {exc.message}"), True
     except TimeoutError:
         return ToolResult(text=f"Error: {t.name} timed out after {timeout:g}s"), True
+    except ApprovalRequired as exc:
+        if decision is None:
+            raise
+        return ToolResult(text=f"Error: {t.name} still requires approval: {exc.message}"), True
     except RunFailure:
         raise
     except Exception as exc:  # a tool's bug is the model's observation, not our crash

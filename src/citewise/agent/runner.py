@@ -24,6 +24,8 @@ from citewise.events import Event
 from citewise.models.base import AssistantMessage, Message, Model, SystemMessage, UserMessage
 
 if TYPE_CHECKING:
+    from citewise.agent.interrupts import ApprovalPolicy
+    from citewise.guardrails.registry import GuardrailSpec
     from citewise.knowledge.base import KnowledgeBase
     from citewise.store.base import Store
 
@@ -56,6 +58,9 @@ class Agent:
         hooks: Sequence[RunHook] = (),
         tenant: str = "default",
         system_prompt: str = SYSTEM_PROMPT,
+        approval_policy: ApprovalPolicy | None = None,
+        guardrails: GuardrailSpec | None = None,
+        event_batch: int = _FLUSH_EVERY,
     ) -> None:
         self.kb = kb
         self.model: Model = resolve(model) if isinstance(model, str) else model
@@ -69,6 +74,14 @@ class Agent:
             self.tools.add(t)
         self.settings = settings or RunSettings()
         self.hooks = list(hooks)
+        if guardrails:
+            from citewise.guardrails.registry import load_guardrails
+
+            self.hooks += load_guardrails(guardrails)
+        self.approval_policy = approval_policy
+        # Events per store write. A host that must send each event only once it is durable
+        # (the HTTP service) uses 1 and group-commits on its side.
+        self.event_batch = max(1, event_batch)
         self.tenant = tenant
         self.system_prompt = system_prompt
         self._memory: dict[str, list[tuple[str, str]]] = {}
@@ -112,21 +125,35 @@ class Agent:
     async def resume(
         self, run_id: str, decisions: Sequence[Decision], *, settings: RunSettings | None = None
     ) -> AsyncIterator[Event]:
-        """Continue a paused run with one decision per interrupt."""
-        from citewise.agent.interrupts import apply_decisions
+        """Continue a paused run with one decision per interrupt.
 
-        state = self._load_paused(run_id)
-        apply_decisions(state, list(decisions), self.tools)
+        Refused before anything is written (``unknown_run``, ``run_not_paused``,
+        ``run_already_resumed``, ``unknown_interrupt``, ``interrupt_expired``,
+        ``invalid_decision``, ``missing_decision``, …); a concurrent second resume loses the
+        atomic paused → running move with ``run_already_resumed``.
+        """
+        from citewise.agent.interrupts import load_for_resume
+
+        state = load_for_resume(self.store, self.tenant, run_id, decisions, self.tools)
         async for event in self._drive(state, settings or self.settings, resuming=True):
             yield event
 
     def cancel(self, run_id: str) -> bool:
-        """Ask a run of this process to stop; it ends with one ``run_cancelled`` error."""
+        """Cancel a run; it ends with one terminal ``error`` event, code ``run_cancelled``.
+
+        A run of this process stops at its next check; a paused run is cancelled at once in
+        the store; a run another process drives is asked to stop through the store. False
+        when there is nothing to cancel (unknown run, or it already ended).
+        """
         flag = self._cancels.get(run_id)
-        if flag is None:
+        if flag is not None:
+            flag.set()
+            return True
+        if self.store is None:
             return False
-        flag.set()
-        return True
+        from citewise.agent.interrupts import cancel_run
+
+        return cancel_run(self.store, self.tenant, run_id)
 
     # -- internals --------------------------------------------------------------------
 
@@ -177,33 +204,31 @@ class Agent:
             raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
         return [(t.question, t.answer) for t in self.store.list_turns(self.tenant, thread_id)]
 
-    def _load_paused(self, run_id: str) -> RunState:
-        if self.store is None:
-            raise UsageError("resume needs a store", code="store_required")
-        record = self.store.get_run(self.tenant, run_id)
-        if record is None:
-            raise NotFound(f"unknown run {run_id!r}", code="unknown_run")
-        if record.status != "paused":
-            raise UsageError(f"run {run_id} is {record.status}, not paused", code="run_not_paused")
-        return RunState.model_validate(record.state)
-
     async def _drive(self, state: RunState, settings: RunSettings,
                      resuming: bool = False) -> AsyncIterator[Event]:
         from citewise.agent.persist import RunRecorder
 
-        recorder = RunRecorder(self.store, state, flush_every=_FLUSH_EVERY)
+        recorder = RunRecorder(self.store, state, flush_every=self.event_batch)
         recorder.begin(resuming=resuming)
         cancel = self._cancels.setdefault(state.run_id, asyncio.Event())
+        watcher = None
+        if self.store is not None:  # a cancel asked for by another process, via the store
+            from citewise.agent.interrupts import watch_cancel
+
+            watcher = asyncio.ensure_future(
+                watch_cancel(self.store, state.tenant, state.run_id, cancel))
         try:
             async for event in run_agent(state, model=self.model, tools=self.tools,
                                          settings=settings, deps=self.kb, hooks=self.hooks,
-                                         cancel=cancel):
+                                         cancel=cancel, approval_policy=self.approval_policy):
                 recorder.add(event)
                 if event.is_terminal:
                     recorder.finish(event)
                     self._remember(state, event)
                 yield event
         finally:
+            if watcher is not None:
+                watcher.cancel()
             recorder.flush()
             self._cancels.pop(state.run_id, None)
 

@@ -42,6 +42,11 @@ class RunSettings(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, description="Token budget of the run.")
     max_cost: float | None = Field(default=None, ge=0, description="Cost budget of the run.")
     max_seconds: float | None = Field(default=None, gt=0, description="Wall-time budget.")
+    buffer_answer: bool = Field(
+        default=False,
+        description="Hold the answer back and send it once, after verification and the "
+        "guardrails (a redacting guardrail turns this on by itself).",
+    )
 
 
 class RunState(BaseModel):
@@ -66,5 +71,8 @@ class RunState(BaseModel):
     pending_calls: list[ToolCall] = Field(default_factory=list)
     interrupts: list[Interrupt] = Field(default_factory=list)
     decisions: list[Decision] = Field(default_factory=list)
+    resolved_interrupts: list[str] = Field(
+        default_factory=list, description="Ids of every interrupt already answered (a second "
+        "resume with them is refused as `run_already_resumed`).")
     debug_requests: list[dict[str, Any]] = Field(default_factory=list)
     started_at: datetime = Field(default_factory=now)

@@ -1,6 +1,7 @@
 """Structured output: the final answer as JSON that validates against a caller's schema.
 
-The model's text is parsed leniently (a fenced ```json block or the outermost object),
+The model's text is parsed leniently (a fenced ```json block, the whole text, or a JSON
+value inside prose — the first that validates wins),
 validated with ``jsonschema``; on failure the loop re-prompts with the validator's message.
 Citation markers may appear inside string values and are grounded like any other text.
 """
@@ -16,6 +17,7 @@ from citewise.errors import InvalidInput
 __all__ = ["check_schema", "check_structured", "repair_prompt"]
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_MAX_STARTS = 64  # bound the scan on long prose answers
 
 
 def check_schema(schema: dict[str, Any]) -> None:
@@ -30,30 +32,52 @@ def check_schema(schema: dict[str, Any]) -> None:
                            code="invalid_output_schema") from None
 
 
-def _extract(text: str) -> str:
-    m = _FENCE.search(text)
-    if m:
-        return m.group(1).strip()
-    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
-    if start < 0:
-        return text.strip()
-    end = max(text.rfind("}"), text.rfind("]"))
-    return text[start : end + 1] if end > start else text[start:]
+def _candidates(text: str) -> list[tuple[Any, int]]:
+    """JSON values found in ``text`` with their source length, most likely first: a fenced
+    block, the whole text, then each value that starts at a ``{`` or ``[`` (so prose or
+    citation markers like ``[1]`` around the JSON do not hide it)."""
+    found: list[tuple[Any, int]] = []
+    chunks = [m.group(1).strip() for m in _FENCE.finditer(text)] + [text.strip()]
+    for chunk in chunks:
+        try:
+            found.append((json.loads(chunk), len(chunk)))
+        except json.JSONDecodeError:
+            pass
+    decoder = json.JSONDecoder()
+    starts = [i for i, ch in enumerate(text) if ch in "{["][:_MAX_STARTS]
+    for i in starts:
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            continue
+        found.append((value, end - i))
+    return found
 
 
 def check_structured(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
-    """``(value, None)`` when ``text`` holds JSON valid for ``schema``, else ``(None, why)``."""
+    """``(value, None)`` when ``text`` holds JSON valid for ``schema``, else ``(None, why)``.
+
+    The first candidate that validates wins; when none does, the reason given is the
+    validator's message for the largest JSON value found (the one the model most likely
+    meant as its answer).
+    """
     from jsonschema import Draft202012Validator
 
-    try:
-        value = json.loads(_extract(text))
-    except json.JSONDecodeError as exc:
-        return None, f"the answer is not valid JSON ({exc.msg} at position {exc.pos})"
-    errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].path) or "(root)"
-        return None, f"the JSON does not match the schema at {where}: {errors[0].message}"
-    return value, None
+    validator = Draft202012Validator(schema)
+    candidates = _candidates(text)
+    if not candidates:
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            return None, f"the answer is not valid JSON ({exc.msg} at position {exc.pos})"
+        return None, "the answer is not valid JSON"
+    for value, _ in candidates:
+        if validator.is_valid(value):
+            return value, None
+    value = max(candidates, key=lambda c: c[1])[0]
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+    where = "/".join(str(p) for p in errors[0].path) or "(root)"
+    return None, f"the JSON does not match the schema at {where}: {errors[0].message}"
 
 
 def repair_prompt(why: str, schema: dict[str, Any]) -> str:

@@ -44,14 +44,68 @@ class Tool:
     requires_approval: bool = False
     ends_run: bool = False
     timeout: float = 30.0
+    #: The host runs this tool, not citewise: every call pauses the run and is answered
+    #: with a ``result`` (or ``reject``) decision on resume (seed 001's external tools).
+    external: bool = False
+    #: When set (tools from MCP servers, :meth:`from_json_schema`), arguments are described
+    #: and validated by this JSON Schema instead of the pydantic ``arguments`` model.
+    json_schema: dict[str, Any] | None = None
+
+    @classmethod
+    def from_json_schema(
+        cls,
+        name: str,
+        description: str,
+        schema: dict[str, Any],
+        function: Callable[..., Any] | None = None,
+        *,
+        takes_ctx: bool = False,
+        requires_approval: bool = False,
+        ends_run: bool = False,
+        external: bool = False,
+        timeout: float = 30.0,
+    ) -> Tool:
+        """A tool whose arguments are given as a JSON Schema (checked here, up front).
+
+        ``function`` is called with the validated arguments as keywords (after the
+        :class:`RunContext` when ``takes_ctx``). Without a function the tool is ``external``.
+        """
+        from jsonschema.exceptions import SchemaError
+        from jsonschema.validators import validator_for
+
+        schema = dict(schema or {"type": "object"})
+        schema.setdefault("type", "object")
+        try:
+            validator_for(schema).check_schema(schema)
+        except SchemaError as exc:
+            raise UsageError(f"tool {name}: invalid JSON Schema: {exc.message}",
+                             code="invalid_tool_schema") from None
+
+        def _external(**_: Any) -> Any:
+            raise UsageError(f"{name} is executed by the host, not by citewise",
+                             code="external_tool")
+
+        fn = function or _external
+        return cls(
+            name=name, description=description, function=fn,
+            arguments=create_model(f"{name}_arguments", __config__=ConfigDict(extra="allow")),
+            takes_ctx=takes_ctx, is_async=inspect.iscoroutinefunction(fn),
+            requires_approval=requires_approval, ends_run=ends_run,
+            external=external or function is None, timeout=timeout, json_schema=schema,
+        )
 
     def spec(self) -> ToolSpec:
+        if self.json_schema is not None:
+            return ToolSpec(name=self.name, description=self.description,
+                            parameters=dict(self.json_schema))
         schema = self.arguments.model_json_schema()
         schema.pop("title", None)
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validated arguments, or :class:`InvalidInput` saying what is wrong."""
+        if self.json_schema is not None:
+            return self._validate_json(arguments)
         try:
             model = self.arguments.model_validate(arguments)
         except ValidationError as exc:
@@ -64,6 +118,21 @@ class Tool:
                 details={"tool": self.name},
             ) from None
         return {k: getattr(model, k) for k in type(model).model_fields}
+
+    def _validate_json(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        from jsonschema.validators import validator_for
+
+        assert self.json_schema is not None
+        validator = validator_for(self.json_schema)(self.json_schema)
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+        if errors:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"
+                for e in errors
+            )
+            raise InvalidInput(f"invalid arguments for {self.name}: {problems}",
+                               code="invalid_tool_arguments", details={"tool": self.name})
+        return dict(arguments)
 
     async def call(self, ctx: RunContext, arguments: dict[str, Any]) -> ToolResult:
         """Call with validated arguments (sync functions run inline: see the loop)."""
@@ -130,6 +199,7 @@ def _build(
     requires_approval: bool,
     ends_run: bool,
     timeout: float,
+    external: bool = False,
 ) -> Tool:
     sig = inspect.signature(fn)
     hints = get_type_hints(fn)
@@ -161,6 +231,7 @@ def _build(
         requires_approval=requires_approval,
         ends_run=ends_run,
         timeout=timeout,
+        external=external,
     )
 
 
@@ -176,6 +247,7 @@ def tool(
     requires_approval: bool = False,
     ends_run: bool = False,
     timeout: float = 30.0,
+    external: bool = False,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -188,13 +260,18 @@ def tool(
     requires_approval: bool = False,
     ends_run: bool = False,
     timeout: float = 30.0,
+    external: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a function into a :class:`Tool` (use bare or with options)."""
+    """Turn a function into a :class:`Tool` (use bare or with options).
+
+    ``external=True`` declares a tool the host executes: its signature gives the schema,
+    its body is never called; each call pauses the run for a ``result`` decision.
+    """
     if fn is not None:
         return _build(fn, name, description, requires_approval, ends_run, timeout)
 
     def decorate(f: Callable[..., Any]) -> Tool:
-        return _build(f, name, description, requires_approval, ends_run, timeout)
+        return _build(f, name, description, requires_approval, ends_run, timeout, external)
 
     return decorate
 
@@ -204,6 +281,7 @@ class Toolset:
 
     def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._specs: list[ToolSpec] | None = None
         for t in tools:
             self.add(t)
 
@@ -212,13 +290,18 @@ class Toolset:
         if built.name in self._tools:
             raise UsageError(f"duplicate tool name {built.name!r}", code="duplicate_tool")
         self._tools[built.name] = built
+        self._specs = None
         return built
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
     def specs(self) -> list[ToolSpec]:
-        return [t.spec() for t in self._tools.values()]
+        # Built once: deriving a JSON Schema costs ~1 ms, and the loop asks every step.
+        # A fresh list each call; the specs themselves are shared, so treat them read-only.
+        if self._specs is None:
+            self._specs = [t.spec() for t in self._tools.values()]
+        return list(self._specs)
 
     def __iter__(self) -> Any:
         return iter(self._tools.values())

@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--strict", action="store_true", help="remove unsupported sentences")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print the steps")
     add_data_dir(p)
+    from citewise.client.cli import add_server_arguments  # --server URL / --api-key
+
+    add_server_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -57,6 +60,10 @@ def run_question(args: argparse.Namespace, question: str) -> int:
     if not question.strip():
         raise EmptyQuestion("the question is empty")
     schema = _schema(getattr(args, "output_schema", None))
+    if getattr(args, "server", None):  # a running service answers (see citewise.client.cli)
+        from citewise.client.cli import ask_remote
+
+        return ask_remote(args, question, schema)
     with open_kb(args, must_exist=True) as kb:
         agent = Agent(kb, model=args.model or "extractive",
                       settings=RunSettings(strict=bool(getattr(args, "strict", False))))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["StepPrinter", "add_data_dir", "data_dir", "open_kb", "print_answer"]
 
+_PASSAGE = re.compile(r"^\[\d+\] ", re.MULTILINE)
 ENV_DATA_DIR = "CITEWISE_DATA_DIR"
 DB_NAME = "citewise.db"
 
@@ -74,8 +76,8 @@ class StepPrinter:
             w(f"→ {event.tool} {json.dumps(event.input, ensure_ascii=False)}\n")
         elif event.kind == "observation":
             first = event.text.strip().splitlines()[0] if event.text.strip() else ""
-            n = event.text.count("\n[")
-            summary = f"{n + 1} passage(s)" if event.text.startswith("<untrusted>") else first
+            passages = len(_PASSAGE.findall(event.text))
+            summary = f"{passages} passage(s)" if passages else first
             mark = "✗" if event.is_error else "←"
             w(f"{mark} {summary[:120]} ({event.duration_ms:.1f} ms)\n")
         elif event.kind == "warning":

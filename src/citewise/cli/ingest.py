@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from citewise.cli.common import add_data_dir, open_kb
 
-__all__ = ["register"]
+__all__ = ["progress", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,9 +20,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def _progress(done: int, total: int) -> None:
+def progress(done: int, total: int) -> None:
+    """A one-line progress bar, on a terminal only (the summary line says the rest)."""
+    if total <= 0 or not sys.stderr.isatty():
+        return
     width = 30
-    filled = width * done // max(total, 1)
+    filled = width * done // total
     end = "\n" if done >= total else ""
     sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files{end}")
     sys.stderr.flush()
@@ -29,12 +34,16 @@ def _progress(done: int, total: int) -> None:
 def run(args: argparse.Namespace) -> int:
     from citewise.errors import IngestError
 
+    missing = [p for p in args.paths if not Path(os.path.expanduser(p)).exists()]
+    if len(missing) == len(args.paths):
+        # Nothing to do: refuse before creating or touching the knowledge base.
+        raise IngestError(f"no such file or folder: {missing[0]}", code="path_not_found")
     with open_kb(args) as kb:
-        report = kb.ingest(args.paths, collection=args.collection, progress=_progress)
+        report = kb.ingest(args.paths, collection=args.collection, progress=progress)
     if report.failed and not (report.added or report.updated or report.unchanged):
         first = report.failed[0]
-        raise IngestError(f"{first.path}: {first.message}", code=first.code)
+        raise IngestError(first.message, code=first.code, details={"path": first.path})
     for failure in report.failed:
-        sys.stderr.write(f"error: {failure.path}: {failure.message} [{failure.code}]\n")
+        sys.stderr.write(f"error: {failure.message} [{failure.code}]\n")
     print(report.summary())
     return 1 if report.failed else 0

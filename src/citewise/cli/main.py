@@ -15,6 +15,10 @@ COMMANDS = (
     "citewise.cli.quickstart",
     "citewise.cli.ingest",
     "citewise.cli.ask",
+    "citewise.cli.resume",
+    "citewise.cli.mcp",
+    "citewise.cli.serve",
+    "citewise.cli.keys",
 )
 
 

@@ -22,14 +22,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from citewise.cli.ask import run_question
-    from citewise.cli.ingest import _progress
+    from citewise.cli.ingest import progress
     from citewise.knowledge.base import KnowledgeBase
 
     target = data_dir(args) / "quickstart"
     sys.stderr.write(f"citewise quickstart — knowledge base in {target}\n")
     with as_file(files("citewise") / "samples" / "handbook") as corpus:
         with KnowledgeBase.open(target) as kb:
-            report = kb.ingest([corpus], progress=_progress)
+            report = kb.ingest([corpus], progress=progress)
         sys.stderr.write(report.summary() + "\n")
     sys.stderr.write(f"\nQuestion: {args.question}\n\n")
     ns = argparse.Namespace(data_dir=str(target), thread=None, json=False, model=None,

@@ -1,108 +1,218 @@
-"""Turn the model's final text into a verified :class:`Answer`.
+"""Turn the model's final text into a verified :class:`Answer`. Runs on every answer.
 
-Markers ``[N]`` (N = one-based document number in the run's ledger) become ordered
-:class:`CitationOccurrence` records whose ``excerpt`` is the verbatim span of the cited
-snippet that best supports the claim. Markers that point at nothing are removed and
-reported; claims that cite nothing are reported. This runs on every answer of every model.
+Steps: split the text into claims (:mod:`.claims`); resolve each marker ``[N]`` against the
+run's evidence ledger; pick, per marker, the verbatim window of the cited document that
+best supports the claim (the ``excerpt``); check it (:mod:`.verify`); then decide.
+
+* A marker naming no retrieved document, or a document whose snippets fail the verbatim
+  check, is **dropped** from the text with a warning — never passed through.
+* A marker whose passage shares (almost) nothing with the claim (support below
+  ``Verifier.mismatch_threshold``) is a wrong marker: dropped with a warning that names the
+  document that would support the claim, when one does.
+* A claim that cites nothing gets ``uncited_claim``; one whose citations do not support it
+  (or that quotes words its sources do not contain) gets ``unsupported_claim``.
+* Default mode *marks*: the sentence stays, ``Answer.claims[i].status`` says what is wrong.
+  Strict mode (``RunSettings.strict``) *removes* the sentence from the text (the claim stays
+  in ``Answer.claims`` with ``removed`` true). With an output schema nothing is removed —
+  removing words would break the JSON — and quotation checks are off (JSON is all quotes).
+
+Sentences that assert nothing checkable — headings, lead-ins ending with ":", "I could not
+find that in the documents" — are not claims and need no citation.
 """
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
-from citewise.answer import Answer, CitationOccurrence, Issue, Snippet, Trajectory
-from citewise.text import overlap, sentence_spans
+from citewise.answer import (
+    Answer,
+    CitationOccurrence,
+    Claim,
+    DebugTranscript,
+    Issue,
+    SearchDocument,
+    Trajectory,
+)
+from citewise.grounding.claims import (
+    MARKER,
+    DraftClaim,
+    MarkerGroup,
+    plain_text,
+    rebuild,
+    split_claims,
+)
+from citewise.grounding.verify import (
+    Excerpt,
+    VerificationPass,
+    Verifier,
+    lexical_support,
+)
 
 if TYPE_CHECKING:
     from citewise.agent.state import RunSettings, RunState
+    from citewise.grounding.ledger import EvidenceLedger
 
-__all__ = ["MARKER", "assemble_answer", "best_excerpt", "plain_text"]
+__all__ = ["MARKER", "assemble_answer", "plain_text"]
 
-MARKER = re.compile(r"\s?\[(\d{1,4})\]")
-_MD = re.compile(r"(\*\*|__|`|^#{1,6}\s+|^\s*[-*+]\s+|^\s*>\s?)", re.MULTILINE)
-SUPPORT_THRESHOLD = 0.5
-
-
-def plain_text(text: str) -> str:
-    """``text`` without citation markers and markdown emphasis."""
-    return _MD.sub("", MARKER.sub("", text)).strip()
+_DEFAULT = Verifier()
+ClaimStatus = Literal["supported", "unsupported", "uncited"]
 
 
-def best_excerpt(claim: str, snippet: Snippet) -> tuple[int, int, float]:
-    """The sentence span of ``snippet.text`` that best supports ``claim``.
+@dataclass(slots=True)
+class _Cite:
+    """One surviving marker occurrence of a claim, with its chosen excerpt."""
 
-    Returns ``(start, end, score)`` relative to the snippet text; score is term overlap.
-    """
-    best = (0, len(snippet.text), 0.0)
-    for a, b in sentence_spans(snippet.text):
-        score = overlap(claim, snippet.text[a:b])
-        if score > best[2]:
-            best = (a, b, score)
-    return best
+    group: MarkerGroup
+    number: int
+    excerpt: Excerpt | None = None
+    score: float = 0.0
 
 
 def assemble_answer(
-    state: RunState, text: str, *, settings: RunSettings, ended_by_tool: str | None
+    state: RunState,
+    text: str,
+    *,
+    settings: RunSettings,
+    ended_by_tool: str | None,
+    verifier: Verifier | None = None,
 ) -> tuple[Answer, list[Issue]]:
-    """Build the Answer from ``text``; returns it with the issues found on the way."""
-    issues: list[Issue] = []
+    """Build the verified Answer from ``text``; returns it with the issues found.
+
+    ``verifier`` carries the optional document-text provider and embedder; without one,
+    snippets are checked against themselves and support is lexical. The issues are also
+    appended to ``state.issues`` (the loop turns them into ``warning`` events).
+    """
+    check = (verifier or _DEFAULT).begin()
+    v = check.verifier
     ledger = state.ledger
-    cleaned: list[str] = []
-    citations: list[CitationOccurrence] = []
-    kept_sentences: list[str] = []
-    for claim_index, (a, b) in enumerate(sentence_spans(text)):
-        sentence = text[a:b]
-        claim = MARKER.sub("", sentence).strip()
-        sentence_cits: list[CitationOccurrence] = []
+    structured = settings.output_schema is not None
+    drafts = split_claims(text)
+    issues: list[Issue] = []
+    unusable = _SnippetGate(check, issues)
 
-        def keep(m: re.Match[str], claim: str = claim, claim_index: int = claim_index,
-                 out: list[CitationOccurrence] = sentence_cits) -> str:
-            n = int(m.group(1))
-            doc = ledger.document(n)
-            if doc is None or not doc.snippets:
-                issues.append(Issue(
-                    code="invalid_citation_marker",
-                    message=f"marker [{n}] does not refer to a retrieved document; removed",
-                    details={"marker": n, "claim_index": claim_index},
-                ))
-                return ""
-            s_i, (s, e, score) = max(
-                ((i, best_excerpt(claim, snip)) for i, snip in enumerate(doc.snippets)),
-                key=lambda x: x[1][2],
-            )
-            snip = doc.snippets[s_i]
-            base = snip.source.start_char if snip.source else 0
-            out.append(CitationOccurrence(
-                citation_index=0, document_index=n, snippet_index=s_i,
-                excerpt=snip.text[s:e], claim_index=claim_index,
-                start_char=base + s, end_char=base + e, support=round(score, 4),
-            ))
-            return m.group(0)
+    # 1. Resolve every marker; collect candidate excerpts for each (claim, marker).
+    cites: list[list[_Cite]] = []
+    kept: dict[MarkerGroup, tuple[int, ...]] = {}
+    requests: list[tuple[str, list[Excerpt]]] = []
+    for d in drafts:
+        mine: list[_Cite] = []
+        for g in d.markers:
+            survivors: list[int] = []
+            for n in dict.fromkeys(g.numbers):  # "[1][1]" is one citation
+                doc = ledger.document(n)
+                if doc is None:
+                    issues.append(_issue(
+                        "citation_not_retrieved",
+                        f"marker [{n}] names no document retrieved in this run "
+                        f"({len(ledger.documents)} were); removed",
+                        d, marker=n, retrieved=len(ledger.documents)))
+                    continue
+                if not d.is_claim:
+                    issues.append(_issue("citation_without_claim",
+                                         f"marker [{n}] is not attached to a claim; removed",
+                                         d, marker=n))
+                    continue
+                usable = unusable.usable(n, doc)
+                if not usable:
+                    issues.append(_issue(
+                        "citation_unverifiable",
+                        f"marker [{n}]: no passage of {doc.source} is verbatim in the stored "
+                        "document; removed", d, marker=n))
+                    continue
+                survivors.append(n)
+                mine.append(_Cite(g, n))
+                requests.append((d.text, check.windows(d.text, doc, usable)))
+            kept[g] = tuple(survivors)
+        cites.append(mine)
 
-        new_sentence = MARKER.sub(keep, sentence)
-        supported = any((c.support or 0.0) >= SUPPORT_THRESHOLD for c in sentence_cits)
-        if claim and not sentence_cits:
-            issues.append(Issue(
-                code="uncited_claim",
-                message=f"claim {claim_index + 1} cites no source",
-                details={"claim_index": claim_index, "claim": claim},
-            ))
-        elif sentence_cits and not supported:
-            issues.append(Issue(
-                code="unsupported_claim",
-                message=f"claim {claim_index + 1} is not supported by the passages it cites",
-                details={"claim_index": claim_index, "claim": claim,
-                         "support": max(c.support or 0.0 for c in sentence_cits)},
-            ))
-        if settings.strict and (not sentence_cits or not supported):
+    # 2. Score all pairs at once (one embedding batch per answer).
+    best = iter(check.best(requests))
+    for mine in cites:
+        for c in mine:
+            c.excerpt = next(best)
+            c.score = check.score(c.excerpt) if c.excerpt is not None else 0.0
+    if check.embed_error is not None:
+        issues.append(Issue(code="support_embedding_failed", severity="info",
+                            message="embedding similarity unavailable; support is lexical only",
+                            details={"error": check.embed_error}))
+
+    # 3. Decide per claim.
+    claims: list[Claim] = []
+    keep: list[bool] = []
+    claim_cites: list[list[_Cite]] = []
+    for d, mine in zip(drafts, cites, strict=True):
+        good: list[_Cite] = []
+        for c in mine:
+            doc = ledger.document(c.number)
+            assert doc is not None  # resolved in step 1
+            if c.excerpt is None or not check.excerpt_verbatim(
+                    doc, doc.snippets[c.excerpt.snippet_index], c.excerpt):
+                issues.append(_issue("excerpt_not_verbatim",
+                                     f"marker [{c.number}]: the excerpt is not verbatim in "
+                                     "the source; removed", d, marker=c.number))
+            elif c.score < v.mismatch_threshold:
+                issues.append(_mismatch(d, c, ledger, v.support_threshold))
+            else:
+                good.append(c)
+        dropped = {(c.group, c.number) for c in mine} - {(c.group, c.number) for c in good}
+        for g in d.markers:
+            kept[g] = tuple(n for n in kept.get(g, ()) if (g, n) not in dropped)
+        claim_cites.append(good)
+        if not d.is_claim:
+            keep.append(True)
             continue
-        kept_sentences.append(new_sentence)
-        citations.extend(sentence_cits)
-    final_text = " ".join(kept_sentences) if settings.strict else _rebuild(text, issues)
-    for i, c in enumerate(citations):
-        c.citation_index = i
-    cleaned.append(final_text)
+        assert d.index is not None
+        support = max((c.score for c in good), default=None)
+        supported = support is not None and support >= v.support_threshold
+        cited_docs = [doc for doc in (ledger.document(n) for n in dict.fromkeys(
+            c.number for c in good)) if doc is not None]
+        bad_quotes = [] if structured else [
+            q for q in d.quotes if not check.quote_found(q, cited_docs)]
+        for q in bad_quotes:
+            issues.append(_issue("quote_not_in_source",
+                                 f"claim {d.index + 1} quotes words that are not in its "
+                                 f"sources: \u201c{q}\u201d", d, quote=q))
+        status: ClaimStatus
+        if not d.numbers:
+            status = "uncited"
+            issues.append(_issue("uncited_claim", f"claim {d.index + 1} cites no source", d))
+        elif supported and not bad_quotes:
+            status = "supported"
+        else:
+            status = "unsupported"
+            reason = ("quote_not_in_source" if bad_quotes and supported
+                      else "no_valid_citation" if not good else "low_support")
+            issues.append(_issue(
+                "unsupported_claim",
+                f"claim {d.index + 1} is not supported by the passages it cites",
+                d, reason=reason, support=round(support or 0.0, 4)))
+        removed = settings.strict and not structured and status != "supported"
+        keep.append(not removed)
+        claims.append(Claim(index=d.index, text=d.text, status=status,
+                            support=None if support is None else round(support, 4),
+                            removed=removed))
+
+    # 4. Write the text back and number the citations in reading order.
+    final_text, spans = rebuild(text, drafts, keep, kept)
+    if claims and all(c.removed for c in claims):
+        issues.append(Issue(code="all_claims_removed",
+                            message="strict mode removed every claim of the answer",
+                            details={"claims": len(claims)}))
+    citations: list[CitationOccurrence] = []
+    by_index = {c.index: c for c in claims}
+    for d, good, span in zip(drafts, claim_cites, spans, strict=True):
+        claim = by_index.get(d.index) if d.index is not None else None
+        if claim is not None and span is not None:
+            claim.start_char, claim.end_char = span
+        if span is None or claim is None:
+            continue
+        for c in good:
+            assert c.excerpt is not None
+            doc = ledger.document(c.number)
+            assert doc is not None
+            claim.citation_indices.append(len(citations))
+            citations.append(_occurrence(len(citations), c, doc, d.index))
     state.issues.extend(issues)
     answer = Answer(
         run_id=state.run_id,
@@ -112,6 +222,7 @@ def assemble_answer(
         text=final_text,
         text_plain=plain_text(final_text),
         citations=citations,
+        claims=claims,
         search_documents=ledger.documents,
         context_chunk_ids=list(ledger.context_chunk_ids),
         query=state.query,
@@ -122,13 +233,88 @@ def assemble_answer(
         ended_by_tool=ended_by_tool,
         tool_calls=list(state.tool_calls),
         trajectory=Trajectory(id=state.run_id),
+        # A failed run is assembled without its settings: the transcript itself says
+        # debug was on.
+        debug=DebugTranscript(requests=list(state.debug_requests))
+        if settings.debug or state.debug_requests else None,
     )
     return answer, issues
 
 
-def _rebuild(text: str, issues: list[Issue]) -> str:
-    """``text`` with invalid markers removed (valid ones untouched)."""
-    bad = {i.details["marker"] for i in issues if i.code == "invalid_citation_marker"}
-    if not bad:
-        return text
-    return MARKER.sub(lambda m: "" if int(m.group(1)) in bad else m.group(0), text)
+class _SnippetGate:
+    """Mechanical snippet checks, each snippet checked and reported once per answer."""
+
+    def __init__(self, check: VerificationPass, issues: list[Issue]) -> None:
+        self.check = check
+        self.issues = issues
+        self._usable: dict[int, list[int]] = {}
+
+    def usable(self, n: int, doc: SearchDocument) -> list[int]:
+        if n in self._usable:
+            return self._usable[n]
+        out: list[int] = []
+        for s_i, snip in enumerate(doc.snippets):
+            problem = self.check.snippet_problem(doc, snip)
+            if problem is None:
+                out.append(s_i)
+                continue
+            self.issues.append(Issue(
+                code=problem,
+                message=f"passage {s_i} of document [{n}] ({doc.source}) is not verbatim "
+                f"in the stored document ({problem}); it cannot be cited",
+                details={"document_index": n, "snippet_index": s_i,
+                         "chunk_id": snip.chunk_id},
+            ))
+        error = self.check.provider_error(doc)
+        if error is not None:
+            self.issues.append(Issue(
+                code="verification_unavailable", severity="info",
+                message=f"could not read document [{n}] to verify its passages: {error}",
+                details={"document_index": n}))
+        self._usable[n] = out
+        return out
+
+
+def _issue(code: str, message: str, d: DraftClaim, **details: Any) -> Issue:
+    info: dict[str, Any] = {"claim": d.text}
+    if d.index is not None:
+        info["claim_index"] = d.index
+    info.update(details)
+    return Issue(code=code, message=message, details=info)
+
+
+def _mismatch(d: DraftClaim, c: _Cite, ledger: EvidenceLedger, threshold: float) -> Issue:
+    """A wrong marker; name the retrieved document that would support the claim, if any."""
+    details: dict[str, Any] = {"marker": c.number, "support": round(c.score, 4)}
+    best_n, best_s = 0, threshold
+    for n, doc in enumerate(ledger.documents, start=1):
+        if n == c.number:
+            continue
+        s = max((lexical_support(d.text, snip.text) for snip in doc.snippets), default=0.0)
+        if s >= best_s:
+            best_n, best_s = n, s
+    hint = ""
+    if best_n:
+        details["suggested_document_index"] = best_n
+        hint = f" (document [{best_n}] would)"
+    return _issue("citation_mismatch",
+                  f"marker [{c.number}]: the cited passage does not support the claim{hint}; "
+                  "removed", d, **details)
+
+
+def _occurrence(i: int, c: _Cite, doc: SearchDocument, claim_index: int | None
+                ) -> CitationOccurrence:
+    ex = c.excerpt
+    assert ex is not None
+    snip = doc.snippets[ex.snippet_index]
+    base = snip.source.start_char if snip.source is not None else None
+    return CitationOccurrence(
+        citation_index=i,
+        document_index=c.number,
+        snippet_index=ex.snippet_index,
+        excerpt=ex.text,
+        claim_index=claim_index,
+        start_char=None if base is None else base + ex.start,
+        end_char=None if base is None else base + ex.end,
+        support=round(c.score, 4),
+    )

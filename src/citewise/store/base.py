@@ -14,10 +14,14 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 __all__ = [
+    "ApiKeyRecord",
+    "ChunkContext",
     "ChunkRecord",
     "DocumentRecord",
     "EventRecord",
     "FeedbackRecord",
+    "IndexOp",
+    "IndexRow",
     "RunRecord",
     "Store",
     "ThreadRecord",
@@ -106,6 +110,53 @@ class FeedbackRecord:
     created_at: datetime
 
 
+@dataclass(slots=True)
+class ChunkContext:
+    """A chunk plus what a search hit needs from its document (never the whole text)."""
+
+    chunk: ChunkRecord
+    tenant: str
+    collection: str
+    source: str
+    title: str | None
+    content_type: str
+    text_length: int  # of the document text, in code points
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class IndexOp:
+    """A pending change for the derived search index (a row of ``index_outbox``)."""
+
+    id: int
+    tenant: str
+    document_id: str
+    op: Literal["upsert", "delete"]
+
+
+@dataclass(slots=True)
+class IndexRow:
+    """What the lexical index holds for one chunk."""
+
+    chunk_id: int
+    document_id: str
+    tenant: str
+    collection: str
+    text: str
+
+
+@dataclass(slots=True)
+class ApiKeyRecord:
+    """An API key: only its hash is stored."""
+
+    id: str
+    tenant: str
+    name: str
+    key_hash: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
 class Store(Protocol):
     """Persistence seam. Implementations: ``SQLiteStore``, ``PostgresStore``."""
 
@@ -116,18 +167,56 @@ class Store(Protocol):
         self, tenant: str, *, collection: str | None = None, limit: int = 100, offset: int = 0
     ) -> list[DocumentRecord]: ...
     def get_chunks(self, chunk_ids: Sequence[int]) -> list[ChunkRecord]: ...
+    def get_document_versions(
+        self, tenant: str, document_ids: Sequence[str]
+    ) -> dict[str, tuple[str, str, dict[str, Any]]]:
+        """``{id: (content_hash, collection, metadata)}`` of the known ids (no text loaded):
+        what ingest needs to tell an unchanged file."""
+        ...
+    def get_document_chunks(self, tenant: str, document_id: str) -> list[ChunkRecord]: ...
+    def get_chunk_contexts(self, tenant: str, chunk_ids: Sequence[int]) -> list[ChunkContext]:
+        """Chunks of ``tenant`` with their document's metadata, in ``chunk_ids`` order;
+        unknown ids are left out."""
+        ...
+    def replace_documents(
+        self, items: Sequence[tuple[DocumentRecord, Sequence[ChunkRecord]]]
+    ) -> None:
+        """Insert or replace each document with exactly these chunks, and queue one index
+        op per document — all in ONE transaction."""
+        ...
+    def delete_document(self, tenant: str, document_id: str) -> bool:
+        """Delete a document and its chunks and queue the index op (one transaction)."""
+        ...
+    def count_chunks(self, tenant: str | None = None) -> int: ...
+    def list_chunk_ids(self, tenant: str | None = None) -> set[int]: ...
+
+    # -- the index outbox (the search index is derived from the rows above) ---------------
+    def pending_index_ops(self, limit: int = 100_000) -> list[IndexOp]: ...
+    def index_rows(self, document_ids: Sequence[str]) -> list[IndexRow]:
+        """The current chunks of these documents, as the search index stores them."""
+        ...
+    def complete_index_ops(self, op_ids: Sequence[int]) -> None: ...
+    def queue_full_reindex(self) -> int:
+        """Queue every document for re-indexing (after the index was lost); returns the count."""
+        ...
 
     # -- threads, turns, runs -----------------------------------------------------------
-    def create_thread(self, tenant: str, thread_id: str, title: str | None = None) -> ThreadRecord: ...
+    def create_thread(
+        self, tenant: str, thread_id: str, title: str | None = None
+    ) -> ThreadRecord: ...
     def get_thread(self, tenant: str, thread_id: str) -> ThreadRecord | None: ...
-    def list_threads(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[ThreadRecord]: ...
+    def list_threads(
+        self, tenant: str, *, limit: int = 100, offset: int = 0
+    ) -> list[ThreadRecord]: ...
     def delete_thread(self, tenant: str, thread_id: str) -> bool: ...
     def list_turns(self, tenant: str, thread_id: str) -> list[TurnRecord]: ...
     def add_turn(self, tenant: str, turn: TurnRecord) -> None: ...
 
     def save_run(self, run: RunRecord) -> None: ...
     def get_run(self, tenant: str, run_id: str) -> RunRecord | None: ...
-    def list_runs(self, tenant: str, *, thread_id: str | None = None, limit: int = 100) -> list[RunRecord]: ...
+    def list_runs(
+        self, tenant: str, *, thread_id: str | None = None, limit: int = 100
+    ) -> list[RunRecord]: ...
     def transition_run(
         self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus
     ) -> bool:
@@ -137,7 +226,9 @@ class Store(Protocol):
 
     # -- the durable event log ----------------------------------------------------------
     def append_events(self, tenant: str, events: Sequence[EventRecord]) -> None: ...
-    def read_events(self, tenant: str, run_id: str, *, after: int = 0, limit: int = 1000) -> list[EventRecord]: ...
+    def read_events(
+        self, tenant: str, run_id: str, *, after: int = 0, limit: int = 1000
+    ) -> list[EventRecord]: ...
 
     # -- feedback ------------------------------------------------------------------------
     def add_feedback(self, record: FeedbackRecord) -> int: ...
@@ -146,5 +237,14 @@ class Store(Protocol):
     # -- small settings (per-install secret, …) --------------------------------------------
     def get_setting(self, key: str) -> str | None: ...
     def set_setting(self, key: str, value: str) -> None: ...
+
+    # -- API keys (only hashes are stored) ------------------------------------------------
+    def create_api_key(self, record: ApiKeyRecord) -> None: ...
+    def get_api_key_by_hash(self, key_hash: str) -> ApiKeyRecord | None: ...
+    def list_api_keys(self, tenant: str) -> list[ApiKeyRecord]: ...
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool: ...
+    def list_all_api_keys(self) -> list[ApiKeyRecord]:
+        """Every tenant's keys (administration: ``citewise keys list``, server start-up)."""
+        ...
 
     def close(self) -> None: ...

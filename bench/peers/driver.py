@@ -1,0 +1,260 @@
+"""Side-by-side benchmark driver: citewise vs LangGraph, LangChain ``create_agent``, pydantic-ai.
+
+    python bench/peers/driver.py setup            # one venv per runtime under bench/.venvs/
+    python bench/peers/driver.py run [--rounds 5 --iters 100 --warmup 20 --runs 1000]
+
+``setup`` makes one virtual environment per runtime with the pinned versions below and
+installs citewise from this checkout (``pip install <repo>``) into its own. ``run``
+reinstalls citewise (so the numbers are the working tree's), then runs every runtime's
+script in its own fresh process, interleaved round by round (A B C D … A B C D …), so that
+load from other users of the machine is spread over all of them alike. Samples of all
+rounds are pooled; medians are reported, with ratios to in-memory citewise. Results go to
+``bench/results/peers.json`` and a Markdown table to stdout (pasted into bench/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+VENVS = REPO / "bench" / ".venvs"
+RESULTS = REPO / "bench" / "results"
+
+# Pinned peer versions (what PyPI served when measured). The venv's full ``pip freeze`` is
+# written next to the results so transitive versions are on record too.
+PEERS: dict[str, list[str]] = {
+    "langgraph": ["langgraph==1.2.24", "langchain-core==1.8.3"],
+    "langchain": ["langchain==1.5.2", "langgraph==1.2.24", "langchain-core==1.8.3"],
+    "pydantic_ai": ["pydantic-ai-slim==2.68.0"],
+}
+
+# name -> (venv, script, extra args, import statement for the import-time probe)
+RUNTIMES: dict[str, tuple[str, str, list[str], str]] = {
+    "citewise": ("citewise", "run_citewise.py", [], "from citewise import Agent, tool"),
+    "citewise+sqlite": ("citewise", "run_citewise.py", ["--store", "sqlite"],
+                        "from citewise import Agent, tool; import citewise.store.sqlite"),
+    "langgraph": ("langgraph", "run_langgraph.py", [],
+                  "from langgraph.prebuilt import create_react_agent; "
+                  "from langchain_core.tools import tool"),
+    "langchain": ("langchain", "run_langchain.py", [],
+                  "from langchain.agents import create_agent; from langchain_core.tools import tool"),
+    "pydantic_ai": ("pydantic_ai", "run_pydantic_ai.py", [],
+                    "from pydantic_ai import Agent; from pydantic_ai.models.function import FunctionModel"),
+}
+# Bare ``import citewise`` too: the package root is what the start-up goal is about.
+IMPORT_EXTRA = {"citewise (bare)": ("citewise", "import citewise")}
+
+_BOOKKEEPING = {"pip", "setuptools", "wheel", "_distutils_hack", "pkg_resources",
+                "distutils-precedence.pth"}
+
+
+def py(venv: str) -> Path:
+    return VENVS / venv / "bin" / "python"
+
+
+def sh(cmd: list[str | Path], **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(c) for c in cmd], check=True, text=True, **kw)
+
+
+def install_citewise() -> None:
+    sh([py("citewise"), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", REPO])
+
+
+def setup(_: argparse.Namespace) -> None:
+    VENVS.mkdir(parents=True, exist_ok=True)
+    for venv in ["citewise", *PEERS]:
+        if not py(venv).exists():
+            sh([sys.executable, "-m", "venv", VENVS / venv])
+        reqs = [str(REPO)] if venv == "citewise" else PEERS[venv]
+        sh([py(venv), "-m", "pip", "install", "-q", *reqs])
+        freeze = sh([py(venv), "-m", "pip", "freeze", "--exclude-editable"], capture_output=True)
+        (RESULTS / f"peers-freeze-{venv}.txt").write_text(
+            "\n".join(x for x in freeze.stdout.splitlines() if not x.startswith("citewise")) + "\n")
+    print("venvs ready under", VENVS)
+
+
+def site_packages_mb(venv: str) -> float:
+    site = next((VENVS / venv / "lib").glob("python3*/site-packages"))
+    total = 0
+    for entry in site.iterdir():
+        base = entry.name.split("-")[0]
+        if base in _BOOKKEEPING or entry.name in _BOOKKEEPING or entry.name == "__pycache__":
+            continue
+        if entry.is_file():
+            total += entry.stat().st_size
+        else:
+            total += sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
+    return total / 1e6
+
+
+def import_ms(venv: str, stmt: str, reps: int) -> list[float]:
+    """Wall ms of ``python -c stmt`` minus ``python -c pass`` (same venv), interleaved."""
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        sh([py(venv), "-c", stmt])
+        t1 = time.perf_counter()
+        sh([py(venv), "-c", "pass"])
+        t2 = time.perf_counter()
+        out.append(((t1 - t0) - (t2 - t1)) * 1000)
+    return out
+
+
+def run_script(name: str, *args: str) -> dict[str, Any]:
+    venv, script, extra, _ = RUNTIMES[name]
+    proc = sh([py(venv), HERE / script, *args, *extra], capture_output=True,
+              env={**os.environ, "PYTHONHASHSEED": "0"})
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def loadavg() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+def run(args: argparse.Namespace) -> None:
+    install_citewise()
+    names = [n for n in RUNTIMES if not args.only or n in args.only]
+    samples: dict[str, dict[str, Any]] = {
+        n: {"wall_us": {"t1": [], "t10": [], "first_event": []}, "cpu_us": {"t1": [], "t10": []},
+            "concurrency": [], "import_ms": [], "versions": {}} for n in names}
+    imports_extra: dict[str, list[float]] = {k: [] for k in IMPORT_EXTRA}
+    loads = [loadavg()]
+    started = dt.datetime.now(dt.UTC)
+    for r in range(args.rounds):
+        for n in names:
+            res = run_script(n, "steps", str(args.iters), str(args.warmup))
+            s = samples[n]
+            s["versions"] = res["versions"]
+            for k in ("wall_us", "cpu_us"):
+                for key, xs in res[k].items():
+                    s[k][key] += xs
+            if not args.skip_concurrency:
+                s["concurrency"].append(run_script(n, "concurrency", str(args.runs)))
+            s["import_ms"] += import_ms(RUNTIMES[n][0], RUNTIMES[n][3], args.import_reps)
+            print(f"round {r + 1}/{args.rounds} {n}: done (load {loadavg()})", file=sys.stderr)
+        for k, (venv, stmt) in IMPORT_EXTRA.items():
+            if any(RUNTIMES[n][0] == venv for n in names):
+                imports_extra[k] += import_ms(venv, stmt, args.import_reps)
+        loads.append(loadavg())
+    summary = summarise(samples, imports_extra)
+    doc = {
+        "date": started.strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                    "platform": platform.platform(), "loadavg_1_5_15": loads},
+        "method": {"rounds": args.rounds, "iters_per_round": args.iters, "warmup": args.warmup,
+                   "concurrent_runs": args.runs, "import_reps_per_round": args.import_reps},
+        "results": summary,
+        "raw": {n: {"concurrency": s["concurrency"], "import_ms": s["import_ms"]}
+                for n, s in samples.items()},
+    }
+    out = Path(args.out)
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(table(doc))
+    print(f"\nwrote {out}", file=sys.stderr)
+
+
+def summarise(samples: dict[str, dict[str, Any]],
+              imports_extra: dict[str, list[float]]) -> dict[str, Any]:
+    res: dict[str, Any] = {}
+    for n, s in samples.items():
+        w, c = s["wall_us"], s["cpu_us"]
+        t1, t10 = med(w["t1"]), med(w["t10"])
+        conc = s["concurrency"]
+        res[n] = {
+            "versions": s["versions"],
+            "samples": len(w["t1"]),
+            "run_1_step_us": t1,
+            "run_10_step_us": t10,
+            "per_step_us": (t10 - t1) / 9,
+            "per_step_cpu_us": (med(c["t10"]) - med(c["t1"])) / 9,
+            "first_event_us": med(w["first_event"]),
+            "concurrent_wall_s": med([x["wall_s"] for x in conc]),
+            "concurrent_runs_per_s": med([x["runs_per_s"] for x in conc]),
+            "concurrent_peak_rss_mb": max([x["peak_rss_mb"] for x in conc], default=float("nan")),
+            "import_ms": med(s["import_ms"]),
+            "site_packages_mb": site_packages_mb(RUNTIMES[n][0]),
+        }
+    for k, xs in imports_extra.items():
+        res.setdefault("_imports", {})[k] = med(xs)
+    base = res.get("citewise")
+    if base:
+        for n, r in res.items():
+            if n.startswith("_"):
+                continue
+            r["ratio_to_citewise"] = {
+                k: r[k] / base[k] for k in ("per_step_us", "run_1_step_us", "run_10_step_us",
+                                            "first_event_us", "import_ms", "site_packages_mb")
+                if base[k]
+            }
+            if base["concurrent_runs_per_s"] == base["concurrent_runs_per_s"]:
+                r["ratio_to_citewise"]["concurrent_runs_per_s"] = (
+                    base["concurrent_runs_per_s"] / r["concurrent_runs_per_s"])
+    return res
+
+
+def table(doc: dict[str, Any]) -> str:
+    res = doc["results"]
+    rows = [n for n in res if not n.startswith("_")]
+    lines = [
+        "| runtime | versions | 1-step run | 10-step run | per step | per step (CPU) | first event "
+        "| 1,000 concurrent: runs/s | peak RSS | import | site-packages |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n in rows:
+        r = res[n]
+        ratio = r.get("ratio_to_citewise", {})
+
+        def x(key: str, r_: dict[str, float] = ratio) -> str:
+            v = r_.get(key)
+            return "" if v is None or n == "citewise" else f" ({v:.0f}×)" if v >= 10 else f" ({v:.1f}×)"
+
+        vers = ", ".join(f"{k} {v}" for k, v in r["versions"].items())
+        lines.append(
+            f"| {n} | {vers} | {r['run_1_step_us']:,.0f} µs{x('run_1_step_us')} "
+            f"| {r['run_10_step_us']:,.0f} µs{x('run_10_step_us')} "
+            f"| **{r['per_step_us']:,.0f} µs**{x('per_step_us')} | {r['per_step_cpu_us']:,.0f} µs "
+            f"| {r['first_event_us']:,.0f} µs{x('first_event_us')} "
+            f"| {r['concurrent_runs_per_s']:,.0f}{x('concurrent_runs_per_s')} "
+            f"| {r['concurrent_peak_rss_mb']:.0f} MB | {r['import_ms']:.0f} ms{x('import_ms')} "
+            f"| {r['site_packages_mb']:.0f} MB{x('site_packages_mb')} |")
+    extra = res.get("_imports", {})
+    for k, v in extra.items():
+        lines.append(f"\n`{k}` import: {v:.0f} ms")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("setup").set_defaults(fn=setup)
+    p = sub.add_parser("run")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--iters", type=int, default=100, help="runs of each size per round")
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--runs", type=int, default=1000, help="concurrent runs")
+    p.add_argument("--import-reps", type=int, default=5)
+    p.add_argument("--only", nargs="*", help="a subset of runtimes")
+    p.add_argument("--skip-concurrency", action="store_true")
+    p.add_argument("--out", default=str(RESULTS / "peers.json"))
+    p.set_defaults(fn=run)
+    args = ap.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()

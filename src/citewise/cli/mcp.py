@@ -1,0 +1,30 @@
+"""``citewise mcp [--data-dir DIR]``: serve the knowledge base over MCP (stdio).
+
+Tools: ``ask`` {question} → answer + citations (structured content), ``search`` {query}.
+stdout carries the protocol only; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from citewise.cli.common import add_data_dir, open_kb
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("mcp", help="serve the knowledge base as an MCP server over stdio")
+    p.add_argument("--model", default=None, help="model string for `ask` (default: extractive)")
+    add_data_dir(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from citewise.mcp.server import serve_stdio
+
+    with open_kb(args) as kb:
+        anyio.run(lambda: serve_stdio(kb, model=args.model or "extractive"))
+    return 0

@@ -1,0 +1,229 @@
+"""``agentos``: AgentOS's response chunk stream (seed 001, ``AgentOSResponseChunkType``).
+
+Every chunk carries the AgentOS base fields: ``type``, ``streamId`` (the run id),
+``gmiInstanceId`` (the thread id: the conversation's agent instance), ``personaId``
+(``"citewise"`` unless configured), ``isFinal`` and an ISO ``timestamp``. Mapping:
+
+* run start → ``system_progress`` (``statusCode: "run_started"``);
+* a complete thought (deltas are buffered) → ``system_progress`` (``statusCode:
+  "thought"``); the thought is also the ``rationale`` of the tool calls that follow it;
+* a tool call → ``tool_call_request`` (``toolCalls: [{id, name, arguments}]``);
+* a tool result → ``tool_result_emission`` (``toolResult`` is the observation text,
+  ``isSuccess``, ``errorMessage``);
+* answer deltas → ``text_delta``;
+* a warning → ``system_progress`` (``statusCode: "warning:<code>"``);
+* a citation / explain event → ``metadata_update`` (``updates: {"citation": …}`` /
+  ``{"explain": …}``), citewise's own JSON;
+* the end → ``final_response`` (``isFinal: true``). A failed run first sends an ``error``
+  chunk, then a ``final_response`` with ``error`` and ``finalResponseText: null``. A paused
+  run ends with a ``final_response`` whose ``finalToolCalls`` are the calls awaiting
+  approval and whose ``metadata.interrupts`` say how to decide them.
+
+``usage`` is a CostAggregator (``promptTokens``, ``completionTokens``, ``totalTokens``,
+``totalCostUSD``, per-model ``breakdown``); ``reasoningTrace`` entries use AgentOS's
+``ReasoningEntryType`` names and, lacking per-step clocks, the chunk's timestamp;
+``ragSources`` are every chunk shown to the model (RagRetrievedChunk); citations, issues
+and the feedback trajectory ride in ``metadata``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from citewise.answer import Answer, TraceEntry, Usage
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, iso
+from citewise.events import (
+    Action,
+    AnswerDelta,
+    Citation,
+    ErrorEvent,
+    Event,
+    Explain,
+    Interrupt,
+    Observation,
+    RunFinished,
+    RunPaused,
+    RunStarted,
+    Thought,
+    Warning,
+    now,
+)
+
+__all__ = ["AgentOSDialect"]
+
+_TRACE_TYPE = {
+    "thought": "LLM_CALL_COMPLETE",
+    "tool": "TOOL_EXECUTION_RESULT",
+    "answer": "INTERACTION_END",
+    "error": "ERROR",
+}
+
+
+class AgentOSDialect(DataOnlySSE):
+    name = "agentos"
+
+    def __init__(self, persona_id: str = "citewise") -> None:
+        self.persona_id = persona_id
+
+    def _base(self, kind: str, run_id: str, thread_id: str, ts: datetime,
+              *, final: bool = False) -> Obj:
+        return {
+            "type": kind,
+            "streamId": run_id,
+            "gmiInstanceId": thread_id,
+            "personaId": self.persona_id,
+            "isFinal": final,
+            "timestamp": iso(ts),
+        }
+
+    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
+        thought: list[str] = []
+        rationale: tuple[int, str] = (-1, "")  # (step, text): a thought explains its own step
+        for ev in events:
+            hdr = self._base("", ev.run_id, ev.thread_id, ev.ts)
+            if isinstance(ev, RunStarted):
+                yield {**hdr, "type": "system_progress", "message": "Run started",
+                       "statusCode": "run_started"}
+            elif isinstance(ev, Thought):
+                thought.append(ev.text)
+                if ev.end_of_message:
+                    rationale = (ev.step, "".join(thought))
+                    thought = []
+                    if rationale[1]:
+                        yield {**hdr, "type": "system_progress", "message": rationale[1],
+                               "statusCode": "thought"}
+            elif isinstance(ev, Action):
+                chunk = {**hdr, "type": "tool_call_request",
+                         "toolCalls": [{"id": ev.call_id, "name": ev.tool, "arguments": ev.input}]}
+                if rationale[0] == ev.step and rationale[1]:
+                    chunk["rationale"] = rationale[1]
+                yield chunk
+            elif isinstance(ev, Observation):
+                chunk = {**hdr, "type": "tool_result_emission", "toolCallId": ev.call_id,
+                         "toolName": ev.tool, "toolResult": ev.text, "isSuccess": not ev.is_error}
+                if ev.is_error:
+                    chunk["errorMessage"] = ev.text
+                yield chunk
+            elif isinstance(ev, AnswerDelta):
+                if ev.text:
+                    yield {**hdr, "type": "text_delta", "textDelta": ev.text}
+            elif isinstance(ev, Warning):
+                yield {**hdr, "type": "system_progress", "message": ev.message,
+                       "statusCode": f"warning:{ev.code}"}
+            elif isinstance(ev, Citation):
+                yield {**hdr, "type": "metadata_update", "updates": {
+                    "citation": {**ev.citation.model_dump(mode="json"), "source": ev.source}}}
+            elif isinstance(ev, Explain):
+                yield {**hdr, "type": "metadata_update", "updates": {"explain": {
+                    "explainId": ev.explain_id, "graph": ev.graph,
+                    "triples": [t.model_dump(mode="json", exclude_none=True) for t in ev.triples],
+                }}}
+            elif isinstance(ev, ErrorEvent):
+                yield {**hdr, "type": "error", "code": ev.code, "message": ev.message,
+                       "details": ev.details}
+                yield self._final(answer_of(ev), ev.ts, ())
+            elif isinstance(ev, RunPaused):
+                yield self._final(answer_of(ev), ev.ts, ev.interrupts)
+            elif isinstance(ev, RunFinished):
+                yield self._final(ev.answer, ev.ts, ())
+
+    def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
+        return self._final(answer, now(), interrupts)
+
+    def _final(self, answer: Answer, ts: datetime, interrupts: Sequence[Interrupt]) -> Obj:
+        failed = answer.error is not None
+        paused = answer.status == "paused"
+        out = self._base("final_response", answer.run_id, answer.thread_id, ts, final=True)
+        out["finalResponseText"] = None if failed or paused else answer.text
+        out["finalResponseTextPlain"] = None if failed or paused else answer.text_plain
+        if paused:
+            out["finalToolCalls"] = [{"id": i.call_id, "name": i.tool, "arguments": i.input}
+                                     for i in interrupts]
+        else:
+            out["finalToolCalls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments}
+                                     for c in answer.tool_calls]
+        out["usage"] = _cost(answer.usage)
+        out["reasoningTrace"] = [_trace(e, ts) for e in answer.reasoning_trace]
+        sources = _rag_sources(answer)
+        if sources:
+            out["ragSources"] = sources
+        if answer.error is not None:
+            out["error"] = {"code": answer.error.code, "message": answer.error.message,
+                            "details": answer.error.details}
+        meta: dict[str, Any] = {
+            "threadId": answer.thread_id,
+            "status": answer.status,
+            "citations": [c.model_dump(mode="json") for c in answer.citations],
+            "issues": [i.model_dump(mode="json") for i in answer.issues],
+        }
+        if answer.trajectory is not None:
+            meta["trajectory"] = answer.trajectory.model_dump(mode="json")
+        if answer.ended_by_tool:
+            meta["endedByTool"] = answer.ended_by_tool
+        if paused:
+            meta["interrupts"] = [i.model_dump(mode="json") for i in interrupts]
+        out["metadata"] = meta
+        return out
+
+
+def _cost(usage: Usage) -> Obj:
+    out: Obj = {
+        "promptTokens": usage.input_tokens,
+        "completionTokens": usage.output_tokens,
+        "totalTokens": usage.total_tokens,
+    }
+    if usage.cost is not None:
+        out["totalCostUSD"] = usage.cost
+    by_model: dict[str, Obj] = {}
+    for step in usage.steps:
+        row = by_model.setdefault(step.model, {
+            "providerId": "citewise", "modelId": step.model,
+            "tokens": 0, "promptTokens": 0, "completionTokens": 0,
+        })
+        row["promptTokens"] += step.input_tokens
+        row["completionTokens"] += step.output_tokens
+        row["tokens"] += step.input_tokens + step.output_tokens
+        if step.cost is not None:
+            row["costUSD"] = row.get("costUSD", 0.0) + step.cost
+    if by_model:
+        out["breakdown"] = list(by_model.values())
+    return out
+
+
+def _trace(entry: TraceEntry, ts: datetime) -> Obj:
+    if entry.type == "tool":
+        message = f"{entry.tool}: {entry.observation or ''}".strip()
+    else:
+        message = entry.thought or entry.type
+    return {
+        "timestamp": iso(ts),
+        "type": _TRACE_TYPE[entry.type],
+        "message": message,
+        "details": entry.model_dump(mode="json", exclude_none=True),
+    }
+
+
+def _rag_sources(answer: Answer) -> list[Obj]:
+    out: list[Obj] = []
+    for d_i, doc in enumerate(answer.search_documents, start=1):
+        doc_id = str(doc.document.get("id", doc.source))
+        for s_i, snip in enumerate(doc.snippets):
+            meta: Obj = {"documentIndex": d_i, "snippetIndex": s_i}
+            if snip.source is not None:
+                meta["startChar"] = snip.source.start_char
+                meta["endChar"] = snip.source.end_char
+            for key in ("page", "section", "line"):
+                value = getattr(snip, key)
+                if value is not None:
+                    meta[key] = value
+            out.append({
+                "id": str(snip.chunk_id) if snip.chunk_id is not None else f"{doc_id}#{s_i}",
+                "content": snip.text,
+                "originalDocumentId": doc_id,
+                "source": doc.source,
+                "metadata": meta,
+                "relevanceScore": snip.score,
+            })
+    return out

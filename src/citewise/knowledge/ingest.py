@@ -1,0 +1,254 @@
+"""The ingest pipeline: paths → files → loaded text → chunks → SQLite (+ outbox) → index.
+
+One bad file never stops the rest: each failure is recorded with its typed error code.
+Unchanged files (same bytes, same collection, same loader and chunking) are not even
+decoded. SQLite writes are batched (one transaction per batch of documents); the index
+is synced once at the end of the call (see ``knowledge/sync.py`` for why that is safe).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import IngestError
+from citewise.knowledge.chunking import Chunker
+from citewise.knowledge.loaders import LoaderRegistry
+from citewise.knowledge.sync import fault_point
+from citewise.store.base import ChunkRecord, DocumentRecord, Store
+
+__all__ = ["IngestFailure", "IngestReport", "document_id_for", "ingest_paths", "source_for"]
+
+Progress = Callable[[int, int], None]
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+_FLUSH_CHUNKS = 20_000
+_FLUSH_DOCS = 500
+
+
+def document_id_for(tenant: str, source: str) -> str:
+    """Stable document id: a hash of (tenant, absolute source)."""
+    return hashlib.sha256(f"{tenant}\x00{source}".encode()).hexdigest()[:32]
+
+
+def source_for(path: str | Path) -> str:
+    """The source string of a file path: absolute, normalized, symlinks kept as given."""
+    return os.path.abspath(os.path.expanduser(os.fspath(path)))
+
+
+@dataclass(frozen=True, slots=True)
+class IngestFailure:
+    """One file that was not ingested, and why (``code`` is stable)."""
+
+    path: str
+    code: str
+    message: str
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What one ``ingest`` call did, file by file (sources are absolute paths)."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    failed: list[IngestFailure] = field(default_factory=list)
+    #: Files met while walking a folder that no loader reads (given files fail instead).
+    skipped: list[str] = field(default_factory=list)
+    chunks_written: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(self.added)} added",
+            f"{len(self.updated)} updated",
+            f"{len(self.unchanged)} unchanged",
+            f"{len(self.failed)} failed",
+        ]
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped")
+        return ", ".join(parts) + f" ({self.chunks_written} chunks written)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "added": list(self.added),
+            "updated": list(self.updated),
+            "unchanged": list(self.unchanged),
+            "failed": [{"path": f.path, "code": f.code, "message": f.message} for f in self.failed],
+            "skipped": list(self.skipped),
+            "chunks_written": self.chunks_written,
+        }
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Files under ``folder``, sorted, skipping hidden files and folders."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith("."):
+                yield Path(root) / name
+
+
+def _expand(
+    paths: Iterable[str | Path], registry: LoaderRegistry, report: IngestReport
+) -> list[Path]:
+    files: dict[str, Path] = {}
+    for given in paths:
+        path = Path(source_for(given))
+        if not path.exists():
+            report.failed.append(
+                IngestFailure(str(path), "path_not_found", f"no such file or folder: {given}")
+            )
+        elif path.is_dir():
+            for f in _walk(path):
+                if registry.for_path(f) is None:
+                    report.skipped.append(str(f))
+                else:
+                    files.setdefault(str(f), f)
+        elif path.is_file():
+            files.setdefault(str(path), path)
+        else:
+            report.failed.append(
+                IngestFailure(str(path), "unsupported_path", "not a regular file or folder")
+            )
+    # A file both met in a folder and given by name is reported once (for its own sake).
+    report.skipped = [s for s in dict.fromkeys(report.skipped) if s not in files]
+    return list(files.values())
+
+
+@dataclass(slots=True)
+class _Prepared:
+    document: DocumentRecord
+    chunks: list[ChunkRecord]
+    is_new: bool
+
+
+def _prepare(
+    path: Path,
+    *,
+    known: tuple[str, str, dict[str, Any]] | None,
+    tenant: str,
+    collection: str,
+    registry: LoaderRegistry,
+    chunker: Chunker,
+) -> _Prepared | None:
+    """The document and chunks to write for ``path``, or None when it is unchanged."""
+    loader = registry.for_path(path)
+    if loader is None:
+        raise IngestError(
+            f"no loader for {path.name} (known: {', '.join(registry.extensions)})",
+            code="unsupported_format",
+        )
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise IngestError(
+                f"file is {size} bytes, over the {MAX_FILE_BYTES}-byte limit",
+                code="file_too_large",
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"cannot read file: {exc.strerror or exc}", code="unreadable_file") from exc
+    source = str(path)
+    doc_id = document_id_for(tenant, source)
+    content_hash = hashlib.sha256(data).hexdigest()
+    if known is not None:
+        old_hash, old_collection, old_meta = known
+        if (
+            old_hash == content_hash
+            and old_collection == collection
+            and old_meta.get("loader") == loader.name
+            and old_meta.get("chunking") == chunker.signature
+        ):
+            return None
+    try:
+        loaded = loader.load(path, data)
+    except IngestError:
+        raise
+    except Exception as exc:  # a loader bug or a corrupt file must not stop the folder
+        raise IngestError(
+            f"{loader.name} loader failed: {exc}", code="corrupt_document"
+        ) from exc
+    chunks = chunker.chunk(doc_id, loaded.text, sections=loaded.sections, pages=loaded.pages)
+    if not chunks:
+        raise IngestError("no text to index", code="empty_document")
+    metadata = {**loaded.metadata, "loader": loader.name, "chunking": chunker.signature}
+    metadata.setdefault("path", source)
+    document = DocumentRecord(
+        id=doc_id,
+        tenant=tenant,
+        collection=collection,
+        source=source,
+        title=loaded.title,
+        content_type=loaded.content_type,
+        content_hash=content_hash,
+        text=loaded.text,
+        metadata=metadata,
+    )
+    return _Prepared(document, chunks, is_new=known is None)
+
+
+def ingest_paths(
+    paths: Iterable[str | Path],
+    *,
+    store: Store,
+    tenant: str,
+    collection: str,
+    registry: LoaderRegistry,
+    chunker: Chunker,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Write every changed file's document and chunks to ``store`` (index sync not included)."""
+    report = IngestReport()
+    files = _expand(paths, registry, report)
+    pending: list[_Prepared] = []
+    pending_chunks = 0
+
+    def flush() -> None:
+        nonlocal pending, pending_chunks
+        if pending:
+            store.replace_documents([(p.document, p.chunks) for p in pending])
+            fault_point("ingest:after_batch")
+            for p in pending:
+                (report.added if p.is_new else report.updated).append(p.document.source)
+            report.chunks_written += pending_chunks
+        pending, pending_chunks = [], 0
+
+    total = len(files)
+    # One lookup for the whole call, not one per file.
+    versions = store.get_document_versions(
+        tenant, [document_id_for(tenant, str(p)) for p in files]
+    )
+    if progress is not None:
+        progress(0, total)
+    for done, path in enumerate(files, start=1):
+        try:
+            prepared = _prepare(
+                path,
+                known=versions.get(document_id_for(tenant, str(path))),
+                tenant=tenant,
+                collection=collection,
+                registry=registry,
+                chunker=chunker,
+            )
+        except IngestError as exc:
+            report.failed.append(IngestFailure(str(path), exc.code, exc.message))
+        else:
+            if prepared is None:
+                report.unchanged.append(str(path))
+            else:
+                pending.append(prepared)
+                pending_chunks += len(prepared.chunks)
+                if pending_chunks >= _FLUSH_CHUNKS or len(pending) >= _FLUSH_DOCS:
+                    flush()
+        if progress is not None:
+            progress(done, total)
+    flush()
+    return report

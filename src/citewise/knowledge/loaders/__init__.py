@@ -1,0 +1,124 @@
+"""Document loaders: a plugin seam on the ``citewise.loaders`` entry-point group.
+
+The built-in loaders are registered in ``pyproject.toml`` exactly like third-party ones::
+
+    [project.entry-points."citewise.loaders"]
+    text = "citewise.knowledge.loaders.text:TextLoader"
+
+When two loaders claim one extension, a third-party loader wins over a built-in one (so a
+plugin can replace a built-in), and among equals the entry-point name decides.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from citewise.knowledge.loaders.base import LoadedDocument, Loader, PageSpan, SectionSpan
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "LoadedDocument",
+    "Loader",
+    "LoaderRegistry",
+    "PageSpan",
+    "SectionSpan",
+    "default_registry",
+    "discover",
+]
+
+ENTRY_POINT_GROUP = "citewise.loaders"
+_log = logging.getLogger(__name__)
+
+# Used only when the package metadata lacks them (a source tree run without installing).
+_BUILTINS = {
+    "text": "citewise.knowledge.loaders.text:TextLoader",
+    "markdown": "citewise.knowledge.loaders.markdown:MarkdownLoader",
+}
+
+
+class LoaderRegistry:
+    """Loaders by name, extension and content type."""
+
+    def __init__(self, loaders: Iterable[Loader] = ()) -> None:
+        self._by_name: dict[str, Loader] = {}
+        self._by_ext: dict[str, Loader] = {}
+        self._by_type: dict[str, Loader] = {}
+        for loader in loaders:
+            self.register(loader)
+
+    def register(self, loader: Loader) -> None:
+        """Add ``loader``; it takes over its extensions and content types."""
+        self._by_name[loader.name] = loader
+        for ext in loader.extensions:
+            self._by_ext[ext.lower()] = loader
+        for ctype in loader.content_types:
+            self._by_type[ctype.lower()] = loader
+
+    def get(self, name: str) -> Loader | None:
+        return self._by_name.get(name)
+
+    def for_path(self, path: str | Path) -> Loader | None:
+        """The loader for this file name (longest matching extension, any case)."""
+        name = Path(path).name.lower()
+        best: tuple[int, Loader] | None = None
+        for ext, loader in self._by_ext.items():
+            if name.endswith(ext) and len(name) > len(ext) and (best is None or len(ext) > best[0]):
+                best = (len(ext), loader)
+        return best[1] if best else None
+
+    def for_content_type(self, content_type: str) -> Loader | None:
+        return self._by_type.get(content_type.split(";")[0].strip().lower())
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._by_name)
+
+    @property
+    def extensions(self) -> list[str]:
+        return sorted(self._by_ext)
+
+
+def _instantiate(name: str, target: object) -> Loader | None:
+    try:
+        loader = target() if callable(target) else target
+    except Exception:
+        _log.exception("loader plugin %r failed to start; skipped", name)
+        return None
+    if not isinstance(loader, Loader):
+        _log.error("loader plugin %r is not a Loader; skipped", name)
+        return None
+    return loader
+
+
+def discover() -> LoaderRegistry:
+    """A registry of every loader installed under ``citewise.loaders``."""
+    found: dict[str, tuple[bool, Loader]] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            target = ep.load()
+        except Exception:
+            _log.exception("loader plugin %r failed to import; skipped", ep.name)
+            continue
+        loader = _instantiate(ep.name, target)
+        if loader is not None:
+            found[ep.name] = (ep.value.startswith("citewise."), loader)
+    for name, ref in _BUILTINS.items():
+        if name not in found:
+            module, _, attr = ref.partition(":")
+            target = getattr(__import__(module, fromlist=[attr]), attr)
+            loader = _instantiate(name, target)
+            if loader is not None:
+                found[name] = (True, loader)
+    # Built-ins first, so third-party loaders registered later take over shared extensions.
+    ordered = sorted(found.items(), key=lambda kv: (not kv[1][0], kv[0]))
+    return LoaderRegistry(loader for _, (_, loader) in ordered)
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> LoaderRegistry:
+    """The discovered registry, built once per process."""
+    return discover()

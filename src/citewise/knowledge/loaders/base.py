@@ -1,0 +1,42 @@
+"""The loader contract: bytes of one file in, extracted text plus maps back to it out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["LoadedDocument", "Loader", "PageSpan", "SectionSpan"]
+
+SectionSpan = tuple[int, int, str]  # (start_char, end_char, section path "Intro > Scope")
+PageSpan = tuple[int, int, int]  # (start_char, end_char, one-based page number)
+
+
+@dataclass(slots=True)
+class LoadedDocument:
+    """What a loader extracted. Every offset is a code-point index into ``text``, and
+    ``text`` is what gets stored: citations quote it verbatim."""
+
+    text: str
+    content_type: str
+    title: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    # Sorted, non-overlapping spans; a char outside every span has no section/page.
+    sections: list[SectionSpan] = field(default_factory=list)
+    pages: list[PageSpan] = field(default_factory=list)
+
+
+@runtime_checkable
+class Loader(Protocol):
+    """A document format. Registered under the ``citewise.loaders`` entry-point group,
+    the object there being a zero-argument callable (a class works) returning a Loader.
+
+    ``load`` raises :class:`citewise.errors.IngestError` with a stable code
+    (``binary_file``, ``empty_document``, ``corrupt_document``, …) for bad input.
+    """
+
+    name: str
+    extensions: tuple[str, ...]  # lower case, with the dot: (".md", ".markdown")
+    content_types: tuple[str, ...]  # MIME types it reads
+
+    def load(self, path: Path, data: bytes) -> LoadedDocument: ...

@@ -1,0 +1,247 @@
+"""HTML: the readable main text of a page, its title, and heading-based sections.
+
+Extraction (selectolax/lexbor) keeps what a reader would read: the ``<main>``/``<article>``
+element when the page has one (else ``<body>``), without scripts, styles, navigation,
+headers, footers, asides, forms and elements whose class/id names them as boilerplate
+(menus, cookie banners, share bars). Block elements become paragraphs separated by a blank
+line, list items and table rows become lines, whitespace inside a block is collapsed, and
+``<pre>`` keeps its own. The extracted text is what is stored; ``sections`` map it back to
+the page's heading structure (``"Install > Linux"``) and ``metadata["anchors"]`` maps
+element ids to offsets in it, so a citation can link to ``page.html#linux``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import IngestError
+from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.text import decode_text, file_metadata
+
+__all__ = ["HtmlLoader", "extract_html"]
+
+_DROP = frozenset(
+    (
+        "script", "style", "noscript", "template", "svg", "canvas", "nav", "header", "footer",
+        "aside", "form", "iframe", "object", "embed", "button", "select", "textarea", "input",
+        "label", "dialog", "menu", "head",
+    )
+)
+_BLOCK = frozenset(
+    (
+        "address", "article", "blockquote", "body", "dd", "details", "div", "dl", "dt",
+        "fieldset", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
+        "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "thead", "tfoot", "tr",
+        "ul", "caption",
+    )
+)
+_HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_BOILERPLATE = re.compile(
+    r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|footer|cookie|cookies|banner|advert|ads|share|"
+    r"social|breadcrumbs?|newsletter|popup|skip-link)(?:$|[\s_-])",
+    re.IGNORECASE,
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass
+class _Out:
+    """Text being assembled: finished blocks plus the inline text of the open block."""
+
+    parts: list[str] = field(default_factory=list)
+    length: int = 0
+    line: list[str] = field(default_factory=list)
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
+    anchors: dict[str, int] = field(default_factory=dict)
+    pending_sep: str = ""
+
+    def flush(self, sep: str = "\n\n") -> tuple[int, str] | None:
+        """Close the open block; returns ``(start, text)`` of what was written, if any."""
+        text = _SPACE.sub(" ", "".join(self.line)).strip()
+        self.line.clear()
+        if not text:
+            self.pending_sep = _stronger(self.pending_sep, sep)
+            return None
+        if self.length:
+            self.parts.append(self.pending_sep or sep)
+            self.length += len(self.pending_sep or sep)
+        start = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        self.pending_sep = sep
+        return start, text
+
+    def raw(self, text: str) -> None:
+        """Append a preformatted block verbatim (only trailing blank lines trimmed)."""
+        self.flush()
+        text = text.strip("\n").rstrip()
+        if not text.strip():
+            return
+        if self.length:
+            self.parts.append("\n\n")
+            self.length += 2
+        self.parts.append(text)
+        self.length += len(text)
+        self.pending_sep = "\n\n"
+
+
+def _stronger(a: str, b: str) -> str:
+    return a if len(a) >= len(b) else b
+
+
+def _is_boilerplate(node: Any) -> bool:
+    attrs = node.attributes
+    if attrs.get("hidden") is not None or attrs.get("aria-hidden") == "true":
+        return True
+    if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search"}:
+        return True
+    marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+    return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
+
+
+def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
+    child = node.child
+    while child is not None:
+        tag = child.tag
+        if tag == "-text":
+            out.line.append(child.text_content or "")
+        elif tag == "header" and in_article:
+            _walk(child, out, in_article)  # an article's own header holds its headline
+        elif tag in ("-comment", "-doctype") or tag in _DROP or _is_boilerplate(child):
+            pass
+        elif tag == "br":
+            out.line.append("\n")  # collapsed to a space unless it ends the block
+            out.flush("\n")
+        elif tag == "pre":
+            out.raw(child.text(deep=True, separator="") or "")
+        elif tag in _HEADINGS:
+            _anchor(child, out)
+            written = out.flush()
+            _walk(child, out, in_article)
+            written = out.flush()
+            if written:
+                out.headings.append((written[0], _HEADINGS[tag], written[1]))
+        elif tag in ("td", "th"):
+            if out.line and "".join(out.line).strip():
+                out.line.append(" | ")
+            _walk(child, out, in_article)
+        elif tag in _BLOCK:
+            _anchor(child, out)
+            sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
+            out.flush(sep)
+            _walk(child, out, in_article or tag in ("article", "main"))
+            out.flush(sep)
+        else:
+            _anchor(child, out)
+            _walk(child, out, in_article)
+        child = child.next
+
+
+def _anchor(node: Any, out: _Out) -> None:
+    ident = node.attributes.get("id")
+    if ident and ident not in out.anchors:
+        pending = _SPACE.sub(" ", "".join(out.line)).strip()
+        sep = len(out.pending_sep or "\n\n") if out.length else 0
+        out.anchors[ident] = out.length + (sep + len(pending) + 1 if pending else sep)
+
+
+def _sections(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
+    spans: list[SectionSpan] = []
+    path: list[tuple[int, str]] = []
+    for i, (start, level, title) in enumerate(headings):
+        while path and path[-1][0] >= level:
+            path.pop()
+        path.append((level, title))
+        stop = headings[i + 1][0] if i + 1 < len(headings) else end
+        if stop > start:
+            spans.append((start, stop, " > ".join(t for _, t in path)))
+    return spans
+
+
+def _decode(path: Path, data: bytes) -> tuple[str, str]:
+    m = _META_CHARSET.search(data[:4096])
+    if m and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        declared = m.group(1).decode("ascii", "replace").lower()
+        try:
+            return data.decode(declared), declared
+        except (LookupError, UnicodeDecodeError):
+            pass  # a wrong declaration is common: detect instead
+    return decode_text(path, data)
+
+
+def _meta(tree: Any, *names: str) -> str | None:
+    for name in names:
+        node = tree.css_first(f'meta[name="{name}"]') or tree.css_first(f'meta[property="{name}"]')
+        if node is not None:
+            value = (node.attributes.get("content") or "").strip()
+            if value:
+                return value
+    return None
+
+
+def extract_html(html: str) -> tuple[str, str | None, list[SectionSpan], dict[str, Any]]:
+    """``(text, title, sections, metadata)`` of an HTML document."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    title_node = tree.css_first("title")
+    title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
+    title = title or _meta(tree, "og:title") or ""
+    root = tree.css_first("main") or tree.css_first('[role="main"]') or tree.css_first("article")
+    if root is None:
+        root = tree.body if tree.body is not None else tree.root
+    out = _Out()
+    if root is not None:
+        _walk(root, out, root.tag in ("main", "article"))
+    out.flush()
+    text = "".join(out.parts)
+    if not title and out.headings:
+        title = out.headings[0][2]
+    meta: dict[str, Any] = {}
+    html_node = tree.css_first("html")
+    if html_node is not None and html_node.attributes.get("lang"):
+        meta["lang"] = html_node.attributes["lang"]
+    for key, names in (
+        ("description", ("description", "og:description")),
+        ("author", ("author", "article:author")),
+        ("published", ("article:published_time", "date", "dc.date")),
+        ("keywords", ("keywords",)),
+    ):
+        value = _meta(tree, *names)
+        if value:
+            meta[key] = value
+    canonical = tree.css_first('link[rel="canonical"]')
+    if canonical is not None and canonical.attributes.get("href"):
+        meta["canonical_url"] = canonical.attributes["href"]
+    if out.anchors:
+        meta["anchors"] = {k: v for k, v in out.anchors.items() if v <= len(text)}
+    return text, title or None, _sections(out.headings, len(text)), meta
+
+
+class HtmlLoader:
+    """``.html`` / ``.htm`` / ``.xhtml`` pages."""
+
+    name = "html"
+    extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
+    content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
+
+    def load(self, path: Path, data: bytes) -> LoadedDocument:
+        html, encoding = _decode(path, data)
+        text, title, sections, meta = extract_html(html)
+        if not text.strip():
+            raise IngestError(
+                f"{path}: no readable text in the page",
+                code="empty_document",
+                details={"path": str(path)},
+            )
+        return LoadedDocument(
+            text=text,
+            content_type="text/html",
+            title=title or path.stem,
+            metadata={**file_metadata(path, data, encoding), **meta},
+            sections=sections,
+        )

@@ -1,0 +1,117 @@
+"""Markdown: the file's text verbatim plus heading-derived section spans.
+
+A section runs from its heading line to the next heading of any level, and is named by
+its heading path (``"Intro > Scope"``). ATX (``## Scope``) and setext (``Scope`` over
+``---``) headings count; lines inside fenced code blocks and a leading YAML front-matter
+block do not (front-matter ``key: value`` pairs go to metadata, ``title`` to the title).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.text import decode_text, file_metadata
+
+__all__ = ["MarkdownLoader", "parse_headings"]
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """``(start offset, line without its ending)`` for every line."""
+    out: list[tuple[int, str]] = []
+    pos = 0
+    for raw in text.splitlines(keepends=True):
+        out.append((pos, raw.rstrip("\r\n")))
+        pos += len(raw)
+    return out
+
+
+def _front_matter(lines: list[tuple[int, str]]) -> tuple[int, dict[str, str]]:
+    """Index of the first line after a leading ``---`` … ``---`` block, and its pairs."""
+    if not lines or lines[0][1].strip() != "---":
+        return 0, {}
+    pairs: dict[str, str] = {}
+    for i in range(1, len(lines)):
+        line = lines[i][1]
+        if line.strip() in ("---", "..."):
+            return i + 1, pairs
+        m = _FRONT_KEY.match(line)
+        if m:
+            pairs[m.group(1)] = m.group(2).strip("'\"")
+    return 0, {}  # never closed: not front matter
+
+
+def parse_headings(text: str) -> tuple[list[tuple[int, int, str]], dict[str, str]]:
+    """Headings as ``(start_char, level, title)`` in order, and the front-matter pairs."""
+    lines = _lines(text)
+    first, front = _front_matter(lines)
+    headings: list[tuple[int, int, str]] = []
+    fence: str | None = None
+    prev_paragraph: tuple[int, str] | None = None  # a line that a setext underline can lift
+    for start, line in lines[first:]:
+        fm = _FENCE.match(line)
+        if fence is not None:
+            if fm and fm.group(1)[0] == fence[0] and len(fm.group(1)) >= len(fence):
+                fence = None
+            continue
+        if fm:
+            fence, prev_paragraph = fm.group(1), None
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            title = " ".join((atx.group(2) or "").split())
+            if title:
+                headings.append((start, len(atx.group(1)), title))
+            prev_paragraph = None
+            continue
+        setext = _SETEXT.match(line)
+        if setext and prev_paragraph is not None:
+            level = 1 if setext.group(1)[0] == "=" else 2
+            headings.append((prev_paragraph[0], level, " ".join(prev_paragraph[1].split())))
+            prev_paragraph = None
+            continue
+        prev_paragraph = (start, line) if line.strip() else None
+    return headings, front
+
+
+def section_spans(text: str, headings: list[tuple[int, int, str]]) -> list[SectionSpan]:
+    spans: list[SectionSpan] = []
+    stack: list[tuple[int, str]] = []  # (level, title) of the open headings
+    for i, (start, level, title) in enumerate(headings):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        end = headings[i + 1][0] if i + 1 < len(headings) else len(text)
+        if end > start:
+            spans.append((start, end, " > ".join(t for _, t in stack)))
+    return spans
+
+
+class MarkdownLoader:
+    """``.md`` / ``.markdown`` files."""
+
+    name = "markdown"
+    extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
+    content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
+
+    def load(self, path: Path, data: bytes) -> LoadedDocument:
+        text, encoding = decode_text(path, data)
+        headings, front = parse_headings(text)
+        meta = file_metadata(path, data, encoding)
+        if front:
+            meta["front_matter"] = front
+        h1 = next((t for _, level, t in headings if level == 1), None)
+        title = front.get("title") or h1 or (headings[0][2] if headings else None) or path.stem
+        return LoadedDocument(
+            text=text,
+            content_type="text/markdown",
+            title=title,
+            metadata=meta,
+            sections=section_spans(text, headings),
+        )

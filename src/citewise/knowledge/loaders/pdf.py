@@ -1,0 +1,123 @@
+"""PDF: the text layer of every page (pypdf), with one page span per page.
+
+Pages are joined by a blank line; ``pages`` maps each page's text back to its one-based
+page number, so a citation can say "page 4". A PDF without a text layer (a scan) is an
+``empty_document`` (no OCR here); an unreadable one is ``corrupt_file``; one that needs a
+password is ``encrypted_file``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import IngestError
+from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
+from citewise.knowledge.loaders.text import file_metadata
+
+__all__ = ["PdfLoader"]
+
+# Control characters pypdf passes through from odd fonts; NUL and friends are never text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_TRAILING = re.compile(r"[ \t]+(?=\n)")
+_PAGE_SEP = "\n\n"
+
+
+def _corrupt(path: Path, exc: BaseException) -> IngestError:
+    return IngestError(
+        f"{path}: not a readable PDF ({exc.__class__.__name__}: {exc})",
+        code="corrupt_file",
+        details={"path": str(path), "format": "pdf"},
+    )
+
+
+def _clean(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    return _TRAILING.sub("", text).strip()
+
+
+def _info(info: Any, attr: str) -> str | None:
+    """One document-info field; a malformed one (bad date, odd encoding) is just absent."""
+    try:
+        value = getattr(info, attr)
+    except Exception:
+        return None
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value).strip() or None if value is not None else None
+
+
+class PdfLoader:
+    """``.pdf`` files."""
+
+    name = "pdf"
+    extensions: tuple[str, ...] = (".pdf",)
+    content_types: tuple[str, ...] = ("application/pdf",)
+
+    def load(self, path: Path, data: bytes) -> LoadedDocument:
+        from pypdf import PdfReader
+
+        if not data.lstrip()[:5].startswith(b"%PDF-"):
+            raise _corrupt(path, ValueError("no %PDF- header"))
+        # pypdf logs (not raises) on recoverable damage; keep that out of the user's logs.
+        logging.getLogger("pypdf").setLevel(logging.ERROR)
+        try:
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise IngestError(
+                    f"{path}: the PDF is password-protected",
+                    code="encrypted_file",
+                    details={"path": str(path)},
+                )
+            page_texts = [_clean(page.extract_text() or "") for page in reader.pages]
+            info = reader.metadata
+        except IngestError:
+            raise
+        except Exception as exc:  # pypdf raises many kinds on damaged input
+            raise _corrupt(path, exc) from exc
+
+        parts: list[str] = []
+        pages: list[PageSpan] = []
+        pos = 0
+        for number, page_text in enumerate(page_texts, start=1):
+            if not page_text:
+                continue  # a blank page has no span: nothing on it can be cited
+            if parts:
+                parts.append(_PAGE_SEP)
+                pos += len(_PAGE_SEP)
+            parts.append(page_text)
+            pages.append((pos, pos + len(page_text), number))
+            pos += len(page_text)
+        text = "".join(parts)
+        if not text.strip():
+            raise IngestError(
+                f"{path}: the PDF has no text layer (scanned pages are not supported)",
+                code="empty_document",
+                details={"path": str(path), "pages": len(page_texts)},
+            )
+
+        meta: dict[str, Any] = {**file_metadata(path, data, ""), "page_count": len(page_texts)}
+        title: str | None = None
+        if info is not None:
+            title = _info(info, "title")
+            for key, attr in (
+                ("author", "author"),
+                ("subject", "subject"),
+                ("producer", "producer"),
+                ("created", "creation_date"),
+                ("document_modified", "modification_date"),
+            ):
+                value = _info(info, attr)
+                if value:
+                    meta[key] = value
+        if title is None:
+            first = text.split("\n", 1)[0].strip()
+            title = first if 0 < len(first) <= 120 else path.stem
+        return LoadedDocument(
+            text=text, content_type="application/pdf", title=title, metadata=meta, pages=pages
+        )

@@ -1,0 +1,106 @@
+"""Keeping the derived search index in step with SQLite, crash after crash.
+
+The protocol (one writer of the truth, one derived copy):
+
+1. A document change writes the document, its chunks AND an ``index_outbox`` row in ONE
+   SQLite transaction (``Store.replace_documents`` / ``Store.delete_document``).
+2. :func:`sync_index` then reads the pending rows, and for each document named there
+   deletes every index entry of that document (by its ``document_id`` term) and adds the
+   chunks SQLite holds for it *now* — so replaying a row any number of times, in any
+   order, converges on SQLite's state. One tantivy commit covers the whole batch.
+3. Only after that commit are the outbox rows deleted.
+
+A crash before (1) commits leaves nothing; between (1) and (3) leaves outbox rows, which
+the next :func:`sync_index` (every open runs one) replays. So after any crash the chunk
+ids in SQLite and in the index end up equal.
+
+``CITEWISE_FAULT=<point>`` makes the process die (``os._exit``) at that point: the crash
+tests use it to stop between the phases above for real.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from citewise.knowledge.lexical import LexicalIndex
+from citewise.store.base import Store
+
+__all__ = [
+    "FAULT_ENV",
+    "Consistency",
+    "check_consistency",
+    "fault_point",
+    "rebuild_index",
+    "sync_index",
+]
+
+FAULT_ENV = "CITEWISE_FAULT"
+_DOCS_PER_READ = 256
+_OPS_PER_COMMIT = 50_000
+
+
+def fault_point(name: str) -> None:
+    """Die here, without cleanup, when ``$CITEWISE_FAULT`` names this point (tests)."""
+    if os.environ.get(FAULT_ENV) == name:
+        os._exit(86)
+
+
+def sync_index(
+    store: Store, index: LexicalIndex, *, wait_s: float = 60.0, clear_first: bool = False
+) -> int:
+    """Apply every pending outbox row to the index; returns how many documents it synced.
+
+    ``clear_first`` empties the index in the same commit (a rebuild).
+    """
+    synced = 0
+    while True:
+        ops = store.pending_index_ops(limit=_OPS_PER_COMMIT)
+        if not ops and not clear_first:
+            return synced
+        document_ids = list(dict.fromkeys(op.document_id for op in ops))
+        with index.writer(wait_s=wait_s) as batch:
+            if clear_first:
+                batch.delete_all()
+                clear_first = False
+            for i in range(0, len(document_ids), _DOCS_PER_READ):
+                part = document_ids[i : i + _DOCS_PER_READ]
+                for document_id in part:
+                    batch.delete_document(document_id)
+                # Deletes apply to what was indexed before them, not to adds after them.
+                batch.add(store.index_rows(part))
+                fault_point("sync:adding")
+            fault_point("sync:before_commit")
+        fault_point("sync:after_commit")
+        store.complete_index_ops([op.id for op in ops])
+        synced += len(document_ids)
+        if len(ops) < _OPS_PER_COMMIT:
+            return synced
+
+
+def rebuild_index(store: Store, index: LexicalIndex) -> int:
+    """Rebuild the index from SQLite (it was lost or is suspect); returns documents synced.
+
+    Every document is queued in the outbox first, so a crash mid-rebuild resumes it.
+    """
+    store.queue_full_reindex()
+    return sync_index(store, index, clear_first=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Consistency:
+    """Chunk ids only SQLite has, and ids only the index has."""
+
+    missing_from_index: frozenset[int]
+    orphaned_in_index: frozenset[int]
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing_from_index and not self.orphaned_in_index
+
+
+def check_consistency(store: Store, index: LexicalIndex) -> Consistency:
+    """Compare every chunk id in SQLite with every chunk id in the index (reads both)."""
+    in_db = store.list_chunk_ids()
+    in_index = index.all_chunk_ids()
+    return Consistency(frozenset(in_db - in_index), frozenset(in_index - in_db))

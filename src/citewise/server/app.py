@@ -1,0 +1,120 @@
+"""The app factory: ``create_app(config) -> FastAPI``.
+
+Tests and embedders inject what they need (``model=`` a model, a model string, or a
+factory called once per run; ``tools=``; extra ``hooks=``); ``citewise serve`` passes only
+the config. uvicorn worker processes build theirs with :func:`app_from_env`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI
+
+from citewise.server.config import ServerConfig, is_loopback
+
+if TYPE_CHECKING:
+    from citewise.agent.hooks import RunHook
+    from citewise.agent.tools import Tool
+    from citewise.server.services import ModelSource
+    from citewise.store.base import Store
+
+__all__ = ["app_from_env", "auth_required", "create_app"]
+
+_UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and the other form fields
+
+
+def auth_required(config: ServerConfig, store: Store) -> bool:
+    """Whether requests need an API key; raises ``ConfigError`` (``no_api_keys``) when the
+    server would be reachable from other hosts without any key and without ``auth=none``."""
+    if config.auth == "none":
+        return False
+    if config.auth == "keys":
+        return True
+    from citewise.store.keys import active_key_count
+
+    if active_key_count(store) > 0:
+        return True
+    if is_loopback(config.host):
+        return False
+    from citewise.errors import ConfigError
+
+    raise ConfigError(
+        f"refusing to serve on {config.host} without API keys: create one with "
+        "`citewise keys create --tenant NAME`, or pass --no-auth to serve without auth",
+        code="no_api_keys", details={"host": config.host})
+
+
+def create_app(
+    config: ServerConfig | None = None,
+    *,
+    model: ModelSource | None = None,
+    tools: Iterable[Tool | Callable[..., Any]] = (),
+    hooks: Callable[[], Sequence[RunHook]] | None = None,
+) -> FastAPI:
+    """The citewise HTTP API as an ASGI app (start it with uvicorn)."""
+    from citewise import __version__
+    from citewise.server.errors import install_error_handlers
+    from citewise.server.limits import BodyLimit
+    from citewise.server.routes import documents, feedback, health, runs, search, threads
+
+    config = config or ServerConfig()
+    tools = list(tools)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from citewise.server.auth import Authenticator
+        from citewise.server.deps import AppState
+        from citewise.server.limits import RateLimiter
+        from citewise.server.manager import RunManager
+        from citewise.server.services import Services
+        from citewise.server.writer import LogWriter
+
+        services = Services(config, model=model, tools=tools, hooks=hooks)
+        await asyncio.to_thread(services.open)
+        writer: LogWriter | None = None
+        state: AppState | None = None
+        try:
+            required = await asyncio.to_thread(auth_required, config, services.store)
+            writer = LogWriter(services.store, asyncio.get_running_loop())
+            manager = RunManager(services, writer, config)
+            auth = Authenticator(services.store, required=required,
+                                 default_tenant=config.default_tenant,
+                                 cache_s=config.key_cache_s)
+            limiter = RateLimiter(config.rate_limit_per_s, config.rate_limit_burst)
+            state = AppState(config, services, manager, auth, limiter, ready=True)
+            app.state.citewise = state
+            yield
+        finally:
+            if state is not None:
+                state.ready = False
+                await state.manager.shutdown()
+            if writer is not None:
+                await asyncio.to_thread(writer.close)
+            services.close()
+
+    app = FastAPI(
+        title="citewise",
+        version=__version__,
+        summary="Grounded agent answers over your documents, streamed, with verified citations.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    for module in (health, runs, threads, documents, search, feedback):
+        app.include_router(module.router)
+
+    upload_limit = config.max_upload_bytes + _UPLOAD_OVERHEAD
+
+    def limit_for(path: str) -> int:
+        return upload_limit if path.startswith("/v1/documents") else config.max_body_bytes
+
+    app.add_middleware(BodyLimit, limit_for=limit_for)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """uvicorn ``--factory`` entry for worker processes (config in ``CITEWISE_SERVER_CONFIG``)."""
+    return create_app(ServerConfig.from_env())

@@ -1,0 +1,181 @@
+"""The one error shape of the HTTP API, and the handlers that guarantee it.
+
+Every non-2xx response is ``{"error": {"code", "message", "details"}}``: citewise's typed
+errors keep their stable ``code``; validation errors, unknown routes and wrong methods get
+their own codes; anything unexpected is logged and answered ``500 internal_error`` without
+a trace of the exception.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from citewise.errors import (
+    CitewiseError,
+    EmptyQuestion,
+    IngestError,
+    InvalidInput,
+    NotFound,
+    UsageError,
+)
+
+__all__ = [
+    "ApiError",
+    "ErrorBody",
+    "ErrorResponse",
+    "PayloadTooLarge",
+    "RateLimited",
+    "TooManyRuns",
+    "Unauthorized",
+    "error_response",
+    "install_error_handlers",
+    "status_of",
+]
+
+log = logging.getLogger("citewise.server")
+
+
+class ErrorBody(BaseModel):
+    """What went wrong."""
+
+    code: str = Field(description="Stable machine-readable code.")
+    message: str = Field(description="Human-readable message (may change).")
+    details: dict[str, Any] = Field(default_factory=dict, description="Structured details.")
+
+
+class ErrorResponse(BaseModel):
+    """Every error response of the API."""
+
+    error: ErrorBody
+
+
+class ApiError(UsageError):
+    """A refusal with an explicit HTTP status."""
+
+    status: int = 400
+
+    def __init__(self, message: str, *, code: str | None = None,
+                 details: dict[str, Any] | None = None, status: int | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message, code=code, details=details)
+        if status is not None:
+            self.status = status
+        self.headers = dict(headers or {})
+
+
+class Unauthorized(ApiError):
+    code = "unauthorized"
+    status = 401
+
+
+class PayloadTooLarge(ApiError):
+    code = "payload_too_large"
+    status = 413
+
+
+class RateLimited(ApiError):
+    code = "rate_limited"
+    status = 429
+
+
+class TooManyRuns(ApiError):
+    code = "too_many_concurrent_runs"
+    status = 429
+
+
+# Codes of the agent's UsageErrors that mean "not in this state" rather than "bad input".
+_CONFLICT = frozenset({"run_not_paused", "run_already_resumed", "run_not_running", "run_finished",
+                       "thread_busy", "feedback_already_recorded"})
+_UNPROCESSABLE = frozenset({
+    "unknown_interrupt", "interrupt_expired", "missing_decision", "duplicate_decision",
+    "invalid_decision", "invalid_tool_arguments", "question_too_long", "unknown_format",
+    "feedback_token_invalid", "feedback_token_expired", "feedback_token_wrong_run",
+    "feedback_out_of_scope", "invalid_rating", "invalid_filter", "invalid_query",
+})
+
+
+def status_of(exc: CitewiseError) -> int:
+    """The HTTP status of a typed error."""
+    if isinstance(exc, ApiError):
+        return exc.status
+    if isinstance(exc, NotFound):
+        return 404
+    if exc.code in _CONFLICT:
+        return 409
+    if isinstance(exc, InvalidInput | EmptyQuestion | IngestError) or exc.code in _UNPROCESSABLE:
+        return 422
+    if isinstance(exc, UsageError):
+        return 400
+    return 500
+
+
+def error_response(status: int, code: str, message: str, details: dict[str, Any] | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    body = {"error": {"code": code, "message": message, "details": details or {}}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _jsonable(value: Any) -> Any:
+    """Validation ``ctx`` may hold exceptions or bytes: keep only JSON-safe values."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return str(value)
+
+
+def _validation_details(exc: RequestValidationError) -> dict[str, Any]:
+    errors = []
+    for e in exc.errors()[:20]:
+        errors.append({"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")),
+                       "type": str(e.get("type", ""))})
+    return {"errors": _jsonable(errors)}
+
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
+               415: "unsupported_media_type", 422: "validation_error", 429: "rate_limited"}
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that make every error the one shape."""
+
+    async def on_citewise(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, CitewiseError)
+        status = status_of(exc)
+        if status >= 500:
+            log.error("request failed: %s [%s]", exc.message, exc.code)
+        headers = exc.headers if isinstance(exc, ApiError) else None
+        return error_response(status, exc.code, exc.message, _jsonable(exc.details), headers)
+
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(422, "validation_error", "the request is not valid",
+                              _validation_details(exc))
+
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        inner = getattr(exc, "error", None)
+        if isinstance(inner, CitewiseError):
+            return await on_citewise(request, inner)
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+        return error_response(exc.status_code, code, message, {}, dict(exc.headers or {}))
+
+    async def on_crash(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal_error", "internal server error")
+
+    app.add_exception_handler(CitewiseError, on_citewise)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)
+    app.add_exception_handler(Exception, on_crash)

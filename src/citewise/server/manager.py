@@ -1,0 +1,525 @@
+"""The run manager: every run is a background task; clients only ever tail its log.
+
+* A run executes as an asyncio task owned by the manager, never by a request: a client
+  that disconnects changes nothing, and any number of clients may attach to one run.
+* Each event is queued on the :class:`~citewise.server.writer.LogWriter` (after the
+  agent's own store writes) and becomes visible to readers only when the writer reports
+  it committed. Readers of a run of this process get it from memory through an in-process
+  wake-up; readers of a run driven by another process sharing the database poll the log.
+  Either way a reader continues from a ``seq``, so a reconnect with ``Last-Event-ID``
+  gets every later event exactly once, and a finished run replays in full.
+* Cancelling: the agent's cooperative flag first; a run that does not stop within
+  ``cancel_grace_s`` (a tool stuck in a long call) has its task cancelled and the manager
+  writes the terminal ``run_cancelled`` event itself. Paused runs and runs of other
+  processes are cancelled through the store (``agent.interrupts.cancel_run``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import TYPE_CHECKING, Any, cast
+
+from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
+from citewise.events import TERMINAL_KINDS, ErrorEvent, Event
+from citewise.server.config import ServerConfig
+from citewise.server.limits import RunSlots
+from citewise.server.runstore import RunStore
+from citewise.server.services import Services
+from citewise.server.writer import Append, Call, LogWriter, Publish
+
+if TYPE_CHECKING:
+    from citewise.agent.runner import Agent
+    from citewise.agent.state import Decision, RunSettings
+    from citewise.store.base import EventRecord, RunRecord, Store, ThreadRecord, TurnRecord
+
+__all__ = ["CANCEL_PREFIX", "Frame", "LiveRun", "RunManager", "RunOptions"]
+
+log = logging.getLogger("citewise.server")
+
+#: Settings keys under which a process asks another to cancel a run (agent.interrupts).
+CANCEL_PREFIX = "cancel_request/"
+_PAGE = 500
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One durable event, serialized once: ``data`` is the event's JSON."""
+
+    seq: int
+    kind: str
+    data: str
+
+    @property
+    def terminal(self) -> bool:
+        return self.kind in TERMINAL_KINDS
+
+    @classmethod
+    def of_record(cls, record: EventRecord) -> Frame:
+        return cls(record.seq, record.kind, _dumps(record.data))
+
+
+@dataclass(slots=True)
+class RunOptions:
+    """Per-request run switches (validated by the API schema)."""
+
+    strict: bool = False
+    max_steps: int | None = None
+    output_schema: dict[str, Any] | None = None
+
+
+class LiveRun:
+    """A run driven by this process, with the durable events published so far."""
+
+    def __init__(self, tenant: str, run_id: str, thread_id: str, question: str,
+                 agent: Agent, *, first_seq: int) -> None:
+        self.tenant = tenant
+        self.run_id = run_id
+        self.thread_id = thread_id
+        self.question = question
+        self.agent = agent
+        self.first_seq = first_seq  # earlier events of the run are in the store only
+        self.frames: list[Frame] = []
+        self.created_at = datetime.now(UTC)
+        self.last_seq = first_seq - 1  # produced (maybe not yet durable)
+        self.produced_terminal = False
+        self.stop_code: str | None = None
+        self.done = False
+        self.broken = False
+        self.terminal: Event | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.finished: asyncio.Future[Event | None] = asyncio.get_running_loop().create_future()
+        self._changed = asyncio.Event()
+
+    @property
+    def status(self) -> str:
+        if not self.done:
+            return "running"
+        t = self.terminal
+        if t is None:
+            return "failed"
+        if t.kind == "run_finished":
+            return "completed"
+        if t.kind == "run_paused":
+            return "paused"
+        answer = getattr(t, "answer", None)
+        if answer is not None:
+            return str(answer.status)
+        return "cancelled" if getattr(t, "code", "") == "run_cancelled" else "failed"
+
+    @property
+    def published_seq(self) -> int:
+        return self.frames[-1].seq if self.frames else self.first_seq - 1
+
+    def deliver(self, frame: Frame, event: Event, ok: bool) -> None:
+        """Called on the loop once ``frame`` is durable (``ok``) or its write failed."""
+        if self.done:
+            return
+        if not ok:
+            self.broken = True
+            self.end(None)
+            return
+        self.frames.append(frame)
+        if event.is_terminal:
+            self.terminal = event
+            self.end(event)
+        else:
+            self._wake()
+
+    def end(self, terminal: Event | None) -> None:
+        self.done = True
+        if not self.finished.done():
+            self.finished.set_result(terminal)
+        self._wake()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def index_after(self, seq: int) -> int:
+        return bisect.bisect_right(self.frames, seq, key=lambda f: f.seq)
+
+    async def wait(self, within: float) -> bool:
+        """Wait up to ``within`` seconds for a new frame (or the end); False if none came."""
+        changed = self._changed
+        try:
+            async with asyncio.timeout(within):
+                await changed.wait()
+        except TimeoutError:
+            return False
+        return True
+
+
+class RunManager:
+    """Starts, resumes, cancels and tails runs for one process."""
+
+    def __init__(self, services: Services, writer: LogWriter, config: ServerConfig) -> None:
+        self.services = services
+        self.writer = writer
+        self.config = config
+        self.live: dict[str, LiveRun] = {}
+        self.slots = RunSlots(config.max_concurrent_runs)
+        self._cancel_requests: set[str] = set()
+        self._watcher: asyncio.Task[None] | None = None
+        self._started = datetime.now(UTC)
+        self.stats = {"started": 0, "max_live": 0}
+
+    @property
+    def store(self) -> Store:
+        return self.services.store
+
+    def get_live(self, tenant: str, run_id: str) -> LiveRun | None:
+        live = self.live.get(run_id)
+        return live if live is not None and live.tenant == tenant else None
+
+    def active(self, tenant: str | None = None) -> list[LiveRun]:
+        return [r for r in self.live.values()
+                if not r.done and (tenant is None or r.tenant == tenant)]
+
+    # -- starting --------------------------------------------------------------------------
+
+    def _check_question(self, question: str) -> None:
+        if not question.strip():
+            raise EmptyQuestion("the question is empty")
+        limit = self.config.max_question_chars
+        if len(question) > limit:
+            raise InvalidInput(f"the question is longer than {limit} characters",
+                               code="question_too_long", details={"max": limit})
+
+    def _settings(self, options: RunOptions) -> RunSettings:
+        from citewise.agent.state import RunSettings
+
+        steps = min(options.max_steps or self.config.max_steps, self.config.max_steps)
+        return RunSettings(max_steps=steps, strict=options.strict)
+
+    def _agent(self, tenant: str, run_store: RunStore, settings: RunSettings) -> Agent:
+        from citewise.agent.runner import Agent
+
+        return Agent(self.services.kb(tenant), model=self.services.model(),
+                     tools=self.services.tools, store=cast("Store", run_store),
+                     settings=settings, hooks=self.services.hooks(), tenant=tenant,
+                     event_batch=1)
+
+    def _run_store(self, tenant: str, thread: ThreadRecord | None = None,
+                   turns: Sequence[TurnRecord] | None = None) -> RunStore:
+        return RunStore(self.store, self.writer, tenant, thread=thread, turns=turns,
+                        settings=self._cancel_setting)
+
+    async def start(self, tenant: str, question: str, *, thread_id: str | None = None,
+                    options: RunOptions | None = None) -> LiveRun:
+        """Validate, then start the run in the background; returns at once."""
+        from citewise.agent.runner import new_id
+
+        options = options or RunOptions()
+        self._check_question(question)
+        settings = self._settings(options)
+        self.slots.acquire(tenant)
+        try:
+            if thread_id is not None:
+                thread, turns = await asyncio.to_thread(_load_thread, self.store, tenant,
+                                                        thread_id)
+                if thread is None:
+                    raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread",
+                                   details={"thread_id": thread_id})
+                run_store = self._run_store(tenant, thread, turns)
+                agent = self._agent(tenant, run_store, settings)
+                agent.prepare(question, thread_id=thread_id, output_schema=options.output_schema)
+            else:
+                run_store = self._run_store(tenant)
+                agent = self._agent(tenant, run_store, settings)
+                agent.prepare(question, output_schema=options.output_schema)  # validates only
+                thread_id = new_id("thread")
+                run_store.create_thread(tenant, thread_id, title=question[:80])
+            run_id = new_id("run")
+            live = LiveRun(tenant, run_id, thread_id, question, agent, first_seq=1)
+            stream = agent.stream(question, thread_id=thread_id, run_id=run_id,
+                                  settings=settings, output_schema=options.output_schema)
+            self._launch(live, stream, None)
+        except BaseException:
+            self.slots.release(tenant)
+            raise
+        return live
+
+    async def resume(self, tenant: str, run_id: str, decisions: Sequence[Decision],
+                     options: RunOptions | None = None) -> LiveRun:
+        """Continue a paused run (refusals are raised before anything is written)."""
+        live = self.get_live(tenant, run_id)
+        if live is not None and not live.done:
+            raise UsageError(f"run {run_id} is running, not paused", code="run_not_paused",
+                             details={"status": "running"})
+        settings = self._settings(options or RunOptions())
+        self.slots.acquire(tenant)
+        try:
+            agent = self._agent(tenant, self._run_store(tenant), settings)
+            stream = agent.resume(run_id, decisions, settings=settings)
+            first = await stream.__anext__()
+            live = LiveRun(tenant, run_id, first.thread_id, getattr(first, "question", ""),
+                           agent, first_seq=first.seq)
+            self._launch(live, stream, first)
+        except BaseException:
+            self.slots.release(tenant)
+            raise
+        return live
+
+    def _launch(self, live: LiveRun, stream: AsyncIterator[Event], first: Event | None) -> None:
+        self.live[live.run_id] = live
+        self.stats["started"] += 1
+        self.stats["max_live"] = max(self.stats["max_live"], len(self.active()))
+        live.task = asyncio.create_task(self._drive(live, stream, first),
+                                        name=f"citewise-run-{live.run_id}")
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.create_task(self._watch_cancel_requests())
+
+    async def _drive(self, live: LiveRun, stream: AsyncIterator[Event],
+                     first: Event | None) -> None:
+        try:
+            if first is not None:
+                self._emit(live, first)
+            async for event in stream:
+                self._emit(live, event)
+                if self.writer.backlog > self.config.max_write_backlog:
+                    await self.writer.barrier()  # back-pressure: let the writer catch up
+        except asyncio.CancelledError:
+            self._stop(live, live.stop_code or "run_interrupted")
+        except Exception:
+            log.exception("run %s crashed outside the agent loop", live.run_id)
+            self._stop(live, "internal_error")
+        finally:
+            self.slots.release(live.tenant)
+            self.writer.submit(Publish(live.run_id, partial(self._finished, live)))
+
+    def _emit(self, live: LiveRun, event: Event) -> None:
+        live.last_seq = event.seq
+        if event.is_terminal:
+            live.produced_terminal = True
+        frame = Frame(event.seq, event.kind, event.model_dump_json())
+        self.writer.submit(Publish(live.run_id, partial(live.deliver, frame, event)))
+
+    def _stop(self, live: LiveRun, code: str) -> None:
+        """End a run whose task was stopped before the agent emitted its terminal event."""
+        if live.produced_terminal:
+            return
+        from citewise.answer import Answer, ErrorInfo
+        from citewise.store.base import EventRecord
+
+        cancelled = code == "run_cancelled"
+        message = ("the run was cancelled" if cancelled
+                   else "the run was stopped before it finished")
+        answer = Answer(run_id=live.run_id, thread_id=live.thread_id, question=live.question,
+                        status="cancelled" if cancelled else "failed",
+                        error=ErrorInfo(code=code, message=message))
+        event = ErrorEvent(run_id=live.run_id, thread_id=live.thread_id, seq=live.last_seq + 1,
+                           code=code, message=message, answer=answer)
+        record = EventRecord(run_id=live.run_id, seq=event.seq, kind=event.kind,
+                             data=event.model_dump(mode="json"))
+        self.writer.submit(Append(live.tenant, [record]))
+        self.writer.submit(Call(self.store.transition_run,
+                                (live.tenant, live.run_id, ("running",),
+                                 "cancelled" if cancelled else "failed"), live.run_id))
+        self._emit(live, event)
+
+    def _finished(self, live: LiveRun, ok: bool) -> None:
+        if not live.done:
+            live.end(None)
+        loop = asyncio.get_running_loop()
+        loop.call_later(self.config.retain_s, self._drop, live)
+
+    def forget_thread(self, tenant: str, thread_id: str) -> None:
+        """Drop the in-memory events of a deleted thread's finished runs."""
+        for live in list(self.live.values()):
+            if live.tenant == tenant and live.thread_id == thread_id and live.done:
+                self._drop(live)
+
+    def _drop(self, live: LiveRun) -> None:
+        if self.live.get(live.run_id) is live:
+            del self.live[live.run_id]
+            self.writer.forget(live.run_id)
+
+    # -- cancelling ------------------------------------------------------------------------
+
+    async def cancel(self, tenant: str, run_id: str) -> str:
+        """Cancel a running or paused run; returns its status afterwards."""
+        live = self.get_live(tenant, run_id)
+        if live is not None and not live.done and live.task is not None:
+            if not live.produced_terminal:
+                started = live.last_seq >= live.first_seq  # the agent's flag exists
+                if started and live.agent.cancel(run_id):
+                    try:
+                        await asyncio.wait_for(asyncio.shield(live.finished),
+                                               self.config.cancel_grace_s)
+                    except TimeoutError:
+                        pass
+                if not live.done and not live.produced_terminal:
+                    live.stop_code = "run_cancelled"
+                    live.task.cancel()
+            try:
+                await asyncio.wait_for(asyncio.shield(live.finished), 30.0)
+            except TimeoutError:
+                return "running"
+            return live.status
+        record = await asyncio.to_thread(self.store.get_run, tenant, run_id)
+        if record is None:
+            raise NotFound(f"unknown run {run_id!r}", code="unknown_run",
+                           details={"run_id": run_id})
+        if record.status in ("completed", "failed", "cancelled"):
+            raise UsageError(f"run {run_id} already ended ({record.status})", code="run_finished",
+                             details={"status": record.status})
+        from citewise.agent.interrupts import cancel_run
+
+        if live is not None:  # a paused run of ours: its log continues in the store now
+            self._drop(live)
+        await asyncio.to_thread(cancel_run, self.store, tenant, run_id)
+        if record.status == "paused":
+            after = await asyncio.to_thread(self.store.get_run, tenant, run_id)
+            return after.status if after is not None else "cancelled"
+        # Driven by another process: wait (a while) for it to honour the request.
+        deadline = time.monotonic() + self.config.cancel_grace_s + 4 * self.config.poll_interval_s
+        while time.monotonic() < deadline:
+            await asyncio.sleep(self.config.poll_interval_s)
+            after = await asyncio.to_thread(self.store.get_run, tenant, run_id)
+            if after is not None and after.status != "running":
+                return after.status
+        return "cancelling"
+
+    def _cancel_setting(self, key: str) -> str | None:
+        """What a local agent's cancel watcher reads: answered from memory (see the watcher)."""
+        return "requested" if key in self._cancel_requests else None
+
+    async def _watch_cancel_requests(self) -> None:
+        """One query per interval for cancel requests of other processes, instead of one
+        store read per run per 0.2 s (what each agent's own watcher would do)."""
+        interval = max(0.2, 2 * self.config.poll_interval_s)
+        while self.active():
+            await asyncio.sleep(interval)
+            try:
+                keys = await asyncio.to_thread(_cancel_keys, self.store,
+                                               self._started - timedelta(minutes=5))
+            except Exception:
+                log.exception("could not read cancel requests")
+                continue
+            self._cancel_requests = keys
+
+    # -- reading ---------------------------------------------------------------------------
+
+    async def record(self, tenant: str, run_id: str) -> RunRecord | None:
+        return await asyncio.to_thread(self.store.get_run, tenant, run_id)
+
+    async def open_tail(self, tenant: str, run_id: str,
+                        after: int = 0) -> AsyncIterator[Frame | None]:
+        """The run's events after ``after``, live; ``None`` items mean "send a heartbeat".
+
+        Raises ``NotFound`` (before anything is streamed) for an unknown run, or a run of
+        another tenant.
+        """
+        if self.get_live(tenant, run_id) is None and await self.record(tenant, run_id) is None:
+            raise NotFound(f"unknown run {run_id!r}", code="unknown_run",
+                           details={"run_id": run_id})
+        return self._tail(tenant, run_id, max(0, after))
+
+    async def _tail(self, tenant: str, run_id: str, after: int) -> AsyncIterator[Frame | None]:
+        beat = self.config.heartbeat_s
+        last_out = time.monotonic()
+        last_terminal = False
+        empty_polls = 0
+        while True:
+            live = self.get_live(tenant, run_id)
+            if live is not None and after + 1 >= live.first_seq:
+                i = live.index_after(after)
+                if i < len(live.frames):
+                    for frame in live.frames[i:]:
+                        yield frame
+                        after = frame.seq
+                    last_out = time.monotonic()
+                    continue
+                if live.done:
+                    return
+                wait = max(0.0, beat - (time.monotonic() - last_out))
+                if not await live.wait(wait):
+                    yield None
+                    last_out = time.monotonic()
+                continue
+            # From the store: a run of another process, a finished run, or the part of a
+            # live run before this process took it over (a resume).
+            upto = live.first_seq - 1 if live is not None else None
+            rows = await asyncio.to_thread(self.store.read_events, tenant, run_id,
+                                           after=after, limit=_PAGE)
+            if upto is not None:
+                rows = [r for r in rows if r.seq <= upto]
+            for row in rows:
+                frame = Frame.of_record(row)
+                yield frame
+                after = row.seq
+                last_terminal = frame.terminal
+            if rows:
+                last_out = time.monotonic()
+                empty_polls = 0
+                if last_terminal or len(rows) == _PAGE or upto is not None:
+                    continue  # look again at once: more may follow a resume or a full page
+            else:
+                if upto is not None:
+                    after = max(after, upto)  # nothing more in the store before the live part
+                    continue
+                if last_terminal:
+                    return
+                empty_polls += 1
+                if empty_polls % 20 == 0:
+                    record = await self.record(tenant, run_id)
+                    if record is None or record.status in ("completed", "failed", "cancelled"):
+                        return
+            await asyncio.sleep(self.config.poll_interval_s)
+            if time.monotonic() - last_out >= beat:
+                yield None
+                last_out = time.monotonic()
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Stop every run of this process (each ends with a terminal event), then flush."""
+        runs = [r for r in self.live.values() if r.task is not None and not r.task.done()]
+        for live in runs:
+            live.stop_code = live.stop_code or "run_interrupted"
+            assert live.task is not None
+            live.task.cancel()
+        for live in runs:
+            assert live.task is not None
+            try:
+                await live.task
+            except BaseException:
+                pass  # the task logged its own failure
+        if self._watcher is not None:
+            self._watcher.cancel()
+        await self.writer.barrier()
+
+
+def _load_thread(store: Store, tenant: str,
+                 thread_id: str) -> tuple[ThreadRecord | None, list[TurnRecord]]:
+    thread = store.get_thread(tenant, thread_id)
+    return thread, (store.list_turns(tenant, thread_id) if thread is not None else [])
+
+
+def _cancel_keys(store: Store, since: datetime) -> set[str]:
+    """Keys of cancel requests written since ``since`` (one query on SQL stores)."""
+    from citewise.store._sql import SQLBase
+
+    if not isinstance(store, SQLBase):
+        return set()
+    import sqlalchemy as sa
+
+    from citewise.store.schema import settings
+
+    q = sa.select(settings.c.key).where(settings.c.key.like(CANCEL_PREFIX + "%"),
+                                        settings.c.updated_at >= since)
+    with store._read() as c:
+        return {str(k) for k in c.scalars(q)}
+

@@ -1,0 +1,138 @@
+"""``/v1/documents``: upload (multipart field ``file``, read by the loaders), list, read,
+delete. Every document belongs to the caller's tenant."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import threading
+from pathlib import Path as FsPath
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import APIRouter, File, Form, Path, Query, Response, UploadFile
+
+from citewise.errors import IngestError, NotFound
+from citewise.server.deps import ERRORS, Caller, State
+from citewise.server.errors import PayloadTooLarge
+from citewise.server.schemas import DocumentInfo, DocumentList, UploadResult
+
+if TYPE_CHECKING:
+    from citewise.knowledge.base import KnowledgeBase
+    from citewise.store.base import DocumentRecord
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/documents", tags=["documents"], responses=ERRORS)
+
+DocumentId = Annotated[str, Path(min_length=1, max_length=128, description="Document id.")]
+UPLOADS = "uploads"
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def safe_name(filename: str | None) -> str:
+    """A plain file name from what the client sent (no folders, no odd characters)."""
+    name = re.split(r"[\\/]", filename or "")[-1]
+    name = re.sub(r"[^\w.\- ]", "_", name).strip().lstrip(".")[:200]
+    return name or "upload"
+
+
+def _lock(key: str) -> threading.Lock:
+    with _locks_guard:
+        lock = _locks.get(key)
+        if lock is None:
+            lock = _locks[key] = threading.Lock()
+        return lock
+
+
+def _uploads(root: FsPath, tenant: str) -> FsPath:
+    # The tenant's folder is named by a hash: tenant names never become paths.
+    return root / UPLOADS / hashlib.sha256(tenant.encode()).hexdigest()[:24]
+
+
+def info(doc: DocumentRecord, *, text: bool = False) -> DocumentInfo:
+    source = doc.source
+    if f"{UPLOADS}" in FsPath(source).parts:  # uploaded: show the name the client gave
+        source = FsPath(source).name
+    return DocumentInfo(id=doc.id, collection=doc.collection, source=source, title=doc.title,
+                        content_type=doc.content_type, content_hash=doc.content_hash,
+                        length=len(doc.text), metadata=dict(doc.metadata or {}),
+                        created_at=doc.created_at, updated_at=doc.updated_at,
+                        text=doc.text if text else None)
+
+
+def _ingest(kb: KnowledgeBase, folder: FsPath, name: str, data: bytes,
+            collection: str) -> UploadResult:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    with _lock(str(path)):
+        path.write_bytes(data)
+        try:
+            report = kb.ingest([path], collection=collection)
+        finally:
+            path.unlink(missing_ok=True)
+    if report.failed:
+        failure = report.failed[0]
+        raise IngestError(failure.message, code=failure.code, details={"file": name})
+    doc = kb.find_document(path)
+    if doc is None:  # pragma: no cover - ingest reported success
+        raise IngestError("the document was not stored", code="ingest_failed")
+    status = "added" if report.added else "updated" if report.updated else "unchanged"
+    return UploadResult(status=status, document=info(doc))  # type: ignore[arg-type]
+
+
+@router.post("", status_code=201, response_model=UploadResult, summary="Upload a document",
+             responses={200: {"model": UploadResult, "description": "Unchanged re-upload"}})
+async def upload_document(
+    state: State, who: Caller,
+    file: Annotated[UploadFile, File(description="The document (any format a loader reads).")],
+    collection: Annotated[str, Form(min_length=1, max_length=256,
+                                    description="Collection to file it in.")] = "default",
+) -> UploadResult:
+    """Ingest one file: loaded, chunked and indexed before this returns. Uploading a file
+    of the same name again replaces that document."""
+    limit = state.config.max_upload_bytes
+    data = await file.read(limit + 1)
+    if len(data) > limit:
+        raise PayloadTooLarge(f"the file is larger than {limit} bytes", code="upload_too_large",
+                              details={"max_bytes": limit})
+    folder = _uploads(state.services.data_dir, who.tenant)
+    return await asyncio.to_thread(_ingest, state.services.kb(who.tenant), folder,
+                                   safe_name(file.filename), data, collection)
+
+
+@router.get("", response_model=DocumentList, summary="List documents")
+async def list_documents(
+    state: State, who: Caller,
+    collection: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> DocumentList:
+    kb = state.services.kb(who.tenant)
+    docs = await asyncio.to_thread(kb.list_documents, collection=collection, limit=limit,
+                                   offset=offset)
+    return DocumentList(documents=[info(d) for d in docs])
+
+
+@router.get("/{document_id}", response_model=DocumentInfo, summary="A document")
+async def get_document(
+    document_id: DocumentId, state: State, who: Caller,
+    text: Annotated[bool, Query(description="Include the stored text.")] = False,
+) -> DocumentInfo:
+    doc = await asyncio.to_thread(state.services.kb(who.tenant).get_document, document_id)
+    if doc is None:
+        raise NotFound(f"unknown document {document_id!r}", code="unknown_document",
+                       details={"document_id": document_id})
+    return info(doc, text=text)
+
+
+@router.delete("/{document_id}", status_code=204, response_class=Response,
+               summary="Delete a document")
+async def delete_document(document_id: DocumentId, state: State, who: Caller) -> Response:
+    deleted = await asyncio.to_thread(state.services.kb(who.tenant).delete_document,
+                                      document_id)
+    if not deleted:
+        raise NotFound(f"unknown document {document_id!r}", code="unknown_document",
+                       details={"document_id": document_id})
+    return Response(status_code=204)

@@ -1,0 +1,246 @@
+"""``/v1/ask`` and ``/v1/runs``: start, stream, attach, resume, cancel, provenance."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Header, Path, Query, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.responses import StreamingResponse
+
+from citewise.answer import Answer
+from citewise.errors import InvalidInput
+from citewise.events import Event
+from citewise.server.deps import ERRORS, AppState, Caller, State
+from citewise.server.errors import ApiError
+from citewise.server.manager import LiveRun, RunOptions
+from citewise.server.schemas import (
+    AskRequest,
+    CancelResult,
+    ResumeRequest,
+    RunInfo,
+    RunRequest,
+)
+from citewise.server.sse import dialect_frames, native_frames, sse_response
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["runs"], responses=ERRORS)
+
+RunId = Annotated[str, Path(min_length=1, max_length=128, description="Run id.")]
+FormatQuery = Annotated[
+    str | None,
+    Query(max_length=64, description="Wire format: `citewise` (default), `trustgraph`, "
+          "`agentos`, `agent-event`, `conversation`, `answer`, `ag-ui`."),
+]
+
+_SSE_DOC = {"schema": {"type": "string", "description":
+                       "Server-Sent Events: `id: <seq>` and `data: <event JSON>` per event."}}
+_STREAM_OR_JSON: dict[int | str, dict[str, Any]] = {
+    200: {"description": "JSON, or an SSE stream when asked for",
+          "content": {"text/event-stream": _SSE_DOC}},
+}
+
+
+def _dialect(name: str | None) -> Any:
+    """None for the native format, else the dialect (``unknown_format`` → 422)."""
+    if name is None or name.strip().lower() in ("", "citewise"):
+        return None
+    from citewise.dialects import get_dialect
+
+    return get_dialect(name)
+
+
+def _wants_sse(request: Request, stream: bool) -> bool:
+    return stream or "text/event-stream" in request.headers.get("accept", "")
+
+
+def _options(body: AskRequest) -> RunOptions:
+    return RunOptions(strict=body.strict, max_steps=body.max_steps,
+                      output_schema=body.output_schema)
+
+
+def _events_url(run_id: str) -> str:
+    return f"/v1/runs/{run_id}/events"
+
+
+def _run_headers(live: LiveRun) -> dict[str, str]:
+    return {"X-Run-Id": live.run_id, "X-Thread-Id": live.thread_id,
+            "Location": f"/v1/runs/{live.run_id}"}
+
+
+async def _stream(state: AppState, tenant: str, run_id: str, after: int, dialect: Any,
+                  headers: dict[str, str] | None = None) -> StreamingResponse:
+    frames = await state.manager.open_tail(tenant, run_id, after)
+    if dialect is None:
+        body = native_frames(frames, state.config.sse_retry_ms)
+    else:
+        body = dialect_frames(frames, dialect)
+    return sse_response(body, headers=headers)
+
+
+def live_info(live: LiveRun) -> RunInfo:
+    terminal = live.terminal
+    interrupts = list(getattr(terminal, "interrupts", None) or [])
+    answer = getattr(terminal, "answer", None) if terminal is not None else None
+    return RunInfo(run_id=live.run_id, thread_id=live.thread_id, status=live.status,  # type: ignore[arg-type]
+                   question=live.question, last_seq=max(0, live.published_seq),
+                   events_url=_events_url(live.run_id), created_at=live.created_at,
+                   interrupts=interrupts, answer=answer)
+
+
+async def _wait(live: LiveRun) -> Event:
+    terminal = await asyncio.shield(live.finished)
+    if terminal is None:
+        raise ApiError("the run stopped without a final event (its log could not be written)",
+                       code="run_lost", status=500)
+    return terminal
+
+
+async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun, *,
+                   stream: bool, background: bool, dialect: Any) -> Response:
+    headers = _run_headers(live)
+    if background:
+        return JSONResponse(live_info(live).model_dump(mode="json"), status_code=202,
+                            headers=headers)
+    if _wants_sse(request, stream):
+        after = live.first_seq - 1
+        return await _stream(state, tenant, live.run_id, after, dialect, headers)
+    await _wait(live)
+    return JSONResponse(live_info(live).model_dump(mode="json"), headers=headers)
+
+
+@router.post("/ask", response_model=Answer, summary="Ask one question",
+             responses={200: {"description": "The Answer (JSON) or its SSE stream",
+                              "content": {"text/event-stream": _SSE_DOC}}})
+async def ask(body: AskRequest, request: Request, state: State, who: Caller,
+              format: FormatQuery = None) -> Response:
+    """Run the agent on one question. JSON: the final Answer (or the dialect's final
+    response); with `stream` or `Accept: text/event-stream`: every event as SSE."""
+    dialect = _dialect(format)
+    live = await state.manager.start(who.tenant, body.question, thread_id=body.thread_id,
+                                     options=_options(body))
+    if _wants_sse(request, body.stream):
+        return await _stream(state, who.tenant, live.run_id, 0, dialect, _run_headers(live))
+    terminal = await _wait(live)
+    from citewise.dialects.base import answer_of, final_of
+
+    if dialect is not None:
+        return JSONResponse(final_of(dialect, terminal))  # type: ignore[arg-type]
+    return JSONResponse(answer_of(terminal).model_dump(mode="json"),  # type: ignore[arg-type]
+                        headers=_run_headers(live))
+
+
+@router.post("/runs", response_model=RunInfo, summary="Start an agent run",
+             responses={**_STREAM_OR_JSON, 202: {"model": RunInfo,
+                                                 "description": "Started in the background"}})
+async def start_run(body: RunRequest, request: Request, state: State, who: Caller,
+                    format: FormatQuery = None) -> Response:
+    """Start a run. Streams its events (SSE) by default; `background: true` answers 202
+    with the run id at once; `stream: false` waits and answers the RunInfo."""
+    dialect = _dialect(format)
+    live = await state.manager.start(who.tenant, body.question, thread_id=body.thread_id,
+                                     options=_options(body))
+    return await _respond(request, state, who.tenant, live, stream=body.stream,
+                          background=body.background, dialect=dialect)
+
+
+@router.get("/runs/{run_id}", response_model=RunInfo, summary="A run's status and answer")
+async def get_run(run_id: RunId, state: State, who: Caller) -> RunInfo:
+    live = state.manager.get_live(who.tenant, run_id)
+    if live is not None:
+        return live_info(live)
+    record = await state.manager.record(who.tenant, run_id)
+    if record is None:
+        from citewise.errors import NotFound
+
+        raise NotFound(f"unknown run {run_id!r}", code="unknown_run", details={"run_id": run_id})
+    run_state = record.state or {}
+    interrupts = run_state.get("interrupts") or [] if record.status == "paused" else []
+    answer = None
+    if record.answer is not None:
+        try:
+            answer = Answer.model_validate(record.answer)
+        except ValueError:
+            answer = None
+    return RunInfo(run_id=record.id, thread_id=record.thread_id, status=record.status,
+                   question=record.question, last_seq=int(run_state.get("seq", 0) or 0),
+                   events_url=_events_url(record.id), created_at=record.created_at,
+                   updated_at=record.updated_at, interrupts=interrupts, answer=answer)
+
+
+def _last_event_id(value: str | None) -> int:
+    if value is None or not value.strip():
+        return 0
+    try:
+        seq = int(value.strip())
+    except ValueError:
+        raise InvalidInput("Last-Event-ID must be an event seq (an integer)",
+                           code="invalid_last_event_id") from None
+    if seq < 0:
+        raise InvalidInput("Last-Event-ID must not be negative", code="invalid_last_event_id")
+    return seq
+
+
+@router.get("/runs/{run_id}/events", summary="Stream or replay a run's events (SSE)",
+            response_class=StreamingResponse,
+            responses={200: {"description": "SSE stream", "content": {"text/event-stream":
+                                                                      _SSE_DOC}}})
+async def run_events(
+    run_id: RunId, state: State, who: Caller,
+    after: Annotated[int | None, Query(ge=0, le=2**31, description="Send events after this seq.")] = None,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=32)] = None,
+    format: FormatQuery = None,
+) -> StreamingResponse:
+    """Every event after `Last-Event-ID` (or `?after=`), exactly once, live until the run
+    ends or pauses; a finished run replays in full. Heartbeats are SSE comments."""
+    dialect = _dialect(format)
+    start = max(after or 0, _last_event_id(last_event_id))
+    return await _stream(state, who.tenant, run_id, start, dialect, {"X-Run-Id": run_id})
+
+
+@router.post("/runs/{run_id}/resume", response_model=RunInfo, summary="Resume a paused run",
+             responses={**_STREAM_OR_JSON, 202: {"model": RunInfo,
+                                                 "description": "Resumed in the background"},
+                        409: {"model": ERRORS[400]["model"],
+                              "description": "The run is not paused"}})
+async def resume_run(run_id: RunId, body: ResumeRequest, request: Request, state: State,
+                     who: Caller, format: FormatQuery = None) -> Response:
+    """Continue a paused run with one decision per interrupt (approve, reject, edit, or an
+    external result); streams the continuation like `POST /v1/runs`."""
+    dialect = _dialect(format)
+    live = await state.manager.resume(who.tenant, run_id, body.decisions)
+    return await _respond(request, state, who.tenant, live, stream=body.stream,
+                          background=body.background, dialect=dialect)
+
+
+@router.post("/runs/{run_id}/cancel", response_model=CancelResult, summary="Cancel a run",
+             responses={409: {"model": ERRORS[400]["model"], "description": "Already ended"}})
+async def cancel_run(run_id: RunId, state: State, who: Caller) -> CancelResult:
+    """Cancel a running or paused run: it ends with one terminal `error` event, code
+    `run_cancelled`."""
+    status = await state.manager.cancel(who.tenant, run_id)
+    return CancelResult(run_id=run_id, status=status)  # type: ignore[arg-type]
+
+
+_PROV_TYPES = {"turtle": "text/turtle", "json-ld": "application/ld+json",
+               "trig": "application/trig", "nquads": "application/n-quads"}
+
+
+@router.get("/runs/{run_id}/provenance", summary="A run's provenance (PROV-O)",
+            response_class=Response,
+            responses={200: {"description": "The run's explain triples",
+                             "content": {t: {"schema": {"type": "string"}}
+                                         for t in _PROV_TYPES.values()}}})
+async def provenance(
+    run_id: RunId, state: State, who: Caller,
+    format: Annotated[Literal["turtle", "json-ld", "trig", "nquads"],
+                      Query(description="RDF serialization.")] = "turtle",
+) -> Response:
+    """The run's explain events as RDF (Turtle, JSON-LD, TriG or N-Quads)."""
+    from citewise.grounding.provenance import run_provenance
+
+    text = await asyncio.to_thread(run_provenance, state.services.store, who.tenant, run_id,
+                                   format)
+    return Response(text, media_type=_PROV_TYPES[format])

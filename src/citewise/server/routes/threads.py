@@ -1,0 +1,69 @@
+"""``/v1/threads``: list, read with turns, delete (with its runs, events and feedback)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+
+from citewise.errors import NotFound, UsageError
+from citewise.server.deps import ERRORS, Caller, State
+from citewise.server.schemas import ThreadDetail, ThreadInfo, ThreadList, TurnInfo
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/threads", tags=["threads"], responses=ERRORS)
+
+ThreadId = Annotated[str, Path(min_length=1, max_length=128, description="Thread id.")]
+
+
+def _unknown(thread_id: str) -> NotFound:
+    return NotFound(f"unknown thread {thread_id!r}", code="unknown_thread",
+                    details={"thread_id": thread_id})
+
+
+@router.get("", response_model=ThreadList, summary="List threads")
+async def list_threads(
+    state: State, who: Caller,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> ThreadList:
+    records = await asyncio.to_thread(state.services.store.list_threads, who.tenant,
+                                      limit=limit, offset=offset)
+    return ThreadList(threads=[ThreadInfo(id=t.id, title=t.title, created_at=t.created_at,
+                                          updated_at=t.updated_at) for t in records])
+
+
+@router.get("/{thread_id}", response_model=ThreadDetail, summary="A thread with its turns")
+async def get_thread(thread_id: ThreadId, state: State, who: Caller) -> ThreadDetail:
+    store = state.services.store
+
+    def load() -> ThreadDetail | None:
+        t = store.get_thread(who.tenant, thread_id)
+        if t is None:
+            return None
+        turns = [TurnInfo(run_id=x.run_id, question=x.question, answer=x.answer,
+                          created_at=x.created_at) for x in store.list_turns(who.tenant, t.id)]
+        return ThreadDetail(id=t.id, title=t.title, created_at=t.created_at,
+                            updated_at=t.updated_at, turns=turns)
+
+    detail = await asyncio.to_thread(load)
+    if detail is None:
+        raise _unknown(thread_id)
+    return detail
+
+
+@router.delete("/{thread_id}", status_code=204, response_class=Response,
+               summary="Delete a thread", responses={409: {**ERRORS[400],
+                                                           "description": "A run is in progress"}})
+async def delete_thread(thread_id: ThreadId, state: State, who: Caller) -> Response:
+    """Delete the thread with its turns, runs, their events and feedback."""
+    if any(r.thread_id == thread_id for r in state.manager.active(who.tenant)):
+        raise UsageError("a run of this thread is in progress; cancel it first",
+                         code="thread_busy", details={"thread_id": thread_id})
+    deleted = await asyncio.to_thread(state.services.store.delete_thread, who.tenant, thread_id)
+    if not deleted:
+        raise _unknown(thread_id)
+    state.manager.forget_thread(who.tenant, thread_id)
+    return Response(status_code=204)

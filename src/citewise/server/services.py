@@ -1,0 +1,107 @@
+"""What the routes share: the store, the knowledge base per tenant, the model, the hooks.
+
+Built once per process by the app's lifespan (opening SQLite and the search index takes
+a moment, so it happens in a worker thread before the first request is served).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
+
+from citewise.server.config import ServerConfig
+
+if TYPE_CHECKING:
+    from citewise.agent.hooks import RunHook
+    from citewise.agent.tools import Tool
+    from citewise.grounding.feedback import FeedbackService
+    from citewise.knowledge.base import KnowledgeBase
+    from citewise.models.base import Model
+    from citewise.store.base import Store
+
+__all__ = ["ModelSource", "Services"]
+
+ModelSource: TypeAlias = "Model | str | Callable[[], Model]"
+"""A model string (resolved once), one shared model, or a factory called per run."""
+
+
+class Services:
+    """The process-wide dependencies of the API."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        model: ModelSource | None = None,
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        hooks: Callable[[], Sequence[RunHook]] | None = None,
+    ) -> None:
+        self.config = config
+        self.data_dir = config.resolved_data_dir()
+        self._model_source: ModelSource = model if model is not None else config.model
+        self._shared_model: Model | None = None
+        self.tools = list(tools)
+        self._extra_hooks = hooks
+        self._root: KnowledgeBase | None = None
+        self._kbs: dict[str, KnowledgeBase] = {}
+        self._feedback: FeedbackService | None = None
+        self._secret: bytes | None = None
+
+    def open(self) -> None:
+        """Open the knowledge base (store + index) and resolve the model. Blocking."""
+        from citewise.grounding.feedback import FeedbackService, get_or_create_secret
+        from citewise.knowledge.base import KnowledgeBase
+
+        self._root = KnowledgeBase.open(self.data_dir, tenant=self.config.default_tenant)
+        self._secret = get_or_create_secret(self._root.store)
+        self._feedback = FeedbackService(self._root.store, self._secret)
+        source = self._model_source
+        if isinstance(source, str):
+            from citewise.agent.runner import resolve
+
+            self._shared_model = resolve(source)
+        elif not isinstance(source, type) and hasattr(source, "stream"):
+            self._shared_model = cast("Model", source)  # an instance; a class is a factory
+
+    @property
+    def store(self) -> Store:
+        assert self._root is not None, "Services.open() first"
+        return self._root.store
+
+    @property
+    def feedback(self) -> FeedbackService:
+        assert self._feedback is not None, "Services.open() first"
+        return self._feedback
+
+    def kb(self, tenant: str) -> KnowledgeBase:
+        """The tenant's view of the knowledge base (same store and index)."""
+        assert self._root is not None, "Services.open() first"
+        kb = self._kbs.get(tenant)
+        if kb is None:
+            kb = self._kbs[tenant] = self._root.for_tenant(tenant)
+        return kb
+
+    def model(self) -> Model:
+        """The model for one run."""
+        if self._shared_model is not None:
+            return self._shared_model
+        factory = self._model_source
+        assert callable(factory)
+        made: Model = factory()
+        return made
+
+    def hooks(self) -> list[RunHook]:
+        """Hooks of one run: provenance (explain events), the feedback token, any extras."""
+        from citewise.grounding.feedback import FeedbackTokenHook
+        from citewise.grounding.provenance import ProvenanceRecorder
+
+        assert self._secret is not None
+        hooks: list[RunHook] = [ProvenanceRecorder(), FeedbackTokenHook(self._secret)]
+        if self._extra_hooks is not None:
+            hooks += list(self._extra_hooks())
+        return hooks
+
+    def close(self) -> None:
+        if self._root is not None:
+            self._root.close()
+            self._root = None

@@ -1,0 +1,277 @@
+"""Documents, chunks and the index outbox, in portable SQLAlchemy Core."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import sqlalchemy as sa
+
+from citewise.store._sql import SQLBase, batched
+from citewise.store.base import ChunkContext, ChunkRecord, DocumentRecord, IndexOp, IndexRow
+from citewise.store.schema import chunks, documents, index_outbox, utcnow
+
+__all__ = ["DocumentsMixin"]
+
+_DOC_COLS = [c for c in documents.c if c.key != "text"]
+
+
+# The search hot path: built once, so SQLAlchemy compiles it once (expanding IN list).
+_CONTEXTS = (
+    sa.select(*chunks.c, *(c.label(f"doc_{c.key}") for c in _DOC_COLS))
+    .join_from(chunks, documents, chunks.c.document_id == documents.c.id)
+    .where(
+        chunks.c.tenant == sa.bindparam("tenant"),
+        chunks.c.id.in_(sa.bindparam("ids", expanding=True)),
+    )
+)
+
+
+_DELETE_CHUNKS = sa.delete(chunks).where(
+    chunks.c.document_id.in_(sa.bindparam("ids", expanding=True))
+)
+
+
+def _chunk(row: Any) -> ChunkRecord:
+    return ChunkRecord(
+        id=row.id,
+        document_id=row.document_id,
+        ordinal=row.ordinal,
+        start_char=row.start_char,
+        end_char=row.end_char,
+        text=row.text,
+        page=row.page,
+        section=row.section,
+        line=row.line,
+    )
+
+
+def _document(row: Any) -> DocumentRecord:
+    return DocumentRecord(
+        id=row.id,
+        tenant=row.tenant,
+        collection=row.collection,
+        source=row.source,
+        title=row.title,
+        content_type=row.content_type,
+        content_hash=row.content_hash,
+        text=row.text,
+        metadata=dict(row.meta or {}),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+class DocumentsMixin(SQLBase):
+    # -- reads ----------------------------------------------------------------------------
+    def get_document(self, tenant: str, document_id: str) -> DocumentRecord | None:
+        q = sa.select(documents).where(documents.c.id == document_id, documents.c.tenant == tenant)
+        with self._read() as c:
+            row = c.execute(q).first()
+        return _document(row) if row else None
+
+    def find_document_by_source(self, tenant: str, source: str) -> DocumentRecord | None:
+        q = sa.select(documents).where(documents.c.tenant == tenant, documents.c.source == source)
+        with self._read() as c:
+            row = c.execute(q.limit(1)).first()
+        return _document(row) if row else None
+
+    def list_documents(
+        self, tenant: str, *, collection: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[DocumentRecord]:
+        q = sa.select(documents).where(documents.c.tenant == tenant)
+        if collection is not None:
+            q = q.where(documents.c.collection == collection)
+        q = q.order_by(documents.c.source, documents.c.id).limit(limit).offset(offset)
+        with self._read() as c:
+            return [_document(r) for r in c.execute(q)]
+
+    def get_chunks(self, chunk_ids: Sequence[int]) -> list[ChunkRecord]:
+        found: dict[int, ChunkRecord] = {}
+        with self._read() as c:
+            for part in batched(list(chunk_ids)):
+                for row in c.execute(sa.select(chunks).where(chunks.c.id.in_(part))):
+                    found[row.id] = _chunk(row)
+        return [found[i] for i in chunk_ids if i in found]
+
+    def get_document_versions(
+        self, tenant: str, document_ids: Sequence[str]
+    ) -> dict[str, tuple[str, str, dict[str, Any]]]:
+        cols = (documents.c.id, documents.c.content_hash, documents.c.collection, documents.c.meta)
+        out: dict[str, tuple[str, str, dict[str, Any]]] = {}
+        with self._read() as c:
+            for part in batched(list(document_ids)):
+                q = sa.select(*cols).where(documents.c.tenant == tenant, documents.c.id.in_(part))
+                for r in c.execute(q):
+                    out[r.id] = (r.content_hash, r.collection, dict(r.meta or {}))
+        return out
+
+    def get_document_chunks(self, tenant: str, document_id: str) -> list[ChunkRecord]:
+        q = (
+            sa.select(chunks)
+            .where(chunks.c.tenant == tenant, chunks.c.document_id == document_id)
+            .order_by(chunks.c.ordinal)
+        )
+        with self._read() as c:
+            return [_chunk(r) for r in c.execute(q)]
+
+    def get_chunk_contexts(self, tenant: str, chunk_ids: Sequence[int]) -> list[ChunkContext]:
+        found: dict[int, ChunkContext] = {}
+        with self._read() as c:
+            for part in batched(list(chunk_ids)):
+                for row in c.execute(_CONTEXTS, {"tenant": tenant, "ids": list(part)}):
+                    found[row.id] = ChunkContext(
+                        chunk=_chunk(row),
+                        tenant=row.doc_tenant,
+                        collection=row.doc_collection,
+                        source=row.doc_source,
+                        title=row.doc_title,
+                        content_type=row.doc_content_type,
+                        text_length=row.doc_text_length,
+                        metadata=dict(row.doc_meta or {}),
+                    )
+        return [found[i] for i in chunk_ids if i in found]
+
+    def count_chunks(self, tenant: str | None = None) -> int:
+        q = sa.select(sa.func.count()).select_from(chunks)
+        if tenant is not None:
+            q = q.where(chunks.c.tenant == tenant)
+        with self._read() as c:
+            return int(c.execute(q).scalar_one())
+
+    def list_chunk_ids(self, tenant: str | None = None) -> set[int]:
+        q = sa.select(chunks.c.id)
+        if tenant is not None:
+            q = q.where(chunks.c.tenant == tenant)
+        with self._read() as c:
+            return {r[0] for r in c.execute(q)}
+
+    # -- writes ---------------------------------------------------------------------------
+    def replace_documents(
+        self, items: Sequence[tuple[DocumentRecord, Sequence[ChunkRecord]]]
+    ) -> None:
+        # A document listed twice: the last one wins (as if written one after the other).
+        latest = {doc.id: (doc, doc_chunks) for doc, doc_chunks in items}
+        if not latest:
+            return
+        now = utcnow()
+        doc_rows = [
+            {
+                "id": doc.id,
+                "tenant": doc.tenant,
+                "collection": doc.collection,
+                "source": doc.source,
+                "title": doc.title,
+                "content_type": doc.content_type,
+                "content_hash": doc.content_hash,
+                "text": doc.text,
+                "text_length": len(doc.text),
+                "meta": doc.metadata,
+                "created_at": doc.created_at or now,
+                "updated_at": now,
+            }
+            for doc, _ in latest.values()
+        ]
+        chunk_rows = [
+            {
+                "id": ch.id,
+                "document_id": doc.id,
+                "tenant": doc.tenant,
+                "ordinal": ch.ordinal,
+                "start_char": ch.start_char,
+                "end_char": ch.end_char,
+                "text": ch.text,
+                "page": ch.page,
+                "section": ch.section,
+                "line": ch.line,
+            }
+            for doc, doc_chunks in latest.values()
+            for ch in doc_chunks
+        ]
+        outbox_rows = [
+            {"tenant": doc.tenant, "document_id": doc.id, "op": "upsert", "created_at": now}
+            for doc, _ in latest.values()
+        ]
+        # Few statements, each an executemany: per-row statement building dominated ingest.
+        with self._write() as c:
+            c.execute(self._upsert_documents(), doc_rows)
+            for part in batched(list(latest)):
+                c.execute(_DELETE_CHUNKS, {"ids": list(part)})
+            if chunk_rows:
+                c.execute(sa.insert(chunks), chunk_rows)
+            c.execute(sa.insert(index_outbox), outbox_rows)
+
+    def _upsert_documents(self) -> Any:
+        stmt = getattr(self, "_upsert_documents_stmt", None)
+        if stmt is None:
+            ins = self._insert(documents)
+            keep = ("id", "created_at")
+            stmt = ins.on_conflict_do_update(
+                index_elements=["id"],
+                set_={c.key: ins.excluded[c.key] for c in documents.c if c.key not in keep},
+            )
+            self._upsert_documents_stmt = stmt
+        return stmt
+
+    def delete_document(self, tenant: str, document_id: str) -> bool:
+        with self._write() as c:
+            owned = sa.and_(documents.c.id == document_id, documents.c.tenant == tenant)
+            if c.execute(sa.select(documents.c.id).where(owned)).first() is None:
+                return False
+            c.execute(sa.delete(chunks).where(chunks.c.document_id == document_id))
+            c.execute(sa.delete(documents).where(owned))
+            c.execute(
+                sa.insert(index_outbox).values(
+                    tenant=tenant, document_id=document_id, op="delete", created_at=utcnow()
+                )
+            )
+        return True
+
+    # -- the index outbox -----------------------------------------------------------------
+    def pending_index_ops(self, limit: int = 100_000) -> list[IndexOp]:
+        q = sa.select(index_outbox).order_by(index_outbox.c.id).limit(limit)
+        with self._read() as c:
+            return [
+                IndexOp(id=r.id, tenant=r.tenant, document_id=r.document_id, op=cast(Any, r.op))
+                for r in c.execute(q)
+            ]
+
+    def index_rows(self, document_ids: Sequence[str]) -> list[IndexRow]:
+        rows: list[IndexRow] = []
+        with self._read() as c:
+            for part in batched(list(document_ids)):
+                q = (
+                    sa.select(
+                        chunks.c.id,
+                        chunks.c.document_id,
+                        documents.c.tenant,
+                        documents.c.collection,
+                        chunks.c.text,
+                    )
+                    .join_from(chunks, documents, chunks.c.document_id == documents.c.id)
+                    .where(chunks.c.document_id.in_(part))
+                    .order_by(chunks.c.document_id, chunks.c.ordinal)
+                )
+                rows.extend(IndexRow(*r) for r in c.execute(q))
+        return rows
+
+    def complete_index_ops(self, op_ids: Sequence[int]) -> None:
+        with self._write() as c:
+            for part in batched(list(op_ids)):
+                c.execute(sa.delete(index_outbox).where(index_outbox.c.id.in_(part)))
+
+    def queue_full_reindex(self) -> int:
+        now = utcnow()
+        with self._write() as c:
+            sel = sa.select(
+                documents.c.tenant,
+                documents.c.id,
+                sa.literal("upsert", sa.String(16)),
+                sa.literal(now, index_outbox.c.created_at.type),
+            )
+            result = c.execute(
+                sa.insert(index_outbox).from_select(
+                    ["tenant", "document_id", "op", "created_at"], sel
+                )
+            )
+            return max(int(result.rowcount or 0), 0)

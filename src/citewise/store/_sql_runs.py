@@ -1,0 +1,360 @@
+"""Threads, turns, runs, the event log, feedback, settings and API keys (portable Core)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from citewise.errors import InvalidInput, NotFound
+from citewise.store._sql import SQLBase
+from citewise.store.base import (
+    ApiKeyRecord,
+    EventRecord,
+    FeedbackRecord,
+    RunRecord,
+    RunStatus,
+    ThreadRecord,
+    TurnRecord,
+)
+from citewise.store.schema import api_keys, events, feedback, runs, settings, threads, turns, utcnow
+
+__all__ = ["RunsMixin"]
+
+RUN_STATUSES: frozenset[str] = frozenset({"running", "paused", "completed", "failed", "cancelled"})
+
+
+def _thread(r: Any) -> ThreadRecord:
+    return ThreadRecord(
+        id=r.id, tenant=r.tenant, title=r.title, created_at=r.created_at, updated_at=r.updated_at
+    )
+
+
+def _run(r: Any) -> RunRecord:
+    return RunRecord(
+        id=r.id,
+        tenant=r.tenant,
+        thread_id=r.thread_id,
+        question=r.question,
+        status=r.status,
+        state=dict(r.state or {}),
+        answer=r.answer,
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+    )
+
+
+def _feedback(r: Any) -> FeedbackRecord:
+    return FeedbackRecord(
+        id=r.id,
+        tenant=r.tenant,
+        run_id=r.run_id,
+        rating=r.rating,
+        document_index=r.document_index,
+        snippet_index=r.snippet_index,
+        comment=r.comment,
+        created_at=r.created_at,
+    )
+
+
+def _api_key(r: Any) -> ApiKeyRecord:
+    return ApiKeyRecord(
+        id=r.id,
+        tenant=r.tenant,
+        name=r.name,
+        key_hash=r.key_hash,
+        created_at=r.created_at,
+        revoked_at=r.revoked_at,
+    )
+
+
+def _check_status(status: str) -> None:
+    if status not in RUN_STATUSES:
+        raise InvalidInput(f"unknown run status {status!r}", code="invalid_run_status")
+
+
+class RunsMixin(SQLBase):
+    # -- threads & turns ------------------------------------------------------------------
+    def create_thread(
+        self, tenant: str, thread_id: str, title: str | None = None
+    ) -> ThreadRecord:
+        """Create the thread; if this tenant already has it, return it unchanged."""
+        now = utcnow()
+        ins = self._insert(threads).values(
+            tenant=tenant, id=thread_id, title=title, created_at=now, updated_at=now
+        )
+        with self._write() as c:
+            c.execute(ins.on_conflict_do_nothing(index_elements=["tenant", "id"]))
+            row = c.execute(
+                sa.select(threads).where(threads.c.tenant == tenant, threads.c.id == thread_id)
+            ).one()
+        return _thread(row)
+
+    def get_thread(self, tenant: str, thread_id: str) -> ThreadRecord | None:
+        q = sa.select(threads).where(threads.c.tenant == tenant, threads.c.id == thread_id)
+        with self._read() as c:
+            row = c.execute(q).first()
+        return _thread(row) if row else None
+
+    def list_threads(
+        self, tenant: str, *, limit: int = 100, offset: int = 0
+    ) -> list[ThreadRecord]:
+        """Most recently updated first."""
+        q = (
+            sa.select(threads)
+            .where(threads.c.tenant == tenant)
+            .order_by(threads.c.updated_at.desc(), threads.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        with self._read() as c:
+            return [_thread(r) for r in c.execute(q)]
+
+    def delete_thread(self, tenant: str, thread_id: str) -> bool:
+        """Delete the thread with its turns, runs, their events and feedback."""
+        with self._write() as c:
+            gone = c.execute(
+                sa.delete(threads).where(threads.c.tenant == tenant, threads.c.id == thread_id)
+            ).rowcount
+            run_ids = sa.select(runs.c.id).where(
+                runs.c.tenant == tenant, runs.c.thread_id == thread_id
+            )
+            c.execute(
+                sa.delete(events).where(events.c.tenant == tenant, events.c.run_id.in_(run_ids))
+            )
+            c.execute(
+                sa.delete(feedback).where(
+                    feedback.c.tenant == tenant, feedback.c.run_id.in_(run_ids)
+                )
+            )
+            c.execute(sa.delete(runs).where(runs.c.tenant == tenant, runs.c.thread_id == thread_id))
+            c.execute(
+                sa.delete(turns).where(turns.c.tenant == tenant, turns.c.thread_id == thread_id)
+            )
+        return bool(gone)
+
+    def list_turns(self, tenant: str, thread_id: str) -> list[TurnRecord]:
+        """Oldest first."""
+        q = (
+            sa.select(turns)
+            .where(turns.c.tenant == tenant, turns.c.thread_id == thread_id)
+            .order_by(turns.c.id)
+        )
+        with self._read() as c:
+            return [
+                TurnRecord(
+                    thread_id=r.thread_id,
+                    run_id=r.run_id,
+                    question=r.question,
+                    answer=r.answer,
+                    created_at=r.created_at,
+                )
+                for r in c.execute(q)
+            ]
+
+    def add_turn(self, tenant: str, turn: TurnRecord) -> None:
+        """Append a turn; raises ``NotFound`` (``thread_not_found``) for an unknown thread."""
+        owned = sa.and_(threads.c.tenant == tenant, threads.c.id == turn.thread_id)
+        with self._write() as c:
+            touched = c.execute(
+                sa.update(threads).where(owned).values(updated_at=turn.created_at)
+            ).rowcount
+            if not touched:
+                raise NotFound(
+                    f"unknown thread {turn.thread_id!r}",
+                    code="thread_not_found",
+                    details={"thread_id": turn.thread_id},
+                )
+            c.execute(
+                sa.insert(turns).values(
+                    tenant=tenant,
+                    thread_id=turn.thread_id,
+                    run_id=turn.run_id,
+                    question=turn.question,
+                    answer=turn.answer,
+                    created_at=turn.created_at,
+                )
+            )
+
+    # -- runs -----------------------------------------------------------------------------
+    def save_run(self, run: RunRecord) -> None:
+        """Insert or update the run (a run id owned by another tenant is left alone)."""
+        _check_status(run.status)
+        values = {
+            "id": run.id,
+            "tenant": run.tenant,
+            "thread_id": run.thread_id,
+            "question": run.question,
+            "status": run.status,
+            "state": run.state,
+            "answer": run.answer,
+            "created_at": run.created_at,
+            "updated_at": run.updated_at,
+        }
+        ins = self._insert(runs).values(**values)
+        update = {k: v for k, v in values.items() if k not in ("id", "tenant", "created_at")}
+        stmt = ins.on_conflict_do_update(
+            index_elements=["id"], set_=update, where=runs.c.tenant == run.tenant
+        )
+        with self._write() as c:
+            c.execute(stmt)
+
+    def get_run(self, tenant: str, run_id: str) -> RunRecord | None:
+        q = sa.select(runs).where(runs.c.tenant == tenant, runs.c.id == run_id)
+        with self._read() as c:
+            row = c.execute(q).first()
+        return _run(row) if row else None
+
+    def list_runs(
+        self, tenant: str, *, thread_id: str | None = None, limit: int = 100
+    ) -> list[RunRecord]:
+        """Newest first."""
+        q = sa.select(runs).where(runs.c.tenant == tenant)
+        if thread_id is not None:
+            q = q.where(runs.c.thread_id == thread_id)
+        q = q.order_by(runs.c.created_at.desc(), runs.c.id).limit(limit)
+        with self._read() as c:
+            return [_run(r) for r in c.execute(q)]
+
+    def transition_run(
+        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus
+    ) -> bool:
+        """One ``UPDATE … WHERE status IN (…)``: of two racing callers, exactly one wins."""
+        allowed = list(from_status)
+        for status in (*allowed, to_status):
+            _check_status(status)
+        stmt = (
+            sa.update(runs)
+            .where(runs.c.tenant == tenant, runs.c.id == run_id, runs.c.status.in_(allowed))
+            .values(status=to_status, updated_at=utcnow())
+        )
+        with self._write() as c:
+            return bool(c.execute(stmt).rowcount)
+
+    # -- the event log --------------------------------------------------------------------
+    def append_events(self, tenant: str, events_: Sequence[EventRecord]) -> None:
+        """Append events; re-appending an existing ``(run_id, seq)`` is a no-op (retries)."""
+        if not events_:
+            return
+        now = utcnow()
+        rows = [
+            {
+                "run_id": e.run_id,
+                "seq": e.seq,
+                "tenant": tenant,
+                "kind": e.kind,
+                "data": e.data,
+                "created_at": now,
+            }
+            for e in events_
+        ]
+        stmt = self._insert(events).on_conflict_do_nothing(index_elements=["run_id", "seq"])
+        with self._write() as c:
+            c.execute(stmt, rows)
+
+    def read_events(
+        self, tenant: str, run_id: str, *, after: int = 0, limit: int = 1000
+    ) -> list[EventRecord]:
+        """Events with ``seq > after``, in ``seq`` order."""
+        q = (
+            sa.select(events)
+            .where(events.c.tenant == tenant, events.c.run_id == run_id, events.c.seq > after)
+            .order_by(events.c.seq)
+            .limit(limit)
+        )
+        with self._read() as c:
+            return [
+                EventRecord(run_id=r.run_id, seq=r.seq, kind=r.kind, data=r.data)
+                for r in c.execute(q)
+            ]
+
+    # -- feedback -------------------------------------------------------------------------
+    def add_feedback(self, record: FeedbackRecord) -> int:
+        """Store feedback; ``record.id`` is ignored, the new id is returned."""
+        values = {
+            "tenant": record.tenant,
+            "run_id": record.run_id,
+            "rating": record.rating,
+            "document_index": record.document_index,
+            "snippet_index": record.snippet_index,
+            "comment": record.comment,
+            "created_at": record.created_at,
+        }
+        with self._write() as c:
+            new_id = c.execute(
+                sa.insert(feedback).values(**values).returning(feedback.c.id)
+            ).scalar_one()
+        return int(new_id)
+
+    def list_feedback(self, tenant: str, *, run_id: str | None = None) -> list[FeedbackRecord]:
+        q = sa.select(feedback).where(feedback.c.tenant == tenant)
+        if run_id is not None:
+            q = q.where(feedback.c.run_id == run_id)
+        with self._read() as c:
+            return [_feedback(r) for r in c.execute(q.order_by(feedback.c.id))]
+
+    # -- settings -------------------------------------------------------------------------
+    def get_setting(self, key: str) -> str | None:
+        with self._read() as c:
+            value = c.execute(sa.select(settings.c.value).where(settings.c.key == key)).scalar()
+        return None if value is None else str(value)
+
+    def set_setting(self, key: str, value: str) -> None:
+        now = utcnow()
+        stmt = self._insert(settings).values(key=key, value=value, updated_at=now)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["key"], set_={"value": value, "updated_at": now}
+        )
+        with self._write() as c:
+            c.execute(stmt)
+
+    # -- API keys -------------------------------------------------------------------------
+    def create_api_key(self, record: ApiKeyRecord) -> None:
+        try:
+            with self._write() as c:
+                c.execute(
+                    sa.insert(api_keys).values(
+                        id=record.id,
+                        tenant=record.tenant,
+                        name=record.name,
+                        key_hash=record.key_hash,
+                        created_at=record.created_at,
+                        revoked_at=record.revoked_at,
+                    )
+                )
+        except sa.exc.IntegrityError:
+            raise InvalidInput(
+                "an API key with this id or hash exists", code="api_key_exists"
+            ) from None
+
+    def get_api_key_by_hash(self, key_hash: str) -> ApiKeyRecord | None:
+        """The key with this hash, revoked or not (the caller checks ``revoked_at``)."""
+        with self._read() as c:
+            row = c.execute(sa.select(api_keys).where(api_keys.c.key_hash == key_hash)).first()
+        return _api_key(row) if row else None
+
+    def list_api_keys(self, tenant: str) -> list[ApiKeyRecord]:
+        q = sa.select(api_keys).where(api_keys.c.tenant == tenant).order_by(api_keys.c.created_at)
+        with self._read() as c:
+            return [_api_key(r) for r in c.execute(q)]
+
+    def list_all_api_keys(self) -> list[ApiKeyRecord]:
+        """Every tenant's keys, oldest first (administration only: not tenant-scoped)."""
+        q = sa.select(api_keys).order_by(api_keys.c.created_at, api_keys.c.id)
+        with self._read() as c:
+            return [_api_key(r) for r in c.execute(q)]
+
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool:
+        """Mark the key revoked; False if unknown or already revoked."""
+        stmt = (
+            sa.update(api_keys)
+            .where(
+                api_keys.c.tenant == tenant,
+                api_keys.c.id == key_id,
+                api_keys.c.revoked_at.is_(None),
+            )
+            .values(revoked_at=utcnow())
+        )
+        with self._write() as c:
+            return bool(c.execute(stmt).rowcount)

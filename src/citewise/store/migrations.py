@@ -1,0 +1,77 @@
+"""Numbered schema migrations: plain functions in ONE ordered list.
+
+``migrate`` applies, in order, every migration whose name is not yet recorded in the
+``_migrations`` table, inside the caller's transaction (on SQLite a ``BEGIN IMMEDIATE``
+one, so two processes opening the same file never migrate at once). Running it again
+applies nothing.
+
+Rules for adding a migration (append only, never edit or reorder a shipped one):
+
+* ``m001_initial`` creates the tables from :mod:`citewise.store.schema`, which always
+  describes the *current* shape, so a fresh database already has every later change.
+  Each later migration must therefore be a no-op when its change is present (use
+  :func:`has_column` / ``checkfirst``) and :mod:`schema` must be updated to match.
+* Use SQLAlchemy Core or dialect-neutral SQL: the same list runs on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import sqlalchemy as sa
+
+from citewise.store import schema
+
+__all__ = ["MIGRATIONS", "Migration", "applied_migrations", "has_column", "migrate"]
+
+Migration = Callable[[sa.Connection], None]
+
+_migrations = sa.Table(
+    "_migrations",
+    sa.MetaData(),
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("applied_at", schema.UTCDateTime, nullable=False),
+)
+
+
+def has_column(conn: sa.Connection, table: str, column: str) -> bool:
+    """Whether ``table.column`` exists (for migrations that must be no-ops when done)."""
+    return any(c["name"] == column for c in sa.inspect(conn).get_columns(table))
+
+
+def m001_initial(conn: sa.Connection) -> None:
+    """documents, chunks, threads, turns, runs, events, feedback, settings, index_outbox,
+    api_keys."""
+    schema.metadata.create_all(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Migration] = [
+    m001_initial,
+]
+
+
+def applied_migrations(conn: sa.Connection) -> list[str]:
+    """Names of the migrations recorded as applied, in name (= number) order."""
+    if not sa.inspect(conn).has_table("_migrations"):
+        return []
+    rows = conn.execute(sa.select(_migrations.c.name).order_by(_migrations.c.name))
+    return [r[0] for r in rows]
+
+
+def migrate(conn: sa.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> list[str]:
+    """Apply pending migrations in list order; returns the names applied now.
+
+    Must run inside a transaction on ``conn`` (the caller commits), so a migration that
+    fails leaves nothing half-applied: DDL is transactional on SQLite and PostgreSQL.
+    """
+    _migrations.create(conn, checkfirst=True)
+    done = set(applied_migrations(conn))
+    applied: list[str] = []
+    for migration in migrations:
+        name = migration.__name__
+        if name in done:
+            continue
+        migration(conn)
+        conn.execute(sa.insert(_migrations).values(name=name, applied_at=schema.utcnow()))
+        applied.append(name)
+    return applied

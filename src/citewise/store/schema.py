@@ -1,0 +1,216 @@
+"""The tables, in SQLAlchemy Core, shared by the SQLite and PostgreSQL backends.
+
+This module describes the *current* shape of the database. A fresh database is created
+from it directly; an existing one is brought here by the numbered migrations in
+:mod:`citewise.store.migrations` (so every change to a table below needs a migration).
+
+Every tenant-owned row carries a ``tenant`` column and every query filters on it: a
+record of another tenant behaves exactly as if it did not exist.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+
+__all__ = [
+    "UTCDateTime",
+    "api_keys",
+    "chunks",
+    "documents",
+    "events",
+    "feedback",
+    "index_outbox",
+    "json_type",
+    "metadata",
+    "runs",
+    "settings",
+    "threads",
+    "turns",
+    "utcnow",
+]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend.
+
+    SQLite has no time zones: values are stored as naive UTC and read back as aware UTC,
+    so callers never compare naive with aware datetimes.
+    """
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def json_type() -> sa.types.TypeEngine[Any]:
+    """JSON text on SQLite, JSONB on PostgreSQL; Python ``None`` is stored as SQL NULL."""
+    return sa.JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+
+
+# 53-bit chunk ids: INTEGER PRIMARY KEY (the rowid itself) on SQLite, BIGINT elsewhere.
+_ChunkId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+metadata = sa.MetaData()
+
+documents = sa.Table(
+    "documents",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("collection", sa.String(256), nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("title", sa.Text),
+    sa.Column("content_type", sa.String(128), nullable=False),
+    sa.Column("content_hash", sa.String(64), nullable=False),
+    # Code points; kept so a search hit never has to load the whole text for its length.
+    sa.Column("text_length", sa.Integer, nullable=False),
+    sa.Column("metadata", json_type(), nullable=False, key="meta"),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    # Last on purpose: SQLite reads a row's columns in order, so any column after a long
+    # text would drag its overflow pages in on every search hit.
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Index("ix_documents_tenant_collection", "tenant", "collection"),
+    sa.Index("ix_documents_tenant_source", "tenant", "source"),
+)
+
+chunks = sa.Table(
+    "chunks",
+    metadata,
+    sa.Column("id", _ChunkId, primary_key=True, autoincrement=False),
+    sa.Column(
+        "document_id",
+        sa.String(64),
+        sa.ForeignKey("documents.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("ordinal", sa.Integer, nullable=False),
+    sa.Column("start_char", sa.Integer, nullable=False),
+    sa.Column("end_char", sa.Integer, nullable=False),
+    sa.Column("page", sa.Integer),
+    sa.Column("section", sa.Text),
+    sa.Column("line", sa.Integer),
+    sa.Column("text", sa.Text, nullable=False),  # last, like documents.text
+    sa.Index("ix_chunks_document", "document_id", "ordinal"),
+)
+
+threads = sa.Table(
+    "threads",
+    metadata,
+    sa.Column("tenant", sa.String(128), primary_key=True),
+    sa.Column("id", sa.String(128), primary_key=True),
+    sa.Column("title", sa.Text),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Index("ix_threads_tenant_updated", "tenant", "updated_at"),
+)
+
+turns = sa.Table(
+    "turns",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("thread_id", sa.String(128), nullable=False),
+    sa.Column("run_id", sa.String(128), nullable=False),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("answer", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Index("ix_turns_thread", "tenant", "thread_id", "id"),
+)
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.String(128), primary_key=True),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("thread_id", sa.String(128), nullable=False),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.Column("state", json_type(), nullable=False),
+    sa.Column("answer", json_type()),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Index("ix_runs_tenant_thread", "tenant", "thread_id", "created_at"),
+    sa.Index("ix_runs_tenant_status", "tenant", "status"),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("run_id", sa.String(128), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("kind", sa.String(64), nullable=False),
+    sa.Column("data", json_type(), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+feedback = sa.Table(
+    "feedback",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("run_id", sa.String(128), nullable=False),
+    sa.Column("rating", sa.Integer, nullable=False),
+    sa.Column("document_index", sa.Integer),
+    sa.Column("snippet_index", sa.Integer),
+    sa.Column("comment", sa.Text),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Index("ix_feedback_tenant_run", "tenant", "run_id"),
+)
+
+# Per-install key/value pairs (the install secret, …): not tenant-owned.
+settings = sa.Table(
+    "settings",
+    metadata,
+    sa.Column("key", sa.String(256), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+)
+
+# Pending work for the derived search index. A row is written in the same transaction as
+# the document change it describes and deleted only after the index has committed it, so
+# a crash in between is repaired by replaying the row (see knowledge/sync.py).
+index_outbox = sa.Table(
+    "index_outbox",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("document_id", sa.String(64), nullable=False),
+    sa.Column("op", sa.String(16), nullable=False),  # "upsert" | "delete" (for humans)
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+api_keys = sa.Table(
+    "api_keys",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("name", sa.String(256), nullable=False),
+    sa.Column("key_hash", sa.String(128), nullable=False, unique=True),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("revoked_at", UTCDateTime),
+    sa.Index("ix_api_keys_tenant", "tenant"),
+)

@@ -1,0 +1,179 @@
+"""``SQLiteStore``: the embedded default backend.
+
+* WAL mode, so readers never block the writer nor the writer the readers.
+* ALL writes go through ONE connection guarded by a lock, each in a ``BEGIN IMMEDIATE``
+  transaction: inside one process writes never interleave; across processes the write
+  lock is taken up front (no deadlocking upgrade from a read lock) and waited for up to
+  ``busy_timeout``.
+* Reads use a small pool of separate connections, each block one snapshot.
+* Foreign keys on; migrations applied on open (see ``migrations``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.pool import StaticPool
+
+from citewise.store._sql import batched
+from citewise.store._sql_docs import DocumentsMixin
+from citewise.store._sql_runs import RunsMixin
+from citewise.store.base import ChunkContext, ChunkRecord, DocumentRecord
+from citewise.store.migrations import MIGRATIONS, Migration, migrate
+
+__all__ = ["SQLiteStore"]
+
+BUSY_TIMEOUT_S = 30.0
+_CONTEXTS_SQL = (
+    "SELECT c.id, c.document_id, c.ordinal, c.start_char, c.end_char, c.text, c.page,"
+    " c.section, c.line, d.tenant, d.collection, d.source, d.title, d.content_type,"
+    " d.text_length, d.metadata"
+    " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
+    " WHERE c.tenant = ? AND c.id IN ({marks})"
+)
+
+
+def _configure(dbapi_conn: sqlite3.Connection, *, writer: bool) -> None:
+    # Let SQLAlchemy's "begin" event issue BEGIN itself (the pysqlite driver's own
+    # transaction handling would defer it and break BEGIN IMMEDIATE / transactional DDL).
+    dbapi_conn.isolation_level = None
+    cur = dbapi_conn.cursor()
+    try:
+        cur.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        cur.execute("PRAGMA foreign_keys = ON")
+        if writer:
+            cur.execute("PRAGMA journal_mode = WAL")
+            # NORMAL is durable across process crashes in WAL mode; document writes switch
+            # to FULL for their transaction (see ``_durable``) because the search index
+            # commits right after them and must never get ahead of SQLite on power loss.
+            cur.execute("PRAGMA synchronous = NORMAL")
+    finally:
+        cur.close()
+
+
+class SQLiteStore(DocumentsMixin, RunsMixin):
+    """The :class:`~citewise.store.base.Store` on one SQLite file."""
+
+    _insert = staticmethod(sqlite_dialect.insert)
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        read_pool_size: int = 4,
+    ) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        url = f"sqlite:///{self.path}"
+        args: dict[str, Any] = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_S}
+        # One connection for every write (StaticPool), guarded by ``_lock``.
+        self._wengine = sa.create_engine(url, poolclass=StaticPool, connect_args=args)
+        self._rengine = sa.create_engine(
+            url, pool_size=read_pool_size, max_overflow=8, connect_args=args
+        )
+        self._listen(self._wengine, writer=True)
+        self._listen(self._rengine, writer=False)
+        self._lock = threading.RLock()
+        self._closed = False
+        self._wconn = self._wengine.connect()
+        with self._write() as conn:
+            self.applied_migrations = migrate(conn, migrations)
+
+    @staticmethod
+    def _listen(engine: sa.Engine, *, writer: bool) -> None:
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn: sqlite3.Connection, _record: object) -> None:
+            _configure(dbapi_conn, writer=writer)
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn: sa.Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+
+    # -- the SQLBase contract -------------------------------------------------------------
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        with self._rengine.connect() as conn:
+            yield conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            with self._wconn.begin():
+                yield self._wconn
+
+    @contextmanager
+    def _durable(self) -> Iterator[None]:
+        """Run the enclosed writes with ``synchronous = FULL`` (fsync at commit)."""
+        with self._lock:
+            self._pragma("PRAGMA synchronous = FULL")
+            try:
+                yield
+            finally:
+                self._pragma("PRAGMA synchronous = NORMAL")
+
+    def _pragma(self, sql: str) -> None:
+        # Straight on the DBAPI connection: outside any transaction (SQLAlchemy would
+        # autobegin one, and SQLite ignores some pragmas inside transactions).
+        dbapi = self._wconn.connection.dbapi_connection
+        assert dbapi is not None
+        dbapi.execute(sql)
+
+    # Document writes are followed by an index commit: make them durable first.
+    def replace_documents(
+        self, items: Sequence[tuple[DocumentRecord, Sequence[ChunkRecord]]]
+    ) -> None:
+        with self._durable():
+            super().replace_documents(items)
+
+    def delete_document(self, tenant: str, document_id: str) -> bool:
+        with self._durable():
+            return super().delete_document(tenant, document_id)
+
+    # The search hot path, in plain SQL on a pooled read connection: SQLAlchemy's per-row
+    # machinery costs more than the query itself here (measured: ~3 ms vs ~0.3 ms, k=10).
+    def get_chunk_contexts(self, tenant: str, chunk_ids: Sequence[int]) -> list[ChunkContext]:
+        found: dict[int, ChunkContext] = {}
+        with self._rengine.connect() as conn:
+            dbapi = conn.connection.dbapi_connection
+            assert dbapi is not None
+            for part in batched(list(chunk_ids)):
+                sql = _CONTEXTS_SQL.format(marks=",".join("?" * len(part)))
+                for r in dbapi.execute(sql, (tenant, *part)):
+                    found[r[0]] = ChunkContext(
+                        chunk=ChunkRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]),
+                        tenant=r[9],
+                        collection=r[10],
+                        source=r[11],
+                        title=r[12],
+                        content_type=r[13],
+                        text_length=r[14],
+                        metadata=json.loads(r[15]) if r[15] else {},
+                    )
+        return [found[i] for i in chunk_ids if i in found]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._wconn.close()
+        self._wengine.dispose()
+        self._rengine.dispose()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

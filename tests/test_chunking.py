@@ -1,0 +1,117 @@
+"""Chunking: exact offsets on any Unicode, sizes, overlap, stable ids, page/section/line."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citewise.errors import ConfigError
+from citewise.knowledge.chunking import Chunker, chunk_id, chunk_text
+from citewise.text import line_of
+
+# Pieces that stress code-point offsets: astral emoji (and ZWJ sequences), combining
+# marks, CJK with its own sentence ends, CRLF and lone CR line ends, RTL text, NBSP.
+PIECES = [
+    "Hello world.", "Refunds take 14 days!", "😀", "👩‍👩‍👧", "e\u0301", "n\u0303o",
+    "東京は大きい。", "次の文？", "\r\n", "\r\n\r\n", "\n\n", "\r", " ", "\u00a0", "\t",
+    "مرحبا بالعالم.", "Ünïcödé…", "a" * 50, "word " * 30, "?", ".",
+]
+texts = st.lists(
+    st.one_of(st.sampled_from(PIECES), st.text(min_size=1, max_size=40)), min_size=1, max_size=40
+).map("".join)
+
+
+def _check(text: str, size: int, overlap: int) -> None:
+    chunks = chunk_text("doc-1", text, size=size, overlap=overlap)
+    for ch in chunks:
+        assert ch.text == text[ch.start_char : ch.end_char]
+        assert 0 <= ch.start_char < ch.end_char <= len(text)
+        assert len(ch.text) <= size
+        assert ch.line == line_of(text, ch.start_char)
+        assert ch.id == chunk_id("doc-1", ch.start_char, ch.end_char, ch.text)
+        assert 0 <= ch.id < 2**53
+        assert not ch.text[0].isspace() and not ch.text[-1].isspace()
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    starts = [c.start_char for c in chunks]
+    assert starts == sorted(starts) and len(set(starts)) == len(starts)  # always moves on
+    # Every non-space character is in some chunk: nothing is dropped.
+    covered: set[int] = set()
+    for c in chunks:
+        covered.update(range(c.start_char, c.end_char))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts, st.integers(20, 300), st.integers(0, 9))
+def test_offsets_are_exact_on_any_unicode(text: str, size: int, overlap_tenths: int) -> None:
+    _check(text, size, size * overlap_tenths // 20)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=400))
+def test_offsets_exact_on_arbitrary_text(text: str) -> None:
+    _check(text, 60, 10)
+
+
+def test_packs_sentences_with_overlap() -> None:
+    sentences = [f"Sentence number {i} is here." for i in range(40)]
+    text = " ".join(sentences)
+    chunks = chunk_text("d", text, size=120, overlap=60)
+    assert len(chunks) > 5
+    for a, b in itertools.pairwise(chunks):
+        assert b.start_char < a.end_char  # overlapping
+        assert b.start_char > a.start_char
+        # chunk boundaries fall on sentence boundaries
+        assert text[b.start_char - 1 : b.start_char] in (" ", "")
+        assert a.text.endswith(".")
+
+
+def test_zero_overlap_partitions_sentences() -> None:
+    text = " ".join(f"S{i} ends here." for i in range(30))
+    chunks = chunk_text("d", text, size=50, overlap=0)
+    for a, b in itertools.pairwise(chunks):
+        assert b.start_char > a.end_char
+
+
+def test_long_sentence_is_cut_at_whitespace() -> None:
+    text = "word " * 100 + "end."
+    chunks = chunk_text("d", text, size=64, overlap=0)
+    assert len(chunks) > 5
+    assert all(len(c.text) <= 64 for c in chunks)
+    assert all(c.text.split() and set(c.text.split()) <= {"word", "end."} for c in chunks)
+
+
+def test_ids_are_stable_and_depend_on_document_and_place() -> None:
+    text = "One sentence. Another sentence."
+    a = chunk_text("d1", text, size=20, overlap=0)
+    assert [c.id for c in a] == [c.id for c in chunk_text("d1", text, size=20, overlap=0)]
+    assert {c.id for c in a}.isdisjoint(c.id for c in chunk_text("d2", text, size=20, overlap=0))
+    assert len({c.id for c in a}) == len(a)
+
+
+def test_sections_and_pages_split_chunks_and_label_them() -> None:
+    text = "# Intro\n\nHello there. More text.\n\n## Scope\n\nIn scope.\nSecond line."
+    scope = text.index("## Scope")
+    sections = [(0, scope, "Intro"), (scope, len(text), "Intro > Scope")]
+    pages = [(0, 20, 1), (20, len(text), 2)]
+    chunks = chunk_text("d", text, size=500, overlap=0, sections=sections, pages=pages)
+    assert all(c.text == text[c.start_char : c.end_char] for c in chunks)
+    by_section = {c.section for c in chunks}
+    assert by_section == {"Intro", "Intro > Scope"}
+    for c in chunks:
+        # A chunk never straddles a section or page boundary.
+        assert not (c.start_char < scope < c.end_char) and not (c.start_char < 20 < c.end_char)
+        assert c.page == (1 if c.start_char < 20 else 2)
+    last = chunks[-1]
+    assert last.section == "Intro > Scope" and last.line == line_of(text, last.start_char) == 5
+
+
+def test_chunker_validates_settings() -> None:
+    with pytest.raises(ConfigError):
+        Chunker(size=10)
+    with pytest.raises(ConfigError):
+        Chunker(size=100, overlap=60)
+    assert Chunker(size=100, overlap=10).signature != Chunker(size=100, overlap=20).signature

@@ -1,0 +1,157 @@
+"""The ``citewise`` command, run for real in a subprocess: ingest, ask, quickstart and
+every error path (one line on stderr, non-zero exit, no traceback, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOPICS = [
+    ("aurora", "Auroras appear when charged particles from the Sun strike the upper atmosphere."),
+    ("basalt", "Basalt forms when lava rich in iron and magnesium cools quickly at the surface."),
+    ("compost", "Compost heaps need a mix of green and brown material and regular turning."),
+    ("dolphins", "Bottlenose dolphins sleep with one half of the brain at a time."),
+    ("espresso", "An espresso shot is brewed by forcing hot water through finely ground coffee."),
+    ("fjords", "Fjords are long narrow inlets carved by glaciers and later flooded by the sea."),
+    ("glass", "Soda-lime glass is made by melting sand, soda ash and limestone together."),
+    ("honey", "Honey keeps for years because its low water content stops microbes growing."),
+    ("ink", "Iron gall ink darkens as it oxidises on the page after writing."),
+    ("jade", "The name jade covers two minerals, jadeite and nephrite."),
+    ("kelp", "Giant kelp can grow up to half a metre in a single day."),
+    ("lichen", "A lichen is a partnership between a fungus and an alga or cyanobacterium."),
+    ("magnets", "Neodymium magnets lose strength when heated above their Curie temperature."),
+    ("nettles", "Stinging nettles inject formic acid and histamine through hollow hairs."),
+    ("opals", "Opals show colours because silica spheres inside them diffract light."),
+    ("peat", "Peat bogs store more carbon per hectare than most forests."),
+    ("quartz", "Quartz crystals vibrate at a steady frequency under an electric field."),
+    ("rye", "Rye bread stays moist longer because rye flour holds more water."),
+    ("saffron", "Saffron is harvested by hand from the stigmas of crocus flowers."),
+    ("tides", "Spring tides happen when the Sun and the Moon line up with the Earth."),
+]
+
+
+def cli(*args: str, data_dir: Path | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "citewise", *args]
+    if data_dir is not None:
+        cmd += ["--data-dir", str(data_dir)]
+    env = {**os.environ, "CITEWISE_DATA_DIR": str(data_dir or "/nonexistent-citewise")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus")
+    for i, (name, sentence) in enumerate(TOPICS):
+        ext = ".md" if i % 2 else ".txt"
+        body = f"# {name.title()}\n\nSome background on {name}.\n{sentence}\nMore notes follow.\n"
+        (folder / f"{name}{ext}").write_text(body, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def kb_dir(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
+    data = tmp_path_factory.mktemp("data")
+    proc = cli("ingest", str(corpus), data_dir=data, check=True)
+    assert "20" in proc.stdout
+    return data
+
+
+def test_ask_json_validates_and_cites_verbatim(kb_dir: Path) -> None:
+    proc = cli("ask", "Why does honey keep for years?", "--json", data_dir=kb_dir, check=True)
+    answer = json.loads(proc.stdout)
+    schema = json.loads((ROOT / "schemas" / "answer.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(answer)
+    assert answer["citations"], answer
+    assert "low water content" in answer["text"]
+    for c in answer["citations"]:
+        doc = answer["search_documents"][c["document_index"] - 1]
+        text = Path(doc["source"]).read_text(encoding="utf-8")
+        for snip in doc["snippets"]:
+            s = snip["source"]
+            assert text[s["start_char"]:s["end_char"]] == snip["text"]
+        assert text[c["start_char"]:c["end_char"]] == c["excerpt"]
+    assert Path(answer["search_documents"][answer["citations"][0]["document_index"] - 1]
+                ["source"]).name == "honey.md"
+
+
+def test_ask_streams_steps_to_stderr_and_sources_to_stdout(kb_dir: Path) -> None:
+    proc = cli("ask", "How do fjords form?", data_dir=kb_dir, check=True)
+    assert "→ search_knowledge" in proc.stderr
+    assert "· thought:" in proc.stderr
+    assert "carved by glaciers" in proc.stdout
+    assert "Sources:" in proc.stdout
+    assert "fjords.md:4" in proc.stdout  # file:line of the quoted sentence
+
+
+def test_thread_follow_up(kb_dir: Path) -> None:
+    first = json.loads(cli("ask", "What is saffron?", "--json", data_dir=kb_dir,
+                           check=True).stdout)
+    second = json.loads(cli("ask", "How is it harvested?", "--json", "--thread",
+                            first["thread_id"], data_dir=kb_dir, check=True).stdout)
+    assert second["thread_id"] == first["thread_id"]
+    assert "stigmas of crocus flowers" in second["text"]
+
+
+def test_reingest_unchanged_changes_nothing(kb_dir: Path, corpus: Path) -> None:
+    db = kb_dir / "citewise.db"
+    before = db.stat().st_size
+    proc = cli("ingest", str(corpus), data_dir=kb_dir, check=True)
+    assert "unchanged" in proc.stdout
+    assert db.stat().st_size == before
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("ingest", "/definitely/missing/path"), "path_not_found"),
+        (("ask", "   "), "empty_question"),
+        (("ask", "anything", "--thread", "thread_does_not_exist"), "unknown_thread"),
+    ],
+)
+def test_error_paths_are_one_line(kb_dir: Path, args: tuple[str, ...], code: str) -> None:
+    db = kb_dir / "citewise.db"
+    before = db.read_bytes()
+    proc = cli(*args, data_dir=kb_dir)
+    assert proc.returncode != 0
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert f"[{code}]" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert db.read_bytes() == before
+
+
+def test_binary_and_empty_files_are_refused(tmp_path: Path) -> None:
+    binary = tmp_path / "blob.txt"
+    binary.write_bytes(b"\x00\x01\x02\xff" * 64)
+    proc = cli("ingest", str(binary), data_dir=tmp_path / "data")
+    assert proc.returncode != 0
+    assert "[binary_file]" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    empty = tmp_path / "empty.md"
+    empty.write_text("")
+    proc = cli("ingest", str(empty), data_dir=tmp_path / "data")
+    assert proc.returncode != 0
+    assert "[empty_document]" in proc.stderr
+
+
+def test_ask_without_knowledge_base(tmp_path: Path) -> None:
+    proc = cli("ask", "hello?", data_dir=tmp_path / "nothing-here")
+    assert proc.returncode != 0
+    assert "[no_knowledge_base]" in proc.stderr
+    assert not (tmp_path / "nothing-here").exists()
+
+
+def test_quickstart(tmp_path: Path) -> None:
+    proc = cli("quickstart", data_dir=tmp_path, check=True)
+    assert "5 business days" in proc.stdout
+    assert "→ search_knowledge" in proc.stderr
+    assert "returns-and-refunds.md" in proc.stdout

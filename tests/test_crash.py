@@ -1,0 +1,160 @@
+"""Crash consistency: kill a real ingesting process, reopen, SQLite and the index agree.
+
+Two ways to die: at named points between the phases of the outbox protocol
+(``CITEWISE_FAULT``: the process ``os._exit``s there), and SIGKILL at random moments.
+After every crash, reopening must leave every SQLite chunk searchable and no index entry
+without its chunk.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citewise.knowledge.base import DB_NAME, KnowledgeBase
+from citewise.knowledge.sync import FAULT_ENV
+
+CHILD = """
+import sys
+from citewise.knowledge.base import KnowledgeBase
+data, action, *paths = sys.argv[1:]
+kb = KnowledgeBase.open(data, chunk_size=200, chunk_overlap=20)
+print("ready", flush=True)
+if action == "ingest":
+    kb.ingest(paths)
+else:
+    for p in paths:
+        doc = kb.find_document(p)
+        if doc is not None:
+            kb.delete_document(doc.id)
+kb.close()
+print("done", flush=True)
+"""
+
+
+def _corpus(folder: Path, n: int, *, version: int = 0, seed: int = 0) -> list[Path]:
+    rng = random.Random(seed)
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(n):
+        sentences = [
+            " ".join(rng.choices(words, k=rng.randint(4, 12))).capitalize() + "."
+            for _ in range(rng.randint(5, 40))
+        ]
+        sentences.insert(rng.randrange(len(sentences)), f"Marker zq{i}x{version} is here.")
+        path = folder / f"doc{i:04d}.txt"
+        path.write_text(" ".join(sentences))
+        paths.append(path)
+    return paths
+
+
+def _child(data: Path, action: str, *paths: Path, fault: str | None = None) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env.pop(FAULT_ENV, None)
+    if fault:
+        env[FAULT_ENV] = fault
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(data), action, *map(str, paths)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _assert_consistent(data: Path) -> None:
+    con = sqlite3.connect(data / DB_NAME)
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        con.close()
+    with KnowledgeBase.open(data, chunk_size=200, chunk_overlap=20) as kb:
+        state = kb.check_consistency()
+        assert state.ok, (len(state.missing_from_index), len(state.orphaned_in_index))
+        assert kb.store.pending_index_ops() == []
+        # Every document's marker is found, in that very document.
+        for doc in kb.list_documents(limit=10_000):
+            marker = next(w for w in doc.text.split() if w.startswith("zq"))
+            hits = kb.search(marker, k=1)
+            assert hits and hits[0].document_id == doc.id, marker
+            assert doc.text[hits[0].start_char : hits[0].end_char] == hits[0].text
+
+
+@pytest.mark.parametrize(
+    "fault", ["ingest:after_batch", "sync:adding", "sync:before_commit", "sync:after_commit"]
+)
+def test_crash_between_phases_of_ingest(tmp_path: Path, fault: str) -> None:
+    data = tmp_path / "data"
+    first = _corpus(tmp_path / "docs", 12)
+    with KnowledgeBase.open(data, chunk_size=200, chunk_overlap=20) as kb:
+        kb.ingest(first[:6])  # some documents exist before the crash
+        old_ids = kb.store.list_chunk_ids()
+    _corpus(tmp_path / "docs", 12, version=1)  # all files change: replacements + additions
+    child = _child(data, "ingest", tmp_path / "docs", fault=fault)
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 86, (out, err)  # it really died at the fault point
+    assert "done" not in out
+    _assert_consistent(data)
+    with KnowledgeBase.open(data) as kb:
+        # The SQLite transaction had committed at every one of these points.
+        assert len(kb.list_documents()) == 12
+        stale = old_ids - kb.store.list_chunk_ids()  # unchanged chunks keep their ids
+        assert stale and not (stale & kb.index.all_chunk_ids())
+        assert kb.search("zq3x1")[0].source == str(first[3])
+        assert not kb.search("zq3x0")
+
+
+@pytest.mark.parametrize("fault", ["sync:before_commit", "sync:after_commit"])
+def test_crash_mid_delete(tmp_path: Path, fault: str) -> None:
+    data = tmp_path / "data"
+    paths = _corpus(tmp_path / "docs", 5)
+    with KnowledgeBase.open(data) as kb:
+        kb.ingest(paths)
+    child = _child(data, "delete", paths[1], paths[3], fault=fault)
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 86, (out, err)
+    _assert_consistent(data)
+    with KnowledgeBase.open(data) as kb:
+        assert kb.find_document(paths[1]) is None
+        assert not kb.search("zq1x0")
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    rng = random.Random(20240501)
+    # Measure one full ingest so the kills land inside it, not after it.
+    _corpus(tmp_path / "docs", 150, seed=1)
+    start = time.monotonic()
+    child = _child(data, "ingest", tmp_path / "docs")
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "ready"
+    ready = time.monotonic()
+    _, err = child.communicate(timeout=300)
+    assert child.returncode == 0, err
+    duration = time.monotonic() - ready
+    assert duration > 0 and ready > start
+    _assert_consistent(data)
+
+    killed_mid_run = 0
+    for round_ in range(1, 7):
+        _corpus(tmp_path / "docs", 150 + 10 * round_, version=round_, seed=round_)
+        child = _child(data, "ingest", tmp_path / "docs")
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.0, duration * 1.1))
+        if child.poll() is None:
+            killed_mid_run += 1
+        child.send_signal(signal.SIGKILL)
+        child.communicate(timeout=60)
+        _assert_consistent(data)
+    assert killed_mid_run >= 3  # most kills really interrupted an ingest

@@ -1,0 +1,184 @@
+"""Dense + hybrid retrieval over a real KnowledgeBase (SQLite + tantivy in tmp_path)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from citewise.knowledge.base import DB_NAME, KnowledgeBase
+from citewise.knowledge.embed import MiniLMEmbedder
+from citewise.knowledge.retrieval import DenseIndex, Retriever
+from citewise.store.base import IndexOp
+
+DOCS = {
+    "refunds.txt": (
+        "Refund policy\n\nMoney for returned goods is paid back to the original card within "
+        "fourteen days. Opened software cannot be returned."
+    ),
+    "shipping.txt": (
+        "Shipping\n\nParcels leave our warehouse every weekday. Delivery is free for orders "
+        "above fifty euros."
+    ),
+    "security.txt": (
+        "Security\n\nStaff must lock their screens when leaving the desk. Passwords are "
+        "rotated every ninety days."
+    ),
+    "garden.txt": (
+        "Garden club\n\nTomatoes need full sun and regular watering. Prune the roses in early "
+        "spring."
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder(threads=1)
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Iterator[KnowledgeBase]:
+    src = tmp_path / "docs"
+    src.mkdir()
+    for name, text in DOCS.items():
+        (src / name).write_text(text, encoding="utf-8")
+    base = KnowledgeBase.open(tmp_path / "kb")
+    report = base.ingest([src], collection="handbook")
+    assert report.ok, report.failed
+    yield base
+    base.close()
+
+
+def _dense(tmp_path: Path, embedder: MiniLMEmbedder, **kw: object) -> DenseIndex:
+    return DenseIndex(tmp_path / "kb" / DB_NAME, tmp_path / "kb" / "index" / "vectors", embedder, **kw)  # type: ignore[arg-type]
+
+
+def test_hybrid_finds_paraphrases_lexical_misses(
+    kb: KnowledgeBase, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    dense = _dense(tmp_path, embedder)
+    stats = dense.reconcile(kb.store)
+    n_chunks = kb.store.count_chunks()
+    assert stats.added == n_chunks == len(dense.index)
+    retriever = Retriever(kb.store, kb.index, dense)
+    question = "How long until I get my money back for something I sent back?"
+    lexical = retriever.retrieve("reimbursement duration", k=3, mode="lexical")
+    assert lexical.hits == []  # no shared words: BM25 has nothing
+    hybrid = retriever.retrieve("reimbursement duration for returns", k=2)
+    assert hybrid.mode == "hybrid"
+    assert hybrid.hits[0].source.endswith("refunds.txt")
+    result = retriever.retrieve(question, k=2, mode="dense")
+    assert result.hits[0].source.endswith("refunds.txt")
+    hit = result.hits[0]
+    assert hit.text == kb.document_text(hit.document_id)[hit.start_char : hit.end_char]
+    ev = result.evidence[hit.chunk_id]
+    assert ev is not None and hit.text[ev.start_char :].startswith(ev.text)
+    assert result.retrieved >= 2 and result.compared >= 2
+    dense.close()
+
+
+def test_filters_and_tenants_apply_to_dense_hits(
+    kb: KnowledgeBase, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    other = kb.for_tenant("acme")
+    extra = tmp_path / "acme"
+    extra.mkdir()
+    (extra / "acme-refunds.txt").write_text("Acme refunds money within two days.")
+    other.ingest([extra], collection="acme")
+    dense = _dense(tmp_path, embedder)
+    dense.reconcile(kb.store)
+    retriever = Retriever(kb.store, kb.index, dense)  # tenant "default"
+    hits = retriever.retrieve("refund money back", k=10, mode="dense").hits
+    assert hits and all(not h.source.endswith("acme-refunds.txt") for h in hits)
+    acme = Retriever(kb.store, kb.index, dense, tenant="acme").retrieve("money", k=10).hits
+    assert [h.source.endswith("acme-refunds.txt") for h in acme] == [True]
+    only = retriever.retrieve("money", k=10, filters={"source": "*shipping.txt"}, mode="dense")
+    assert [h.source.endswith("shipping.txt") for h in only.hits] == [True]
+    none = retriever.retrieve("money", k=10, filters={"collection": "nope"})
+    assert none.hits == []
+    dense.close()
+
+
+def test_delete_and_change_leave_no_trace_and_survive_reopen(
+    kb: KnowledgeBase, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    dense = _dense(tmp_path, embedder)
+    dense.reconcile(kb.store)
+    doc = kb.find_document(tmp_path / "docs" / "garden.txt")
+    assert doc is not None
+    garden_chunks = {c.id for c in kb.store.get_document_chunks(kb.tenant, doc.id)}
+    assert garden_chunks <= set(dense.index.ids())
+    assert kb.delete_document(doc.id)
+    stats = dense.sync_documents(kb.store, [IndexOp(id=0, tenant=kb.tenant, document_id=doc.id, op="delete")])
+    assert stats.removed == len(garden_chunks)
+    assert not garden_chunks & set(dense.index.ids())
+    retriever = Retriever(kb.store, kb.index, dense)
+    assert all("Tomatoes" not in h.text for h in retriever.retrieve("growing tomatoes", k=10).hits)
+
+    # a changed file: unchanged sentences come from the cache, new ones are embedded
+    (tmp_path / "docs" / "shipping.txt").write_text(
+        DOCS["shipping.txt"] + " Express delivery costs nine euros.", encoding="utf-8"
+    )
+    kb.ingest([tmp_path / "docs"], collection="handbook")
+    changed = kb.find_document(tmp_path / "docs" / "shipping.txt")
+    assert changed is not None
+    dense.sync_documents(kb.store, [IndexOp(id=0, tenant=kb.tenant, document_id=changed.id, op="upsert")])
+    assert set(dense.index.ids()) == kb.store.list_chunk_ids()
+    dense.close()
+
+    db = sqlite3.connect(tmp_path / "kb" / DB_NAME)
+    placeholders = ",".join("?" * len(garden_chunks))
+    rows = db.execute(
+        f"SELECT count(*) FROM vec_chunks WHERE chunk_id IN ({placeholders})", sorted(garden_chunks)
+    ).fetchone()
+    db.close()
+    assert rows == (0,)
+    reopened = _dense(tmp_path, embedder)
+    assert set(reopened.index.ids()) == kb.store.list_chunk_ids()
+    reopened.close()
+
+
+class CountingEmbedder:
+    """A deterministic fake embedder that counts what it embeds (bag of hashed words)."""
+
+    name = "fake-bow"
+    dim = 64
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, hash(word) % self.dim] += 1.0
+        out += 1e-3
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_crash_between_vector_write_and_index_save_is_repaired(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    fake = CountingEmbedder()
+    dense = _dense(tmp_path, fake)
+    dense.reconcile(kb.store)
+    dense.checkpoint()
+    first = len(fake.embedded)
+    assert first == kb.store.count_chunks()
+    # "crash": vectors of new chunks reach SQLite, the process dies before saving the index
+    extra = tmp_path / "more"
+    extra.mkdir()
+    (extra / "new.txt").write_text("Brand new handbook page about parking permits.")
+    kb.ingest([extra], collection="handbook")
+    dense.reconcile(kb.store)
+    del dense  # no close(): the files on disk are older than SQLite
+    again = _dense(tmp_path, fake)
+    assert set(again.index.ids()) == kb.store.list_chunk_ids()
+    # and nothing was embedded twice: the reopen replayed stored vectors
+    assert len(fake.embedded) == first + 1
+    assert again.reconcile(kb.store).added == 0
+    again.close()

@@ -1,0 +1,504 @@
+"""The HTTP service against a real uvicorn server on 127.0.0.1: ask (JSON and SSE), runs
+streamed, a dropped stream re-attached with Last-Event-ID, background runs, cancel,
+resume, threads, documents, search, feedback, provenance, dialects, heartbeats, the one
+error shape, and a run tailed by a second server sharing the database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from citewise.agent.tools import tool
+from citewise.client.sse import SSEDecoder
+from citewise.events import Event, event_adapter
+from citewise.models.base import AssistantMessage, ModelRequest, UserMessage
+from citewise.models.scripted import Part, answer, call, thought
+from citewise.server import ServerConfig, create_app
+from citewise.server.testing import PacedModel, serve
+
+DOC = ("# Returns\n\nRefunds are issued within 14 days of receiving the item.\n\n"
+       "Exchanges are free for members.\n")
+
+
+@tool
+async def wait(seconds: float) -> str:
+    """Wait a while, like a slow external system.
+
+    Args:
+        seconds: how long to wait
+    """
+    await asyncio.sleep(seconds)
+    return f"waited {seconds}s"
+
+
+@tool(requires_approval=True)
+def refund(order: str) -> str:
+    """Refund an order (a human approves first).
+
+    Args:
+        order: the order id
+    """
+    return f"refunded {order}"
+
+
+def _scripts() -> dict[str, tuple[list[Any], float]]:
+    """Turns and the pause before each, by the question's first word."""
+    return {
+        "quick": ([[thought("easy"), answer("The answer is 42.")]], 0.0),
+        # ~1.5 s: six steps with a pause before each model turn.
+        "slow": ([[thought(f"step {i}"), call("wait", seconds=0.01)] for i in range(5)]
+                 + ["All steps done."], 0.25),
+        "wait": ([call("wait", seconds=30), "never"], 0.0),
+        "search": ([call("search_knowledge", query="refunds issued days"),
+                    "Refunds are issued within 14 days [1]."], 0.0),
+        "approve": ([call("refund", order="A-17"), "Refund done."], 0.0),
+        "sleepy": (["Slept well."], 1.0),
+    }
+
+
+class Routed:
+    """A stateless scripted model: the question's first word picks the script, the number
+    of model turns since the question picks the turn (so a resumed run goes on where the
+    paused one stopped, whatever process resumes it)."""
+
+    name = "scripted"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+        last_user = max(i for i, m in enumerate(request.messages) if isinstance(m, UserMessage))
+        question = request.messages[last_user].content  # type: ignore[union-attr]
+        turns, delay = _scripts().get(question.split()[0], _scripts()["quick"])
+        done = sum(1 for m in request.messages[last_user:] if isinstance(m, AssistantMessage))
+        async for part in PacedModel([turns[min(done, len(turns) - 1)]], delay=delay).stream(
+                request):
+            yield part
+
+
+def make_app(data_dir: Path, **overrides: Any) -> Any:
+    fields: dict[str, Any] = {"data_dir": data_dir, "heartbeat_s": 0.3, "cancel_grace_s": 0.3,
+                              "retain_s": 1.0, "rate_limit_per_s": 0, "poll_interval_s": 0.05}
+    fields.update(overrides)
+    return create_app(ServerConfig(**fields), model=Routed, tools=[wait, refund])
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve(make_app(tmp_path_factory.mktemp("srv"))) as url:
+        yield url
+
+
+@pytest.fixture
+def http(base: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=base, timeout=30) as client:
+        yield client
+
+
+class Reader:
+    """Events of an SSE response, read in as many parts as a test likes (each frame's
+    ``id`` is checked to be its event's seq)."""
+
+    def __init__(self, response: httpx.Response, raw: list[str] | None = None) -> None:
+        self._chunks = response.iter_bytes()
+        self._decoder = SSEDecoder()
+        self._ready: list[Event] = []
+        self._raw = raw
+
+    def read(self, limit: int | None = None) -> list[Event]:
+        events: list[Event] = []
+        while limit is None or len(events) < limit:
+            if not self._ready:
+                chunk = next(self._chunks, None)
+                if chunk is None:
+                    break
+                if self._raw is not None:
+                    self._raw.append(chunk.decode())
+                for sse in self._decoder.feed(chunk):
+                    event = event_adapter.validate_json(sse.data)
+                    assert sse.id == str(event.seq)
+                    self._ready.append(event)
+                continue
+            events.append(self._ready.pop(0))
+        return events
+
+
+def read_events(response: httpx.Response, limit: int | None = None,
+                raw: list[str] | None = None) -> list[Event]:
+    return Reader(response, raw).read(limit)
+
+
+def assert_complete(events: list[Event]) -> None:
+    seqs = [e.seq for e in events]
+    assert seqs == list(range(1, len(seqs) + 1)), seqs
+    assert [e.is_terminal for e in events].count(True) == 1
+    assert events[-1].is_terminal
+
+
+# -- ask ---------------------------------------------------------------------------------
+
+
+def test_ask_json(http: httpx.Client) -> None:
+    r = http.post("/v1/ask", json={"question": "quick one"})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["text"] == "The answer is 42."
+    assert body["status"] == "completed"
+    assert r.headers["x-run-id"] == body["run_id"]
+
+
+@pytest.mark.parametrize("how", ["body", "accept"])
+def test_ask_sse(http: httpx.Client, how: str) -> None:
+    payload: dict[str, Any] = {"question": "quick one"}
+    headers = {}
+    if how == "body":
+        payload["stream"] = True
+    else:
+        headers["Accept"] = "text/event-stream"
+    with http.stream("POST", "/v1/ask", json=payload, headers=headers) as r:
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/event-stream")
+        events = read_events(r)
+    assert_complete(events)
+    assert events[0].kind == "run_started"
+    assert events[-1].kind == "run_finished"
+    assert events[-1].answer.text == "The answer is 42."  # type: ignore[union-attr]
+
+
+# -- runs --------------------------------------------------------------------------------
+
+
+def test_run_streamed_then_replayed_identically(http: httpx.Client) -> None:
+    raw: list[str] = []
+    with http.stream("POST", "/v1/runs", json={"question": "slow run"}) as r:
+        assert r.status_code == 200
+        run_id = r.headers["x-run-id"]
+        events = read_events(r, raw=raw)
+    assert "retry: 1000" in "".join(raw)
+    assert_complete(events)
+    assert {e.kind for e in events} >= {"run_started", "thought", "action", "observation",
+                                        "answer_delta", "run_finished"}
+    with http.stream("GET", f"/v1/runs/{run_id}/events") as r:
+        replay = read_events(r)
+    assert [e.model_dump() for e in replay] == [e.model_dump() for e in events]
+    info = http.get(f"/v1/runs/{run_id}").json()
+    assert info["status"] == "completed"
+    assert info["answer"]["text"] == "All steps done."
+    assert info["last_seq"] == events[-1].seq
+
+
+def test_disconnect_mid_run_then_reconnect_with_last_event_id(http: httpx.Client) -> None:
+    with http.stream("POST", "/v1/runs", json={"question": "slow run"}) as r:
+        run_id = r.headers["x-run-id"]
+        first = read_events(r, limit=4)
+    # The connection is gone; the run is not.
+    time.sleep(0.4)
+    assert http.get(f"/v1/runs/{run_id}").json()["status"] == "running"
+    headers = {"Last-Event-ID": str(first[-1].seq)}
+    with http.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
+        rest = read_events(r)
+    assert rest[0].seq == first[-1].seq + 1  # nothing lost, nothing repeated
+    assert_complete(first + rest)
+    assert rest[-1].kind == "run_finished"
+    # ?after= is the same as Last-Event-ID (for clients that cannot set headers).
+    with http.stream("GET", f"/v1/runs/{run_id}/events", params={"after": 2}) as r:
+        assert [e.seq for e in read_events(r)] == [e.seq for e in (first + rest)[2:]]
+
+
+def test_background_run_attached_later(http: httpx.Client) -> None:
+    r = http.post("/v1/runs", json={"question": "slow run", "background": True})
+    assert r.status_code == 202
+    info = r.json()
+    assert info["status"] == "running"
+    assert info["events_url"] == f"/v1/runs/{info['run_id']}/events"
+    time.sleep(0.3)
+    with http.stream("GET", info["events_url"]) as s:  # attach while it runs
+        events = read_events(s)
+    assert_complete(events)
+    assert events[-1].kind == "run_finished"
+
+
+def test_background_run_replays_in_full_after_it_ended(http: httpx.Client) -> None:
+    r = http.post("/v1/runs", json={"question": "quick", "background": True})
+    run_id = r.json()["run_id"]
+    deadline = time.monotonic() + 10
+    while http.get(f"/v1/runs/{run_id}").json()["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(1.2)  # past retain_s: the events now come from SQLite, not memory
+    with http.stream("GET", f"/v1/runs/{run_id}/events") as s:
+        events = read_events(s)
+    assert_complete(events)
+
+
+def test_run_json_when_not_streamed(http: httpx.Client) -> None:
+    r = http.post("/v1/runs", json={"question": "quick", "stream": False})
+    assert r.status_code == 200
+    assert r.json()["status"] == "completed"
+    assert r.json()["answer"]["text"] == "The answer is 42."
+
+
+def test_cancel_a_run_stuck_in_a_tool(http: httpx.Client) -> None:
+    r = http.post("/v1/runs", json={"question": "wait forever", "background": True})
+    run_id = r.json()["run_id"]
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    c = http.post(f"/v1/runs/{run_id}/cancel")
+    assert c.status_code == 200
+    assert c.json() == {"run_id": run_id, "status": "cancelled"}
+    assert time.monotonic() - t0 < 5
+    with http.stream("GET", f"/v1/runs/{run_id}/events") as s:
+        events = read_events(s)
+    assert_complete(events)
+    assert events[-1].kind == "error"
+    assert events[-1].code == "run_cancelled"  # type: ignore[union-attr]
+    assert http.get(f"/v1/runs/{run_id}").json()["status"] == "cancelled"
+    again = http.post(f"/v1/runs/{run_id}/cancel")
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "run_finished"
+
+
+def test_cancel_while_the_model_thinks_is_cooperative(http: httpx.Client) -> None:
+    with http.stream("POST", "/v1/runs", json={"question": "slow run"}) as r:
+        run_id = r.headers["x-run-id"]
+        reader = Reader(r)
+        events = reader.read(3)
+        assert http.post(f"/v1/runs/{run_id}/cancel").json()["status"] == "cancelled"
+        events += reader.read()
+    assert_complete(events)
+    assert events[-1].kind == "error"
+    assert events[-1].code == "run_cancelled"  # type: ignore[union-attr]
+    assert events[-1].answer is not None  # type: ignore[union-attr]
+    assert events[-1].answer.status == "cancelled"  # type: ignore[union-attr]
+
+
+def test_pause_resume_over_http(http: httpx.Client) -> None:
+    with http.stream("POST", "/v1/runs", json={"question": "approve please"}) as r:
+        paused = read_events(r)
+    assert paused[-1].kind == "run_paused"
+    run_id = paused[-1].run_id
+    info = http.get(f"/v1/runs/{run_id}").json()
+    assert info["status"] == "paused"
+    interrupt = info["interrupts"][0]
+    assert interrupt["tool"] == "refund"
+    bad = http.post(f"/v1/runs/{run_id}/resume",
+                    json={"decisions": [{"interrupt_id": "nope", "action": "approve"}]})
+    assert bad.status_code == 422
+    assert bad.json()["error"]["code"] == "unknown_interrupt"
+    decision = {"interrupt_id": interrupt["id"], "action": "approve"}
+    with http.stream("POST", f"/v1/runs/{run_id}/resume", json={"decisions": [decision]}) as r:
+        assert r.status_code == 200
+        resumed = read_events(r)
+    assert resumed[0].seq == paused[-1].seq + 1
+    assert resumed[-1].kind == "run_finished"
+    observation = next(e for e in resumed if e.kind == "observation")
+    assert observation.text == "refunded A-17"  # type: ignore[union-attr]
+    twice = http.post(f"/v1/runs/{run_id}/resume", json={"decisions": [decision]})
+    assert twice.status_code == 409
+    with http.stream("GET", f"/v1/runs/{run_id}/events") as r:  # the whole history
+        assert_complete_with_pause(read_events(r))
+
+
+def assert_complete_with_pause(events: list[Event]) -> None:
+    seqs = [e.seq for e in events]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert [e.kind for e in events if e.is_terminal] == ["run_paused", "run_finished"]
+
+
+def test_cancel_a_paused_run(http: httpx.Client) -> None:
+    with http.stream("POST", "/v1/runs", json={"question": "approve please"}) as r:
+        paused = read_events(r)
+    run_id = paused[-1].run_id
+    assert http.post(f"/v1/runs/{run_id}/cancel").json()["status"] == "cancelled"
+    with http.stream("GET", f"/v1/runs/{run_id}/events",
+                     headers={"Last-Event-ID": str(paused[-1].seq)}) as r:
+        tail = read_events(r)
+    assert [(e.kind, getattr(e, "code", None)) for e in tail] == [("error", "run_cancelled")]
+
+
+# -- threads -----------------------------------------------------------------------------
+
+
+def test_threads_list_get_continue_delete(http: httpx.Client) -> None:
+    first = http.post("/v1/ask", json={"question": "quick first"}).json()
+    thread_id = first["thread_id"]
+    second = http.post("/v1/ask", json={"question": "quick second", "thread_id": thread_id})
+    assert second.json()["thread_id"] == thread_id
+    listed = http.get("/v1/threads").json()["threads"]
+    assert thread_id in [t["id"] for t in listed]
+    detail = http.get(f"/v1/threads/{thread_id}").json()
+    assert [t["question"] for t in detail["turns"]] == ["quick first", "quick second"]
+    assert detail["title"] == "quick first"
+    assert http.delete(f"/v1/threads/{thread_id}").status_code == 204
+    gone = http.get(f"/v1/threads/{thread_id}")
+    assert gone.status_code == 404
+    assert gone.json()["error"]["code"] == "unknown_thread"
+    assert http.get(f"/v1/runs/{first['run_id']}").status_code == 404
+    unknown = http.post("/v1/ask", json={"question": "quick", "thread_id": thread_id})
+    assert unknown.status_code == 404
+
+
+# -- documents, search, feedback, provenance ----------------------------------------------
+
+
+def test_documents_upload_list_search_ask_delete(http: httpx.Client) -> None:
+    up = http.post("/v1/documents", files={"file": ("returns.md", DOC.encode())},
+                   data={"collection": "policies"})
+    assert up.status_code == 201, up.text
+    doc = up.json()["document"]
+    assert up.json()["status"] == "added"
+    assert doc["source"] == "returns.md"
+    assert doc["collection"] == "policies"
+    again = http.post("/v1/documents", files={"file": ("returns.md", DOC.encode())},
+                      data={"collection": "policies"})
+    assert again.json()["status"] == "unchanged"
+    assert again.json()["document"]["id"] == doc["id"]
+    ids = [d["id"] for d in http.get("/v1/documents").json()["documents"]]
+    assert doc["id"] in ids
+    full = http.get(f"/v1/documents/{doc['id']}", params={"text": "true"}).json()
+    assert "14 days" in full["text"]
+    hits = http.post("/v1/search", json={"query": "refunds issued", "k": 3}).json()["hits"]
+    assert hits and hits[0]["document_id"] == doc["id"]
+    assert full["text"][hits[0]["start_char"]:hits[0]["end_char"]] == hits[0]["text"]
+    answer = http.post("/v1/ask", json={"question": "search refunds"}).json()
+    assert answer["citations"], answer
+    assert answer["search_documents"][0]["document"]["id"] == doc["id"]
+    assert http.delete(f"/v1/documents/{doc['id']}").status_code == 204
+    assert http.get(f"/v1/documents/{doc['id']}").status_code == 404
+    assert http.delete(f"/v1/documents/{doc['id']}").status_code == 404
+    assert http.post("/v1/search", json={"query": "refunds issued"}).json()["hits"] == []
+
+
+def test_upload_of_an_unreadable_format_is_refused(http: httpx.Client) -> None:
+    r = http.post("/v1/documents", files={"file": ("image.bin", b"\x00\x01\x02")})
+    assert r.status_code == 422
+    assert r.json()["error"]["code"] in {"unsupported_format", "binary_file"}
+
+
+def test_feedback_with_the_answers_token(http: httpx.Client) -> None:
+    answer = http.post("/v1/ask", json={"question": "quick"}).json()
+    token = answer["trajectory"]["feedback_token"]
+    r = http.post("/v1/feedback", json={"token": token, "rating": 3, "comment": "spot on"})
+    assert r.status_code == 201
+    assert r.json()["run_id"] == answer["run_id"]
+    listed = http.get("/v1/feedback", params={"run_id": answer["run_id"]}).json()["feedback"]
+    assert [(f["rating"], f["comment"]) for f in listed] == [(3, "spot on")]
+    twice = http.post("/v1/feedback", json={"token": token, "rating": 1})
+    assert twice.status_code == 409
+    forged = http.post("/v1/feedback", json={"token": token[:-4] + "AAAA", "rating": 1})
+    assert forged.status_code == 422
+    assert forged.json()["error"]["code"] == "feedback_token_invalid"
+
+
+def test_provenance_of_a_run(http: httpx.Client) -> None:
+    answer = http.post("/v1/ask", json={"question": "quick"}).json()
+    r = http.get(f"/v1/runs/{answer['run_id']}/provenance")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/turtle")
+    assert f"urn:citewise:run:{answer['run_id']}" in r.text
+    ld = http.get(f"/v1/runs/{answer['run_id']}/provenance", params={"format": "json-ld"})
+    assert ld.headers["content-type"].startswith("application/ld+json")
+    json.loads(ld.text)
+    assert http.get("/v1/runs/run_nope/provenance").status_code == 404
+
+
+# -- dialects, heartbeats ----------------------------------------------------------------
+
+
+def test_format_parameter_selects_a_dialect(http: httpx.Client) -> None:
+    with http.stream("POST", "/v1/runs", params={"format": "ag-ui"},
+                     json={"question": "quick"}) as r:
+        decoder = SSEDecoder()
+        objs = [json.loads(e.data) for chunk in r.iter_bytes() for e in decoder.feed(chunk)]
+    types = [o["type"] for o in objs]
+    assert types[0] == "RUN_STARTED"
+    assert types[-1] == "RUN_FINISHED"
+    final = http.post("/v1/ask", params={"format": "trustgraph"}, json={"question": "quick"})
+    assert final.json()["answer"] == "The answer is 42."
+    bad = http.post("/v1/ask", params={"format": "klingon"}, json={"question": "quick"})
+    assert bad.status_code == 422
+    assert bad.json()["error"]["code"] == "unknown_format"
+
+
+def test_heartbeats_keep_a_quiet_stream_open(http: httpx.Client) -> None:
+    raw: list[str] = []
+    with http.stream("POST", "/v1/runs", json={"question": "sleepy run"}) as r:
+        events = read_events(r, raw=raw)
+    assert_complete(events)
+    assert ": ping\n\n" in "".join(raw)  # a 1 s quiet model turn > heartbeat_s=0.3
+
+
+# -- the one error shape -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "code"), [
+    ("GET", "/v1/nowhere", None, 404, "not_found"),
+    ("DELETE", "/v1/ask", None, 405, "method_not_allowed"),
+    ("POST", "/v1/ask", {"question": ""}, 422, "validation_error"),
+    ("POST", "/v1/ask", {"question": "   "}, 422, "empty_question"),
+    ("POST", "/v1/ask", {"question": "q", "bogus": 1}, 422, "validation_error"),
+    ("POST", "/v1/ask", {"question": "q", "output_schema": {"type": 12}}, 422,
+     "invalid_output_schema"),
+    ("GET", "/v1/runs/run_unknown", None, 404, "unknown_run"),
+    ("GET", "/v1/runs/run_unknown/events", None, 404, "unknown_run"),
+    ("POST", "/v1/runs/run_unknown/cancel", None, 404, "unknown_run"),
+    ("GET", "/v1/threads/nope", None, 404, "unknown_thread"),
+    ("GET", "/v1/documents/nope", None, 404, "unknown_document"),
+])
+def test_errors_have_one_shape(http: httpx.Client, method: str, path: str,
+                               body: dict[str, Any] | None, status: int, code: str) -> None:
+    r = http.request(method, path, json=body)
+    assert r.status_code == status
+    payload = r.json()
+    assert set(payload) == {"error"}
+    assert set(payload["error"]) == {"code", "message", "details"}
+    assert payload["error"]["code"] == code
+    assert "Traceback" not in r.text
+
+
+def test_bad_last_event_id_is_refused(http: httpx.Client) -> None:
+    answer = http.post("/v1/ask", json={"question": "quick"}).json()
+    r = http.get(f"/v1/runs/{answer['run_id']}/events", headers={"Last-Event-ID": "abc"})
+    assert r.status_code == 422
+    assert r.json()["error"]["code"] == "invalid_last_event_id"
+
+
+def test_health(http: httpx.Client) -> None:
+    assert http.get("/healthz").json()["status"] == "ok"
+    assert http.get("/readyz").json()["status"] == "ready"
+
+
+# -- a second process sharing the database ------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_run_is_tailed_from_another_server_sharing_the_store(tmp_path: Path) -> None:
+    with serve(make_app(tmp_path)) as a, serve(make_app(tmp_path)) as b:
+        with httpx.Client(timeout=30) as http:
+            info = http.post(f"{a}/v1/runs", json={"question": "slow run",
+                                                   "background": True}).json()
+            time.sleep(0.3)
+            # Server B never ran it: it polls the shared log.
+            with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events") as r:
+                first = read_events(r, limit=3)
+            with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events",
+                             headers={"Last-Event-ID": str(first[-1].seq)}) as r:
+                rest = read_events(r)
+            assert_complete(first + rest)
+            with http.stream("GET", f"{a}/v1/runs/{info['run_id']}/events") as r:
+                local = read_events(r)
+            assert [e.model_dump() for e in local] == [e.model_dump() for e in first + rest]
+            # B can cancel a run that A drives (through the store).
+            info = http.post(f"{a}/v1/runs", json={"question": "slow run",
+                                                   "background": True}).json()
+            time.sleep(0.3)
+            status = http.post(f"{b}/v1/runs/{info['run_id']}/cancel").json()["status"]
+            assert status == "cancelled"
+            with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events") as r:
+                events = read_events(r)
+            assert_complete(events)
+            assert events[-1].code == "run_cancelled"  # type: ignore[union-attr]

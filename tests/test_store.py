@@ -1,0 +1,316 @@
+"""SQLiteStore: migrations, round-trips, atomic run transitions, tenant scoping, one writer."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from citewise.errors import InvalidInput, NotFound
+from citewise.store.base import (
+    ApiKeyRecord,
+    ChunkRecord,
+    DocumentRecord,
+    EventRecord,
+    FeedbackRecord,
+    RunRecord,
+    TurnRecord,
+)
+from citewise.store.migrations import MIGRATIONS, applied_migrations, has_column, migrate
+from citewise.store.sqlite import SQLiteStore
+
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    s = SQLiteStore(tmp_path / "c.db")
+    yield s
+    s.close()
+
+
+def _run(run_id: str = "r1", tenant: str = "t1", status: str = "running") -> RunRecord:
+    return RunRecord(
+        id=run_id,
+        tenant=tenant,
+        thread_id="th1",
+        question="What is the refund policy?",
+        status=status,  # type: ignore[arg-type]
+        state={"step": 2, "messages": [{"role": "user", "content": "é 😀"}]},
+        answer=None,
+        created_at=T0,
+        updated_at=T0,
+    )
+
+
+# -- migrations ------------------------------------------------------------------------
+
+
+def test_fresh_database_is_migrated_in_wal_mode(tmp_path: Path) -> None:
+    s = SQLiteStore(tmp_path / "c.db")
+    assert s.applied_migrations == [m.__name__ for m in MIGRATIONS]
+    s.close()
+    con = sqlite3.connect(tmp_path / "c.db")
+    try:
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert {"documents", "chunks", "threads", "turns", "runs", "events", "feedback",
+                "settings", "index_outbox", "api_keys", "_migrations"} <= tables
+    finally:
+        con.close()
+
+
+def test_migrations_are_idempotent(tmp_path: Path) -> None:
+    SQLiteStore(tmp_path / "c.db").close()
+    again = SQLiteStore(tmp_path / "c.db")
+    assert again.applied_migrations == []
+    again.close()
+
+
+def test_new_migration_applies_once_and_in_order(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def m002_add_note(conn: sa.Connection) -> None:
+        calls.append("m002")
+        if not has_column(conn, "threads", "note"):
+            conn.exec_driver_sql("ALTER TABLE threads ADD COLUMN note TEXT")
+
+    SQLiteStore(tmp_path / "c.db").close()  # a database at m001
+    s = SQLiteStore(tmp_path / "c.db", migrations=[*MIGRATIONS, m002_add_note])
+    assert s.applied_migrations == ["m002_add_note"]
+    s.close()
+    s = SQLiteStore(tmp_path / "c.db", migrations=[*MIGRATIONS, m002_add_note])
+    assert s.applied_migrations == []
+    s.close()
+    assert calls == ["m002"]
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    with engine.connect() as conn:
+        assert has_column(conn, "threads", "note")
+        assert applied_migrations(conn) == ["m001_initial", "m002_add_note"]
+    engine.dispose()
+
+
+def test_failing_migration_leaves_nothing_half_applied(tmp_path: Path) -> None:
+    def m002_broken(conn: sa.Connection) -> None:
+        conn.exec_driver_sql("CREATE TABLE half_done (x INTEGER)")
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        SQLiteStore(tmp_path / "c.db", migrations=[*MIGRATIONS, m002_broken])
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    with engine.begin() as conn:
+        # The whole first open rolled back, m001 included: DDL is transactional here.
+        assert not sa.inspect(conn).has_table("half_done")
+        assert applied_migrations(conn) == []
+        # Running the list again from scratch works.
+        assert migrate(conn) == ["m001_initial"]
+    engine.dispose()
+
+
+# -- threads, turns, runs, events, feedback, settings ------------------------------------
+
+
+def test_threads_and_turns_round_trip(store: SQLiteStore) -> None:
+    t = store.create_thread("t1", "th1", "Refunds")
+    assert (t.id, t.tenant, t.title) == ("th1", "t1", "Refunds")
+    assert t.created_at.tzinfo is not None
+    assert store.create_thread("t1", "th1", "other title").title == "Refunds"  # idempotent
+    store.add_turn("t1", TurnRecord("th1", "r1", "first?", "one [1]", T0))
+    store.add_turn("t1", TurnRecord("th1", "r2", "second?", "two", T0 + timedelta(seconds=1)))
+    turns = store.list_turns("t1", "th1")
+    assert [(x.run_id, x.question, x.answer) for x in turns] == [
+        ("r1", "first?", "one [1]"),
+        ("r2", "second?", "two"),
+    ]
+    assert turns[0].created_at == T0
+    assert store.get_thread("t1", "th1").updated_at == T0 + timedelta(seconds=1)  # type: ignore[union-attr]
+    with pytest.raises(NotFound) as err:
+        store.add_turn("t1", TurnRecord("nope", "r3", "q", "a", T0))
+    assert err.value.code == "thread_not_found"
+
+
+def test_runs_round_trip_and_upsert(store: SQLiteStore) -> None:
+    run = _run()
+    store.save_run(run)
+    got = store.get_run("t1", "r1")
+    assert got == run
+    run.status = "completed"
+    run.answer = {"text": "Refunds take 14 days [1].", "citations": [{"citation_index": 1}]}
+    run.updated_at = T0 + timedelta(minutes=1)
+    store.save_run(run)
+    again = store.get_run("t1", "r1")
+    assert again is not None
+    assert again.status == "completed"
+    assert again.answer == run.answer
+    assert again.created_at == T0
+    store.save_run(_run("r2"))
+    assert {r.id for r in store.list_runs("t1", thread_id="th1")} == {"r1", "r2"}
+    with pytest.raises(InvalidInput):
+        store.save_run(_run("r3", status="exploded"))
+
+
+def test_transition_run_is_atomic_across_threads(store: SQLiteStore) -> None:
+    store.save_run(_run(status="paused"))
+    barrier = threading.Barrier(8)
+    wins: list[bool] = []
+
+    def resume() -> None:
+        barrier.wait()
+        wins.append(store.transition_run("t1", "r1", ["paused"], "running"))
+
+    threads = [threading.Thread(target=resume) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert wins.count(True) == 1
+    assert store.get_run("t1", "r1").status == "running"  # type: ignore[union-attr]
+    assert store.transition_run("t1", "r1", ["paused"], "running") is False
+
+
+def test_transition_run_is_atomic_across_processes(tmp_path: Path) -> None:
+    """Two store objects (as two processes would have) on one file: one wins."""
+    a = SQLiteStore(tmp_path / "c.db")
+    b = SQLiteStore(tmp_path / "c.db")
+    try:
+        a.save_run(_run(status="paused"))
+        assert a.transition_run("t1", "r1", ["paused"], "running") is True
+        assert b.transition_run("t1", "r1", ["paused"], "running") is False
+        assert b.transition_run("t1", "r1", ["running"], "completed") is True
+        assert a.get_run("t1", "r1").status == "completed"  # type: ignore[union-attr]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_events_append_and_read(store: SQLiteStore) -> None:
+    events = [EventRecord("r1", i, "answer_delta", {"text": f"δ{i}", "seq": i}) for i in (1, 2, 3)]
+    store.append_events("t1", events)
+    store.append_events("t1", events[:1])  # a retried append is a no-op
+    assert store.read_events("t1", "r1") == events
+    assert [e.seq for e in store.read_events("t1", "r1", after=1)] == [2, 3]
+    assert [e.seq for e in store.read_events("t1", "r1", after=1, limit=1)] == [2]
+
+
+def test_feedback_settings_and_api_keys(store: SQLiteStore) -> None:
+    fid = store.add_feedback(FeedbackRecord(0, "t1", "r1", 1, 1, 0, "good", T0))
+    fid2 = store.add_feedback(FeedbackRecord(0, "t1", "r2", -1, None, None, None, T0))
+    assert fid2 > fid
+    assert [(f.id, f.rating, f.comment) for f in store.list_feedback("t1", run_id="r1")] == [
+        (fid, 1, "good")
+    ]
+    assert len(store.list_feedback("t1")) == 2
+
+    assert store.get_setting("secret") is None
+    store.set_setting("secret", "a")
+    store.set_setting("secret", "b")
+    assert store.get_setting("secret") == "b"
+
+    key = ApiKeyRecord("k1", "t1", "ci", "hash-1", T0)
+    store.create_api_key(key)
+    with pytest.raises(InvalidInput) as err:
+        store.create_api_key(ApiKeyRecord("k2", "t1", "dup", "hash-1", T0))
+    assert err.value.code == "api_key_exists"
+    assert store.get_api_key_by_hash("hash-1") == key
+    assert store.revoke_api_key("t2", "k1") is False  # another tenant's key
+    assert store.revoke_api_key("t1", "k1") is True
+    assert store.revoke_api_key("t1", "k1") is False
+    revoked = store.get_api_key_by_hash("hash-1")
+    assert revoked is not None and revoked.revoked_at is not None
+    assert [k.id for k in store.list_api_keys("t1")] == ["k1"]
+    store.create_api_key(ApiKeyRecord("k9", "t2", "other", "hash-9", T0 + timedelta(hours=1)))
+    assert [k.id for k in store.list_api_keys("t1")] == ["k1"]
+    assert [k.id for k in store.list_all_api_keys()] == ["k1", "k9"]
+
+
+def test_delete_thread_takes_its_runs_events_and_feedback(store: SQLiteStore) -> None:
+    store.create_thread("t1", "th1")
+    store.add_turn("t1", TurnRecord("th1", "r1", "q", "a", T0))
+    store.save_run(_run())
+    store.append_events("t1", [EventRecord("r1", 1, "run_started", {})])
+    store.add_feedback(FeedbackRecord(0, "t1", "r1", 1, None, None, None, T0))
+    assert store.delete_thread("t2", "th1") is False  # another tenant: as if absent
+    assert store.get_thread("t1", "th1") is not None
+    assert store.delete_thread("t1", "th1") is True
+    assert store.get_thread("t1", "th1") is None
+    assert store.list_turns("t1", "th1") == []
+    assert store.get_run("t1", "r1") is None
+    assert store.read_events("t1", "r1") == []
+    assert store.list_feedback("t1") == []
+    assert store.delete_thread("t1", "th1") is False
+
+
+# -- tenant scoping ----------------------------------------------------------------------
+
+
+def test_other_tenants_records_do_not_exist(store: SQLiteStore) -> None:
+    store.create_thread("t1", "th1", "mine")
+    store.save_run(_run())
+    store.append_events("t1", [EventRecord("r1", 1, "run_started", {})])
+    store.add_feedback(FeedbackRecord(0, "t1", "r1", 1, None, None, None, T0))
+    doc = DocumentRecord("d1", "t1", "default", "/x.txt", "X", "text/plain", "h", "Hello there.")
+    store.replace_documents([(doc, [ChunkRecord(7, "d1", 0, 0, 12, "Hello there.")])])
+
+    assert store.get_thread("t2", "th1") is None
+    assert store.list_threads("t2") == []
+    assert store.list_turns("t2", "th1") == []
+    assert store.get_run("t2", "r1") is None
+    assert store.list_runs("t2") == []
+    assert store.transition_run("t2", "r1", ["running"], "cancelled") is False
+    assert store.get_run("t1", "r1").status == "running"  # type: ignore[union-attr]
+    assert store.read_events("t2", "r1") == []
+    assert store.list_feedback("t2") == []
+    assert store.get_document("t2", "d1") is None
+    assert store.find_document_by_source("t2", "/x.txt") is None
+    assert store.list_documents("t2") == []
+    assert store.get_chunk_contexts("t2", [7]) == []
+    assert store.get_document_chunks("t2", "d1") == []
+    assert store.delete_document("t2", "d1") is False
+    assert store.count_chunks("t2") == 0
+    # A thread id is per tenant: t2 may have its own "th1".
+    assert store.create_thread("t2", "th1", "theirs").title == "theirs"
+    assert store.get_thread("t1", "th1").title == "mine"  # type: ignore[union-attr]
+    # save_run of an id owned by another tenant changes nothing.
+    store.save_run(_run(tenant="t2", status="failed"))
+    assert store.get_run("t1", "r1").status == "running"  # type: ignore[union-attr]
+    assert store.get_run("t2", "r1") is None
+
+
+# -- documents, chunks and the outbox ----------------------------------------------------
+
+
+def test_documents_chunks_and_outbox(store: SQLiteStore) -> None:
+    text = "Alpha one. Beta two."
+    doc = DocumentRecord("d1", "t1", "c1", "/a.txt", "A", "text/plain", "h1", text,
+                         metadata={"path": "/a.txt"})
+    chunks = [ChunkRecord(11, "d1", 0, 0, 10, "Alpha one.", line=1),
+              ChunkRecord(12, "d1", 1, 11, 20, "Beta two.", section="S", page=2, line=1)]
+    store.replace_documents([(doc, chunks)])
+    got = store.get_document("t1", "d1")
+    assert got is not None and got.text == text and got.metadata == {"path": "/a.txt"}
+    assert store.get_chunks([12, 11, 99]) == [chunks[1], chunks[0]]
+    ctx = store.get_chunk_contexts("t1", [12])
+    assert ctx[0].chunk == chunks[1] and ctx[0].text_length == len(text)
+    assert ctx[0].collection == "c1" and ctx[0].source == "/a.txt"
+    assert store.get_document_versions("t1", ["d1", "zz"]) == {
+        "d1": ("h1", "c1", {"path": "/a.txt"})
+    }
+    ops = store.pending_index_ops()
+    assert [(o.document_id, o.op) for o in ops] == [("d1", "upsert")]
+    assert [r.chunk_id for r in store.index_rows(["d1"])] == [11, 12]
+
+    # Replacing swaps the chunks; deleting leaves no chunk behind.
+    store.replace_documents([(doc, chunks[:1])])
+    assert store.list_chunk_ids() == {11}
+    assert store.delete_document("t1", "d1") is True
+    assert store.count_chunks() == 0 and store.get_document("t1", "d1") is None
+    ops = store.pending_index_ops()
+    assert [o.op for o in ops] == ["upsert", "upsert", "delete"]
+    store.complete_index_ops([o.id for o in ops])
+    assert store.pending_index_ops() == []
+    assert store.queue_full_reindex() == 0
