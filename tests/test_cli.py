@@ -155,3 +155,33 @@ def test_quickstart(tmp_path: Path) -> None:
     assert "5 business days" in proc.stdout
     assert "→ search_knowledge" in proc.stderr
     assert "returns-and-refunds.md" in proc.stdout
+
+
+def test_explain_and_feedback(kb_dir: Path) -> None:
+    answer = json.loads(cli("ask", "What are opals made of?", "--json", data_dir=kb_dir,
+                            check=True).stdout)
+    turtle = cli("explain", answer["run_id"], data_dir=kb_dir, check=True).stdout
+    import rdflib
+
+    graph = rdflib.Graph().parse(data=turtle, format="turtle")
+    derived = {str(o) for o in graph.objects(None, rdflib.URIRef(
+        "http://www.w3.org/ns/prov#wasDerivedFrom"))}
+    doc_id = answer["search_documents"][answer["citations"][0]["document_index"] - 1][
+        "document"]["id"]
+    assert f"urn:citewise:document:{doc_id}" in derived
+    jsonld = cli("explain", answer["run_id"], "--format", "json-ld", data_dir=kb_dir,
+                 check=True).stdout
+    assert json.loads(jsonld)
+    token = answer["trajectory"]["feedback_token"]
+    ok = cli("feedback", "--token", token, "--rating", "3", "--document", "1",
+             "--comment", "spot on", data_dir=kb_dir)
+    assert ok.returncode == 0, ok.stderr
+    again = cli("feedback", "--token", token, "--rating", "2", "--document", "1",
+                data_dir=kb_dir)
+    assert again.returncode != 0
+    assert "[feedback_already_recorded]" in again.stderr
+    forged = cli("feedback", "--token", token[:-3] + "AAA", "--rating", "1", data_dir=kb_dir)
+    assert forged.returncode != 0
+    assert "[feedback_token_invalid]" in forged.stderr
+    unknown = cli("explain", "run_nope", data_dir=kb_dir)
+    assert "[unknown_run]" in unknown.stderr

@@ -16,7 +16,7 @@ from citewise.agent.context import RunContext
 from citewise.agent.interrupts import is_approved
 from citewise.agent.persist import RunRecorder
 from citewise.agent.runner import Agent
-from citewise.agent.state import Decision, RunSettings, RunState
+from citewise.agent.state import Decision, RunSettings
 from citewise.agent.tools import Tool, tool
 from citewise.errors import ApprovalRequired, UsageError
 from citewise.events import TERMINAL_KINDS, Event, event_adapter
@@ -494,3 +494,32 @@ def test_resume_needs_the_tool_for_approve_but_not_for_result(store: SQLiteStore
     events = resume(stranger, paused.run_id,
                     Decision(interrupt_id=i.id, action="result", result="done by hand"))
     assert one_terminal(events).kind == "run_finished" and CALLS["transfer"] == 0
+
+
+def test_approval_of_a_json_schema_tool_validates_edits(store: SQLiteStore) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def book(**arguments: Any) -> str:
+        seen.append(arguments)
+        return "booked"
+
+    schema = {"type": "object", "required": ["room", "nights"], "additionalProperties": False,
+              "properties": {"room": {"enum": ["single", "double"]},
+                             "nights": {"type": "integer", "minimum": 1}}}
+    booking = Tool.from_json_schema("book_room", "Book a room.", schema, book,
+                                    requires_approval=True)
+    assert booking.spec().parameters == schema
+    a = Agent(store=store, model=ScriptedModel([call("book_room", room="suite", nights=2),
+                                                call("book_room", room="double", nights=2),
+                                                "Booked."]), tools=[booking])
+    paused = one_terminal(run(a))
+    # Arguments that fail the JSON Schema never reach a human: an error observation instead.
+    assert paused.kind == "run_paused" and paused.interrupts[0].input["room"] == "double"
+    iid = paused.interrupts[0].id
+    err = refused(a, paused.run_id, Decision(interrupt_id=iid, action="edit",
+                                             input={"room": "double", "nights": 0}))
+    assert err.code == "invalid_decision" and "nights" in err.message
+    events = resume(a, paused.run_id, Decision(interrupt_id=iid, action="edit",
+                                               input={"room": "single", "nights": 3}))
+    assert one_terminal(events).kind == "run_finished"
+    assert seen == [{"room": "single", "nights": 3}]

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citewise.errors import IngestError, InvalidInput
-from citewise.knowledge.base import KnowledgeBase
+from citewise.errors import ConfigError, IngestError, InvalidInput
+from citewise.knowledge.base import DB_NAME, KnowledgeBase
 from citewise.knowledge.ingest import document_id_for
 from citewise.knowledge.loaders import LoadedDocument, LoaderRegistry, default_registry, discover
 from citewise.knowledge.loaders.markdown import MarkdownLoader
@@ -183,6 +184,18 @@ def test_bad_files_are_reported_and_the_rest_ingests(kb: KnowledgeBase, tmp_path
     assert len(kb.list_documents()) == 1
 
 
+def test_unusable_data_dir_is_a_typed_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigError) as err:
+        KnowledgeBase.open(tmp_path / "file")
+    assert err.value.code == "invalid_data_dir"
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / DB_NAME).write_bytes(b"this is not an SQLite database at all" * 4)
+    with pytest.raises(ConfigError) as err:
+        KnowledgeBase.open(tmp_path / "d")
+    assert err.value.code == "database_error"
+
+
 def test_loader_errors_are_typed(tmp_path: Path) -> None:
     with pytest.raises(IngestError) as err:
         TextLoader().load(tmp_path / "x.txt", b"abc\x00def")
@@ -230,6 +243,11 @@ def test_reopen_and_rebuild_when_the_index_is_lost(tmp_path: Path, corpus: dict[
     with KnowledgeBase.open(data) as kb:
         assert kb.index.all_chunk_ids() == ids
         assert kb.search("Rotterdam warehouse")[0].source == str(corpus["shipping"])
+    (data / "index" / "lexical" / "meta.json").write_text("{damaged")
+    with KnowledgeBase.open(data) as kb:  # moved aside and rebuilt, not an error
+        assert kb.index.all_chunk_ids() == ids
+        assert kb.search("Rotterdam warehouse")[0].source == str(corpus["shipping"])
+    assert len(list((data / "index").glob("lexical.broken-*"))) == 1
 
 
 def test_tenants_collections_and_filters(kb: KnowledgeBase, corpus: dict[str, Path]) -> None:
@@ -299,7 +317,8 @@ def test_a_plugin_loader_is_used(tmp_path: Path) -> None:
         def load(self, path: Path, data: bytes) -> LoadedDocument:
             text = data.decode()
             return LoadedDocument(text=text, content_type="text/csv", title=path.stem,
-                                  pages=[(0, len(text), 7)])
+                                  pages=[(0, len(text), 7)],
+                                  metadata={"exported": datetime(2024, 1, 2, tzinfo=UTC)})
 
     registry = LoaderRegistry([TextLoader(), CsvLoader()])
     (tmp_path / "t.csv").write_text("name,role\nAda,engineer of analytical engines\n")
@@ -307,3 +326,4 @@ def test_a_plugin_loader_is_used(tmp_path: Path) -> None:
         assert kb.ingest([tmp_path / "t.csv"]).added
         hit = kb.search("analytical engines")[0]
         assert hit.page == 7 and hit.metadata["content_type"] == "text/csv"
+        assert hit.metadata["exported"] == "2024-01-02 00:00:00+00:00"  # JSON-safe

@@ -17,15 +17,15 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client, StdioServerParameters
 
-from citewise.agent.runner import Agent  # noqa: E402
-from citewise.agent.state import Decision  # noqa: E402
-from citewise.events import Event  # noqa: E402
-from citewise.knowledge.base import KnowledgeBase  # noqa: E402
-from citewise.mcp.client_tools import MCPServerConfig, MCPTools, mcp_tools  # noqa: E402
-from citewise.models.scripted import ScriptedModel, call  # noqa: E402
-from citewise.store.sqlite import SQLiteStore  # noqa: E402
+from citewise.agent.runner import Agent
+from citewise.agent.state import Decision
+from citewise.events import Event
+from citewise.knowledge.base import KnowledgeBase
+from citewise.mcp.client_tools import MCPServerConfig, MCPTools, mcp_tools
+from citewise.models.scripted import ScriptedModel, call
+from citewise.store.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.slow
 

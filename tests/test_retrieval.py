@@ -118,7 +118,8 @@ def test_delete_and_change_leave_no_trace_and_survive_reopen(
     retriever = Retriever(kb.store, kb.index, dense)
     assert all("Tomatoes" not in h.text for h in retriever.retrieve("growing tomatoes", k=10).hits)
 
-    # a changed file: unchanged sentences come from the cache, new ones are embedded
+    # a changed file: its new chunks get vectors, its old ones lose them
+    (tmp_path / "docs" / "garden.txt").unlink()  # else the folder ingest brings it back
     (tmp_path / "docs" / "shipping.txt").write_text(
         DOCS["shipping.txt"] + " Express delivery costs nine euros.", encoding="utf-8"
     )

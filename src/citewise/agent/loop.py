@@ -52,6 +52,7 @@ from citewise.events import (
     Thought,
 )
 from citewise.grounding.assemble import assemble_answer
+from citewise.grounding.verify import Verifier
 from citewise.models.base import (
     AssistantMessage,
     Model,
@@ -87,6 +88,7 @@ async def run_agent(
     hooks: Sequence[RunHook] = (),
     cancel: asyncio.Event | None = None,
     approval_policy: ApprovalPolicy | None = None,
+    verifier: Verifier | None = None,
 ) -> AsyncIterator[Event]:
     """Run (or resume) ``state`` to its end, yielding every event as it happens."""
     settings = settings or RunSettings()
@@ -220,7 +222,7 @@ async def run_agent(
                 yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
             n_issues = len(state.issues)
             answer, findings = assemble_answer(
-                state, final_text, ended_by_tool=ended_by,
+                state, final_text, ended_by_tool=ended_by, verifier=verifier,
                 settings=settings.model_copy(update={"strict": False}) if closing else settings)
             if closing:  # the closing sentence after an ends_run tool asserts nothing to cite
                 findings = [f for f in findings if f.code != "uncited_claim"]
@@ -342,7 +344,7 @@ async def _execute(
                                                is_error=is_error))
         state.trace.append(TraceEntry(
             step=state.step, type="tool", tool=call.name, tool_input=arguments,
-            observation=text[:200], duration_ms=duration,
+            observation=_summary(result, text), duration_ms=duration,
         ))
 
 
@@ -381,3 +383,13 @@ async def _invoke(
         raise
     except Exception as exc:  # a tool's bug is the model's observation, not our crash
         return ToolResult(text=f"Error: {t.name} failed: {type(exc).__name__}: {exc}"), True
+
+
+def _summary(result: ToolResult, text: str) -> str:
+    """A short trace summary of an observation (search results are counted, not quoted)."""
+    data = result.data
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        hits = data["results"]
+        docs = {r.get("document_index") for r in hits if isinstance(r, dict)}
+        return f"{len(hits)} passage(s) from {len(docs)} document(s)"
+    return text.removeprefix("<untrusted>\n")[:200]

@@ -21,6 +21,7 @@ from citewise.agent.tools import Tool, Toolset
 from citewise.answer import Answer
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
 from citewise.events import Event
+from citewise.grounding.verify import Verifier
 from citewise.models.base import AssistantMessage, Message, Model, SystemMessage, UserMessage
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class Agent:
         approval_policy: ApprovalPolicy | None = None,
         guardrails: GuardrailSpec | None = None,
         event_batch: int = _FLUSH_EVERY,
+        provenance: bool = True,
+        verifier: Verifier | None = None,
     ) -> None:
         self.kb = kb
         self.model: Model = resolve(model) if isinstance(model, str) else model
@@ -78,6 +81,17 @@ class Agent:
             from citewise.guardrails.registry import load_guardrails
 
             self.hooks += load_guardrails(guardrails)
+        if provenance:
+            from citewise.grounding.provenance import ProvenanceRecorder
+
+            self.hooks.append(ProvenanceRecorder())
+        if self.store is not None:
+            from citewise.grounding.feedback import FeedbackTokenHook, get_or_create_secret
+
+            self.hooks.append(FeedbackTokenHook(get_or_create_secret(self.store)))
+        if verifier is None and kb is not None:
+            verifier = Verifier(document_text=kb.document_text)
+        self.verifier = verifier
         self.approval_policy = approval_policy
         # Events per store write. A host that must send each event only once it is durable
         # (the HTTP service) uses 1 and group-commits on its side.
@@ -220,7 +234,8 @@ class Agent:
         try:
             async for event in run_agent(state, model=self.model, tools=self.tools,
                                          settings=settings, deps=self.kb, hooks=self.hooks,
-                                         cancel=cancel, approval_policy=self.approval_policy):
+                                         cancel=cancel, approval_policy=self.approval_policy,
+                                         verifier=self.verifier):
                 recorder.add(event)
                 if event.is_terminal:
                     recorder.finish(event)

@@ -15,6 +15,7 @@ COMMANDS = (
     "citewise.cli.quickstart",
     "citewise.cli.ingest",
     "citewise.cli.ask",
+    "citewise.cli.explain",
     "citewise.cli.resume",
     "citewise.cli.mcp",
     "citewise.cli.serve",

@@ -89,7 +89,7 @@ def assemble_answer(
     structured = settings.output_schema is not None
     drafts = split_claims(text)
     issues: list[Issue] = []
-    unusable = _SnippetGate(check, issues)
+    gate = _SnippetGate(check, issues)
 
     # 1. Resolve every marker; collect candidate excerpts for each (claim, marker).
     cites: list[list[_Cite]] = []
@@ -113,7 +113,7 @@ def assemble_answer(
                                          f"marker [{n}] is not attached to a claim; removed",
                                          d, marker=n))
                     continue
-                usable = unusable.usable(n, doc)
+                usable = gate.usable(n, doc)
                 if not usable:
                     issues.append(_issue(
                         "citation_unverifiable",

@@ -6,13 +6,17 @@ Layout of ``data_dir``: ``citewise.db`` (the SQLite store: the truth) and
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from citewise.errors import InvalidInput
+from sqlalchemy.exc import DatabaseError
+
+from citewise.errors import ConfigError, InvalidInput
 from citewise.knowledge.chunking import Chunker
 from citewise.knowledge.hits import Hit
 from citewise.knowledge.ingest import (
@@ -36,6 +40,7 @@ INDEX_DIR = os.path.join("index", "lexical")
 #: Filter keys ``search`` understands; each takes a string or a list of strings.
 FILTER_KEYS = frozenset({"collection", "document_id", "source"})
 MAX_K = 1000
+_log = logging.getLogger(__name__)
 
 
 def _strings(key: str, value: Any) -> list[str] | None:
@@ -90,11 +95,21 @@ class KnowledgeBase:
         SQLite if the index folder was lost.
         """
         root = Path(data_dir).expanduser()
-        root.mkdir(parents=True, exist_ok=True)
         chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
-        store = SQLiteStore(root / DB_NAME)
         try:
-            index = LexicalIndex(root / INDEX_DIR)
+            root.mkdir(parents=True, exist_ok=True)
+            store = SQLiteStore(root / DB_NAME)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot use data directory {root}: {exc.strerror or exc}", code="invalid_data_dir"
+            ) from exc
+        except DatabaseError as exc:
+            raise ConfigError(
+                f"{root / DB_NAME} is not a usable citewise database: {exc.orig}",
+                code="database_error",
+            ) from exc
+        try:
+            index = _open_index(root / INDEX_DIR)
             if index.created and store.count_chunks() > 0:
                 rebuild_index(store, index)
             else:
@@ -245,6 +260,18 @@ class KnowledgeBase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _open_index(path: Path) -> LexicalIndex:
+    """Open the index; one that cannot be opened is moved aside and rebuilt from SQLite
+    (it is derived data), so a damaged index never locks users out of their documents."""
+    try:
+        return LexicalIndex(path)
+    except (OSError, ValueError) as exc:
+        aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
+        _log.warning("search index %s cannot be opened (%s); rebuilding it", path, exc)
+        os.replace(path, aside)
+        return LexicalIndex(path)
 
 
 def _hit(ctx: ChunkContext, score: float) -> Hit:

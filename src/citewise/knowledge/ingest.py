@@ -9,6 +9,7 @@ is synced once at the end of the call (see ``knowledge/sync.py`` for why that is
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -181,6 +182,9 @@ def _prepare(
         raise IngestError("no text to index", code="empty_document")
     metadata = {**loaded.metadata, "loader": loader.name, "chunking": chunker.signature}
     metadata.setdefault("path", source)
+    # A plugin's metadata must not break the batch's write: anything JSON cannot hold
+    # (datetimes, paths, …) is stored as its string form.
+    metadata = json.loads(json.dumps(metadata, default=str))
     document = DocumentRecord(
         id=doc_id,
         tenant=tenant,

@@ -25,7 +25,7 @@ from citewise.errors import InvalidInput
 from citewise.knowledge.embed import Embedder, content_hash
 from citewise.knowledge.evidence import SentenceScorer, best_window
 from citewise.knowledge.hits import Hit
-from citewise.knowledge.hybrid import Fused, Reranker, rerank, rrf
+from citewise.knowledge.hybrid import RRF_K, Fused, Reranker, rerank, rrf
 from citewise.knowledge.query_filters import Filters, parse_filters
 from citewise.store.base import ChunkContext, IndexOp, Store
 
@@ -246,6 +246,7 @@ class Retriever:
         lexical_weight: float = 1.0,
         dense_weight: float = 1.0,
         candidates: int = 50,
+        rrf_k: int = RRF_K,
         evidence_scorer: SentenceScorer | None = None,
     ) -> None:
         self.store = store
@@ -256,6 +257,7 @@ class Retriever:
         self.lexical_weight = lexical_weight
         self.dense_weight = dense_weight
         self.candidates = candidates
+        self.rrf_k = rrf_k
         self.evidence_scorer = evidence_scorer
 
     def search(
@@ -296,7 +298,10 @@ class Retriever:
         elif wanted == "dense":
             fused = [Fused(cid, s, dense_rank=i, dense_score=s) for i, (cid, s) in enumerate(dense, 1)]
         else:
-            fused = rrf(lex, dense, lexical_weight=self.lexical_weight, dense_weight=self.dense_weight)
+            fused = rrf(
+                lex, dense, k=self.rrf_k,
+                lexical_weight=self.lexical_weight, dense_weight=self.dense_weight,
+            )
         compared = len(fused)
         if self.reranker is not None and fused:
             texts = {f.chunk_id: contexts[f.chunk_id].chunk.text for f in fused[:n]}

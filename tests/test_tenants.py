@@ -1,0 +1,220 @@
+"""Tenant isolation: two tenants with their own API keys on one server. Every endpoint,
+every resource type (documents, threads, runs, events, feedback, provenance): tenant B
+can neither read nor change anything of tenant A's, and an A resource answers B exactly
+like an id that does not exist (404, never 403, never data). Plus: no key, a bad key and
+a revoked key are 401 everywhere."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from citewise.server.auth import create_key
+from citewise.server.testing import serve
+from citewise.store.sqlite import SQLiteStore
+from test_server import Reader, make_app
+
+SECRET_DOC = b"# Vault\n\nThe vault code of tenant A is 7341, written on a blue card.\n"
+
+
+class World:
+    """What tenant A made, and the clients of A and B."""
+
+    def __init__(self, base: str, keys: dict[str, str], store_path: Path) -> None:
+        self.base = base
+        self.keys = keys
+        self.store_path = store_path
+        self.a = httpx.Client(base_url=base, timeout=30,
+                              headers={"Authorization": f"Bearer {keys['a']}"})
+        self.b = httpx.Client(base_url=base, timeout=30, headers={"X-API-Key": keys["b"]})
+        self.ids: dict[str, str] = {}
+
+    def close(self) -> None:
+        self.a.close()
+        self.b.close()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    data = tmp_path_factory.mktemp("tenants")
+    with SQLiteStore(data / "citewise.db") as store:
+        keys = {"a": create_key(store, "tenant-a", "a")[1], "b": create_key(store, "tenant-b")[1],
+                "revoked": create_key(store, "tenant-a", "old")[1]}
+        revoked_id = store.list_api_keys("tenant-a")[-1].id
+        assert store.revoke_api_key("tenant-a", revoked_id)
+    app = make_app(data, auth="keys", key_cache_s=0)
+    with serve(app) as base:
+        w = World(base, keys, data / "citewise.db")
+        a = w.a
+        up = a.post("/v1/documents", files={"file": ("vault.md", SECRET_DOC)})
+        assert up.status_code == 201, up.text
+        w.ids["document"] = up.json()["document"]["id"]
+        answer = a.post("/v1/ask", json={"question": "quick secret question"}).json()
+        w.ids["thread"] = answer["thread_id"]
+        w.ids["run"] = answer["run_id"]
+        w.ids["token"] = answer["trajectory"]["feedback_token"]
+        assert a.post("/v1/feedback", json={"token": w.ids["token"], "rating": 2,
+                                            "document_index": None}).status_code == 201
+        with a.stream("POST", "/v1/runs", json={"question": "approve please"}) as r:
+            w.ids["paused"] = Reader(r).read()[-1].run_id
+        w.ids["running"] = a.post("/v1/runs", json={"question": "wait long",
+                                                    "background": True}).json()["run_id"]
+        try:
+            yield w
+        finally:
+            a.post(f"/v1/runs/{w.ids['running']}/cancel")
+            w.close()
+
+
+def _paths(w: World) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
+    """Every tenant-scoped request B might make about A's resources."""
+    i = w.ids
+    decision = {"decisions": [{"interrupt_id": f"int_{i['paused']}_x", "action": "approve"}]}
+    return {
+        "get document": ("GET", f"/v1/documents/{i['document']}", None),
+        "delete document": ("DELETE", f"/v1/documents/{i['document']}", None),
+        "get thread": ("GET", f"/v1/threads/{i['thread']}", None),
+        "delete thread": ("DELETE", f"/v1/threads/{i['thread']}", None),
+        "continue thread": ("POST", "/v1/ask", {"question": "quick", "thread_id": i["thread"]}),
+        "run in thread": ("POST", "/v1/runs", {"question": "quick", "thread_id": i["thread"],
+                                               "stream": False}),
+        "get run": ("GET", f"/v1/runs/{i['run']}", None),
+        "run events": ("GET", f"/v1/runs/{i['run']}/events", None),
+        "running run events": ("GET", f"/v1/runs/{i['running']}/events", None),
+        "get running run": ("GET", f"/v1/runs/{i['running']}", None),
+        "cancel running run": ("POST", f"/v1/runs/{i['running']}/cancel", None),
+        "cancel paused run": ("POST", f"/v1/runs/{i['paused']}/cancel", None),
+        "resume paused run": ("POST", f"/v1/runs/{i['paused']}/resume", decision),
+        "provenance": ("GET", f"/v1/runs/{i['run']}/provenance", None),
+        "feedback with A's token": ("POST", "/v1/feedback", {"token": i["token"], "rating": 0}),
+    }
+
+
+# Routes with no resource id: B's answers must simply not contain A's resources.
+LISTINGS = {("GET", "/v1/documents"), ("GET", "/v1/threads"), ("GET", "/v1/feedback"),
+            ("POST", "/v1/search"), ("POST", "/v1/ask"), ("POST", "/v1/runs"),
+            ("POST", "/v1/documents")}
+
+
+def _route_of(path: str) -> str:
+    for pattern, route in ((r"/v1/documents/[^/]+$", "/v1/documents/{document_id}"),
+                           (r"/v1/threads/[^/]+$", "/v1/threads/{thread_id}"),
+                           (r"/v1/runs/[^/]+/(\w+)$", r"/v1/runs/{run_id}/\1"),
+                           (r"/v1/runs/[^/]+$", "/v1/runs/{run_id}")):
+        if re.match(pattern, path):
+            return re.sub(pattern, route, path)
+    return path
+
+
+def test_every_tenant_scoped_route_is_covered(world: World) -> None:
+    from citewise.server.app import create_app
+
+    spec = create_app().openapi()
+    routes = {(m.upper(), path) for path, ops in spec["paths"].items() if path.startswith("/v1")
+              for m in ops}
+    covered = {(m, _route_of(p)) for m, p, _ in _paths(world).values()} | LISTINGS
+    assert routes <= covered, routes - covered
+
+
+@pytest.mark.parametrize("name", [
+    "get document", "delete document", "get thread", "delete thread", "continue thread",
+    "run in thread", "get run", "run events", "running run events", "get running run",
+    "cancel running run", "cancel paused run", "resume paused run", "provenance",
+    "feedback with A's token",
+])
+def test_b_gets_404_for_each_of_a_s_resources(world: World, name: str) -> None:
+    method, path, body = _paths(world)[name]
+    r = world.b.request(method, path, json=body)
+    assert r.status_code == 404, (name, r.status_code, r.text)
+    err = r.json()["error"]
+    assert err["code"].startswith("unknown_")
+    assert "7341" not in r.text and "secret" not in r.text
+    # Exactly what a made-up id gets.
+    fake = re.sub(r"(run|thread)_[0-9a-f]{20}", r"\1_00000000000000000000",
+                  path.replace(world.ids["document"], "0" * 32))
+    if fake != path:
+        r2 = world.b.request(method, fake, json=body)
+        assert (r2.status_code, r2.json()["error"]["code"]) == (404, err["code"])
+
+
+def test_b_s_listings_and_search_never_show_a(world: World) -> None:
+    b = world.b
+    assert b.get("/v1/documents").json()["documents"] == []
+    assert world.ids["thread"] not in [t["id"] for t in b.get("/v1/threads").json()["threads"]]
+    assert b.get("/v1/feedback").json()["feedback"] == []
+    assert b.get("/v1/feedback", params={"run_id": world.ids["run"]}).json()["feedback"] == []
+    hits = b.post("/v1/search", json={"query": "vault code blue card"}).json()["hits"]
+    assert hits == []
+    answer = b.post("/v1/ask", json={"question": "search vault code"}).json()
+    assert answer["search_documents"] == [] and "7341" not in str(answer)
+
+
+def test_same_file_name_in_b_is_b_s_own_document(world: World) -> None:
+    up = world.b.post("/v1/documents", files={"file": ("vault.md", b"# B\n\nB's own vault.\n")})
+    assert up.status_code == 201
+    doc_b = up.json()["document"]["id"]
+    assert doc_b != world.ids["document"]
+    text_a = world.a.get(f"/v1/documents/{world.ids['document']}", params={"text": "true"})
+    assert "7341" in text_a.json()["text"]
+    assert world.b.delete(f"/v1/documents/{doc_b}").status_code == 204
+
+
+def test_a_s_resources_are_untouched_after_b_tried_everything(world: World) -> None:
+    for method, path, body in _paths(world).values():
+        world.b.request(method, path, json=body)
+    a, i = world.a, world.ids
+    assert a.get(f"/v1/documents/{i['document']}").status_code == 200
+    thread = a.get(f"/v1/threads/{i['thread']}").json()
+    assert [t["question"] for t in thread["turns"]] == ["quick secret question"]
+    assert a.get(f"/v1/runs/{i['run']}").json()["status"] == "completed"
+    assert a.get(f"/v1/runs/{i['paused']}").json()["status"] == "paused"
+    assert a.get(f"/v1/runs/{i['running']}").json()["status"] == "running"
+    feedback = a.get("/v1/feedback", params={"run_id": i["run"]}).json()["feedback"]
+    assert [f["rating"] for f in feedback] == [2]
+    assert "vault" in a.post("/v1/search", json={"query": "vault code"}).text
+    with SQLiteStore(world.store_path) as store:  # and in the database itself
+        assert store.list_threads("tenant-b", limit=1000) != []  # B's own ask made one
+        for thread_b in store.list_threads("tenant-b", limit=1000):
+            assert thread_b.id != i["thread"]
+        assert store.list_feedback("tenant-b") == []
+        assert store.get_run("tenant-b", i["run"]) is None
+        assert store.read_events("tenant-b", i["run"]) == []
+
+
+@pytest.mark.parametrize("headers", [
+    {}, {"Authorization": "Bearer cwk_not-a-key"}, {"X-API-Key": "nope"},
+    {"Authorization": "Basic dXNlcjpwYXNz"}, {"revoked": "yes"},
+], ids=["none", "bad-bearer", "bad-x-api-key", "basic", "revoked"])
+def test_no_bad_or_revoked_key_is_401_everywhere(world: World, headers: dict[str, str]) -> None:
+    if headers.get("revoked"):
+        headers = {"Authorization": f"Bearer {world.keys['revoked']}"}
+    requests = [*_paths(world).values(), ("GET", "/v1/documents", None),
+                ("GET", "/v1/threads", None), ("GET", "/v1/feedback", None),
+                ("POST", "/v1/search", {"query": "vault"}), ("POST", "/v1/ask", {"question": "q"}),
+                ("POST", "/v1/runs", {"question": "q"})]
+    with httpx.Client(base_url=world.base, timeout=30, headers=headers) as anon:
+        for method, path, body in requests:
+            r = anon.request(method, path, json=body)
+            assert r.status_code == 401, (method, path, r.text)
+            assert r.json()["error"]["code"] in {"missing_api_key", "invalid_api_key",
+                                                 "invalid_authorization"}
+        up = anon.post("/v1/documents", files={"file": ("x.md", b"# x\n\ny\n")})
+        assert up.status_code == 401
+        assert anon.get("/healthz").status_code == 200  # health needs no key
+
+
+def test_revocation_takes_effect(world: World) -> None:
+    with SQLiteStore(world.store_path) as store:
+        record, key = create_key(store, "tenant-b", "short-lived")
+        with httpx.Client(base_url=world.base, timeout=30,
+                          headers={"Authorization": f"Bearer {key}"}) as c:
+            assert c.get("/v1/threads").status_code == 200
+            assert store.revoke_api_key("tenant-b", record.id)
+            time.sleep(0.05)
+            assert c.get("/v1/threads").status_code == 401
