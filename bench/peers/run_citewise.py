@@ -27,10 +27,20 @@ from citewise import Agent, tool
 from citewise.agent.state import RunSettings
 from citewise.models.base import ModelRequest, TextDelta, ToolCall, ToolCallPart, UsagePart
 
-STORE = "--store" in sys.argv and sys.argv[sys.argv.index("--store") + 1]
-if STORE:
-    i = sys.argv.index("--store")
+
+
+def _option(name: str) -> str | None:
+    if name not in sys.argv:
+        return None
+    i = sys.argv.index(name)
+    value = sys.argv[i + 1]
     del sys.argv[i : i + 2]
+    return value
+
+
+STORE = _option("--store")  # "sqlite": attach a SQLiteStore on a temporary file
+# "off": Agent(provenance=False), i.e. no PROV-O ``explain`` events (the peers have none).
+PROVENANCE = _option("--provenance") != "off"
 
 
 class BenchModel:
@@ -73,8 +83,8 @@ def factory(sleep: bool) -> Any:
     elif STORE:
         raise SystemExit(f"unknown store {STORE!r}")
     settings = RunSettings(max_steps=50)
-    agents = {n: Agent(model=BenchModel(n), tools=[lookup], store=store, settings=settings)
-              for n in (1, 3, 10)}
+    agents = {n: Agent(model=BenchModel(n), tools=[lookup], store=store, settings=settings,
+                       provenance=PROVENANCE) for n in (1, 3, 10)}
 
     class Runtime:
         async def run(self, n: int) -> tuple[str, int]:
@@ -94,5 +104,5 @@ def factory(sleep: bool) -> Any:
 
 
 if __name__ == "__main__":
-    name = "citewise+sqlite" if STORE == "sqlite" else "citewise"
+    name = "citewise" + ("+sqlite" if STORE == "sqlite" else "") + ("" if PROVENANCE else "-noprov")
     harness.main(name, factory, {"citewise": version("citewise"), "pydantic": version("pydantic")})

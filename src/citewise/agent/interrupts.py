@@ -22,17 +22,19 @@ from citewise.agent.tools import Tool, Toolset
 from citewise.answer import Answer, ErrorInfo
 from citewise.errors import InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Interrupt, RunPaused
-from citewise.models.base import ToolCall
+from citewise.models.base import AssistantMessage, ToolCall, ToolMessage
 
 if TYPE_CHECKING:
     from citewise.store.base import Store
 
 __all__ = [
+    "CLOSING_PROMPT",
     "ApprovalPolicy",
     "apply_decisions",
     "cancel_run",
     "decision_schema",
     "dynamic_interrupt",
+    "ended_by_tool",
     "is_approved",
     "load_for_resume",
     "pause_event",
@@ -154,6 +156,29 @@ def decision_schema(t: Tool, interrupt_id: str | None = None) -> dict[str, Any]:
     if defs:
         schema["$defs"] = defs
     return schema
+
+
+# -- run-ending tools ------------------------------------------------------------------
+
+#: Asked of the model (not kept in the state) after an ``ends_run`` tool ran.
+CLOSING_PROMPT = ("The tool {tool} has ended this conversation. Reply to the user with one "
+                  "short closing sentence; do not call tools.")
+
+
+def ended_by_tool(state: RunState, tools: Toolset) -> str | None:
+    """The ``ends_run`` tool that ran without error in the step just executed, if any
+    (a rejected or failed call does not end the run)."""
+    failed: set[str] = set()
+    for m in reversed(state.messages):
+        if isinstance(m, ToolMessage):
+            failed.update([m.call_id] if m.is_error else [])
+        elif isinstance(m, AssistantMessage) and m.tool_calls:
+            for call in m.tool_calls:
+                t = tools.get(call.name)
+                if t is not None and t.ends_run and call.id not in failed:
+                    return t.name
+            return None
+    return None
 
 
 # -- resuming ---------------------------------------------------------------------------

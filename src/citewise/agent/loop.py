@@ -18,8 +18,10 @@ from citewise.agent.context import RunContext
 from citewise.agent.emitter import Emitter
 from citewise.agent.hooks import RunHook
 from citewise.agent.interrupts import (
+    CLOSING_PROMPT,
     ApprovalPolicy,
     dynamic_interrupt,
+    ended_by_tool,
     pause_event,
     plan_interrupts,
     set_approved,
@@ -119,7 +121,7 @@ async def run_agent(
             except _Paused as paused:
                 yield paused.event
                 return
-            ended_by = _ended_by(state, tools)
+            ended_by = ended_by_tool(state, tools)
             state.pending_calls = []
             state.interrupts = []
             state.decisions = []
@@ -130,7 +132,7 @@ async def run_agent(
             _check(state, settings, cancel, started, closing)
             messages = list(state.messages)
             if ended_by is not None:  # one closing sentence, no tools, not kept in the state
-                messages.append(UserMessage(content=_CLOSING.format(tool=ended_by)))
+                messages.append(UserMessage(content=CLOSING_PROMPT.format(tool=ended_by)))
             # Built from already-validated parts (state messages, cached tool specs, the
             # settings' schema): re-validating every message each step cost O(history).
             request = ModelRequest.model_construct(
@@ -193,7 +195,7 @@ async def run_agent(
                 except _Paused as paused:
                     yield paused.event
                     return
-                ended_by = _ended_by(state, tools)
+                ended_by = ended_by_tool(state, tools)
                 state.step += 1
                 ctx.step = state.step
                 continue
@@ -289,25 +291,6 @@ def _account(state: RunState, model: str, in_tok: int, out_tok: int) -> None:
     usage.input_tokens += in_tok
     usage.output_tokens += out_tok
     usage.total_tokens += in_tok + out_tok
-
-
-_CLOSING = ("The tool {tool} has ended this conversation. Reply to the user with one short "
-            "closing sentence; do not call tools.")
-
-
-def _ended_by(state: RunState, tools: Toolset) -> str | None:
-    """The ``ends_run`` tool that ran without error in the step just executed, if any."""
-    failed: set[str] = set()
-    for m in reversed(state.messages):
-        if isinstance(m, ToolMessage):
-            failed.update([m.call_id] if m.is_error else [])
-        elif isinstance(m, AssistantMessage) and m.tool_calls:
-            for call in m.tool_calls:
-                t = tools.get(call.name)
-                if t is not None and t.ends_run and call.id not in failed:
-                    return t.name
-            return None
-    return None
 
 
 async def _execute(
