@@ -35,6 +35,7 @@ RESULTS = HERE / "results" / "retrieval.json"
 README = HERE / "README.md"
 CHUNK_SIZE = 800
 CHUNKS_PER_FILE = 20
+ROUNDS = 3
 
 
 def _vocabulary(rng: random.Random, n: int = 30_000) -> list[str]:
@@ -127,15 +128,21 @@ def run_size(target_chunks: int, n_queries: int, seed: int, workdir: Path) -> di
         warm, measured = queries[:50], queries[50:]
         for q in warm:
             kb.search(q, k=10)
-        index_s, full_s, hits = [], [], 0
-        for q in measured:
-            t = time.perf_counter()
-            kb.index.search(q, 10, tenant=kb.tenant)
-            index_s.append(time.perf_counter() - t)
-        for q in measured:
-            t = time.perf_counter()
-            hits += len(kb.search(q, k=10))
-            full_s.append(time.perf_counter() - t)
+        # Each query runs ROUNDS times: "raw" pools every run; "best of N" keeps each
+        # query's fastest run, which filters out CPU-scheduling stalls on a busy machine
+        # (the slowest raw queries re-run at the median speed: they are not hard queries).
+        index_runs: list[list[float]] = [[] for _ in measured]
+        full_runs: list[list[float]] = [[] for _ in measured]
+        hits = 0
+        for _ in range(ROUNDS):
+            for i, q in enumerate(measured):
+                t = time.perf_counter()
+                kb.index.search(q, 10, tenant=kb.tenant)
+                index_runs[i].append(time.perf_counter() - t)
+            for i, q in enumerate(measured):
+                t = time.perf_counter()
+                hits += len(kb.search(q, k=10))
+                full_runs[i].append(time.perf_counter() - t)
         t = time.perf_counter()
         unchanged = kb.ingest([corpus])
         reingest_s = time.perf_counter() - t
@@ -150,9 +157,12 @@ def run_size(target_chunks: int, n_queries: int, seed: int, workdir: Path) -> di
         "ingest_mb_per_s": round(nbytes / 1e6 / ingest_s, 2),
         "reingest_unchanged_s": round(reingest_s, 2),
         "queries": len(measured),
-        "mean_hits": round(hits / len(measured), 2),
-        "search_index_only": _percentiles(index_s),
-        "search_kb": _percentiles(full_s),
+        "rounds": ROUNDS,
+        "mean_hits": round(hits / len(measured) / ROUNDS, 2),
+        "search_index_only": _percentiles([t for runs in index_runs for t in runs]),
+        "search_kb": _percentiles([t for runs in full_runs for t in runs]),
+        "search_index_only_best_of_rounds": _percentiles([min(r) for r in index_runs]),
+        "search_kb_best_of_rounds": _percentiles([min(r) for r in full_runs]),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
@@ -160,16 +170,19 @@ def run_size(target_chunks: int, n_queries: int, seed: int, workdir: Path) -> di
 def _table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| chunks | docs | corpus MB | ingest chunks/s | ingest MB/s | re-ingest unchanged s "
-        "| index p50 / p99 ms | `kb.search` p50 / p99 ms | peak RSS MB |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| index p50 / p99 ms | `kb.search` p50 / p99 ms | best of 3: index / `kb.search` "
+        "p99 ms | peak RSS MB |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         i, s = r["search_index_only"], r["search_kb"]
+        bi, bs = r["search_index_only_best_of_rounds"], r["search_kb_best_of_rounds"]
         lines.append(
             f"| {r['chunks']:,} | {r['documents']:,} | {r['corpus_mb']} | "
             f"{r['ingest_chunks_per_s']:,.0f} | {r['ingest_mb_per_s']} | "
             f"{r['reingest_unchanged_s']} | {i['p50_ms']} / {i['p99_ms']} | "
-            f"{s['p50_ms']} / {s['p99_ms']} | {r['peak_rss_mb']} |"
+            f"{s['p50_ms']} / {s['p99_ms']} | {bi['p99_ms']} / {bs['p99_ms']} | "
+            f"{r['peak_rss_mb']} |"
         )
     return "\n".join(lines)
 
@@ -180,9 +193,13 @@ def write_readme(results: list[dict[str, Any]], meta: dict[str, Any]) -> None:
         "`python bench/retrieval.py` — seeded synthetic corpus (Zipf vocabulary), the real "
         "ingest pipeline (text loader → sentence chunking, 800 chars / 120 overlap → SQLite "
         "→ tantivy BM25), then "
-        f"{results[0]['queries']} seeded 1–4-word queries, k = 10. *index* = tantivy alone; "
-        "*`kb.search`* = index + hits hydrated from SQLite (what the agent calls). "
-        f"Machine: {meta['machine']}, Python {meta['python']}; run {meta['date']}. "
+        f"{results[0]['queries']} seeded 1–4-word queries × {ROUNDS} rounds, k = 10. "
+        "*index* = tantivy alone; *`kb.search`* = index + hits hydrated from SQLite (what "
+        "the agent calls). *best of 3* = p99 over each query's fastest round: it removes "
+        "CPU-scheduling stalls, which dominate the raw p99 on a shared machine. Peak RSS is "
+        "the benchmark process's, cumulative over the sizes run before. "
+        f"Machine: {meta['machine']} (load average {meta['load_avg']} at the start), "
+        f"Python {meta['python']}; run {meta['date']}. "
         "Raw numbers: `bench/results/retrieval.json`.\n\n" + _table(results) + "\n"
     )
     text = README.read_text() if README.exists() else "# Benchmarks\n\n"
@@ -209,6 +226,7 @@ def main() -> None:
         "machine": f"{platform.machine()}, {_cpus()} CPUs, {platform.system()}",
         "python": platform.python_version(),
         "seed": args.seed,
+        "load_avg": _load(),
     }
     try:
         results = [run_size(n, args.queries, args.seed, workdir) for n in args.sizes]
@@ -219,6 +237,15 @@ def main() -> None:
     RESULTS.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
     write_readme(results, meta)
     print(_table(results))
+
+
+def _load() -> str:
+    import os
+
+    try:
+        return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
 
 
 def _cpus() -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.checks import positive_data_acceptance
 
 from citewise.server.auth import create_key
 from citewise.server.openapi import generate, render
@@ -18,6 +19,11 @@ from citewise.server.testing import serve
 from citewise.store.sqlite import SQLiteStore
 from test_server import make_app
 
+# Schema-valid input that is still refused, by design, with a documented 422: a generated
+# feedback token is never genuine (its HMAC cannot be guessed), generated file bytes are
+# rarely a document a loader reads, and a generated `output_schema` is rarely a valid JSON
+# Schema (checked against the meta-schema). Every other check still applies to them.
+SEMANTIC_422 = {("POST", "/v1/feedback"), ("POST", "/v1/documents")}
 SPEC_PATH = Path(__file__).resolve().parent.parent / "schemas" / "openapi.json"
 SPEC = json.loads(SPEC_PATH.read_text(encoding="utf-8"))
 schema = schemathesis.openapi.from_dict(SPEC)
@@ -49,9 +55,13 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
 
 @pytest.mark.slow
 @schema.parametrize()
-@settings(max_examples=8, deadline=None, derandomize=True,
+@settings(max_examples=5, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_api_keeps_its_spec(case: schemathesis.Case, api: tuple[str, str]) -> None:
     url, key = api
+    excluded = []
+    schema_given = isinstance(case.body, dict) and case.body.get("output_schema")
+    if (case.method, case.path) in SEMANTIC_422 or schema_given:
+        excluded.append(positive_data_acceptance)
     case.call_and_validate(base_url=url, headers={"Authorization": f"Bearer {key}"},
-                           timeout=30)
+                           timeout=30, excluded_checks=excluded)

@@ -156,7 +156,7 @@ class CountingEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             for word in text.lower().split():
-                out[i, hash(word) % self.dim] += 1.0
+                out[i, sum(map(ord, word)) % self.dim] += 1.0  # same in every process
         out += 1e-3
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
@@ -183,3 +183,67 @@ def test_crash_between_vector_write_and_index_save_is_repaired(
     assert len(fake.embedded) == first + 1
     assert again.reconcile(kb.store).added == 0
     again.close()
+
+
+# A child process that ingests one more file and syncs vectors with the same fake
+# embedder as ``CountingEmbedder`` — and is killed at ``$CITEWISE_FAULT``.
+_CHILD = """
+import sys
+import numpy as np
+from pathlib import Path
+from citewise.knowledge.base import DB_NAME, KnowledgeBase
+from citewise.knowledge.retrieval import DenseIndex
+
+class Fake:
+    name = "fake-bow"
+    dim = 64
+    def embed(self, texts):
+        out = np.full((len(texts), 64), 1e-3, dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                out[i, sum(map(ord, w)) % 64] += 1.0
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+root = Path(sys.argv[1])
+kb = KnowledgeBase.open(root / "kb")
+kb.ingest([root / sys.argv[2]], collection="handbook")
+dense = DenseIndex(root / "kb" / DB_NAME, root / "kb" / "index" / "vectors", Fake())
+dense.reconcile(kb.store)
+dense.close()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["dense:after_put", "vectors:before_pointer"])
+def test_killed_process_leaves_a_consistent_dense_index(
+    kb: KnowledgeBase, tmp_path: Path, fault: str
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    fake = CountingEmbedder()
+    first = _dense(tmp_path, fake)
+    first.reconcile(kb.store)
+    first.close()
+    kb.close()
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "new.txt").write_text("Visitors must sign in at the front desk and wear a badge.")
+    env = {**os.environ, "CITEWISE_FAULT": fault}
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(tmp_path), "more"], env=env, capture_output=True, timeout=120
+    )
+    assert proc.returncode == 86, proc.stderr.decode()[-2000:]  # it really died at the fault
+    reopened = KnowledgeBase.open(tmp_path / "kb")
+    try:
+        dense = _dense(tmp_path, CountingEmbedder())
+        dense.reconcile(reopened.store)
+        assert set(dense.index.ids()) == reopened.store.list_chunk_ids()
+        assert not list((tmp_path / "kb" / "index" / "vectors").glob("*.tmp"))
+        dense.close()
+        again = _dense(tmp_path, CountingEmbedder())  # and the saved files agree too
+        assert set(again.index.ids()) == reopened.store.list_chunk_ids()
+        again.close()
+    finally:
+        reopened.close()

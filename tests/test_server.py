@@ -421,7 +421,16 @@ def test_format_parameter_selects_a_dialect(http: httpx.Client) -> None:
     assert final.json()["answer"] == "The answer is 42."
     bad = http.post("/v1/ask", params={"format": "klingon"}, json={"question": "quick"})
     assert bad.status_code == 422
-    assert bad.json()["error"]["code"] == "unknown_format"
+    assert bad.json()["error"]["code"] == "validation_error"
+
+
+def test_format_names_are_the_dialect_registry() -> None:
+    from typing import get_args
+
+    from citewise.dialects import DIALECTS
+    from citewise.server.routes.runs import FormatName
+
+    assert list(get_args(FormatName)) == list(DIALECTS)
 
 
 def test_heartbeats_keep_a_quiet_stream_open(http: httpx.Client) -> None:
@@ -464,7 +473,8 @@ def test_bad_last_event_id_is_refused(http: httpx.Client) -> None:
     answer = http.post("/v1/ask", json={"question": "quick"}).json()
     r = http.get(f"/v1/runs/{answer['run_id']}/events", headers={"Last-Event-ID": "abc"})
     assert r.status_code == 422
-    assert r.json()["error"]["code"] == "invalid_last_event_id"
+    assert r.json()["error"]["code"] == "validation_error"
+    assert r.json()["error"]["details"]["errors"][0]["loc"] == ["header", "Last-Event-ID"]
 
 
 def test_health(http: httpx.Client) -> None:

@@ -93,13 +93,18 @@ def _paths(w: World) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
         "resume paused run": ("POST", f"/v1/runs/{i['paused']}/resume", decision),
         "provenance": ("GET", f"/v1/runs/{i['run']}/provenance", None),
         "feedback with A's token": ("POST", "/v1/feedback", {"token": i["token"], "rating": 0}),
+        "chat in A's thread": ("POST", "/v1/chat/completions", {
+            "model": "citewise", "messages": [{"role": "user", "content": "quick"}],
+            "citewise": {"thread_id": i["thread"]}}),
     }
 
 
 # Routes with no resource id: B's answers must simply not contain A's resources.
 LISTINGS = {("GET", "/v1/documents"), ("GET", "/v1/threads"), ("GET", "/v1/feedback"),
             ("POST", "/v1/search"), ("POST", "/v1/ask"), ("POST", "/v1/runs"),
-            ("POST", "/v1/documents")}
+            ("POST", "/v1/documents"), ("POST", "/v1/chat/completions"),
+            ("POST", "/api/v1/flow/{flow}/service/agent"),
+            ("GET", "/v1/models"), ("GET", "/v1/models/{model}")}  # the last two: static
 
 
 def _route_of(path: str) -> str:
@@ -116,8 +121,8 @@ def test_every_tenant_scoped_route_is_covered(world: World) -> None:
     from citewise.server.app import create_app
 
     spec = create_app().openapi()
-    routes = {(m.upper(), path) for path, ops in spec["paths"].items() if path.startswith("/v1")
-              for m in ops}
+    routes = {(m.upper(), path) for path, ops in spec["paths"].items()
+              if path not in ("/healthz", "/readyz") for m in ops}
     covered = {(m, _route_of(p)) for m, p, _ in _paths(world).values()} | LISTINGS
     assert routes <= covered, routes - covered
 
@@ -126,7 +131,7 @@ def test_every_tenant_scoped_route_is_covered(world: World) -> None:
     "get document", "delete document", "get thread", "delete thread", "continue thread",
     "run in thread", "get run", "run events", "running run events", "get running run",
     "cancel running run", "cancel paused run", "resume paused run", "provenance",
-    "feedback with A's token",
+    "feedback with A's token", "chat in A's thread",
 ])
 def test_b_gets_404_for_each_of_a_s_resources(world: World, name: str) -> None:
     method, path, body = _paths(world)[name]
@@ -153,6 +158,11 @@ def test_b_s_listings_and_search_never_show_a(world: World) -> None:
     assert hits == []
     answer = b.post("/v1/ask", json={"question": "search vault code"}).json()
     assert answer["search_documents"] == [] and "7341" not in str(answer)
+    chat = b.post("/v1/chat/completions", json={
+        "model": "citewise", "messages": [{"role": "user", "content": "search vault code"}]})
+    assert chat.status_code == 200 and "7341" not in chat.text
+    tg = b.post("/api/v1/flow/default/service/agent", json={"question": "search vault code"})
+    assert tg.status_code == 200 and "7341" not in tg.text
 
 
 def test_same_file_name_in_b_is_b_s_own_document(world: World) -> None:
@@ -197,7 +207,8 @@ def test_no_bad_or_revoked_key_is_401_everywhere(world: World, headers: dict[str
     requests = [*_paths(world).values(), ("GET", "/v1/documents", None),
                 ("GET", "/v1/threads", None), ("GET", "/v1/feedback", None),
                 ("POST", "/v1/search", {"query": "vault"}), ("POST", "/v1/ask", {"question": "q"}),
-                ("POST", "/v1/runs", {"question": "q"})]
+                ("POST", "/v1/runs", {"question": "q"}), ("GET", "/v1/models", None),
+                ("POST", "/api/v1/flow/default/service/agent", {"question": "q"})]
     with httpx.Client(base_url=world.base, timeout=30, headers=headers) as anon:
         for method, path, body in requests:
             r = anon.request(method, path, json=body)

@@ -41,7 +41,11 @@ PEERS: dict[str, list[str]] = {
 
 # name -> (venv, script, extra args, import statement for the import-time probe)
 RUNTIMES: dict[str, tuple[str, str, list[str], str]] = {
+    # The default Agent: PROV-O ``explain`` events after every step (provenance=True).
     "citewise": ("citewise", "run_citewise.py", [], "from citewise import Agent, tool"),
+    # The same loop without the provenance hook: the work the peers also do, no more.
+    "citewise-noprov": ("citewise", "run_citewise.py", ["--provenance", "off"],
+                        "from citewise import Agent, tool"),
     "citewise+sqlite": ("citewise", "run_citewise.py", ["--store", "sqlite"],
                         "from citewise import Agent, tool; import citewise.store.sqlite"),
     "langgraph": ("langgraph", "run_langgraph.py", [],
@@ -165,6 +169,8 @@ def run(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(table(doc))
+    for line in goals(doc):
+        print(f"- {line}")
     print(f"\nwrote {out}", file=sys.stderr)
 
 
@@ -207,35 +213,83 @@ def summarise(samples: dict[str, dict[str, Any]],
     return res
 
 
+def _ratio(v: float | None) -> str:
+    if v is None or v != v:
+        return ""
+    return f" ({v:.0f}×)" if v >= 10 else f" ({v:.1f}×)"
+
+
 def table(doc: dict[str, Any]) -> str:
+    """Markdown: one row per runtime, peers' ratios to default citewise in parentheses."""
     res = doc["results"]
-    rows = [n for n in res if not n.startswith("_")]
     lines = [
-        "| runtime | versions | 1-step run | 10-step run | per step | per step (CPU) | first event "
-        "| 1,000 concurrent: runs/s | peak RSS | import | site-packages |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| runtime | 1-step run | 10-step run | **per step** | per step, CPU | first event "
+        "| 1,000 concurrent (3 calls × 50 ms) | peak RSS | import | site-packages |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for n in rows:
-        r = res[n]
-        ratio = r.get("ratio_to_citewise", {})
-
-        def x(key: str, r_: dict[str, float] = ratio) -> str:
-            v = r_.get(key)
-            return "" if v is None or n == "citewise" else f" ({v:.0f}×)" if v >= 10 else f" ({v:.1f}×)"
-
-        vers = ", ".join(f"{k} {v}" for k, v in r["versions"].items())
+    for name, r in res.items():
+        if name.startswith("_"):
+            continue
+        q = {} if name.startswith("citewise") else r.get("ratio_to_citewise", {})
         lines.append(
-            f"| {n} | {vers} | {r['run_1_step_us']:,.0f} µs{x('run_1_step_us')} "
-            f"| {r['run_10_step_us']:,.0f} µs{x('run_10_step_us')} "
-            f"| **{r['per_step_us']:,.0f} µs**{x('per_step_us')} | {r['per_step_cpu_us']:,.0f} µs "
-            f"| {r['first_event_us']:,.0f} µs{x('first_event_us')} "
-            f"| {r['concurrent_runs_per_s']:,.0f}{x('concurrent_runs_per_s')} "
-            f"| {r['concurrent_peak_rss_mb']:.0f} MB | {r['import_ms']:.0f} ms{x('import_ms')} "
-            f"| {r['site_packages_mb']:.0f} MB{x('site_packages_mb')} |")
-    extra = res.get("_imports", {})
-    for k, v in extra.items():
-        lines.append(f"\n`{k}` import: {v:.0f} ms")
+            f"| {name} | {r['run_1_step_us']:,.0f} µs{_ratio(q.get('run_1_step_us'))} "
+            f"| {r['run_10_step_us']:,.0f} µs{_ratio(q.get('run_10_step_us'))} "
+            f"| **{r['per_step_us']:,.0f} µs**{_ratio(q.get('per_step_us'))} "
+            f"| {r['per_step_cpu_us']:,.0f} µs "
+            f"| {r['first_event_us']:,.0f} µs{_ratio(q.get('first_event_us'))} "
+            f"| {r['concurrent_wall_s']:.2f} s, {r['concurrent_runs_per_s']:,.0f} runs/s"
+            f"{_ratio(q.get('concurrent_runs_per_s'))} "
+            f"| {r['concurrent_peak_rss_mb']:.0f} MB "
+            f"| {r['import_ms']:,.0f} ms{_ratio(q.get('import_ms'))} "
+            f"| {r['site_packages_mb']:,.0f} MB{_ratio(q.get('site_packages_mb'))} |")
+    lines.append("")
+    for name, r in res.items():
+        if not name.startswith("_"):
+            lines.append(f"- {name}: " + ", ".join(f"{k} {v}" for k, v in r["versions"].items()))
+    for k, v in res.get("_imports", {}).items():
+        lines.append(f"- `{k}` import: {v:.0f} ms")
     return "\n".join(lines)
+
+
+def goals(doc: dict[str, Any]) -> list[str]:
+    """The issue's goals, checked against these results (one line each)."""
+    res = doc["results"]
+    peers = [r for n, r in res.items() if not n.startswith(("citewise", "_"))]
+    fastest = min(peers, key=lambda r: r["per_step_us"]) if peers else None
+    out = []
+    for name in ("citewise", "citewise-noprov"):
+        r = res.get(name)
+        if r is None:
+            continue
+        step = r["per_step_us"]
+        line = f"{name}: per step {step:,.0f} µs (goal ≤ 150: {'met' if step <= 150 else 'NOT met'})"
+        if fastest:
+            ratio = fastest["per_step_us"] / step
+            line += f", {ratio:.0f}× below the fastest peer (goal ≥ 10×: " \
+                    f"{'met' if ratio >= 10 else 'NOT met'})"
+        rps, rss = r["concurrent_runs_per_s"], r["concurrent_peak_rss_mb"]
+        line += (f"; 1,000 concurrent runs {rps:,.0f} runs/s (goal ≥ 1,500: "
+                 f"{'met' if rps >= 1500 else 'NOT met'}), peak RSS {rss:.0f} MB (goal ≤ 100: "
+                 f"{'met' if rss <= 100 else 'NOT met'})")
+        out.append(line)
+    sq = res.get("citewise+sqlite")
+    if sq:
+        out.append(f"citewise+sqlite: per step {sq['per_step_us']:,.0f} µs "
+                   f"(CPU {sq['per_step_cpu_us']:,.0f} µs), {sq['concurrent_runs_per_s']:,.0f} runs/s")
+    bare = res.get("_imports", {}).get("citewise (bare)")
+    if bare is not None:
+        out.append(f"`import citewise`: {bare:.0f} ms (goal ≤ 200: {'met' if bare <= 200 else 'NOT met'})"
+                   f"; `from citewise import Agent, tool`: {res['citewise']['import_ms']:,.0f} ms")
+    return out
+
+
+def readme(args: argparse.Namespace) -> None:
+    """Print the results' table and goal lines (for bench/README.md's Peers section)."""
+    doc = json.loads(Path(args.results).read_text())
+    print(table(doc))
+    print()
+    for line in goals(doc):
+        print(f"- {line}")
 
 
 def main() -> None:
@@ -252,6 +306,9 @@ def main() -> None:
     p.add_argument("--skip-concurrency", action="store_true")
     p.add_argument("--out", default=str(RESULTS / "peers.json"))
     p.set_defaults(fn=run)
+    r = sub.add_parser("readme")
+    r.add_argument("--results", default=str(RESULTS / "peers.json"))
+    r.set_defaults(fn=readme)
     args = ap.parse_args()
     args.fn(args)
 

@@ -28,7 +28,6 @@ from citewise.agent.state import RunSettings
 from citewise.models.base import ModelRequest, TextDelta, ToolCall, ToolCallPart, UsagePart
 
 
-
 def _option(name: str) -> str | None:
     if name not in sys.argv:
         return None

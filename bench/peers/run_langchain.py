@@ -13,10 +13,9 @@ from importlib.metadata import version
 from typing import Any
 
 import harness
+from langchain.agents import create_agent
 from langchain_core.tools import tool
 from lc_model import BenchChatModel, count_result
-
-from langchain.agents import create_agent
 
 
 def factory(sleep: bool) -> Any:

@@ -136,6 +136,34 @@ class Agent:
         raise UsageError("Agent.ask() cannot run inside an event loop; use await ask_async()",
                          code="sync_in_async")
 
+    async def stream_as(self, question: str, *, format: str,
+                        **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        """:meth:`stream` in a wire format (``trustgraph``, ``ag-ui``, ``openai``, … see
+        :mod:`citewise.dialects`): each object as soon as its event happens. An unknown
+        ``format`` raises ``InvalidInput`` (``unknown_format``) before the run starts."""
+        from citewise.dialects import get_dialect
+
+        encoder = get_dialect(format).encoder()
+        # Read the run to its end (the terminal event is its last) so the agent's own
+        # clean-up runs; a done encoder maps nothing more.
+        async for event in self.stream(question, **kwargs):
+            for obj in encoder.feed(event):
+                yield obj
+
+    async def respond(self, question: str, *, format: str, **kwargs: Any) -> dict[str, Any]:
+        """Run to the end; the final (non-streaming) response in wire format ``format``.
+        An unknown ``format`` raises ``InvalidInput`` (``unknown_format``) before the run."""
+        from citewise.dialects import final_of, get_dialect
+        from citewise.events import ErrorEvent, RunFinished, RunPaused
+
+        dialect = get_dialect(format)
+        terminal: RunFinished | RunPaused | ErrorEvent | None = None
+        async for event in self.stream(question, **kwargs):
+            if isinstance(event, RunFinished | RunPaused | ErrorEvent):
+                terminal = event
+        assert terminal is not None, "every run ends with a terminal event"
+        return final_of(dialect, terminal)
+
     async def resume(
         self, run_id: str, decisions: Sequence[Decision], *, settings: RunSettings | None = None
     ) -> AsyncIterator[Event]:

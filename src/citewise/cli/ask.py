@@ -24,6 +24,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="JSON Schema the answer must follow (inline JSON or a file path)")
     p.add_argument("--strict", action="store_true", help="remove unsupported sentences")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print the steps")
+    # Wire formats (issue 7): see _ask_formatted below.
+    p.add_argument("--format", metavar="NAME", default=None,
+                   help="print the answer as this wire format's final JSON object (citewise, "
+                   "trustgraph, agentos, agent-event, conversation, answer, ag-ui, openai)")
+    p.add_argument("--stream", action="store_true",
+                   help="print each stream object of --format (default citewise) as one JSON "
+                   "line as it happens")
     add_data_dir(p)
     from citewise.client.cli import add_server_arguments  # --server URL / --api-key
 
@@ -60,6 +67,8 @@ def run_question(args: argparse.Namespace, question: str) -> int:
     if not question.strip():
         raise EmptyQuestion("the question is empty")
     schema = _schema(getattr(args, "output_schema", None))
+    if getattr(args, "format", None) or getattr(args, "stream", False):
+        return _ask_formatted(args, question, schema)
     if getattr(args, "server", None):  # a running service answers (see citewise.client.cli)
         from citewise.client.cli import ask_remote
 
@@ -97,3 +106,69 @@ def run_question(args: argparse.Namespace, question: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     return run_question(args, args.question)
+
+
+# -- --format / --stream: the run in a wire format (issue 7) ---------------------------------
+
+
+def _ask_formatted(args: argparse.Namespace, question: str,
+                   schema: dict[str, Any] | None) -> int:
+    """Stdout: the dialect's final object as JSON, or with ``--stream`` each stream object as
+    one JSON line (JSONL) as it happens. Steps still go to stderr unless ``--quiet``; the
+    exit status is 1 when the run failed. Works locally and with ``--server`` alike: a
+    dialect is a pure serialiser over the run's events, wherever they come from."""
+    from collections.abc import AsyncIterator
+
+    from citewise.dialects import final_of, get_dialect
+    from citewise.dialects.base import dumps
+    from citewise.events import ErrorEvent, Event, RunFinished, RunPaused
+
+    dialect = get_dialect(args.format)  # unknown_format before anything runs
+    printer = None if args.quiet else StepPrinter()
+
+    async def remote() -> AsyncIterator[Event]:
+        import os
+
+        from citewise.client.cli import ENV_API_KEY
+        from citewise.client.client import Client
+
+        options: dict[str, Any] = {"output_schema": schema} if schema is not None else {}
+        if getattr(args, "strict", False):
+            options["strict"] = True
+        key = getattr(args, "api_key", None) or os.environ.get(ENV_API_KEY)
+        async with Client(args.server, key) as client:
+            async for event in client.stream(question, thread_id=args.thread, **options):
+                yield event
+
+    async def go(events: AsyncIterator[Event]) -> RunFinished | RunPaused | ErrorEvent | None:
+        terminal = None
+        encoder = dialect.encoder()
+        async for event in events:
+            if printer is not None:
+                printer(event)
+            if args.stream:
+                for obj in encoder.feed(event):
+                    sys.stdout.write(dumps(obj) + "\n")
+                sys.stdout.flush()
+            if isinstance(event, RunFinished | RunPaused | ErrorEvent):
+                terminal = event
+        return terminal
+
+    if getattr(args, "server", None):
+        terminal = asyncio.run(go(remote()))
+    else:
+        from citewise.agent.runner import Agent
+        from citewise.agent.state import RunSettings
+
+        with open_kb(args, must_exist=True) as kb:
+            agent = Agent(kb, model=args.model or "extractive",
+                          settings=RunSettings(strict=bool(getattr(args, "strict", False))))
+            agent.prepare(question, thread_id=args.thread, output_schema=schema)
+            terminal = asyncio.run(go(agent.stream(question, thread_id=args.thread,
+                                                   output_schema=schema)))
+    if terminal is None:
+        return 1
+    if not args.stream:
+        sys.stdout.write(json.dumps(final_of(dialect, terminal), indent=2, ensure_ascii=False)
+                         + "\n")
+    return 1 if isinstance(terminal, ErrorEvent) else 0

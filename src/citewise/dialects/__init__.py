@@ -1,7 +1,9 @@
 """Wire formats: one pure serialiser per dialect over citewise's events and Answer.
 
 ``get_dialect(name)`` returns the dialect for ``?format=NAME`` / ``--format NAME``;
-``DIALECTS`` maps every name to a shared, stateless instance. Each dialect module imports
+``DIALECTS`` maps every name to a shared, stateless instance. Per-stream state lives in
+``dialect.encoder()`` (push: ``encoder.feed(event) -> list[dict]``); ``dialect.stream``
+maps a complete iterable, :func:`astream` / :func:`sse_astream` a live async one. Each dialect module imports
 only the value model (``citewise.answer``, ``citewise.events``, ``citewise.triples``); this
 registry adds ``citewise.errors`` for its one typed error.
 """
@@ -13,8 +15,17 @@ from types import MappingProxyType
 from citewise.dialects.agent_event import AgentEventDialect
 from citewise.dialects.agentos import AgentOSDialect
 from citewise.dialects.agui import AgUiDialect
+from citewise.dialects.aio import astream, sse_astream
 from citewise.dialects.answer_response import AnswerDialect
-from citewise.dialects.base import Dialect, answer_of, final_of, sse_frame, sse_stream
+from citewise.dialects.base import (
+    Dialect,
+    Encoder,
+    answer_of,
+    encode,
+    final_of,
+    sse_frame,
+    sse_stream,
+)
 from citewise.dialects.conversation import ConversationDialect
 from citewise.dialects.native import CitewiseDialect
 from citewise.dialects.openai_chat import OpenAIChatDialect
@@ -31,11 +42,15 @@ __all__ = [
     "CitewiseDialect",
     "ConversationDialect",
     "Dialect",
+    "Encoder",
     "OpenAIChatDialect",
     "TrustGraphDialect",
     "answer_of",
+    "astream",
+    "encode",
     "final_of",
     "get_dialect",
+    "sse_astream",
     "sse_frame",
     "sse_stream",
 ]

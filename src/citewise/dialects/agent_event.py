@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from citewise.answer import Answer
-from citewise.dialects.base import DataOnlySSE, Obj, dumps
+from citewise.dialects.base import DataOnlySSE, Obj, dumps, encode
 from citewise.events import (
     Action,
     ErrorEvent,
@@ -30,7 +30,7 @@ from citewise.events import (
     Thought,
 )
 
-__all__ = ["TERMINAL_TYPES", "AgentEventDialect"]
+__all__ = ["TERMINAL_TYPES", "AgentEventDialect", "AgentEventEncoder"]
 
 TERMINAL_TYPES = frozenset({"result", "error"})
 
@@ -40,32 +40,48 @@ def _paused(interrupts: Sequence[Interrupt]) -> Obj:
     return {"type": "error", "content": f"run paused: waiting for approval of {pending}"}
 
 
+class AgentEventEncoder:
+    """Buffers thought deltas into one ``thought``; done after ``result`` / ``error``."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self._thought: list[str] = []
+
+    def feed(self, ev: Event) -> list[Obj]:
+        if self.done:
+            return []
+        if isinstance(ev, Thought):
+            self._thought.append(ev.text)
+            if ev.end_of_message:
+                text = "".join(self._thought)
+                self._thought = []
+                if text:
+                    return [{"type": "thought", "content": text}]
+            return []
+        if isinstance(ev, Action):
+            return [{"type": "action", "tool": ev.tool, "input": dumps(ev.input)}]
+        if isinstance(ev, Observation):
+            return [{"type": "observation", "content": ev.text}]
+        if isinstance(ev, RunFinished):
+            self.done = True
+            return [{"type": "result", "content": ev.answer.text}]
+        if isinstance(ev, RunPaused):
+            self.done = True
+            return [_paused(ev.interrupts)]
+        if isinstance(ev, ErrorEvent):
+            self.done = True
+            return [{"type": "error", "content": ev.message}]
+        return []  # answer deltas, citations, warnings, explain: no variant
+
+
 class AgentEventDialect(DataOnlySSE):
     name = "agent-event"
 
+    def encoder(self) -> AgentEventEncoder:
+        return AgentEventEncoder()
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        thought: list[str] = []
-        for ev in events:
-            if isinstance(ev, Thought):
-                thought.append(ev.text)
-                if ev.end_of_message:
-                    text = "".join(thought)
-                    thought = []
-                    if text:
-                        yield {"type": "thought", "content": text}
-            elif isinstance(ev, Action):
-                yield {"type": "action", "tool": ev.tool, "input": dumps(ev.input)}
-            elif isinstance(ev, Observation):
-                yield {"type": "observation", "content": ev.text}
-            elif isinstance(ev, RunFinished):
-                yield {"type": "result", "content": ev.answer.text}
-                return
-            elif isinstance(ev, RunPaused):
-                yield _paused(ev.interrupts)
-                return
-            elif isinstance(ev, ErrorEvent):
-                yield {"type": "error", "content": ev.message}
-                return
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         if answer.status == "paused":

@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from citewise.answer import Answer, TraceEntry, Usage
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, iso
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, encode, iso
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -51,7 +51,7 @@ from citewise.events import (
     now,
 )
 
-__all__ = ["AgentOSDialect"]
+__all__ = ["AgentOSDialect", "AgentOSEncoder"]
 
 _TRACE_TYPE = {
     "thought": "LLM_CALL_COMPLETE",
@@ -59,6 +59,69 @@ _TRACE_TYPE = {
     "answer": "INTERACTION_END",
     "error": "ERROR",
 }
+
+
+class AgentOSEncoder:
+    """Buffers thought deltas (a complete thought is one chunk, and the ``rationale`` of
+    its step's tool calls). Never done: the ``final_response`` of a pause is followed by
+    the resumed run's chunks when its log goes on."""
+
+    done = False
+
+    def __init__(self, dialect: AgentOSDialect) -> None:
+        self._dialect = dialect
+        self._thought: list[str] = []
+        self._rationale: tuple[int, str] = (-1, "")  # (step, text): a thought explains its step
+
+    def feed(self, ev: Event) -> list[Obj]:
+        d = self._dialect
+        hdr = d._base("", ev.run_id, ev.thread_id, ev.ts)
+        if isinstance(ev, RunStarted):
+            return [{**hdr, "type": "system_progress", "message": "Run started",
+                     "statusCode": "run_started"}]
+        if isinstance(ev, Thought):
+            self._thought.append(ev.text)
+            if ev.end_of_message:
+                self._rationale = (ev.step, "".join(self._thought))
+                self._thought = []
+                if self._rationale[1]:
+                    return [{**hdr, "type": "system_progress", "message": self._rationale[1],
+                             "statusCode": "thought"}]
+            return []
+        if isinstance(ev, Action):
+            chunk = {**hdr, "type": "tool_call_request",
+                     "toolCalls": [{"id": ev.call_id, "name": ev.tool, "arguments": ev.input}]}
+            if self._rationale[0] == ev.step and self._rationale[1]:
+                chunk["rationale"] = self._rationale[1]
+            return [chunk]
+        if isinstance(ev, Observation):
+            chunk = {**hdr, "type": "tool_result_emission", "toolCallId": ev.call_id,
+                     "toolName": ev.tool, "toolResult": ev.text, "isSuccess": not ev.is_error}
+            if ev.is_error:
+                chunk["errorMessage"] = ev.text
+            return [chunk]
+        if isinstance(ev, AnswerDelta):
+            return [{**hdr, "type": "text_delta", "textDelta": ev.text}] if ev.text else []
+        if isinstance(ev, Warning):
+            return [{**hdr, "type": "system_progress", "message": ev.message,
+                     "statusCode": f"warning:{ev.code}"}]
+        if isinstance(ev, Citation):
+            return [{**hdr, "type": "metadata_update", "updates": {
+                "citation": {**ev.citation.model_dump(mode="json"), "source": ev.source}}}]
+        if isinstance(ev, Explain):
+            return [{**hdr, "type": "metadata_update", "updates": {"explain": {
+                "explainId": ev.explain_id, "graph": ev.graph,
+                "triples": [t.model_dump(mode="json", exclude_none=True) for t in ev.triples],
+            }}}]
+        if isinstance(ev, ErrorEvent):
+            return [{**hdr, "type": "error", "code": ev.code, "message": ev.message,
+                     "details": ev.details},
+                    d._final(answer_of(ev), ev.ts, ())]
+        if isinstance(ev, RunPaused):
+            return [d._final(answer_of(ev), ev.ts, ev.interrupts)]
+        if isinstance(ev, RunFinished):
+            return [d._final(ev.answer, ev.ts, ())]
+        return []
 
 
 class AgentOSDialect(DataOnlySSE):
@@ -78,56 +141,11 @@ class AgentOSDialect(DataOnlySSE):
             "timestamp": iso(ts),
         }
 
+    def encoder(self) -> AgentOSEncoder:
+        return AgentOSEncoder(self)
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        thought: list[str] = []
-        rationale: tuple[int, str] = (-1, "")  # (step, text): a thought explains its own step
-        for ev in events:
-            hdr = self._base("", ev.run_id, ev.thread_id, ev.ts)
-            if isinstance(ev, RunStarted):
-                yield {**hdr, "type": "system_progress", "message": "Run started",
-                       "statusCode": "run_started"}
-            elif isinstance(ev, Thought):
-                thought.append(ev.text)
-                if ev.end_of_message:
-                    rationale = (ev.step, "".join(thought))
-                    thought = []
-                    if rationale[1]:
-                        yield {**hdr, "type": "system_progress", "message": rationale[1],
-                               "statusCode": "thought"}
-            elif isinstance(ev, Action):
-                chunk = {**hdr, "type": "tool_call_request",
-                         "toolCalls": [{"id": ev.call_id, "name": ev.tool, "arguments": ev.input}]}
-                if rationale[0] == ev.step and rationale[1]:
-                    chunk["rationale"] = rationale[1]
-                yield chunk
-            elif isinstance(ev, Observation):
-                chunk = {**hdr, "type": "tool_result_emission", "toolCallId": ev.call_id,
-                         "toolName": ev.tool, "toolResult": ev.text, "isSuccess": not ev.is_error}
-                if ev.is_error:
-                    chunk["errorMessage"] = ev.text
-                yield chunk
-            elif isinstance(ev, AnswerDelta):
-                if ev.text:
-                    yield {**hdr, "type": "text_delta", "textDelta": ev.text}
-            elif isinstance(ev, Warning):
-                yield {**hdr, "type": "system_progress", "message": ev.message,
-                       "statusCode": f"warning:{ev.code}"}
-            elif isinstance(ev, Citation):
-                yield {**hdr, "type": "metadata_update", "updates": {
-                    "citation": {**ev.citation.model_dump(mode="json"), "source": ev.source}}}
-            elif isinstance(ev, Explain):
-                yield {**hdr, "type": "metadata_update", "updates": {"explain": {
-                    "explainId": ev.explain_id, "graph": ev.graph,
-                    "triples": [t.model_dump(mode="json", exclude_none=True) for t in ev.triples],
-                }}}
-            elif isinstance(ev, ErrorEvent):
-                yield {**hdr, "type": "error", "code": ev.code, "message": ev.message,
-                       "details": ev.details}
-                yield self._final(answer_of(ev), ev.ts, ())
-            elif isinstance(ev, RunPaused):
-                yield self._final(answer_of(ev), ev.ts, ev.interrupts)
-            elif isinstance(ev, RunFinished):
-                yield self._final(ev.answer, ev.ts, ())
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return self._final(answer, now(), interrupts)

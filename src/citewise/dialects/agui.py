@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from citewise.answer import Answer, Usage
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, dumps, iso, millis
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, dumps, encode, iso, millis
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -45,7 +45,7 @@ from citewise.events import (
     now,
 )
 
-__all__ = ["AgUiDialect"]
+__all__ = ["AgUiDialect", "AgUiEncoder"]
 
 
 def _usage(usage: Usage) -> list[Obj]:
@@ -91,96 +91,118 @@ def _terminal(answer: Answer, interrupts: Sequence[Interrupt], ts: int) -> Obj:
     return out
 
 
+class AgUiEncoder:
+    """Tracks the open step, reasoning message and assistant message, so each is closed
+    exactly once; done after ``RUN_FINISHED`` / ``RUN_ERROR``."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self._step: str | None = None  # the open step
+        self._reasoning: str | None = None  # the open reasoning message
+        self._text: str | None = None  # the open assistant message
+
+    def _close(self, ts: int) -> list[Obj]:
+        out: list[Obj] = []
+        if self._reasoning is not None:
+            out.append({"type": "REASONING_MESSAGE_END", "timestamp": ts,
+                        "messageId": self._reasoning})
+            out.append({"type": "REASONING_END", "timestamp": ts, "messageId": self._reasoning})
+            self._reasoning = None
+        if self._text is not None:
+            out.append({"type": "TEXT_MESSAGE_END", "timestamp": ts, "messageId": self._text})
+            self._text = None
+        if self._step is not None:
+            out.append({"type": "STEP_FINISHED", "timestamp": ts, "stepName": self._step})
+            self._step = None
+        return out
+
+    def _enter(self, name: str, ts: int) -> list[Obj]:
+        if self._step == name:
+            return []
+        out = self._close(ts)
+        self._step = name
+        out.append({"type": "STEP_STARTED", "timestamp": ts, "stepName": name})
+        return out
+
+    def feed(self, ev: Event) -> list[Obj]:
+        if self.done:
+            return []
+        ts = millis(ev.ts)
+        out: list[Obj] = []
+        if isinstance(ev, RunStarted):
+            out.append({"type": "RUN_STARTED", "timestamp": ts, "threadId": ev.thread_id,
+                        "runId": ev.run_id})
+        elif isinstance(ev, Thought):
+            out += self._enter(f"step-{ev.step}", ts)
+            if self._reasoning != ev.message_id:
+                self._reasoning = ev.message_id
+                out.append({"type": "REASONING_START", "timestamp": ts,
+                            "messageId": ev.message_id})
+                out.append({"type": "REASONING_MESSAGE_START", "timestamp": ts,
+                            "messageId": ev.message_id, "role": "reasoning"})
+            if ev.text:
+                out.append({"type": "REASONING_MESSAGE_CONTENT", "timestamp": ts,
+                            "messageId": ev.message_id, "delta": ev.text})
+            if ev.end_of_message:
+                out.append({"type": "REASONING_MESSAGE_END", "timestamp": ts,
+                            "messageId": ev.message_id})
+                out.append({"type": "REASONING_END", "timestamp": ts, "messageId": ev.message_id})
+                self._reasoning = None
+        elif isinstance(ev, Action):
+            out += self._enter(f"step-{ev.step}", ts)
+            out.append({"type": "TOOL_CALL_START", "timestamp": ts, "toolCallId": ev.call_id,
+                        "toolCallName": ev.tool})
+            out.append({"type": "TOOL_CALL_ARGS", "timestamp": ts, "toolCallId": ev.call_id,
+                        "delta": dumps(ev.input)})
+            out.append({"type": "TOOL_CALL_END", "timestamp": ts, "toolCallId": ev.call_id})
+        elif isinstance(ev, Observation):
+            out += self._enter(f"step-{ev.step}", ts)
+            out.append({"type": "TOOL_CALL_RESULT", "timestamp": ts,
+                        "messageId": f"{ev.call_id}:result", "toolCallId": ev.call_id,
+                        "content": ev.text, "role": "tool"})
+        elif isinstance(ev, AnswerDelta):
+            out += self._enter("answer", ts)
+            if self._text != ev.message_id:
+                self._text = ev.message_id
+                out.append({"type": "TEXT_MESSAGE_START", "timestamp": ts,
+                            "messageId": ev.message_id, "role": "assistant"})
+            if ev.text:
+                out.append({"type": "TEXT_MESSAGE_CONTENT", "timestamp": ts,
+                            "messageId": ev.message_id, "delta": ev.text})
+            if ev.end_of_message:
+                out.append({"type": "TEXT_MESSAGE_END", "timestamp": ts,
+                            "messageId": ev.message_id})
+                self._text = None
+        elif isinstance(ev, Citation):
+            out.append({"type": "CUSTOM", "timestamp": ts, "name": "citewise.citation",
+                        "value": {**ev.citation.model_dump(mode="json"), "source": ev.source}})
+        elif isinstance(ev, Explain):
+            out.append({"type": "CUSTOM", "timestamp": ts, "name": "citewise.explain",
+                        "value": {"explain_id": ev.explain_id, "graph": ev.graph,
+                                  "triples": [t.model_dump(mode="json", exclude_none=True)
+                                              for t in ev.triples]}})
+        elif isinstance(ev, Warning):
+            out.append({"type": "CUSTOM", "timestamp": ts, "name": "citewise.warning",
+                        "value": {"code": ev.code, "message": ev.message,
+                                  "details": ev.details}})
+        elif isinstance(ev, RunFinished | RunPaused | ErrorEvent):
+            self.done = True
+            interrupts = ev.interrupts if isinstance(ev, RunPaused) else []
+            terminal = _terminal(answer_of(ev), interrupts, ts)
+            if terminal["type"] == "RUN_FINISHED":
+                out += self._close(ts)
+            out.append(terminal)
+        return out
+
+
 class AgUiDialect(DataOnlySSE):
     name = "ag-ui"
 
+    def encoder(self) -> AgUiEncoder:
+        return AgUiEncoder()
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        step: str | None = None  # the open step
-        reasoning: str | None = None  # the open reasoning message
-        text: str | None = None  # the open assistant message
-
-        def close(ts: int) -> Iterator[Obj]:
-            nonlocal step, reasoning, text
-            if reasoning is not None:
-                yield {"type": "REASONING_MESSAGE_END", "timestamp": ts, "messageId": reasoning}
-                yield {"type": "REASONING_END", "timestamp": ts, "messageId": reasoning}
-                reasoning = None
-            if text is not None:
-                yield {"type": "TEXT_MESSAGE_END", "timestamp": ts, "messageId": text}
-                text = None
-            if step is not None:
-                yield {"type": "STEP_FINISHED", "timestamp": ts, "stepName": step}
-                step = None
-
-        def enter(name: str, ts: int) -> Iterator[Obj]:
-            nonlocal step
-            if step != name:
-                yield from close(ts)
-                step = name
-                yield {"type": "STEP_STARTED", "timestamp": ts, "stepName": name}
-
-        for ev in events:
-            ts = millis(ev.ts)
-            if isinstance(ev, RunStarted):
-                yield {"type": "RUN_STARTED", "timestamp": ts, "threadId": ev.thread_id,
-                       "runId": ev.run_id}
-            elif isinstance(ev, Thought):
-                yield from enter(f"step-{ev.step}", ts)
-                if reasoning != ev.message_id:
-                    reasoning = ev.message_id
-                    yield {"type": "REASONING_START", "timestamp": ts, "messageId": reasoning}
-                    yield {"type": "REASONING_MESSAGE_START", "timestamp": ts,
-                           "messageId": reasoning, "role": "reasoning"}
-                if ev.text:
-                    yield {"type": "REASONING_MESSAGE_CONTENT", "timestamp": ts,
-                           "messageId": reasoning, "delta": ev.text}
-                if ev.end_of_message:
-                    yield {"type": "REASONING_MESSAGE_END", "timestamp": ts, "messageId": reasoning}
-                    yield {"type": "REASONING_END", "timestamp": ts, "messageId": reasoning}
-                    reasoning = None
-            elif isinstance(ev, Action):
-                yield from enter(f"step-{ev.step}", ts)
-                yield {"type": "TOOL_CALL_START", "timestamp": ts, "toolCallId": ev.call_id,
-                       "toolCallName": ev.tool}
-                yield {"type": "TOOL_CALL_ARGS", "timestamp": ts, "toolCallId": ev.call_id,
-                       "delta": dumps(ev.input)}
-                yield {"type": "TOOL_CALL_END", "timestamp": ts, "toolCallId": ev.call_id}
-            elif isinstance(ev, Observation):
-                yield from enter(f"step-{ev.step}", ts)
-                yield {"type": "TOOL_CALL_RESULT", "timestamp": ts,
-                       "messageId": f"{ev.call_id}:result", "toolCallId": ev.call_id,
-                       "content": ev.text, "role": "tool"}
-            elif isinstance(ev, AnswerDelta):
-                yield from enter("answer", ts)
-                if text != ev.message_id:
-                    text = ev.message_id
-                    yield {"type": "TEXT_MESSAGE_START", "timestamp": ts, "messageId": text,
-                           "role": "assistant"}
-                if ev.text:
-                    yield {"type": "TEXT_MESSAGE_CONTENT", "timestamp": ts, "messageId": text,
-                           "delta": ev.text}
-                if ev.end_of_message:
-                    yield {"type": "TEXT_MESSAGE_END", "timestamp": ts, "messageId": text}
-                    text = None
-            elif isinstance(ev, Citation):
-                yield {"type": "CUSTOM", "timestamp": ts, "name": "citewise.citation",
-                       "value": {**ev.citation.model_dump(mode="json"), "source": ev.source}}
-            elif isinstance(ev, Explain):
-                yield {"type": "CUSTOM", "timestamp": ts, "name": "citewise.explain",
-                       "value": {"explain_id": ev.explain_id, "graph": ev.graph,
-                                 "triples": [t.model_dump(mode="json", exclude_none=True)
-                                             for t in ev.triples]}}
-            elif isinstance(ev, Warning):
-                yield {"type": "CUSTOM", "timestamp": ts, "name": "citewise.warning",
-                       "value": {"code": ev.code, "message": ev.message, "details": ev.details}}
-            elif isinstance(ev, RunFinished | RunPaused | ErrorEvent):
-                answer = answer_of(ev)
-                terminal = _terminal(answer, ev.interrupts if isinstance(ev, RunPaused) else [],
-                                     ts)
-                if terminal["type"] == "RUN_FINISHED":
-                    yield from close(ts)
-                yield terminal
-                return
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return _terminal(answer, interrupts, millis(now()))

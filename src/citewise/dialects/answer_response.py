@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from citewise.answer import Answer, Issue, Usage
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, iso
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, encode, iso
 from citewise.events import ErrorEvent, Event, Interrupt, RunFinished, RunPaused
 
-__all__ = ["AnswerDialect"]
+__all__ = ["AnswerDialect", "AnswerEncoder"]
 
 
 def _issue(issue: Issue) -> Obj:
@@ -53,15 +53,29 @@ def _interrupt(i: Interrupt) -> Obj:
     return out
 
 
+class AnswerEncoder:
+    """A response, not a stream: nothing until the terminal event, then the one response."""
+
+    def __init__(self, dialect: AnswerDialect) -> None:
+        self._dialect = dialect
+        self.done = False
+
+    def feed(self, ev: Event) -> list[Obj]:
+        if self.done or not isinstance(ev, RunFinished | RunPaused | ErrorEvent):
+            return []
+        self.done = True
+        interrupts = ev.interrupts if isinstance(ev, RunPaused) else []
+        return [self._dialect.final(answer_of(ev), interrupts=interrupts)]
+
+
 class AnswerDialect(DataOnlySSE):
     name = "answer"
 
+    def encoder(self) -> AnswerEncoder:
+        return AnswerEncoder(self)
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        for ev in events:
-            if isinstance(ev, RunFinished | RunPaused | ErrorEvent):
-                interrupts = ev.interrupts if isinstance(ev, RunPaused) else []
-                yield self.final(answer_of(ev), interrupts=interrupts)
-                return
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         issues = [_issue(i) for i in answer.issues]

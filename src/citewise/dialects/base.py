@@ -2,9 +2,16 @@
 
 A dialect maps, it does not decide: no storage, no HTTP, no agent — only the value model
 (``citewise.answer``, ``citewise.events``, ``citewise.triples``) goes in, plain JSON-ready
-dicts come out. ``stream`` may keep state (to buffer a thought, to open and close a
-message), but that state lives inside the call, so one dialect instance serves any number
-of concurrent streams.
+dicts come out.
+
+The contract is push-style: a live run produces its events one at a time (the agent's
+async generator, the server tailing the durable log), so ``dialect.encoder()`` returns a
+fresh :class:`Encoder` per stream and ``encoder.feed(event)`` returns the objects that
+event produces. Whatever a dialect must remember between events (a buffered thought, the
+open message or step) lives in that encoder, never in the dialect, so one shared dialect
+instance serves any number of concurrent streams. ``dialect.stream(events)`` is the same
+mapping over a complete iterable (see :func:`encode`); :mod:`citewise.dialects.aio` does
+it over an async iterable.
 """
 
 from __future__ import annotations
@@ -21,9 +28,11 @@ __all__ = [
     "SSE_MEDIA_TYPE",
     "DataOnlySSE",
     "Dialect",
+    "Encoder",
     "Obj",
     "answer_of",
     "dumps",
+    "encode",
     "final_of",
     "iso",
     "millis",
@@ -38,6 +47,24 @@ SSE_MEDIA_TYPE = "text/event-stream"
 
 
 @runtime_checkable
+class Encoder(Protocol):
+    """The state of one stream in one dialect, fed one event at a time.
+
+    Events go in in order (``seq`` order, as the run produced them). Once ``done`` is true
+    the dialect has written its last object (its terminal one) and every later event
+    produces nothing; dialects that have no such end (``citewise``, ``trustgraph``,
+    ``agentos``) keep mapping whatever they are fed, as a resumed run continues its log.
+    """
+
+    done: bool
+    """True once the stream is over in this dialect: stop feeding, send the terminator."""
+
+    def feed(self, event: Event) -> list[Obj]:
+        """The objects ``event`` produces in this dialect (often one, maybe none)."""
+        ...
+
+
+@runtime_checkable
 class Dialect(Protocol):
     """One wire format."""
 
@@ -48,8 +75,15 @@ class Dialect(Protocol):
     terminator: str
     """SSE text sent after the last object (``data: [DONE]\\n\\n`` for OpenAI), or ``""``."""
 
+    def encoder(self) -> Encoder:
+        """A fresh encoder for one stream (the per-stream state lives there)."""
+        ...
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        """Map a run's events, in order, to this dialect's stream objects."""
+        """Map a run's events, in order, to this dialect's stream objects.
+
+        Exactly ``encode(self.encoder(), events)``: a convenience for a complete iterable.
+        """
         ...
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
@@ -88,6 +122,15 @@ class DataOnlySSE:
 
     def sse(self, obj: Obj) -> str:
         return sse_frame(obj)
+
+
+def encode(encoder: Encoder, events: Iterable[Event]) -> Iterator[Obj]:
+    """Feed ``events`` to ``encoder`` one by one, yielding what each produces; stops
+    reading ``events`` once the encoder is done. What every ``Dialect.stream`` is."""
+    for event in events:
+        yield from encoder.feed(event)
+        if encoder.done:
+            return
 
 
 def sse_stream(dialect: Dialect, events: Iterable[Event]) -> Iterator[str]:

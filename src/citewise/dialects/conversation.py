@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from citewise.answer import Answer, SearchDocument, Snippet
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, encode
 from citewise.events import ErrorEvent, Event, Interrupt, RunFinished, RunPaused
 
-__all__ = ["ConversationDialect"]
+__all__ = ["ConversationDialect", "ConversationEncoder"]
 
 
 def _kind(answer: Answer) -> str:
@@ -57,14 +57,28 @@ def _document(doc: SearchDocument) -> Obj:
     }
 
 
+class ConversationEncoder:
+    """A response, not a stream: nothing until the terminal event, then the one response."""
+
+    def __init__(self, dialect: ConversationDialect) -> None:
+        self._dialect = dialect
+        self.done = False
+
+    def feed(self, ev: Event) -> list[Obj]:
+        if self.done or not isinstance(ev, RunFinished | RunPaused | ErrorEvent):
+            return []
+        self.done = True
+        return [self._dialect.final(answer_of(ev))]
+
+
 class ConversationDialect(DataOnlySSE):
     name = "conversation"
 
+    def encoder(self) -> ConversationEncoder:
+        return ConversationEncoder(self)
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        for ev in events:
-            if isinstance(ev, RunFinished | RunPaused | ErrorEvent):
-                yield self.final(answer_of(ev))
-                return
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         out: Obj = {

@@ -10,10 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from citewise.answer import Answer
-from citewise.dialects.base import SSE_MEDIA_TYPE, Obj, sse_frame
+from citewise.dialects.base import SSE_MEDIA_TYPE, Obj, encode, sse_frame
 from citewise.events import Event, Interrupt
 
-__all__ = ["CitewiseDialect"]
+__all__ = ["CitewiseDialect", "CitewiseEncoder"]
+
+
+class CitewiseEncoder:
+    """Stateless: each event is its own JSON. Never done (a resumed run's log goes on)."""
+
+    done = False
+
+    def feed(self, event: Event) -> list[Obj]:
+        return [event.model_dump(mode="json")]
 
 
 class CitewiseDialect:
@@ -21,9 +30,11 @@ class CitewiseDialect:
     media_type = SSE_MEDIA_TYPE
     terminator = ""
 
+    def encoder(self) -> CitewiseEncoder:
+        return CitewiseEncoder()
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        for event in events:
-            yield event.model_dump(mode="json")
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         # The interrupts of a paused run travel in its run_paused event, not the Answer.

@@ -10,9 +10,10 @@ fields an OpenAI client ignores:
 
   - on the finishing chunk / on the ``message``: ``{run_id, thread_id, status, text,
     citations[], search_documents[], context_chunk_ids[], issues[], trajectory,
-    interrupts[]}``, citewise's own JSON (``citations[].document_index`` is one-based into
-    ``search_documents``; ``text`` is the verified answer, authoritative where verification
-    changed the streamed text; ``interrupts`` only on a paused run);
+    structured, interrupts[]}``, citewise's own JSON (``citations[].document_index`` is
+    one-based into ``search_documents``; ``text`` is the verified answer, authoritative where
+    verification changed the streamed text; ``structured`` only when the request gave an
+    output schema; ``interrupts`` only on a paused run);
   - on a chunk with an empty ``delta``: ``{event: …}``, one citewise event (action,
     observation, citation, explain, warning) as progress for clients that want it.
 
@@ -20,7 +21,8 @@ Stream: a first chunk with ``role: assistant``; content / reasoning deltas; prog
 chunks; a finishing chunk (``finish_reason: "stop"``, the extension); then a usage chunk
 (``choices: []``, ``usage``) as with ``stream_options.include_usage``; then ``data: [DONE]``.
 A paused run finishes the same way, with ``status: "paused"`` and its interrupts. A failed
-run sends ``{"error": {message, type: "server_error", param: null, code}}`` — the SDK raises
+run sends ``{"error": {message, type: "server_error", param: null, code, details}}`` (also
+citewise's one error shape: ``code``, ``message``, ``details``) — the SDK raises
 ``APIError`` on it — and no finishing chunk.
 
 Non-streaming: a ``chat.completion`` with the extension on the message and ``usage``; a
@@ -30,9 +32,10 @@ failed run's ``final`` is the ``{"error": …}`` body (the server picks the stat
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from citewise.answer import Answer, Usage
-from citewise.dialects.base import SSE_MEDIA_TYPE, Obj, answer_of, sse_frame
+from citewise.dialects.base import SSE_MEDIA_TYPE, Obj, answer_of, encode, sse_frame
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -50,7 +53,7 @@ from citewise.events import (
     now,
 )
 
-__all__ = ["DEFAULT_MODEL_ID", "OpenAIChatDialect", "extension"]
+__all__ = ["DEFAULT_MODEL_ID", "OpenAIChatDialect", "OpenAIChatEncoder", "extension"]
 
 DEFAULT_MODEL_ID = "citewise"
 
@@ -60,8 +63,9 @@ def _usage(usage: Usage) -> Obj:
             "total_tokens": usage.total_tokens}
 
 
-def _error(code: str, message: str) -> Obj:
-    return {"error": {"message": message, "type": "server_error", "param": None, "code": code}}
+def _error(code: str, message: str, details: dict[str, Any]) -> Obj:
+    return {"error": {"message": message, "type": "server_error", "param": None, "code": code,
+                      "details": details}}
 
 
 def extension(answer: Answer, interrupts: Sequence[Interrupt] = ()) -> Obj:
@@ -79,9 +83,52 @@ def extension(answer: Answer, interrupts: Sequence[Interrupt] = ()) -> Obj:
         "issues": [i.model_dump(mode="json") for i in answer.issues],
         "trajectory": answer.trajectory.model_dump(mode="json") if answer.trajectory else None,
     }
+    if answer.structured is not None:
+        out["structured"] = answer.structured
     if answer.status == "paused":
         out["interrupts"] = [i.model_dump(mode="json") for i in interrupts]
     return out
+
+
+class OpenAIChatEncoder:
+    """Stamps every chunk with the completion id and ``created`` of the run's first event;
+    done after the usage chunk (or the error)."""
+
+    def __init__(self, model: str) -> None:
+        self.done = False
+        self._model = model
+        self._created: int | None = None
+        self._run_id = ""
+
+    def _chunk(self, delta: Obj | None, *, finish: str | None = None) -> Obj:
+        choices = [] if delta is None else [
+            {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
+        return {"id": f"chatcmpl-{self._run_id}", "object": "chat.completion.chunk",
+                "created": self._created or 0, "model": self._model, "choices": choices}
+
+    def feed(self, ev: Event) -> list[Obj]:
+        if self.done:
+            return []
+        if self._created is None:
+            self._created, self._run_id = int(ev.ts.timestamp()), ev.run_id
+        if isinstance(ev, RunStarted):
+            return [self._chunk({"role": "assistant", "content": ""})]
+        if isinstance(ev, Thought):
+            return [self._chunk({"reasoning_content": ev.text})] if ev.text else []
+        if isinstance(ev, AnswerDelta):
+            return [self._chunk({"content": ev.text})] if ev.text else []
+        if isinstance(ev, Action | Observation | Citation | Explain | Warning):
+            return [{**self._chunk({}), "citewise": {"event": ev.model_dump(mode="json")}}]
+        if isinstance(ev, ErrorEvent):
+            self.done = True
+            return [_error(ev.code, ev.message, ev.details)]
+        if isinstance(ev, RunFinished | RunPaused):
+            self.done = True
+            answer = answer_of(ev)
+            interrupts = ev.interrupts if isinstance(ev, RunPaused) else []
+            return [{**self._chunk({}, finish="stop"), "citewise": extension(answer, interrupts)},
+                    {**self._chunk(None), "usage": _usage(answer.usage)}]
+        return []
 
 
 class OpenAIChatDialect:
@@ -95,42 +142,15 @@ class OpenAIChatDialect:
     def sse(self, obj: Obj) -> str:
         return sse_frame(obj)
 
+    def encoder(self) -> OpenAIChatEncoder:
+        return OpenAIChatEncoder(self.model)
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        created: int | None = None
-        run_id = ""
-
-        def chunk(delta: Obj | None, *, finish: str | None = None) -> Obj:
-            choices = [] if delta is None else [
-                {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
-            return {"id": f"chatcmpl-{run_id}", "object": "chat.completion.chunk",
-                    "created": created or 0, "model": self.model, "choices": choices}
-
-        for ev in events:
-            if created is None:
-                created, run_id = int(ev.ts.timestamp()), ev.run_id
-            if isinstance(ev, RunStarted):
-                yield chunk({"role": "assistant", "content": ""})
-            elif isinstance(ev, Thought):
-                if ev.text:
-                    yield chunk({"reasoning_content": ev.text})
-            elif isinstance(ev, AnswerDelta):
-                if ev.text:
-                    yield chunk({"content": ev.text})
-            elif isinstance(ev, Action | Observation | Citation | Explain | Warning):
-                yield {**chunk({}), "citewise": {"event": ev.model_dump(mode="json")}}
-            elif isinstance(ev, ErrorEvent):
-                yield _error(ev.code, ev.message)
-                return
-            elif isinstance(ev, RunFinished | RunPaused):
-                answer = answer_of(ev)
-                interrupts = ev.interrupts if isinstance(ev, RunPaused) else []
-                yield {**chunk({}, finish="stop"), "citewise": extension(answer, interrupts)}
-                yield {**chunk(None), "usage": _usage(answer.usage)}
-                return
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         if answer.error is not None:
-            return _error(answer.error.code, answer.error.message)
+            return _error(answer.error.code, answer.error.message, answer.error.details)
         message: Obj = {"role": "assistant", "content": answer.text}
         thoughts = [e.thought for e in answer.reasoning_trace if e.thought]
         if thoughts:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from citewise.answer import Answer
-from citewise.dialects.base import DataOnlySSE, Obj
+from citewise.dialects.base import DataOnlySSE, Obj, encode
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -45,7 +45,7 @@ from citewise.events import (
 )
 from citewise.triples import IRI, Literal_, Term, Triple
 
-__all__ = ["TrustGraphDialect", "term_json", "triple_json"]
+__all__ = ["TrustGraphDialect", "TrustGraphEncoder", "term_json", "triple_json"]
 
 
 def term_json(term: Term) -> Obj:
@@ -89,39 +89,52 @@ def _paused_message(interrupts: Sequence[Interrupt]) -> str:
     return f"The run is paused waiting for approval of {tools}."
 
 
+class TrustGraphEncoder:
+    """Stateless: one chunk per event that has a TrustGraph counterpart. Never done: a
+    paused run's ``error`` chunk ends the dialog, but its resumed log maps on."""
+
+    done = False
+
+    def feed(self, event: Event) -> list[Obj]:
+        if isinstance(event, Thought):
+            if event.text or event.end_of_message:
+                return [_chunk("thought", event.text, eom=event.end_of_message)]
+        elif isinstance(event, Action):
+            return [_chunk("action", event.tool, eom=True)]
+        elif isinstance(event, Observation):
+            return [_chunk("observation", event.text, eom=True)]
+        elif isinstance(event, AnswerDelta):
+            if event.text or event.end_of_message:
+                return [_chunk("answer", event.text, eom=event.end_of_message)]
+        elif isinstance(event, Explain):
+            return [{
+                "chunk-type": "explain",
+                "content": "",
+                "message_type": "explain",
+                "explain_id": event.explain_id,
+                "explain_graph": event.graph,
+                "explain_triples": [triple_json(t) for t in event.triples],
+                "end-of-message": True,
+                "end-of-dialog": False,
+            }]
+        elif isinstance(event, RunFinished):
+            return [_chunk("final-answer", event.answer.text, eom=True, eod=True)]
+        elif isinstance(event, RunPaused):
+            return [_error("run_paused", _paused_message(event.interrupts), streaming=True)]
+        elif isinstance(event, ErrorEvent):
+            return [_error(event.code, event.message, streaming=True)]
+        # run_started, citation, warning: no TrustGraph counterpart.
+        return []
+
+
 class TrustGraphDialect(DataOnlySSE):
     name = "trustgraph"
 
+    def encoder(self) -> TrustGraphEncoder:
+        return TrustGraphEncoder()
+
     def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        for event in events:
-            if isinstance(event, Thought):
-                if event.text or event.end_of_message:
-                    yield _chunk("thought", event.text, eom=event.end_of_message)
-            elif isinstance(event, Action):
-                yield _chunk("action", event.tool, eom=True)
-            elif isinstance(event, Observation):
-                yield _chunk("observation", event.text, eom=True)
-            elif isinstance(event, AnswerDelta):
-                if event.text or event.end_of_message:
-                    yield _chunk("answer", event.text, eom=event.end_of_message)
-            elif isinstance(event, Explain):
-                yield {
-                    "chunk-type": "explain",
-                    "content": "",
-                    "message_type": "explain",
-                    "explain_id": event.explain_id,
-                    "explain_graph": event.graph,
-                    "explain_triples": [triple_json(t) for t in event.triples],
-                    "end-of-message": True,
-                    "end-of-dialog": False,
-                }
-            elif isinstance(event, RunFinished):
-                yield _chunk("final-answer", event.answer.text, eom=True, eod=True)
-            elif isinstance(event, RunPaused):
-                yield _error("run_paused", _paused_message(event.interrupts), streaming=True)
-            elif isinstance(event, ErrorEvent):
-                yield _error(event.code, event.message, streaming=True)
-            # run_started, citation, warning: no TrustGraph counterpart.
+        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         if answer.status == "paused":

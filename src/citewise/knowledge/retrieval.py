@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -123,6 +124,7 @@ class DenseIndex:
             self.model, [cid for cid, _, _ in rows], hashes, vectors,
             document_ids=[doc for _, doc, _ in rows],
         )
+        _fault("dense:after_put")
         stats.added += len(rows)
 
     def _catch_up(self) -> None:
@@ -374,6 +376,12 @@ class Retriever:
             if ctx is not None and (not flt or flt.matches(_doc_view(ctx))):
                 out.append((cid, score))
         return out
+
+
+def _fault(point: str) -> None:
+    """Die here when ``$CITEWISE_FAULT`` names this point (the crash tests; see sync.py)."""
+    if os.environ.get("CITEWISE_FAULT") == point:
+        os._exit(86)
 
 
 def _needs_post_filter(flt: Filters) -> bool:

@@ -304,6 +304,7 @@ class VectorIndex:
                 "ef_search": self.params.ef_search,
             }
         pointer = directory / f"{name}.json"
+        _fault("vectors:before_pointer")
         _atomic(pointer, lambda p: p.write_text(json.dumps(meta), encoding="utf-8"))
         _fsync_dir(directory)
         for old in directory.glob(f"{name}.*"):  # data files of older generations
@@ -356,6 +357,12 @@ class VectorIndex:
             return index, int(meta["seq"])
         except (OSError, ValueError, KeyError, TypeError, RuntimeError, IndexError):
             return None
+
+
+def _fault(point: str) -> None:
+    """Die here when ``$CITEWISE_FAULT`` names this point (the crash tests; see sync.py)."""
+    if os.environ.get("CITEWISE_FAULT") == point:
+        os._exit(86)
 
 
 def _predicate(allow: Allow) -> Callable[[int], bool] | None:

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from citewise.server.config import ServerConfig, is_loopback
 
@@ -57,7 +57,7 @@ def create_app(
 ) -> FastAPI:
     """The citewise HTTP API as an ASGI app (start it with uvicorn)."""
     from citewise import __version__
-    from citewise.server.errors import install_error_handlers
+    from citewise.server.errors import install_error_handlers, reject_repeated_query_parameters
     from citewise.server.limits import BodyLimit
     from citewise.server.routes import documents, feedback, health, runs, search, threads
 
@@ -101,10 +101,14 @@ def create_app(
         version=__version__,
         summary="Grounded agent answers over your documents, streamed, with verified citations.",
         lifespan=lifespan,
+        dependencies=[Depends(reject_repeated_query_parameters)],
     )
     install_error_handlers(app)
     for module in (health, runs, threads, documents, search, feedback):
         app.include_router(module.router)
+    from citewise.server.formats import include_format_routes
+
+    include_format_routes(app)  # OpenAI chat completions, TrustGraph's agent (issue 7)
 
     upload_limit = config.max_upload_bytes + _UPLOAD_OVERHEAD
 

@@ -9,6 +9,7 @@ a trace of the exception.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -34,8 +35,10 @@ __all__ = [
     "RateLimited",
     "TooManyRuns",
     "Unauthorized",
+    "allowed_methods",
     "error_response",
     "install_error_handlers",
+    "reject_repeated_query_parameters",
     "status_of",
 ]
 
@@ -146,6 +149,31 @@ _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "
                415: "unsupported_media_type", 422: "validation_error", 429: "rate_limited"}
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the API has for this request's path (from its OpenAPI document)."""
+    app = request.app
+    table: list[tuple[re.Pattern[str], list[str]]] | None = getattr(app.state, "allow", None)
+    if table is None:
+        table = []
+        for path, ops in app.openapi().get("paths", {}).items():
+            pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$")
+            table.append((pattern, sorted(m.upper() for m in ops)))
+        app.state.allow = table
+    for pattern, methods in table:
+        if pattern.match(request.url.path):
+            return methods
+    return []
+
+
+def reject_repeated_query_parameters(request: Request) -> None:
+    """No parameter of this API is a list: ``?k=a&k=b`` is refused, not silently narrowed."""
+    params = request.query_params
+    repeated = sorted({k for k in params if len(params.getlist(k)) > 1})
+    if repeated:
+        raise InvalidInput(f"query parameter(s) given more than once: {', '.join(repeated)}",
+                           code="validation_error", details={"parameters": repeated})
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that make every error the one shape."""
 
@@ -169,7 +197,11 @@ def install_error_handlers(app: FastAPI) -> None:
             return await on_citewise(request, inner)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-        return error_response(exc.status_code, code, message, {}, dict(exc.headers or {}))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names only the first route matching the path; list them all.
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return error_response(exc.status_code, code, message, {}, headers)
 
     async def on_crash(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)

@@ -198,8 +198,12 @@ class DocumentsMixin(SQLBase):
             for part in batched(list(latest)):
                 c.execute(_DELETE_CHUNKS, {"ids": list(part)})
             if chunk_rows:
-                c.execute(sa.insert(chunks), chunk_rows)
+                self._insert_chunk_rows(c, chunk_rows)
             c.execute(sa.insert(index_outbox), outbox_rows)
+
+    def _insert_chunk_rows(self, c: sa.Connection, rows: list[dict[str, Any]]) -> None:
+        """Bulk insert (a backend may override this with its fastest path)."""
+        c.execute(sa.insert(chunks), rows)
 
     def _upsert_documents(self) -> Any:
         stmt = getattr(self, "_upsert_documents_stmt", None)

@@ -27,12 +27,17 @@ from sqlalchemy.pool import StaticPool
 from citewise.store._sql import batched
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin
-from citewise.store.base import ChunkContext, ChunkRecord, DocumentRecord
+from citewise.store.base import ChunkContext, ChunkRecord, DocumentRecord, IndexRow
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
 
 __all__ = ["SQLiteStore"]
 
 BUSY_TIMEOUT_S = 30.0
+_INDEX_ROWS_SQL = (
+    "SELECT c.id, c.document_id, d.tenant, d.collection, c.text"
+    " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
+    " WHERE c.document_id IN ({marks}) ORDER BY c.document_id, c.ordinal"
+)
 _CONTEXTS_SQL = (
     "SELECT c.id, c.document_id, c.ordinal, c.start_char, c.end_char, c.text, c.page,"
     " c.section, c.line, d.tenant, d.collection, d.source, d.title, d.content_type,"
@@ -162,6 +167,28 @@ class SQLiteStore(DocumentsMixin, RunsMixin):
                         metadata=json.loads(r[15]) if r[15] else {},
                     )
         return [found[i] for i in chunk_ids if i in found]
+
+    _CHUNK_COLS = ("id", "document_id", "tenant", "ordinal", "start_char", "end_char",
+                   "page", "section", "line", "text")
+
+    def _insert_chunk_rows(self, c: sa.Connection, rows: list[dict[str, Any]]) -> None:
+        # Plain executemany on the writer's own DBAPI connection, inside the caller's
+        # transaction: ~10x less per-row overhead than SQLAlchemy's parameter processing.
+        dbapi = c.connection.dbapi_connection
+        assert dbapi is not None
+        cols = self._CHUNK_COLS
+        sql = f"INSERT INTO chunks ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+        dbapi.executemany(sql, [tuple(r[k] for k in cols) for r in rows])
+
+    def index_rows(self, document_ids: Sequence[str]) -> list[IndexRow]:
+        rows: list[IndexRow] = []
+        with self._rengine.connect() as conn:
+            dbapi = conn.connection.dbapi_connection
+            assert dbapi is not None
+            for part in batched(list(document_ids)):
+                sql = _INDEX_ROWS_SQL.format(marks=",".join("?" * len(part)))
+                rows.extend(IndexRow(*r) for r in dbapi.execute(sql, tuple(part)))
+        return rows
 
     def close(self) -> None:
         with self._lock:

@@ -22,21 +22,36 @@ from citewise.server.schemas import (
     RunInfo,
     RunRequest,
 )
-from citewise.server.sse import dialect_frames, native_frames, sse_response
+from citewise.server.sse import native_frames, sse_response
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["runs"], responses=ERRORS)
 
 RunId = Annotated[str, Path(min_length=1, max_length=128, description="Run id.")]
+#: The dialects of ``citewise.dialects`` (a test keeps this list equal to its registry).
+FormatName = Literal["citewise", "trustgraph", "agentos", "agent-event", "conversation",
+                     "answer", "ag-ui", "openai"]
 FormatQuery = Annotated[
-    str | None,
-    Query(max_length=64, description="Wire format: `citewise` (default), `trustgraph`, "
-          "`agentos`, `agent-event`, `conversation`, `answer`, `ag-ui`."),
+    FormatName | None,
+    Query(description="Wire format of the answer or stream (default `citewise`: our own "
+          "events and Answer)."),
 ]
 
-_SSE_DOC = {"schema": {"type": "string", "description":
-                       "Server-Sent Events: `id: <seq>` and `data: <event JSON>` per event."}}
+# One Server-Sent Event (as OpenAPI 3.2 describes sequential media types, and FastAPI's
+# own SSE support documents them).
+_SSE_DOC = {"schema": {
+    "type": "object",
+    "description": "One Server-Sent Event. Native format: `id` is the event's seq and `data` "
+                   "the event JSON (`citewise.events`, discriminated on `kind`).",
+    "properties": {
+        "data": {"type": "string", "contentMediaType": "application/json"},
+        "event": {"type": "string"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer", "minimum": 0},
+    },
+    "required": ["data"],
+}}
 _STREAM_OR_JSON: dict[int | str, dict[str, Any]] = {
     200: {"description": "JSON, or an SSE stream when asked for",
           "content": {"text/event-stream": _SSE_DOC}},
@@ -44,8 +59,8 @@ _STREAM_OR_JSON: dict[int | str, dict[str, Any]] = {
 
 
 def _dialect(name: str | None) -> Any:
-    """None for the native format, else the dialect (``unknown_format`` → 422)."""
-    if name is None or name.strip().lower() in ("", "citewise"):
+    """None for the native format, else the dialect."""
+    if name is None or name == "citewise":
         return None
     from citewise.dialects import get_dialect
 
@@ -76,7 +91,9 @@ async def _stream(state: AppState, tenant: str, run_id: str, after: int, dialect
     if dialect is None:
         body = native_frames(frames, state.config.sse_retry_ms)
     else:
-        body = dialect_frames(frames, dialect)
+        from citewise.server.formats import render_stream
+
+        body = render_stream(dialect, frames)
     return sse_response(body, headers=headers)
 
 
@@ -111,9 +128,14 @@ async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun
     return JSONResponse(live_info(live).model_dump(mode="json"), headers=headers)
 
 
-@router.post("/ask", response_model=Answer, summary="Ask one question",
-             responses={200: {"description": "The Answer (JSON) or its SSE stream",
-                              "content": {"text/event-stream": _SSE_DOC}}})
+@router.post("/ask", response_model=None, summary="Ask one question",
+             responses={200: {"description": "The Answer (JSON), the chosen format's final "
+                              "response, or an SSE stream of events",
+                              "content": {"application/json": {"schema": {"anyOf": [
+                                  {"$ref": "#/components/schemas/Answer"},
+                                  {"type": "object", "description": "`?format=` other than "
+                                   "citewise: that format's final response"}]}},
+                                  "text/event-stream": _SSE_DOC}}})
 async def ask(body: AskRequest, request: Request, state: State, who: Caller,
               format: FormatQuery = None) -> Response:
     """Run the agent on one question. JSON: the final Answer (or the dialect's final
@@ -190,7 +212,10 @@ def _last_event_id(value: str | None) -> int:
 async def run_events(
     run_id: RunId, state: State, who: Caller,
     after: Annotated[int | None, Query(ge=0, le=2**31, description="Send events after this seq.")] = None,
-    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=32)] = None,
+    last_event_id: Annotated[str, Header(
+        alias="Last-Event-ID", pattern=r"^[0-9]{0,18}$",
+        description="The seq of the last event received (sent by EventSource on reconnect).",
+    )] = "",
     format: FormatQuery = None,
 ) -> StreamingResponse:
     """Every event after `Last-Event-ID` (or `?after=`), exactly once, live until the run
