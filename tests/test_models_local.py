@@ -106,7 +106,8 @@ def test_history_is_rendered_as_json_steps_and_results() -> None:
     assert "search_knowledge" in msgs[0]["content"] and "Be helpful." in msgs[0]["content"]
     assert msgs[2]["content"] == ('{"thought": "look", "tool": "search_knowledge", '
                                   '"arguments": {"query": "q"}}')
-    assert msgs[3]["content"] == "Result of search_knowledge:\n[1] text"
+    assert msgs[3]["content"] == ("Result of search_knowledge:\n[1] text\n\n"
+                                  "Question: q\nAnswer it from these results.")
 
 
 def test_local_spec_parsing() -> None:

@@ -119,7 +119,8 @@ def run_script(name: str, *args: str) -> dict[str, Any]:
     venv, script, extra, _ = RUNTIMES[name]
     proc = sh([py(venv), HERE / script, *args, *extra], capture_output=True,
               env={**os.environ, "PYTHONHASHSEED": "0"})
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    out: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
 
 
 def loadavg() -> list[float]:

@@ -31,7 +31,7 @@ import json
 import resource
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, Protocol
 
 PAYLOAD = ("citewise-bench-payload " * 9 + "x" * 200)[:200]
@@ -44,7 +44,7 @@ assert len(PAYLOAD) == 200
 
 
 class Runtime(Protocol):
-    def run(self, n: int) -> Awaitable[tuple[str, int]]: ...
+    def run(self, n: int) -> Coroutine[Any, Any, tuple[str, int]]: ...
 
     def stream(self, n: int) -> AsyncIterator[Any]: ...
 

@@ -41,7 +41,7 @@ def profile(provenance: bool, runs: int) -> str:
     label = "default Agent (provenance on)" if provenance else "Agent(provenance=False)"
     out = [f"## {label}: {runs} runs of 10 tool steps, in-memory\n"]
     try:
-        from pyinstrument import Profiler
+        from pyinstrument import Profiler  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         out.append("(pyinstrument not installed: sampling profile skipped)\n")
     else:

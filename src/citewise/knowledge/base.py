@@ -253,6 +253,7 @@ class KnowledgeBase:
             return
         self._closed = True
         if self._owns:
+            self.index.close()
             self.store.close()
 
     def __enter__(self) -> KnowledgeBase:

@@ -63,10 +63,18 @@ class LexicalIndex:
         #: True when the directory held no index before (a rebuild from SQLite is due).
         self.created = not (self.path / "meta.json").exists()
         self._schema = _schema()
-        self._index = tantivy.Index(self._schema, path=str(self.path), reuse=True)
+        self._handle: tantivy.Index | None = tantivy.Index(
+            self._schema, path=str(self.path), reuse=True
+        )
         self._analyzer = _analyzer()
         self._heap = writer_heap_bytes
         self._write_lock = threading.Lock()
+
+    @property
+    def _index(self) -> tantivy.Index:
+        if self._handle is None:
+            raise RuntimeError(f"search index closed: {self.path}")
+        return self._handle
 
     # -- writing --------------------------------------------------------------------------
     @contextmanager
@@ -173,6 +181,11 @@ class LexicalIndex:
     def reload(self) -> None:
         """See other processes' commits now (otherwise they show up shortly)."""
         self._index.reload()
+
+    def close(self) -> None:
+        """Drop the index handle, and with it the reader's file-watching thread."""
+        with self._write_lock:
+            self._handle = None
 
 
 class _Batch:

@@ -24,16 +24,17 @@ from typing import Any
 
 from citewise.errors import ConfigError
 from citewise.models.base import (
+    AssistantMessage,
     ModelRequest,
     TextDelta,
     ToolCall,
     ToolCallPart,
-    ToolMessage,
     UsagePart,
 )
 from citewise.models.failures import ModelOutputUnparseable, ModelRequestRejected
+from citewise.models.gbnf import schema_to_gbnf
 from citewise.models.json_stream import JsonFieldStreamer
-from citewise.models.local_steps import StepLimits, chat_messages, step_schema
+from citewise.models.local_steps import StepLimits, chat_messages, result_markers, step_schema
 
 __all__ = ["SMOLLM2_FILE", "LocalModel", "create", "smollm2_path"]
 
@@ -93,7 +94,7 @@ class _Formatter:
         template = llm.metadata.get("tokenizer.chat_template") or (
             "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n"
             "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
-        self._fmt = Jinja2ChatFormatter(template=template, eos_token=eos_text,
+        self._fmt: Any = Jinja2ChatFormatter(template=template, eos_token=eos_text,
                                         bos_token=bos_text, stop_token_ids=[eos])
 
     def prompt(self, messages: list[dict[str, str]]) -> tuple[str, list[str], bool]:
@@ -110,18 +111,28 @@ class LocalModel:
         n_ctx: context window in tokens.
         n_threads: CPU threads (llama.cpp's default when None).
         temperature: 0 = greedy (reproducible runs).
+        repeat_penalty: > 1 discourages the loops small models fall into.
         max_tokens: generation cap per step (the step schema bounds every string, so a
             step cannot be cut off unless this is set below the schema's worst case).
         limits: length caps of thought, answer and string arguments.
         tool_first: when tools are offered and none has been called yet, the first step
             must call one — a grounded answer needs retrieved evidence, and a tiny model
             otherwise tends to answer from its own (unreliable) memory.
+        tool_rounds: after this many tool steps only an answer is allowed. A 135M model
+            cannot judge when it has enough evidence and would search forever; 1 gives
+            the reliable "search, then answer" ReAct. Raise it for larger GGUFs.
+        cite: once tool results showing ``[n]`` markers are in the conversation, the
+            answer (or a structured answer's main text field) must end each sentence with
+            one of those markers — enforced by the grammar; verification still decides
+            whether the cited passage supports the sentence.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
                  n_threads: int | None = None, temperature: float = 0.0,
+                 repeat_penalty: float = 1.1,
                  max_tokens: int = 1024, limits: StepLimits | None = None,
-                 tool_first: bool = True, name: str | None = None) -> None:
+                 tool_first: bool = True, tool_rounds: int = 1, cite: bool = True,
+                 name: str | None = None) -> None:
         self.path = Path(model_path) if model_path else smollm2_path()
         if not self.path.is_file():
             raise ConfigError(f"no GGUF file at {self.path}", code="local_model_missing",
@@ -129,9 +140,12 @@ class LocalModel:
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.temperature = temperature
+        self.repeat_penalty = repeat_penalty
         self.max_tokens = max_tokens
         self.limits = limits or StepLimits()
         self.tool_first = tool_first
+        self.tool_rounds = tool_rounds
+        self.cite = cite
         self._name = name or ("local:smollm2" if model_path is None else f"local:{self.path.stem}")
         self._llm: Any = None
         self._formatter: _Formatter | None = None
@@ -156,13 +170,18 @@ class LocalModel:
         if key not in self._grammars:
             from llama_cpp.llama_grammar import LlamaGrammar
 
-            self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+            self._grammars[key] = LlamaGrammar.from_string(schema_to_gbnf(schema),
+                                                           verbose=False)
         return self._grammars[key]
 
     def prepare(self, request: ModelRequest) -> tuple[list[int], Any, list[str]]:
         """Prompt tokens, grammar and stop strings of one step (blocking: call in a thread)."""
         llm = self.llama
         assert self._formatter is not None
+        rounds = sum(isinstance(m, AssistantMessage) and bool(m.tool_calls)
+                     for m in request.messages)
+        if rounds >= self.tool_rounds and request.tools:
+            request = request.model_copy(update={"tools": []})  # prompt and grammar agree
         prompt, stop, added_special = self._formatter.prompt(chat_messages(request))
         tokens: list[int] = llm.tokenize(prompt.encode("utf-8"), add_bos=not added_special,
                                          special=True)
@@ -170,9 +189,9 @@ class LocalModel:
             raise ModelRequestRejected(
                 f"the prompt ({len(tokens)} tokens) does not fit the local model's context "
                 f"of {self.n_ctx} tokens", details={"prompt_tokens": len(tokens)})
-        searched = any(isinstance(m, ToolMessage) for m in request.messages)
         schema = step_schema(request.tools, request.output_schema, self.limits,
-                             allow_answer=searched or not self.tool_first)
+                             allow_answer=rounds > 0 or not self.tool_first,
+                             markers=result_markers(request.messages) if self.cite else ())
         return tokens, self.grammar(schema), stop
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
@@ -193,6 +212,7 @@ class LocalModel:
                     max_tokens = min(self.max_tokens, self.n_ctx - len(tokens))
                     for chunk in self.llama.create_completion(
                             tokens, max_tokens=max_tokens, temperature=self.temperature,
+                            repeat_penalty=self.repeat_penalty,
                             grammar=grammar, stop=stop, stream=True):
                         if cancelled.is_set():
                             break
@@ -229,7 +249,7 @@ class LocalModel:
 
     def _finish(self, text: str, structured: bool) -> list[Part]:
         try:
-            step = json.loads(text)
+            step = json.loads(text, strict=False)  # tolerate raw control characters
         except json.JSONDecodeError as exc:
             raise ModelOutputUnparseable(
                 f"{self.name} stopped before finishing its JSON step (max_tokens="

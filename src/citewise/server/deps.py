@@ -30,7 +30,9 @@ class AppState:
     ready: bool = False
 
 
-def get_state(request: Request) -> AppState:
+async def get_state(request: Request) -> AppState:
+    # async on purpose: FastAPI runs sync dependencies in a thread pool (a thread hop per
+    # request, which costs more than everything this does).
     state: AppState | None = getattr(request.app.state, "citewise", None)
     if state is None or not state.ready:
         raise ApiError("the service is starting or stopping", code="not_ready", status=503)

@@ -165,7 +165,7 @@ def allowed_methods(request: Request) -> list[str]:
     return []
 
 
-def reject_repeated_query_parameters(request: Request) -> None:
+async def reject_repeated_query_parameters(request: Request) -> None:
     """No parameter of this API is a list: ``?k=a&k=b`` is refused, not silently narrowed."""
     params = request.query_params
     repeated = sorted({k for k in params if len(params.getlist(k)) > 1})

@@ -23,6 +23,7 @@ from fastapi.responses import JSONResponse, Response
 
 from citewise.dialects import Dialect, final_of, get_dialect
 from citewise.dialects.base import Obj
+from citewise.errors import EmptyQuestion, InvalidInput
 from citewise.events import ErrorEvent, Event, RunFinished, RunPaused, event_adapter
 from citewise.server.errors import ApiError
 from citewise.server.manager import Frame, LiveRun, RunOptions
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SSE_DOC",
+    "check_request",
     "include_format_routes",
     "render_final",
     "render_stream",
@@ -72,18 +74,24 @@ async def render_stream(format: str | Dialect,
     when the client did not ask for it)."""
     dialect = _dialect(format)
     encoder = dialect.encoder()
-    async for item in frames:
-        if item is None:
-            yield HEARTBEAT
-            continue
-        event = event_adapter.validate_json(item.data) if isinstance(item, Frame) else item
-        for obj in encoder.feed(event):
-            if keep is None or keep(obj):
-                yield dialect.sse(obj)
-        if encoder.done:
-            break
-    if dialect.terminator:
-        yield dialect.terminator
+    try:
+        async for item in frames:
+            if item is None:
+                yield HEARTBEAT
+                continue
+            event = event_adapter.validate_json(item.data) if isinstance(item, Frame) else item
+            for obj in encoder.feed(event):
+                if keep is None or keep(obj):
+                    yield dialect.sse(obj)
+            if encoder.done:
+                break
+        if dialect.terminator:
+            yield dialect.terminator
+    finally:
+        # Done early, or the client went away: stop tailing the log now, not at GC.
+        close = getattr(frames, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def render_final(format: str | Dialect, terminal: Event) -> Obj:
@@ -105,6 +113,22 @@ async def wait_terminal(live: LiveRun) -> Event:
 def run_headers(live: LiveRun) -> dict[str, str]:
     return {"X-Run-Id": live.run_id, "X-Thread-Id": live.thread_id,
             "Location": f"/v1/runs/{live.run_id}"}
+
+
+def check_request(state: AppState, question: str,
+                  output_schema: dict[str, Any] | None = None) -> None:
+    """The run manager's refusals of a question (and output schema), made early: before a
+    compatibility route writes a thread for a run that would then be refused."""
+    if not question.strip():
+        raise EmptyQuestion("the question is empty")
+    limit = state.config.max_question_chars
+    if len(question) > limit:
+        raise InvalidInput(f"the question is longer than {limit} characters",
+                           code="question_too_long", details={"max": limit})
+    if output_schema is not None:
+        from citewise.agent.structured import check_schema
+
+        check_schema(output_schema)
 
 
 async def seed_thread(state: AppState, tenant: str, turns: Sequence[tuple[str, str]],

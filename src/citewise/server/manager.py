@@ -204,17 +204,12 @@ class RunManager:
         return RunSettings(max_steps=steps, strict=options.strict)
 
     def _agent(self, tenant: str, run_store: RunStore, settings: RunSettings) -> Agent:
-        from citewise.agent.runner import Agent
-
-        return Agent(self.services.kb(tenant), model=self.services.model(),
-                     tools=self.services.tools, store=cast("Store", run_store),
-                     settings=settings, hooks=self.services.hooks(), tenant=tenant,
-                     event_batch=1)
+        return self.services.agent(tenant, cast("Store", run_store), settings)
 
     def _run_store(self, tenant: str, thread: ThreadRecord | None = None,
                    turns: Sequence[TurnRecord] | None = None) -> RunStore:
         return RunStore(self.store, self.writer, tenant, thread=thread, turns=turns,
-                        settings=self._cancel_setting)
+                        settings=self._setting)
 
     async def start(self, tenant: str, question: str, *, thread_id: str | None = None,
                     options: RunOptions | None = None) -> LiveRun:
@@ -324,7 +319,7 @@ class RunManager:
         record = EventRecord(run_id=live.run_id, seq=event.seq, kind=event.kind,
                              data=event.model_dump(mode="json"))
         self.writer.submit(Append(live.tenant, [record]))
-        self.writer.submit(Call(self.store.transition_run,
+        self.writer.submit(Call("transition_run",
                                 (live.tenant, live.run_id, ("running",),
                                  "cancelled" if cancelled else "failed"), live.run_id))
         self._emit(live, event)
@@ -392,9 +387,12 @@ class RunManager:
                 return after.status
         return "cancelling"
 
-    def _cancel_setting(self, key: str) -> str | None:
-        """What a local agent's cancel watcher reads: answered from memory (see the watcher)."""
-        return "requested" if key in self._cancel_requests else None
+    def _setting(self, key: str) -> str | None:
+        """Settings an agent reads while running, from memory: its cancel-request key
+        (refreshed by one query for all runs, see the watcher) and the feedback secret."""
+        if key.startswith(CANCEL_PREFIX):
+            return "requested" if key in self._cancel_requests else None
+        return self.services.cached_setting(key)
 
     async def _watch_cancel_requests(self) -> None:
         """One query per interval for cancel requests of other processes, instead of one
@@ -422,12 +420,19 @@ class RunManager:
         Raises ``NotFound`` (before anything is streamed) for an unknown run, or a run of
         another tenant.
         """
+        return _flatten(await self.open_batches(tenant, run_id, after))
+
+    async def open_batches(self, tenant: str, run_id: str,
+                           after: int = 0) -> AsyncIterator[list[Frame] | None]:
+        """Like :meth:`open_tail`, but every frame available at once comes as one list
+        (one socket write for the events one writer tick made durable)."""
         if self.get_live(tenant, run_id) is None and await self.record(tenant, run_id) is None:
             raise NotFound(f"unknown run {run_id!r}", code="unknown_run",
                            details={"run_id": run_id})
         return self._tail(tenant, run_id, max(0, after))
 
-    async def _tail(self, tenant: str, run_id: str, after: int) -> AsyncIterator[Frame | None]:
+    async def _tail(self, tenant: str, run_id: str,
+                    after: int) -> AsyncIterator[list[Frame] | None]:
         beat = self.config.heartbeat_s
         last_out = time.monotonic()
         last_terminal = False
@@ -437,9 +442,9 @@ class RunManager:
             if live is not None and after + 1 >= live.first_seq:
                 i = live.index_after(after)
                 if i < len(live.frames):
-                    for frame in live.frames[i:]:
-                        yield frame
-                        after = frame.seq
+                    batch = live.frames[i:]
+                    after = batch[-1].seq
+                    yield batch
                     last_out = time.monotonic()
                     continue
                 if live.done:
@@ -456,12 +461,11 @@ class RunManager:
                                            after=after, limit=_PAGE)
             if upto is not None:
                 rows = [r for r in rows if r.seq <= upto]
-            for row in rows:
-                frame = Frame.of_record(row)
-                yield frame
-                after = row.seq
-                last_terminal = frame.terminal
             if rows:
+                frames = [Frame.of_record(r) for r in rows]
+                after = frames[-1].seq
+                last_terminal = frames[-1].terminal
+                yield frames
                 last_out = time.monotonic()
                 empty_polls = 0
                 if last_terminal or len(rows) == _PAGE or upto is not None:
@@ -500,6 +504,15 @@ class RunManager:
         if self._watcher is not None:
             self._watcher.cancel()
         await self.writer.barrier()
+
+
+async def _flatten(batches: AsyncIterator[list[Frame] | None]) -> AsyncIterator[Frame | None]:
+    async for batch in batches:
+        if batch is None:
+            yield None
+        else:
+            for frame in batch:
+                yield frame
 
 
 def _load_thread(store: Store, tenant: str,

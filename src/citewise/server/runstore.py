@@ -57,10 +57,12 @@ class RunStore:
         return self._store.list_turns(tenant, thread_id)
 
     def get_setting(self, key: str) -> str | None:
-        # The agent polls its cancel-request key every 0.2 s: the manager answers that from
-        # one shared query instead of a store read per run per poll.
-        if self._settings is not None and key.startswith("cancel_request/"):
-            return self._settings(key)
+        # The agent reads the feedback secret when built and polls its cancel-request key
+        # every 0.2 s: the manager answers both from memory instead of a store read each.
+        if self._settings is not None:
+            value = self._settings(key)
+            if value is not None or key.startswith("cancel_request/"):
+                return value
         return self._store.get_setting(key)
 
     # -- writes, queued -------------------------------------------------------------------
@@ -68,15 +70,15 @@ class RunStore:
         self._writer.submit(Append(tenant, list(events)))
 
     def save_run(self, run: RunRecord) -> None:
-        self._writer.submit(Call(self._store.save_run, (run,), run.id))
+        self._writer.submit(Call("save_run", (run,), run.id))
 
     def add_turn(self, tenant: str, turn: TurnRecord) -> None:
-        self._writer.submit(Call(self._store.add_turn, (tenant, turn), turn.run_id))
+        self._writer.submit(Call("add_turn", (tenant, turn), turn.run_id))
 
     def create_thread(self, tenant: str, thread_id: str, title: str | None = None) -> ThreadRecord:
         from citewise.store.base import ThreadRecord
 
-        self._writer.submit(Call(self._store.create_thread, (tenant, thread_id, title)))
+        self._writer.submit(Call("create_thread", (tenant, thread_id, title)))
         now = datetime.now(UTC)
         record = ThreadRecord(id=thread_id, tenant=tenant, title=title, created_at=now,
                               updated_at=now)

@@ -38,7 +38,8 @@ _ID = Field(min_length=1, max_length=128)
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: `"stream": 0` or `"k": "5"` is refused, as the JSON Schema says, not coerced.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class AskRequest(_Request):

@@ -13,8 +13,11 @@ from citewise.server.config import ServerConfig
 
 if TYPE_CHECKING:
     from citewise.agent.hooks import RunHook
+    from citewise.agent.runner import Agent
+    from citewise.agent.state import RunSettings
     from citewise.agent.tools import Tool
     from citewise.grounding.feedback import FeedbackService
+    from citewise.grounding.verify import Verifier
     from citewise.knowledge.base import KnowledgeBase
     from citewise.models.base import Model
     from citewise.store.base import Store
@@ -44,17 +47,20 @@ class Services:
         self._extra_hooks = hooks
         self._root: KnowledgeBase | None = None
         self._kbs: dict[str, KnowledgeBase] = {}
+        self._search_tools: dict[str, Tool] = {}
+        self._verifiers: dict[str, Verifier] = {}
         self._feedback: FeedbackService | None = None
-        self._secret: bytes | None = None
+        self._secret_setting: str | None = None
 
     def open(self) -> None:
         """Open the knowledge base (store + index) and resolve the model. Blocking."""
-        from citewise.grounding.feedback import FeedbackService, get_or_create_secret
+        from citewise.grounding.feedback import SECRET_SETTING, FeedbackService, get_or_create_secret
         from citewise.knowledge.base import KnowledgeBase
 
         self._root = KnowledgeBase.open(self.data_dir, tenant=self.config.default_tenant)
-        self._secret = get_or_create_secret(self._root.store)
-        self._feedback = FeedbackService(self._root.store, self._secret)
+        secret = get_or_create_secret(self._root.store)
+        self._secret_setting = self._root.store.get_setting(SECRET_SETTING)
+        self._feedback = FeedbackService(self._root.store, secret)
         source = self._model_source
         if isinstance(source, str):
             from citewise.agent.runner import resolve
@@ -91,15 +97,41 @@ class Services:
         return made
 
     def hooks(self) -> list[RunHook]:
-        """Hooks of one run: provenance (explain events), the feedback token, any extras."""
-        from citewise.grounding.feedback import FeedbackTokenHook
-        from citewise.grounding.provenance import ProvenanceRecorder
+        """Extra hooks of one run (the agent adds provenance and the feedback token)."""
+        return list(self._extra_hooks()) if self._extra_hooks is not None else []
 
-        assert self._secret is not None
-        hooks: list[RunHook] = [ProvenanceRecorder(), FeedbackTokenHook(self._secret)]
-        if self._extra_hooks is not None:
-            hooks += list(self._extra_hooks())
-        return hooks
+    def cached_setting(self, key: str) -> str | None:
+        """Settings that never change while serving (the feedback secret), from memory."""
+        from citewise.grounding.feedback import SECRET_SETTING
+
+        return self._secret_setting if key == SECRET_SETTING else None
+
+    def agent(self, tenant: str, store: Store, settings: RunSettings) -> Agent:
+        """An agent for one run of ``tenant``, cheap to build.
+
+        ``Agent(kb)`` would build a new search tool (a pydantic model: ~3 ms, 20 ms on a
+        busy box) for every run; the tool and the verifier are per tenant and stateless,
+        so they are built once, and the knowledge base is set afterwards only as the
+        tools' ``ctx.deps``.
+        """
+        from citewise.agent.runner import Agent
+
+        kb = self.kb(tenant)
+        search = self._search_tools.get(tenant)
+        if search is None:
+            from citewise.agent.search_tool import make_search_tool
+
+            search = self._search_tools[tenant] = make_search_tool(kb)
+        verifier = self._verifiers.get(tenant)
+        if verifier is None:
+            from citewise.grounding.verify import Verifier
+
+            verifier = self._verifiers[tenant] = Verifier(document_text=kb.document_text)
+        agent = Agent(None, model=self.model(), tools=[search, *self.tools], store=store,
+                      settings=settings, hooks=self.hooks(), tenant=tenant, event_batch=1,
+                      verifier=verifier)
+        agent.kb = kb  # what tools see as ctx.deps, as with Agent(kb)
+        return agent
 
     def close(self) -> None:
         if self._root is not None:

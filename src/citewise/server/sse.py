@@ -30,11 +30,13 @@ def event_frame(frame: Frame) -> str:
     return f"id: {frame.seq}\ndata: {frame.data}\n\n"
 
 
-async def native_frames(frames: AsyncIterator[Frame | None], retry_ms: int) -> AsyncIterator[str]:
-    """The ``citewise`` dialect: events as they are, with ``id:``."""
+async def native_frames(batches: AsyncIterator[list[Frame] | None],
+                        retry_ms: int) -> AsyncIterator[str]:
+    """The ``citewise`` dialect: events as they are, with ``id:``; the frames that became
+    durable together go out in one write."""
     yield f"retry: {retry_ms}\n\n"
-    async for frame in frames:
-        yield HEARTBEAT if frame is None else event_frame(frame)
+    async for batch in batches:
+        yield HEARTBEAT if batch is None else "".join(map(event_frame, batch))
 
 
 def sse_response(body: AsyncIterator[str], *, status: int = 200,

@@ -38,9 +38,9 @@ class Append:
 
 @dataclass(slots=True)
 class Call:
-    """Any other store write (``save_run``, ``add_turn``, ``create_thread``…)."""
+    """Any other store write, by method name (``save_run``, ``add_turn``…)."""
 
-    fn: Callable[..., Any]
+    name: str
     args: tuple[Any, ...] = ()
     run_id: str | None = None
 
@@ -142,36 +142,22 @@ class LogWriter:
         stats.max_batch = max(stats.max_batch, len(batch))
         failed: set[str] = set()
         publishes: list[Publish] = []
-        pending: dict[str, list[EventRecord]] = {}
-
-        def flush_appends() -> None:
-            for tenant, records in pending.items():
-                try:
-                    self.store.append_events(tenant, records)
-                    stats.transactions += 1
-                    stats.events += len(records)
-                except Exception:
-                    log.exception("could not append %d events", len(records))
-                    stats.failures += 1
-                    failed.update(r.run_id for r in records)
-            pending.clear()
-
+        # Writes in order; consecutive event appends of a tenant become one call.
+        writes: list[tuple[str, tuple[Any, ...], set[str]]] = []
         for op in batch:
             if isinstance(op, Append):
-                pending.setdefault(op.tenant, []).extend(op.records)
+                last = writes[-1] if writes else None
+                if last is not None and last[0] == "append_events" and last[1][0] == op.tenant:
+                    last[1][1].extend(op.records)
+                    last[2].update(r.run_id for r in op.records)
+                else:
+                    writes.append(("append_events", (op.tenant, list(op.records)),
+                                   {r.run_id for r in op.records}))
             elif isinstance(op, Call):
-                flush_appends()  # keep order between an append and the next write
-                try:
-                    op.fn(*op.args)
-                    stats.transactions += 1
-                except Exception:
-                    log.exception("log writer: %s failed", getattr(op.fn, "__name__", op.fn))
-                    stats.failures += 1
-                    if op.run_id:
-                        failed.add(op.run_id)
+                writes.append((op.name, op.args, {op.run_id} if op.run_id else set()))
             else:
                 publishes.append(op)
-        flush_appends()
+        self._write(writes, failed)
         stats.failed_runs |= failed
         if publishes:
             results = [(p.deliver, p.run_id not in stats.failed_runs) for p in publishes]
@@ -179,6 +165,43 @@ class LogWriter:
                 self.loop.call_soon_threadsafe(_deliver_all, results)
             except RuntimeError:  # the loop is closed: nobody is listening any more
                 pass
+
+    def _write(self, writes: list[tuple[str, tuple[Any, ...], set[str]]],
+               failed: set[str]) -> None:
+        """All writes in one transaction when the store allows it, else one by one."""
+        from citewise.server.sqlbatch import BATCHABLE, run_batch
+        from citewise.store._sql import SQLBase
+
+        stats = self.stats
+        i = 0
+        while i < len(writes):
+            if isinstance(self.store, SQLBase) and writes[i][0] in BATCHABLE:
+                j = i
+                while j < len(writes) and writes[j][0] in BATCHABLE:
+                    j += 1
+                chunk = writes[i:j]
+                try:
+                    run_batch(self.store, [(name, args) for name, args, _ in chunk])
+                    stats.transactions += 1
+                    stats.events += sum(len(a[1]) for n, a, _ in chunk if n == "append_events")
+                    i = j
+                    continue
+                except Exception:
+                    log.warning("batched write of %d operations failed; retrying one by one",
+                                len(chunk), exc_info=True)
+            else:
+                j = i + 1
+            for name, args, run_ids in writes[i:j]:
+                try:
+                    getattr(self.store, name)(*args)
+                    stats.transactions += 1
+                    if name == "append_events":
+                        stats.events += len(args[1])
+                except Exception:
+                    log.exception("log writer: %s failed", name)
+                    stats.failures += 1
+                    failed |= run_ids
+            i = j
 
 
 def _deliver_all(results: list[tuple[Callable[[bool], None], bool]]) -> None:

@@ -28,16 +28,16 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from citewise.dialects.base import Obj
 from citewise.dialects.openai_chat import OpenAIChatDialect
-from citewise.errors import EmptyQuestion, InvalidInput, NotFound
-from citewise.server.deps import ERRORS, AppState, Caller, State
-from citewise.server.formats import SSE_DOC, respond_in, seed_thread
+from citewise.errors import InvalidInput, NotFound
+from citewise.server.deps import ERRORS, Caller, State
+from citewise.server.formats import SSE_DOC, check_request, respond_in, seed_thread
 from citewise.server.manager import RunOptions
 
-__all__ = ["MODELS", "ChatCompletionRequest", "check_question", "history_of", "router"]
+__all__ = ["MODELS", "ChatCompletionRequest", "history_of", "router"]
 
 router = APIRouter(prefix="/v1", tags=["openai"], responses=ERRORS)
 
@@ -45,6 +45,14 @@ MODELS: dict[str, bool] = {"citewise": False, "citewise-strict": True}
 """The agent's chat model ids, with whether each runs in strict mode."""
 
 _CREATED = int(time.time())
+
+
+def _integral(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+#: A step count: a strict int that also takes ``5.0`` (JSON Schema's ``integer`` admits it).
+Steps = Annotated[int, Field(ge=1, le=100), BeforeValidator(_integral)]
 
 
 class ModelInfo(BaseModel):
@@ -66,7 +74,7 @@ class ModelList(BaseModel):
 class ContentPart(BaseModel):
     """One part of a message's content; only `text` parts are understood."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     type: str = Field(max_length=64, description="Part type; `text` is the one supported.")
     text: str | None = Field(default=None, description="The text of a `text` part.")
@@ -75,7 +83,7 @@ class ContentPart(BaseModel):
 class ChatMessage(BaseModel):
     """One message of the conversation."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     role: Literal["system", "developer", "user", "assistant", "tool", "function"] = Field(
         description="Who wrote it; the last message must be the user's question.")
@@ -87,7 +95,7 @@ class ChatMessage(BaseModel):
 class StreamOptions(BaseModel):
     """OpenAI's stream options."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     include_usage: bool = Field(default=False,
                                 description="Send a last chunk with `usage` and no choices.")
@@ -96,13 +104,13 @@ class StreamOptions(BaseModel):
 class CitewiseOptions(BaseModel):
     """The ``citewise`` request extension."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     thread_id: str | None = Field(default=None, min_length=1, max_length=128, description=(
         "Continue this stored thread (earlier `messages` are then ignored)."))
     strict: bool | None = Field(default=None,
                                 description="Override the strictness the model id implies.")
-    max_steps: int | None = Field(default=None, ge=1, le=100,
+    max_steps: Steps | None = Field(default=None,
                                   description="Model calls (at most the server's limit).")
     output_schema: dict[str, Any] | None = Field(
         default=None, description="JSON Schema the answer must follow.")
@@ -111,7 +119,7 @@ class CitewiseOptions(BaseModel):
 class ChatCompletionRequest(BaseModel):
     """OpenAI's chat completion request (other OpenAI parameters are accepted, ignored)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     model: str = Field(min_length=1, max_length=128, description="`citewise` or `citewise-strict`.")
     messages: list[ChatMessage] = Field(min_length=1, max_length=1000,
@@ -163,16 +171,6 @@ def history_of(messages: list[ChatMessage]) -> list[tuple[str, str]]:
     return turns
 
 
-def check_question(state: AppState, question: str) -> None:
-    """The service's question rules, checked before a thread is written for it."""
-    if not question.strip():
-        raise EmptyQuestion("the question is empty")
-    limit = state.config.max_question_chars
-    if len(question) > limit:
-        raise InvalidInput(f"the question is longer than {limit} characters",
-                           code="question_too_long", details={"max": limit})
-
-
 @router.get("/models", response_model=ModelList, summary="List the agent's model ids (OpenAI)")
 async def list_models(who: Caller) -> ModelList:
     """OpenAI-compatible: `citewise` and `citewise-strict`."""
@@ -203,7 +201,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
         raise InvalidInput("the last message must be the user's question",
                            code="invalid_messages", details={"role": last.role})
     question = _text(last)
-    check_question(state, question)  # refuse before a thread is written
+    check_request(state, question, ext.output_schema)  # before a thread is written
     options = RunOptions(strict=strict if ext.strict is None else ext.strict,
                          max_steps=ext.max_steps, output_schema=ext.output_schema)
     thread_id = ext.thread_id

@@ -27,7 +27,7 @@ async def healthz() -> Health:
 async def readyz(request: Request) -> Health:
     from citewise import __version__
 
-    state = get_state(request)
+    state = await get_state(request)
     try:
         await asyncio.to_thread(state.services.store.get_setting, "readyz")
     except Exception as exc:

@@ -87,13 +87,13 @@ def _run_headers(live: LiveRun) -> dict[str, str]:
 
 async def _stream(state: AppState, tenant: str, run_id: str, after: int, dialect: Any,
                   headers: dict[str, str] | None = None) -> StreamingResponse:
-    frames = await state.manager.open_tail(tenant, run_id, after)
     if dialect is None:
-        body = native_frames(frames, state.config.sse_retry_ms)
+        batches = await state.manager.open_batches(tenant, run_id, after)
+        body = native_frames(batches, state.config.sse_retry_ms)
     else:
         from citewise.server.formats import render_stream
 
-        body = render_stream(dialect, frames)
+        body = render_stream(dialect, await state.manager.open_tail(tenant, run_id, after))
     return sse_response(body, headers=headers)
 
 

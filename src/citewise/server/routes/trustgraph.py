@@ -32,8 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.dialects import get_dialect
 from citewise.server.deps import ERRORS, Caller, State
-from citewise.server.formats import SSE_DOC, respond_in, seed_thread
-from citewise.server.routes.chat import check_question
+from citewise.server.formats import SSE_DOC, check_request, respond_in, seed_thread
 
 __all__ = ["AgentStep", "TrustGraphAgentRequest", "router", "turns_of"]
 
@@ -43,7 +42,7 @@ router = APIRouter(prefix="/api/v1", tags=["trustgraph"], responses=ERRORS)
 class AgentStep(BaseModel):
     """One earlier ReAct step of TrustGraph's agent."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     thought: str = Field(default="", description="The agent's reasoning at this step.")
     action: str = Field(default="", description="The tool it called.")
@@ -54,7 +53,7 @@ class AgentStep(BaseModel):
 class TrustGraphAgentRequest(BaseModel):
     """TrustGraph's ``AgentRequest`` (unknown fields are accepted and ignored)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     question: str = Field(min_length=1, max_length=1_000_000, description="The question.")
     state: str | None = Field(default=None, max_length=100_000,
@@ -91,7 +90,7 @@ async def trustgraph_agent(
     body: TrustGraphAgentRequest, request: Request, state: State, who: Caller,
 ) -> Response:
     """Answer TrustGraph's agent request in the `trustgraph` dialect (see the module notes)."""
-    check_question(state, body.question)
+    check_request(state, body.question)  # before a thread is written
     thread_id = None
     turns = turns_of(body.history)
     if turns:
