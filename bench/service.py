@@ -87,7 +87,10 @@ def serve(args: argparse.Namespace) -> int:
                                            log_level="warning", backlog=4096,
                                            timeout_keep_alive=30))
     t0 = time.process_time()
-    server.run()
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn re-raises the SIGINT that stopped it
+        pass
     state = app.state.citewise
     stats = {"manager": dict(state.manager.stats),
              "writer": {k: v for k, v in vars(state.manager.writer.stats).items()

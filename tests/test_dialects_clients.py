@@ -200,3 +200,19 @@ def test_openai_sdk_raises_on_a_failed_run() -> None:
             client.chat.completions.create(
                 model="citewise", messages=[{"role": "user", "content": "Where is A-17?"}])
         assert info.value.code == "model_error"
+
+
+def test_openai_extension_carries_structured_and_error_details() -> None:
+    from test_dialects_run import final_answer
+
+    ans = final_answer().model_copy(update={"structured": {"days": 14}})
+    completion = ChatCompletion.model_validate(get_dialect("openai").final(ans))
+    assert (completion.choices[0].message.model_extra or {})["citewise"]["structured"] == {
+        "days": 14}
+    assert "structured" not in get_dialect("openai").final(final_answer())["choices"][0][
+        "message"]["citewise"]
+    # A failure is OpenAI's error object and citewise's one error shape at once.
+    error = final_of(get_dialect("openai"), _terminal(failed()))["error"]
+    assert {"message", "type", "param", "code", "details"} <= set(error)
+    streamed = list(get_dialect("openai").stream(failed()))[-1]["error"]
+    assert streamed == error

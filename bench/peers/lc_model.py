@@ -23,7 +23,7 @@ class BenchChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "bench"
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> BenchChatModel:  # type: ignore[override]
+    def bind_tools(self, tools: Any, **kwargs: Any) -> BenchChatModel:
         return self
 
     def _reply(self, messages: list[BaseMessage]) -> ChatResult:

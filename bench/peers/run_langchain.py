@@ -30,7 +30,7 @@ def factory(sleep: bool) -> Any:
             await asyncio.sleep(harness.SLEEP_S)
         return harness.PAYLOAD
 
-    graphs = {n: create_agent(BenchChatModel(n=n), [lookup]) for n in (1, 3, 10)}
+    graphs: dict[int, Any] = {n: create_agent(BenchChatModel(n=n), [lookup]) for n in (1, 3, 10)}
 
     def inputs() -> dict[str, Any]:
         return {"messages": [("user", harness.QUESTION)]}
@@ -41,7 +41,8 @@ def factory(sleep: bool) -> Any:
             return count_result(out["messages"])
 
         def stream(self, n: int) -> AsyncIterator[Any]:
-            return graphs[n].astream(inputs())
+            stream: AsyncIterator[Any] = graphs[n].astream(inputs())
+            return stream
 
     return Runtime()
 

@@ -167,6 +167,8 @@ def allowed_methods(request: Request) -> list[str]:
 
 async def reject_repeated_query_parameters(request: Request) -> None:
     """No parameter of this API is a list: ``?k=a&k=b`` is refused, not silently narrowed."""
+    if b"&" not in request.scope.get("query_string", b""):
+        return  # one parameter at most: nothing to parse
     params = request.query_params
     repeated = sorted({k for k in params if len(params.getlist(k)) > 1})
     if repeated:

@@ -221,6 +221,7 @@ class RunManager:
         settings = self._settings(options)
         self.slots.acquire(tenant)
         try:
+            run_id = new_id("run")
             if thread_id is not None:
                 thread, turns = await asyncio.to_thread(_load_thread, self.store, tenant,
                                                         thread_id)
@@ -228,15 +229,23 @@ class RunManager:
                     raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread",
                                    details={"thread_id": thread_id})
                 run_store = self._run_store(tenant, thread, turns)
-                agent = self._agent(tenant, run_store, settings)
-                agent.prepare(question, thread_id=thread_id, output_schema=options.output_schema)
+                new_thread = False
             else:
-                run_store = self._run_store(tenant)
-                agent = self._agent(tenant, run_store, settings)
-                agent.prepare(question, output_schema=options.output_schema)  # validates only
+                from citewise.store.base import ThreadRecord
+
                 thread_id = new_id("thread")
+                now = datetime.now(UTC)
+                # Known to this run's store view now, written only once the request is valid.
+                run_store = self._run_store(tenant, ThreadRecord(
+                    id=thread_id, tenant=tenant, title=question[:80], created_at=now,
+                    updated_at=now), [])
+                new_thread = True
+            agent = self._agent(tenant, run_store, settings)
+            # Validate before anything is written: a bad schema or thread writes nothing.
+            agent.prepare(question, thread_id=thread_id, run_id=run_id,
+                          output_schema=options.output_schema)
+            if new_thread:
                 run_store.create_thread(tenant, thread_id, title=question[:80])
-            run_id = new_id("run")
             live = LiveRun(tenant, run_id, thread_id, question, agent, first_seq=1)
             stream = agent.stream(question, thread_id=thread_id, run_id=run_id,
                                   settings=settings, output_schema=options.output_schema)

@@ -1,0 +1,290 @@
+"""``PostgresStore``: the scale-out backend — stateless API replicas and workers sharing
+one PostgreSQL database.
+
+The same tables (:mod:`~citewise.store.schema`), migrations (:mod:`~citewise.store.migrations`)
+and queries (the ``_sql_*`` mixins) as :class:`~citewise.store.sqlite.SQLiteStore`; what
+differs here, and why:
+
+* psycopg 3 through SQLAlchemy (``postgresql+psycopg://``) with ONE connection pool. There
+  is no single writer as on SQLite: PostgreSQL locks rows, so writers run concurrently.
+* Writes run in READ COMMITTED transactions. Every rule of the contract that two writers
+  could race on is ONE statement — ``UPDATE … WHERE status IN (…) RETURNING`` for
+  :meth:`transition_run`, ``INSERT … ON CONFLICT DO NOTHING`` for the event log,
+  ``ON CONFLICT DO UPDATE`` for upserts — and under READ COMMITTED a statement that waited
+  for a concurrent writer re-checks its WHERE on the committed row: of two replicas
+  resuming one paused run exactly one matches, and neither gets the serialization
+  failure REPEATABLE READ would raise (which every caller would then have to retry).
+* Reads run in READ ONLY, REPEATABLE READ transactions: a read made of several statements
+  (batched ``IN`` lists) sees one snapshot, as on SQLite; read-only transactions never
+  fail to serialize. The pool resets both settings when a connection is returned.
+* Migrations run in one transaction holding a transaction-scoped advisory lock, so
+  replicas that start together apply them once; the others wait, then find nothing to do.
+  PostgreSQL-only objects (the NOTIFY trigger, the pgvector table) are created in the
+  same locked transaction, idempotently.
+* :meth:`wait_for_events` wakes on LISTEN/NOTIFY (see ``_pg_notify``) instead of polling.
+* Optional dense vectors with pgvector + HNSW (``vector_dim=…``; see ``_pg_vectors``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+from citewise.errors import ConfigError, InvalidInput
+from citewise.store import _pg_notify, _pg_vectors
+from citewise.store._sql_docs import DocumentsMixin
+from citewise.store._sql_runs import RunsMixin, _check_status
+from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus
+from citewise.store.migrations import MIGRATIONS, Migration, migrate
+from citewise.store.schema import runs, utcnow
+
+__all__ = ["MIGRATION_LOCK", "PostgresStore", "engine_url"]
+
+#: The advisory lock key held while migrating (a stable 63-bit number from a name).
+MIGRATION_LOCK = int.from_bytes(
+    hashlib.sha256(b"citewise.store.migrations").digest()[:8], "big", signed=True
+)
+
+
+def engine_url(url: str | sa.URL) -> sa.URL:
+    """``postgresql://`` / ``postgres://`` / ``postgresql+psycopg://`` → the psycopg 3 URL."""
+    if isinstance(url, str) and url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    try:
+        u = sa.make_url(url)
+    except sa.exc.ArgumentError as exc:
+        raise ConfigError(f"not a database URL: {exc}", code="invalid_store_url") from None
+    if u.drivername == "postgresql":
+        return u.set(drivername="postgresql+psycopg")
+    if u.drivername != "postgresql+psycopg":
+        raise ConfigError(
+            f"PostgresStore needs a postgresql:// URL with the psycopg 3 driver, not "
+            f"{u.drivername!r}",
+            code="invalid_store_url",
+        )
+    return u
+
+
+class PostgresStore(DocumentsMixin, RunsMixin):
+    """The :class:`~citewise.store.base.Store` on a PostgreSQL database."""
+
+    _insert = staticmethod(postgresql.insert)
+
+    def __init__(
+        self,
+        url: str | sa.URL,
+        *,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        pool_size: int = 5,
+        max_overflow: int = 10,
+        vector_dim: int | None = None,
+        connect_timeout_s: int = 10,
+    ) -> None:
+        """Connect, then migrate under the advisory lock.
+
+        ``vector_dim``: create the pgvector table for embeddings of this width (needs the
+        ``vector`` extension); ``None`` (default) leaves pgvector alone, so any PostgreSQL
+        works and the vector methods raise ``ConfigError`` (``vectors_disabled``).
+        """
+        self.url = engine_url(url)
+        self.engine = sa.create_engine(
+            self.url,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+            pool_pre_ping=True,  # a replica outlives database restarts and idle cut-offs
+            pool_recycle=1800,
+            isolation_level="READ COMMITTED",
+            connect_args={"connect_timeout": connect_timeout_s, "application_name": "citewise"},
+        )
+        # Shares the pool; these characteristics are set on checkout and reset on return.
+        self._reader = self.engine.execution_options(
+            isolation_level="REPEATABLE READ", postgresql_readonly=True
+        )
+        self._lock = threading.Lock()
+        self._closed = False
+        self._listener: _pg_notify.EventListener | None = None
+        self._vectors: sa.Table | None = None
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(MIGRATION_LOCK)))
+                self.applied_migrations = migrate(conn, migrations)
+                _pg_notify.ensure_trigger(conn)
+                if vector_dim is not None:
+                    self._vectors = _pg_vectors.ensure(conn, vector_dim)
+        except BaseException:
+            self.engine.dispose()
+            raise
+
+    # -- the SQLBase contract -------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the store is closed")
+
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        self._check_open()
+        with self._reader.connect() as conn:
+            yield conn  # autobegun; rolled back (nothing to undo) when returned
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        self._check_open()
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except sa.exc.DataError as exc:
+            # SQLite stores U+0000 in text and JSON; PostgreSQL refuses it in both (text:
+            # 22021, JSONB: 22P05). Say so with a stable code instead of a driver error.
+            if getattr(exc.orig, "sqlstate", None) in ("22021", "22P05"):
+                raise InvalidInput(
+                    "PostgreSQL cannot store the NUL character (U+0000) in text or JSON",
+                    code="unsupported_character",
+                ) from exc
+            raise
+
+    # -- where PostgreSQL differs ---------------------------------------------------------
+    def replace_documents(
+        self, items: Sequence[tuple[DocumentRecord, Sequence[ChunkRecord]]]
+    ) -> None:
+        # Rows are locked in statement order; sorting by id (stable: the last duplicate
+        # still wins) gives concurrent writers one lock order, so they cannot deadlock.
+        super().replace_documents(sorted(items, key=lambda item: item[0].id))
+
+    def transition_run(
+        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus
+    ) -> bool:
+        """One ``UPDATE … WHERE status IN (…) RETURNING``: a racing caller blocks on the row
+        lock, then re-checks the status of the committed row and matches nothing."""
+        allowed = list(from_status)
+        for status in (*allowed, to_status):
+            _check_status(status)
+        stmt = (
+            sa.update(runs)
+            .where(runs.c.tenant == tenant, runs.c.id == run_id, runs.c.status.in_(allowed))
+            .values(status=to_status, updated_at=utcnow())
+            .returning(runs.c.id)
+        )
+        with self._write() as c:
+            return c.execute(stmt).first() is not None
+
+    # -- waiting for events of a run another replica executes -------------------------------
+    def wait_for_events(
+        self,
+        tenant: str,
+        run_id: str,
+        *,
+        after: int = 0,
+        timeout: float = 30.0,
+        limit: int = 1000,
+    ) -> list[EventRecord]:
+        """Events with ``seq > after``, waiting up to ``timeout`` seconds for the first one.
+
+        Returns as soon as there are any (``[]`` on timeout). Blocking: async callers run it
+        in a thread. Woken by NOTIFY from whichever process appends, not by polling.
+        """
+        listener = self._event_listener()
+        deadline = time.monotonic() + timeout
+        with listener.watch((tenant, run_id)) as wait:  # registered before the first read
+            while True:
+                found = self.read_events(tenant, run_id, after=after, limit=limit)
+                left = deadline - time.monotonic()
+                if found or left <= 0 or self._closed:
+                    return found
+                wait(left)
+
+    def _event_listener(self) -> _pg_notify.EventListener:
+        with self._lock:
+            self._check_open()
+            if self._listener is None:
+                self._listener = _pg_notify.EventListener(self._listen_connection)
+            listener = self._listener
+        listener.start()
+        return listener
+
+    def _listen_connection(self) -> Any:
+        """A psycopg connection outside the pool: LISTEN state must not leak into it."""
+        import psycopg
+
+        cargs, cparams = self.engine.dialect.create_connect_args(self.url)
+        return psycopg.connect(*cargs, **{**cparams, "autocommit": True})
+
+    # -- dense vectors (pgvector) -----------------------------------------------------------
+    @property
+    def vector_dim(self) -> int | None:
+        """Width of the stored embeddings, or None when vectors are disabled."""
+        return None if self._vectors is None else _pg_vectors.dim_of(self._vectors)
+
+    def _vector_table(self) -> sa.Table:
+        if self._vectors is None:
+            raise ConfigError(
+                "vectors are disabled: open the PostgresStore with vector_dim=<width>",
+                code="vectors_disabled",
+            )
+        return self._vectors
+
+    def put_vectors(self, tenant: str, chunk_ids: Sequence[int], vectors: Any) -> int:
+        """Insert or replace the embeddings of ``tenant``'s chunks (rows of ``vectors``,
+        unit length for cosine); unknown chunk ids are skipped. Returns how many stored."""
+        tbl = self._vector_table()
+        with self._write() as c:
+            return _pg_vectors.put(c, tbl, tenant, chunk_ids, vectors)
+
+    def delete_vectors(self, tenant: str, chunk_ids: Sequence[int]) -> int:
+        """Drop embeddings (deleting a chunk drops its embedding on its own)."""
+        tbl = self._vector_table()
+        with self._write() as c:
+            return _pg_vectors.delete(c, tbl, tenant, chunk_ids)
+
+    def vector_ids_of_documents(
+        self, tenant: str, document_ids: Sequence[str]
+    ) -> dict[str, set[int]]:
+        """``{document_id: chunk ids with an embedding}``: what a sync diffs against."""
+        tbl = self._vector_table()
+        with self._read() as c:
+            return _pg_vectors.ids_of_documents(c, tbl, tenant, document_ids)
+
+    def count_vectors(self, tenant: str | None = None) -> int:
+        tbl = self._vector_table()
+        q = sa.select(sa.func.count()).select_from(tbl)
+        if tenant is not None:
+            q = q.where(tbl.c.tenant == tenant)
+        with self._read() as c:
+            return int(c.execute(q).scalar_one())
+
+    def search_vectors(
+        self,
+        tenant: str,
+        query_vector: Any,
+        k: int,
+        *,
+        collections: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        """The ``k`` nearest chunks of ``tenant`` by cosine similarity, best first, as
+        ``(chunk_id, similarity)`` — approximate (HNSW), like the in-process index."""
+        tbl = self._vector_table()
+        with self._read() as c:
+            return _pg_vectors.search(c, tbl, tenant, query_vector, k, collections=collections)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            listener = self._listener
+        if listener is not None:
+            listener.close()
+        self.engine.dispose()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
