@@ -55,10 +55,13 @@ def _raise_fd_limit() -> None:
 
 def serve(args: argparse.Namespace) -> int:
     """Run the app with the sleeping scripted model until SIGINT; print stats as JSON."""
+    from collections.abc import AsyncGenerator
+
     import uvicorn
 
     from citewise.agent.tools import tool
-    from citewise.models.scripted import call, thought
+    from citewise.models.base import AssistantMessage, ModelRequest, UserMessage
+    from citewise.models.scripted import Part, call, thought
     from citewise.server import ServerConfig, create_app
     from citewise.server.testing import PacedModel
 
@@ -74,15 +77,25 @@ def serve(args: argparse.Namespace) -> int:
         """
         return f"step {i} done"
 
-    def model() -> PacedModel:
-        turns: list[Any] = [[thought(f"Step {i}: checking."), call("tick", i=i)]
-                            for i in range(steps)]
-        turns.append("All checks passed.")
-        return PacedModel(turns, delay=delay)
+    class BenchModel:
+        """Stateless scripted agent: turn k (counted in the run's messages) is a thought
+        and a tool call, the last one the answer; it sleeps before each turn, except for
+        the warm-up questions."""
+
+        name = "scripted"
+
+        async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
+            last = max(i for i, m in enumerate(request.messages) if isinstance(m, UserMessage))
+            turn = sum(1 for m in request.messages[last:] if isinstance(m, AssistantMessage))
+            warm = str(getattr(request.messages[last], "content", "")).startswith("warm-up")
+            parts: Any = ([thought(f"Step {turn}: checking."), call("tick", i=turn)]
+                          if turn < steps else "All checks passed.")
+            async for part in PacedModel([parts], delay=0.0 if warm else delay).stream(request):
+                yield part
 
     config = ServerConfig(data_dir=Path(args.data_dir), port=args.port, rate_limit_per_s=0,
-                          max_concurrent_runs=100_000, retain_s=5.0)
-    app = create_app(config, model=model, tools=[tick])
+                          max_concurrent_runs=100_000, retain_s=5.0, gc_freeze=True)
+    app = create_app(config, model=BenchModel(), tools=[tick])
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=args.port,
                                            log_level="warning", backlog=4096,
                                            timeout_keep_alive=30))
@@ -219,12 +232,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="citewise-bench-") as tmp:
         stats_path = Path(tmp) / "stats.json"
         port = args.port
-        cmd = [sys.executable, __file__, "serve", "--port", str(port), "--data-dir",
+        script = os.environ.get("CITEWISE_BENCH_SERVER", __file__)  # a wrapper, to profile
+        cmd = [sys.executable, script, "serve", "--port", str(port), "--data-dir",
                str(Path(tmp) / "data"), "--steps", str(args.steps), "--step-delay",
                str(args.step_delay), "--stats", str(stats_path)]
         server = subprocess.Popen(cmd, cwd=ROOT)
         try:
             _wait_ready(port)
+            _warm_up(port)
             load = Load(port, args.streams, args.ramp)
             t0 = time.perf_counter()
             asyncio.run(load.run())
@@ -280,6 +295,18 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "server": server_stats,
         },
     }
+
+
+def _warm_up(port: int, runs: int = 20) -> None:
+    """A few quick runs first: the first requests load code paths and caches, and the
+    measurement is of a server in its steady state."""
+    import httpx
+
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+        for i in range(runs):
+            r = http.post("/v1/runs", json={"question": f"warm-up {i}", "stream": False})
+            r.raise_for_status()
+    time.sleep(2.0)
 
 
 def _wait_ready(port: int, timeout: float = 60.0) -> None:

@@ -35,7 +35,7 @@ def admin(server_url: str, sql: str) -> None:
     import psycopg
 
     with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(sql)  # type: ignore[arg-type]
+        conn.execute(sql)
 
 
 def database_url(server_url: str, name: str) -> str:
@@ -56,10 +56,10 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             # pgserver resolves platformdirs' runtime dir at import and warns when
             # XDG_RUNTIME_DIR is unset; harmless here.
             warnings.simplefilter("ignore")
-            import pgserver
+            from pgserver.postgres_server import get_server
 
-            server: Any = pgserver.get_server(
-                tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete"
+            server: Any = get_server(
+                tmp_path_factory.mktemp("pg") / "data", cleanup_mode=os.environ.get("CW_DEBUG_KEEP") and None or "delete"
             )
     except Exception as exc:
         pytest.skip(

@@ -1,22 +1,54 @@
-"""KnowledgeBase end to end on real files: ingest, search, re-ingest, replace, delete."""
+"""KnowledgeBase end to end on real files: ingest, search, re-ingest, replace, delete.
+
+The knowledge bases here run hybrid retrieval (BM25 + vectors) as by default, with a fast
+deterministic embedder (hashed bag of words) in place of MiniLM: these tests are about the
+knowledge base's contract, which must hold whatever the embedder (tests/test_retrieval.py
+runs the packaged model).
+"""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
-from collections.abc import Iterator
+import sqlite3
+import zlib
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citewise.errors import ConfigError, IngestError, InvalidInput
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
+from citewise.knowledge.embed import content_hash
 from citewise.knowledge.ingest import document_id_for
 from citewise.knowledge.loaders import LoadedDocument, LoaderRegistry, default_registry, discover
 from citewise.knowledge.loaders.markdown import MarkdownLoader
 from citewise.knowledge.loaders.text import TextLoader
+from citewise.knowledge.vectors import VectorIndex
+
+
+class HashEmbedder:
+    """Deterministic embedder: a bag of hashed words (crc32, the same in every process)."""
+
+    name = "test-hash-256"
+    dim = 256
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        out = np.full((len(texts), self.dim), 1e-3, dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in set(re.findall(r"\w+", text.lower())):
+                out[i, zlib.crc32(word.encode()) % self.dim] += 1.0
+        normed: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
+        return normed
 
 TOPICS = [
     ("refunds", "Refunds are paid back within fourteen days of the return."),
@@ -66,7 +98,9 @@ def corpus(tmp_path: Path) -> dict[str, Path]:
 
 @pytest.fixture
 def kb(tmp_path: Path) -> Iterator[KnowledgeBase]:
-    with KnowledgeBase.open(tmp_path / "data", chunk_size=300, chunk_overlap=40) as k:
+    with KnowledgeBase.open(
+        tmp_path / "data", chunk_size=300, chunk_overlap=40, embedder=HashEmbedder()
+    ) as k:
         yield k
 
 
@@ -140,11 +174,21 @@ def test_changed_file_replaces_its_chunks(kb: KnowledgeBase, corpus: dict[str, P
     _assert_exact(kb, hits)
 
 
-def test_delete_leaves_no_trace(kb: KnowledgeBase, corpus: dict[str, Path]) -> None:
+def test_delete_leaves_no_trace(
+    kb: KnowledgeBase, corpus: dict[str, Path], tmp_path: Path
+) -> None:
     kb.ingest([corpus["refunds"].parent])
     doc = kb.find_document(corpus["coffee"])
     assert doc is not None
     ids = {c.id for c in kb.store.get_document_chunks("default", doc.id)}
+    assert kb.dense is not None and ids <= kb.dense.ids()
+    others = {c.text for c in kb.store.get_chunks(sorted(kb.store.list_chunk_ids() - ids))}
+    own_hashes = {
+        content_hash(c.text)
+        for c in kb.store.get_document_chunks("default", doc.id)
+        if c.text not in others  # a text another document shares keeps its cached vector
+    }
+    assert own_hashes
     assert kb.delete_document(doc.id) is True
     assert kb.get_document(doc.id) is None and kb.document_text(doc.id) is None
     assert kb.store.get_document_chunks("default", doc.id) == []
@@ -153,6 +197,27 @@ def test_delete_leaves_no_trace(kb: KnowledgeBase, corpus: dict[str, Path]) -> N
     assert kb.store.pending_index_ops() == []
     assert all(h.document_id != doc.id for h in kb.search("espresso machine descaled", k=20))
     assert kb.check_consistency().ok
+    # No vector of it either: not in the index searched, not stored, not cached, not in
+    # the vector log, not in the saved vector files.
+    assert not (ids & kb.dense.ids()) and not (ids & kb.dense.stored_ids())
+    db = sqlite3.connect(tmp_path / "data" / DB_NAME)
+    try:
+        marks = ",".join("?" * len(ids))
+        for sql in (
+            f"SELECT count(*) FROM vec_chunks WHERE chunk_id IN ({marks})",
+            f"SELECT count(*) FROM vec_log WHERE op != 'p' AND chunk_id IN ({marks})",
+        ):
+            assert db.execute(sql, sorted(ids)).fetchone() == (0,), sql
+        cached = {bytes(h) for (h,) in db.execute("SELECT content_hash FROM vec_cache")}
+    finally:
+        db.close()
+    assert cached and not (own_hashes & cached)
+    vectors = tmp_path / "data" / "index" / "vectors"
+    (pointer,) = vectors.glob("*.json")
+    saved = VectorIndex.load(vectors, pointer.stem, model=HashEmbedder.name, dim=HashEmbedder.dim)
+    assert saved is not None
+    assert set(saved[0].ids()) == kb.store.list_chunk_ids()
+    assert all(ids.isdisjoint(np.load(f).tolist()) for f in vectors.glob("*.ids.npy"))
     assert kb.delete_document(doc.id) is False
     assert len(kb.list_documents()) == 19
 
@@ -234,17 +299,22 @@ def test_markdown_sections(tmp_path: Path) -> None:
 
 def test_reopen_and_rebuild_when_the_index_is_lost(tmp_path: Path, corpus: dict[str, Path]) -> None:
     data = tmp_path / "data"
-    with KnowledgeBase.open(data) as kb:
+    embedder = HashEmbedder()
+    with KnowledgeBase.open(data, embedder=embedder) as kb:
         kb.ingest([corpus["refunds"].parent])
         ids = kb.store.list_chunk_ids()
-    with KnowledgeBase.open(data) as kb:
+    embedded = len(embedder.embedded)
+    with KnowledgeBase.open(data, embedder=embedder) as kb:
         assert kb.search("Rotterdam warehouse")[0].source == str(corpus["shipping"])
     shutil.rmtree(data / "index")
-    with KnowledgeBase.open(data) as kb:
+    with KnowledgeBase.open(data, embedder=embedder) as kb:
         assert kb.index.all_chunk_ids() == ids
+        assert kb.dense is not None and kb.dense.ids() == ids  # rebuilt from stored vectors
+        assert kb.check_consistency().ok
         assert kb.search("Rotterdam warehouse")[0].source == str(corpus["shipping"])
+    assert len(embedder.embedded) == embedded + 2  # only the two queries: nothing re-embedded
     (data / "index" / "lexical" / "meta.json").write_text("{damaged")
-    with KnowledgeBase.open(data) as kb:  # moved aside and rebuilt, not an error
+    with KnowledgeBase.open(data, embedder=embedder) as kb:  # moved aside and rebuilt
         assert kb.index.all_chunk_ids() == ids
         assert kb.search("Rotterdam warehouse")[0].source == str(corpus["shipping"])
     assert len(list((data / "index").glob("lexical.broken-*"))) == 1
@@ -268,7 +338,14 @@ def test_tenants_collections_and_filters(kb: KnowledgeBase, corpus: dict[str, Pa
         corpus["vacation"]
     )
     handbook = kb.search("refunds vacation days", k=10, filters={"collection": ["handbook"]})
-    assert {h.source for h in handbook} == {str(corpus["refunds"])}
+    # Dense retrieval ranks every chunk of the collection (nearest first): only lexical
+    # matching leaves shipping out, and no mode leaves the collection.
+    assert handbook[0].source == str(corpus["refunds"])
+    assert {h.source for h in handbook} <= {str(corpus["refunds"]), str(corpus["shipping"])}
+    lexical = kb.search(
+        "refunds vacation days", k=10, filters={"collection": ["handbook"]}, mode="lexical"
+    )
+    assert {h.source for h in lexical} == {str(corpus["refunds"])}
     by_source = kb.search("days", k=10, filters={"source": str(corpus["vacation"])})
     assert {h.source for h in by_source} == {str(corpus["vacation"])}
     assert kb.search("refunds", filters={"collection": []}) == []
@@ -322,8 +399,156 @@ def test_a_plugin_loader_is_used(tmp_path: Path) -> None:
 
     registry = LoaderRegistry([TextLoader(), CsvLoader()])
     (tmp_path / "t.csv").write_text("name,role\nAda,engineer of analytical engines\n")
-    with KnowledgeBase.open(tmp_path / "data", registry=registry) as kb:
+    with KnowledgeBase.open(tmp_path / "data", registry=registry, embedder=HashEmbedder()) as kb:
         assert kb.ingest([tmp_path / "t.csv"]).added
         hit = kb.search("analytical engines")[0]
         assert hit.page == 7 and hit.metadata["content_type"] == "text/csv"
         assert hit.metadata["exported"] == "2024-01-02 00:00:00+00:00"  # JSON-safe
+
+
+# -- dense retrieval through the knowledge base ------------------------------------------
+
+
+def test_search_modes_evidence_and_counts(kb: KnowledgeBase, corpus: dict[str, Path]) -> None:
+    kb.ingest([corpus["refunds"].parent])
+    query = "passwords rotated ninety days"
+    for mode in ("hybrid", "lexical", "dense"):
+        found = kb.retrieve(query, k=3, mode=mode)  # type: ignore[arg-type]
+        assert found.mode == mode and not found.ranking_fallback
+        assert found.hits[0].source == str(corpus["security"]), mode
+        _assert_exact(kb, found.hits)
+        assert found.compared >= len(found.hits) and found.retrieved >= len(found.hits)
+    hit = kb.search(query, k=1)[0]  # hybrid by default
+    assert hit.evidence is not None
+    assert hit.text[hit.evidence.start_char :].startswith(hit.evidence.text)
+    assert "ninety days" in hit.evidence.text and 0 < hit.evidence.score <= 1
+    with pytest.raises(InvalidInput) as err:
+        kb.search(query, mode="fuzzy")  # type: ignore[arg-type]
+    assert err.value.code == "invalid_mode"
+    # Filters beyond collection/source/document_id, and a source as a relative path.
+    assert kb.search(query, filters={"content_type": "markdown"})[0].source == str(
+        corpus["security"]
+    )
+    assert kb.search(query, filters={"content_type": "pdf"}) == []
+    assert kb.search(query, filters={"tags": ["x"]}) == []
+    relative = os.path.relpath(corpus["security"])
+    for mode in ("hybrid", "dense"):
+        only = kb.search("days", k=10, filters={"source": str(relative)}, mode=mode)  # type: ignore[arg-type]
+        assert {h.source for h in only} == {str(corpus["security"])}, mode
+
+
+def test_dense_off_and_switched_on_later(tmp_path: Path, corpus: dict[str, Path]) -> None:
+    data = tmp_path / "data"
+    with KnowledgeBase.open(data, dense=False) as kb:
+        kb.ingest([corpus["refunds"].parent])
+        assert kb.dense is None and kb.check_consistency().ok
+        found = kb.retrieve("Rotterdam warehouse", mode="dense")
+        assert found.mode == "lexical" and found.ranking_fallback  # said, not hidden
+        assert found.hits[0].source == str(corpus["shipping"])
+        ids = kb.store.list_chunk_ids()
+    embedder = HashEmbedder()
+    seen: list[tuple[int, int]] = []
+    with KnowledgeBase.open(data, embedder=embedder, embed_progress=lambda d, t: seen.append((d, t))) as kb:
+        assert kb.dense is not None and kb.dense.ids() == ids  # every chunk embedded on open
+        assert seen[0] == (0, len(ids)) and seen[-1] == (len(ids), len(ids))
+        assert len(embedder.embedded) == len({c.text for c in kb.store.get_chunks(sorted(ids))})
+        assert kb.check_consistency().ok
+        assert kb.retrieve("Rotterdam warehouse").mode == "hybrid"
+    before = len(embedder.embedded)
+    with KnowledgeBase.open(data, embedder=embedder) as kb:  # in step: nothing to embed
+        assert kb.dense is not None and kb.dense.ids() == ids
+    assert len(embedder.embedded) == before
+
+
+def test_changed_file_embeds_only_new_texts(tmp_path: Path, corpus: dict[str, Path]) -> None:
+    embedder = HashEmbedder()
+    seen: list[tuple[int, int]] = []
+    with KnowledgeBase.open(tmp_path / "data", chunk_size=300, chunk_overlap=40,
+                            embedder=embedder) as kb:
+        kb.ingest([corpus["refunds"].parent], embed_progress=lambda d, t: seen.append((d, t)))
+        total = kb.store.count_chunks()
+        assert seen[-1] == (total, total)
+        # FILLER chunks are the same text in many files: each distinct text embedded once
+        assert len(embedder.embedded) == len(set(embedder.embedded)) < total
+        embedder.embedded.clear()
+        known = {c.text for c in kb.store.get_chunks(sorted(kb.store.list_chunk_ids()))}
+        path = corpus["parking"]
+        path.write_text(path.read_text() + "\n\nThe north garage closes at midnight.\n")
+        assert kb.ingest([path]).updated == [str(path)]
+        doc = kb.find_document(path)
+        assert doc is not None
+        now = {c.text for c in kb.store.get_document_chunks("default", doc.id)}
+        # Only texts never embedded before; the unchanged ones come from the cache.
+        assert sorted(embedder.embedded) == sorted(now - known)
+        assert any("midnight" in t for t in embedder.embedded) and now & known
+        assert kb.check_consistency().ok
+        assert kb.search("garage closes midnight", mode="dense")[0].source == str(path)
+
+
+def test_prune_removes_documents_of_deleted_files(
+    kb: KnowledgeBase, corpus: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = corpus["refunds"].parent
+    kb.ingest([folder])
+    other = tmp_path / "elsewhere.txt"
+    other.write_text("A file outside the folder about lighthouses.")
+    kb.ingest([other])
+    gone = [corpus["coffee"], corpus["travel"]]
+    gone_ids = {d.id for d in (kb.find_document(p) for p in gone) if d is not None}
+    assert len(gone_ids) == 2
+    for path in gone:
+        path.unlink()
+    broken = corpus["library"]
+    broken.write_bytes(b"\x00\x01binary now")  # exists but no longer loads: kept
+    other.unlink()  # not under the pruned folder: kept
+
+    plain = kb.ingest([folder])
+    assert plain.removed == [] and len(kb.list_documents()) == 21
+    report = kb.ingest([folder], prune=True)
+    assert sorted(report.removed) == sorted(str(p) for p in gone)
+    assert "2 removed" in report.summary() and report.to_dict()["removed"] == report.removed
+    assert [f.code for f in report.failed] == ["binary_file"]
+    assert all(kb.get_document(i) is None for i in gone_ids)
+    assert kb.find_document(broken) is not None and kb.find_document(other) is not None
+    assert len(kb.list_documents()) == 19
+    assert kb.check_consistency().ok
+    assert all(h.source not in report.removed for h in kb.search("espresso descaled", k=20))
+    # A folder that is not there prunes nothing (an unmounted drive is not a deletion).
+    assert kb.ingest([tmp_path / "no-such-folder"], prune=True).removed == []
+    assert len(kb.list_documents()) == 19
+
+
+def test_cli_ingest_prune(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from citewise.cli.main import main
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Alpha notes about kites.")
+    (folder / "b.txt").write_text("Beta notes about boats.")
+    data = tmp_path / "data"
+    assert main(["ingest", str(folder), "--data-dir", str(data)]) == 0
+    (folder / "b.txt").unlink()
+    assert main(["ingest", str(folder), "--data-dir", str(data)]) == 0
+    assert "removed" not in capsys.readouterr().out
+    assert main(["ingest", str(folder), "--prune", "--data-dir", str(data)]) == 0
+    assert "1 removed" in capsys.readouterr().out
+    with KnowledgeBase.open(data, dense=False) as kb:
+        assert [Path(d.source).name for d in kb.list_documents()] == ["a.txt"]
+
+
+def test_a_crashing_loader_is_a_corrupt_file(tmp_path: Path) -> None:
+    class Broken:
+        name = "broken"
+        extensions: tuple[str, ...] = (".brk",)
+        content_types: tuple[str, ...] = ("application/x-broken",)
+
+        def load(self, path: Path, data: bytes) -> LoadedDocument:
+            raise ValueError("unexpected end of stream")
+
+    (tmp_path / "x.brk").write_bytes(b"whatever")
+    (tmp_path / "ok.txt").write_text("This one is fine.")
+    registry = LoaderRegistry([TextLoader(), Broken()])
+    with KnowledgeBase.open(tmp_path / "data", registry=registry, dense=False) as kb:
+        report = kb.ingest([tmp_path / "x.brk", tmp_path / "ok.txt"])
+    assert [(Path(f.path).name, f.code) for f in report.failed] == [("x.brk", "corrupt_file")]
+    assert report.added == [str(tmp_path / "ok.txt")]

@@ -141,6 +141,19 @@ def test_streams_text_and_usage_and_sends_the_model_id() -> None:
     asyncio.run(go())
 
 
+def test_the_client_is_closed_when_its_event_loop_ends() -> None:
+    holder: list[OpenAIChatModel] = []
+
+    async def go() -> None:
+        async with serve(sse(TEXT)) as fake:
+            holder.append(model(fake))
+            await collect(holder[0])
+            assert not holder[0].provider._client.is_closed  # type: ignore[union-attr]
+    asyncio.run(go())
+    client = holder[0].provider._client
+    assert client is not None and client.is_closed  # closed by asyncio.run's shutdown
+
+
 def test_usage_is_estimated_when_the_server_reports_none() -> None:
     async def go() -> None:
         async with serve(sse(TEXT[:2])) as fake:

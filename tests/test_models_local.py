@@ -116,6 +116,16 @@ def test_local_spec_parsing() -> None:
     assert resolve_model(f"local:{smollm2_path()}").name == "local:" + smollm2_path().stem
 
 
+@needs_llama
+def test_grammar_keeps_strings_valid_json() -> None:
+    from citewise.models.gbnf import schema_to_gbnf
+
+    gbnf = schema_to_gbnf(step_schema([search_knowledge.spec()], None, StepLimits(),
+                                      markers=[1, 2]))
+    assert r'char ::= [^"\\\x7F\x00-\x1F]' in gbnf  # no raw control characters
+    assert '" [" ("1" | "2") "]"' in gbnf  # only markers of results that exist
+
+
 @pytest.fixture(scope="module")
 def local() -> LocalModel:
     return LocalModel(n_ctx=4096)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ class Routed:
 
     name = "scripted"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         last_user = max(i for i, m in enumerate(request.messages) if isinstance(m, UserMessage))
         question = request.messages[last_user].content  # type: ignore[union-attr]
         turns, delay = _scripts().get(question.split()[0], _scripts()["quick"])
@@ -487,28 +487,28 @@ def test_health(http: httpx.Client) -> None:
 
 @pytest.mark.slow
 def test_a_run_is_tailed_from_another_server_sharing_the_store(tmp_path: Path) -> None:
-    with serve(make_app(tmp_path)) as a, serve(make_app(tmp_path)) as b:
-        with httpx.Client(timeout=30) as http:
-            info = http.post(f"{a}/v1/runs", json={"question": "slow run",
-                                                   "background": True}).json()
-            time.sleep(0.3)
-            # Server B never ran it: it polls the shared log.
-            with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events") as r:
-                first = read_events(r, limit=3)
-            with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events",
-                             headers={"Last-Event-ID": str(first[-1].seq)}) as r:
-                rest = read_events(r)
-            assert_complete(first + rest)
-            with http.stream("GET", f"{a}/v1/runs/{info['run_id']}/events") as r:
-                local = read_events(r)
-            assert [e.model_dump() for e in local] == [e.model_dump() for e in first + rest]
-            # B can cancel a run that A drives (through the store).
-            info = http.post(f"{a}/v1/runs", json={"question": "slow run",
-                                                   "background": True}).json()
-            time.sleep(0.3)
-            status = http.post(f"{b}/v1/runs/{info['run_id']}/cancel").json()["status"]
-            assert status == "cancelled"
-            with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events") as r:
-                events = read_events(r)
-            assert_complete(events)
-            assert events[-1].code == "run_cancelled"  # type: ignore[union-attr]
+    with serve(make_app(tmp_path)) as a, serve(make_app(tmp_path)) as b, \
+            httpx.Client(timeout=30) as http:
+        info = http.post(f"{a}/v1/runs", json={"question": "slow run",
+                                               "background": True}).json()
+        time.sleep(0.3)
+        # Server B never ran it: it polls the shared log.
+        with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events") as r:
+            first = read_events(r, limit=3)
+        with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events",
+                         headers={"Last-Event-ID": str(first[-1].seq)}) as r:
+            rest = read_events(r)
+        assert_complete(first + rest)
+        with http.stream("GET", f"{a}/v1/runs/{info['run_id']}/events") as r:
+            local = read_events(r)
+        assert [e.model_dump() for e in local] == [e.model_dump() for e in first + rest]
+        # B can cancel a run that A drives (through the store).
+        info = http.post(f"{a}/v1/runs", json={"question": "slow run",
+                                               "background": True}).json()
+        time.sleep(0.3)
+        status = http.post(f"{b}/v1/runs/{info['run_id']}/cancel").json()["status"]
+        assert status == "cancelled"
+        with http.stream("GET", f"{b}/v1/runs/{info['run_id']}/events") as r:
+            events = read_events(r)
+        assert_complete(events)
+        assert events[-1].code == "run_cancelled"  # type: ignore[union-attr]

@@ -285,12 +285,34 @@ def goals(doc: dict[str, Any]) -> list[str]:
 
 
 def readme(args: argparse.Namespace) -> None:
-    """Print the results' table and goal lines (for bench/README.md's Peers section)."""
+    """Print the results' table and goal lines; ``--write`` puts them in bench/README.md.
+
+    With ``--write`` the text between the ``<!-- peers:results -->`` markers of the
+    README's ``## Peers`` section is replaced; the prose around it is left alone.
+    """
     doc = json.loads(Path(args.results).read_text())
-    print(table(doc))
-    print()
-    for line in goals(doc):
-        print(f"- {line}")
+    m = doc["machine"]
+    loads = m["loadavg_1_5_15"]
+    text = "\n".join([
+        f"Run {doc['date']}, Python {m['python']}, {m['cpus']} CPUs ({m['platform']}); "
+        f"{doc['method']['rounds']} interleaved rounds × {doc['method']['iters_per_round']} runs "
+        f"of each size (after {doc['method']['warmup']} warm-up runs) per runtime; "
+        f"1-minute load average {min(x[0] for x in loads):.1f}–{max(x[0] for x in loads):.1f} "
+        "during the run (the machine is shared). Peers' ratios to default citewise in parentheses.",
+        "",
+        table(doc),
+        "",
+        *[f"- {line}" for line in goals(doc)],
+    ])
+    if not args.write:
+        print(text)
+        return
+    path = REPO / "bench" / "README.md"
+    readme_text = path.read_text()
+    start, end = "<!-- peers:results -->", "<!-- /peers:results -->"
+    i, j = readme_text.index(start) + len(start), readme_text.index(end)
+    path.write_text(readme_text[:i] + "\n" + text + "\n" + readme_text[j:])
+    print(f"updated {path}")
 
 
 def main() -> None:
@@ -309,6 +331,7 @@ def main() -> None:
     p.set_defaults(fn=run)
     r = sub.add_parser("readme")
     r.add_argument("--results", default=str(RESULTS / "peers.json"))
+    r.add_argument("--write", action="store_true", help="update bench/README.md in place")
     r.set_defaults(fn=readme)
     args = ap.parse_args()
     args.fn(args)

@@ -11,8 +11,15 @@ from functools import lru_cache
 
 __all__ = ["STOPWORDS", "content_terms", "line_of", "overlap", "sentence_spans", "terms"]
 
-# A sentence ends at . ! ? … (and CJK 。！？) followed by space/quote/end, or at a blank line.
-_SENT_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|\n\s*\n")
+# A sentence ends at . ! ? … followed by closing quotes/brackets and space, after CJK 。！？,
+# or at a blank line. The match starts AT the punctuation (not with a look-behind after
+# it): the regex engine can then skip ahead to candidate characters instead of trying
+# the look-behind at every position (~2x faster); the cut is placed after the
+# punctuation, which gives exactly the spans of the look-behind form (tests/test_text.py
+# proves it against that implementation).
+_SENT_END = re.compile(r"[.!?…][\"'”’)\]]*\s+|[。！？]|\n\s*\n")
+# The gap after punctuation that sits just before ``start`` (outside the searched range).
+_GAP = re.compile(r"[\"'”’)\]]*\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 STOPWORDS = frozenset(
@@ -44,8 +51,16 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     end = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
     pos = start
-    for m in _SENT_END.finditer(text, start, end):
-        _push(text, pos, m.start(), spans)
+    if 0 < start < end and text[start - 1] in ".!?…":
+        # A range that starts right after a sentence's punctuation starts in its gap.
+        gap = _GAP.match(text, start, end)
+        if gap is not None:
+            pos = gap.end()
+    for m in _SENT_END.finditer(text, pos, end):
+        at = m.start()
+        # A blank line ends the sentence before it; punctuation ends it after itself
+        # (closing quotes and brackets go with the gap, as they always have).
+        _push(text, pos, at if text[at] == "\n" else at + 1, spans)
         pos = m.end()
     _push(text, pos, end, spans)
     return spans

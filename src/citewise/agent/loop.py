@@ -66,6 +66,7 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
+from citewise.models.pricing import apply_cost
 
 __all__ = ["run_agent"]
 
@@ -150,8 +151,9 @@ async def run_agent(
             thought_id = f"msg_{next(_msg_ids)}"
             answer_id = f"msg_{next(_msg_ids)}"
             in_tok = out_tok = 0
+            parts = model.stream(request)
             try:
-                async for part in model.stream(request):
+                async for part in parts:
                     if isinstance(part, TextDelta):
                         if part.channel == "thought":
                             thought.append(part.text)
@@ -172,6 +174,9 @@ async def run_agent(
             except Exception as exc:  # a model adapter must not crash the run
                 raise ModelError(f"model {model.name} failed: {exc}",
                                  details={"type": type(exc).__name__}) from exc
+            finally:
+                # Close the model's stream now (an HTTP response, a llama thread), not at GC.
+                await parts.aclose()
             if thought:
                 yield emit(Thought, message_id=thought_id, step=state.step, text="",
                            end_of_message=True)
@@ -286,8 +291,9 @@ def _check(state: RunState, settings: RunSettings, cancel: asyncio.Event | None,
 
 def _account(state: RunState, model: str, in_tok: int, out_tok: int) -> None:
     usage = state.usage
-    usage.steps.append(StepUsage(step=state.step, model=model, input_tokens=in_tok,
-                                 output_tokens=out_tok))
+    step = StepUsage(step=state.step, model=model, input_tokens=in_tok, output_tokens=out_tok)
+    usage.steps.append(step)
+    apply_cost(usage, step)
     usage.input_tokens += in_tok
     usage.output_tokens += out_tok
     usage.total_tokens += in_tok + out_tok

@@ -77,6 +77,10 @@ class Agent:
             self.tools.add(t)
         self.settings = settings or RunSettings()
         self.hooks = list(hooks)
+        if kb is not None:  # every search_knowledge call counted into query_details
+            from citewise.agent.search_tool import SearchDetailsRecorder
+
+            self.hooks.append(SearchDetailsRecorder())
         if guardrails:
             from citewise.guardrails.registry import load_guardrails
 
@@ -235,6 +239,10 @@ class Agent:
             tenant=self.tenant,
             messages=messages,
         )
+        if self.kb is not None:  # the question's analysis (seed 003's Query)
+            from citewise.agent.search_tool import analyze_question
+
+            state.query, state.query_details = analyze_question(question)
         return state, run_settings
 
     def _history(self, thread_id: str) -> list[tuple[str, str]]:

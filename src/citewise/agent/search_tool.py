@@ -1,18 +1,36 @@
 """The built-in ``search_knowledge`` tool: searches the knowledge base, records every hit
-in the run's evidence ledger and numbers it for citation."""
+in the run's evidence ledger and numbers it for citation.
+
+Also here: the question's analysis for ``RunState.query`` (:func:`analyze_question`) and
+:class:`SearchDetailsRecorder`, the run hook that keeps ``RunState.query_details`` (every
+query searched, candidates retrieved / compared, snippets selected) up to date.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Protocol
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 from pydantic import Field
 
 from citewise.agent.context import RunContext
 from citewise.agent.prompts import wrap_untrusted
 from citewise.agent.tools import Tool, ToolResult, tool
+from citewise.answer import Query, QueryDetails
+from citewise.errors import InvalidInput
 from citewise.knowledge.hits import Hit
 
-__all__ = ["Searcher", "make_search_tool"]
+if TYPE_CHECKING:
+    from citewise.agent.emitter import Emitter
+    from citewise.agent.state import RunState
+    from citewise.answer import Answer
+    from citewise.events import Event
+    from citewise.models.base import ToolCall
+
+__all__ = ["SearchDetailsRecorder", "Searcher", "analyze_question", "make_search_tool"]
+
+_TOOL = "search_knowledge"
 
 
 class Searcher(Protocol):
@@ -37,13 +55,22 @@ def make_search_tool(kb: Searcher) -> Tool:
             filters: Optional metadata filters, e.g. {"collection": "handbook"}.
             k: How many passages to return (1-50).
         """
-        hits = kb.search(query, k=k, filters=filters)
+        retrieve = getattr(kb, "retrieve", None)
+        if callable(retrieve):  # a KnowledgeBase: the counts of the ranking come along
+            found = retrieve(query, k=k, filters=filters)
+            hits: list[Hit] = found.hits
+            counts = {"retrieved": found.retrieved, "compared": found.compared,
+                      "ranking_fallback": found.ranking_fallback}
+        else:
+            hits = kb.search(query, k=k, filters=filters)
+            counts = {"retrieved": len(hits), "compared": len(hits), "ranking_fallback": False}
         entries = ctx.ledger.add(hits)
         details = ctx.extra.setdefault("search", {"queries": [], "retrieved": 0})
         details["queries"].append(query)
         details["retrieved"] += len(hits)
         if not hits:
-            return ToolResult(text="No passages matched.", data={"query": query, "results": []})
+            return ToolResult(text="No passages matched.",
+                              data={"query": query, "results": [], **counts})
         lines: list[str] = []
         results: list[dict[str, Any]] = []
         for hit, entry in zip(hits, entries, strict=True):
@@ -58,6 +85,56 @@ def make_search_tool(kb: Searcher) -> Tool:
                 "text": hit.text,
             })
         text = wrap_untrusted("\n\n".join(lines))
-        return ToolResult(text=text, data={"query": query, "results": results})
+        return ToolResult(text=text, data={"query": query, "results": results, **counts})
 
     return tool(search_knowledge)
+
+
+def analyze_question(question: str) -> tuple[Query | None, QueryDetails]:
+    """``RunState.query`` (keywords, reformulation, language, dates resolved now, inline
+    filters) and the empty ``query_details`` the searches then fill. A question whose
+    inline filters do not parse (``after:2024-05-01 before:2024-01-01``) is still asked:
+    it just has no analysis, and ``planning_fallback`` says so."""
+    from citewise.knowledge.query import analyze
+
+    try:
+        query = analyze(question, now=datetime.now(UTC))
+    except InvalidInput:
+        return None, QueryDetails(planning_fallback=True, retrieved=0, compared=0, selected=0)
+    return query, QueryDetails(query=query.reformulated_query, retrieved=0, compared=0,
+                               selected=0)
+
+
+class SearchDetailsRecorder:
+    """Run hook: after each ``search_knowledge`` call, adds it to ``state.query_details``
+    (so they survive a pause: they live in the run's state, not in the tool)."""
+
+    def on_start(self, state: RunState, emit: Emitter) -> Sequence[Event]:
+        return ()
+
+    def on_tool_result(self, state: RunState, call: ToolCall, result: ToolResult,
+                       duration_ms: float, emit: Emitter) -> Sequence[Event]:
+        if call.name != _TOOL:
+            return ()
+        d = state.query_details or QueryDetails()
+        data = result.data if isinstance(result.data, dict) else None
+        query = call.arguments.get("query")
+        if data is None or not isinstance(data.get("results"), list):
+            if isinstance(query, str):  # the search failed (bad filter, timeout, …)
+                update: dict[str, Any] = {
+                    "incomplete_queries": list(dict.fromkeys([*d.incomplete_queries, query]))}
+                state.query_details = d.model_copy(update=update)
+            return ()
+        searched = str(data.get("query", query))
+        state.query_details = d.model_copy(update={
+            "query": d.query or searched,
+            "queries": list(dict.fromkeys([*d.queries, searched])),
+            "retrieved": (d.retrieved or 0) + int(data.get("retrieved", len(data["results"]))),
+            "compared": (d.compared or 0) + int(data.get("compared", len(data["results"]))),
+            "selected": len(state.ledger.context_chunk_ids),
+            "ranking_fallback": d.ranking_fallback or bool(data.get("ranking_fallback")),
+        })
+        return ()
+
+    def on_answer(self, state: RunState, answer: Answer, emit: Emitter) -> Sequence[Event]:
+        return ()

@@ -9,26 +9,41 @@ from pathlib import Path
 
 from citewise.cli.common import add_data_dir, open_kb
 
-__all__ = ["progress", "register"]
+__all__ = ["embed_progress", "progress", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ingest", help="add files or folders (.txt, .md, …) to the knowledge base")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--collection", default="default", help="collection to put them in")
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="also remove documents of files that no longer exist under the given folders",
+    )
     add_data_dir(p)
     p.set_defaults(func=run)
 
 
-def progress(done: int, total: int) -> None:
+def _bar(done: int, total: int, unit: str) -> None:
     """A one-line progress bar, on a terminal only (the summary line says the rest)."""
     if total <= 0 or not sys.stderr.isatty():
         return
     width = 30
-    filled = width * done // total
+    filled = width * min(done, total) // total
     end = "\n" if done >= total else ""
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files{end}")
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}{end}")
     sys.stderr.flush()
+
+
+def progress(done: int, total: int) -> None:
+    """Files read."""
+    _bar(done, total, "files")
+
+
+def embed_progress(done: int, total: int) -> None:
+    """Chunks embedded for dense retrieval (the slow part of a large ingest)."""
+    _bar(done, total, "chunks embedded")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,8 +54,16 @@ def run(args: argparse.Namespace) -> int:
         # Nothing to do: refuse before creating or touching the knowledge base.
         raise IngestError(f"no such file or folder: {missing[0]}", code="path_not_found")
     with open_kb(args) as kb:
-        report = kb.ingest(args.paths, collection=args.collection, progress=progress)
-    if report.failed and not (report.added or report.updated or report.unchanged):
+        report = kb.ingest(
+            args.paths,
+            collection=args.collection,
+            progress=progress,
+            embed_progress=embed_progress,
+            prune=args.prune,
+        )
+    if report.failed and not (
+        report.added or report.updated or report.unchanged or report.removed
+    ):
         first = report.failed[0]
         raise IngestError(first.message, code=first.code, details={"path": first.path})
     for failure in report.failed:

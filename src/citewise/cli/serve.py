@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     fields: dict[str, object] = {
         "host": args.host, "port": args.port, "workers": args.workers,
         "data_dir": data_dir(args), "auth": "none" if args.no_auth else args.auth,
+        "gc_freeze": True,  # this process only serves
     }
     if args.model:
         fields["model"] = args.model

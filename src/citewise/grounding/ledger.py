@@ -69,6 +69,7 @@ class EvidenceLedger(BaseModel):
                         start_char=hit.start_char, end_char=hit.end_char,
                         field_length=hit.field_length,
                     ),
+                    evidence=hit.evidence,
                     page=hit.page,
                     section=hit.section,
                     line=hit.line,

@@ -1,7 +1,10 @@
-"""``KnowledgeBase``: documents in SQLite, BM25 search with tantivy, one folder on disk.
+"""``KnowledgeBase``: documents in SQLite, BM25 (tantivy) + dense (MiniLM) search, one folder.
 
-Layout of ``data_dir``: ``citewise.db`` (the SQLite store: the truth) and
-``index/lexical/`` (the tantivy index, derived from it and repaired on open).
+Layout of ``data_dir``: ``citewise.db`` (the SQLite store: the truth, including every
+chunk's embedding in its ``vec_*`` tables), ``index/lexical/`` (the tantivy index) and
+``index/vectors/`` (the saved vector index) — both derived from SQLite and repaired on
+open. Dense retrieval is on by default (``open(dense=False)`` turns it off); searches are
+then hybrid: BM25 and vector hits fused by reciprocal rank fusion.
 """
 
 from __future__ import annotations
@@ -10,9 +13,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import DatabaseError
 
@@ -23,38 +26,31 @@ from citewise.knowledge.ingest import (
     IngestFailure,
     IngestReport,
     Progress,
-    document_id_for,
     ingest_paths,
+    missing_under,
     source_for,
 )
 from citewise.knowledge.lexical import LexicalIndex
 from citewise.knowledge.loaders import LoaderRegistry, default_registry
+from citewise.knowledge.query_filters import FILTER_KEYS, parse_filters
+from citewise.knowledge.retrieval import Mode, Retrieval, Retriever
 from citewise.knowledge.sync import Consistency, check_consistency, rebuild_index, sync_index
-from citewise.store.base import ChunkContext, DocumentRecord, Store
+from citewise.store.base import DocumentRecord, IndexOp, Store
 from citewise.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from citewise.knowledge.dense import DenseIndex
+    from citewise.knowledge.embed import Embedder
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
 
 DB_NAME = "citewise.db"
 INDEX_DIR = os.path.join("index", "lexical")
-#: Filter keys ``search`` understands; each takes a string or a list of strings.
-FILTER_KEYS = frozenset({"collection", "document_id", "source"})
+VECTORS_DIR = os.path.join("index", "vectors")
 MAX_K = 1000
+# Filters whose value lists what may match: an explicitly empty list matches nothing.
+_LIST_FILTERS = ("collection", "source", "document_id", "tags", "content_type")
 _log = logging.getLogger(__name__)
-
-
-def _strings(key: str, value: Any) -> list[str] | None:
-    """A filter value as a list of strings; None when the filter is absent."""
-    if value is None:
-        return None
-    values = [value] if isinstance(value, str) else value
-    if not isinstance(values, list | tuple | set | frozenset) or not all(
-        isinstance(v, str) for v in values
-    ):
-        raise InvalidInput(
-            f"filter {key!r} takes a string or a list of strings", code="invalid_filter"
-        )
-    return list(values)
 
 
 class KnowledgeBase:
@@ -68,10 +64,13 @@ class KnowledgeBase:
         tenant: str = "default",
         chunker: Chunker | None = None,
         registry: LoaderRegistry | None = None,
+        dense: DenseIndex | None = None,
         owns: bool = True,
     ) -> None:
         self.store = store
         self.index = index
+        #: The vector index (None when dense retrieval is off).
+        self.dense = dense
         self.tenant = tenant
         self.chunker = chunker or Chunker()
         self.registry = registry or default_registry()
@@ -88,11 +87,19 @@ class KnowledgeBase:
         chunk_size: int = 800,
         chunk_overlap: int = 120,
         registry: LoaderRegistry | None = None,
+        dense: bool = True,
+        embedder: Embedder | None = None,
+        hnsw_threshold: int = 20_000,
+        embed_progress: Progress | None = None,
     ) -> KnowledgeBase:
         """Open (creating if needed) the knowledge base in ``data_dir``.
 
-        Replays index work a crashed process left pending, and rebuilds the index from
-        SQLite if the index folder was lost.
+        Replays index work a crashed process left pending, rebuilds the lexical index from
+        SQLite if its folder was lost, and brings the vectors in step with the chunks
+        (cheap when they are; on the first open with ``dense=True`` of a knowledge base
+        that had none, every chunk is embedded here — ``embed_progress(done, total)``
+        reports it). ``embedder`` defaults to the packaged all-MiniLM-L6-v2 (int8 ONNX);
+        vectors are stored per embedder ``name``, so switching embedders re-embeds.
         """
         root = Path(data_dir).expanduser()
         chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
@@ -108,25 +115,41 @@ class KnowledgeBase:
                 f"{root / DB_NAME} is not a usable citewise database: {exc.orig}",
                 code="database_error",
             ) from exc
+        opened: list[Callable[[], None]] = [store.close]
         try:
             index = _open_index(root / INDEX_DIR)
+            opened.append(index.close)
+            vectors: DenseIndex | None = None
+            if dense:
+                from citewise.knowledge.dense import DenseIndex
+                from citewise.knowledge.embed import MiniLMEmbedder
+
+                vectors = DenseIndex(
+                    root / DB_NAME, root / VECTORS_DIR, embedder or MiniLMEmbedder(),
+                    hnsw_threshold=hnsw_threshold,
+                )
+                opened.append(vectors.vstore.close)
             if index.created and store.count_chunks() > 0:
                 rebuild_index(store, index)
             else:
-                sync_index(store, index)
+                sync_index(store, index, on_documents=_dense_sync(store, vectors, None))
+            if vectors is not None:
+                vectors.reconcile(store, progress=embed_progress)
         except BaseException:
-            store.close()
+            for close in reversed(opened):
+                close()
             raise
-        return cls(store, index, tenant=tenant, chunker=chunker, registry=registry)
+        return cls(store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors)
 
     def for_tenant(self, tenant: str) -> KnowledgeBase:
-        """A view of the same store and index for another tenant (closing it is a no-op)."""
+        """A view of the same store and indexes for another tenant (closing it is a no-op)."""
         return KnowledgeBase(
             self.store,
             self.index,
             tenant=tenant,
             chunker=self.chunker,
             registry=self.registry,
+            dense=self.dense,
             owns=False,
         )
 
@@ -137,13 +160,23 @@ class KnowledgeBase:
         *,
         collection: str = "default",
         progress: Progress | None = None,
+        embed_progress: Progress | None = None,
+        prune: bool = False,
     ) -> IngestReport:
         """Ingest files and folders (recursively); see :class:`IngestReport`.
 
-        Per-file problems are reported, never raised. The index is synced before return.
+        Per-file problems are reported, never raised. The indexes are synced before
+        return: ``progress(done, total)`` counts files read, ``embed_progress(done,
+        total)`` chunks embedded (texts seen before are taken from the embedding cache).
+
+        ``prune``: also delete the documents of files under the given *folders* that no
+        longer exist on disk (``report.removed``), so re-ingesting a folder mirrors it. A
+        folder that is itself missing prunes nothing (an unmounted drive must not empty
+        the knowledge base), and a file that exists but failed to load is kept.
         """
         if isinstance(paths, str | Path):
             paths = [paths]
+        paths = list(paths)
         if not collection or not isinstance(collection, str):
             raise InvalidInput("collection must be a non-empty string", code="invalid_collection")
         report = ingest_paths(
@@ -155,7 +188,13 @@ class KnowledgeBase:
             chunker=self.chunker,
             progress=progress,
         )
-        self.sync_index()
+        if prune:
+            for doc_id, source in missing_under(self.store, self.tenant, paths):
+                if self.store.delete_document(self.tenant, doc_id):
+                    report.removed.append(source)
+        self.sync_index(progress=embed_progress)
+        if report.removed and self.dense is not None:
+            self.dense.checkpoint()  # the deleted ids leave the saved vector files too
         return report
 
     def get_document(self, document_id: str) -> DocumentRecord | None:
@@ -178,74 +217,86 @@ class KnowledgeBase:
         return None if doc is None else doc.text
 
     def delete_document(self, document_id: str) -> bool:
-        """Delete a document, its chunks and its index entries; False if unknown."""
+        """Delete a document, its chunks, index entries and vectors; False if unknown.
+
+        Nothing of it is left anywhere: not in SQLite (chunks, vectors, the embedding
+        cache, the vector log), nor in the lexical index, nor in the saved vector files.
+        """
         deleted = self.store.delete_document(self.tenant, document_id)
         if deleted:
             self.sync_index()
+            if self.dense is not None:
+                self.dense.checkpoint()
         return deleted
 
     # -- search ---------------------------------------------------------------------------
     def search(
-        self, query: str, *, k: int = 5, filters: dict[str, Any] | None = None
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filters: Mapping[str, Any] | None = None,
+        mode: Mode | None = None,
     ) -> list[Hit]:
-        """The ``k`` best chunks for ``query`` (BM25), best first.
+        """The ``k`` best chunks for ``query``, best first, each with its evidence window.
 
-        ``filters``: ``collection``, ``document_id``, ``source`` (a file path or URI as
-        ingested), each a string or a list of strings. A query with no searchable words
-        returns no hits; no query text can make the search fail.
+        ``mode``: ``"hybrid"`` (the default when dense retrieval is on: BM25 and vector
+        hits fused by reciprocal rank fusion, so ``score`` is the fused score),
+        ``"lexical"`` (BM25; the default when it is off) or ``"dense"`` (cosine).
+        ``filters`` (see :mod:`citewise.knowledge.query_filters`): ``collection``,
+        ``source`` (a path as ingested, relative ones resolved, or a glob such as
+        ``"*.pdf"``), ``document_id``, ``tags``, ``content_type``, ``date_from`` /
+        ``date_to``; an explicitly empty list matches nothing. A query with no
+        searchable words returns no lexical hits; no query text can make the search fail.
         """
-        if not isinstance(query, str):
-            raise InvalidInput("query must be a string", code="invalid_query")
-        if not 1 <= k <= MAX_K:
-            raise InvalidInput(f"k must be in 1..{MAX_K}, got {k}", code="invalid_k")
-        collections, document_ids = self._filters(filters or {})
-        scored = self.index.search(
-            query, k, tenant=self.tenant, collections=collections, document_ids=document_ids
-        )
-        if not scored:
-            return []
-        contexts = self.store.get_chunk_contexts(self.tenant, [cid for cid, _ in scored])
-        by_id = {c.chunk.id: c for c in contexts}
-        # An id the index has but SQLite no longer does (a delete not yet synced) is skipped.
-        return [_hit(by_id[cid], score) for cid, score in scored if cid in by_id]
+        return self.retrieve(query, k=k, filters=filters, mode=mode).hits
 
-    def _filters(self, filters: dict[str, Any]) -> tuple[list[str] | None, list[str] | None]:
-        if not isinstance(filters, dict):
+    def retrieve(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filters: Mapping[str, Any] | None = None,
+        mode: Mode | None = None,
+    ) -> Retrieval:
+        """:meth:`search` with what ranking saw: the counts ``QueryDetails`` reports
+        (candidates retrieved and compared), the fused ranks and the mode used."""
+        if filters is not None and not isinstance(filters, Mapping):
             raise InvalidInput("filters must be an object", code="invalid_filter")
-        unknown = set(filters) - FILTER_KEYS
-        if unknown:
-            raise InvalidInput(
-                f"unknown filter(s) {sorted(unknown)}; known: {sorted(FILTER_KEYS)}",
-                code="invalid_filter",
-            )
-        collections = _strings("collection", filters.get("collection"))
-        document_ids = _strings("document_id", filters.get("document_id"))
-        sources = _strings("source", filters.get("source"))
-        if sources is not None:
-            from_sources = [
-                document_id_for(self.tenant, s if "://" in s else source_for(s)) for s in sources
-            ]
-            document_ids = (
-                from_sources
-                if document_ids is None
-                else [d for d in document_ids if d in set(from_sources)]
-            )
-        return collections, document_ids
+        retriever = Retriever(self.store, self.index, self.dense, tenant=self.tenant)
+        if filters and any(
+            isinstance(filters.get(key), list | tuple | set | frozenset) and not filters[key]
+            for key in _LIST_FILTERS
+        ):
+            parse_filters(filters)  # still refuse what is malformed
+            if not isinstance(query, str):
+                raise InvalidInput("query must be a string", code="invalid_query")
+            return Retrieval(hits=[], mode=mode or ("hybrid" if self.dense else "lexical"))
+        return retriever.retrieve(query, k=k, filters=filters, mode=mode)
 
     # -- index maintenance ----------------------------------------------------------------
-    def sync_index(self) -> int:
-        """Apply pending index work (normally automatic); returns documents synced."""
+    def sync_index(self, *, progress: Progress | None = None) -> int:
+        """Apply pending index work (normally automatic); returns documents synced.
+
+        ``progress(done, total)`` counts the chunks embedded for the dense index.
+        """
         with self._lock:
-            return sync_index(self.store, self.index)
+            return sync_index(
+                self.store, self.index, on_documents=_dense_sync(self.store, self.dense, progress)
+            )
 
     def rebuild_index(self) -> int:
-        """Rebuild the search index from SQLite; returns documents indexed."""
+        """Rebuild the search index from SQLite (and bring the vectors in step with the
+        chunks); returns documents indexed."""
         with self._lock:
-            return rebuild_index(self.store, self.index)
+            synced = rebuild_index(self.store, self.index)
+            if self.dense is not None:
+                self.dense.reconcile(self.store)
+            return synced
 
     def check_consistency(self) -> Consistency:
-        """Chunk ids in SQLite vs in the index (all tenants); ``.ok`` when they agree."""
-        return check_consistency(self.store, self.index)
+        """Chunk ids in SQLite vs in the indexes (all tenants); ``.ok`` when they agree."""
+        return check_consistency(self.store, self.index, self.dense)
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:
@@ -253,14 +304,31 @@ class KnowledgeBase:
             return
         self._closed = True
         if self._owns:
-            self.index.close()
-            self.store.close()
+            try:
+                if self.dense is not None:
+                    self.dense.close()
+            finally:
+                self.index.close()
+                self.store.close()
 
     def __enter__(self) -> KnowledgeBase:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _dense_sync(
+    store: Store, dense: DenseIndex | None, progress: Progress | None
+) -> Callable[[Sequence[IndexOp]], object] | None:
+    """The ``on_documents`` hook of :func:`sync_index` that keeps ``dense`` in step."""
+    if dense is None:
+        return None
+
+    def apply(ops: Sequence[IndexOp]) -> object:
+        return dense.sync_documents(store, ops, progress=progress)
+
+    return apply
 
 
 def _open_index(path: Path) -> LexicalIndex:
@@ -273,28 +341,3 @@ def _open_index(path: Path) -> LexicalIndex:
         _log.warning("search index %s cannot be opened (%s); rebuilding it", path, exc)
         os.replace(path, aside)
         return LexicalIndex(path)
-
-
-def _hit(ctx: ChunkContext, score: float) -> Hit:
-    chunk = ctx.chunk
-    metadata = {
-        **ctx.metadata,
-        "title": ctx.title,
-        "collection": ctx.collection,
-        "content_type": ctx.content_type,
-    }
-    return Hit(
-        chunk_id=chunk.id,
-        document_id=chunk.document_id,
-        source=ctx.source,
-        text=chunk.text,
-        start_char=chunk.start_char,
-        end_char=chunk.end_char,
-        field_length=ctx.text_length,
-        score=score,
-        title=ctx.title,
-        page=chunk.page,
-        section=chunk.section,
-        line=chunk.line,
-        metadata=metadata,
-    )

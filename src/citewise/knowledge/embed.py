@@ -27,6 +27,10 @@ __all__ = ["Embedder", "MiniLMEmbedder", "content_hash", "default_tokenizer_path
 #: The model's ``max_seq_length`` in sentence-transformers (longer input is truncated).
 MAX_TOKENS = 256
 
+# Loaded (tokenizer, session, input names) per (model, tokenizer, threads, max_tokens).
+_LOADED: dict[tuple[str, str, int, int], tuple[Any, Any, frozenset[str]]] = {}
+_LOADED_LOCK = threading.Lock()
+
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -107,39 +111,48 @@ class MiniLMEmbedder:
         with self._lock:
             if self._session is not None:
                 return
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
-
             model_path = self._model_path or _default_model_path()
-            for what, path in (("model", model_path), ("tokenizer", self._tokenizer_path)):
-                if not path.is_file():
-                    raise ConfigError(
-                        f"embedding {what} file not found: {path}",
-                        code="embedding_model_missing",
-                        details={"path": str(path)},
-                    )
-            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
-            # The shipped file pads every input to 128 and truncates at 128; we want the
-            # model's real limit and padding only to the longest text of each batch.
-            tokenizer.enable_truncation(max_length=self.max_tokens)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = self._threads
-            opts.inter_op_num_threads = 1
-            opts.log_severity_level = 3
-            session = ort.InferenceSession(
-                str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
-            )
-            self._input_names = frozenset(i.name for i in session.get_inputs())
-            missing = {"input_ids", "attention_mask"} - self._input_names
-            if missing:
+            key = (str(model_path), str(self._tokenizer_path), self._threads, self.max_tokens)
+            with _LOADED_LOCK:
+                loaded = _LOADED.get(key)
+                if loaded is None:
+                    loaded = _LOADED[key] = self._open(model_path)
+            self._tokenizer, self._session, self._input_names = loaded
+
+    def _open(self, model_path: Path) -> tuple[Any, Any, frozenset[str]]:
+        """Tokenizer and ONNX session. Both are safe to share between threads, so every
+        embedder of one configuration in a process shares them (a load costs ~1 s)."""
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        for what, path in (("model", model_path), ("tokenizer", self._tokenizer_path)):
+            if not path.is_file():
                 raise ConfigError(
-                    f"embedding model lacks inputs {sorted(missing)}",
-                    code="embedding_model_invalid",
-                    details={"inputs": sorted(self._input_names)},
+                    f"embedding {what} file not found: {path}",
+                    code="embedding_model_missing",
+                    details={"path": str(path)},
                 )
-            self._tokenizer = tokenizer
-            self._session = session
+        tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+        # The shipped file pads every input to 128 and truncates at 128; we want the
+        # model's real limit, and pad each batch ourselves (see ``_batches``).
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        tokenizer.no_padding()
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self._threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        session = ort.InferenceSession(
+            str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
+        input_names = frozenset(i.name for i in session.get_inputs())
+        missing = {"input_ids", "attention_mask"} - input_names
+        if missing:
+            raise ConfigError(
+                f"embedding model lacks inputs {sorted(missing)}",
+                code="embedding_model_invalid",
+                details={"inputs": sorted(input_names)},
+            )
+        return tokenizer, session, input_names
 
     # -- embedding ------------------------------------------------------------------------
 
@@ -151,18 +164,20 @@ class MiniLMEmbedder:
         if not texts:
             return out
         self._load()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for b in range(0, len(order), self.batch_size):
-            idx = order[b : b + self.batch_size]
-            out[idx] = self._embed_batch([texts[i] for i in idx])
+        ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        for batch in _batches(ids, self.batch_size):
+            out[batch] = self._embed_batch([ids[i] for i in batch])
         return out
 
-    def _embed_batch(self, texts: list[str]) -> NDArray[np.float32]:
+    def _embed_batch(self, token_ids: list[list[int]]) -> NDArray[np.float32]:
         import numpy as np
 
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
-        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+        width = max(len(t) for t in token_ids)
+        ids = np.zeros((len(token_ids), width), dtype=np.int64)  # 0 = [PAD]
+        mask = np.zeros_like(ids)
+        for row, t in enumerate(token_ids):
+            ids[row, : len(t)] = t
+            mask[row, : len(t)] = 1
         feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
@@ -172,3 +187,27 @@ class MiniLMEmbedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         result: NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
         return result
+
+
+def _batches(token_ids: Sequence[Sequence[int]], size: int) -> list[list[int]]:
+    """Indices of ``token_ids`` grouped into batches of similar length.
+
+    A batch is padded to its longest text, and on CPU the padding costs as much as real
+    tokens (attention even more): texts are sorted by token count and a batch closes when
+    the next text would pad the others by more than ~12%. Texts of one length batch fully;
+    a mix of short and long ones runs in small batches (measured here on 16 handbook
+    chunks of 20-620 characters: 1.7 s instead of 3.9 s for fixed batches of 32).
+    """
+    order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
+    batches: list[list[int]] = []
+    for i in order:
+        n = len(token_ids[i])
+        if batches and len(batches[-1]) < size and n <= _fits(len(token_ids[batches[-1][0]])):
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
+def _fits(shortest: int) -> int:
+    return shortest + max(4, shortest // 8)

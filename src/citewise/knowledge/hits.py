@@ -5,12 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewise.answer import SnippetEvidence
+
 __all__ = ["Hit"]
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """``text == document_text[start_char:end_char]`` always holds (code points)."""
+    """``text == document_text[start_char:end_char]`` always holds (code points).
+
+    ``evidence`` is the best sentence-level window of ``text`` for the query searched
+    (``evidence.start_char`` is relative to ``text``), or None when none matches.
+    """
 
     chunk_id: int
     document_id: str
@@ -25,3 +31,4 @@ class Hit:
     section: str | None = None
     line: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    evidence: SnippetEvidence | None = None

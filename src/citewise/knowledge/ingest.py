@@ -22,7 +22,14 @@ from citewise.knowledge.loaders import LoaderRegistry
 from citewise.knowledge.sync import fault_point
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
 
-__all__ = ["IngestFailure", "IngestReport", "document_id_for", "ingest_paths", "source_for"]
+__all__ = [
+    "IngestFailure",
+    "IngestReport",
+    "document_id_for",
+    "ingest_paths",
+    "missing_under",
+    "source_for",
+]
 
 Progress = Callable[[int, int], None]
 
@@ -60,6 +67,8 @@ class IngestReport:
     failed: list[IngestFailure] = field(default_factory=list)
     #: Files met while walking a folder that no loader reads (given files fail instead).
     skipped: list[str] = field(default_factory=list)
+    #: Documents deleted by ``prune`` because their file no longer exists.
+    removed: list[str] = field(default_factory=list)
     chunks_written: int = 0
 
     @property
@@ -75,6 +84,8 @@ class IngestReport:
         ]
         if self.skipped:
             parts.append(f"{len(self.skipped)} skipped")
+        if self.removed:
+            parts.append(f"{len(self.removed)} removed")
         return ", ".join(parts) + f" ({self.chunks_written} chunks written)"
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,6 +95,7 @@ class IngestReport:
             "unchanged": list(self.unchanged),
             "failed": [{"path": f.path, "code": f.code, "message": f.message} for f in self.failed],
             "skipped": list(self.skipped),
+            "removed": list(self.removed),
             "chunks_written": self.chunks_written,
         }
 
@@ -174,9 +186,8 @@ def _prepare(
     except IngestError:
         raise
     except Exception as exc:  # a loader bug or a corrupt file must not stop the folder
-        raise IngestError(
-            f"{loader.name} loader failed: {exc}", code="corrupt_document"
-        ) from exc
+        # The same code the loaders give a file they recognise as damaged.
+        raise IngestError(f"{loader.name} loader failed: {exc}", code="corrupt_file") from exc
     chunks = chunker.chunk(doc_id, loaded.text, sections=loaded.sections, pages=loaded.pages)
     if not chunks:
         raise IngestError("no text to index", code="empty_document")
@@ -256,3 +267,31 @@ def ingest_paths(
             progress(done, total)
     flush()
     return report
+
+
+def missing_under(
+    store: Store, tenant: str, paths: Iterable[str | Path], *, page: int = 500
+) -> list[tuple[str, str]]:
+    """``(document_id, source)`` of ``tenant``'s documents whose file lies under one of
+    the existing folders in ``paths`` but no longer exists (what ``prune`` deletes).
+
+    A missing folder contributes nothing: it may be an unmounted drive, not a deletion.
+    """
+    folders = []
+    for given in paths:
+        path = source_for(given)
+        if os.path.isdir(path):
+            folders.append(path.rstrip(os.sep) + os.sep)
+    if not folders:
+        return []
+    gone: list[tuple[str, str]] = []
+    offset = 0
+    while True:
+        docs = store.list_documents(tenant, limit=page, offset=offset)
+        for doc in docs:
+            src = doc.source
+            if "://" not in src and src.startswith(tuple(folders)) and not os.path.lexists(src):
+                gone.append((doc.id, src))
+        if len(docs) < page:
+            return gone
+        offset += page

@@ -8,11 +8,14 @@ The protocol (one writer of the truth, one derived copy):
    deletes every index entry of that document (by its ``document_id`` term) and adds the
    chunks SQLite holds for it *now* — so replaying a row any number of times, in any
    order, converges on SQLite's state. One tantivy commit covers the whole batch.
-3. Only after that commit are the outbox rows deleted.
+3. Then ``on_documents(ops)`` runs (the dense index embeds and stores the vectors of those
+   documents: :meth:`~citewise.knowledge.dense.DenseIndex.sync_documents`, itself a diff
+   against SQLite, so replaying it converges too).
+4. Only after both are the outbox rows deleted.
 
-A crash before (1) commits leaves nothing; between (1) and (3) leaves outbox rows, which
+A crash before (1) commits leaves nothing; between (1) and (4) leaves outbox rows, which
 the next :func:`sync_index` (every open runs one) replays. So after any crash the chunk
-ids in SQLite and in the index end up equal.
+ids in SQLite, in the lexical index and in the vectors end up equal.
 
 ``CITEWISE_FAULT=<point>`` makes the process die (``os._exit``) at that point: the crash
 tests use it to stop between the phases above for real.
@@ -21,14 +24,20 @@ tests use it to stop between the phases above for real.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from citewise.knowledge.lexical import LexicalIndex
-from citewise.store.base import Store
+from citewise.store.base import IndexOp, Store
+
+if TYPE_CHECKING:
+    from citewise.knowledge.dense import DenseIndex
 
 __all__ = [
     "FAULT_ENV",
     "Consistency",
+    "OnDocuments",
     "check_consistency",
     "fault_point",
     "rebuild_index",
@@ -39,6 +48,9 @@ FAULT_ENV = "CITEWISE_FAULT"
 _DOCS_PER_READ = 256
 _OPS_PER_COMMIT = 50_000
 
+#: Called with a batch of outbox ops after the lexical commit, before they are completed.
+OnDocuments = Callable[[Sequence[IndexOp]], object]
+
 
 def fault_point(name: str) -> None:
     """Die here, without cleanup, when ``$CITEWISE_FAULT`` names this point (tests)."""
@@ -47,11 +59,18 @@ def fault_point(name: str) -> None:
 
 
 def sync_index(
-    store: Store, index: LexicalIndex, *, wait_s: float = 60.0, clear_first: bool = False
+    store: Store,
+    index: LexicalIndex,
+    *,
+    wait_s: float = 60.0,
+    clear_first: bool = False,
+    on_documents: OnDocuments | None = None,
 ) -> int:
     """Apply every pending outbox row to the index; returns how many documents it synced.
 
-    ``clear_first`` empties the index in the same commit (a rebuild).
+    ``clear_first`` empties the index in the same commit (a rebuild). ``on_documents``
+    (e.g. the dense index's sync) sees each batch of ops after the index commit and
+    before the ops are completed: if it raises, they stay pending and are replayed.
     """
     synced = 0
     while True:
@@ -72,6 +91,9 @@ def sync_index(
                 fault_point("sync:adding")
             fault_point("sync:before_commit")
         fault_point("sync:after_commit")
+        if on_documents is not None and ops:
+            on_documents(ops)
+            fault_point("sync:after_documents")
         store.complete_index_ops([op.id for op in ops])
         synced += len(document_ids)
         if len(ops) < _OPS_PER_COMMIT:
@@ -89,18 +111,39 @@ def rebuild_index(store: Store, index: LexicalIndex) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Consistency:
-    """Chunk ids only SQLite has, and ids only the index has."""
+    """Chunk ids only SQLite has, and ids only an index has (the lexical index; and the
+    vectors — stored or in the in-memory vector index — when dense retrieval is on)."""
 
     missing_from_index: frozenset[int]
     orphaned_in_index: frozenset[int]
+    missing_vectors: frozenset[int] = field(default_factory=frozenset)
+    orphaned_vectors: frozenset[int] = field(default_factory=frozenset)
 
     @property
     def ok(self) -> bool:
-        return not self.missing_from_index and not self.orphaned_in_index
+        return not (
+            self.missing_from_index
+            or self.orphaned_in_index
+            or self.missing_vectors
+            or self.orphaned_vectors
+        )
 
 
-def check_consistency(store: Store, index: LexicalIndex) -> Consistency:
-    """Compare every chunk id in SQLite with every chunk id in the index (reads both)."""
+def check_consistency(
+    store: Store, index: LexicalIndex, dense: DenseIndex | None = None
+) -> Consistency:
+    """Compare every chunk id in SQLite with every chunk id in the indexes (reads all)."""
     in_db = store.list_chunk_ids()
     in_index = index.all_chunk_ids()
-    return Consistency(frozenset(in_db - in_index), frozenset(in_index - in_db))
+    missing_vectors: set[int] = set()
+    orphaned_vectors: set[int] = set()
+    if dense is not None:
+        stored, searched = dense.stored_ids(), dense.ids()
+        missing_vectors = (in_db - stored) | (in_db - searched)
+        orphaned_vectors = (stored | searched) - in_db
+    return Consistency(
+        frozenset(in_db - in_index),
+        frozenset(in_index - in_db),
+        frozenset(missing_vectors),
+        frozenset(orphaned_vectors),
+    )

@@ -1,7 +1,8 @@
 """Stored embeddings: the source of truth the in-memory vector index is derived from.
 
-Three tables in the knowledge base's own SQLite file, all prefixed ``vec_`` so they never
-collide with the store's tables:
+Three tables in the knowledge base's own SQLite file, all prefixed ``vec_`` and defined
+with the store's other tables in :mod:`citewise.store.schema` (created by its numbered
+migrations, ``m002_vectors``):
 
 * ``vec_cache(model, content_hash, vector)`` — the embedding cache: a text embedded once
   by a model is never embedded again (re-ingesting a changed file re-embeds only the
@@ -25,16 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
-    BigInteger,
-    Column,
     Connection,
     Engine,
-    Index,
-    Integer,
-    LargeBinary,
-    MetaData,
-    String,
-    Table,
     create_engine,
     delete,
     event,
@@ -44,44 +37,14 @@ from sqlalchemy import (
 )
 
 from citewise.errors import InvalidInput
+from citewise.store.migrations import migrate
+from citewise.store.schema import vec_cache, vec_chunks, vec_log
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["VEC_METADATA", "LogEntry", "VectorStore"]
-
-VEC_METADATA = MetaData()
-
-vec_cache = Table(
-    "vec_cache",
-    VEC_METADATA,
-    Column("model", String(200), primary_key=True),
-    Column("content_hash", LargeBinary(32), primary_key=True),
-    Column("vector", LargeBinary, nullable=False),  # float32 little-endian, unit length
-)
-
-vec_chunks = Table(
-    "vec_chunks",
-    VEC_METADATA,
-    Column("model", String(200), primary_key=True),
-    Column("chunk_id", BigInteger, primary_key=True),
-    Column("content_hash", LargeBinary(32), nullable=False),
-    Column("document_id", String(64)),
-    Index("vec_chunks_hash", "model", "content_hash"),
-    Index("vec_chunks_doc", "model", "document_id"),
-)
-
-vec_log = Table(
-    "vec_log",
-    VEC_METADATA,
-    Column("seq", Integer, primary_key=True, autoincrement=True),
-    Column("model", String(200), nullable=False),
-    Column("op", String(1), nullable=False),
-    Column("chunk_id", BigInteger, nullable=False),
-    Index("vec_log_model_seq", "model", "seq"),
-    sqlite_autoincrement=True,  # a seq is never reused, even after pruning
-)
+__all__ = ["LogEntry", "VectorStore"]
 
 #: ``(seq, op, chunk_id)`` with ``op`` in ``{"a", "d"}``.
 LogEntry = tuple[int, str, int]
@@ -101,6 +64,8 @@ class VectorStore:
     """The ``vec_*`` tables. Give it the store's engine, or a path to a SQLite file."""
 
     def __init__(self, engine: Engine | str | Path) -> None:
+        """An ``Engine`` must reach a migrated store database; a path is opened (and
+        migrated, which is a no-op when a store already did it) with its own engine."""
         if isinstance(engine, Engine):
             self.engine = engine
             self._owns_engine = False
@@ -108,7 +73,8 @@ class VectorStore:
             self.engine = create_engine(f"sqlite:///{Path(engine)}")
             event.listen(self.engine, "connect", _sqlite_pragmas)
             self._owns_engine = True
-        VEC_METADATA.create_all(self.engine)
+            with self.engine.begin() as conn:
+                migrate(conn)
 
     def close(self) -> None:
         if self._owns_engine:

@@ -8,7 +8,7 @@ adapters behind this contract; credentials and base URLs live in providers besid
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -121,6 +121,6 @@ class Model(Protocol):
     @property
     def name(self) -> str: ...
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallPart | UsagePart]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[TextDelta | ToolCallPart | UsagePart, None]:
         """Yield the parts of one assistant turn."""
         ...

@@ -14,7 +14,7 @@ of a cited snippet, so verification can only pass or report a missing document.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,8 @@ from citewise.models.base import (
 from citewise.text import STOPWORDS, overlap, sentence_spans, terms
 
 __all__ = ["NO_ANSWER", "ExtractiveModel", "create"]
+
+Part = TextDelta | ToolCallPart | UsagePart
 
 NO_ANSWER = "I could not find an answer to that in the knowledge base."
 _SEARCH = "search_knowledge"
@@ -55,7 +57,7 @@ class ExtractiveModel:
     def name(self) -> str:
         return "extractive"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallPart | UsagePart]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         question, history, observations = _read(request.messages)
         can_search = any(t.name == _SEARCH for t in request.tools)
         candidates = self._candidates(question, observations)

@@ -11,7 +11,7 @@ answers spliced together — so a later failure ends the run with that model's e
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from citewise.errors import ConfigError, ModelError
 from citewise.models.base import Model, ModelRequest, TextDelta, ToolCallPart, UsagePart
@@ -35,7 +35,7 @@ class FallbackModel:
     def name(self) -> str:
         return self.served_by or self.models[0].name
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         self.failures = []
         for model in self.models:
             started = False

@@ -14,11 +14,12 @@ generation at the next token.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import json
 import secrets
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,18 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 _loaded: dict[tuple[str, int, int | None], Any] = {}
 _load_lock = threading.Lock()
+
+
+@atexit.register
+def _close_loaded() -> None:
+    # Free the models while llama_cpp is still intact: left to interpreter shutdown,
+    # Llama.__del__ runs after its module globals are gone and prints a traceback.
+    with _load_lock:
+        for llm in _loaded.values():
+            close = getattr(llm, "close", None)
+            if close is not None:
+                close()
+        _loaded.clear()
 
 
 def smollm2_path() -> Path:
@@ -194,7 +207,7 @@ class LocalModel:
                              markers=result_markers(request.messages) if self.cite else ())
         return tokens, self.grammar(schema), stop
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         tokens, grammar, stop = await asyncio.to_thread(self.prepare, request)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()

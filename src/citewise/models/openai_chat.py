@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 from citewise.errors import ConfigError
@@ -54,7 +54,7 @@ class OpenAIChatModel:
     def name(self) -> str:
         return f"{self.provider.name}:{self.model}"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         body = self.adapter.encode(self.model, request, stream=self.stream_responses)
         if not self.stream_responses:
             data = await self.provider.post_json("/chat/completions", body)

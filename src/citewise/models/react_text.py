@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from citewise.models.base import (
@@ -117,7 +117,7 @@ class TextReActModel:
     def name(self) -> str:
         return f"react:{self.inner.name}"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         extra = react_instructions(request.tools, request.output_schema)
         messages: list[Message] = with_system(_transcript(request.messages), extra)
         failures = 0

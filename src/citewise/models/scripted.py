@@ -14,7 +14,7 @@ A turn may also be a function of the request, to answer from what the run has se
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from typing import Any
 
 from citewise.errors import ModelError
@@ -64,7 +64,7 @@ class ScriptedModel:
     def remaining(self) -> int:
         return len(self._turns)
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         self.requests.append(request)
         if not self._turns:
             raise ModelError("the scripted model has no turns left", code="model_error")

@@ -75,6 +75,10 @@ class ServerConfig(BaseModel):
         default=5.0, ge=0, description="How long a key lookup is cached (revocation delay)."
     )
     sse_retry_ms: int = Field(default=1000, ge=0, description="`retry:` sent to SSE clients.")
+    gc_freeze: bool = Field(
+        default=False, description="Tune the process's garbage collector for serving: freeze "
+        "start-up objects out of its scans, collect the young generation less often "
+        "(`citewise serve` turns it on; it is process-wide, so embedders opt in).")
     max_write_backlog: int = Field(
         default=20_000, ge=100, description="Queued log writes before runs wait for the writer."
     )

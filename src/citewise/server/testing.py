@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -26,7 +26,7 @@ class PacedModel(ScriptedModel):
         self.delay = delay
         self.part_delay = part_delay
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         if self.delay:
             await asyncio.sleep(self.delay)
         async for part in super().stream(request):

@@ -47,13 +47,8 @@ def open_store(target: str | Path, **options: Any) -> Store:
 
         return SQLiteStore(database, **options)
     if scheme in ("postgresql", "postgres", "postgresql+psycopg"):
-        try:
-            from citewise.store.postgres import PostgresStore
-        except ImportError as exc:
-            raise ConfigError(
-                f"PostgreSQL support is not installed ({exc}): pip install 'citewise[postgres]'",
-                code="postgres_unavailable",
-            ) from exc
+        from citewise.store.postgres import PostgresStore  # ConfigError without psycopg
+
         return PostgresStore(target, **options)
     raise ConfigError(
         f"unsupported store URL scheme {scheme!r}: use a path, sqlite:/// or postgresql://",

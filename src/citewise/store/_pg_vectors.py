@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
-from pgvector.sqlalchemy import Vector
 
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store._sql import batched
@@ -44,6 +43,10 @@ _EF_SEARCH_MAX = 1000  # pgvector's limit
 
 def table(dim: int) -> sa.Table:
     """The Core table for vectors of ``dim`` dimensions (its own MetaData)."""
+    # Imported here, not at module level: a PostgresStore without vectors (and the
+    # module importing this one) must work where pgvector is not installed.
+    from pgvector.sqlalchemy import Vector
+
     return sa.Table(
         TABLE_NAME,
         sa.MetaData(),
@@ -70,9 +73,9 @@ def table(dim: int) -> sa.Table:
 
 def dim_of(tbl: sa.Table) -> int:
     """The width of the table's ``embedding`` column."""
-    typ = tbl.c.embedding.type
-    assert isinstance(typ, Vector) and typ.dim is not None
-    return int(typ.dim)
+    dim = getattr(tbl.c.embedding.type, "dim", None)
+    assert isinstance(dim, int)
+    return dim
 
 
 def ensure(conn: sa.Connection, dim: int) -> sa.Table:
@@ -89,7 +92,13 @@ def ensure(conn: sa.Connection, dim: int) -> sa.Table:
             "or open the store with vector_dim=None",
             code="pgvector_unavailable",
         ) from exc
-    tbl = table(dim)
+    try:
+        tbl = table(dim)
+    except ImportError as exc:
+        raise ConfigError(
+            f"vectors need the pgvector package ({exc}): pip install 'citewise[postgres]'",
+            code="pgvector_unavailable",
+        ) from exc
     tbl.create(conn, checkfirst=True)
     have = conn.execute(
         sa.text(

@@ -41,12 +41,25 @@ def has_column(conn: sa.Connection, table: str, column: str) -> bool:
 
 def m001_initial(conn: sa.Connection) -> None:
     """documents, chunks, threads, turns, runs, events, feedback, settings, index_outbox,
-    api_keys."""
+    api_keys (and every table a later migration adds: ``schema`` is the current shape)."""
     schema.metadata.create_all(conn, checkfirst=True)
+
+
+def m002_vectors(conn: sa.Connection) -> None:
+    """vec_cache, vec_chunks, vec_log: the knowledge base's stored embeddings.
+
+    A database created before them gets them here (a fresh one already has them from
+    ``m001_initial``); ``checkfirst`` makes this a no-op when they exist, including in a
+    file where an earlier version created them outside the migrations.
+    """
+    schema.metadata.create_all(
+        conn, tables=[schema.vec_cache, schema.vec_chunks, schema.vec_log], checkfirst=True
+    )
 
 
 MIGRATIONS: list[Migration] = [
     m001_initial,
+    m002_vectors,
 ]
 
 

@@ -86,19 +86,32 @@ class PostgresStore(DocumentsMixin, RunsMixin):
         max_overflow: int = 10,
         vector_dim: int | None = None,
         connect_timeout_s: int = 10,
+        pre_ping: bool = True,
     ) -> None:
         """Connect, then migrate under the advisory lock.
 
         ``vector_dim``: create the pgvector table for embeddings of this width (needs the
         ``vector`` extension); ``None`` (default) leaves pgvector alone, so any PostgreSQL
         works and the vector methods raise ``ConfigError`` (``vectors_disabled``).
+
+        ``pre_ping``: test each pooled connection with an empty query when it is checked
+        out — one more round trip per call (4 instead of 3: ping, BEGIN, statement,
+        COMMIT/ROLLBACK) so that a database restart costs no failed call. Turn it off where
+        round trips are dear and one failed call after a restart is acceptable.
         """
         self.url = engine_url(url)
+        try:
+            import psycopg  # noqa: F401  (the driver: fail here with a clear message)
+        except ImportError as exc:
+            raise ConfigError(
+                f"PostgresStore needs psycopg 3 ({exc}): pip install 'citewise[postgres]'",
+                code="postgres_unavailable",
+            ) from exc
         self.engine = sa.create_engine(
             self.url,
             pool_size=pool_size,
             max_overflow=max_overflow,
-            pool_pre_ping=True,  # a replica outlives database restarts and idle cut-offs
+            pool_pre_ping=pre_ping,  # a replica outlives database restarts and idle cut-offs
             pool_recycle=1800,
             isolation_level="READ COMMITTED",
             connect_args={"connect_timeout": connect_timeout_s, "application_name": "citewise"},
@@ -110,14 +123,14 @@ class PostgresStore(DocumentsMixin, RunsMixin):
         self._lock = threading.Lock()
         self._closed = False
         self._listener: _pg_notify.EventListener | None = None
-        self._vectors: sa.Table | None = None
+        self._vec_table: sa.Table | None = None
         try:
             with self.engine.begin() as conn:
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(MIGRATION_LOCK)))
                 self.applied_migrations = migrate(conn, migrations)
                 _pg_notify.ensure_trigger(conn)
                 if vector_dim is not None:
-                    self._vectors = _pg_vectors.ensure(conn, vector_dim)
+                    self._vec_table = _pg_vectors.ensure(conn, vector_dim)
         except BaseException:
             self.engine.dispose()
             raise
@@ -140,9 +153,11 @@ class PostgresStore(DocumentsMixin, RunsMixin):
             with self.engine.begin() as conn:
                 yield conn
         except sa.exc.DataError as exc:
-            # SQLite stores U+0000 in text and JSON; PostgreSQL refuses it in both (text:
-            # 22021, JSONB: 22P05). Say so with a stable code instead of a driver error.
-            if getattr(exc.orig, "sqlstate", None) in ("22021", "22P05"):
+            # SQLite stores U+0000 in text and JSON; PostgreSQL refuses it in both (JSONB:
+            # server error 22P05; text: psycopg refuses before sending, no SQLSTATE). Say
+            # so with a stable code instead of a driver error.
+            state = getattr(exc.orig, "sqlstate", None)
+            if state in ("22021", "22P05") or (state is None and "NUL (0x00)" in str(exc.orig)):
                 raise InvalidInput(
                     "PostgreSQL cannot store the NUL character (U+0000) in text or JSON",
                     code="unsupported_character",
@@ -195,9 +210,11 @@ class PostgresStore(DocumentsMixin, RunsMixin):
             while True:
                 found = self.read_events(tenant, run_id, after=after, limit=limit)
                 left = deadline - time.monotonic()
-                if found or left <= 0 or self._closed:
+                if found or left <= 0:
                     return found
                 wait(left)
+                if self._closed:  # woken by close(): nothing more will come
+                    return []
 
     def _event_listener(self) -> _pg_notify.EventListener:
         with self._lock:
@@ -219,15 +236,17 @@ class PostgresStore(DocumentsMixin, RunsMixin):
     @property
     def vector_dim(self) -> int | None:
         """Width of the stored embeddings, or None when vectors are disabled."""
-        return None if self._vectors is None else _pg_vectors.dim_of(self._vectors)
+        if self._vec_table is None:
+            return None
+        return _pg_vectors.dim_of(self._vec_table)
 
     def _vector_table(self) -> sa.Table:
-        if self._vectors is None:
+        if self._vec_table is None:
             raise ConfigError(
                 "vectors are disabled: open the PostgresStore with vector_dim=<width>",
                 code="vectors_disabled",
             )
-        return self._vectors
+        return self._vec_table
 
     def put_vectors(self, tenant: str, chunk_ids: Sequence[int], vectors: Any) -> int:
         """Insert or replace the embeddings of ``tenant``'s chunks (rows of ``vectors``,

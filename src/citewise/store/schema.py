@@ -32,6 +32,9 @@ __all__ = [
     "threads",
     "turns",
     "utcnow",
+    "vec_cache",
+    "vec_chunks",
+    "vec_log",
 ]
 
 
@@ -213,4 +216,43 @@ api_keys = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("revoked_at", UTCDateTime),
     sa.Index("ix_api_keys_tenant", "tenant"),
+)
+
+# -- dense vectors of the embedded knowledge base (see knowledge/vector_store.py) -----------
+# The SQLite knowledge base keeps every chunk's embedding here, beside the chunks, and
+# derives its in-process vector index from these rows (a PostgreSQL deployment may keep
+# its vectors in pgvector instead; these tables then simply stay empty there).
+
+# The embedding cache: a text embedded once by a model is never embedded again.
+vec_cache = sa.Table(
+    "vec_cache",
+    metadata,
+    sa.Column("model", sa.String(200), primary_key=True),
+    sa.Column("content_hash", sa.LargeBinary(32), primary_key=True),
+    sa.Column("vector", sa.LargeBinary, nullable=False),  # float32 little-endian, unit length
+)
+
+# Which chunk has which vector (``document_id`` lets a changed document be diffed cheaply).
+vec_chunks = sa.Table(
+    "vec_chunks",
+    metadata,
+    sa.Column("model", sa.String(200), primary_key=True),
+    sa.Column("chunk_id", sa.BigInteger, primary_key=True),
+    sa.Column("content_hash", sa.LargeBinary(32), nullable=False),
+    sa.Column("document_id", sa.String(64)),
+    sa.Index("vec_chunks_hash", "model", "content_hash"),
+    sa.Index("vec_chunks_doc", "model", "document_id"),
+)
+
+# Append-only log of every change to ``vec_chunks`` ("a" add, "d" delete, "p" pruned up
+# to ``chunk_id``), written in the same transaction: a saved vector index replays it.
+vec_log = sa.Table(
+    "vec_log",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("model", sa.String(200), nullable=False),
+    sa.Column("op", sa.String(1), nullable=False),
+    sa.Column("chunk_id", sa.BigInteger, nullable=False),
+    sa.Index("vec_log_model_seq", "model", "seq"),
+    sqlite_autoincrement=True,  # a seq is never reused, even after pruning
 )

@@ -32,7 +32,7 @@ class Loader(Protocol):
     the object there being a zero-argument callable (a class works) returning a Loader.
 
     ``load`` raises :class:`citewise.errors.IngestError` with a stable code
-    (``binary_file``, ``empty_document``, ``corrupt_document``, …) for bad input.
+    (``binary_file``, ``empty_document``, ``corrupt_file``, …) for bad input.
     """
 
     name: str

@@ -1,0 +1,279 @@
+"""``DenseIndex``: every chunk's embedding, kept in step with the store's chunks.
+
+The vectors live in the knowledge base's SQLite file (``vec_*`` tables, see
+:mod:`~citewise.knowledge.vector_store`: the truth) and in a vector index derived from
+them (:mod:`~citewise.knowledge.vectors`: in memory, saved to ``index/vectors/``).
+
+* :meth:`DenseIndex.sync_documents` applies the documents named by index-outbox ops. The
+  lexical sync calls it after its tantivy commit and *before* the ops are completed, so a
+  crash in between replays it; replaying is harmless (it diffs, it never appends blindly).
+* :meth:`DenseIndex.reconcile` compares every chunk id (on open: after a crash, or when
+  dense retrieval is switched on for a knowledge base that has none yet).
+
+Both work in slices of :data:`SLICE` chunks — read, embed (texts whose vector is cached
+by content hash are not embedded again), store, index — so a million-chunk sync never
+holds more than one slice of texts and vectors in memory, and ``progress(done, total)``
+counts chunks across the whole call.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citewise.knowledge.embed import Embedder, content_hash
+from citewise.store.base import IndexOp, Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+    from sqlalchemy import Engine
+
+    from citewise.knowledge.vector_store import VectorStore
+    from citewise.knowledge.vectors import HNSWParams, VectorIndex
+
+__all__ = ["SLICE", "DenseIndex", "Progress", "SyncStats"]
+
+Progress = Callable[[int, int], None]
+
+#: Chunks read, embedded, stored and indexed per step of a sync.
+SLICE = 4096
+_EMBED_BATCH = 256  # texts per embedder call (and per progress tick)
+_CHECKPOINT_EVERY = 50_000  # log entries replayed, at least, before the files are rewritten
+_DOCS_PER_READ = 256
+
+
+@dataclass(slots=True)
+class SyncStats:
+    """What a dense sync did: vectors added (embedded or taken from the cache) and removed."""
+
+    added: int = 0
+    embedded: int = 0
+    cached: int = 0
+    removed: int = 0
+
+
+class DenseIndex:
+    """Chunk embeddings of one knowledge base, for one embedder. Thread-safe."""
+
+    def __init__(
+        self,
+        db: Engine | str | Path,
+        directory: str | Path,
+        embedder: Embedder,
+        *,
+        hnsw_threshold: int = 20_000,
+        params: HNSWParams | None = None,
+    ) -> None:
+        from citewise.knowledge.vector_store import VectorStore
+        from citewise.knowledge.vectors import open_index
+
+        self.embedder = embedder
+        self.model = embedder.name
+        self.directory = Path(directory)
+        self.vstore: VectorStore = VectorStore(db)
+        # ``_lock`` guards the in-memory index (searches, replays, saves) and is held only
+        # briefly; ``_sync_lock`` serializes whole syncs, so embedding never blocks a search.
+        self._lock = threading.RLock()
+        self._sync_lock = threading.Lock()
+        self.index: VectorIndex
+        try:
+            self.index, self.seq = open_index(
+                self.vstore, self.model, embedder.dim, self.directory,
+                hnsw_threshold=hnsw_threshold, params=params,
+            )
+        except BaseException:
+            self.vstore.close()
+            raise
+        self._saved_seq = self.seq
+        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def _embed(
+        self, texts: Sequence[str], hashes: Sequence[bytes], stats: SyncStats,
+        tick: Callable[[int], None],
+    ) -> NDArray[np.float32]:
+        """Vectors of ``texts``: from the cache, else embedded (each distinct text once)."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        known = self.vstore.cached(self.model, hashes)
+        todo: dict[bytes, list[int]] = {}
+        for i, h in enumerate(hashes):
+            vec = known.get(h)
+            if vec is not None:
+                out[i] = np.frombuffer(vec, dtype="<f4")
+            else:
+                todo.setdefault(h, []).append(i)
+        stats.cached += len(texts) - sum(len(rows) for rows in todo.values())
+        tick(len(texts) - sum(len(rows) for rows in todo.values()))
+        pending = list(todo.items())
+        for b in range(0, len(pending), _EMBED_BATCH):
+            part = pending[b : b + _EMBED_BATCH]
+            vectors = self.embedder.embed([texts[rows[0]] for _, rows in part])
+            for (_, rows), vec in zip(part, vectors, strict=True):
+                out[rows] = vec
+            stats.embedded += len(part)
+            tick(sum(len(rows) for _, rows in part))
+        return out
+
+    def _add(
+        self, rows: Sequence[tuple[int, str, str]], stats: SyncStats, tick: Callable[[int], None]
+    ) -> None:
+        """Embed and store ``(chunk_id, document_id, text)`` rows (one transaction)."""
+        if not rows:
+            return
+        hashes = [content_hash(text) for _, _, text in rows]
+        vectors = self._embed([t for _, _, t in rows], hashes, stats, tick)
+        self.vstore.put(
+            self.model, [cid for cid, _, _ in rows], hashes, vectors,
+            document_ids=[doc for _, doc, _ in rows],
+        )
+        _fault("dense:after_put")
+        stats.added += len(rows)
+
+    def _add_chunks(
+        self, store: Store, chunk_ids: Sequence[int], stats: SyncStats, progress: Progress | None
+    ) -> None:
+        """Read, embed, store and index ``chunk_ids`` slice by slice."""
+        total = len(chunk_ids)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress is not None and n:
+                progress(done, total)
+
+        if progress is not None and total:
+            progress(0, total)
+        for i in range(0, total, SLICE):
+            chunks = store.get_chunks(chunk_ids[i : i + SLICE])
+            tick(min(SLICE, total - i) - len(chunks))  # deleted meanwhile: nothing to do
+            self._add([(c.id, c.document_id, c.text) for c in chunks], stats, tick)
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Replay the ``vec_log`` into the in-memory index (and checkpoint now and then)."""
+        with self._lock:
+            self._catch_up_locked()
+
+    def _catch_up_locked(self) -> None:
+        from citewise.knowledge.vectors import checkpoint, rebuild, replay
+
+        log = self.vstore.log_since(self.model, self.seq)
+        if log is None:  # another process pruned past us
+            self.index, self.seq = rebuild(
+                self.vstore, self.model, self.embedder.dim, self.directory,
+                hnsw_threshold=self.index.hnsw_threshold, params=self.index.params,
+            )
+            self._saved_seq = self.seq
+            return
+        self.seq = replay(self.vstore, self.model, self.index, log, self.seq)
+        # Rewrite the files after as many changes as the index holds (at least 50k): the
+        # log a reopen replays stays short, and saving costs O(n) over any number of adds.
+        if self.seq - self._saved_seq >= max(_CHECKPOINT_EVERY, len(self.index)):
+            checkpoint(self.vstore, self.model, self.index, self.seq, self.directory)
+            self._saved_seq = self.seq
+
+    def sync_documents(
+        self, store: Store, ops: Iterable[IndexOp], *, progress: Progress | None = None
+    ) -> SyncStats:
+        """Make the vectors of the documents in ``ops`` match their chunks in ``store``."""
+        stats = SyncStats()
+        with self._sync_lock:
+            docs = list(dict.fromkeys(op.document_id for op in ops))
+            add: list[int] = []
+            remove: list[int] = []
+            for i in range(0, len(docs), _DOCS_PER_READ):
+                part = docs[i : i + _DOCS_PER_READ]
+                have = self.vstore.chunks_of_documents(self.model, part)
+                current: dict[str, set[int]] = {}
+                for row in store.index_rows(part):
+                    current.setdefault(row.document_id, set()).add(row.chunk_id)
+                for doc in part:
+                    old, now = have.get(doc, set()), current.get(doc, set())
+                    remove.extend(old - now)
+                    add.extend(sorted(now - old))
+            if remove:
+                stats.removed = self.vstore.delete(self.model, remove)
+            self._add_chunks(store, add, stats, progress)
+            self._catch_up()
+        return stats
+
+    def reconcile(self, store: Store, *, progress: Progress | None = None) -> SyncStats:
+        """Compare every chunk id in ``store`` (all tenants) with the stored vectors, and
+        embed what is missing / drop what is gone."""
+        stats = SyncStats()
+        with self._sync_lock:
+            live = store.list_chunk_ids()
+            have = self.vstore.chunk_ids(self.model)
+            gone = sorted(have - live)
+            if gone:
+                stats.removed = self.vstore.delete(self.model, gone)
+            self._add_chunks(store, sorted(live - have), stats, progress)
+            self._catch_up()
+        return stats
+
+    def checkpoint(self) -> None:
+        """Save the vector index files now and prune the log they make unnecessary (also
+        done on close). After a delete this leaves the deleted ids nowhere on disk."""
+        from citewise.knowledge.vectors import checkpoint
+
+        with self._lock:
+            if self.seq != self._saved_seq:
+                checkpoint(self.vstore, self.model, self.index, self.seq, self.directory)
+                self._saved_seq = self.seq
+
+    def ids(self) -> set[int]:
+        """Chunk ids the in-memory index holds."""
+        with self._lock:
+            return set(self.index.ids())
+
+    def stored_ids(self) -> set[int]:
+        """Chunk ids with a stored vector (``vec_chunks``) under this model."""
+        return self.vstore.chunk_ids(self.model)
+
+    def close(self) -> None:
+        try:
+            self.checkpoint()
+        finally:
+            self.vstore.close()
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        """The query's vector (the last 256 queries are cached)."""
+        with self._lock:
+            hit = self._queries.get(text)
+            if hit is not None:
+                self._queries.move_to_end(text)
+                return hit
+        vec: NDArray[np.float32] = self.embedder.embed([text])[0]
+        with self._lock:
+            self._queries[text] = vec
+            if len(self._queries) > 256:
+                self._queries.popitem(last=False)
+        return vec
+
+    def search(
+        self, query: str | NDArray[np.float32], k: int, *, allow: Any = None
+    ) -> list[tuple[int, float]]:
+        vec = self.embed_query(query) if isinstance(query, str) else query
+        with self._lock:
+            return self.index.search(vec, k, allow=allow)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+def _fault(point: str) -> None:
+    """Die here when ``$CITEWISE_FAULT`` names this point (the crash tests; see sync.py)."""
+    if os.environ.get("CITEWISE_FAULT") == point:
+        os._exit(86)
