@@ -392,3 +392,14 @@ def test_split_claims(text: str, expected: list[tuple[str, list[int]]]) -> None:
     got: list[tuple[str, Any]] = [(c.text, c.numbers) for c in split_claims(text)
                                   if c.is_claim]
     assert got == expected
+
+
+def test_structured_answer_is_verified_on_its_string_values_only() -> None:
+    """Keys and numbers are not evidence: a value that says nothing sourced is flagged."""
+    from citewise.grounding.claims import mask_json
+
+    text = '{"days": 5, "note": "within 5 business days [1]", "other": "The moon is cheese [1]."}'
+    masked = mask_json(text)
+    assert len(masked) == len(text)
+    assert "days" not in masked.replace("business days", "")
+    assert "within 5 business days [1]" in masked

@@ -473,7 +473,7 @@ def test_changed_file_embeds_only_new_texts(tmp_path: Path, corpus: dict[str, Pa
         embedder.embedded.clear()
         known = {c.text for c in kb.store.get_chunks(sorted(kb.store.list_chunk_ids()))}
         path = corpus["parking"]
-        path.write_text(path.read_text() + "\n\nThe north garage closes at midnight.\n")
+        path.write_bytes(path.read_bytes() + b"\r\n\r\nThe north garage closes at midnight.\r\n")
         assert kb.ingest([path]).updated == [str(path)]
         doc = kb.find_document(path)
         assert doc is not None

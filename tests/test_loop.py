@@ -182,3 +182,20 @@ def test_structured_output_valid_after_repair() -> None:
     events = run(model, lookup, settings=RunSettings(output_schema=schema))
     assert events[-1].kind == "run_finished"
     assert events[-1].answer.structured == {"days": 5, "note": "within 5 business days [1]"}
+
+
+@pytest.mark.parametrize(("note", "flagged"), [
+    ("Refunds are issued within 5 business days [1].", False),
+    ("The moon is made of green cheese [1].", True),
+])
+def test_structured_answer_strings_are_verified(note: str, flagged: bool) -> None:
+    schema = {"type": "object", "properties": {"days": {"type": "integer"},
+                                                "note": {"type": "string"}}}
+    text = '{"days": 5, "note": "' + note + '"}'
+    events = run(ScriptedModel([call("lookup", query="refund"), text]), lookup,
+                 settings=RunSettings(output_schema=schema))
+    answer = events[-1].answer
+    assert answer.structured == {"days": 5, "note": note}
+    codes = {i.code for i in answer.issues}
+    assert ("unsupported_claim" in codes or "citation_mismatch" in codes) is flagged
+    assert [c.text for c in answer.claims] == [note.replace(" [1]", "")]

@@ -1,4 +1,8 @@
-"""Dense + hybrid retrieval over a real KnowledgeBase (SQLite + tantivy in tmp_path)."""
+"""Dense + hybrid retrieval over a real KnowledgeBase (SQLite + tantivy in tmp_path).
+
+Most tests drive ``DenseIndex`` / ``Retriever`` directly over a knowledge base opened with
+``dense=False``; the ``wired`` ones use the knowledge base's own dense index (the default,
+packaged MiniLM) and the agent on top of it."""
 
 from __future__ import annotations
 
@@ -45,7 +49,7 @@ def kb(tmp_path: Path) -> Iterator[KnowledgeBase]:
     src.mkdir()
     for name, text in DOCS.items():
         (src / name).write_text(text, encoding="utf-8")
-    base = KnowledgeBase.open(tmp_path / "kb")
+    base = KnowledgeBase.open(tmp_path / "kb", dense=False)
     report = base.ingest([src], collection="handbook")
     assert report.ok, report.failed
     yield base
@@ -205,7 +209,7 @@ class Fake:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 root = Path(sys.argv[1])
-kb = KnowledgeBase.open(root / "kb")
+kb = KnowledgeBase.open(root / "kb", dense=False)
 kb.ingest([root / sys.argv[2]], collection="handbook")
 dense = DenseIndex(root / "kb" / DB_NAME, root / "kb" / "index" / "vectors", Fake())
 dense.reconcile(kb.store)
@@ -235,7 +239,7 @@ def test_killed_process_leaves_a_consistent_dense_index(
         [sys.executable, "-c", _CHILD, str(tmp_path), "more"], env=env, capture_output=True, timeout=120
     )
     assert proc.returncode == 86, proc.stderr.decode()[-2000:]  # it really died at the fault
-    reopened = KnowledgeBase.open(tmp_path / "kb")
+    reopened = KnowledgeBase.open(tmp_path / "kb", dense=False)
     try:
         dense = _dense(tmp_path, CountingEmbedder())
         dense.reconcile(reopened.store)
@@ -247,3 +251,56 @@ def test_killed_process_leaves_a_consistent_dense_index(
         again.close()
     finally:
         reopened.close()
+
+
+# -- wired: the knowledge base's own dense index, and the agent --------------------------------
+
+
+@pytest.fixture
+def wired(tmp_path: Path) -> Iterator[KnowledgeBase]:
+    src = tmp_path / "docs"
+    src.mkdir()
+    for name, text in DOCS.items():
+        (src / name).write_text(text, encoding="utf-8")
+    base = KnowledgeBase.open(tmp_path / "wired")  # dense on, MiniLM: the defaults
+    assert base.ingest([src], collection="handbook").ok
+    yield base
+    base.close()
+
+
+def test_knowledge_base_is_hybrid_by_default(wired: KnowledgeBase) -> None:
+    assert wired.dense is not None and wired.dense.model == MiniLMEmbedder.name
+    assert wired.check_consistency().ok
+    question = "How long until I get my money back for something I sent back?"
+    found = wired.retrieve(question, k=2)
+    assert found.mode == "hybrid" and found.hits[0].source.endswith("refunds.txt")
+    assert wired.search("reimbursement duration", mode="lexical") == []
+    assert wired.search("reimbursement duration", k=1)[0].source.endswith("refunds.txt")
+    hit = found.hits[0]
+    assert hit.evidence is not None and "fourteen days" in hit.evidence.text
+    assert hit.text[hit.evidence.start_char :].startswith(hit.evidence.text)
+
+
+def test_answer_carries_query_analysis_counts_and_evidence(wired: KnowledgeBase) -> None:
+    from citewise import Agent
+
+    answer = Agent(wired).ask("How long do refunds take for returned goods?")
+    assert answer.status == "completed" and answer.citations
+    q = answer.query
+    assert q is not None and q.original_query.startswith("How long do refunds")
+    assert "refunds" in q.keywords and q.query_language == "en"
+    d = answer.query_details
+    searched = [str(c.arguments["query"]) for c in answer.tool_calls
+                if c.name == "search_knowledge"]
+    assert d is not None and searched and d.queries == list(dict.fromkeys(searched))
+    assert d.query == q.reformulated_query
+    assert d.selected == len(answer.context_chunk_ids) > 0
+    assert d.retrieved is not None and d.compared is not None
+    assert d.retrieved >= d.compared >= d.selected > 0 and not d.ranking_fallback
+    snippets = [s for doc in answer.search_documents for s in doc.snippets]
+    assert snippets and any(s.evidence is not None for s in snippets)
+    for s in snippets:
+        if s.evidence is not None:
+            assert s.text[s.evidence.start_char :].startswith(s.evidence.text)
+    cited = answer.search_documents[answer.citations[0].document_index - 1]
+    assert cited.source.endswith("refunds.txt")

@@ -38,6 +38,7 @@ from citewise.grounding.claims import (
     MARKER,
     DraftClaim,
     MarkerGroup,
+    mask_json,
     plain_text,
     rebuild,
     split_claims,
@@ -87,7 +88,7 @@ def assemble_answer(
     v = check.verifier
     ledger = state.ledger
     structured = settings.output_schema is not None
-    drafts = split_claims(text)
+    drafts = split_claims(mask_json(text) if structured else text)
     issues: list[Issue] = []
     gate = _SnippetGate(check, issues)
 

@@ -23,6 +23,7 @@ __all__ = [
     "MARKER_GROUP",
     "DraftClaim",
     "MarkerGroup",
+    "mask_json",
     "plain_text",
     "rebuild",
     "split_claims",
@@ -96,6 +97,33 @@ class DraftClaim:
 def plain_text(text: str) -> str:
     """``text`` without citation markers and markdown emphasis."""
     return _MD.sub("", MARKER_GROUP.sub("", text)).strip()
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?')
+
+
+def mask_json(text: str) -> str:
+    """``text`` with everything but JSON string *values* blanked (same length).
+
+    A structured answer's claims are its string values: keys, numbers and punctuation are
+    not statements and must not count as evidence words. A blanked stretch starts with a
+    blank line (when it has room) so that two values never merge into one sentence.
+    """
+    out: list[str] = []
+    pos = 0
+
+    def blank(n: int) -> None:
+        out.append("\n\n" + " " * (n - 2) if n >= 2 else " " * n)
+
+    for m in _JSON_STRING.finditer(text):
+        if m.group(1):  # a key: blanked with the rest
+            continue
+        a, b = m.start() + 1, m.end() - 1
+        blank(a - pos)
+        out.append(text[a:b])
+        pos = b
+    blank(len(text) - pos)
+    return "".join(out)
 
 
 def split_claims(text: str) -> list[DraftClaim]:
