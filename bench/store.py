@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import statistics
 import tempfile
 import threading
@@ -127,13 +128,13 @@ def postgres_server(url: str | None) -> Iterator[Callable[[], str]]:
     import sqlalchemy as sa
 
     server: Any = None
+    root = Path(tempfile.mkdtemp(prefix="cw-bench-pg-"))
     if url is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             from pgserver.postgres_server import get_server
 
-            server = get_server(Path(tempfile.mkdtemp(prefix="cw-bench-pg-")) / "data",
-                                         cleanup_mode="delete")
+            server = get_server(root / "data", cleanup_mode="delete")
         url = server.get_uri()
     assert url is not None
     made: list[str] = []
@@ -153,6 +154,7 @@ def postgres_server(url: str | None) -> Iterator[Callable[[], str]]:
                 c.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         if server is not None:
             server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def write_readme(res: dict[str, Any]) -> None:

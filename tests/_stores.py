@@ -12,6 +12,8 @@ Use: ``from _stores import pg_server, pg_url, store  # noqa: F401`` in a test mo
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -43,12 +45,16 @@ def database_url(server_url: str, name: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server() -> Iterator[str]:
     """URL of a PostgreSQL server (maintenance database) for the whole session."""
     given = os.environ.get("CITEWISE_TEST_POSTGRES_URL")
     if given:
         yield given
         return
+    # Not under pytest's tmp_path: run as root, pgserver runs postgres as another user and
+    # opens the directories above its data for it, but every pytest start resets
+    # /tmp/pytest-of-<user> to mode 0700 — a concurrent session would cut the server off.
+    root = Path(tempfile.mkdtemp(prefix="citewise-pg-"))
     try:
         import psycopg  # noqa: F401
 
@@ -58,10 +64,9 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             warnings.simplefilter("ignore")
             from pgserver.postgres_server import get_server
 
-            server: Any = get_server(
-                tmp_path_factory.mktemp("pg") / "data", cleanup_mode=os.environ.get("CW_DEBUG_KEEP") and None or "delete"
-            )
+            server: Any = get_server(root / "data", cleanup_mode="delete")
     except Exception as exc:
+        shutil.rmtree(root, ignore_errors=True)
         pytest.skip(
             "PostgreSQL tests need a server: pip install 'citewise[postgres]' (pgserver) or "
             f"set CITEWISE_TEST_POSTGRES_URL; pgserver failed with {exc!r}"
@@ -72,6 +77,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

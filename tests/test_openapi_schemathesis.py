@@ -55,7 +55,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
 
 @pytest.mark.slow
 @schema.parametrize()
-@settings(max_examples=5, deadline=None, derandomize=True,
+@settings(max_examples=3, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_api_keeps_its_spec(case: schemathesis.Case, api: tuple[str, str]) -> None:
     url, key = api

@@ -167,3 +167,39 @@ def test_serve_refuses_to_expose_without_keys(tmp_path: Path,
     code = main(["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", str(tmp_path)])
     assert code == 2
     assert "no_api_keys" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_citewise_serve_runs_and_stops(tmp_path: Path) -> None:
+    """The real command: uvicorn in its own process, found healthy, stopped by SIGINT."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citewise.cli.main", "serve", "--port", str(port),
+         "--data-dir", str(tmp_path), "--log-level", "warning"],
+        stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        r = httpx.post(f"http://127.0.0.1:{port}/v1/ask", json={"question": "anything?"},
+                       timeout=60)
+        assert r.status_code == 200  # loopback, no keys: no-auth mode, default tenant
+        assert r.json()["status"] == "completed"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert "no auth" in err

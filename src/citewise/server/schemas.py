@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -154,9 +154,13 @@ class DocumentList(BaseModel):
     documents: list[DocumentInfo] = Field(description="Documents, in store order.")
 
 
+_Name = Annotated[str, Field(min_length=1, max_length=256)]
+_Names = _Name | Annotated[list[_Name], Field(min_length=1, max_length=100)]
+
+
 class SearchFilters(_Request):
-    collection: str | list[str] | None = Field(default=None, description="Collection(s).")
-    document_id: str | list[str] | None = Field(default=None, description="Document id(s).")
+    collection: _Names | None = Field(default=None, description="Collection(s).")
+    document_id: _Names | None = Field(default=None, description="Document id(s).")
 
 
 class SearchRequest(_Request):

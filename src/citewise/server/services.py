@@ -40,7 +40,7 @@ class Services:
         hooks: Callable[[], Sequence[RunHook]] | None = None,
     ) -> None:
         self.config = config
-        self.data_dir = config.resolved_data_dir()
+        self.data_dir = config.resolved_data_dir().absolute()  # sources are absolute paths
         self._model_source: ModelSource = model if model is not None else config.model
         self._shared_model: Model | None = None
         self.tools = list(tools)

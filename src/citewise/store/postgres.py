@@ -168,8 +168,10 @@ class PostgresStore(DocumentsMixin, RunsMixin):
     def replace_documents(
         self, items: Sequence[tuple[DocumentRecord, Sequence[ChunkRecord]]]
     ) -> None:
-        # Rows are locked in statement order; sorting by id (stable: the last duplicate
-        # still wins) gives concurrent writers one lock order, so they cannot deadlock.
+        # The upsert locks document rows in the order given; sorting by id (stable: the
+        # last duplicate still wins) gives concurrent ingests one lock order, so two of
+        # them over the same documents wait for each other instead of deadlocking (which
+        # PostgreSQL would resolve by aborting one).
         super().replace_documents(sorted(items, key=lambda item: item[0].id))
 
     def transition_run(

@@ -51,9 +51,9 @@ def _uploads(root: FsPath, tenant: str) -> FsPath:
     return root / UPLOADS / hashlib.sha256(tenant.encode()).hexdigest()[:24]
 
 
-def info(doc: DocumentRecord, *, text: bool = False) -> DocumentInfo:
+def info(doc: DocumentRecord, root: FsPath, *, text: bool = False) -> DocumentInfo:
     source = doc.source
-    if f"{UPLOADS}" in FsPath(source).parts:  # uploaded: show the name the client gave
+    if FsPath(source).is_relative_to(root / UPLOADS):  # uploaded: the name the client gave
         source = FsPath(source).name
     return DocumentInfo(id=doc.id, collection=doc.collection, source=source, title=doc.title,
                         content_type=doc.content_type, content_hash=doc.content_hash,
@@ -62,7 +62,7 @@ def info(doc: DocumentRecord, *, text: bool = False) -> DocumentInfo:
                         text=doc.text if text else None)
 
 
-def _ingest(kb: KnowledgeBase, folder: FsPath, name: str, data: bytes,
+def _ingest(kb: KnowledgeBase, root: FsPath, folder: FsPath, name: str, data: bytes,
             collection: str) -> UploadResult:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
@@ -79,7 +79,7 @@ def _ingest(kb: KnowledgeBase, folder: FsPath, name: str, data: bytes,
     if doc is None:  # pragma: no cover - ingest reported success
         raise IngestError("the document was not stored", code="ingest_failed")
     status = "added" if report.added else "updated" if report.updated else "unchanged"
-    return UploadResult(status=status, document=info(doc))  # type: ignore[arg-type]
+    return UploadResult(status=status, document=info(doc, root))  # type: ignore[arg-type]
 
 
 @router.post("", status_code=201, response_model=UploadResult, summary="Upload a document",
@@ -97,9 +97,10 @@ async def upload_document(
     if len(data) > limit:
         raise PayloadTooLarge(f"the file is larger than {limit} bytes", code="upload_too_large",
                               details={"max_bytes": limit})
-    folder = _uploads(state.services.data_dir, who.tenant)
-    return await asyncio.to_thread(_ingest, state.services.kb(who.tenant), folder,
-                                   safe_name(file.filename), data, collection)
+    root = state.services.data_dir
+    return await asyncio.to_thread(_ingest, state.services.kb(who.tenant), root,
+                                   _uploads(root, who.tenant), safe_name(file.filename), data,
+                                   collection)
 
 
 @router.get("", response_model=DocumentList, summary="List documents")
@@ -112,7 +113,7 @@ async def list_documents(
     kb = state.services.kb(who.tenant)
     docs = await asyncio.to_thread(kb.list_documents, collection=collection, limit=limit,
                                    offset=offset)
-    return DocumentList(documents=[info(d) for d in docs])
+    return DocumentList(documents=[info(d, state.services.data_dir) for d in docs])
 
 
 @router.get("/{document_id}", response_model=DocumentInfo, summary="A document")
@@ -124,7 +125,7 @@ async def get_document(
     if doc is None:
         raise NotFound(f"unknown document {document_id!r}", code="unknown_document",
                        details={"document_id": document_id})
-    return info(doc, text=text)
+    return info(doc, state.services.data_dir, text=text)
 
 
 @router.delete("/{document_id}", status_code=204, response_class=Response,
