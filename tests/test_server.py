@@ -363,6 +363,7 @@ def test_documents_upload_list_search_ask_delete(http: httpx.Client) -> None:
     assert "14 days" in full["text"]
     hits = http.post("/v1/search", json={"query": "refunds issued", "k": 3}).json()["hits"]
     assert hits and hits[0]["document_id"] == doc["id"]
+    assert hits[0]["source"] == "returns.md"
     assert full["text"][hits[0]["start_char"]:hits[0]["end_char"]] == hits[0]["text"]
     answer = http.post("/v1/ask", json={"question": "search refunds"}).json()
     assert answer["citations"], answer

@@ -17,8 +17,6 @@
 from __future__ import annotations
 
 import asyncio
-import bisect
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -28,9 +26,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
-from citewise.events import TERMINAL_KINDS, ErrorEvent, Event
+from citewise.events import ErrorEvent, Event
 from citewise.server.config import ServerConfig
 from citewise.server.limits import RunSlots
+from citewise.server.live import Frame, LiveRun, flatten
 from citewise.server.runstore import RunStore
 from citewise.server.services import Services
 from citewise.server.writer import Append, Call, LogWriter, Publish
@@ -38,7 +37,7 @@ from citewise.server.writer import Append, Call, LogWriter, Publish
 if TYPE_CHECKING:
     from citewise.agent.runner import Agent
     from citewise.agent.state import Decision, RunSettings
-    from citewise.store.base import EventRecord, RunRecord, Store, ThreadRecord, TurnRecord
+    from citewise.store.base import RunRecord, Store, ThreadRecord, TurnRecord
 
 __all__ = ["CANCEL_PREFIX", "Frame", "LiveRun", "RunManager", "RunOptions"]
 
@@ -49,27 +48,6 @@ CANCEL_PREFIX = "cancel_request/"
 _PAGE = 500
 
 
-def _dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One durable event, serialized once: ``data`` is the event's JSON."""
-
-    seq: int
-    kind: str
-    data: str
-
-    @property
-    def terminal(self) -> bool:
-        return self.kind in TERMINAL_KINDS
-
-    @classmethod
-    def of_record(cls, record: EventRecord) -> Frame:
-        return cls(record.seq, record.kind, _dumps(record.data))
-
-
 @dataclass(slots=True)
 class RunOptions:
     """Per-request run switches (validated by the API schema)."""
@@ -77,88 +55,6 @@ class RunOptions:
     strict: bool = False
     max_steps: int | None = None
     output_schema: dict[str, Any] | None = None
-
-
-class LiveRun:
-    """A run driven by this process, with the durable events published so far."""
-
-    def __init__(self, tenant: str, run_id: str, thread_id: str, question: str,
-                 agent: Agent, *, first_seq: int) -> None:
-        self.tenant = tenant
-        self.run_id = run_id
-        self.thread_id = thread_id
-        self.question = question
-        self.agent = agent
-        self.first_seq = first_seq  # earlier events of the run are in the store only
-        self.frames: list[Frame] = []
-        self.created_at = datetime.now(UTC)
-        self.last_seq = first_seq - 1  # produced (maybe not yet durable)
-        self.produced_terminal = False
-        self.stop_code: str | None = None
-        self.done = False
-        self.broken = False
-        self.terminal: Event | None = None
-        self.task: asyncio.Task[None] | None = None
-        self.finished: asyncio.Future[Event | None] = asyncio.get_running_loop().create_future()
-        self._changed = asyncio.Event()
-
-    @property
-    def status(self) -> str:
-        if not self.done:
-            return "running"
-        t = self.terminal
-        if t is None:
-            return "failed"
-        if t.kind == "run_finished":
-            return "completed"
-        if t.kind == "run_paused":
-            return "paused"
-        answer = getattr(t, "answer", None)
-        if answer is not None:
-            return str(answer.status)
-        return "cancelled" if getattr(t, "code", "") == "run_cancelled" else "failed"
-
-    @property
-    def published_seq(self) -> int:
-        return self.frames[-1].seq if self.frames else self.first_seq - 1
-
-    def deliver(self, frame: Frame, event: Event, ok: bool) -> None:
-        """Called on the loop once ``frame`` is durable (``ok``) or its write failed."""
-        if self.done:
-            return
-        if not ok:
-            self.broken = True
-            self.end(None)
-            return
-        self.frames.append(frame)
-        if event.is_terminal:
-            self.terminal = event
-            self.end(event)
-        else:
-            self._wake()
-
-    def end(self, terminal: Event | None) -> None:
-        self.done = True
-        if not self.finished.done():
-            self.finished.set_result(terminal)
-        self._wake()
-
-    def _wake(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
-
-    def index_after(self, seq: int) -> int:
-        return bisect.bisect_right(self.frames, seq, key=lambda f: f.seq)
-
-    async def wait(self, within: float) -> bool:
-        """Wait up to ``within`` seconds for a new frame (or the end); False if none came."""
-        changed = self._changed
-        try:
-            async with asyncio.timeout(within):
-                await changed.wait()
-        except TimeoutError:
-            return False
-        return True
 
 
 class RunManager:
@@ -429,7 +325,7 @@ class RunManager:
         Raises ``NotFound`` (before anything is streamed) for an unknown run, or a run of
         another tenant.
         """
-        return _flatten(await self.open_batches(tenant, run_id, after))
+        return flatten(await self.open_batches(tenant, run_id, after))
 
     async def open_batches(self, tenant: str, run_id: str,
                            after: int = 0) -> AsyncIterator[list[Frame] | None]:
@@ -513,15 +409,6 @@ class RunManager:
         if self._watcher is not None:
             self._watcher.cancel()
         await self.writer.barrier()
-
-
-async def _flatten(batches: AsyncIterator[list[Frame] | None]) -> AsyncIterator[Frame | None]:
-    async for batch in batches:
-        if batch is None:
-            yield None
-        else:
-            for frame in batch:
-                yield frame
 
 
 def _load_thread(store: Store, tenant: str,

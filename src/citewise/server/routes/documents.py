@@ -51,10 +51,14 @@ def _uploads(root: FsPath, tenant: str) -> FsPath:
     return root / UPLOADS / hashlib.sha256(tenant.encode()).hexdigest()[:24]
 
 
+def display_source(source: str, root: FsPath) -> str:
+    """An uploaded file's source as the client named it (not the server's path)."""
+    path = FsPath(source)
+    return path.name if path.is_relative_to(root / UPLOADS) else source
+
+
 def info(doc: DocumentRecord, root: FsPath, *, text: bool = False) -> DocumentInfo:
-    source = doc.source
-    if FsPath(source).is_relative_to(root / UPLOADS):  # uploaded: the name the client gave
-        source = FsPath(source).name
+    source = display_source(doc.source, root)
     return DocumentInfo(id=doc.id, collection=doc.collection, source=source, title=doc.title,
                         content_type=doc.content_type, content_hash=doc.content_hash,
                         length=len(doc.text), metadata=dict(doc.metadata or {}),
