@@ -63,6 +63,7 @@ class Agent:
         guardrails: GuardrailSpec | None = None,
         event_batch: int = _FLUSH_EVERY,
         provenance: bool = True,
+        cancel_poll_s: float | None = 0.2,
         verifier: Verifier | None = None,
     ) -> None:
         self.kb = kb
@@ -100,6 +101,9 @@ class Agent:
         # Events per store write. A host that must send each event only once it is durable
         # (the HTTP service) uses 1 and group-commits on its side.
         self.event_batch = max(1, event_batch)
+        # How often a run checks the store for a cancel from another process; None turns
+        # the per-run watcher off (a host with one watcher for all runs, like the server).
+        self.cancel_poll_s = cancel_poll_s
         self.tenant = tenant
         self.system_prompt = system_prompt
         self._memory: dict[str, list[tuple[str, str]]] = {}
@@ -262,11 +266,12 @@ class Agent:
         recorder.begin(resuming=resuming)
         cancel = self._cancels.setdefault(state.run_id, asyncio.Event())
         watcher = None
-        if self.store is not None:  # a cancel asked for by another process, via the store
+        if self.store is not None and self.cancel_poll_s is not None:
+            # A cancel asked for by another process arrives through the store.
             from citewise.agent.interrupts import watch_cancel
 
-            watcher = asyncio.ensure_future(
-                watch_cancel(self.store, state.tenant, state.run_id, cancel))
+            watcher = asyncio.ensure_future(watch_cancel(
+                self.store, state.tenant, state.run_id, cancel, interval=self.cancel_poll_s))
         try:
             async for event in run_agent(state, model=self.model, tools=self.tools,
                                          settings=settings, deps=self.kb, hooks=self.hooks,
