@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,7 @@ def run_question(args: argparse.Namespace, question: str) -> int:
 
         return ask_remote(args, question, schema)
     with open_kb(args, must_exist=True) as kb:
-        agent = Agent(kb, model=args.model or "extractive",
+        agent = Agent(kb, model=args.model or os.environ.get("CITEWISE_MODEL") or "extractive",
                       settings=RunSettings(strict=bool(getattr(args, "strict", False))))
         # Validate before anything streams: a bad thread id writes nothing.
         agent.prepare(question, thread_id=args.thread, output_schema=schema)
@@ -161,7 +162,7 @@ def _ask_formatted(args: argparse.Namespace, question: str,
         from citewise.agent.state import RunSettings
 
         with open_kb(args, must_exist=True) as kb:
-            agent = Agent(kb, model=args.model or "extractive",
+            agent = Agent(kb, model=args.model or os.environ.get("CITEWISE_MODEL") or "extractive",
                           settings=RunSettings(strict=bool(getattr(args, "strict", False))))
             agent.prepare(question, thread_id=args.thread, output_schema=schema)
             terminal = asyncio.run(go(agent.stream(question, thread_id=args.thread,

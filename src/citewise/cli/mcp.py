@@ -7,6 +7,7 @@ stdout carries the protocol only; logs go to stderr.
 from __future__ import annotations
 
 import argparse
+import os
 
 from citewise.cli.common import add_data_dir, open_kb
 
@@ -26,5 +27,5 @@ def run(args: argparse.Namespace) -> int:
     from citewise.mcp.server import serve_stdio
 
     with open_kb(args) as kb:
-        anyio.run(lambda: serve_stdio(kb, model=args.model or "extractive"))
+        anyio.run(lambda: serve_stdio(kb, model=args.model or os.environ.get("CITEWISE_MODEL") or "extractive"))
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any
 
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     decisions = parse_decisions(args)
     with open_kb(args, must_exist=True) as kb:
-        agent = Agent(kb, model=args.model or "extractive")
+        agent = Agent(kb, model=args.model or os.environ.get("CITEWISE_MODEL") or "extractive")
         printer = None if args.quiet else StepPrinter()
 
         async def go() -> Any:
