@@ -27,5 +27,6 @@ def run(args: argparse.Namespace) -> int:
     from citewise.mcp.server import serve_stdio
 
     with open_kb(args) as kb:
-        anyio.run(lambda: serve_stdio(kb, model=args.model or os.environ.get("CITEWISE_MODEL") or "extractive"))
+        model = args.model or os.environ.get("CITEWISE_MODEL") or "extractive"
+        anyio.run(lambda: serve_stdio(kb, model=model))
     return 0
