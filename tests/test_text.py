@@ -37,7 +37,7 @@ def reference_spans(text: str, start: int = 0, end: int | None = None) -> list[t
 
 # Mostly the characters the rules are about, so boundaries, quotes after punctuation,
 # runs of punctuation, CJK stops next to blank lines etc. are met all the time.
-_SPECIAL = list(".!?…\"'”’)]。！？\n\r\t  ") + ["\n\n", "\r\n\r\n", ". ", "。\n\n", ".”  "]
+_SPECIAL = [*".!?…\"'”’)]。！？\n\r\t  ", "\n\n", "\r\n\r\n", ". ", "。\n\n", ".”  "]
 _TEXT = st.lists(
     st.one_of(st.sampled_from(_SPECIAL), st.sampled_from(["a", "Bc", "x1", "é", "東", "😀"]),
               st.characters()),
