@@ -29,6 +29,7 @@ from citewise.knowledge.ingest import document_id_for
 from citewise.knowledge.loaders import LoadedDocument, LoaderRegistry, default_registry, discover
 from citewise.knowledge.loaders.markdown import MarkdownLoader
 from citewise.knowledge.loaders.text import TextLoader
+from citewise.knowledge.retrieval import MODES
 from citewise.knowledge.vectors import VectorIndex
 
 
@@ -412,8 +413,8 @@ def test_a_plugin_loader_is_used(tmp_path: Path) -> None:
 def test_search_modes_evidence_and_counts(kb: KnowledgeBase, corpus: dict[str, Path]) -> None:
     kb.ingest([corpus["refunds"].parent])
     query = "passwords rotated ninety days"
-    for mode in ("hybrid", "lexical", "dense"):
-        found = kb.retrieve(query, k=3, mode=mode)  # type: ignore[arg-type]
+    for mode in MODES:
+        found = kb.retrieve(query, k=3, mode=mode)
         assert found.mode == mode and not found.ranking_fallback
         assert found.hits[0].source == str(corpus["security"]), mode
         _assert_exact(kb, found.hits)
@@ -433,7 +434,7 @@ def test_search_modes_evidence_and_counts(kb: KnowledgeBase, corpus: dict[str, P
     assert kb.search(query, filters={"tags": ["x"]}) == []
     relative = os.path.relpath(corpus["security"])
     for mode in ("hybrid", "dense"):
-        only = kb.search("days", k=10, filters={"source": str(relative)}, mode=mode)  # type: ignore[arg-type]
+        only = kb.search("days", k=10, filters={"source": relative}, mode=mode)
         assert {h.source for h in only} == {str(corpus["security"])}, mode
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.embed import MiniLMEmbedder
+from citewise.knowledge.embed import Embedder, MiniLMEmbedder
 from citewise.knowledge.retrieval import DenseIndex, Retriever
 from citewise.store.base import IndexOp
 
@@ -56,7 +56,7 @@ def kb(tmp_path: Path) -> Iterator[KnowledgeBase]:
     base.close()
 
 
-def _dense(tmp_path: Path, embedder: MiniLMEmbedder, **kw: object) -> DenseIndex:
+def _dense(tmp_path: Path, embedder: Embedder, **kw: object) -> DenseIndex:
     return DenseIndex(tmp_path / "kb" / DB_NAME, tmp_path / "kb" / "index" / "vectors", embedder, **kw)  # type: ignore[arg-type]
 
 
@@ -77,7 +77,8 @@ def test_hybrid_finds_paraphrases_lexical_misses(
     result = retriever.retrieve(question, k=2, mode="dense")
     assert result.hits[0].source.endswith("refunds.txt")
     hit = result.hits[0]
-    assert hit.text == kb.document_text(hit.document_id)[hit.start_char : hit.end_char]
+    text = kb.document_text(hit.document_id)
+    assert text is not None and hit.text == text[hit.start_char : hit.end_char]
     ev = result.evidence[hit.chunk_id]
     assert ev is not None and hit.text[ev.start_char :].startswith(ev.text)
     assert result.retrieved >= 2 and result.compared >= 2
@@ -162,7 +163,8 @@ class CountingEmbedder:
             for word in text.lower().split():
                 out[i, sum(map(ord, word)) % self.dim] += 1.0  # same in every process
         out += 1e-3
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+        normed: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
+        return normed
 
 
 def test_crash_between_vector_write_and_index_save_is_repaired(

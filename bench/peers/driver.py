@@ -157,8 +157,11 @@ def run(args: argparse.Namespace) -> None:
                 imports_extra[k] += import_ms(venv, stmt, args.import_reps)
         loads.append(loadavg())
     summary = summarise(samples, imports_extra)
+    code = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+                          capture_output=True, text=True, check=False).stdout.strip()
     doc = {
         "date": started.strftime("%Y-%m-%d %H:%M UTC"),
+        "citewise_code": code or "unknown",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     "platform": platform.platform(), "loadavg_1_5_15": loads},
         "method": {"rounds": args.rounds, "iters_per_round": args.iters, "warmup": args.warmup,
@@ -298,7 +301,8 @@ def readme(args: argparse.Namespace) -> None:
         f"{doc['method']['rounds']} interleaved rounds × {doc['method']['iters_per_round']} runs "
         f"of each size (after {doc['method']['warmup']} warm-up runs) per runtime; "
         f"1-minute load average {min(x[0] for x in loads):.1f}–{max(x[0] for x in loads):.1f} "
-        "during the run (the machine is shared). Peers' ratios to default citewise in parentheses.",
+        f"during the run (the machine is shared); citewise code: {doc.get('citewise_code', '?')}. "
+        "Peers' ratios to default citewise in parentheses.",
         "",
         table(doc),
         "",

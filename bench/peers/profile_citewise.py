@@ -6,6 +6,8 @@ Runs 10-step runs of ``run_citewise.py``'s task (in-memory; with and without the
 hook) under pyinstrument (sampling, so the proportions are not distorted by a tracer's
 per-call cost; install it with ``pip install pyinstrument``) when it is importable, and
 always under cProfile (deterministic call counts: what is called how often per step).
+pyinstrument folds frames from site-packages, so run it against the source tree
+(``PYTHONPATH=src``) to see citewise's own frames.
 """
 
 from __future__ import annotations

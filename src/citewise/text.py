@@ -39,7 +39,7 @@ STOPWORDS = frozenset(
 
 def terms(text: str) -> list[str]:
     """Lower-cased word tokens."""
-    return [m.group(0).lower() for m in _WORD.finditer(text)]
+    return [w.lower() for w in _WORD.findall(text)]
 
 
 def content_terms(text: str) -> list[str]:

