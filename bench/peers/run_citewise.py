@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,9 @@ class BenchModel:
     def name(self) -> str:
         return "bench"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallPart | UsagePart]:
+    async def stream(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[TextDelta | ToolCallPart | UsagePart, None]:
         done = sum(1 for m in request.messages if m.role == "tool")
         if done < self.n:
             yield ToolCallPart(call=ToolCall(id=f"call_{done}", name="lookup", arguments={"query": "q"}))

@@ -29,8 +29,8 @@ class EvidenceLedger(BaseModel):
 
     documents: list[SearchDocument] = Field(default_factory=list)
     context_chunk_ids: list[int] = Field(default_factory=list)
-    _doc_pos: dict[str, int] = PrivateAttr(default_factory=dict)
-    _chunk_pos: dict[int, tuple[int, int]] = PrivateAttr(default_factory=dict)
+    _doc_pos: dict[str, int] = PrivateAttr(default={})  # copied per instance by pydantic
+    _chunk_pos: dict[int, tuple[int, int]] = PrivateAttr(default={})  # copied per instance by pydantic
 
     def model_post_init(self, __context: object) -> None:
         for d_i, doc in enumerate(self.documents):

@@ -63,6 +63,8 @@ class PricingTable:
     def __init__(self, prices: Mapping[str, Price], *, as_of: str | None = None,
                  source: str | None = None, currency: str = "USD") -> None:
         self.prices = dict(prices)
+        # Per-model-name answers: the glob scan costs ~20 µs and runs every step of every run.
+        self._memo: dict[str, Price | None] = {}
         self.as_of = as_of
         self.source = source
         self.currency = currency
@@ -107,6 +109,11 @@ class PricingTable:
             yield undated
 
     def lookup(self, model: str) -> Price | None:
+        if model not in self._memo:
+            self._memo[model] = self._lookup(model)
+        return self._memo[model]
+
+    def _lookup(self, model: str) -> Price | None:
         for candidate in self._candidates(model):
             if candidate in self.prices:
                 return self.prices[candidate]
