@@ -129,7 +129,7 @@ class Services:
             verifier = self._verifiers[tenant] = Verifier(document_text=kb.document_text)
         agent = Agent(None, model=self.model(), tools=[search, *self.tools], store=store,
                       settings=settings, hooks=self.hooks(), tenant=tenant, event_batch=1,
-                      verifier=verifier, cancel_poll_s=None)  # the manager watches for all runs
+                      verifier=verifier)
         agent.kb = kb  # what tools see as ctx.deps, as with Agent(kb)
         return agent
 
