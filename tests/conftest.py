@@ -6,3 +6,5 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("CITEWISE_ALLOW_MODEL_REQUESTS", "0")
+# Every model the hot path builds without validation is validated and compared in tests.
+os.environ.setdefault("CITEWISE_CHECK_TRUSTED", "1")

@@ -129,3 +129,18 @@ def test_every_event_reaches_the_durable_log(kb: KnowledgeBase) -> None:
     record = kb.store.get_run("default", run_id)
     assert record is not None and record.status == "completed"
     assert record.answer is not None and record.answer["citations"]
+
+
+def test_in_memory_agent_keeps_recent_threads_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.agent import runner
+
+    monkeypatch.setattr(runner, "MEMORY_THREADS", 2)
+    agent = Agent(model=ScriptedModel(["One.", "Two.", "Three.", "Four.", "Again."]))
+    first = agent.ask("q1")
+    second = agent.ask("q2")
+    agent.ask("q1 follow-up", thread_id=first.thread_id)  # first is now the most recent
+    agent.ask("q3")  # a third thread: the least recently used one (second) is forgotten
+    with pytest.raises(NotFound) as info:
+        agent.ask("q2 follow-up", thread_id=second.thread_id)
+    assert info.value.code == "unknown_thread"
+    assert agent.ask("q1 again", thread_id=first.thread_id).status == "completed"

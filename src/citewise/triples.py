@@ -6,11 +6,14 @@ datatype ``dt`` or language ``lang``); ``g`` names the graph, absent for the def
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["IRI", "Literal_", "Term", "Triple", "iri", "lit"]
+from citewise._construct import trusted
+
+__all__ = ["IRI", "Literal_", "Term", "Triple", "iri", "lit", "triple"]
 
 
 class IRI(BaseModel):
@@ -44,9 +47,30 @@ class Triple(BaseModel):
     g: str | None = Field(default=None, description="Named graph IRI; absent = default graph.")
 
 
+_TERMS = frozenset({IRI, Literal_})
+
+
+@lru_cache(maxsize=8192)
 def iri(value: str) -> IRI:
-    return IRI(i=value)
+    """The IRI term ``value`` (interned: terms are frozen, and a run names the same
+    predicates, classes and nodes over and over)."""
+    if not isinstance(value, str):
+        raise TypeError(f"an IRI is a string, not {type(value).__name__}")
+    return trusted(IRI, {"t": "i", "i": value}, {"i"})
 
 
 def lit(value: object, dt: str | None = None) -> Literal_:
-    return Literal_(v=str(value), dt=dt)
+    """A literal of ``str(value)``, typed by the datatype IRI ``dt`` when given."""
+    if dt is not None and not isinstance(dt, str):
+        raise TypeError(f"a datatype is an IRI string, not {type(dt).__name__}")
+    fields = {"v", "dt"} if dt is not None else {"v"}
+    return trusted(Literal_, {"t": "l", "v": str(value), "dt": dt, "lang": None}, fields)
+
+
+def triple(s: IRI | Literal_, p: IRI, o: IRI | Literal_, g: str | None = None) -> Triple:
+    """The triple ``(s, p, o)`` in graph ``g`` from terms made by :func:`iri` / :func:`lit`
+    (or validated ones)."""
+    if type(s) not in _TERMS or type(p) is not IRI or type(o) not in _TERMS:
+        raise TypeError("a triple's terms are IRI or Literal_ (its predicate an IRI)")
+    return trusted(Triple, {"s": s, "p": p, "o": o, "g": g},
+                  {"s", "p", "o", "g"} if g is not None else {"s", "p", "o"})

@@ -12,8 +12,9 @@ import asyncio
 import itertools
 import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
+from citewise._construct import trusted
 from citewise.agent.context import RunContext
 from citewise.agent.emitter import Emitter
 from citewise.agent.hooks import RunHook
@@ -136,12 +137,12 @@ async def run_agent(
                 messages.append(UserMessage(content=CLOSING_PROMPT.format(tool=ended_by)))
             # Built from already-validated parts (state messages, cached tool specs, the
             # settings' schema): re-validating every message each step cost O(history).
-            request = ModelRequest.model_construct(
-                messages=messages,
-                tools=[] if closing else tools.specs(),
-                output_schema=settings.output_schema,
-                step=state.step,
-            )
+            request = trusted(ModelRequest, {
+                "messages": messages,
+                "tools": [] if closing else tools.specs(),
+                "output_schema": settings.output_schema,
+                "step": state.step,
+            })
             if settings.debug:
                 state.debug_requests.append(request.model_dump(mode="json"))
             text: list[str] = []
@@ -185,11 +186,11 @@ async def run_agent(
             if calls and not closing:
                 # Text beside tool calls is reasoning, whatever channel it came on.
                 reasoning = "".join(thought) + "".join(text)
-                state.messages.append(AssistantMessage(content=reasoning, tool_calls=calls))
-                state.trace.append(TraceEntry(
-                    step=state.step, type="thought", thought=reasoning or None,
-                    duration_ms=duration, input_tokens=in_tok, output_tokens=out_tok,
-                ))
+                state.messages.append(trusted(AssistantMessage, {
+                    "role": "assistant", "content": reasoning, "tool_calls": calls}))
+                state.trace.append(_trace(state.step, "thought", thought=reasoning or None,
+                                          duration_ms=duration, input_tokens=in_tok,
+                                          output_tokens=out_tok))
                 interrupts = plan_interrupts(state, calls, tools, settings, approval_policy)
                 if interrupts:
                     yield pause_event(state, emit, interrupts, calls)
@@ -289,9 +290,20 @@ def _check(state: RunState, settings: RunSettings, cancel: asyncio.Event | None,
                              details={"max_seconds": settings.max_seconds})
 
 
+def _trace(step: int, kind: Literal["thought", "tool"], *, thought: str | None = None,
+           tool: str | None = None, tool_input: dict[str, Any] | None = None, observation: str | None = None,
+           duration_ms: float = 0.0, input_tokens: int = 0, output_tokens: int = 0
+           ) -> TraceEntry:
+    return trusted(TraceEntry, {
+        "step": step, "type": kind, "thought": thought, "tool": tool, "tool_input": tool_input,
+        "observation": observation, "duration_ms": duration_ms, "input_tokens": input_tokens,
+        "output_tokens": output_tokens})
+
+
 def _account(state: RunState, model: str, in_tok: int, out_tok: int) -> None:
     usage = state.usage
-    step = StepUsage(step=state.step, model=model, input_tokens=in_tok, output_tokens=out_tok)
+    step = trusted(StepUsage, {"step": state.step, "model": model, "input_tokens": in_tok,
+                               "output_tokens": out_tok, "cost": None})
     usage.steps.append(step)
     apply_cost(usage, step)
     usage.input_tokens += in_tok
@@ -327,14 +339,15 @@ async def _execute(
                 yield ev
         yield emit(Observation, call_id=call.id, step=state.step, tool=call.name, text=text,
                    is_error=is_error, duration_ms=duration)
-        state.messages.append(ToolMessage(call_id=call.id, name=call.name, content=text,
-                                          is_error=is_error, data=result.data))
-        state.tool_calls.append(ToolCallRecord(id=call.id, name=call.name, arguments=arguments,
-                                               is_error=is_error))
-        state.trace.append(TraceEntry(
-            step=state.step, type="tool", tool=call.name, tool_input=arguments,
-            observation=_summary(result, text), duration_ms=duration,
-        ))
+        # The records below hold values validated where they entered the run (the model's
+        # call, the tool's result): built as they are, proven equal to validated ones in tests.
+        state.messages.append(trusted(ToolMessage, {
+            "role": "tool", "call_id": call.id, "name": call.name, "content": text,
+            "is_error": is_error, "data": result.data}))
+        state.tool_calls.append(trusted(ToolCallRecord, {
+            "id": call.id, "name": call.name, "arguments": arguments, "is_error": is_error}))
+        state.trace.append(_trace(state.step, "tool", tool=call.name, tool_input=arguments,
+                                  observation=_summary(result, text), duration_ms=duration))
 
 
 async def _invoke(

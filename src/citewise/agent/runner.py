@@ -9,7 +9,8 @@ is fully on disk when its caller sees the end).
 from __future__ import annotations
 
 import asyncio
-import uuid
+import os
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +37,13 @@ MAX_QUESTION_CHARS = 8000
 _FLUSH_EVERY = 64
 
 
+#: Threads an agent without a store remembers (least recently used ones are forgotten).
+MEMORY_THREADS = 1024
+
+
 def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+    # 80 random bits, as the uuid4 hex prefix this replaced, without building a UUID.
+    return f"{prefix}_{os.urandom(10).hex()}"
 
 
 class Agent:
@@ -106,7 +112,9 @@ class Agent:
         self.cancel_poll_s = cancel_poll_s
         self.tenant = tenant
         self.system_prompt = system_prompt
-        self._memory: dict[str, list[tuple[str, str]]] = {}
+        # Threads of an agent without a store: the most recent MEMORY_THREADS, so a
+        # long-lived in-memory agent does not grow without bound.
+        self._memory: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
         self._cancels: dict[str, asyncio.Event] = {}
 
     # -- public API -------------------------------------------------------------------
@@ -291,7 +299,11 @@ class Agent:
     def _remember(self, state: RunState, event: Event) -> None:
         if self.store is None and event.kind == "run_finished":
             text = event.answer.text
-            self._memory.setdefault(state.thread_id, []).append((state.question, text))
+            memory = self._memory
+            memory.setdefault(state.thread_id, []).append((state.question, text))
+            memory.move_to_end(state.thread_id)
+            if len(memory) > MEMORY_THREADS:
+                memory.popitem(last=False)
 
 
 def resolve(spec: str) -> Model:

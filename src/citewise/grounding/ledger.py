@@ -29,10 +29,14 @@ class EvidenceLedger(BaseModel):
 
     documents: list[SearchDocument] = Field(default_factory=list)
     context_chunk_ids: list[int] = Field(default_factory=list)
-    _doc_pos: dict[str, int] = PrivateAttr(default={})  # copied per instance by pydantic
-    _chunk_pos: dict[int, tuple[int, int]] = PrivateAttr(default={})  # copied per instance by pydantic
+    # Set in model_post_init, not by a PrivateAttr default: pydantic deep-copies a default,
+    # and inspects a default_factory's signature, for every instance (~50 µs a run).
+    _doc_pos: dict[str, int] = PrivateAttr()
+    _chunk_pos: dict[int, tuple[int, int]] = PrivateAttr()
 
     def model_post_init(self, __context: object) -> None:
+        self._doc_pos = {}
+        self._chunk_pos = {}
         for d_i, doc in enumerate(self.documents):
             self._doc_pos[str(doc.document.get("id", doc.source))] = d_i
             for s_i, snip in enumerate(doc.snippets):
@@ -82,6 +86,11 @@ class EvidenceLedger(BaseModel):
             entries.append(LedgerEntry(document_index=d_i + 1, snippet_index=s_i,
                                        hit_chunk_id=hit.chunk_id))
         return entries
+
+    def position(self, chunk_id: int) -> tuple[int, int] | None:
+        """Where chunk ``chunk_id`` sits: (one-based document index, snippet index)."""
+        found = self._chunk_pos.get(chunk_id)
+        return None if found is None else (found[0] + 1, found[1])
 
     def document(self, document_index: int) -> SearchDocument | None:
         """The document numbered ``document_index`` (one-based), or None."""

@@ -107,8 +107,8 @@ class ToolCallPart(_M):
 
 class UsagePart(_M):
     kind: Literal["usage"] = "usage"
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
 
 
 ModelEvent = Annotated[TextDelta | ToolCallPart | UsagePart, Field(discriminator="kind")]

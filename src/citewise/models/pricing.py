@@ -201,7 +201,9 @@ def apply_cost(usage: Usage, step: StepUsage, *, table: PricingTable | None = No
     priced steps (an unpriced step adds nothing — see each step's ``cost``).
     """
     t = table or default_table()
-    step.cost = t.price(step.model, step.input_tokens, step.output_tokens)
-    if step.cost is not None:
-        usage.cost = round((usage.cost or 0.0) + step.cost, 10)
-        usage.currency = t.currency
+    cost = t.price(step.model, step.input_tokens, step.output_tokens)
+    if cost is not None:
+        step.cost = cost
+        usage.cost = round((usage.cost or 0.0) + cost, 10)
+        if usage.currency != t.currency:
+            usage.currency = t.currency
