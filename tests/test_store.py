@@ -197,6 +197,33 @@ def test_events_append_and_read(store: SQLiteStore) -> None:
     assert [e.seq for e in store.read_events("t1", "r1", after=1, limit=1)] == [2]
 
 
+def test_transaction_commits_all_or_nothing(store: SQLiteStore) -> None:
+    with store.transaction():
+        store.create_thread("t1", "th1")
+        store.save_run(_run("r1", "t1"))
+        store.append_events("t1", [EventRecord("r1", 1, "run_started", {"seq": 1})])
+        with store.transaction():  # nested: joins the outer one
+            store.add_turn("t1", TurnRecord("th1", "r1", "q", "a", T0))
+        # Inside the block the writes are not visible to other connections yet.
+        assert store.get_run("t1", "r1") is None
+    assert store.get_run("t1", "r1") is not None
+    assert [t.run_id for t in store.list_turns("t1", "th1")] == ["r1"]
+    assert len(store.read_events("t1", "r1")) == 1
+
+    def doomed() -> None:
+        with store.transaction():
+            store.save_run(_run("r2", "t1"))
+            store.append_events("t1", [EventRecord("r2", 1, "run_started", {"seq": 1})])
+            store.add_turn("t1", TurnRecord("no-such-thread", "r2", "q", "a", T0))
+
+    with pytest.raises(NotFound):
+        doomed()
+    assert store.get_run("t1", "r2") is None  # rolled back with the failing call
+    assert store.read_events("t1", "r2") == []
+    store.save_run(_run("r3", "t1"))  # the store is usable afterwards
+    assert store.get_run("t1", "r3") is not None
+
+
 def test_feedback_settings_and_api_keys(store: SQLiteStore) -> None:
     fid = store.add_feedback(FeedbackRecord(0, "t1", "r1", 1, 1, 0, "good", T0))
     fid2 = store.add_feedback(FeedbackRecord(0, "t1", "r2", -1, None, None, None, T0))

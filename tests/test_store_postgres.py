@@ -34,6 +34,7 @@ from test_store import (  # the shared contract, parametrized over both backends
     test_other_tenants_records_do_not_exist,  # noqa: F401
     test_runs_round_trip_and_upsert,  # noqa: F401
     test_threads_and_turns_round_trip,  # noqa: F401
+    test_transaction_commits_all_or_nothing,  # noqa: F401
     test_transition_run_is_atomic_across_threads,  # noqa: F401
 )
 
@@ -288,7 +289,7 @@ def test_wait_for_events_wakes_on_notify_without_polling(
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_notify_comes_from_the_table_not_the_method(pg_url: str) -> None:  # noqa: F811
-    """Writers that insert event rows themselves (server/sqlbatch.py) wake waiters too."""
+    """Writers that insert event rows themselves (not through append_events) wake waiters too."""
     from citewise.store.schema import events, utcnow
 
     a = PostgresStore(pg_url)

@@ -34,9 +34,10 @@ class RunRecorder:
                 raise UsageError(f"run {state.run_id} was already resumed",
                                  code="run_already_resumed")
             return
-        if store.get_thread(state.tenant, state.thread_id) is None:
+        # One transaction: the thread (created unless it exists) and the run's record.
+        with store.transaction():
             store.create_thread(state.tenant, state.thread_id, title=state.question[:80])
-        self._save(answer=None)
+            self._save(answer=None)
 
     def add(self, event: Event) -> None:
         if self.store is None:
@@ -58,15 +59,17 @@ class RunRecorder:
         store, state = self.store, self.state
         if store is None:
             return
-        self.flush()
         answer = getattr(terminal, "answer", None)
-        self._save(answer=answer.model_dump(mode="json") if answer is not None else None)
-        if terminal.kind == "run_finished" and answer is not None:
-            from citewise.store.base import TurnRecord
+        # One transaction: the last events, the outcome and the thread's turn land together.
+        with store.transaction():
+            self.flush()
+            self._save(answer=answer.model_dump(mode="json") if answer is not None else None)
+            if terminal.kind == "run_finished" and answer is not None:
+                from citewise.store.base import TurnRecord
 
-            store.add_turn(state.tenant, TurnRecord(
-                thread_id=state.thread_id, run_id=state.run_id, question=state.question,
-                answer=answer.text, created_at=datetime.now(UTC)))
+                store.add_turn(state.tenant, TurnRecord(
+                    thread_id=state.thread_id, run_id=state.run_id, question=state.question,
+                    answer=answer.text, created_at=datetime.now(UTC)))
 
     def _save(self, *, answer: dict[str, object] | None) -> None:
         from citewise.store.base import RunRecord

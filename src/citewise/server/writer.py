@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from citewise.errors import NotFound
+
 if TYPE_CHECKING:
     from citewise.store.base import EventRecord, Store
 
@@ -168,40 +170,33 @@ class LogWriter:
 
     def _write(self, writes: list[tuple[str, tuple[Any, ...], set[str]]],
                failed: set[str]) -> None:
-        """All writes in one transaction when the store allows it, else one by one."""
-        from citewise.server.sqlbatch import BATCHABLE, run_batch
-        from citewise.store._sql import SQLBase
-
+        """All writes of the tick in one transaction; if it fails, once more call by call,
+        so that a bad write fails alone (and only its runs are reported failed)."""
         stats = self.stats
-        i = 0
-        while i < len(writes):
-            if isinstance(self.store, SQLBase) and writes[i][0] in BATCHABLE:
-                j = i
-                while j < len(writes) and writes[j][0] in BATCHABLE:
-                    j += 1
-                chunk = writes[i:j]
-                try:
-                    run_batch(self.store, [(name, args) for name, args, _ in chunk])
-                    stats.transactions += 1
-                    stats.events += sum(len(a[1]) for n, a, _ in chunk if n == "append_events")
-                    i = j
-                    continue
-                except Exception:
-                    log.warning("batched write of %d operations failed; retrying one by one",
-                                len(chunk), exc_info=True)
-            else:
-                j = i + 1
-            for name, args, run_ids in writes[i:j]:
-                try:
+        try:
+            with self.store.transaction():
+                for name, args, _ in writes:
                     getattr(self.store, name)(*args)
-                    stats.transactions += 1
-                    if name == "append_events":
-                        stats.events += len(args[1])
-                except Exception:
-                    log.exception("log writer: %s failed", name)
-                    stats.failures += 1
-                    failed |= run_ids
-            i = j
+            stats.transactions += 1
+            stats.events += sum(len(a[1]) for n, a, _ in writes if n == "append_events")
+            return
+        except Exception:
+            log.warning("batched write of %d operations failed; retrying one by one",
+                        len(writes), exc_info=True)
+        for name, args, run_ids in writes:
+            try:
+                getattr(self.store, name)(*args)
+                stats.transactions += 1
+                if name == "append_events":
+                    stats.events += len(args[1])
+            except Exception as exc:
+                if name == "add_turn" and isinstance(exc, NotFound):
+                    # The thread was deleted while its run ran: no turn to keep, no failure.
+                    log.info("log writer: %s", exc.message)
+                    continue
+                log.exception("log writer: %s failed", name)
+                stats.failures += 1
+                failed |= run_ids
 
 
 def _deliver_all(results: list[tuple[Callable[[bool], None], bool]]) -> None:

@@ -6,7 +6,7 @@ A replica streaming a run that another replica executes would otherwise have to 
 * A statement-level trigger on ``events`` sends ``NOTIFY citewise_events`` with
   ``[tenant, run_id, max(seq)]`` for each run a statement inserted into. A trigger, not
   a call in ``append_events``, so every writer notifies — including code that inserts
-  rows itself inside a bigger transaction (``server/sqlbatch.py``). Notifications are
+  rows inside a bigger transaction (``Store.transaction``, the server's log writer). Notifications are
   sent at COMMIT, so a woken reader always finds the rows; a rolled-back append wakes
   nobody.
 * Each store keeps ONE listening connection (not per waiter) in a daemon thread, which

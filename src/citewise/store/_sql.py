@@ -7,8 +7,9 @@ dialect's ``INSERT … ON CONFLICT`` to use.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -38,5 +39,53 @@ class SQLBase:
         raise NotImplementedError
 
     def _write(self) -> AbstractContextManager[sa.Connection]:
-        """The single writer, inside one transaction that commits when the block exits."""
+        """The single writer, inside one transaction that commits when the block exits
+        (inside :meth:`transaction`, that transaction's connection: nothing commits yet)."""
+        joined = self._joined()
+        if joined is not None:
+            return _Joined(joined)
+        return self._begin()
+
+    def _begin(self) -> AbstractContextManager[sa.Connection]:
+        """A new write transaction on the single writer; implemented by each backend."""
         raise NotImplementedError
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """See :meth:`citewise.store.base.Store.transaction`."""
+        if self._joined() is not None:  # nested: the outer block commits
+            yield
+            return
+        local = self._local()
+        with self._begin() as conn:
+            local.conn = conn
+            try:
+                yield
+            finally:
+                local.conn = None
+
+    def _local(self) -> threading.local:
+        local: threading.local | None = self.__dict__.get("_tx_local")
+        if local is None:
+            local = self.__dict__.setdefault("_tx_local", threading.local())
+        return local
+
+    def _joined(self) -> sa.Connection | None:
+        conn: sa.Connection | None = getattr(self._local(), "conn", None)
+        return conn
+
+
+class _Joined(AbstractContextManager[sa.Connection]):
+    """The enclosing transaction's connection; commits nothing on exit (the outer block
+    does, and an exception propagates to it and rolls everything back)."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> sa.Connection:
+        return self._conn
+
+    def __exit__(self, *exc: object) -> None:
+        return None

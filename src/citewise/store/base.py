@@ -9,6 +9,7 @@ another tenant's id behaves exactly as if the id did not exist. Methods are sync
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -245,6 +246,14 @@ class Store(Protocol):
     def revoke_api_key(self, tenant: str, key_id: str) -> bool: ...
     def list_all_api_keys(self) -> list[ApiKeyRecord]:
         """Every tenant's keys (administration: ``citewise keys list``, server start-up)."""
+        ...
+
+    # -- transactions ----------------------------------------------------------------------
+    def transaction(self) -> AbstractContextManager[None]:
+        """The write calls this thread makes inside the block share ONE transaction: all of
+        them commit at its end, or none (an exception rolls every one back). For the run and
+        event-log writes (a run's start, its finish, a writer's tick); document ingestion
+        manages its own durability and is not to be called inside."""
         ...
 
     def close(self) -> None: ...

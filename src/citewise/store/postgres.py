@@ -147,7 +147,7 @@ class PostgresStore(DocumentsMixin, RunsMixin):
             yield conn  # autobegun; rolled back (nothing to undo) when returned
 
     @contextmanager
-    def _write(self) -> Iterator[sa.Connection]:
+    def _begin(self) -> Iterator[sa.Connection]:
         self._check_open()
         try:
             with self.engine.begin() as conn:

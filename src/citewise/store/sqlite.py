@@ -111,7 +111,7 @@ class SQLiteStore(DocumentsMixin, RunsMixin):
             yield conn
 
     @contextmanager
-    def _write(self) -> Iterator[sa.Connection]:
+    def _begin(self) -> Iterator[sa.Connection]:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the store is closed")
