@@ -23,8 +23,7 @@ class Emitter:
 
     def __call__(self, cls: type[E], /, **fields: Any) -> E:
         state = self._state
-        state.seq += 1
-        return cls(run_id=state.run_id, thread_id=state.thread_id, seq=state.seq, **fields)
+        return cls(run_id=state.run_id, thread_id=state.thread_id, seq=state.next_seq(), **fields)
 
     def warning(self, code: str, message: str, **details: Any) -> Warning:
         return self(Warning, code=code, message=message, details=details)

@@ -306,9 +306,10 @@ def _account(state: RunState, model: str, in_tok: int, out_tok: int) -> None:
                                "output_tokens": out_tok, "cost": None})
     usage.steps.append(step)
     apply_cost(usage, step)
-    usage.input_tokens += in_tok
-    usage.output_tokens += out_tok
-    usage.total_tokens += in_tok + out_tok
+    if in_tok or out_tok:
+        usage.input_tokens += in_tok
+        usage.output_tokens += out_tok
+        usage.total_tokens += in_tok + out_tok
 
 
 async def _execute(

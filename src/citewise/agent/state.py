@@ -76,3 +76,12 @@ class RunState(BaseModel):
         "resume with them is refused as `run_already_resumed`).")
     debug_requests: list[dict[str, Any]] = Field(default_factory=list)
     started_at: datetime = Field(default_factory=now)
+
+    def next_seq(self) -> int:
+        """The next event's ``seq`` (counted here, so a resumed run continues it)."""
+        # Straight into the field: this runs once per event, and pydantic's __setattr__
+        # (no validate_assignment here) would only do the same more slowly.
+        seq: int = self.__dict__["seq"] + 1
+        self.__dict__["seq"] = seq
+        self.__pydantic_fields_set__.add("seq")
+        return seq
