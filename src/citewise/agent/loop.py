@@ -67,7 +67,7 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
-from citewise.models.pricing import apply_cost
+from citewise.models.pricing import PricingTable, apply_cost, default_table
 
 __all__ = ["run_agent"]
 
@@ -109,6 +109,7 @@ async def run_agent(
         deps=deps, step=state.step, tenant=state.tenant,
     )
     started = time.perf_counter()
+    prices = default_table()  # one price list for the whole run (read once, not per step)
     try:
         for hook in hooks:
             for ev in hook.on_start(state, emit):
@@ -181,7 +182,7 @@ async def run_agent(
             if thought:
                 yield emit(Thought, message_id=thought_id, step=state.step, text="",
                            end_of_message=True)
-            _account(state, model.name, in_tok, out_tok)
+            _account(state, model.name, in_tok, out_tok, prices)
             duration = (time.perf_counter() - t0) * 1000
             if calls and not closing:
                 # Text beside tool calls is reasoning, whatever channel it came on.
@@ -300,12 +301,13 @@ def _trace(step: int, kind: Literal["thought", "tool"], *, thought: str | None =
         "output_tokens": output_tokens})
 
 
-def _account(state: RunState, model: str, in_tok: int, out_tok: int) -> None:
+def _account(state: RunState, model: str, in_tok: int, out_tok: int,
+             prices: PricingTable) -> None:
     usage = state.usage
     step = trusted(StepUsage, {"step": state.step, "model": model, "input_tokens": in_tok,
                                "output_tokens": out_tok, "cost": None})
     usage.steps.append(step)
-    apply_cost(usage, step)
+    apply_cost(usage, step, table=prices)
     if in_tok or out_tok:
         usage.input_tokens += in_tok
         usage.output_tokens += out_tok
