@@ -3,6 +3,8 @@
     python bench/retrieval.py                                  # 100k and 1M chunks
     python bench/retrieval.py --sizes 100000 --dense-max 100000
     python bench/retrieval.py --sizes 20000 --queries 200 --minilm-sample 0   # a quick look
+    python bench/retrieval.py --sizes 100000 --workdir W --keep     # keep W's data, then:
+    python bench/retrieval.py --sizes 100000 --workdir W --keep --reuse [--redo-dense]
 
 Per size, in a fresh worker process (so peak memory is per size): a seeded synthetic
 corpus (Zipf vocabulary, sentences of 6–24 words, files of ~20 chunks of 800 chars) is
@@ -82,11 +84,16 @@ def _zipf_weights(n: int, s: float = 1.07) -> list[float]:
     return [1.0 / (rank**s) for rank in range(1, n + 1)]
 
 
-def write_corpus(folder: Path, target_chunks: int, seed: int) -> tuple[int, list[str]]:
-    """Files totalling about ``target_chunks`` chunks; returns (bytes, vocabulary)."""
+def _corpus_vocabulary(seed: int) -> tuple[random.Random, list[str]]:
     rng = random.Random(seed)
     vocab = _vocabulary(rng)
     rng.shuffle(vocab)
+    return rng, vocab
+
+
+def write_corpus(folder: Path, target_chunks: int, seed: int) -> tuple[int, list[str]]:
+    """Files totalling about ``target_chunks`` chunks; returns (bytes, vocabulary)."""
+    rng, vocab = _corpus_vocabulary(seed)
     weights = _zipf_weights(len(vocab))
     cum = list(_accumulate(weights))
     n_files = max(1, target_chunks // CHUNKS_PER_FILE)
@@ -250,30 +257,73 @@ def fts_query(words: str) -> str:
 # -- one size (a worker process) ---------------------------------------------------------------
 
 
-def run_size(n: int, n_queries: int, seed: int, workdir: Path, dense: bool) -> dict[str, Any]:
+_INGEST_KEYS = ("chunks", "documents", "corpus_mb", "ingest_lexical_s",
+                "ingest_lexical_chunks_per_s", "reingest_unchanged_s", "fts5_build_s")
+_DENSE_INGEST_KEYS = ("ingest_dense_stage_s", "ingest_dense_stage_chunks_per_s",
+                      "ingest_lexical_plus_dense_chunks_per_s")
+
+
+def _reset_dense(data: Path) -> None:
+    """Forget every stored vector (``--redo-dense``): the next open embeds and indexes anew."""
+    from citewise.knowledge.base import DB_NAME, VECTORS_DIR
+
+    con = sqlite3.connect(data / DB_NAME)
+    for table in ("vec_chunks", "vec_cache", "vec_log"):
+        con.execute(f"DELETE FROM {table}")
+    con.commit()
+    con.close()
+    shutil.rmtree(data / VECTORS_DIR, ignore_errors=True)
+
+
+def run_size(
+    n: int, n_queries: int, seed: int, workdir: Path, dense: bool, *,
+    reuse: bool = False, redo_dense: bool = False,
+) -> dict[str, Any]:
     from citewise.knowledge.base import DB_NAME, KnowledgeBase
 
     corpus = workdir / f"corpus-{n}"
     data = workdir / f"data-{n}"
+    previous = workdir / f"result-{n}.json"
     out: dict[str, Any] = {"target_chunks": n}
-    t = time.perf_counter()
-    nbytes, vocab = write_corpus(corpus, n, seed)
-    _log(n, f"corpus {nbytes / 1e6:.1f} MB in {time.perf_counter() - t:.0f}s")
+    # --reuse: the corpus and knowledge base a --keep run left (searches are measured
+    # again; ingest numbers are carried over from that run's result).
+    reused: dict[str, Any] | None = None
+    if reuse and previous.exists() and (data / DB_NAME).exists():
+        reused = json.loads(previous.read_text())
+        vocab = _corpus_vocabulary(seed)[1]
+        _log(n, f"reusing {data}")
+    else:
+        t = time.perf_counter()
+        nbytes, vocab = write_corpus(corpus, n, seed)
+        _log(n, f"corpus {nbytes / 1e6:.1f} MB in {time.perf_counter() - t:.0f}s")
     queries = _queries(vocab, n_queries + 50, seed)
     warm, measured = queries[:50], queries[50:]
 
     # 1. lexical ingest (the real pipeline, dense retrieval off)
     with KnowledgeBase.open(data, chunk_size=CHUNK_SIZE, chunk_overlap=120, dense=False) as kb:
-        t = time.perf_counter()
-        report = kb.ingest([corpus])
-        ingest_s = time.perf_counter() - t
-        assert not report.failed, report.failed[:3]
-        chunks = kb.store.count_chunks()
-        t = time.perf_counter()
-        again = kb.ingest([corpus])
-        reingest_s = time.perf_counter() - t
-        assert len(again.unchanged) == len(report.added)
-        _log(n, f"lexical ingest {chunks} chunks in {ingest_s:.0f}s")
+        if reused is None:
+            t = time.perf_counter()
+            report = kb.ingest([corpus])
+            ingest_s = time.perf_counter() - t
+            assert not report.failed, report.failed[:3]
+            chunks = kb.store.count_chunks()
+            t = time.perf_counter()
+            again = kb.ingest([corpus])
+            reingest_s = time.perf_counter() - t
+            assert len(again.unchanged) == len(report.added)
+            _log(n, f"lexical ingest {chunks} chunks in {ingest_s:.0f}s")
+            out.update({
+                "documents": len(report.added),
+                "corpus_mb": round(nbytes / 1e6, 2),
+                "ingest_lexical_s": round(ingest_s, 2),
+                "ingest_lexical_chunks_per_s": round(chunks / ingest_s, 1),
+                "reingest_unchanged_s": round(reingest_s, 2),
+            })
+        else:
+            chunks = kb.store.count_chunks()
+            ingest_s = float(reused["ingest_lexical_s"])
+            out.update({key: reused[key] for key in _INGEST_KEYS if key in reused})
+            out["reused_ingest"] = True
         for q in warm:
             kb.search(q, k=K)
         index_runs = _timed(measured, lambda q: kb.index.search(q, K, tenant=kb.tenant))
@@ -281,13 +331,8 @@ def run_size(n: int, n_queries: int, seed: int, workdir: Path, dense: bool) -> d
         hits = statistics.fmean(len(kb.search(q, k=K)) for q in measured[:200])
     out.update({
         "chunks": chunks,
-        "documents": len(report.added),
-        "corpus_mb": round(nbytes / 1e6, 2),
         "queries": len(measured),
         "rounds": ROUNDS,
-        "ingest_lexical_s": round(ingest_s, 2),
-        "ingest_lexical_chunks_per_s": round(chunks / ingest_s, 1),
-        "reingest_unchanged_s": round(reingest_s, 2),
         "mean_lexical_hits": round(hits, 2),
         "lexical_index": _latency(index_runs),
         "lexical_kb_search": _latency(kb_runs),
@@ -297,7 +342,9 @@ def run_size(n: int, n_queries: int, seed: int, workdir: Path, dense: bool) -> d
 
     # 2. SQLite FTS5 on the same chunks
     fts_db = workdir / f"fts-{n}.db"
-    out["fts5_build_s"] = round(build_fts(data / DB_NAME, fts_db), 2)
+    if reused is None or not fts_db.exists():
+        fts_db.unlink(missing_ok=True)
+        out["fts5_build_s"] = round(build_fts(data / DB_NAME, fts_db), 2)
     con = sqlite3.connect(fts_db)
     sql = "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT 10"
     for q in warm[:10]:
@@ -310,12 +357,16 @@ def run_size(n: int, n_queries: int, seed: int, workdir: Path, dense: bool) -> d
     # 3. dense and hybrid, synthetic vectors
     if dense:
         embedder = SyntheticEmbedder(seed)
+        if redo_dense:
+            _reset_dense(data)
         t = time.perf_counter()
         kb = KnowledgeBase.open(data, chunk_size=CHUNK_SIZE, chunk_overlap=120, embedder=embedder)
         dense_s = time.perf_counter() - t
+        dense_measured = reused is None or redo_dense or "ingest_dense_stage_s" not in reused
         try:
             assert kb.dense is not None and len(kb.dense) == chunks
-            _log(n, f"dense stage {chunks} vectors in {dense_s:.0f}s ({kb.dense.index.kind})")
+            _log(n, f"dense stage {chunks} vectors in {dense_s:.0f}s ({kb.dense.index.kind})"
+                 + ("" if dense_measured else " (vectors reused)"))
             embedder.precompute(queries)  # timing below excludes the query embedding
             vecs = {q: embedder.memo[q] for q in queries}
             for q in warm:
@@ -333,15 +384,22 @@ def run_size(n: int, n_queries: int, seed: int, workdir: Path, dense: bool) -> d
             "vector_index": {"kind": "hnsw" if chunks >= 20_000 else "exact", "m": params.m,
                              "ef_construction": params.ef_construction,
                              "ef_search": params.ef_search},
-            "ingest_dense_stage_s": round(dense_s, 2),
-            "ingest_dense_stage_chunks_per_s": round(chunks / dense_s, 1),
-            "ingest_lexical_plus_dense_chunks_per_s": round(chunks / (ingest_s + dense_s), 1),
             "dense_index": _latency(dense_index),
             "dense_kb_search": _latency(dense_kb),
             "hybrid_kb_search": _latency(hybrid_kb),
             "hybrid_kb_search_no_evidence": _latency(hybrid_no_ev),
             "dense_recall_at_10": recall,
         })
+        if dense_measured:
+            out.update({
+                "ingest_dense_stage_s": round(dense_s, 2),
+                "ingest_dense_stage_chunks_per_s": round(chunks / dense_s, 1),
+                "ingest_lexical_plus_dense_chunks_per_s": round(chunks / (ingest_s + dense_s), 1),
+            })
+        else:
+            assert reused is not None
+            out.update({key: reused[key] for key in _DENSE_INGEST_KEYS if key in reused})
+            out["reopen_with_vectors_s"] = round(dense_s, 2)
         _log(n, f"hybrid p99 {out['hybrid_kb_search']['raw']['p99_ms']} ms, recall {recall}")
     out["peak_rss_mb"] = _rss_mb()
     return out
@@ -429,7 +487,8 @@ def _worker(args: argparse.Namespace) -> None:
         result = run_minilm(args.minilm_sample, args.seed, workdir)
     else:
         n = int(args.worker)
-        result = run_size(n, args.queries, args.seed, workdir, dense=n <= args.dense_max)
+        result = run_size(n, args.queries, args.seed, workdir, dense=n <= args.dense_max,
+                          reuse=args.reuse, redo_dense=args.redo_dense)
     Path(args.out).write_text(json.dumps(result))
 
 
@@ -438,6 +497,7 @@ def _spawn(kind: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]
     cmd = [sys.executable, __file__, "--worker", kind, "--out", str(out), "--workdir", str(workdir),
            "--queries", str(args.queries), "--seed", str(args.seed),
            "--dense-max", str(args.dense_max), "--minilm-sample", str(args.minilm_sample)]
+    cmd += ["--reuse"] * args.reuse + ["--redo-dense"] * args.redo_dense
     proc = subprocess.run(cmd, check=False)
     if proc.returncode != 0 or not out.exists():
         print(f"worker {kind} failed ({proc.returncode})", file=sys.stderr)
@@ -458,16 +518,25 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=None, help="default: a temporary folder")
     ap.add_argument("--keep", action="store_true", help="keep the corpus and data folders")
     ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
+    ap.add_argument("--results", type=Path, default=RESULTS,
+                    help="where the results JSON goes (default: bench/results/retrieval.json)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse the corpus and knowledge base a --keep run left in --workdir "
+                         "(searches are measured again, ingest numbers carried over)")
+    ap.add_argument("--redo-dense", action="store_true",
+                    help="with --reuse: drop the stored vectors first, so the dense stage "
+                         "(embedding + index build) is measured again")
     ap.add_argument("--readme-only", action="store_true",
                     help="rewrite the README section from bench/results/retrieval.json")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    args.keep = args.keep or args.reuse  # what is reused is kept for the next run
     if args.worker:
         _worker(args)
         return
     if args.readme_only:
-        write_readme(json.loads(RESULTS.read_text()))
+        write_readme(json.loads(args.results.read_text()))
         return
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="citewise-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -499,8 +568,8 @@ def main() -> None:
             shutil.rmtree(workdir, ignore_errors=True)
     meta["load_avg_end"] = _load()
     doc = {"meta": meta, "minilm_sample": minilm, "results": results, "verdict": verdict(results)}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(doc, indent=2) + "\n")
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text(json.dumps(doc, indent=2) + "\n")
     if not args.no_readme:
         write_readme(doc)
     print(_tables(doc))
@@ -599,13 +668,15 @@ def write_readme(doc: dict[str, Any]) -> None:
         "CPU-scheduling stalls, which dominate the raw p99 on this shared machine. "
         "*tantivy* / *vector index* = the index alone; *`kb.search`* = what the agent "
         "calls (index, hits read from SQLite, and for hybrid: BM25 top 50 + vector top 50 "
-        "fused by RRF, plus evidence windows). SQLite FTS5 (porter, bm25 order, top 10, "
+        "fused by the default fusion of `citewise.knowledge.hybrid`, plus evidence "
+        "windows). SQLite FTS5 (porter, bm25 order, top 10, "
         f"{FTS_QUERIES} queries, one round) is built over the same chunks in the same run. "
         "**Dense vectors are synthetic** (a seeded 384-d mixture, see the script): "
         "embedding this many chunks with MiniLM takes hours here; dense and hybrid times "
         "exclude the query embedding (measured below). *dense stage* = reopening the "
         "knowledge base with dense retrieval on: every chunk's vector stored in SQLite and "
-        "the HNSW index built (M 32, ef_construction 200, ef_search 128). "
+        f"the HNSW index built ({_hnsw_params(doc)}; one index shard per tenant, so a "
+        "search reads from SQLite only the hits it returns). "
         f"Machine: {meta['machine']}, shared (load average {meta['load_avg_start']} at the "
         f"start, {meta['load_avg_end']} at the end; the benchmark ran at nice "
         f"{meta.get('nice', 0)}), Python {meta['python']}; run "
@@ -623,6 +694,14 @@ def write_readme(doc: dict[str, Any]) -> None:
         end = text.find("\n## ", start + 1)
         text = text[:start] + section + ("" if end < 0 else text[end:])
     README.write_text(text)
+
+
+def _hnsw_params(doc: dict[str, Any]) -> str:
+    for r in doc["results"]:
+        v = r.get("vector_index")
+        if v:
+            return f"M {v['m']}, ef_construction {v['ef_construction']}, ef_search {v['ef_search']}"
+    return "the shipped parameters"
 
 
 def _not_run(doc: dict[str, Any]) -> str:

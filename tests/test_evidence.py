@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.answer import Snippet, SnippetSource
-from citewise.knowledge.evidence import best_window, with_evidence
+from citewise.answer import Snippet, SnippetEvidence, SnippetSource
+from citewise.knowledge.evidence import _ascii_sentence_spans, best_window, prepare, with_evidence
+from citewise.text import content_terms, sentence_spans
 
 SNIPPET = (
     "Our store opened in 1998 in Lyon. "
@@ -85,3 +88,96 @@ def test_window_is_always_verbatim(snippet: str, query: str) -> None:
         assert snippet[ev.start_char : ev.start_char + len(ev.text)] == ev.text
         assert ev.text == ev.text.strip() and ev.text
         assert 0.0 < ev.score <= 1.0
+
+
+# -- the fast path gives exactly the windows of the straightforward algorithm ------------------
+
+
+def _reference(query: str, snippet: str, max_sentences: int = 2) -> SnippetEvidence | None:
+    """The plain algorithm (every sentence tokenised), as it was before the fast path."""
+    spans = sentence_spans(snippet)
+    if not spans:
+        return None
+    q_seq = content_terms(query)
+    q_terms = set(q_seq)
+    sent_seq = [content_terms(snippet[a:b]) for a, b in spans]
+    sent_terms = [set(s) for s in sent_seq]
+    if not any(st & q_terms for st in sent_terms):
+        return None
+    n = len(spans)
+    weight = {t: math.log(1.0 + n / max(1, sum(t in s for s in sent_terms))) for t in q_terms}
+    total = sum(weight.values())
+    pairs = {(a, b) for a, b in pairwise(q_seq) if a != b}
+
+    def bonus(seq: list[str]) -> float:
+        return 0.1 * len(pairs & set(pairwise(seq))) / len(pairs) if pairs else 0.0
+
+    phrase_of = [bonus(sent_seq[k]) if len(sent_terms[k] & q_terms) > 1 else 0.0 for k in range(n)]
+    best: tuple[float, int, int] | None = None
+    for i in range(n):
+        covered: set[str] = set()
+        phrase = -math.inf
+        for j in range(i, min(n, i + max_sentences)):
+            if j > i and spans[j][1] - spans[i][0] > 500:
+                break
+            covered |= sent_terms[j] & q_terms
+            lexical = sum(weight[t] for t in covered) / total if total else 0.0
+            phrase = max(phrase, phrase_of[j])
+            score = lexical + phrase - 0.08 * (j - i)
+            if best is None or score > best[0] + 1e-12:
+                best = (score, i, j)
+    if best is None or best[0] <= 0.0:
+        return None
+    score, i, j = best
+    start, end = spans[i][0], spans[j][1]
+    return SnippetEvidence(
+        text=snippet[start:end], start_char=start, score=round(min(1.0, score / 1.1), 6)
+    )
+
+
+_WORDS = ["refund", "refunds", "refunded", "card", "cards", "the", "a", "store", "storing",
+          "days", "day", "Paid", "PAYING", "ship", "shipping", "Straße", "über", "ΟΔΟΣ"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_WORDS), st.sampled_from([". ", "! ", "\n\n", ", ", " "])),
+        max_size=60,
+    ),
+    st.lists(st.sampled_from(_WORDS), max_size=5),
+    st.integers(min_value=1, max_value=3),
+)
+def test_fast_path_matches_the_reference(parts: list[str], words: list[str], max_s: int) -> None:
+    snippet = " ".join(parts)
+    query = " ".join(words)
+    want = _reference(query, snippet, max_sentences=max_s)
+    assert best_window(query, snippet, max_sentences=max_s) == want
+    # a query prepared once gives the same window as the string
+    assert best_window(prepare(query), snippet, max_sentences=max_s) == want
+
+
+def test_prepared_query_is_reused_for_many_snippets() -> None:
+    q = prepare("refunds paid within weeks")
+    assert q.terms == frozenset({"refund", "paid", "within", "week"})
+    ev = best_window(q, SNIPPET)
+    assert ev is not None and ev.text.startswith("Refunds are paid")
+    assert best_window(q, "Nothing about money here.") is None
+    assert best_window(prepare("the of and"), SNIPPET) is None  # stopwords only
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(".!?\n \t\r\"')]ab\x1c\x0b")), max_size=60))
+def test_ascii_sentence_split_equals_sentence_spans(text: str) -> None:
+    assert _ascii_sentence_spans(text) == sentence_spans(text)
+
+
+def test_ascii_sentence_split_on_prose() -> None:
+    text = (
+        'He said "stop." Then left!  Did he?\n\nYes (really.) No\nbreak here. '
+        "End.\n \n\t\nLast one... and more?! Done"
+    )
+    got = [text[a:b] for a, b in _ascii_sentence_spans(text)]
+    assert got == [text[a:b] for a, b in sentence_spans(text)]
+    assert got == ['He said "stop.', "Then left!", "Did he?", "Yes (really.", "No\nbreak here.",
+                   "End.", "Last one...", "and more?!", "Done"]

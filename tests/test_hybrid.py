@@ -1,7 +1,8 @@
-"""Reciprocal rank fusion and the reranker seam."""
+"""Fusion (RRF, relative score, distribution-based, z-score) and the reranker seam."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -9,7 +10,18 @@ import pytest
 
 from citewise.errors import ConfigError
 from citewise.knowledge.embed import default_tokenizer_path
-from citewise.knowledge.hybrid import RRF_K, CrossEncoderReranker, Fused, Reranker, rerank, rrf
+from citewise.knowledge.hybrid import (
+    DEFAULT_FUSION,
+    FUSION_METHODS,
+    RRF_K,
+    CrossEncoderReranker,
+    Fused,
+    Reranker,
+    check_fusion,
+    fuse,
+    rerank,
+    rrf,
+)
 
 
 def test_rrf_formula_and_agreement_wins() -> None:
@@ -47,6 +59,91 @@ def test_rrf_limit_duplicates_and_empty_inputs() -> None:
         rrf([], [], k=0)
     with pytest.raises(ConfigError):
         rrf([], [], dense_weight=-1)
+
+
+def test_rsf_is_a_weighted_mean_of_min_max_normalised_scores() -> None:
+    lexical = [(1, 10.0), (2, 5.0), (3, 0.0)]
+    dense = [(3, 0.9), (1, 0.5)]
+    by_id = {f.chunk_id: f for f in fuse(lexical, dense, method="rsf")}
+    # lexical 1 -> 1, 2 -> 0.5, 3 -> 0; dense 3 -> 1, 1 -> 0; missing -> 0
+    assert by_id[1].score == pytest.approx(0.5)
+    assert by_id[2].score == pytest.approx(0.25)
+    assert by_id[3].score == pytest.approx(0.5)
+    assert [f.chunk_id for f in fuse(lexical, dense, method="rsf")] == [1, 3, 2]  # tie: lexical first
+    heavy = fuse(lexical, dense, method="rsf", dense_weight=3.0)
+    assert [f.chunk_id for f in heavy] == [3, 1, 2]
+    assert heavy[0].score == pytest.approx(0.75) and heavy[1].score == pytest.approx(0.25)
+    assert all(0.0 <= f.score <= 1.0 for f in heavy)
+
+
+def test_score_fusion_uses_margins_rank_fusion_cannot_see() -> None:
+    # BM25 barely prefers 1 over 2; the dense side clearly prefers 2. RRF sees two mirrored
+    # rank pairs (a tie, so lexical order wins); the score-based methods see the margins.
+    lexical = [(1, 10.0), (2, 9.9), (3, 1.0), (4, 0.9)]
+    dense = [(2, 0.9), (1, 0.31), (3, 0.3), (4, 0.29)]
+    ranked = {m: [f.chunk_id for f in fuse(lexical, dense, method=m)] for m in FUSION_METHODS}
+    assert ranked["rrf"][:2] == [1, 2]
+    for method in ("rsf", "dbsf", "zscore"):
+        assert ranked[method][:2] == [2, 1], method
+
+
+def test_dbsf_maps_mean_plus_minus_three_sd_to_0_1_and_clips() -> None:
+    lexical = [(1, 4.0), (2, 2.0)]  # mean 3, sd 1 -> 0..1 spans 0..6
+    dense = [(1, 0.8), (2, 0.8), (3, 0.8)]  # no spread: every candidate 1
+    by_id = {f.chunk_id: f for f in fuse(lexical, dense, method="dbsf")}
+    assert by_id[1].score == pytest.approx((4 / 6 + 1.0) / 2)
+    assert by_id[2].score == pytest.approx((2 / 6 + 1.0) / 2)
+    assert by_id[3].score == pytest.approx((0.0 + 1.0) / 2)
+    outlier = [(1, 1000.0), *((i, 1.0) for i in range(2, 40))]
+    top = fuse(outlier, [], method="dbsf")[0]
+    assert top.chunk_id == 1 and top.score == pytest.approx(0.5)  # clipped at 1, weight 1 of 2
+
+
+def test_zscore_gives_the_missing_the_lowest_z_seen() -> None:
+    lexical = [(1, 3.0), (2, 1.0)]  # mean 2, sd 1: z = +1, -1
+    dense = [(3, 0.9), (1, 0.5), (4, 0.1)]  # mean 0.5, sd ~0.327
+    sd = math.sqrt(((0.4**2) * 2) / 3)
+    by_id = {f.chunk_id: f for f in fuse(lexical, dense, method="zscore")}
+    assert by_id[1].score == pytest.approx((1.0 + 0.0) / 2)
+    assert by_id[2].score == pytest.approx((-1.0 + (0.1 - 0.5) / sd) / 2)  # not in dense: lowest z
+    assert by_id[3].score == pytest.approx((-1.0 + 0.4 / sd) / 2)  # not in lexical: lowest z
+    # 2 and 4 tie (each one z of -1 and one lowest z): first seen (lexical) wins
+    assert [f.chunk_id for f in fuse(lexical, dense, method="zscore")] == [1, 3, 2, 4]
+
+
+def test_every_method_keeps_provenance_and_handles_edge_cases() -> None:
+    lexical = [(1, 12.0), (1, 11.0), (2, 9.0), (4, 1.0)]
+    dense = [(2, 0.9), (3, 0.8), (5, 0.1)]
+    for method in FUSION_METHODS:
+        fused = fuse(lexical, dense, method=method)
+        by_id = {f.chunk_id: f for f in fused}
+        assert set(by_id) == {1, 2, 3, 4, 5} and len(fused) == 5, method  # a duplicate counts once
+        assert by_id[1].lexical_rank == 1 and by_id[1].lexical_score == 12.0
+        assert by_id[2].lexical_rank == 3 and by_id[2].dense_rank == 1 and by_id[2].dense_score == 0.9
+        assert by_id[3].lexical_rank is None and by_id[3].dense_rank == 2
+        assert fused[0].chunk_id == 2, method  # both retrievers like it
+        assert fuse([], [], method=method) == []
+        single = fuse([(7, 3.0)], [], method=method)
+        assert [f.chunk_id for f in single] == [7] and single[0].score > 0
+        assert len(fuse([(i, float(-i)) for i in range(100)], [], method=method, limit=10)) == 10
+        zero = fuse([(1, 1.0)], [(2, 1.0)], method=method, lexical_weight=0.0, dense_weight=0.0)
+        assert [f.chunk_id for f in zero] == [1, 2] and {f.score for f in zero} == {0.0}
+    assert DEFAULT_FUSION in FUSION_METHODS
+
+
+def test_bad_fusion_settings_are_config_errors() -> None:
+    assert check_fusion("rsf") == "rsf"
+    for kwargs in (
+        {"method": "borda"},
+        {"method": "rrf", "k": 0},
+        {"method": "rrf", "k": True},
+        {"method": "rsf", "dense_weight": -0.5},
+        {"method": "zscore", "lexical_weight": math.nan},
+        {"method": "dbsf", "dense_weight": math.inf},
+    ):
+        with pytest.raises(ConfigError) as err:
+            fuse([(1, 1.0)], [(1, 0.5)], **kwargs)
+        assert err.value.code == "invalid_fusion", kwargs
 
 
 class KeywordScorer:

@@ -15,7 +15,7 @@ import pytest
 
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
 from citewise.knowledge.embed import Embedder, MiniLMEmbedder
-from citewise.knowledge.retrieval import DenseIndex, Retriever
+from citewise.knowledge.retrieval import DenseIndex, Mode, Retriever
 from citewise.store.base import IndexOp
 
 DOCS = {
@@ -306,3 +306,92 @@ def test_answer_carries_query_analysis_counts_and_evidence(wired: KnowledgeBase)
             assert s.text[s.evidence.start_char :].startswith(s.evidence.text)
     cited = answer.search_documents[answer.citations[0].document_index - 1]
     assert cited.source.endswith("refunds.txt")
+
+
+# -- tenant shards and what a search reads from SQLite ---------------------------------------
+
+
+def _with_acme(kb: KnowledgeBase, tmp_path: Path) -> set[int]:
+    extra = tmp_path / "acme"
+    extra.mkdir()
+    (extra / "acme-refunds.txt").write_text("Acme refunds money within two days.")
+    (extra / "acme-garden.txt").write_text("Acme garden tomatoes need sun and water.")
+    kb.for_tenant("acme").ingest([extra], collection="acme")
+    return kb.store.list_chunk_ids("acme")
+
+
+def test_every_vector_is_in_its_tenants_shard_after_sync_reopen_and_rebuild(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    acme = _with_acme(kb, tmp_path)
+    default = kb.store.list_chunk_ids("default")
+    assert acme and default
+    dense = _dense(tmp_path, CountingEmbedder())
+    dense.reconcile(kb.store)
+
+    def check(d: DenseIndex) -> None:
+        assert {c for c in default if d.index.tenant_of(c) == "default"} == default
+        assert {c for c in acme if d.index.tenant_of(c) == "acme"} == acme
+        assert d.count("acme") == len(acme) and d.count() == len(acme) + len(default)
+        vec = d.embed_query("refunds money tomatoes garden")
+        assert {c for c, _ in d.search(vec, 100, tenant="acme")} == acme
+        assert {c for c, _ in d.search(vec, 100, tenant="default")} == default
+
+    check(dense)
+    dense.close()
+    reopened = _dense(tmp_path, CountingEmbedder())  # from the saved shard files
+    check(reopened)
+    reopened.close()
+    for f in (tmp_path / "kb" / "index" / "vectors").iterdir():
+        f.unlink()
+    rebuilt = _dense(tmp_path, CountingEmbedder())  # from SQLite alone
+    check(rebuilt)
+    rebuilt.close()
+
+
+class _CountingStore:
+    """The store, counting the chunk ids a search reads from it."""
+
+    def __init__(self, store: object) -> None:
+        self._store = store
+        self.read: list[int] = []
+
+    def get_chunk_contexts(self, tenant: str, chunk_ids: Sequence[int]) -> object:
+        self.read.extend(chunk_ids)
+        return self._store.get_chunk_contexts(tenant, chunk_ids)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+
+def test_without_filters_only_the_final_hits_are_read_from_sqlite(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    acme = _with_acme(kb, tmp_path)
+    dense = _dense(tmp_path, CountingEmbedder())
+    dense.reconcile(kb.store)
+    counting = _CountingStore(kb.store)
+    retriever = Retriever(counting, kb.index, dense, candidates=50)  # type: ignore[arg-type]
+    modes: tuple[Mode, ...] = ("hybrid", "dense", "lexical")
+    for mode in modes:
+        counting.read.clear()
+        result = retriever.retrieve("refunds money garden tomatoes", k=2, mode=mode)
+        assert len(result.hits) == 2 and not acme & {h.chunk_id for h in result.hits}
+        assert len(counting.read) == 2, mode  # the two hits, not the ~50 candidates
+        assert all(h.evidence is None or h.text[h.evidence.start_char:].startswith(h.evidence.text)
+                   for h in result.hits)
+    # filters are checked against SQLite: then candidates are read, and still obeyed
+    counting.read.clear()
+    only = retriever.retrieve("money", k=5, filters={"source": "*shipping.txt"}, mode="dense")
+    assert [h.source.endswith("shipping.txt") for h in only.hits] == [True]
+    assert len(counting.read) > 1
+    # a chunk deleted from SQLite but still in the vector index is skipped, never returned
+    doc = kb.find_document(tmp_path / "docs" / "garden.txt")
+    assert doc is not None
+    garden = {c.id for c in kb.store.get_document_chunks("default", doc.id)}
+    kb.store.delete_document("default", doc.id)  # SQLite only: the indexes lag behind
+    assert garden <= set(dense.index.ids())
+    for mode in ("hybrid", "dense"):
+        hits = retriever.retrieve("tomatoes garden roses", k=10, mode=mode).hits
+        assert hits and not garden & {h.chunk_id for h in hits}
+    dense.close()

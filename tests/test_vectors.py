@@ -10,15 +10,17 @@ import numpy as np
 import pytest
 
 from citewise.errors import InvalidInput
+from citewise.knowledge.vector_replay import checkpoint, open_index
 from citewise.knowledge.vector_store import VectorStore
-from citewise.knowledge.vectors import HNSWParams, VectorIndex, checkpoint, open_index
+from citewise.knowledge.vectors import HNSWParams, VectorIndex
 
 DIM = 384
 BASE = 2**52  # chunk ids are 53-bit hashes: make sure big ids survive every path
 
 
 def unit(a: np.ndarray) -> np.ndarray:
-    return (a / np.linalg.norm(a, axis=1, keepdims=True)).astype(np.float32)
+    out: np.ndarray = (a / np.linalg.norm(a, axis=1, keepdims=True)).astype(np.float32)
+    return out
 
 
 def clustered(n: int, seed: int = 0, clusters: int = 300, noise: float = 1.2) -> np.ndarray:
@@ -50,7 +52,7 @@ def test_exact_search_equals_brute_force_and_scores_are_cosines() -> None:
     q = x[17]
     got = index.search(q, 10)
     assert [c for c, _ in got] == brute(x, ids, q, 10)
-    assert got[0] == (ids[17], pytest.approx(1.0, abs=1e-5))
+    assert got[0][0] == ids[17] and got[0][1] == pytest.approx(1.0, abs=1e-5)
     assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
 
 
@@ -150,11 +152,11 @@ def test_hnsw_delete_leaves_no_trace_in_results_or_saved_file(tmp_path: Path) ->
 def test_hnsw_reuses_deleted_slots_and_filters() -> None:
     index, x, ids = _small_hnsw()
     index.remove(ids[:50])
-    before = index._hnsw.get_current_count()
+    before = index.shards[None].hnsw.get_current_count()
     fresh = clustered(50, seed=99)
     new_ids = ids_of(50, start=10_000)
     index.add(new_ids, fresh)
-    assert index._hnsw.get_current_count() == before  # slots of deleted elements reused
+    assert index.shards[None].hnsw.get_current_count() == before  # slots of deleted elements reused
     assert index.search(fresh[3], 1)[0][0] == new_ids[3]
     allowed = set(ids[100:105])
     assert {c for c, _ in index.search(x[0], 10, allow=allowed)} == allowed
@@ -246,3 +248,76 @@ def test_vector_store_cache_and_delete_leave_no_rows(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(InvalidInput):
         VectorStore(db).put("m", [1], [], x[:1])
+
+
+# -- tenant shards ----------------------------------------------------------------------------
+
+
+def _two_tenants(threshold: int = 10**9) -> tuple[VectorIndex, np.ndarray, list[int]]:
+    x = clustered(120, seed=11)
+    ids = ids_of(120)
+    index = VectorIndex(DIM, hnsw_threshold=threshold, params=HNSWParams(m=16, ef_construction=100))
+    index.add(ids, x, ["acme" if i % 3 == 0 else "default" for i in range(120)])
+    return index, x, ids
+
+
+@pytest.mark.parametrize("threshold", [10**9, 20])
+def test_a_tenant_search_sees_only_that_tenants_vectors(threshold: int) -> None:
+    index, x, ids = _two_tenants(threshold)
+    acme = {ids[i] for i in range(0, 120, 3)}
+    assert index.shards["acme"].kind == ("exact" if threshold > 100 else "hnsw")
+    # the query is an acme vector's neighbour, but default's search never sees acme's
+    got = index.search(x[0], 200, tenant="default")
+    assert len(got) == 80 and not acme & {c for c, _ in got}
+    assert index.search(x[0], 1, tenant="acme")[0][0] == ids[0]
+    assert {c for c, _ in index.search(x[0], 200, tenant="acme")} == acme
+    assert index.search(x[0], 5, tenant="nobody") == []
+    # every tenant (tenant=None): merged best first
+    merged = index.search(x[1], 10)
+    assert merged[0][0] == ids[1] and [s for _, s in merged] == sorted((s for _, s in merged), reverse=True)
+    assert index.tenant_of(ids[0]) == "acme" and index.tenant_of(ids[1]) == "default"
+
+
+def test_a_chunk_that_changes_tenant_leaves_its_old_shard_and_empty_shards_go() -> None:
+    index, x, ids = _two_tenants()
+    index.add([ids[1]], x[1:2], ["acme"])
+    assert index.tenant_of(ids[1]) == "acme" and len(index) == 120
+    assert ids[1] not in {c for c, _ in index.search(x[1], 200, tenant="default")}
+    assert index.search(x[1], 1, tenant="acme")[0][0] == ids[1]
+    acme = [c for c in index.ids() if index.tenant_of(c) == "acme"]
+    assert index.remove(acme) == len(acme)
+    assert "acme" not in index.shards and index.search(x[0], 5, tenant="acme") == []
+
+
+@pytest.mark.parametrize("threshold", [10**9, 20])
+def test_saved_shards_round_trip_and_unchanged_ones_keep_their_files(
+    tmp_path: Path, threshold: int
+) -> None:
+    index, x, ids = _two_tenants(threshold)
+    index.save(tmp_path, "v", seq=1, model="m")
+    first = {p.name for p in tmp_path.iterdir()}
+    loaded = VectorIndex.load(tmp_path, "v", model="m", dim=DIM, hnsw_threshold=threshold)
+    assert loaded is not None
+    again, seq = loaded
+    assert seq == 1 and set(again.ids()) == set(ids)
+    assert all(again.tenant_of(c) == index.tenant_of(c) for c in ids)
+    assert again.search(x[0], 1, tenant="acme")[0][0] == ids[0]
+    assert ids[0] not in {c for c, _ in again.search(x[0], 200, tenant="default")}
+    # only acme changes: default's files are kept as they are, acme's are rewritten
+    again.remove([ids[0]])
+    again.save(tmp_path, "v", seq=2, model="m")
+    second = {p.name for p in tmp_path.iterdir()}
+    kept = first & second
+    assert kept - {"v.json"} and all(".1." in f for f in kept - {"v.json"})
+    assert any(".2." in f for f in second) and not any(".1." in f for f in second - kept)
+    third = VectorIndex.load(tmp_path, "v", model="m", dim=DIM, hnsw_threshold=threshold)
+    assert third is not None and set(third[0].ids()) == set(ids[1:])
+    assert len(third[0].search(x[0], 200, tenant="default")) == 80
+
+
+def test_files_of_the_unsharded_format_are_rebuilt_not_trusted(tmp_path: Path) -> None:
+    index, _, _ = _two_tenants()
+    index.save(tmp_path, "v", seq=1, model="m")
+    pointer = tmp_path / "v.json"
+    pointer.write_text(pointer.read_text().replace('"format": 2', '"format": 1'))
+    assert VectorIndex.load(tmp_path, "v", model="m", dim=DIM) is None

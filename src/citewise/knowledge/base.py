@@ -4,7 +4,8 @@ Layout of ``data_dir``: ``citewise.db`` (the SQLite store: the truth, including 
 chunk's embedding in its ``vec_*`` tables), ``index/lexical/`` (the tantivy index) and
 ``index/vectors/`` (the saved vector index) — both derived from SQLite and repaired on
 open. Dense retrieval is on by default (``open(dense=False)`` turns it off); searches are
-then hybrid: BM25 and vector hits fused by reciprocal rank fusion.
+then hybrid: BM25 and vector hits fused (``open(fusion=...)``; relative score fusion by
+default, see :mod:`citewise.knowledge.hybrid`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sqlalchemy.exc import DatabaseError
 from citewise.errors import ConfigError, InvalidInput
 from citewise.knowledge.chunking import Chunker
 from citewise.knowledge.hits import Hit
+from citewise.knowledge.hybrid import DEFAULT_FUSION, FusionMethod, check_fusion
 from citewise.knowledge.ingest import (
     IngestFailure,
     IngestReport,
@@ -66,6 +68,7 @@ class KnowledgeBase:
         registry: LoaderRegistry | None = None,
         dense: DenseIndex | None = None,
         owns: bool = True,
+        fusion: FusionMethod = DEFAULT_FUSION,
     ) -> None:
         self.store = store
         self.index = index
@@ -75,6 +78,8 @@ class KnowledgeBase:
         self.chunker = chunker or Chunker()
         self.registry = registry or default_registry()
         self._owns = owns
+        #: How hybrid search fuses BM25 and vector hits (``citewise.knowledge.hybrid``).
+        self.fusion = check_fusion(fusion)
         self._closed = False
         self._lock = threading.Lock()
 
@@ -91,8 +96,12 @@ class KnowledgeBase:
         embedder: Embedder | None = None,
         hnsw_threshold: int = 20_000,
         embed_progress: Progress | None = None,
+        fusion: FusionMethod = DEFAULT_FUSION,
     ) -> KnowledgeBase:
         """Open (creating if needed) the knowledge base in ``data_dir``.
+
+        ``fusion`` picks how hybrid search fuses BM25 and vector hits: ``"rrf"``,
+        ``"rsf"``, ``"dbsf"`` or ``"zscore"`` (see :mod:`citewise.knowledge.hybrid`).
 
         Replays index work a crashed process left pending, rebuilds the lexical index from
         SQLite if its folder was lost, and brings the vectors in step with the chunks
@@ -101,6 +110,7 @@ class KnowledgeBase:
         reports it). ``embedder`` defaults to the packaged all-MiniLM-L6-v2 (int8 ONNX);
         vectors are stored per embedder ``name``, so switching embedders re-embeds.
         """
+        fusion = check_fusion(fusion)  # refuse a bad choice before opening anything
         root = Path(data_dir).expanduser()
         chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
         try:
@@ -139,7 +149,10 @@ class KnowledgeBase:
             for close in reversed(opened):
                 close()
             raise
-        return cls(store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors)
+        return cls(
+            store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors,
+            fusion=fusion,
+        )
 
     def for_tenant(self, tenant: str) -> KnowledgeBase:
         """A view of the same store and indexes for another tenant (closing it is a no-op)."""
@@ -151,6 +164,7 @@ class KnowledgeBase:
             registry=self.registry,
             dense=self.dense,
             owns=False,
+            fusion=self.fusion,
         )
 
     # -- ingest & documents ---------------------------------------------------------------
@@ -241,7 +255,9 @@ class KnowledgeBase:
         """The ``k`` best chunks for ``query``, best first, each with its evidence window.
 
         ``mode``: ``"hybrid"`` (the default when dense retrieval is on: BM25 and vector
-        hits fused by reciprocal rank fusion, so ``score`` is the fused score),
+        hits fused as ``open(fusion=...)`` chose, so ``score`` is the fused score — with
+        the default ``"rsf"`` the mean of the min-max normalised BM25 score and cosine,
+        in 0..1),
         ``"lexical"`` (BM25; the default when it is off) or ``"dense"`` (cosine).
         ``filters`` (see :mod:`citewise.knowledge.query_filters`): ``collection``,
         ``source`` (a path as ingested, relative ones resolved, or a glob such as
@@ -263,7 +279,9 @@ class KnowledgeBase:
         (candidates retrieved and compared), the fused ranks and the mode used."""
         if filters is not None and not isinstance(filters, Mapping):
             raise InvalidInput("filters must be an object", code="invalid_filter")
-        retriever = Retriever(self.store, self.index, self.dense, tenant=self.tenant)
+        retriever = Retriever(
+            self.store, self.index, self.dense, tenant=self.tenant, fusion=self.fusion
+        )
         if filters and any(
             isinstance(filters.get(key), list | tuple | set | frozenset) and not filters[key]
             for key in _LIST_FILTERS

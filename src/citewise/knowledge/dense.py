@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citewise.knowledge.embed import Embedder, content_hash
 from citewise.store.base import IndexOp, Store
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from citewise.knowledge.vector_store import VectorStore
-    from citewise.knowledge.vectors import HNSWParams, VectorIndex
+    from citewise.knowledge.vectors import Allow, HNSWParams, VectorIndex
 
 __all__ = ["SLICE", "DenseIndex", "Progress", "SyncStats"]
 
@@ -70,8 +70,8 @@ class DenseIndex:
         hnsw_threshold: int = 20_000,
         params: HNSWParams | None = None,
     ) -> None:
+        from citewise.knowledge.vector_replay import open_index
         from citewise.knowledge.vector_store import VectorStore
-        from citewise.knowledge.vectors import open_index
 
         self.embedder = embedder
         self.model = embedder.name
@@ -165,7 +165,7 @@ class DenseIndex:
             self._catch_up_locked()
 
     def _catch_up_locked(self) -> None:
-        from citewise.knowledge.vectors import checkpoint, rebuild, replay
+        from citewise.knowledge.vector_replay import checkpoint, rebuild, replay
 
         log = self.vstore.log_since(self.model, self.seq)
         if log is None:  # another process pruned past us
@@ -225,7 +225,7 @@ class DenseIndex:
     def checkpoint(self) -> None:
         """Save the vector index files now and prune the log they make unnecessary (also
         done on close). After a delete this leaves the deleted ids nowhere on disk."""
-        from citewise.knowledge.vectors import checkpoint
+        from citewise.knowledge.vector_replay import checkpoint
 
         with self._lock:
             if self.seq != self._saved_seq:
@@ -264,11 +264,27 @@ class DenseIndex:
         return vec
 
     def search(
-        self, query: str | NDArray[np.float32], k: int, *, allow: Any = None
+        self,
+        query: str | NDArray[np.float32],
+        k: int,
+        *,
+        tenant: str | None = None,
+        allow: Allow = None,
     ) -> list[tuple[int, float]]:
+        """The ``k`` nearest chunks of ``tenant`` (of every tenant when None), best first.
+
+        The index is sharded by tenant: another tenant's chunk is never a candidate."""
         vec = self.embed_query(query) if isinstance(query, str) else query
         with self._lock:
-            return self.index.search(vec, k, allow=allow)
+            return self.index.search(vec, k, tenant=tenant, allow=allow)
+
+    def count(self, tenant: str | None = None) -> int:
+        """Vectors in the index: of ``tenant``, or of every tenant when None."""
+        with self._lock:
+            if tenant is None:
+                return len(self.index)
+            shard = self.index.shard(tenant)
+            return 0 if shard is None else len(shard)
 
     def __len__(self) -> int:
         return len(self.index)

@@ -15,13 +15,15 @@ The window text is verbatim: ``snippet[start_char:start_char + len(text)] == tex
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.answer import Snippet, SnippetEvidence
-from citewise.text import content_terms, sentence_spans
+from citewise.text import _WORD, STOPWORDS, _push, _stem, content_terms, sentence_spans
 
-__all__ = ["SentenceScorer", "best_window", "with_evidence"]
+__all__ = ["QueryTerms", "SentenceScorer", "best_window", "prepare", "with_evidence"]
 
 #: Scores each candidate sentence against the query, higher is better, roughly 0..1.
 SentenceScorer = Callable[[str, Sequence[str]], Sequence[float]]
@@ -30,17 +32,138 @@ _EXTRA_SENTENCE_COST = 0.08  # a second sentence must add at least this much cov
 _PHRASE_BONUS = 0.1
 
 
-def _phrase_bonus(query_terms: list[str], sentence_terms: list[str]) -> float:
+@dataclass(frozen=True, slots=True)
+class QueryTerms:
+    """A query analysed once for every snippet it is matched against (a search computes
+    the windows of all its hits with one of these, see :func:`prepare`)."""
+
+    text: str
+    seq: tuple[str, ...]  # content terms in query order (for phrases)
+    terms: frozenset[str]
+    pairs: frozenset[tuple[str, str]]  # adjacent pairs of different terms
+
+
+def prepare(query: str) -> QueryTerms:
+    """Tokenise ``query`` for :func:`best_window`."""
+    seq = tuple(content_terms(query))
+    return QueryTerms(
+        text=query,
+        seq=seq,
+        terms=frozenset(seq),
+        pairs=frozenset((a, b) for a, b in pairwise(seq) if a != b),
+    )
+
+
+def _phrase_bonus(q: QueryTerms, sentence_terms: Sequence[str]) -> float:
     """Share of the query's adjacent term pairs that occur adjacently in the sentence."""
-    pairs = {(a, b) for a, b in pairwise(query_terms) if a != b}
-    if not pairs:
+    if not q.pairs:
         return 0.0
     seen = set(pairwise(sentence_terms))
-    return _PHRASE_BONUS * len(pairs & seen) / len(pairs)
+    return _PHRASE_BONUS * len(q.pairs & seen) / len(q.pairs)
+
+
+def _ascii_terms(low: str, a: int, b: int) -> list[str]:
+    """``content_terms(snippet[a:b])`` for an ASCII snippet, given ``low = snippet.lower()``
+    (ASCII lower-casing is per character, so tokenising the lowered text is the same)."""
+    return [_stem(t) for t in _WORD.findall(low, a, b) if t not in STOPWORDS]
+
+
+_CLOSERS = frozenset("\"')]")
+_ASCII_SPACE = frozenset(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")  # str.isspace() in ASCII
+
+
+def _ascii_sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``sentence_spans(text)`` for an ASCII ``text``, about 3x faster: the regex engine
+    tries its pattern at every character, while here ``str.find`` jumps between the only
+    characters a sentence end can start with (``. ! ?`` and a newline) and the rule is
+    checked there. ``tests/test_evidence.py`` holds it equal to ``sentence_spans``."""
+    n = len(text)
+    ends: list[int] = []
+    for ch in ".!?\n":
+        at = text.find(ch)
+        while at >= 0:
+            ends.append(at)
+            at = text.find(ch, at + 1)
+    ends.sort()
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for c in ends:
+        if c < pos:  # inside the previous sentence end
+            continue
+        if text[c] == "\n":  # a blank line: newline, any space, the last newline of it
+            j, last = c + 1, -1
+            while j < n and text[j] in _ASCII_SPACE:
+                if text[j] == "\n":
+                    last = j
+                j += 1
+            if last < 0:
+                continue
+            _push(text, pos, c, spans)
+            pos = last + 1
+        else:  # punctuation, closing quotes/brackets, then at least one space
+            j = c + 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            k = j
+            while k < n and text[k] in _ASCII_SPACE:
+                k += 1
+            if k == j:
+                continue
+            _push(text, pos, c + 1, spans)
+            pos = k
+    _push(text, pos, n, spans)
+    return spans
+
+
+def _stem_occurrences(q: QueryTerms, low: str) -> list[tuple[int, int]]:
+    """Where a query term occurs in ``low`` as a substring. A sentence can have a term
+    only where it does (a term is the stem of a lowered word, and a stem is a prefix of
+    its word): every other sentence is known to have none without being tokenised."""
+    found: list[tuple[int, int]] = []
+    for t in q.terms:
+        at = low.find(t)
+        while at >= 0:
+            found.append((at, at + len(t)))
+            at = low.find(t, at + 1)
+    return found
+
+
+def _sentence_terms(
+    q: QueryTerms,
+    snippet: str,
+    spans: Sequence[tuple[int, int]],
+    low: str | None,
+    occurrences: Sequence[tuple[int, int]],
+) -> tuple[list[frozenset[str]], list[float]]:
+    """Per sentence: the query terms it has, and its phrase bonus. ``low`` is the
+    lower-cased snippet when it is ASCII (``occurrences`` then says which sentences can
+    have a term), else None (every sentence is tokenised)."""
+    n = len(spans)
+    hit_terms: list[frozenset[str]] = [frozenset()] * n
+    phrase: list[float] = [0.0] * n
+    if low is not None:
+        starts = [a for a, _ in spans]
+        candidates = set()
+        for at, end in occurrences:
+            k = bisect_right(starts, at) - 1
+            if k >= 0 and end <= spans[k][1]:
+                candidates.add(k)
+        for k in candidates:
+            seq = _ascii_terms(low, *spans[k])
+            hit_terms[k] = q.terms.intersection(seq)
+            if len(hit_terms[k]) > 1:
+                phrase[k] = _phrase_bonus(q, seq)
+        return hit_terms, phrase
+    for k, (a, b) in enumerate(spans):
+        seq = content_terms(snippet[a:b])
+        hit_terms[k] = q.terms.intersection(seq)
+        if len(hit_terms[k]) > 1:
+            phrase[k] = _phrase_bonus(q, seq)
+    return hit_terms, phrase
 
 
 def best_window(
-    query: str,
+    query: str | QueryTerms,
     snippet: str,
     *,
     max_sentences: int = 2,
@@ -48,39 +171,48 @@ def best_window(
     scorer: SentenceScorer | None = None,
     scorer_weight: float = 0.5,
 ) -> SnippetEvidence | None:
-    """The best window of ``snippet`` for ``query``, or None when nothing in it matches."""
-    spans = sentence_spans(snippet)
+    """The best window of ``snippet`` for ``query``, or None when nothing in it matches.
+
+    ``query`` may be :func:`prepare`-d once and reused for many snippets."""
+    q = query if isinstance(query, QueryTerms) else prepare(query)
+    if scorer is None and not q.terms:
+        return None  # no content terms and no semantic scorer: every window scores <= 0
+    low = snippet.lower() if snippet.isascii() else None
+    occurrences = _stem_occurrences(q, low) if low is not None else []
+    if scorer is None and low is not None and not occurrences:
+        return None  # no lexical overlap possible: nothing to split or tokenise
+    spans = sentence_spans(snippet) if low is None else _ascii_sentence_spans(snippet)
     if not spans:
         return None
-    q_seq = content_terms(query)
-    q_terms = set(q_seq)
-    sent_seq = [content_terms(snippet[a:b]) for a, b in spans]
-    sent_terms = [set(s) for s in sent_seq]
-    if scorer is None and not any(st & q_terms for st in sent_terms):
-        return None  # no lexical overlap and no semantic scorer: every window scores <= 0
+    sent_terms, phrase_of = _sentence_terms(q, snippet, spans, low, occurrences)
+    if scorer is None and not any(sent_terms):
+        return None
     n = len(spans)
+    having = [k for k in range(n) if sent_terms[k]]  # sentences with a query term
     weight = {
-        t: math.log(1.0 + n / max(1, sum(t in s for s in sent_terms))) for t in q_terms
+        t: math.log(1.0 + n / max(1, sum(t in sent_terms[k] for k in having))) for t in q.terms
     }
     total = sum(weight.values())
     semantic: Sequence[float] = [0.0] * n
     if scorer is not None:
-        semantic = scorer(query, [snippet[a:b] for a, b in spans])
-    # Per sentence once (a window takes the max over its sentences): a phrase needs two
-    # different query terms in the sentence.
-    phrase_of = [
-        _phrase_bonus(q_seq, sent_seq[k]) if len(sent_terms[k] & q_terms) > 1 else 0.0
-        for k in range(n)
-    ]
+        semantic = scorer(q.text, [snippet[a:b] for a, b in spans])
+    # Without a scorer a window that starts or ends with a sentence lacking query terms
+    # scores exactly ``_EXTRA_SENTENCE_COST`` below the same window without that sentence
+    # (which is scored too): it can never be the best, so only windows from and to a
+    # sentence in ``having`` are scored. With one, every window is.
+    starts = having if scorer is None else range(n)
+    width = max(1, max_sentences)
 
     best: tuple[float, int, int] | None = None  # (score, first, last sentence)
-    for i in range(n):
+    for i in starts:
         covered: set[str] = set()
         phrase = sem = -math.inf
-        for j in range(i, min(n, i + max(1, max_sentences))):
+        for j in range(i, min(n, i + width)):
             if j > i and spans[j][1] - spans[i][0] > max_chars:
                 break
-            covered |= sent_terms[j] & q_terms
+            if scorer is None and j > i and not sent_terms[j]:
+                continue
+            covered |= sent_terms[j]
             lexical = sum(weight[t] for t in covered) / total if total else 0.0
             phrase = max(phrase, phrase_of[j])
             sem = max(sem, semantic[j])

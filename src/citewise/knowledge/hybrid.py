@@ -1,10 +1,31 @@
-"""Hybrid ranking: reciprocal rank fusion of lexical and dense results, and a reranker seam.
+"""Hybrid ranking: fusing lexical and dense results, and a reranker seam.
 
-RRF (Cormack et al., 2009) scores a document ``sum_i w_i / (k + rank_i)`` over the
-rankings it appears in (rank 1 = best, ``k = 60``). It needs no score calibration — BM25
-scores and cosines live on different scales — and a document both retrievers agree on
-rises above one only a single retriever likes. Per-ranking weights let a deployment lean
-on the retriever that suits its documents (the relevance bench in ``bench/`` measures it).
+BM25 scores and cosines live on different scales, so a fusion method either ignores the
+scores (ranks only) or puts them on a common scale first. :func:`fuse` offers four, chosen
+by name (``Retriever(fusion=...)``, ``KnowledgeBase.open(fusion=...)``):
+
+``"rrf"`` — reciprocal rank fusion (Cormack et al., 2009): ``sum_i w_i / (k + rank_i)``
+  (rank 1 = best, ``k = 60``). Needs no calibration, but a clear winner and a near-tie
+  look the same to it.
+``"rsf"`` — relative score fusion (Weaviate's default hybrid fusion since 1.24): each
+  retriever's scores min-max normalised over its own candidates to 0..1 (best = 1,
+  worst = 0, not retrieved = 0), then their weighted mean.
+``"dbsf"`` — distribution-based score fusion (Qdrant's DBSF): each retriever's scores
+  mapped to 0..1 between mean - 3 sd and mean + 3 sd of its candidates (clipped; not
+  retrieved = 0), then their weighted mean. Unlike min-max, a lone outlier does not
+  squash the rest.
+``"zscore"`` — each retriever's scores as z-scores over its candidates (not retrieved =
+  that retriever's lowest z), then their weighted mean (CombSUM of z-scores, Montague &
+  Aslam 2001).
+
+Weights are relative: the score-based methods divide by their sum, so ``rsf`` and
+``dbsf`` scores stay in 0..1 (two zero weights make every score 0). A retriever whose
+candidates all score the same (one candidate, or ties) gives every candidate 1 and the
+rest 0. Every method is O(candidates).
+The relevance bench (``bench/relevance.py``) compares them with cross-validated weights;
+the default (:data:`DEFAULT_FUSION`, ``"rsf"`` with weights 1:1) is the one that won there.
+With ``rsf`` a hit's score reads directly: 1.0 = the top candidate of both retrievers,
+0.5 = the top of one and not retrieved (or the bottom candidate) by the other.
 
 A :class:`Reranker` (off by default) rescores the fused head with a model that reads
 query and passage together. No cross-encoder ships with citewise; :class:`CrossEncoderReranker`
@@ -18,15 +39,20 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from citewise.errors import ConfigError
 
 __all__ = [
+    "DEFAULT_FUSION",
+    "FUSION_METHODS",
     "RRF_K",
     "CrossEncoderReranker",
     "Fused",
+    "FusionMethod",
     "Reranker",
+    "check_fusion",
+    "fuse",
     "rerank",
     "rrf",
 ]
@@ -34,10 +60,24 @@ __all__ = [
 #: The constant of reciprocal rank fusion (the value of the original paper).
 RRF_K = 60
 
+FusionMethod = Literal["rrf", "rsf", "dbsf", "zscore"]
+FUSION_METHODS: tuple[FusionMethod, ...] = ("rrf", "rsf", "dbsf", "zscore")
+#: The fusion a hybrid search uses unless told otherwise: relative score fusion had the
+#: best cross-validated nDCG@10 over both layouts of the relevance bench (``bench/README.md``,
+#: "Relevance"; z-score fusion was a hair behind, RRF clearly last).
+DEFAULT_FUSION: FusionMethod = "rsf"
+
 
 @dataclass(frozen=True, slots=True)
 class Fused:
-    """One fused result: its RRF score and where each retriever ranked it (1-based)."""
+    """One fused result: its fused score and where each retriever ranked it (1-based).
+
+    ``score`` is what the fusion method computed (see the module docstring): for ``rrf``
+    the sum of ``w / (k + rank)``; for ``rsf`` and ``dbsf`` the weighted mean of the
+    normalised scores, in 0..1; for ``zscore`` the weighted mean of z-scores. Within one
+    search, higher is better; across methods the numbers are not comparable.
+    ``lexical_score`` / ``dense_score`` are the raw BM25 score and cosine.
+    """
 
     chunk_id: int
     score: float
@@ -46,6 +86,116 @@ class Fused:
     lexical_score: float | None = None
     dense_score: float | None = None
     rerank_score: float | None = None
+
+
+def check_fusion(
+    method: str, *, k: int = RRF_K, lexical_weight: float = 1.0, dense_weight: float = 1.0
+) -> FusionMethod:
+    """``method`` as a :data:`FusionMethod`, or a ``ConfigError`` (``invalid_fusion``)."""
+    if method not in FUSION_METHODS:
+        raise ConfigError(
+            f"fusion must be one of {', '.join(FUSION_METHODS)}, got {method!r}",
+            code="invalid_fusion",
+        )
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"rrf k must be an integer >= 1, got {k!r}", code="invalid_fusion")
+    weights = (lexical_weight, dense_weight)
+    if not all(math.isfinite(w) and w >= 0 for w in weights):
+        raise ConfigError(
+            f"fusion weights must be finite and non-negative, got {weights}",
+            code="invalid_fusion",
+        )
+    return method
+
+
+def _first_ranks(results: Sequence[tuple[int, float]]) -> dict[int, tuple[int, float]]:
+    """``chunk_id -> (rank, score)``; a chunk listed twice counts at its best rank only."""
+    out: dict[int, tuple[int, float]] = {}
+    for rank, (cid, score) in enumerate(results, start=1):
+        if cid not in out:
+            out[cid] = (rank, score)
+    return out
+
+
+def _normalised(
+    method: FusionMethod, ranked: dict[int, tuple[int, float]], weight: float
+) -> tuple[dict[int, float], float]:
+    """Each candidate's weighted normalised score, and the weighted score of a chunk the
+    retriever did not return."""
+    scores = [s for _, s in ranked.values()]
+    if not scores:
+        return {}, 0.0
+    lo, hi = min(scores), max(scores)
+    if hi - lo <= 1e-12 * max(1.0, abs(hi)):
+        return dict.fromkeys(ranked, weight), 0.0  # no spread: every candidate 1, the rest 0
+    if method == "rsf":
+        scale = weight / (hi - lo)
+        return {cid: (s - lo) * scale for cid, (_, s) in ranked.items()}, 0.0
+    n = len(scores)
+    mu = sum(scores) / n
+    sd = math.sqrt(sum([(x - mu) * (x - mu) for x in scores]) / n)
+    if sd <= 1e-12 * max(1.0, abs(mu)):  # rounding left no spread after all
+        return dict.fromkeys(ranked, weight), 0.0
+    if method == "zscore":
+        scale = weight / sd
+        # not retrieved: no better than the worst candidate the retriever did return
+        return {cid: (s - mu) * scale for cid, (_, s) in ranked.items()}, (lo - mu) * scale
+    # dbsf: mean - 3 sd -> 0, mean + 3 sd -> 1, clipped (at most ~0.3% of a normal
+    # distribution lies outside, so clipping only tames outliers)
+    offset, scale = mu - 3.0 * sd, 1.0 / (6.0 * sd)
+    out: dict[int, float] = {}
+    for cid, (_, s) in ranked.items():
+        x = (s - offset) * scale
+        out[cid] = 0.0 if x <= 0.0 else weight if x >= 1.0 else weight * x
+    return out, 0.0
+
+
+def fuse(
+    lexical: Sequence[tuple[int, float]],
+    dense: Sequence[tuple[int, float]],
+    *,
+    method: FusionMethod = DEFAULT_FUSION,
+    k: int = RRF_K,
+    lexical_weight: float = 1.0,
+    dense_weight: float = 1.0,
+    limit: int | None = None,
+) -> list[Fused]:
+    """Fuse two best-first ``(chunk_id, score)`` lists with ``method``, best first.
+
+    ``k`` is used by ``rrf`` only. Ties keep lexical order first, then dense order. Each
+    :class:`Fused` keeps both retrievers' ranks and raw scores.
+    """
+    method = check_fusion(method, k=k, lexical_weight=lexical_weight, dense_weight=dense_weight)
+    lex = _first_ranks(lexical)
+    den = _first_ranks(dense)
+    if method == "rrf":
+        lex_part = {cid: lexical_weight / (k + r) for cid, (r, _) in lex.items()}
+        den_part = {cid: dense_weight / (k + r) for cid, (r, _) in den.items()}
+        lex_floor = den_floor = 0.0
+        total = 1.0
+    else:
+        lex_part, lex_floor = _normalised(method, lex, lexical_weight)
+        den_part, den_floor = _normalised(method, den, dense_weight)
+        total = (lexical_weight + dense_weight) or 1.0
+    # Positional Fused(...) on purpose: this loop runs once per candidate on every hybrid
+    # search, and keyword construction of the frozen dataclass costs about twice as much.
+    fused: list[Fused] = []
+    for cid, (rank, raw) in lex.items():
+        dr = den.get(cid)
+        score = (lex_part[cid] + (den_part[cid] if dr else den_floor)) / total
+        if dr:
+            fused.append(Fused(cid, score, rank, dr[0], raw, dr[1]))
+        else:
+            fused.append(Fused(cid, score, rank, None, raw, None))
+    for cid, (rank, raw) in den.items():
+        if cid not in lex:
+            fused.append(Fused(cid, (lex_floor + den_part[cid]) / total, None, rank, None, raw))
+    fused.sort(key=_by_score)  # stable: ties keep first-seen (lexical, then dense) order
+    return fused[:limit] if limit is not None else fused
+
+
+def _by_score(f: Fused) -> float:
+    return -f.score
 
 
 def rrf(
@@ -57,39 +207,14 @@ def rrf(
     dense_weight: float = 1.0,
     limit: int | None = None,
 ) -> list[Fused]:
-    """Fuse two best-first ``(chunk_id, score)`` lists. Ties keep lexical order first.
+    """Reciprocal rank fusion: ``fuse(..., method="rrf")``.
 
-    A chunk listed twice in one list counts at its best rank only.
+    Kept for callers of the first API.
     """
-    if k < 1 or lexical_weight < 0 or dense_weight < 0:
-        raise ConfigError("rrf needs k >= 1 and non-negative weights", code="invalid_fusion")
-    lex_rank: dict[int, tuple[int, float]] = {}
-    for rank, (cid, score) in enumerate(lexical, start=1):
-        lex_rank.setdefault(cid, (rank, score))
-    dense_rank: dict[int, tuple[int, float]] = {}
-    for rank, (cid, score) in enumerate(dense, start=1):
-        dense_rank.setdefault(cid, (rank, score))
-    order = list(dict.fromkeys([*lex_rank, *dense_rank]))
-    fused: list[Fused] = []
-    for cid in order:
-        lr = lex_rank.get(cid)
-        dr = dense_rank.get(cid)
-        score = (lexical_weight / (k + lr[0]) if lr else 0.0) + (
-            dense_weight / (k + dr[0]) if dr else 0.0
-        )
-        fused.append(
-            Fused(
-                chunk_id=cid,
-                score=score,
-                lexical_rank=lr[0] if lr else None,
-                dense_rank=dr[0] if dr else None,
-                lexical_score=lr[1] if lr else None,
-                dense_score=dr[1] if dr else None,
-            )
-        )
-    position = {cid: i for i, cid in enumerate(order)}
-    fused.sort(key=lambda f: (-f.score, position[f.chunk_id]))
-    return fused[:limit] if limit is not None else fused
+    return fuse(
+        lexical, dense, method="rrf", k=k,
+        lexical_weight=lexical_weight, dense_weight=dense_weight, limit=limit,
+    )
 
 
 # -- reranking ------------------------------------------------------------------------------

@@ -18,9 +18,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from citewise.answer import SnippetEvidence
 from citewise.errors import InvalidInput
 from citewise.knowledge.dense import DenseIndex, SyncStats
-from citewise.knowledge.evidence import SentenceScorer, best_window
+from citewise.knowledge.evidence import SentenceScorer, best_window, prepare
 from citewise.knowledge.hits import Hit
-from citewise.knowledge.hybrid import RRF_K, Fused, Reranker, rerank, rrf
+from citewise.knowledge.hybrid import (
+    DEFAULT_FUSION,
+    RRF_K,
+    Fused,
+    FusionMethod,
+    Reranker,
+    check_fusion,
+    fuse,
+    rerank,
+)
 from citewise.knowledge.query_filters import Filters, parse_filters
 from citewise.store.base import ChunkContext, Store
 
@@ -65,6 +74,7 @@ class Retriever:
         dense_weight: float = 1.0,
         candidates: int = 50,
         rrf_k: int = RRF_K,
+        fusion: FusionMethod = DEFAULT_FUSION,
         evidence_scorer: SentenceScorer | None = None,
     ) -> None:
         self.store = store
@@ -76,6 +86,10 @@ class Retriever:
         self.dense_weight = dense_weight
         self.candidates = candidates
         self.rrf_k = rrf_k
+        #: How hybrid search fuses the two lists (see :mod:`citewise.knowledge.hybrid`).
+        self.fusion = check_fusion(
+            fusion, k=rrf_k, lexical_weight=lexical_weight, dense_weight=dense_weight
+        )
         self.evidence_scorer = evidence_scorer
 
     def search(
@@ -128,8 +142,8 @@ class Retriever:
                 Fused(cid, s, dense_rank=i, dense_score=s) for i, (cid, s) in enumerate(dense, 1)
             ]
         else:
-            fused = rrf(
-                lex, dense, k=self.rrf_k,
+            fused = fuse(
+                lex, dense, method=self.fusion, k=self.rrf_k,
                 lexical_weight=self.lexical_weight, dense_weight=self.dense_weight,
             )
         compared = len(fused)
@@ -139,13 +153,13 @@ class Retriever:
             texts = {f.chunk_id: contexts[f.chunk_id].chunk.text for f in fused[:n]}
             fused = rerank(query, fused, texts, self.reranker, top_n=n)
         top = self._take(fused, k, contexts)
-        hits = [_hit(contexts[f.chunk_id], _score(f)) for f in top]
         windows: dict[int, SnippetEvidence | None] = {}
-        if evidence:
-            for i, hit in enumerate(hits):
-                window = best_window(query, hit.text, scorer=self.evidence_scorer)
-                windows[hit.chunk_id] = window
-                hits[i] = replace(hit, evidence=window)
+        if evidence and top:
+            terms = prepare(query)  # the query is tokenised once, not once per hit
+            for f in top:
+                text = contexts[f.chunk_id].chunk.text
+                windows[f.chunk_id] = best_window(terms, text, scorer=self.evidence_scorer)
+        hits = [_hit(contexts[f.chunk_id], _score(f), windows.get(f.chunk_id)) for f in top]
         return Retrieval(
             hits=hits, evidence=windows, fused=top, mode=wanted,
             retrieved=len(lex) + len(dense), compared=compared, ranking_fallback=fallback,
@@ -185,13 +199,18 @@ class Retriever:
         if not query.strip():
             return []
         vec = self.dense.embed_query(query)
-        total = len(self.dense)
-        fetch = n * 4 if flt else n
+        if not flt:
+            # The vector index keeps each tenant's vectors apart (one shard per tenant):
+            # its hits are this tenant's chunks, so none is read from SQLite here — only
+            # the ones that make the final cut are (``_take``, which also skips a chunk
+            # deleted since).
+            return self.dense.search(vec, n, tenant=self.tenant)
+        total = self.dense.count(self.tenant)
+        fetch = n * 4
         while True:
-            # The vector index holds every tenant: tenant and filters are checked against
-            # SQLite, so a chunk of another tenant never comes back; ask for more until n
-            # pass or the index is exhausted.
-            scored = self.dense.search(vec, min(fetch, total))
+            # Metadata filters are checked against SQLite: ask for more until n pass or
+            # the tenant's vectors are exhausted.
+            scored = self.dense.search(vec, min(fetch, total), tenant=self.tenant)
             kept = self._keep(scored, flt, contexts)
             if len(kept) >= n or fetch >= total or fetch >= 16 * max(n, 256):
                 return kept[:n]
@@ -266,7 +285,7 @@ def _score(f: Fused) -> float:
     return f.rerank_score if f.rerank_score is not None else f.score
 
 
-def _hit(ctx: ChunkContext, score: float) -> Hit:
+def _hit(ctx: ChunkContext, score: float, evidence: SnippetEvidence | None = None) -> Hit:
     chunk = ctx.chunk
     return Hit(
         chunk_id=chunk.id,
@@ -287,4 +306,5 @@ def _hit(ctx: ChunkContext, score: float) -> Hit:
             "collection": ctx.collection,
             "content_type": ctx.content_type,
         },
+        evidence=evidence,
     )

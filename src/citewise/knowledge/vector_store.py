@@ -38,7 +38,7 @@ from sqlalchemy import (
 
 from citewise.errors import InvalidInput
 from citewise.store.migrations import migrate
-from citewise.store.schema import vec_cache, vec_chunks, vec_log
+from citewise.store.schema import chunks, vec_cache, vec_chunks, vec_log
 
 if TYPE_CHECKING:
     import numpy as np
@@ -262,16 +262,33 @@ class VectorStore:
 
         Returned as raw bytes so a million vectors cost one ``np.frombuffer``.
         """
-        base = (
-            select(vec_chunks.c.chunk_id, vec_cache.c.vector)
-            .join(
-                vec_cache,
-                (vec_cache.c.model == vec_chunks.c.model)
-                & (vec_cache.c.content_hash == vec_chunks.c.content_hash),
-            )
-            .where(vec_chunks.c.model == model)
+        ids, _, blob = self._read_vectors(model, chunk_ids, conn, tenants=False)
+        return ids, blob
+
+    def tenant_vectors(
+        self, model: str, chunk_ids: Sequence[int] | None = None, conn: Connection | None = None
+    ) -> tuple[list[int], list[str | None], bytes]:
+        """:meth:`vectors` plus each chunk's tenant, read from the store's ``chunks`` table
+        in the same query (None for a vector whose chunk the store does not hold)."""
+        return self._read_vectors(model, chunk_ids, conn, tenants=True)
+
+    def _read_vectors(
+        self, model: str, chunk_ids: Sequence[int] | None, conn: Connection | None, *,
+        tenants: bool,
+    ) -> tuple[list[int], list[str | None], bytes]:
+        cols: list[Any] = [vec_chunks.c.chunk_id, vec_cache.c.vector]
+        if tenants:
+            cols.append(chunks.c.tenant)
+        base = select(*cols).join(
+            vec_cache,
+            (vec_cache.c.model == vec_chunks.c.model)
+            & (vec_cache.c.content_hash == vec_chunks.c.content_hash),
         )
+        if tenants:
+            base = base.outerjoin(chunks, chunks.c.id == vec_chunks.c.chunk_id)
+        base = base.where(vec_chunks.c.model == model)
         ids: list[int] = []
+        owners: list[str | None] = []
         blobs: list[bytes] = []
         with self._tx(conn) as c:
             if chunk_ids is None:
@@ -283,10 +300,12 @@ class VectorStore:
                     for i in range(0, len(uniq), _BATCH)
                 ]
             for q in parts:
-                for cid, vec in c.execute(q):
-                    ids.append(int(cid))
-                    blobs.append(bytes(vec))
-        return ids, b"".join(blobs)
+                for row in c.execute(q):
+                    ids.append(int(row[0]))
+                    blobs.append(bytes(row[1]))
+                    if tenants:
+                        owners.append(None if row[2] is None else str(row[2]))
+        return ids, owners, b"".join(blobs)
 
     # -- the log ----------------------------------------------------------------------------
 
