@@ -1,9 +1,10 @@
 """Lexical, dense and hybrid retrieval over a knowledge base's store and indexes.
 
 :class:`Retriever` searches one tenant's chunks lexically (tantivy BM25), densely (the
-:class:`~citewise.knowledge.dense.DenseIndex`) or both fused with reciprocal rank fusion,
-applies the query's filters, optionally reranks, and gives every hit its evidence window
-(the best sentence-level span for the query inside the hit's text).
+:class:`~citewise.knowledge.dense.DenseIndex`) or both fused (relative score fusion by
+default; see :mod:`citewise.knowledge.hybrid`), applies the query's filters, optionally
+reranks, and gives every hit its evidence window (the best sentence-level span for the query
+inside the hit's text).
 
 ``DenseIndex`` and ``SyncStats`` live in :mod:`citewise.knowledge.dense` and are
 re-exported here.
@@ -60,7 +61,7 @@ class Retrieval:
 
 
 class Retriever:
-    """Search one tenant's chunks lexically, densely or both (RRF)."""
+    """Search one tenant's chunks lexically, densely or both (fused, see ``fusion``)."""
 
     def __init__(
         self,
