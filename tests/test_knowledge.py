@@ -553,3 +553,40 @@ def test_a_crashing_loader_is_a_corrupt_file(tmp_path: Path) -> None:
         report = kb.ingest([tmp_path / "x.brk", tmp_path / "ok.txt"])
     assert [(Path(f.path).name, f.code) for f in report.failed] == [("x.brk", "corrupt_file")]
     assert report.added == [str(tmp_path / "ok.txt")]
+
+
+def test_ingest_bytes_stores_under_the_given_source(tmp_path: Path) -> None:
+    text = "# Returns\n\nRefunds are issued within 14 days of the return.\n"
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        first = kb.ingest_bytes("returns.md", text.encode(), collection="policies")
+        assert first.added == ["returns.md"] and not first.failed
+        doc = kb.find_source("returns.md")
+        assert doc is not None and doc.collection == "policies"
+        assert doc.text[doc.text.index("Refunds"):].startswith("Refunds are issued")
+        hits = kb.search("refunds issued", k=3)
+        assert hits and hits[0].source == "returns.md"
+        assert doc.text[hits[0].start_char:hits[0].end_char] == hits[0].text
+        assert kb.ingest_bytes("returns.md", text.encode(), collection="policies").unchanged
+        changed = kb.ingest_bytes("returns.md", (text + "Exchanges are free.\n").encode(),
+                                  collection="policies")
+        assert changed.updated == ["returns.md"]
+        assert len(kb.list_documents()) == 1  # the same source replaces its document
+        other = kb.ingest_bytes("notes.txt", b"Shipping takes 3 days.", source="https://x/notes")
+        assert other.added == ["https://x/notes"]
+
+
+def test_ingest_bytes_reports_bad_input_and_writes_nothing(tmp_path: Path) -> None:
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        bad = kb.ingest_bytes("image.bin", b"\x00\x01\x02")
+        assert [f.code for f in bad.failed] == ["unsupported_format"]
+        empty = kb.ingest_bytes("empty.txt", b"   ")
+        assert [f.code for f in empty.failed] == ["empty_document"]
+        for kwargs, code in (({"name": "a/b.txt"}, "invalid_name"),
+                             ({"name": ""}, "invalid_name"),
+                             ({"name": "a.txt", "source": " "}, "invalid_source"),
+                             ({"name": "a.txt", "collection": ""}, "invalid_collection")):
+            with pytest.raises(InvalidInput) as info:
+                kb.ingest_bytes(data=b"text", **kwargs)  # type: ignore[arg-type]
+            assert info.value.code == code
+        assert kb.list_documents() == []
+        assert kb.store.count_chunks() == 0

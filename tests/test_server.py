@@ -368,6 +368,9 @@ def test_documents_upload_list_search_ask_delete(http: httpx.Client) -> None:
     answer = http.post("/v1/ask", json={"question": "search refunds"}).json()
     assert answer["citations"], answer
     assert answer["search_documents"][0]["document"]["id"] == doc["id"]
+    # What the answer cites is the uploaded file's name, never a path of the server.
+    assert answer["search_documents"][0]["source"] == "returns.md"
+    assert "/" not in json.dumps([d["source"] for d in answer["search_documents"]])
     assert http.delete(f"/v1/documents/{doc['id']}").status_code == 204
     assert http.get(f"/v1/documents/{doc['id']}").status_code == 404
     assert http.delete(f"/v1/documents/{doc['id']}").status_code == 404

@@ -28,6 +28,7 @@ from citewise.knowledge.ingest import (
     IngestFailure,
     IngestReport,
     Progress,
+    ingest_data,
     ingest_paths,
     missing_under,
     source_for,
@@ -210,6 +211,39 @@ class KnowledgeBase:
         if report.removed and self.dense is not None:
             self.dense.checkpoint()  # the deleted ids leave the saved vector files too
         return report
+
+    def ingest_bytes(
+        self,
+        name: str,
+        data: bytes,
+        *,
+        source: str | None = None,
+        collection: str = "default",
+    ) -> IngestReport:
+        """Ingest one document given as bytes (an upload, a download) rather than a file.
+
+        ``name`` (a file name) picks the loader by its extension and titles the document;
+        ``source`` (default: ``name``) is what its citations name and what identifies it:
+        ingesting the same ``source`` again replaces the document, or leaves it unchanged.
+        Problems are reported in the returned report, never raised.
+        """
+        if not isinstance(name, str) or not name.strip() or "/" in name or "\\" in name:
+            raise InvalidInput("name must be a file name", code="invalid_name")
+        if not isinstance(data, bytes | bytearray):
+            raise InvalidInput("data must be bytes", code="invalid_data")
+        if not collection or not isinstance(collection, str):
+            raise InvalidInput("collection must be a non-empty string", code="invalid_collection")
+        src = name if source is None else source
+        if not isinstance(src, str) or not src.strip():
+            raise InvalidInput("source must be a non-empty string", code="invalid_source")
+        report = ingest_data(name, bytes(data), source=src, store=self.store, tenant=self.tenant,
+                             collection=collection, registry=self.registry, chunker=self.chunker)
+        self.sync_index()
+        return report
+
+    def find_source(self, source: str) -> DocumentRecord | None:
+        """The document stored under ``source`` exactly (see :meth:`ingest_bytes`)."""
+        return self.store.find_document_by_source(self.tenant, source)
 
     def get_document(self, document_id: str) -> DocumentRecord | None:
         return self.store.get_document(self.tenant, document_id)

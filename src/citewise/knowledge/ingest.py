@@ -26,7 +26,9 @@ __all__ = [
     "IngestFailure",
     "IngestReport",
     "document_id_for",
+    "ingest_data",
     "ingest_paths",
+    "prepare_document",
     "missing_under",
     "source_for",
 ]
@@ -153,8 +155,7 @@ def _prepare(
     chunker: Chunker,
 ) -> _Prepared | None:
     """The document and chunks to write for ``path``, or None when it is unchanged."""
-    loader = registry.for_path(path)
-    if loader is None:
+    if registry.for_path(path) is None:
         raise IngestError(
             f"no loader for {path.name} (known: {', '.join(registry.extensions)})",
             code="unsupported_format",
@@ -169,7 +170,32 @@ def _prepare(
         data = path.read_bytes()
     except OSError as exc:
         raise IngestError(f"cannot read file: {exc.strerror or exc}", code="unreadable_file") from exc
-    source = str(path)
+    return prepare_document(path, data, source=str(path), known=known, tenant=tenant,
+                            collection=collection, registry=registry, chunker=chunker)
+
+
+def prepare_document(
+    name: Path,
+    data: bytes,
+    *,
+    source: str,
+    known: tuple[str, str, dict[str, Any]] | None,
+    tenant: str,
+    collection: str,
+    registry: LoaderRegistry,
+    chunker: Chunker,
+) -> _Prepared | None:
+    """The document and chunks for ``data`` (a file's bytes; ``name`` picks the loader and
+    titles it) stored under ``source``, or None when that document is unchanged."""
+    loader = registry.for_path(name)
+    if loader is None:
+        raise IngestError(
+            f"no loader for {name.name} (known: {', '.join(registry.extensions)})",
+            code="unsupported_format",
+        )
+    if len(data) > MAX_FILE_BYTES:
+        raise IngestError(f"file is {len(data)} bytes, over the {MAX_FILE_BYTES}-byte limit",
+                          code="file_too_large")
     doc_id = document_id_for(tenant, source)
     content_hash = hashlib.sha256(data).hexdigest()
     if known is not None:
@@ -182,7 +208,7 @@ def _prepare(
         ):
             return None
     try:
-        loaded = loader.load(path, data)
+        loaded = loader.load(name, data)
     except IngestError:
         raise
     except Exception as exc:  # a loader bug or a corrupt file must not stop the folder
@@ -208,6 +234,37 @@ def _prepare(
         metadata=metadata,
     )
     return _Prepared(document, chunks, is_new=known is None)
+
+
+def ingest_data(
+    name: str,
+    data: bytes,
+    *,
+    source: str,
+    store: Store,
+    tenant: str,
+    collection: str,
+    registry: LoaderRegistry,
+    chunker: Chunker,
+) -> IngestReport:
+    """Write one document given as bytes (an upload) under ``source`` (index sync not
+    included); the same report as :func:`ingest_paths`, keyed by ``source``."""
+    report = IngestReport()
+    doc_id = document_id_for(tenant, source)
+    known = store.get_document_versions(tenant, [doc_id]).get(doc_id)
+    try:
+        prepared = prepare_document(Path(name), data, source=source, known=known, tenant=tenant,
+                                    collection=collection, registry=registry, chunker=chunker)
+    except IngestError as exc:
+        report.failed.append(IngestFailure(source, exc.code, exc.message))
+        return report
+    if prepared is None:
+        report.unchanged.append(source)
+        return report
+    store.replace_documents([(prepared.document, prepared.chunks)])
+    (report.added if prepared.is_new else report.updated).append(source)
+    report.chunks_written += len(prepared.chunks)
+    return report
 
 
 def ingest_paths(

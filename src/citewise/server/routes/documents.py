@@ -4,7 +4,6 @@ delete. Every document belongs to the caller's tenant."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import re
 import threading
 from pathlib import Path as FsPath
@@ -46,13 +45,10 @@ def _lock(key: str) -> threading.Lock:
         return lock
 
 
-def _uploads(root: FsPath, tenant: str) -> FsPath:
-    # The tenant's folder is named by a hash: tenant names never become paths.
-    return root / UPLOADS / hashlib.sha256(tenant.encode()).hexdigest()[:24]
-
-
 def display_source(source: str, root: FsPath) -> str:
-    """An uploaded file's source as the client named it (not the server's path)."""
+    """A document's source as its uploader named it. Uploads are stored under the client's
+    file name; versions before 0.2 stored them under a server path in ``uploads/``, which
+    is shown by its file name too."""
     path = FsPath(source)
     return path.name if path.is_relative_to(root / UPLOADS) else source
 
@@ -66,20 +62,16 @@ def info(doc: DocumentRecord, root: FsPath, *, text: bool = False) -> DocumentIn
                         text=doc.text if text else None)
 
 
-def _ingest(kb: KnowledgeBase, root: FsPath, folder: FsPath, name: str, data: bytes,
+def _ingest(kb: KnowledgeBase, root: FsPath, tenant: str, name: str, data: bytes,
             collection: str) -> UploadResult:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    with _lock(str(path)):
-        path.write_bytes(data)
-        try:
-            report = kb.ingest([path], collection=collection)
-        finally:
-            path.unlink(missing_ok=True)
+    # The client's file name is the document's source: what its citations show, and what
+    # a re-upload of the same name replaces (never a path of this server).
+    with _lock(f"{tenant}\0{name}"):
+        report = kb.ingest_bytes(name, data, source=name, collection=collection)
     if report.failed:
         failure = report.failed[0]
         raise IngestError(failure.message, code=failure.code, details={"file": name})
-    doc = kb.find_document(path)
+    doc = kb.find_source(name)
     if doc is None:  # pragma: no cover - ingest reported success
         raise IngestError("the document was not stored", code="ingest_failed")
     status = "added" if report.added else "updated" if report.updated else "unchanged"
@@ -101,10 +93,9 @@ async def upload_document(
     if len(data) > limit:
         raise PayloadTooLarge(f"the file is larger than {limit} bytes", code="upload_too_large",
                               details={"max_bytes": limit})
-    root = state.services.data_dir
-    return await asyncio.to_thread(_ingest, state.services.kb(who.tenant), root,
-                                   _uploads(root, who.tenant), safe_name(file.filename), data,
-                                   collection)
+    return await asyncio.to_thread(_ingest, state.services.kb(who.tenant),
+                                   state.services.data_dir, who.tenant, safe_name(file.filename),
+                                   data, collection)
 
 
 @router.get("", response_model=DocumentList, summary="List documents")
