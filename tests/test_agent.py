@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from citewise import Agent, KnowledgeBase, ScriptedModel
+from citewise import Agent, KnowledgeBase, ScriptedModel, tool
+from citewise.agent.context import RunContext
 from citewise.answer import Answer
 from citewise.errors import EmptyQuestion, NotFound
 from citewise.events import Event
 from citewise.models.extractive import NO_ANSWER
 from citewise.models.scripted import call
+from citewise.store.sqlite import SQLiteStore
 
 SAMPLES = Path(__file__).resolve().parent.parent / "src" / "citewise" / "samples" / "handbook"
 
@@ -144,3 +146,32 @@ def test_in_memory_agent_keeps_recent_threads_only(monkeypatch: pytest.MonkeyPat
         agent.ask("q2 follow-up", thread_id=second.thread_id)
     assert info.value.code == "unknown_thread"
     assert agent.ask("q1 again", thread_id=first.thread_id).status == "completed"
+
+
+def test_a_run_whose_thread_is_deleted_meanwhile_still_finishes_and_is_logged(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "runs.db")
+
+    @tool
+    def forget(ctx: RunContext, query: str) -> str:
+        """Delete this run's thread (as another client might, mid-run).
+
+        Args:
+            query: Ignored.
+        """
+        assert store.delete_thread("default", ctx.thread_id)
+        return "thread deleted"
+
+    try:
+        agent = Agent(model=ScriptedModel([call("forget", query="x"), "Done."]), tools=[forget],
+                      store=store)
+        answer = agent.ask("Go")
+        assert answer.status == "completed"
+        run = store.get_run("default", answer.run_id)
+        assert run is not None and run.status == "completed"
+        kinds = [e.kind for e in store.read_events("default", answer.run_id, limit=1000)]
+        assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+        assert store.list_turns("default", answer.thread_id) == []
+    finally:
+        store.close()

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from citewise.agent.state import RunState
-from citewise.errors import UsageError
+from citewise.errors import NotFound, UsageError
 from citewise.events import Event
 
 if TYPE_CHECKING:
@@ -67,9 +67,14 @@ class RunRecorder:
             if terminal.kind == "run_finished" and answer is not None:
                 from citewise.store.base import TurnRecord
 
-                store.add_turn(state.tenant, TurnRecord(
-                    thread_id=state.thread_id, run_id=state.run_id, question=state.question,
-                    answer=answer.text, created_at=datetime.now(UTC)))
+                try:
+                    store.add_turn(state.tenant, TurnRecord(
+                        thread_id=state.thread_id, run_id=state.run_id, question=state.question,
+                        answer=answer.text, created_at=datetime.now(UTC)))
+                except NotFound:
+                    # The thread was deleted while the run ran: no turn to add, and the
+                    # run's own record and events are still written (nothing else failed).
+                    pass
 
     def _save(self, *, answer: dict[str, object] | None) -> None:
         from citewise.store.base import RunRecord
