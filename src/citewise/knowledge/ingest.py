@@ -19,6 +19,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.chunking import Chunker
 from citewise.knowledge.loaders import LoaderRegistry
+from citewise.knowledge.loaders.base import Loader
 from citewise.knowledge.sync import fault_point
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
 
@@ -28,8 +29,8 @@ __all__ = [
     "document_id_for",
     "ingest_data",
     "ingest_paths",
-    "prepare_document",
     "missing_under",
+    "prepare_document",
     "source_for",
 ]
 
@@ -145,6 +146,16 @@ class _Prepared:
     is_new: bool
 
 
+def _loader(registry: LoaderRegistry, name: Path) -> Loader:
+    loader = registry.for_path(name)
+    if loader is None:
+        raise IngestError(
+            f"no loader for {name.name} (known: {', '.join(registry.extensions)})",
+            code="unsupported_format",
+        )
+    return loader
+
+
 def _prepare(
     path: Path,
     *,
@@ -155,11 +166,7 @@ def _prepare(
     chunker: Chunker,
 ) -> _Prepared | None:
     """The document and chunks to write for ``path``, or None when it is unchanged."""
-    if registry.for_path(path) is None:
-        raise IngestError(
-            f"no loader for {path.name} (known: {', '.join(registry.extensions)})",
-            code="unsupported_format",
-        )
+    _loader(registry, path)  # refused before the file is read
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -187,12 +194,7 @@ def prepare_document(
 ) -> _Prepared | None:
     """The document and chunks for ``data`` (a file's bytes; ``name`` picks the loader and
     titles it) stored under ``source``, or None when that document is unchanged."""
-    loader = registry.for_path(name)
-    if loader is None:
-        raise IngestError(
-            f"no loader for {name.name} (known: {', '.join(registry.extensions)})",
-            code="unsupported_format",
-        )
+    loader = _loader(registry, name)
     if len(data) > MAX_FILE_BYTES:
         raise IngestError(f"file is {len(data)} bytes, over the {MAX_FILE_BYTES}-byte limit",
                           code="file_too_large")
