@@ -175,3 +175,28 @@ def test_a_run_whose_thread_is_deleted_meanwhile_still_finishes_and_is_logged(
         assert store.list_turns("default", answer.thread_id) == []
     finally:
         store.close()
+
+
+def test_inline_filters_of_the_question_and_of_a_search_are_applied(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "refunds.md").write_text("Refunds for shoes are issued within 5 days.\n")
+    (b / "refunds.md").write_text("Refunds for hats are issued within 9 days.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
+        base.ingest([a], collection="shoes")
+        base.ingest([b], collection="hats")
+        # The question's filter holds for the model's searches, written or not.
+        model = ScriptedModel([call("search_knowledge", query="refunds issued"), "Done."])
+        answer = Agent(base, model=model).ask("collection:hats How fast are refunds issued?")
+        assert answer.query is not None and answer.query.filters == {"collection": ["hats"]}
+        assert [d.document["collection"] for d in answer.search_documents] == ["hats"]
+        # A filter written in the search query itself applies too, and is not searched for.
+        model = ScriptedModel([call("search_knowledge", query="collection:shoes refunds"), "Ok."])
+        answer = Agent(base, model=model).ask("How fast are refunds issued?")
+        assert [d.document["collection"] for d in answer.search_documents] == ["shoes"]
+        # The tool's explicit filters argument wins over the question's inline one.
+        model = ScriptedModel([call("search_knowledge", query="refunds",
+                                    filters={"collection": "shoes"}), "Ok."])
+        answer = Agent(base, model=model).ask("collection:hats refunds?")
+        assert [d.document["collection"] for d in answer.search_documents] == ["shoes"]

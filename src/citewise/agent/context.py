@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from citewise.answer import Query
     from citewise.grounding.ledger import EvidenceLedger
 
 __all__ = ["RunContext"]
@@ -16,7 +17,8 @@ class RunContext:
     """Passed as the first argument to tools that declare it (``ctx: RunContext``).
 
     ``deps`` is whatever the host gave the agent (a knowledge base, an HTTP client…);
-    ``ledger`` records every retrieved document so citation markers can be resolved.
+    ``ledger`` records every retrieved document so citation markers can be resolved;
+    ``query`` is the analysis of the run's question (its inline filters, keywords…), if any.
     """
 
     run_id: str
@@ -25,4 +27,5 @@ class RunContext:
     deps: Any = None
     step: int = 0
     tenant: str = "default"
+    query: Query | None = None
     extra: dict[str, Any] = field(default_factory=dict)

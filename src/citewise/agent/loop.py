@@ -106,7 +106,7 @@ async def run_agent(
     yield emit(RunStarted, question=state.question, model=model.name, resumed=resumed)
     ctx = RunContext(
         run_id=state.run_id, thread_id=state.thread_id, ledger=state.ledger,
-        deps=deps, step=state.step, tenant=state.tenant,
+        deps=deps, step=state.step, tenant=state.tenant, query=state.query,
     )
     started = time.perf_counter()
     prices = default_table()  # one price list for the whole run (read once, not per step)

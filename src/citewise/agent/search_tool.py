@@ -55,14 +55,15 @@ def make_search_tool(kb: Searcher) -> Tool:
             filters: Optional metadata filters, e.g. {"collection": "handbook"}.
             k: How many passages to return (1-50).
         """
+        text, applied = _filters(ctx, query, filters)
         retrieve = getattr(kb, "retrieve", None)
         if callable(retrieve):  # a KnowledgeBase: the counts of the ranking come along
-            found = retrieve(query, k=k, filters=filters)
+            found = retrieve(text, k=k, filters=applied)
             hits: list[Hit] = found.hits
             counts = {"retrieved": found.retrieved, "compared": found.compared,
                       "ranking_fallback": found.ranking_fallback}
         else:
-            hits = kb.search(query, k=k, filters=filters)
+            hits = kb.search(text, k=k, filters=applied)
             counts = {"retrieved": len(hits), "compared": len(hits), "ranking_fallback": False}
         entries = ctx.ledger.add(hits)
         details = ctx.extra.setdefault("search", {"queries": [], "retrieved": 0})
@@ -88,6 +89,22 @@ def make_search_tool(kb: Searcher) -> Tool:
         return ToolResult(text=text, data={"query": query, "results": results, **counts})
 
     return tool(search_knowledge)
+
+
+def _filters(ctx: RunContext, query: str, given: dict[str, Any] | None
+             ) -> tuple[str, dict[str, Any] | None]:
+    """The text to search and the filters to search with. Inline filter terms
+    (``collection:handbook``, ``#tag``, ``after:2024-01-01``) apply wherever they are
+    written: in the question (its analysis, ``ctx.query``) or in this search's query; the
+    tool's own ``filters`` argument wins over both, the query's over the question's. A
+    question's date *expression* ("last year") is not a filter: it says what the answer is
+    about, not when a document was written."""
+    from citewise.knowledge.query_filters import extract_inline_filters, parse_filters
+
+    text, inline = extract_inline_filters(query)
+    asked = parse_filters(ctx.query.filters) if ctx.query is not None else None
+    merged = (asked.merged(inline) if asked is not None else inline).merged(parse_filters(given))
+    return (text.strip() or query), (merged.to_dict() or None)
 
 
 def analyze_question(question: str) -> tuple[Query | None, QueryDetails]:
