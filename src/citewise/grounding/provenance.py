@@ -26,9 +26,11 @@ run (both live in :mod:`.export` and are re-exported here).
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -43,7 +45,7 @@ from citewise.grounding.export import (
     run_provenance,
 )
 from citewise.grounding.vocab import CW, DCT, GRAPH, PROV, RDF_TYPE, XSD
-from citewise.triples import Triple, iri, lit
+from citewise.triples import IRI, Literal_, Triple, iri, lit
 
 if TYPE_CHECKING:
     from citewise.agent.emitter import Emitter
@@ -69,10 +71,13 @@ __all__ = [
 
 # -- IRIs -------------------------------------------------------------------------------
 
+_SAFE = re.compile(r"[A-Za-z0-9._~-]*")
+
 
 def _q(value: object) -> str:
     # Ids are ours (hex, ints) but may come from users: keep every IRI well-formed.
-    return quote(str(value), safe="-._~")
+    text = str(value)
+    return text if _SAFE.fullmatch(text) else quote(text, safe="-._~")
 
 
 def run_iri(run_id: str) -> str:
@@ -91,15 +96,57 @@ def document_iri(document_id: str) -> str:
     return f"urn:citewise:document:{_q(document_id)}"
 
 
-def _snippet_iri(run_id: str, doc_index: int, snippet_index: int, snip: Snippet) -> str:
+def _snippet_iri(run: str, doc_index: int, snippet_index: int, snip: Snippet) -> str:
     if snip.chunk_id is not None:
         return chunk_iri(snip.chunk_id)
     # A tool-made snippet without a chunk id is still a node, scoped to this run.
-    return f"{run_iri(run_id)}:document:{doc_index}:snippet:{snippet_index}"
+    return f"{run}:document:{doc_index}:snippet:{snippet_index}"
 
 
 def _doc_iri(doc: SearchDocument) -> str:
     return document_iri(str(doc.document.get("id", doc.source)))
+
+
+# -- terms ------------------------------------------------------------------------------
+# A step makes a dozen triples; building their terms from strings each time (concatenating
+# the namespace, hashing, looking the IRI up) cost more than the triples themselves. The
+# vocabulary's terms are made once, a run's own nodes once per node.
+
+
+class _Vocab:
+    """The interned IRI terms of one namespace: ``_P.used`` is ``iri(PROV + "used")``."""
+
+    def __init__(self, base: str) -> None:
+        self._base = base
+
+    def __getattr__(self, name: str) -> IRI:
+        term = iri(self._base + name)
+        setattr(self, name, term)  # the next lookup is a plain attribute
+        return term
+
+
+_P, _C, _D = _Vocab(PROV), _Vocab(CW), _Vocab(DCT)
+_A = iri(RDF_TYPE)
+_INT, _DEC, _DATETIME, _BOOL = XSD + "integer", XSD + "decimal", XSD + "dateTime", XSD + "boolean"
+# Every triple has all four fields set. One shared set: triples are frozen, so pydantic never
+# adds to it, and model_copy copies it before changing it.
+_SPOG = {"s", "p", "o", "g"}
+_I = {"i"}
+
+
+def _node(value: str) -> IRI:
+    """The IRI term of a node named once or twice in a run (not worth the intern cache)."""
+    return trusted(IRI, {"t": "i", "i": value}, _I)
+
+
+# json.dumps with options builds a new encoder on every call.
+_arguments_json = json.JSONEncoder(sort_keys=True, default=str, ensure_ascii=False).encode
+
+
+@lru_cache(maxsize=1024)
+def _int_lit(value: int) -> Literal_:
+    # Steps, counts and indexes repeat in every run; their literals are frozen, so shared.
+    return lit(value, _INT)
 
 
 # -- the hook ---------------------------------------------------------------------------
@@ -108,9 +155,9 @@ def _doc_iri(doc: SearchDocument) -> str:
 class _Builder:
     """Collects triples for one explain event.
 
-    Triples are built with :func:`~citewise._construct.trusted` from interned terms: their
-    parts are :func:`iri` / :func:`lit` terms by construction (mypy-checked here), and each
-    step makes a dozen of them — validating each again was most of a step's cost.
+    Triples are built with :func:`~citewise._construct.trusted` from terms made by
+    :func:`iri` / :func:`lit` (mypy-checked here): validating each again was most of a
+    step's cost.
     """
 
     __slots__ = ("triples",)
@@ -118,159 +165,176 @@ class _Builder:
     def __init__(self) -> None:
         self.triples: list[Triple] = []
 
-    def add(self, s: str, p: str, o: str) -> None:
-        self.triples.append(trusted(Triple, {"s": iri(s), "p": iri(p), "o": iri(o), "g": GRAPH},
-                                    set(_SPOG)))
+    def add(self, s: IRI, p: IRI, o: IRI) -> None:
+        self.triples.append(trusted(Triple, {"s": s, "p": p, "o": o, "g": GRAPH}, _SPOG))
 
-    def lit(self, s: str, p: str, value: object, dt: str | None = None) -> None:
+    def lit(self, s: IRI, p: IRI, value: object, dt: str | None = None) -> None:
         if isinstance(value, bool):
-            value, dt = ("true" if value else "false"), XSD + "boolean"
-        self.triples.append(trusted(Triple, {"s": iri(s), "p": iri(p), "o": lit(value, dt),
-                                             "g": GRAPH}, set(_SPOG)))
+            o = lit("true" if value else "false", _BOOL)
+        elif dt is _INT and type(value) is int:
+            o = _int_lit(value)
+        else:
+            o = lit(value, dt)
+        self.triples.append(trusted(Triple, {"s": s, "p": p, "o": o, "g": GRAPH}, _SPOG))
 
-    def a(self, s: str, *types: str) -> None:
+    def a(self, s: IRI, *types: IRI) -> None:
         for t in types:
-            self.add(s, RDF_TYPE, t)
+            self.add(s, _A, t)
 
 
-_SPOG = ("s", "p", "o", "g")
+class _Run:
+    """What the recorder keeps per live run: its IRI, and how much of the ledger it has
+    already attributed to a call."""
+
+    __slots__ = ("iri", "seen", "term")
+
+    def __init__(self, run_id: str, seen: int) -> None:
+        self.iri = run_iri(run_id)
+        self.term = _node(self.iri)
+        self.seen = seen
 
 
 class ProvenanceRecorder:
     """A :class:`~citewise.agent.hooks.RunHook` that emits PROV-O ``explain`` events.
 
-    It keeps one small counter per live run (which ledger chunks it has attributed), so
-    one recorder may serve many runs; it does no I/O.
+    It keeps one small record per live run (its IRI, which ledger chunks it has
+    attributed), so one recorder may serve many runs; it does no I/O.
     """
 
     _MAX_RUNS = 4096
 
     def __init__(self) -> None:
-        self._seen: OrderedDict[str, int] = OrderedDict()
+        self._runs: OrderedDict[str, _Run] = OrderedDict()
 
     def on_start(self, state: RunState, emit: Emitter) -> Sequence[Event]:
-        run = run_iri(state.run_id)
-        question = f"{run}:question"
+        r = self._start(state.run_id, len(state.ledger.context_chunk_ids))
+        run = r.term
+        question = _node(f"{r.iri}:question")
         b = _Builder()
-        b.a(run, PROV + "Activity", CW + "Run")
-        b.lit(run, PROV + "startedAtTime", state.started_at.isoformat(), XSD + "dateTime")
-        b.lit(run, CW + "threadId", state.thread_id)
+        b.a(run, _P.Activity, _C.Run)
+        b.lit(run, _P.startedAtTime, state.started_at.isoformat(), _DATETIME)
+        b.lit(run, _C.threadId, state.thread_id)
         if state.model:
-            b.lit(run, CW + "model", state.model)
-        b.a(question, PROV + "Entity", CW + "Question")
-        b.lit(question, PROV + "value", state.question)
-        b.add(run, PROV + "used", question)
-        self._mark(state.run_id, len(state.ledger.context_chunk_ids))
-        return [emit.explain(run, b.triples)]
+            b.lit(run, _C.model, state.model)
+        b.a(question, _P.Entity, _C.Question)
+        b.lit(question, _P.value, state.question)
+        b.add(run, _P.used, question)
+        return [emit.explain(r.iri, b.triples)]
 
     def on_tool_result(
         self, state: RunState, call: ToolCall, result: ToolResult, duration_ms: float,
         emit: Emitter,
     ) -> Sequence[Event]:
-        run = run_iri(state.run_id)
-        node = f"{run}:call:{_q(call.id)}"
-        out = f"{node}:result"
+        r = self._run(state)
+        node_iri = f"{r.iri}:call:{_q(call.id)}"
+        node, out = _node(node_iri), _node(f"{node_iri}:result")
         b = _Builder()
-        b.a(node, PROV + "Activity", CW + "ToolCall")
-        b.add(node, DCT + "isPartOf", run)
-        b.lit(node, CW + "tool", call.name)
-        b.lit(node, CW + "step", state.step, XSD + "integer")
-        b.lit(node, CW + "input", json.dumps(call.arguments, sort_keys=True, default=str,
-                                             ensure_ascii=False))
-        b.lit(node, CW + "latencyMs", f"{duration_ms:.3f}", XSD + "decimal")
-        b.lit(node, CW + "resultSize", len(result.text), XSD + "integer")
-        b.a(out, PROV + "Entity", CW + "ToolResult")
-        b.add(out, PROV + "wasGeneratedBy", node)
-        chunks = self._chunks_of(state, result)
-        b.lit(node, CW + "resultCount", len(chunks), XSD + "integer")
+        b.a(node, _P.Activity, _C.ToolCall)
+        b.add(node, _D.isPartOf, r.term)
+        b.lit(node, _C.tool, call.name)
+        b.lit(node, _C.step, state.step, _INT)
+        b.lit(node, _C.input, _arguments_json(call.arguments))
+        b.lit(node, _C.latencyMs, f"{duration_ms:.3f}", _DEC)
+        b.lit(node, _C.resultSize, len(result.text), _INT)
+        b.a(out, _P.Entity, _C.ToolResult)
+        b.add(out, _P.wasGeneratedBy, node)
+        chunks = self._chunks_of(state, r, result)
+        b.lit(node, _C.resultCount, len(chunks), _INT)
         for doc_index, snippet_index, doc in chunks:
             snip = doc.snippets[snippet_index]
-            chunk = _snippet_iri(state.run_id, doc_index, snippet_index, snip)
-            document = _doc_iri(doc)
-            b.a(chunk, PROV + "Entity", CW + "Chunk")
-            b.add(node, PROV + "used", chunk)
-            b.add(out, PROV + "hadMember", chunk)
-            b.add(chunk, PROV + "wasDerivedFrom", document)
-            b.lit(chunk, CW + "documentIndex", doc_index, XSD + "integer")
+            chunk = iri(_snippet_iri(r.iri, doc_index, snippet_index, snip))
+            document = iri(_doc_iri(doc))
+            b.a(chunk, _P.Entity, _C.Chunk)
+            b.add(node, _P.used, chunk)
+            b.add(out, _P.hadMember, chunk)
+            b.add(chunk, _P.wasDerivedFrom, document)
+            b.lit(chunk, _C.documentIndex, doc_index, _INT)
             if snip.source is not None:
-                b.lit(chunk, CW + "startChar", snip.source.start_char, XSD + "integer")
-                b.lit(chunk, CW + "endChar", snip.source.end_char, XSD + "integer")
-            b.a(document, PROV + "Entity", CW + "Document")
-            b.lit(document, DCT + "source", doc.source)
+                b.lit(chunk, _C.startChar, snip.source.start_char, _INT)
+                b.lit(chunk, _C.endChar, snip.source.end_char, _INT)
+            b.a(document, _P.Entity, _C.Document)
+            b.lit(document, _D.source, doc.source)
             title = doc.document.get("title")
             if title:
-                b.lit(document, DCT + "title", title)
-        return [emit.explain(node, b.triples)]
+                b.lit(document, _D.title, title)
+        return [emit.explain(node_iri, b.triples)]
 
     def on_answer(self, state: RunState, answer: Answer, emit: Emitter) -> Sequence[Event]:
-        self._seen.pop(state.run_id, None)
-        run = run_iri(state.run_id)
-        node = f"{run}:answer"
+        r = self._runs.pop(state.run_id, None) or _Run(state.run_id, 0)
+        run = r.term
+        node_iri = f"{r.iri}:answer"
+        node = _node(node_iri)
         events: list[Event] = []
-        q = _query_triples(state.run_id, answer)
+        q = _query_triples(r, answer)
         if q:
-            events.append(emit.explain(f"{run}:query", q))
+            events.append(emit.explain(f"{r.iri}:query", q))
         b = _Builder()
-        b.a(node, PROV + "Entity", CW + "Answer")
-        b.add(node, PROV + "wasGeneratedBy", run)
-        b.add(node, PROV + "wasDerivedFrom", f"{run}:question")
-        b.lit(node, PROV + "value", answer.text)
-        b.lit(node, CW + "issueCount", len(answer.issues), XSD + "integer")
-        b.lit(run, PROV + "endedAtTime", datetime.now(UTC).isoformat(), XSD + "dateTime")
+        b.a(node, _P.Entity, _C.Answer)
+        b.add(node, _P.wasGeneratedBy, run)
+        b.add(node, _P.wasDerivedFrom, _node(f"{r.iri}:question"))
+        b.lit(node, _P.value, answer.text)
+        b.lit(node, _C.issueCount, len(answer.issues), _INT)
+        b.lit(run, _P.endedAtTime, datetime.now(UTC).isoformat(), _DATETIME)
         for c in answer.citations:
-            for target in self._cited(state.run_id, answer, c.document_index, c.snippet_index):
-                b.add(node, PROV + "wasDerivedFrom", target)
-        for claim in answer.claims:
+            for target in _cited(r, answer, c.document_index, c.snippet_index):
+                b.add(node, _P.wasDerivedFrom, target)
+        claims = [(claim, _node(claim_iri(state.run_id, claim.index))) for claim in answer.claims]
+        for claim, cnode in claims:
             if not claim.removed:
-                b.add(node, DCT + "hasPart", claim_iri(state.run_id, claim.index))
-        events.append(emit.explain(node, b.triples))
-        for claim in answer.claims:
+                b.add(node, _D.hasPart, cnode)
+        events.append(emit.explain(node_iri, b.triples))
+        for claim, cnode in claims:
             cb = _Builder()
-            cnode = claim_iri(state.run_id, claim.index)
-            cb.a(cnode, PROV + "Entity", CW + "Claim")
-            cb.lit(cnode, PROV + "value", claim.text)
-            cb.lit(cnode, CW + "claimIndex", claim.index, XSD + "integer")
-            cb.lit(cnode, CW + "status", claim.status)
-            cb.lit(cnode, CW + "removed", claim.removed)
+            cb.a(cnode, _P.Entity, _C.Claim)
+            cb.lit(cnode, _P.value, claim.text)
+            cb.lit(cnode, _C.claimIndex, claim.index, _INT)
+            cb.lit(cnode, _C.status, claim.status)
+            cb.lit(cnode, _C.removed, claim.removed)
             if claim.support is not None:
-                cb.lit(cnode, CW + "support", f"{claim.support:.4f}", XSD + "decimal")
+                cb.lit(cnode, _C.support, f"{claim.support:.4f}", _DEC)
             for k in claim.citation_indices:
                 c = answer.citations[k]
-                cit = f"{run}:citation:{k}"
-                targets = self._cited(state.run_id, answer, c.document_index, c.snippet_index)
+                cit = _node(f"{r.iri}:citation:{k}")
+                targets = _cited(r, answer, c.document_index, c.snippet_index)
                 for target in targets:
-                    cb.add(cnode, PROV + "wasDerivedFrom", target)
-                cb.add(cnode, PROV + "qualifiedDerivation", cit)
-                cb.a(cit, PROV + "Derivation")
-                cb.add(cit, PROV + "entity", targets[0])
-                cb.lit(cit, CW + "citationIndex", k, XSD + "integer")
-                cb.lit(cit, CW + "documentIndex", c.document_index, XSD + "integer")
-                cb.lit(cit, CW + "excerpt", c.excerpt)
+                    cb.add(cnode, _P.wasDerivedFrom, target)
+                cb.add(cnode, _P.qualifiedDerivation, cit)
+                cb.a(cit, _P.Derivation)
+                cb.add(cit, _P.entity, targets[0])
+                cb.lit(cit, _C.citationIndex, k, _INT)
+                cb.lit(cit, _C.documentIndex, c.document_index, _INT)
+                cb.lit(cit, _C.excerpt, c.excerpt)
                 if c.start_char is not None and c.end_char is not None:
-                    cb.lit(cit, CW + "startChar", c.start_char, XSD + "integer")
-                    cb.lit(cit, CW + "endChar", c.end_char, XSD + "integer")
+                    cb.lit(cit, _C.startChar, c.start_char, _INT)
+                    cb.lit(cit, _C.endChar, c.end_char, _INT)
                 if c.support is not None:
-                    cb.lit(cit, CW + "support", f"{c.support:.4f}", XSD + "decimal")
-            events.append(emit.explain(cnode, cb.triples))
+                    cb.lit(cit, _C.support, f"{c.support:.4f}", _DEC)
+            events.append(emit.explain(cnode.i, cb.triples))
         return events
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _mark(self, run_id: str, seen: int) -> None:
-        self._seen[run_id] = seen
-        self._seen.move_to_end(run_id)
-        while len(self._seen) > self._MAX_RUNS:
-            self._seen.popitem(last=False)
+    def _start(self, run_id: str, seen: int) -> _Run:
+        r = self._runs[run_id] = _Run(run_id, seen)
+        self._runs.move_to_end(run_id)
+        while len(self._runs) > self._MAX_RUNS:
+            self._runs.popitem(last=False)
+        return r
 
-    def _chunks_of(self, state: RunState, result: ToolResult
+    def _run(self, state: RunState) -> _Run:
+        r = self._runs.get(state.run_id)
+        return r if r is not None else self._start(state.run_id, 0)
+
+    @staticmethod
+    def _chunks_of(state: RunState, r: _Run, result: ToolResult
                    ) -> list[tuple[int, int, SearchDocument]]:
         """The ledger entries this call returned: its new chunks, plus any chunk id named
         in its structured result (a repeated hit is not new to the ledger)."""
         ledger = state.ledger
-        start = self._seen.get(state.run_id, 0)
-        ids = list(ledger.context_chunk_ids[start:])
-        self._mark(state.run_id, len(ledger.context_chunk_ids))
-        for cid in _chunk_ids(result.data):
+        ids = ledger.context_chunk_ids[r.seen:]
+        r.seen = len(ledger.context_chunk_ids)
+        named = _chunk_ids(result.data) if result.data is not None else ()
+        for cid in named:
             if cid not in ids:
                 ids.append(cid)
         out: list[tuple[int, int, SearchDocument]] = []
@@ -280,43 +344,42 @@ class ProvenanceRecorder:
                 out.append((pos[0], pos[1], ledger.documents[pos[0] - 1]))
         return out
 
-    def _cited(self, run_id: str, answer: Answer, doc_index: int,
-               snippet_index: int | None) -> list[str]:
-        """The chunk (when known) and the document a citation points at."""
-        doc = answer.search_documents[doc_index - 1]
-        out: list[str] = []
-        if snippet_index is not None and snippet_index < len(doc.snippets):
-            out.append(_snippet_iri(run_id, doc_index, snippet_index,
-                                    doc.snippets[snippet_index]))
-        out.append(_doc_iri(doc))
-        return out
+
+def _cited(r: _Run, answer: Answer, doc_index: int, snippet_index: int | None) -> list[IRI]:
+    """The chunk (when known) and the document a citation points at."""
+    doc = answer.search_documents[doc_index - 1]
+    out: list[IRI] = []
+    if snippet_index is not None and snippet_index < len(doc.snippets):
+        out.append(iri(_snippet_iri(r.iri, doc_index, snippet_index,
+                                    doc.snippets[snippet_index])))
+    out.append(iri(_doc_iri(doc)))
+    return out
 
 
-def _query_triples(run_id: str, answer: Answer) -> list[Triple]:
+def _query_triples(r: _Run, answer: Answer) -> list[Triple]:
     """The query analysis: what was searched for, derived from the question."""
-    run = run_iri(run_id)
-    node = f"{run}:query"
     searched = [str(c.arguments["query"]) for c in answer.tool_calls
                 if isinstance(c.arguments.get("query"), str)]
     if answer.query is None and answer.query_details is None and not searched:
         return []
+    node = _node(f"{r.iri}:query")
     b = _Builder()
-    b.a(node, PROV + "Entity", CW + "QueryAnalysis")
-    b.add(node, PROV + "wasDerivedFrom", f"{run}:question")
-    b.add(node, PROV + "wasGeneratedBy", run)
+    b.a(node, _P.Entity, _C.QueryAnalysis)
+    b.add(node, _P.wasDerivedFrom, _node(f"{r.iri}:question"))
+    b.add(node, _P.wasGeneratedBy, r.term)
     if answer.query is not None:
         if answer.query.reformulated_query:
-            b.lit(node, CW + "reformulatedQuery", answer.query.reformulated_query)
+            b.lit(node, _C.reformulatedQuery, answer.query.reformulated_query)
         for kw in answer.query.keywords:
-            b.lit(node, CW + "keyword", kw)
+            b.lit(node, _C.keyword, kw)
         if answer.query.query_language:
-            b.lit(node, CW + "queryLanguage", answer.query.query_language)
+            b.lit(node, _C.queryLanguage, answer.query.query_language)
     details = answer.query_details
     queries = list(details.queries) if details is not None and details.queries else searched
     for text in dict.fromkeys(queries):
-        b.lit(node, CW + "searchQuery", text)
+        b.lit(node, _C.searchQuery, text)
     if details is not None and details.retrieved is not None:
-        b.lit(node, CW + "retrieved", details.retrieved, XSD + "integer")
+        b.lit(node, _C.retrieved, details.retrieved, _INT)
     return b.triples
 
 
