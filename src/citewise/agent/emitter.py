@@ -23,7 +23,13 @@ class Emitter:
 
     def __call__(self, cls: type[E], /, **fields: Any) -> E:
         state = self._state
-        return cls(run_id=state.run_id, thread_id=state.thread_id, seq=state.next_seq(), **fields)
+        fields["run_id"] = state.run_id
+        fields["thread_id"] = state.thread_id
+        fields["seq"] = state.next_seq()
+        # Validated exactly as ``cls(**fields)`` would (events define no __init__), without
+        # BaseModel.__init__'s Python frame: this runs for every event of every run.
+        event: E = cls.__pydantic_validator__.validate_python(fields)
+        return event
 
     def warning(self, code: str, message: str, **details: Any) -> Warning:
         return self(Warning, code=code, message=message, details=details)
