@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from citewise._construct import trusted
 from citewise.agent.context import RunContext
+from citewise.agent.deadlines import deadline
 from citewise.agent.emitter import Emitter
 from citewise.agent.hooks import RunHook
 from citewise.agent.interrupts import (
@@ -207,7 +208,8 @@ async def run_agent(
                 ctx.step = state.step
                 continue
             final_text = "".join(text) or ("".join(thought) if not calls else "")
-            state.messages.append(AssistantMessage(content=final_text))
+            state.messages.append(trusted(AssistantMessage, {
+                "role": "assistant", "content": final_text, "tool_calls": []}, {"content"}))
             structured: Any = None
             if settings.output_schema is not None:
                 structured, why = check_structured(final_text, settings.output_schema)
@@ -223,10 +225,9 @@ async def run_agent(
                         content=repair_prompt(why, settings.output_schema)))
                     state.step += 1
                     continue
-            state.trace.append(TraceEntry(
-                step=state.step, type="answer", thought="".join(thought) or None,
-                duration_ms=duration, input_tokens=in_tok, output_tokens=out_tok,
-            ))
+            state.trace.append(_trace(state.step, "answer", thought="".join(thought) or None,
+                                      duration_ms=duration, input_tokens=in_tok,
+                                      output_tokens=out_tok))
             if text and not buffered:
                 yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
             n_issues = len(state.issues)
@@ -291,7 +292,7 @@ def _check(state: RunState, settings: RunSettings, cancel: asyncio.Event | None,
                              details={"max_seconds": settings.max_seconds})
 
 
-def _trace(step: int, kind: Literal["thought", "tool"], *, thought: str | None = None,
+def _trace(step: int, kind: Literal["thought", "tool", "answer"], *, thought: str | None = None,
            tool: str | None = None, tool_input: dict[str, Any] | None = None, observation: str | None = None,
            duration_ms: float = 0.0, input_tokens: int = 0, output_tokens: int = 0
            ) -> TraceEntry:
@@ -370,7 +371,7 @@ async def _invoke(
         if t.external:
             return ToolResult(text=f"Error: {t.name} runs at the host; no result was given."), True
         timeout = settings.tool_timeout or t.timeout
-        async with asyncio.timeout(timeout):
+        with deadline(timeout):
             if t.is_async:
                 return await t.call(ctx, args), False
             return await asyncio.to_thread(t.call_sync, ctx, args), False

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from citewise._construct import trusted
 from citewise.answer import (
     Answer,
     CitationOccurrence,
@@ -190,9 +191,11 @@ def assemble_answer(
                 d, reason=reason, support=round(support or 0.0, 4)))
         removed = settings.strict and not structured and status != "supported"
         keep.append(not removed)
-        claims.append(Claim(index=d.index, text=d.text, status=status,
-                            support=None if support is None else round(support, 4),
-                            removed=removed))
+        claims.append(trusted(Claim, {
+            "index": d.index, "text": d.text, "start_char": None, "end_char": None,
+            "status": status, "support": None if support is None else round(support, 4),
+            "citation_indices": [], "removed": removed,
+        }, {"index", "text", "status", "support", "removed"}))
 
     # 4. Write the text back and number the citations in reading order.
     final_text, spans = rebuild(text, drafts, keep, kept)
@@ -233,7 +236,7 @@ def assemble_answer(
         issues=list(state.issues),
         ended_by_tool=ended_by_tool,
         tool_calls=list(state.tool_calls),
-        trajectory=Trajectory(id=state.run_id),
+        trajectory=trusted(Trajectory, {"id": state.run_id, "feedback_token": None}, {"id"}),
         # A failed run is assembled without its settings: the transcript itself says
         # debug was on.
         debug=DebugTranscript(requests=list(state.debug_requests))
@@ -281,7 +284,9 @@ def _issue(code: str, message: str, d: DraftClaim, **details: Any) -> Issue:
     if d.index is not None:
         info["claim_index"] = d.index
     info.update(details)
-    return Issue(code=code, message=message, details=info)
+    # Built from this module's own typed values (a checked draft, counts, scores).
+    return trusted(Issue, {"code": code, "message": message, "severity": "warning",
+                           "details": info}, {"code", "message", "details"})
 
 
 def _mismatch(d: DraftClaim, c: _Cite, ledger: EvidenceLedger, threshold: float) -> Issue:
