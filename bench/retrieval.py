@@ -17,8 +17,9 @@ tantivy) and, in the same run, into SQLite FTS5; then 1–4-word seeded queries 
   dense retrieval on, which embeds every chunk and builds the vector index (HNSW above
   20k vectors, the shipped parameters) — measured as the dense ingest stage; then the
   vector index alone, ``kb.search(mode="dense")`` and ``kb.search()`` (hybrid: BM25 top 50
-  + vectors top 50, RRF, evidence windows) — all *excluding the query embedding* (query
-  vectors are computed before the clock starts), and dense recall@10 against exact search.
+  + vectors top 50, the default fusion, evidence windows) — all *excluding the query
+  embedding* (query vectors are computed before the clock starts), and dense recall@10
+  against exact search.
 
 The vectors at scale are SYNTHETIC: embedding a million chunks with MiniLM takes hours on
 this machine, so a seeded stand-in embedder gives each text a 384-d unit vector from a

@@ -181,3 +181,38 @@ def test_ascii_sentence_split_on_prose() -> None:
     assert got == [text[a:b] for a, b in sentence_spans(text)]
     assert got == ['He said "stop.', "Then left!", "Did he?", "Yes (really.", "No\nbreak here.",
                    "End.", "Last one...", "and more?!", "Done"]
+
+
+_PIECES = [
+    "refund", "Refunds", "refunded", "prefund", "refundable", "REFUNDING", "paid", "pays",
+    "the", "of", "and", "is", "its", "it", "week", "weeks", "weekly", "tweak", "re_fund",
+    "card", "cards2", "2cards", "x", "_paid", "café", ". ", "! ", "? ", "\n\n", ", ", " ",
+    "  ", "-", "'", '"', "(", ")", "dings", "ding", "ourselves", "ourselv",
+]
+_QUERY_WORDS = [
+    "refund", "refunds", "paid", "weeks", "the", "card", "ding", "tweak", "fund", "x", "ourselv",
+]  # "ourselv": the stem of the stopword "ourselves", which never counts
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=40),
+    st.lists(st.sampled_from(_QUERY_WORDS), min_size=1, max_size=4),
+)
+def test_ascii_term_detection_equals_tokenising_every_sentence(
+    pieces: list[str], words: list[str]
+) -> None:
+    """The ASCII fast path finds a sentence's query terms from the terms' occurrences
+    (stemming only the word at each one); it must agree exactly with tokenising every
+    sentence, the path non-ASCII text takes — terms and phrase bonuses alike."""
+    from citewise.knowledge.evidence import _sentence_terms, _stem_occurrences
+
+    snippet = " ".join(pieces)
+    if not snippet.isascii():
+        snippet = snippet.encode("ascii", "ignore").decode()
+    q = prepare(" ".join(words))
+    spans = sentence_spans(snippet)
+    low = snippet.lower()
+    fast = _sentence_terms(q, snippet, spans, low, _stem_occurrences(q, low))
+    slow = _sentence_terms(q, snippet, spans, None, [])
+    assert fast == slow

@@ -113,3 +113,42 @@ def test_bad_fusion_is_refused_before_anything_opens(tmp_path: Path, kb: Knowled
         with pytest.raises(ConfigError) as err2:
             Retriever(kb.store, kb.index, kb.dense, **kwargs)
         assert err2.value.code == "invalid_fusion", kwargs
+
+
+def test_concurrent_dense_search_ranks_exactly_as_inline(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hybrid search runs its vector search on a pool thread beside the lexical one
+    (with two or more cores); with the pool off it runs inline. Both must give the same
+    hits, fused ranks and counts, and an error in the vector search must still surface."""
+    from citewise.knowledge import retrieval
+
+    assert kb.dense is not None
+    retriever = Retriever(kb.store, kb.index, kb.dense, fusion="rsf")
+    queries = ["refunds for returned goods", "free delivery weekday", "screen passwords", "sun"]
+    calls: list[int] = []
+    real_submit = retrieval._submit_dense
+
+    def counting(*args: object) -> object:
+        calls.append(1)
+        return real_submit(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(retrieval, "_submit_dense", counting)
+    monkeypatch.setattr(retrieval, "_cores", lambda: 2)
+    monkeypatch.setattr(retrieval, "_pool", None)
+    pooled = [retriever.retrieve(q, k=4) for q in queries]
+    assert len(calls) == len(queries) and retrieval._pool is not None
+    monkeypatch.setattr(retrieval, "_dense_pool", lambda: None)
+    inline = [retriever.retrieve(q, k=4) for q in queries]
+    for a, b in zip(pooled, inline, strict=True):
+        assert a.hits and a.hits == b.hits and a.fused == b.fused
+        assert (a.retrieved, a.compared) == (b.retrieved, b.compared)
+
+    def broken(*args: object, **kwargs: object) -> list[tuple[int, float]]:
+        raise RuntimeError("vector search failed")
+
+    monkeypatch.undo()  # the pool again
+    monkeypatch.setattr(retrieval, "_cores", lambda: 2)
+    monkeypatch.setattr(kb.dense, "search", broken)
+    with pytest.raises(RuntimeError, match="vector search failed"):
+        retriever.retrieve("refunds", k=2)

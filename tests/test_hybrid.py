@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from citewise.knowledge.hybrid import (
     Reranker,
     check_fusion,
     fuse,
+    fuse_rows,
+    fused,
     rerank,
     rrf,
 )
@@ -211,3 +214,112 @@ def test_cross_encoder_plumbing_runs_a_real_onnx_model() -> None:
     assert ce.score("how long do refunds take", passages) == scores
     assert ce.score("q", []) == []
     assert ce.name == "cross-encoder:model"
+
+
+# -- the row-based fusion equals the per-candidate implementation it replaced -------------
+# ``fuse`` used to build a ``Fused`` per candidate from dicts; it now ranks plain tuples
+# (``fuse_rows``) and builds ``Fused`` for what is returned. The previous implementation,
+# verbatim, is the reference: rankings and scores must be identical bit for bit.
+
+
+def _ref_first_ranks(results: Sequence[tuple[int, float]]) -> dict[int, tuple[int, float]]:
+    out: dict[int, tuple[int, float]] = {}
+    for rank, (cid, score) in enumerate(results, start=1):
+        if cid not in out:
+            out[cid] = (rank, score)
+    return out
+
+
+def _ref_normalised(
+    method: str, ranked: dict[int, tuple[int, float]], weight: float
+) -> tuple[dict[int, float], float]:
+    scores = [s for _, s in ranked.values()]
+    if not scores:
+        return {}, 0.0
+    lo, hi = min(scores), max(scores)
+    if hi - lo <= 1e-12 * max(1.0, abs(hi)):
+        return dict.fromkeys(ranked, weight), 0.0
+    if method == "rsf":
+        scale = weight / (hi - lo)
+        return {cid: (s - lo) * scale for cid, (_, s) in ranked.items()}, 0.0
+    n = len(scores)
+    mu = sum(scores) / n
+    sd = math.sqrt(sum([(x - mu) * (x - mu) for x in scores]) / n)
+    if sd <= 1e-12 * max(1.0, abs(mu)):
+        return dict.fromkeys(ranked, weight), 0.0
+    if method == "zscore":
+        scale = weight / sd
+        return {cid: (s - mu) * scale for cid, (_, s) in ranked.items()}, (lo - mu) * scale
+    offset, scale = mu - 3.0 * sd, 1.0 / (6.0 * sd)
+    out: dict[int, float] = {}
+    for cid, (_, s) in ranked.items():
+        x = (s - offset) * scale
+        out[cid] = 0.0 if x <= 0.0 else weight if x >= 1.0 else weight * x
+    return out, 0.0
+
+
+def _reference_fuse(
+    lexical: Sequence[tuple[int, float]],
+    dense: Sequence[tuple[int, float]],
+    method: str,
+    k: int,
+    lexical_weight: float,
+    dense_weight: float,
+) -> list[Fused]:
+    lex = _ref_first_ranks(lexical)
+    den = _ref_first_ranks(dense)
+    if method == "rrf":
+        lex_part = {cid: lexical_weight / (k + r) for cid, (r, _) in lex.items()}
+        den_part = {cid: dense_weight / (k + r) for cid, (r, _) in den.items()}
+        lex_floor = den_floor = 0.0
+        total = 1.0
+    else:
+        lex_part, lex_floor = _ref_normalised(method, lex, lexical_weight)
+        den_part, den_floor = _ref_normalised(method, den, dense_weight)
+        total = (lexical_weight + dense_weight) or 1.0
+    out: list[Fused] = []
+    for cid, (rank, raw) in lex.items():
+        dr = den.get(cid)
+        score = (lex_part[cid] + (den_part[cid] if dr else den_floor)) / total
+        if dr:
+            out.append(Fused(cid, score, rank, dr[0], raw, dr[1]))
+        else:
+            out.append(Fused(cid, score, rank, None, raw, None))
+    for cid, (rank, raw) in den.items():
+        if cid not in lex:
+            out.append(Fused(cid, (lex_floor + den_part[cid]) / total, None, rank, None, raw))
+    out.sort(key=lambda f: -f.score)
+    return out
+
+
+def _random_lists(rng: random.Random) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """Two best-first lists over a shared id pool: overlaps, duplicates, ties, and now and
+    then an empty list or a list whose scores are all equal."""
+    pool = rng.randint(1, 120)
+
+    def one(lo: float, hi: float) -> list[tuple[int, float]]:
+        n = rng.choice([0, 1, 2, rng.randint(3, 60)])
+        if rng.random() < 0.1:
+            same = round(rng.uniform(lo, hi), 2)
+            scores = [same] * n
+        else:  # rounded: ties between different chunks happen
+            scores = sorted((round(rng.uniform(lo, hi), 2) for _ in range(n)), reverse=True)
+        return [(rng.randrange(pool), s) for s in scores]
+
+    return one(0.0, 30.0), one(-0.2, 1.0)
+
+
+def test_fusion_matches_the_previous_implementation_on_random_inputs() -> None:
+    rng = random.Random(20261130)
+    for trial in range(3000):
+        lexical, dense = _random_lists(rng)
+        method = FUSION_METHODS[trial % len(FUSION_METHODS)]
+        k = rng.choice([RRF_K, 1, 10])
+        lw, dw = rng.choice([(1.0, 1.0), (1.0, 0.0), (0.0, 0.0), (0.5, 3.0), (2.0, 1.5)])
+        want = _reference_fuse(lexical, dense, method, k, lw, dw)
+        got = fuse(lexical, dense, method=method, k=k, lexical_weight=lw, dense_weight=dw)
+        assert got == want, (trial, method)  # dataclass equality: ids, scores, ranks, raws
+        rows = fuse_rows(lexical, dense, method=method, k=k, lexical_weight=lw, dense_weight=dw)
+        assert [fused(r) for r in rows] == want
+        assert fuse(lexical, dense, method=method, k=k, lexical_weight=lw,
+                    dense_weight=dw, limit=7) == want[:7]

@@ -395,3 +395,31 @@ def test_without_filters_only_the_final_hits_are_read_from_sqlite(
         hits = retriever.retrieve("tomatoes garden roses", k=10, mode=mode).hits
         assert hits and not garden & {h.chunk_id for h in hits}
     dense.close()
+
+
+def test_hydrated_metadata_is_fresh_and_never_stale(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Hit hydration parses each document's metadata JSON once per distinct text: every
+    call must still get its own objects (mutating one never shows in the next) and a
+    document's changed metadata must show at once."""
+    (doc,) = [d for d in kb.store.list_documents("default") if d.source.endswith("refunds.txt")]
+    chunk_ids = sorted(r.chunk_id for r in kb.store.index_rows([doc.id]))
+    con = sqlite3.connect(tmp_path / "kb" / DB_NAME)
+    with con:
+        con.execute(
+            "UPDATE documents SET metadata = ? WHERE id = ?",
+            ('{"tags": ["a", "b"], "author": {"name": "Ann"}, "pages": 3}', doc.id),
+        )
+    first = kb.store.get_chunk_contexts("default", chunk_ids)[0].metadata
+    assert first == {"tags": ["a", "b"], "author": {"name": "Ann"}, "pages": 3}
+    first["tags"].append("mutated")
+    first["author"]["name"] = "Bob"
+    first["pages"] = 99
+    again = kb.store.get_chunk_contexts("default", chunk_ids)[0].metadata
+    assert again == {"tags": ["a", "b"], "author": {"name": "Ann"}, "pages": 3}
+    with con:
+        con.execute("UPDATE documents SET metadata = ? WHERE id = ?", ('{"pages": 4}', doc.id))
+    flat = kb.store.get_chunk_contexts("default", chunk_ids)
+    assert [c.metadata for c in flat] == [{"pages": 4}] * len(chunk_ids)
+    flat[0].metadata["pages"] = 5
+    assert kb.store.get_chunk_contexts("default", chunk_ids)[0].metadata == {"pages": 4}
+    con.close()

@@ -15,6 +15,7 @@ The window text is verbatim: ``snippet[start_char:start_char + len(text)] == tex
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ def _ascii_terms(low: str, a: int, b: int) -> list[str]:
     return [_stem(t) for t in _WORD.findall(low, a, b) if t not in STOPWORDS]
 
 
+_WORD_CHAR = re.compile(r"\w").match  # as _WORD sees a character (ASCII text here)
 _CLOSERS = frozenset("\"')]")
 _ASCII_SPACE = frozenset(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")  # str.isspace() in ASCII
 
@@ -142,17 +144,30 @@ def _sentence_terms(
     hit_terms: list[frozenset[str]] = [frozenset()] * n
     phrase: list[float] = [0.0] * n
     if low is not None:
+        # A sentence has term t exactly when one of its (non-stopword) words stems to t,
+        # and such a word starts where t occurs: each occurrence at a word start is
+        # checked by stemming that one word, not by tokenising the whole sentence. Only a
+        # sentence with two or more terms is tokenised (for its phrase bonus).
         starts = [a for a, _ in spans]
-        candidates = set()
+        found: dict[int, set[str]] = {}
         for at, end in occurrences:
             k = bisect_right(starts, at) - 1
-            if k >= 0 and end <= spans[k][1]:
-                candidates.add(k)
-        for k in candidates:
-            seq = _ascii_terms(low, *spans[k])
-            hit_terms[k] = q.terms.intersection(seq)
-            if len(hit_terms[k]) > 1:
-                phrase[k] = _phrase_bonus(q, seq)
+            if k < 0:
+                continue
+            a, b = spans[k]
+            if end > b or (at > a and _WORD_CHAR(low, at - 1)):
+                continue  # past the sentence, or inside a word
+            word = _WORD.match(low, at, b)
+            if word is None:
+                continue
+            w = word.group()
+            t = low[at:end]
+            if w not in STOPWORDS and _stem(w) == t:
+                found.setdefault(k, set()).add(t)
+        for k, have in found.items():
+            hit_terms[k] = frozenset(have)
+            if len(have) > 1:
+                phrase[k] = _phrase_bonus(q, _ascii_terms(low, *spans[k]))
         return hit_terms, phrase
     for k, (a, b) in enumerate(spans):
         seq = content_terms(snippet[a:b])

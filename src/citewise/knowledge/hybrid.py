@@ -38,6 +38,7 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -51,8 +52,11 @@ __all__ = [
     "Fused",
     "FusionMethod",
     "Reranker",
+    "Row",
     "check_fusion",
     "fuse",
+    "fuse_rows",
+    "fused",
     "rerank",
     "rrf",
 ]
@@ -108,6 +112,13 @@ def check_fusion(
     return method
 
 
+#: One fused candidate before it becomes a :class:`Fused`: ``(-score, chunk_id, score,
+#: lexical_rank, dense_rank, lexical_score, dense_score)``. A hybrid search ranks ~100
+#: candidates and returns ~10: ranking plain tuples and building the frozen dataclass for
+#: the returned head only is several times cheaper than a ``Fused`` per candidate.
+Row = tuple[float, int, float, int | None, int | None, float | None, float | None]
+
+
 def _first_ranks(results: Sequence[tuple[int, float]]) -> dict[int, tuple[int, float]]:
     """``chunk_id -> (rank, score)``; a chunk listed twice counts at its best rank only."""
     out: dict[int, tuple[int, float]] = {}
@@ -117,11 +128,14 @@ def _first_ranks(results: Sequence[tuple[int, float]]) -> dict[int, tuple[int, f
     return out
 
 
-def _normalised(
-    method: FusionMethod, ranked: dict[int, tuple[int, float]], weight: float
+def _parts(
+    method: FusionMethod, ranked: dict[int, tuple[int, float]], weight: float, k: int
 ) -> tuple[dict[int, float], float]:
-    """Each candidate's weighted normalised score, and the weighted score of a chunk the
-    retriever did not return."""
+    """Each candidate's weighted part of the fused score (for ``rrf`` ``w / (k + rank)``,
+    else the weighted normalised score), and the part of a chunk the retriever did not
+    return."""
+    if method == "rrf":
+        return {cid: weight / (k + r) for cid, (r, _) in ranked.items()}, 0.0
     scores = [s for _, s in ranked.values()]
     if not scores:
         return {}, 0.0
@@ -150,6 +164,51 @@ def _normalised(
     return out, 0.0
 
 
+def fuse_rows(
+    lexical: Sequence[tuple[int, float]],
+    dense: Sequence[tuple[int, float]],
+    *,
+    method: FusionMethod = DEFAULT_FUSION,
+    k: int = RRF_K,
+    lexical_weight: float = 1.0,
+    dense_weight: float = 1.0,
+) -> list[Row]:
+    """:func:`fuse` as :data:`Row` tuples, best first (``fused(row)`` makes one a
+    :class:`Fused`); the same ranking and the same scores, bit for bit."""
+    method = check_fusion(method, k=k, lexical_weight=lexical_weight, dense_weight=dense_weight)
+    lex = _first_ranks(lexical)
+    den = _first_ranks(dense)
+    lex_part, lex_floor = _parts(method, lex, lexical_weight, k)
+    den_part, den_floor = _parts(method, den, dense_weight, k)
+    total = 1.0 if method == "rrf" else (lexical_weight + dense_weight) or 1.0
+    rows: list[Row] = []
+    append = rows.append
+    for cid, (rank, raw) in lex.items():
+        dr = den.get(cid)
+        if dr:
+            score = (lex_part[cid] + den_part[cid]) / total
+            append((-score, cid, score, rank, dr[0], raw, dr[1]))
+        else:
+            score = (lex_part[cid] + den_floor) / total
+            append((-score, cid, score, rank, None, raw, None))
+    for cid, (rank, raw) in den.items():
+        if cid not in lex:
+            score = (lex_floor + den_part[cid]) / total
+            append((-score, cid, score, None, rank, None, raw))
+    rows.sort(key=_FIRST)  # stable: ties keep first-seen (lexical, then dense) order
+    return rows
+
+
+_FIRST = itemgetter(0)
+
+
+def fused(row: Row) -> Fused:
+    """The :class:`Fused` of one :func:`fuse_rows` row."""
+    # Positional on purpose: keyword construction of the frozen dataclass costs about
+    # twice as much.
+    return Fused(row[1], row[2], row[3], row[4], row[5], row[6])
+
+
 def fuse(
     lexical: Sequence[tuple[int, float]],
     dense: Sequence[tuple[int, float]],
@@ -165,37 +224,11 @@ def fuse(
     ``k`` is used by ``rrf`` only. Ties keep lexical order first, then dense order. Each
     :class:`Fused` keeps both retrievers' ranks and raw scores.
     """
-    method = check_fusion(method, k=k, lexical_weight=lexical_weight, dense_weight=dense_weight)
-    lex = _first_ranks(lexical)
-    den = _first_ranks(dense)
-    if method == "rrf":
-        lex_part = {cid: lexical_weight / (k + r) for cid, (r, _) in lex.items()}
-        den_part = {cid: dense_weight / (k + r) for cid, (r, _) in den.items()}
-        lex_floor = den_floor = 0.0
-        total = 1.0
-    else:
-        lex_part, lex_floor = _normalised(method, lex, lexical_weight)
-        den_part, den_floor = _normalised(method, den, dense_weight)
-        total = (lexical_weight + dense_weight) or 1.0
-    # Positional Fused(...) on purpose: this loop runs once per candidate on every hybrid
-    # search, and keyword construction of the frozen dataclass costs about twice as much.
-    fused: list[Fused] = []
-    for cid, (rank, raw) in lex.items():
-        dr = den.get(cid)
-        score = (lex_part[cid] + (den_part[cid] if dr else den_floor)) / total
-        if dr:
-            fused.append(Fused(cid, score, rank, dr[0], raw, dr[1]))
-        else:
-            fused.append(Fused(cid, score, rank, None, raw, None))
-    for cid, (rank, raw) in den.items():
-        if cid not in lex:
-            fused.append(Fused(cid, (lex_floor + den_part[cid]) / total, None, rank, None, raw))
-    fused.sort(key=_by_score)  # stable: ties keep first-seen (lexical, then dense) order
-    return fused[:limit] if limit is not None else fused
-
-
-def _by_score(f: Fused) -> float:
-    return -f.score
+    rows = fuse_rows(
+        lexical, dense, method=method, k=k,
+        lexical_weight=lexical_weight, dense_weight=dense_weight,
+    )
+    return [fused(r) for r in (rows[:limit] if limit is not None else rows)]
 
 
 def rrf(

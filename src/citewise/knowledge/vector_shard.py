@@ -39,15 +39,18 @@ class HNSWParams:
     """HNSW build/search parameters.
 
     Measured on the 97k-vector synthetic 384-d bench corpus (``bench/retrieval.py``),
-    recall@10 vs exact: M 24 / ef_construction 100 reaches 0.999 from ef_search 32 on,
-    builds ~3x faster than M 32 / 200 and answers k = 50 at ef 64 in ~0.3 ms (M 32 / 200
-    / ef 128, the previous default: ~2.5 ms, recall 1.0). M 16 was as fast but its recall
-    at ef 64 varied between builds (0.992-0.999): too close to the 0.99 goal.
+    recall@10 vs exact: M 24 / ef_construction 100 builds ~3x faster than M 32 / 200 and
+    reaches 0.992 at ef_search 32, 0.996 at 40, 0.998 at 50 and 0.999 at 64. A search
+    costs about its ef (the nodes it expands), and a hybrid search asks for 50
+    candidates, so ef_search 50 is the cheapest setting it can use: k = 50 took ~1.0 ms
+    there against ~1.3 ms at ef 64 (the hybrid path's largest single cost). M 16 was
+    faster still, but its recall at ef 64 varied between builds (0.992-0.999): too
+    close to the 0.99 goal.
     """
 
     m: int = 24
     ef_construction: int = 100
-    ef_search: int = 64
+    ef_search: int = 50
     threads: int = 1  # per query: a server runs many queries at once
     build_threads: int = -1  # bulk inserts: every core
 

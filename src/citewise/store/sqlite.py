@@ -16,6 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,26 @@ _CONTEXTS_SQL = (
     " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
     " WHERE c.tenant = ? AND c.id IN ({marks})"
 )
+
+
+def _metadata(raw: str | None) -> dict[str, Any]:
+    """A fresh dict of a document's metadata JSON. Parsed once per distinct text (a
+    search returns ~10 hits, often of the same few documents); a flat dict is copied
+    cheaply, anything nested is parsed again so no caller ever shares a mutable value."""
+    if not raw:
+        return {}
+    parsed, flat = _parse_metadata(raw)
+    return dict(parsed) if flat else json.loads(raw)
+
+
+@lru_cache(maxsize=4096)
+def _parse_metadata(raw: str) -> tuple[dict[str, Any], bool]:
+    """``(parsed, flat)``: flat when a shallow copy of it shares nothing mutable."""
+    parsed = json.loads(raw)
+    flat = isinstance(parsed, dict) and not any(
+        isinstance(v, (dict, list)) for v in parsed.values()
+    )
+    return parsed, flat
 
 
 def _configure(dbapi_conn: sqlite3.Connection, *, writer: bool) -> None:
@@ -154,20 +175,16 @@ class SQLiteStore(DocumentsMixin, RunsMixin):
     # per-row machinery cost more than the query (~3 ms vs ~0.3 ms, k=10), and checking a
     # connection out of its pool another ~0.4 ms per search.
     def get_chunk_contexts(self, tenant: str, chunk_ids: Sequence[int]) -> list[ChunkContext]:
+        # On every search's hot path (the ~10 hits it returns): positional construction,
+        # and each document's metadata JSON parsed once per distinct text (``_metadata``).
         found: dict[int, ChunkContext] = {}
         dbapi = self._search_connection()
         for part in batched(list(chunk_ids)):
             sql = _CONTEXTS_SQL.format(marks=",".join("?" * len(part)))
             for r in dbapi.execute(sql, (tenant, *part)):
                 found[r[0]] = ChunkContext(
-                    chunk=ChunkRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]),
-                    tenant=r[9],
-                    collection=r[10],
-                    source=r[11],
-                    title=r[12],
-                    content_type=r[13],
-                    text_length=r[14],
-                    metadata=json.loads(r[15]) if r[15] else {},
+                    ChunkRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]),
+                    r[9], r[10], r[11], r[12], r[13], r[14], _metadata(r[15]),
                 )
         return [found[i] for i in chunk_ids if i in found]
 
