@@ -26,17 +26,19 @@ _set = object.__setattr__
 _CHECK = os.environ.get("CITEWISE_CHECK_TRUSTED") == "1"
 
 
-def trusted(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None) -> M:
+def trusted(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None,
+            private: dict[str, Any] | None = None) -> M:
     """An instance of ``cls`` holding ``values`` (all of its fields), not validated again.
 
     ``fields_set`` is what ``model_fields_set`` reports (default: every key of ``values``),
-    so ``exclude_unset`` dumps match those of a validated instance built the same way.
+    so ``exclude_unset`` dumps match those of a validated instance built the same way;
+    ``private`` holds the values of the model's private attributes, if it has any.
     """
     m = _new(cls)
     _set(m, "__dict__", values)
     _set(m, "__pydantic_fields_set__", set(values) if fields_set is None else fields_set)
     _set(m, "__pydantic_extra__", None)
-    _set(m, "__pydantic_private__", None)
+    _set(m, "__pydantic_private__", private)
     if _CHECK:
         _check(cls, m)
     return m

@@ -61,7 +61,7 @@ class RunState(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     step: int = 0
     seq: int = 0
-    ledger: EvidenceLedger = Field(default_factory=EvidenceLedger)
+    ledger: EvidenceLedger = Field(default_factory=EvidenceLedger.empty)
     usage: Usage = Field(default_factory=Usage)
     trace: list[TraceEntry] = Field(default_factory=list)
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)

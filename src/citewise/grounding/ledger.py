@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from citewise._construct import trusted
 from citewise.answer import SearchDocument, Snippet, SnippetSource
 from citewise.knowledge.hits import Hit
 
@@ -33,6 +34,13 @@ class EvidenceLedger(BaseModel):
     # and inspects a default_factory's signature, for every instance (~50 µs a run).
     _doc_pos: dict[str, int] = PrivateAttr()
     _chunk_pos: dict[int, tuple[int, int]] = PrivateAttr()
+
+    @classmethod
+    def empty(cls) -> EvidenceLedger:
+        """A new, empty ledger (every run starts with one): what validating ``{}`` makes,
+        without pydantic's per-instance private-attribute setup (~40k instructions)."""
+        return trusted(cls, {"documents": [], "context_chunk_ids": []}, set(),
+                       private={"_doc_pos": {}, "_chunk_pos": {}})
 
     def model_post_init(self, __context: object) -> None:
         self._doc_pos = {}
