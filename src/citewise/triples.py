@@ -48,6 +48,9 @@ class Triple(BaseModel):
 
 
 _TERMS = frozenset({IRI, Literal_})
+# Fields-sets shared by every term of a kind: terms are frozen, so pydantic never adds to
+# them (and model_copy copies before it changes one).
+_I, _V, _V_DT = {"i"}, {"v"}, {"v", "dt"}
 
 
 @lru_cache(maxsize=8192)
@@ -56,15 +59,15 @@ def iri(value: str) -> IRI:
     predicates, classes and nodes over and over)."""
     if not isinstance(value, str):
         raise TypeError(f"an IRI is a string, not {type(value).__name__}")
-    return trusted(IRI, {"t": "i", "i": value}, {"i"})
+    return trusted(IRI, {"t": "i", "i": value}, _I)
 
 
 def lit(value: object, dt: str | None = None) -> Literal_:
     """A literal of ``str(value)``, typed by the datatype IRI ``dt`` when given."""
     if dt is not None and not isinstance(dt, str):
         raise TypeError(f"a datatype is an IRI string, not {type(dt).__name__}")
-    fields = {"v", "dt"} if dt is not None else {"v"}
-    return trusted(Literal_, {"t": "l", "v": str(value), "dt": dt, "lang": None}, fields)
+    return trusted(Literal_, {"t": "l", "v": str(value), "dt": dt, "lang": None},
+                   _V_DT if dt is not None else _V)
 
 
 def triple(s: IRI | Literal_, p: IRI, o: IRI | Literal_, g: str | None = None) -> Triple:
