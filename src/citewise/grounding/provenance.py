@@ -25,17 +25,12 @@ run (both live in :mod:`.export` and are re-exported here).
 
 from __future__ import annotations
 
-import json
-import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
-from citewise._construct import trusted
-from citewise.answer import Answer, SearchDocument, Snippet
+from citewise.answer import Answer, SearchDocument
 from citewise.events import Event
 from citewise.grounding.export import (
     ExportFormat,
@@ -44,8 +39,26 @@ from citewise.grounding.export import (
     provenance_dataset,
     run_provenance,
 )
-from citewise.grounding.vocab import CW, DCT, GRAPH, PROV, RDF_TYPE, XSD
-from citewise.triples import IRI, Literal_, Triple, iri, lit
+from citewise.grounding.prov_terms import (
+    DATETIME,
+    DEC,
+    INT,
+    TripleBuilder,
+    arguments_json,
+    chunk_iri,
+    claim_iri,
+    doc_iri,
+    document_iri,
+    iri_segment,
+    node_term,
+    run_iri,
+    snippet_iri,
+    terms_c,
+    terms_d,
+    terms_p,
+)
+from citewise.grounding.vocab import CW, GRAPH, PROV
+from citewise.triples import IRI, Triple, iri
 
 if TYPE_CHECKING:
     from citewise.agent.emitter import Emitter
@@ -69,119 +82,6 @@ __all__ = [
     "run_provenance",
 ]
 
-# -- IRIs -------------------------------------------------------------------------------
-
-_SAFE = re.compile(r"[A-Za-z0-9._~-]*")
-
-
-def _q(value: object) -> str:
-    # Ids are ours (hex, ints) but may come from users: keep every IRI well-formed.
-    text = str(value)
-    return text if _SAFE.fullmatch(text) else quote(text, safe="-._~")
-
-
-def run_iri(run_id: str) -> str:
-    return f"urn:citewise:run:{_q(run_id)}"
-
-
-def claim_iri(run_id: str, index: int) -> str:
-    return f"{run_iri(run_id)}:claim:{index}"
-
-
-def chunk_iri(chunk_id: int) -> str:
-    return f"urn:citewise:chunk:{chunk_id}"
-
-
-def document_iri(document_id: str) -> str:
-    return f"urn:citewise:document:{_q(document_id)}"
-
-
-def _snippet_iri(run: str, doc_index: int, snippet_index: int, snip: Snippet) -> str:
-    if snip.chunk_id is not None:
-        return chunk_iri(snip.chunk_id)
-    # A tool-made snippet without a chunk id is still a node, scoped to this run.
-    return f"{run}:document:{doc_index}:snippet:{snippet_index}"
-
-
-def _doc_iri(doc: SearchDocument) -> str:
-    return document_iri(str(doc.document.get("id", doc.source)))
-
-
-# -- terms ------------------------------------------------------------------------------
-# A step makes a dozen triples; building their terms from strings each time (concatenating
-# the namespace, hashing, looking the IRI up) cost more than the triples themselves. The
-# vocabulary's terms are made once, a run's own nodes once per node.
-
-
-class _Vocab:
-    """The interned IRI terms of one namespace: ``_P.used`` is ``iri(PROV + "used")``."""
-
-    def __init__(self, base: str) -> None:
-        self._base = base
-
-    def __getattr__(self, name: str) -> IRI:
-        term = iri(self._base + name)
-        setattr(self, name, term)  # the next lookup is a plain attribute
-        return term
-
-
-_P, _C, _D = _Vocab(PROV), _Vocab(CW), _Vocab(DCT)
-_A = iri(RDF_TYPE)
-_INT, _DEC, _DATETIME, _BOOL = XSD + "integer", XSD + "decimal", XSD + "dateTime", XSD + "boolean"
-# Every triple has all four fields set. One shared set: triples are frozen, so pydantic never
-# adds to it, and model_copy copies it before changing it.
-_SPOG = {"s", "p", "o", "g"}
-_I = {"i"}
-
-
-def _node(value: str) -> IRI:
-    """The IRI term of a node named once or twice in a run (not worth the intern cache)."""
-    return trusted(IRI, {"t": "i", "i": value}, _I)
-
-
-# json.dumps with options builds a new encoder on every call.
-_arguments_json = json.JSONEncoder(sort_keys=True, default=str, ensure_ascii=False).encode
-
-
-@lru_cache(maxsize=1024)
-def _int_lit(value: int) -> Literal_:
-    # Steps, counts and indexes repeat in every run; their literals are frozen, so shared.
-    return lit(value, _INT)
-
-
-# -- the hook ---------------------------------------------------------------------------
-
-
-class _Builder:
-    """Collects triples for one explain event.
-
-    Triples are built with :func:`~citewise._construct.trusted` from terms made by
-    :func:`iri` / :func:`lit` (mypy-checked here): validating each again was most of a
-    step's cost.
-    """
-
-    __slots__ = ("triples",)
-
-    def __init__(self) -> None:
-        self.triples: list[Triple] = []
-
-    def add(self, s: IRI, p: IRI, o: IRI) -> None:
-        self.triples.append(trusted(Triple, {"s": s, "p": p, "o": o, "g": GRAPH}, _SPOG))
-
-    def lit(self, s: IRI, p: IRI, value: object, dt: str | None = None) -> None:
-        if isinstance(value, bool):
-            o = lit("true" if value else "false", _BOOL)
-        elif dt is _INT and type(value) is int:
-            o = _int_lit(value)
-        else:
-            o = lit(value, dt)
-        self.triples.append(trusted(Triple, {"s": s, "p": p, "o": o, "g": GRAPH}, _SPOG))
-
-    def a(self, s: IRI, *types: IRI) -> None:
-        for t in types:
-            self.add(s, _A, t)
-
-
 class _Run:
     """What the recorder keeps per live run: its IRI, and how much of the ledger it has
     already attributed to a call."""
@@ -190,7 +90,7 @@ class _Run:
 
     def __init__(self, run_id: str, seen: int) -> None:
         self.iri = run_iri(run_id)
-        self.term = _node(self.iri)
+        self.term = node_term(self.iri)
         self.seen = seen
 
 
@@ -209,16 +109,16 @@ class ProvenanceRecorder:
     def on_start(self, state: RunState, emit: Emitter) -> Sequence[Event]:
         r = self._start(state.run_id, len(state.ledger.context_chunk_ids))
         run = r.term
-        question = _node(f"{r.iri}:question")
-        b = _Builder()
-        b.a(run, _P.Activity, _C.Run)
-        b.lit(run, _P.startedAtTime, state.started_at.isoformat(), _DATETIME)
-        b.lit(run, _C.threadId, state.thread_id)
+        question = node_term(f"{r.iri}:question")
+        b = TripleBuilder()
+        b.a(run, terms_p.Activity, terms_c.Run)
+        b.lit(run, terms_p.startedAtTime, state.started_at.isoformat(), DATETIME)
+        b.lit(run, terms_c.threadId, state.thread_id)
         if state.model:
-            b.lit(run, _C.model, state.model)
-        b.a(question, _P.Entity, _C.Question)
-        b.lit(question, _P.value, state.question)
-        b.add(run, _P.used, question)
+            b.lit(run, terms_c.model, state.model)
+        b.a(question, terms_p.Entity, terms_c.Question)
+        b.lit(question, terms_p.value, state.question)
+        b.add(run, terms_p.used, question)
         return [emit.explain(r.iri, b.triples)]
 
     def on_tool_result(
@@ -226,89 +126,89 @@ class ProvenanceRecorder:
         emit: Emitter,
     ) -> Sequence[Event]:
         r = self._run(state)
-        node_iri = f"{r.iri}:call:{_q(call.id)}"
-        node, out = _node(node_iri), _node(f"{node_iri}:result")
-        b = _Builder()
-        b.a(node, _P.Activity, _C.ToolCall)
-        b.add(node, _D.isPartOf, r.term)
-        b.lit(node, _C.tool, call.name)
-        b.lit(node, _C.step, state.step, _INT)
-        b.lit(node, _C.input, _arguments_json(call.arguments))
-        b.lit(node, _C.latencyMs, f"{duration_ms:.3f}", _DEC)
-        b.lit(node, _C.resultSize, len(result.text), _INT)
-        b.a(out, _P.Entity, _C.ToolResult)
-        b.add(out, _P.wasGeneratedBy, node)
+        node_iri = f"{r.iri}:call:{iri_segment(call.id)}"
+        node, out = node_term(node_iri), node_term(f"{node_iri}:result")
+        b = TripleBuilder()
+        b.a(node, terms_p.Activity, terms_c.ToolCall)
+        b.add(node, terms_d.isPartOf, r.term)
+        b.lit(node, terms_c.tool, call.name)
+        b.lit(node, terms_c.step, state.step, INT)
+        b.lit(node, terms_c.input, arguments_json(call.arguments))
+        b.lit(node, terms_c.latencyMs, f"{duration_ms:.3f}", DEC)
+        b.lit(node, terms_c.resultSize, len(result.text), INT)
+        b.a(out, terms_p.Entity, terms_c.ToolResult)
+        b.add(out, terms_p.wasGeneratedBy, node)
         chunks = self._chunks_of(state, r, result)
-        b.lit(node, _C.resultCount, len(chunks), _INT)
+        b.lit(node, terms_c.resultCount, len(chunks), INT)
         for doc_index, snippet_index, doc in chunks:
             snip = doc.snippets[snippet_index]
-            chunk = iri(_snippet_iri(r.iri, doc_index, snippet_index, snip))
-            document = iri(_doc_iri(doc))
-            b.a(chunk, _P.Entity, _C.Chunk)
-            b.add(node, _P.used, chunk)
-            b.add(out, _P.hadMember, chunk)
-            b.add(chunk, _P.wasDerivedFrom, document)
-            b.lit(chunk, _C.documentIndex, doc_index, _INT)
+            chunk = iri(snippet_iri(r.iri, doc_index, snippet_index, snip))
+            document = iri(doc_iri(doc))
+            b.a(chunk, terms_p.Entity, terms_c.Chunk)
+            b.add(node, terms_p.used, chunk)
+            b.add(out, terms_p.hadMember, chunk)
+            b.add(chunk, terms_p.wasDerivedFrom, document)
+            b.lit(chunk, terms_c.documentIndex, doc_index, INT)
             if snip.source is not None:
-                b.lit(chunk, _C.startChar, snip.source.start_char, _INT)
-                b.lit(chunk, _C.endChar, snip.source.end_char, _INT)
-            b.a(document, _P.Entity, _C.Document)
-            b.lit(document, _D.source, doc.source)
+                b.lit(chunk, terms_c.startChar, snip.source.start_char, INT)
+                b.lit(chunk, terms_c.endChar, snip.source.end_char, INT)
+            b.a(document, terms_p.Entity, terms_c.Document)
+            b.lit(document, terms_d.source, doc.source)
             title = doc.document.get("title")
             if title:
-                b.lit(document, _D.title, title)
+                b.lit(document, terms_d.title, title)
         return [emit.explain(node_iri, b.triples)]
 
     def on_answer(self, state: RunState, answer: Answer, emit: Emitter) -> Sequence[Event]:
         r = self._runs.pop(state.run_id, None) or _Run(state.run_id, 0)
         run = r.term
         node_iri = f"{r.iri}:answer"
-        node = _node(node_iri)
+        node = node_term(node_iri)
         events: list[Event] = []
         q = _query_triples(r, answer)
         if q:
             events.append(emit.explain(f"{r.iri}:query", q))
-        b = _Builder()
-        b.a(node, _P.Entity, _C.Answer)
-        b.add(node, _P.wasGeneratedBy, run)
-        b.add(node, _P.wasDerivedFrom, _node(f"{r.iri}:question"))
-        b.lit(node, _P.value, answer.text)
-        b.lit(node, _C.issueCount, len(answer.issues), _INT)
-        b.lit(run, _P.endedAtTime, datetime.now(UTC).isoformat(), _DATETIME)
+        b = TripleBuilder()
+        b.a(node, terms_p.Entity, terms_c.Answer)
+        b.add(node, terms_p.wasGeneratedBy, run)
+        b.add(node, terms_p.wasDerivedFrom, node_term(f"{r.iri}:question"))
+        b.lit(node, terms_p.value, answer.text)
+        b.lit(node, terms_c.issueCount, len(answer.issues), INT)
+        b.lit(run, terms_p.endedAtTime, datetime.now(UTC).isoformat(), DATETIME)
         for c in answer.citations:
             for target in _cited(r, answer, c.document_index, c.snippet_index):
-                b.add(node, _P.wasDerivedFrom, target)
-        claims = [(claim, _node(claim_iri(state.run_id, claim.index))) for claim in answer.claims]
+                b.add(node, terms_p.wasDerivedFrom, target)
+        claims = [(claim, node_term(claim_iri(state.run_id, claim.index))) for claim in answer.claims]
         for claim, cnode in claims:
             if not claim.removed:
-                b.add(node, _D.hasPart, cnode)
+                b.add(node, terms_d.hasPart, cnode)
         events.append(emit.explain(node_iri, b.triples))
         for claim, cnode in claims:
-            cb = _Builder()
-            cb.a(cnode, _P.Entity, _C.Claim)
-            cb.lit(cnode, _P.value, claim.text)
-            cb.lit(cnode, _C.claimIndex, claim.index, _INT)
-            cb.lit(cnode, _C.status, claim.status)
-            cb.lit(cnode, _C.removed, claim.removed)
+            cb = TripleBuilder()
+            cb.a(cnode, terms_p.Entity, terms_c.Claim)
+            cb.lit(cnode, terms_p.value, claim.text)
+            cb.lit(cnode, terms_c.claimIndex, claim.index, INT)
+            cb.lit(cnode, terms_c.status, claim.status)
+            cb.lit(cnode, terms_c.removed, claim.removed)
             if claim.support is not None:
-                cb.lit(cnode, _C.support, f"{claim.support:.4f}", _DEC)
+                cb.lit(cnode, terms_c.support, f"{claim.support:.4f}", DEC)
             for k in claim.citation_indices:
                 c = answer.citations[k]
-                cit = _node(f"{r.iri}:citation:{k}")
+                cit = node_term(f"{r.iri}:citation:{k}")
                 targets = _cited(r, answer, c.document_index, c.snippet_index)
                 for target in targets:
-                    cb.add(cnode, _P.wasDerivedFrom, target)
-                cb.add(cnode, _P.qualifiedDerivation, cit)
-                cb.a(cit, _P.Derivation)
-                cb.add(cit, _P.entity, targets[0])
-                cb.lit(cit, _C.citationIndex, k, _INT)
-                cb.lit(cit, _C.documentIndex, c.document_index, _INT)
-                cb.lit(cit, _C.excerpt, c.excerpt)
+                    cb.add(cnode, terms_p.wasDerivedFrom, target)
+                cb.add(cnode, terms_p.qualifiedDerivation, cit)
+                cb.a(cit, terms_p.Derivation)
+                cb.add(cit, terms_p.entity, targets[0])
+                cb.lit(cit, terms_c.citationIndex, k, INT)
+                cb.lit(cit, terms_c.documentIndex, c.document_index, INT)
+                cb.lit(cit, terms_c.excerpt, c.excerpt)
                 if c.start_char is not None and c.end_char is not None:
-                    cb.lit(cit, _C.startChar, c.start_char, _INT)
-                    cb.lit(cit, _C.endChar, c.end_char, _INT)
+                    cb.lit(cit, terms_c.startChar, c.start_char, INT)
+                    cb.lit(cit, terms_c.endChar, c.end_char, INT)
                 if c.support is not None:
-                    cb.lit(cit, _C.support, f"{c.support:.4f}", _DEC)
+                    cb.lit(cit, terms_c.support, f"{c.support:.4f}", DEC)
             events.append(emit.explain(cnode.i, cb.triples))
         return events
 
@@ -350,9 +250,9 @@ def _cited(r: _Run, answer: Answer, doc_index: int, snippet_index: int | None) -
     doc = answer.search_documents[doc_index - 1]
     out: list[IRI] = []
     if snippet_index is not None and snippet_index < len(doc.snippets):
-        out.append(iri(_snippet_iri(r.iri, doc_index, snippet_index,
+        out.append(iri(snippet_iri(r.iri, doc_index, snippet_index,
                                     doc.snippets[snippet_index])))
-    out.append(iri(_doc_iri(doc)))
+    out.append(iri(doc_iri(doc)))
     return out
 
 
@@ -362,24 +262,24 @@ def _query_triples(r: _Run, answer: Answer) -> list[Triple]:
                 if isinstance(c.arguments.get("query"), str)]
     if answer.query is None and answer.query_details is None and not searched:
         return []
-    node = _node(f"{r.iri}:query")
-    b = _Builder()
-    b.a(node, _P.Entity, _C.QueryAnalysis)
-    b.add(node, _P.wasDerivedFrom, _node(f"{r.iri}:question"))
-    b.add(node, _P.wasGeneratedBy, r.term)
+    node = node_term(f"{r.iri}:query")
+    b = TripleBuilder()
+    b.a(node, terms_p.Entity, terms_c.QueryAnalysis)
+    b.add(node, terms_p.wasDerivedFrom, node_term(f"{r.iri}:question"))
+    b.add(node, terms_p.wasGeneratedBy, r.term)
     if answer.query is not None:
         if answer.query.reformulated_query:
-            b.lit(node, _C.reformulatedQuery, answer.query.reformulated_query)
+            b.lit(node, terms_c.reformulatedQuery, answer.query.reformulated_query)
         for kw in answer.query.keywords:
-            b.lit(node, _C.keyword, kw)
+            b.lit(node, terms_c.keyword, kw)
         if answer.query.query_language:
-            b.lit(node, _C.queryLanguage, answer.query.query_language)
+            b.lit(node, terms_c.queryLanguage, answer.query.query_language)
     details = answer.query_details
     queries = list(details.queries) if details is not None and details.queries else searched
     for text in dict.fromkeys(queries):
-        b.lit(node, _C.searchQuery, text)
+        b.lit(node, terms_c.searchQuery, text)
     if details is not None and details.retrieved is not None:
-        b.lit(node, _C.retrieved, details.retrieved, _INT)
+        b.lit(node, terms_c.retrieved, details.retrieved, INT)
     return b.triples
 
 
