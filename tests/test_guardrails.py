@@ -25,6 +25,7 @@ from citewise.guardrails.injection import find_injections
 from citewise.guardrails.pii import PIIGuardrail, find_pii, iban_valid, luhn_valid
 from citewise.knowledge.base import KnowledgeBase
 from citewise.models.scripted import ScriptedModel, call
+from citewise.models.scripted import answer as answer_part
 
 SAMPLES = Path(__file__).resolve().parent.parent / "src" / "citewise" / "samples" / "handbook"
 
@@ -197,6 +198,44 @@ def test_guardrail_pii_redact_never_sends_the_values(tmp_path: Path) -> None:
         for raw in RAW_PII:
             assert raw not in wire and raw not in stored
         assert warnings(events, "pii_redacted")
+
+
+def test_guardrail_pii_redact_covers_the_reasoning_too(tmp_path: Path) -> None:
+    # The model's reasoning (thought deltas, and text beside a tool call) is model output
+    # like the answer: in redact mode none of it may carry the values out, streamed, in
+    # the answer's reasoning trace or in the stored run.
+    from citewise.models.scripted import thought
+    from citewise.store.sqlite import SQLiteStore
+
+    @tool
+    def lookup(who: str) -> str:
+        """Look a person up.
+
+        Args:
+            who: the name
+        """
+        return "found"
+
+    model = ScriptedModel([
+        [thought("Jane is at jane.doe@example.com, "), thought("phone +49 30 1234567."),
+         call("lookup", who="Jane")],
+        [answer_part("Her card is 4111 1111 1111 1111; "), call("lookup", who="Jane")],
+        PII_ANSWER,
+    ])
+    with SQLiteStore(tmp_path / "c.db") as store:
+        agent = Agent(model=model, tools=[lookup], guardrails={"pii": "redact"}, store=store)
+        events = run(agent, "How do I reach Jane?")
+        end = terminal(events)
+        assert end.kind == "run_finished"
+        thoughts = "".join(e.text for e in events if e.kind == "thought")
+        assert "[REDACTED:EMAIL]" in thoughts and "[REDACTED:PHONE]" in thoughts
+        trace = [t.thought or "" for t in end.answer.reasoning_trace]
+        assert any("[REDACTED:CARD]" in t for t in trace)
+        wire = json.dumps([e.model_dump(mode="json") for e in events])
+        stored = json.dumps(store.get_run("default", end.run_id).state)  # type: ignore[union-attr]
+        logged = json.dumps([e.data for e in store.read_events("default", end.run_id)])
+        for raw in RAW_PII:
+            assert raw not in wire and raw not in stored and raw not in logged
 
 
 def test_guardrail_pii_block_fails_the_run_without_the_text() -> None:

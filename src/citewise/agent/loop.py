@@ -18,7 +18,7 @@ from citewise._construct import trusted
 from citewise.agent.context import RunContext
 from citewise.agent.deadlines import deadline
 from citewise.agent.emitter import Emitter
-from citewise.agent.hooks import RunHook
+from citewise.agent.hooks import RunHook, scrubber
 from citewise.agent.interrupts import (
     CLOSING_PROMPT,
     ApprovalPolicy,
@@ -100,6 +100,7 @@ async def run_agent(
     # Answer text is held back (sent once, after verification and hooks) when it may change.
     buffered = (settings.strict or settings.output_schema is not None or settings.buffer_answer
                 or any(getattr(h, "buffers_answer", False) for h in hooks))
+    scrub = scrubber(hooks)  # reasoning is held back and rewritten (see agent.hooks)
     emit = Emitter(state)
     resumed = bool(state.pending_calls) or state.step > 0
     state.status = "running"
@@ -160,7 +161,9 @@ async def run_agent(
                     if isinstance(part, TextDelta):
                         if part.channel == "thought":
                             thought.append(part.text)
-                            yield emit(Thought, message_id=thought_id, step=state.step, text=part.text)
+                            if scrub is None:
+                                yield emit(Thought, message_id=thought_id, step=state.step,
+                                           text=part.text)
                         else:
                             text.append(part.text)
                             if not buffered:
@@ -181,13 +184,17 @@ async def run_agent(
                 # Close the model's stream now (an HTTP response, a llama thread), not at GC.
                 await parts.aclose()
             if thought:
+                if scrub is not None:
+                    thought = [scrub("".join(thought))]
+                    yield emit(Thought, message_id=thought_id, step=state.step, text=thought[0])
                 yield emit(Thought, message_id=thought_id, step=state.step, text="",
                            end_of_message=True)
             _account(state, model.name, in_tok, out_tok, prices)
             duration = (time.perf_counter() - t0) * 1000
             if calls and not closing:
                 # Text beside tool calls is reasoning, whatever channel it came on.
-                reasoning = "".join(thought) + "".join(text)
+                beside = "".join(text)
+                reasoning = "".join(thought) + (scrub(beside) if scrub and beside else beside)
                 state.messages.append(trusted(AssistantMessage, {
                     "role": "assistant", "content": reasoning, "tool_calls": calls}))
                 state.trace.append(_trace(state.step, "thought", thought=reasoning or None,

@@ -147,6 +147,15 @@ class PIIGuardrail(Guardrail):
     def buffers_answer(self) -> bool:
         return self.mode != "warn"
 
+    @property
+    def scrub(self) -> Callable[[str], str] | None:
+        """The model's reasoning is model output like the answer: in ``redact`` and
+        ``block`` mode it is redacted before it is streamed, traced or stored (a block is
+        for an answer that would carry the values; a thought is redacted, not fatal)."""
+        if self.mode == "warn":
+            return None
+        return lambda text: redact(text, find_pii(text, self.kinds))[0]
+
     def on_answer(self, state: RunState, answer: Answer, emit: Emitter) -> Sequence[Event]:
         found = find_pii(answer.text, self.kinds)
         structured = _strings(answer.structured)
