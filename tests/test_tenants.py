@@ -20,7 +20,9 @@ from citewise.server.testing import serve
 from citewise.store.sqlite import SQLiteStore
 from test_server import Reader, make_app
 
-SECRET_DOC = b"# Vault\n\nThe vault code of tenant A is 7341, written on a blue card.\n"
+# The secret is a word, not bare digits: "7341" alone turns up in random ids and timings.
+SECRET = "7341-zebra"
+SECRET_DOC = f"# Vault\n\nThe vault code of tenant A is {SECRET}, written on a blue card.\n".encode()
 
 
 class World:
@@ -139,7 +141,7 @@ def test_b_gets_404_for_each_of_a_s_resources(world: World, name: str) -> None:
     assert r.status_code == 404, (name, r.status_code, r.text)
     err = r.json()["error"]
     assert err["code"].startswith("unknown_")
-    assert "7341" not in r.text and "secret" not in r.text
+    assert SECRET not in r.text and "secret" not in r.text
     # Exactly what a made-up id gets.
     fake = re.sub(r"(run|thread)_[0-9a-f]{20}", r"\1_00000000000000000000",
                   path.replace(world.ids["document"], "0" * 32))
@@ -157,12 +159,12 @@ def test_b_s_listings_and_search_never_show_a(world: World) -> None:
     hits = b.post("/v1/search", json={"query": "vault code blue card"}).json()["hits"]
     assert hits == []
     answer = b.post("/v1/ask", json={"question": "search vault code"}).json()
-    assert answer["search_documents"] == [] and "7341" not in str(answer)
+    assert answer["search_documents"] == [] and SECRET not in str(answer)
     chat = b.post("/v1/chat/completions", json={
         "model": "citewise", "messages": [{"role": "user", "content": "search vault code"}]})
-    assert chat.status_code == 200 and "7341" not in chat.text
+    assert chat.status_code == 200 and SECRET not in chat.text
     tg = b.post("/api/v1/flow/default/service/agent", json={"question": "search vault code"})
-    assert tg.status_code == 200 and "7341" not in tg.text
+    assert tg.status_code == 200 and SECRET not in tg.text
 
 
 def test_same_file_name_in_b_is_b_s_own_document(world: World) -> None:
@@ -171,7 +173,7 @@ def test_same_file_name_in_b_is_b_s_own_document(world: World) -> None:
     doc_b = up.json()["document"]["id"]
     assert doc_b != world.ids["document"]
     text_a = world.a.get(f"/v1/documents/{world.ids['document']}", params={"text": "true"})
-    assert "7341" in text_a.json()["text"]
+    assert SECRET in text_a.json()["text"]
     assert world.b.delete(f"/v1/documents/{doc_b}").status_code == 204
 
 
