@@ -157,6 +157,30 @@ def test_quickstart(tmp_path: Path) -> None:
     assert "returns-and-refunds.md" in proc.stdout
 
 
+def test_quickstart_is_the_same_from_any_installation(tmp_path: Path) -> None:
+    # An earlier version stored the samples under the path of the installation that ran
+    # it; from another virtual environment it added a second copy and could cite the old
+    # (maybe deleted) path. Now the samples have install-independent names.
+    from importlib.resources import files
+
+    from citewise.knowledge.base import KnowledgeBase
+
+    old = tmp_path / "old-venv" / "site-packages" / "citewise" / "samples" / "handbook"
+    old.mkdir(parents=True)
+    sample = files("citewise").joinpath("samples", "handbook", "returns-and-refunds.md")
+    (old / "returns-and-refunds.md").write_bytes(sample.read_bytes())
+    with KnowledgeBase.open(tmp_path / "quickstart") as kb:
+        assert not kb.ingest([old]).failed
+    first = cli("quickstart", data_dir=tmp_path, check=True)
+    assert "1 removed" in first.stderr and "old-venv" not in first.stdout
+    assert "samples/handbook/returns-and-refunds.md" in first.stdout
+    second = cli("quickstart", data_dir=tmp_path, check=True)
+    assert "0 added, 0 updated, 6 unchanged" in second.stderr
+    with KnowledgeBase.open(tmp_path / "quickstart") as kb:
+        sources = sorted(d.source for d in kb.list_documents())
+    assert len(sources) == 6 and all(s.startswith("samples/handbook/") for s in sources)
+
+
 def test_explain_and_feedback(kb_dir: Path) -> None:
     answer = json.loads(cli("ask", "What are opals made of?", "--json", data_dir=kb_dir,
                             check=True).stdout)
