@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise._construct import trusted
 
-__all__ = ["IRI", "Literal_", "Term", "Triple", "iri", "lit", "triple"]
+__all__ = ["IRI", "Literal_", "Term", "Triple", "fresh_iri", "iri", "lit", "triple"]
 
 
 class IRI(BaseModel):
@@ -57,6 +57,12 @@ _I, _V, _V_DT = {"i"}, {"v"}, {"v", "dt"}
 def iri(value: str) -> IRI:
     """The IRI term ``value`` (interned: terms are frozen, and a run names the same
     predicates, classes and nodes over and over)."""
+    return fresh_iri(value)
+
+
+def fresh_iri(value: str) -> IRI:
+    """The IRI term ``value``, not interned: for a node named once or twice (a run's own
+    nodes), which would only push reusable terms out of :func:`iri`'s cache."""
     if not isinstance(value, str):
         raise TypeError(f"an IRI is a string, not {type(value).__name__}")
     return trusted(IRI, {"t": "i", "i": value}, _I)

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from citewise._construct import trusted
 from citewise.answer import SearchDocument, Snippet
 from citewise.grounding.vocab import CW, DCT, GRAPH, PROV, RDF_TYPE, XSD
-from citewise.triples import IRI, Literal_, Triple, iri, lit
+from citewise.triples import IRI, Literal_, Triple, fresh_iri, iri, lit
 
 __all__ = [
     "BOOL",
@@ -97,12 +97,8 @@ INT, DEC, DATETIME, BOOL = XSD + "integer", XSD + "decimal", XSD + "dateTime", X
 # Every triple has all four fields set. One shared set: triples are frozen, so pydantic never
 # adds to it, and model_copy copies it before changing it.
 _SPOG = {"s", "p", "o", "g"}
-_I = {"i"}
-
-
-def node_term(value: str) -> IRI:
-    """The IRI term of a node named once or twice in a run (not worth the intern cache)."""
-    return trusted(IRI, {"t": "i", "i": value}, _I)
+#: The IRI term of a node named once or twice in a run (not worth the intern cache).
+node_term = fresh_iri
 
 
 # json.dumps with options builds a new encoder on every call.
