@@ -19,7 +19,7 @@ it and a kind (paraphrase, identifier, near-duplicate, keyword). Layouts:
 A retrieved chunk is relevant when it holds an answer sentence whole. Everything runs
 through the real pipeline: loaders, chunking, SQLite, tantivy BM25 (``KnowledgeBase``),
 the packaged MiniLM embedder and ``knowledge.retrieval.Retriever``: each retriever's top
-50 are taken from ``Retriever`` once per question, every fusion setting is applied to
+``CANDIDATES`` (``--candidates``) are taken from ``Retriever`` once per question, every fusion setting is applied to
 those same two lists with ``knowledge.hybrid.fuse`` (the function ``Retriever`` calls),
 and ``Retriever(fusion=...)`` itself is checked to rank exactly as the offline fusion.
 
@@ -54,7 +54,6 @@ README = ROOT / "README.md"
 
 K_RECALL = 5
 K_NDCG = 10
-CANDIDATES = 50
 WEIGHTS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]  # dense weight; lexical weight stays 1.0
 RRF_KS = [10, 30, 60]
 LAYOUTS = ("pages", "passages")
@@ -149,7 +148,7 @@ def bootstrap_diff(a: list[float], b: list[float], seed: int = 0) -> dict[str, f
 
 
 def run_layout(
-    layout: str, passages: list[dict[str, Any]], questions: list[dict[str, Any]]
+    layout: str, passages: list[dict[str, Any]], questions: list[dict[str, Any]], candidates: int
 ) -> dict[str, Any]:
     from citewise.knowledge.base import KnowledgeBase
     from citewise.knowledge.hybrid import DEFAULT_FUSION, FUSION_METHODS, fuse, fuse_rows
@@ -188,13 +187,13 @@ def run_layout(
         assert all(labels), "every answer must lie inside one chunk"
 
         # Each retriever's candidates, once per question, from the real Retriever: these are
-        # exactly the two lists a hybrid search with k <= CANDIDATES fuses.
+        # exactly the two lists a hybrid search with k <= candidates fuses.
         t1 = time.perf_counter()
-        base = Retriever(kb.store, kb.index, kb.dense, candidates=CANDIDATES)
+        base = Retriever(kb.store, kb.index, kb.dense, candidates=candidates)
         lists: list[tuple[list[tuple[int, float]], list[tuple[int, float]]]] = []
         for q in questions:
             lex, den = (
-                [(h.chunk_id, h.score) for h in base.retrieve(q["question"], k=CANDIDATES, mode=m,
+                [(h.chunk_id, h.score) for h in base.retrieve(q["question"], k=candidates, mode=m,
                                                                evidence=False).hits]
                 for m in ("lexical", "dense")
             )
@@ -222,14 +221,14 @@ def run_layout(
 
         # The offline fusion is what Retriever does: check it, per method, on every question.
         for method in FUSION_METHODS:
-            retriever = Retriever(kb.store, kb.index, kb.dense, candidates=CANDIDATES, fusion=method)
+            retriever = Retriever(kb.store, kb.index, kb.dense, candidates=candidates, fusion=method)
             for q, (lex, den) in zip(questions, lists, strict=True):
                 got = [h.chunk_id for h in retriever.retrieve(q["question"], k=K_NDCG, mode="hybrid",
                                                               evidence=False).hits]
                 want = [f.chunk_id for f in fuse(lex, den, method=method, limit=K_NDCG)]
                 assert got == want, (method, q["id"], got, want)
 
-        # Cost of one fusion of the two 50-candidate lists as a search runs it (``fuse_rows``
+        # Cost of one fusion of the two candidate lists as a search runs it (``fuse_rows``
         # ranks every candidate; the Retriever turns only the hits it returns into ``Fused``):
         # the best of 15 interleaved rounds over every question, so other jobs on a shared
         # machine weigh less and hit every method alike.
@@ -244,7 +243,7 @@ def run_layout(
 
         folds = [list(range(0, len(questions), 2)), list(range(1, len(questions), 2))]
 
-        def cross_validate(candidates: list[Setting]) -> tuple[list[dict[str, float]], list[Setting]]:
+        def cross_validate(options: list[Setting]) -> tuple[list[dict[str, float]], list[Setting]]:
             """Pick on one half by nDCG@10 (ties: recall@5, then the setting closest to
             weights 1:1 and k = 60), score on the other half; both ways round."""
             out: list[dict[str, float] | None] = [None] * len(questions)
@@ -257,7 +256,7 @@ def run_layout(
                         round(statistics.fmean(r["recall@5"] for r in picked), 9),
                         -abs(math.log(s[2])) - abs(s[1] - 60) / 100,
                     )
-                best = max(candidates, key=fit)
+                best = max(options, key=fit)
                 picks.append(best)
                 for i in test:
                     out[i] = grid[best][i]
@@ -332,7 +331,7 @@ def run_layout(
         "documents": n_docs,
         "chunks": n_chunks,
         "embedder": embedder,
-        "candidates_per_retriever": CANDIDATES,
+        "candidates_per_retriever": candidates,
         "shipped_default": DEFAULT_FUSION,
         "summary": {name: mean(r) for name, r in rows.items()},
         "fusion": fusion,
@@ -371,17 +370,24 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--readme", action="store_true", help="rewrite the Relevance section of bench/README.md")
     ap.add_argument("--layout", choices=[*LAYOUTS, "both"], default="both")
+    ap.add_argument("--candidates", type=int, default=None,
+                    help="candidates per retriever (default: what Retriever uses)")
+    ap.add_argument("--results", type=Path, default=RESULTS, help="where the JSON goes")
     args = ap.parse_args()
 
+    from citewise.knowledge.retrieval import CANDIDATES
+
+    candidates = args.candidates or CANDIDATES
     passages, questions = load()
-    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results: Path = args.results
+    previous = json.loads(results.read_text()) if results.exists() else {}
     runs = previous.get("layouts", {}) if isinstance(previous.get("layouts"), dict) else {}
     for layout in LAYOUTS if args.layout == "both" else (args.layout,):
-        runs[layout] = run_layout(layout, passages, questions)
+        runs[layout] = run_layout(layout, passages, questions, candidates)
     complete = all(layout in runs and "fusion" in runs[layout] for layout in LAYOUTS)
     choice = recommend(runs) if complete else None
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"default_choice": choice, "layouts": runs}, indent=2) + "\n")
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps({"default_choice": choice, "layouts": runs}, indent=2) + "\n")
     section = render(runs, choice)
     print(section)
     if choice and choice["recommended"] != runs["pages"]["shipped_default"]:
@@ -508,7 +514,7 @@ def render(runs: dict[str, dict[str, Any]], choice: dict[str, Any] | None) -> st
             + "; ".join(f"{name}: {', '.join(m[name]) or 'none'}"
                         for name in ("lexical", "dense", f"{default} 1:1", f"{default} cv", "all cv"))
             + f". One question moves recall@5 by {1 / run['set']['questions']:.3f}. "
-            "Fusing two 50-candidate lists as a search does (`fuse_rows`: every candidate "
+            f"Fusing two {run['candidates_per_retriever']}-candidate lists as a search does (`fuse_rows`: every candidate "
             "ranked, `Fused` objects made only for the hits returned) costs (µs per call, best "
             "of 15 interleaved rounds, pure Python, on this shared 2-core box): "
             + ", ".join(f"{k} {v}" for k, v in run["fuse_us_per_call"].items()) + ".",

@@ -16,10 +16,10 @@ tantivy) and, in the same run, into SQLite FTS5; then 1–4-word seeded queries 
 * dense and hybrid (sizes up to ``--dense-max``): the knowledge base is reopened with
   dense retrieval on, which embeds every chunk and builds the vector index (HNSW above
   20k vectors, the shipped parameters) — measured as the dense ingest stage; then the
-  vector index alone, ``kb.search(mode="dense")`` and ``kb.search()`` (hybrid: BM25 top 50
-  + vectors top 50, the default fusion, evidence windows) — all *excluding the query
-  embedding* (query vectors are computed before the clock starts), and dense recall@10
-  against exact search.
+  vector index alone, ``kb.search(mode="dense")`` and ``kb.search()`` (hybrid: BM25 top
+  ``retrieval.CANDIDATES`` + vectors top ``CANDIDATES``, the default fusion, evidence
+  windows) — all *excluding the query embedding* (query vectors are computed before the
+  clock starts), and dense recall@10 against exact search.
 
 The vectors at scale are SYNTHETIC: embedding a million chunks with MiniLM takes hours on
 this machine, so a seeded stand-in embedder gives each text a 384-d unit vector from a
@@ -281,6 +281,7 @@ def run_size(
     reuse: bool = False, redo_dense: bool = False,
 ) -> dict[str, Any]:
     from citewise.knowledge.base import DB_NAME, KnowledgeBase
+    from citewise.knowledge.retrieval import CANDIDATES
 
     corpus = workdir / f"corpus-{n}"
     data = workdir / f"data-{n}"
@@ -385,6 +386,7 @@ def run_size(
             "vector_index": {"kind": "hnsw" if chunks >= 20_000 else "exact", "m": params.m,
                              "ef_construction": params.ef_construction,
                              "ef_search": params.ef_search},
+            "hybrid_candidates_per_retriever": CANDIDATES,
             "dense_index": _latency(dense_index),
             "dense_kb_search": _latency(dense_kb),
             "hybrid_kb_search": _latency(hybrid_kb),
@@ -637,6 +639,9 @@ def _tables(doc: dict[str, Any]) -> str:
 
 def write_readme(doc: dict[str, Any]) -> None:
     meta, m = doc["meta"], doc["minilm_sample"]
+    # Runs before the count was recorded used 50.
+    cand = next((r["hybrid_candidates_per_retriever"] for r in doc["results"]
+                 if "hybrid_candidates_per_retriever" in r), 50)
     minilm = ""
     if m:
         minilm = (
@@ -668,7 +673,8 @@ def write_readme(doc: dict[str, Any]) -> None:
         "*p50 / p99 (p99 of each query's best round)*: the best-of-rounds p99 removes "
         "CPU-scheduling stalls, which dominate the raw p99 on this shared machine. "
         "*tantivy* / *vector index* = the index alone; *`kb.search`* = what the agent "
-        "calls (index, hits read from SQLite, and for hybrid: BM25 top 50 + vector top 50 "
+        f"calls (index, hits read from SQLite, and for hybrid: BM25 top {cand} + vector "
+        f"top {cand} "
         "fused by the default fusion of `citewise.knowledge.hybrid`, plus evidence "
         "windows). SQLite FTS5 (porter, bm25 order, top 10, "
         f"{FTS_QUERIES} queries, one round) is built over the same chunks in the same run. "

@@ -40,17 +40,18 @@ class HNSWParams:
 
     Measured on the 97k-vector synthetic 384-d bench corpus (``bench/retrieval.py``),
     recall@10 vs exact: M 24 / ef_construction 100 builds ~3x faster than M 32 / 200 and
-    reaches 0.992 at ef_search 32, 0.996 at 40, 0.998 at 50 and 0.999 at 64. A search
-    costs about its ef (the nodes it expands), and a hybrid search asks for 50
-    candidates, so ef_search 50 is the cheapest setting it can use: k = 50 took ~1.0 ms
-    there against ~1.3 ms at ef 64 (the hybrid path's largest single cost). M 16 was
-    faster still, but its recall at ef 64 varied between builds (0.992-0.999): too
-    close to the 0.99 goal.
+    reaches 0.992 at ef_search 32, 0.996 at 40, 0.998 at 50 and 0.999 at 64 (1.0 at 40
+    and 50 on the bench's own 200 recall queries). A search costs about its ef (the nodes
+    it expands) and is the hybrid path's largest single cost; a hybrid search asks for
+    ``retrieval.CANDIDATES`` (40) candidates, so ef_search 40 is the cheapest setting it
+    can use (ef 50 with 50 candidates was ~0.3 ms slower per search, with the same
+    relevance on ``bench/relevance.py``). M 16 was faster still, but its recall at ef 64
+    varied between builds (0.992-0.999): too close to the 0.99 goal.
     """
 
     m: int = 24
     ef_construction: int = 100
-    ef_search: int = 50
+    ef_search: int = 40
     threads: int = 1  # per query: a server runs many queries at once
     build_threads: int = -1  # bulk inserts: every core
 

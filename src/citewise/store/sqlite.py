@@ -33,6 +33,7 @@ from citewise.store.migrations import MIGRATIONS, Migration, migrate
 
 __all__ = ["SQLiteStore"]
 
+SEARCH_MMAP_BYTES = 1 << 30
 BUSY_TIMEOUT_S = 30.0
 _INDEX_ROWS_SQL = (
     "SELECT c.id, c.document_id, d.tenant, d.collection, c.text"
@@ -220,6 +221,10 @@ class SQLiteStore(DocumentsMixin, RunsMixin):
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             _configure(conn, writer=False)
             conn.execute("PRAGMA query_only = ON")
+            # A search reads ~20 scattered pages (its hits and their documents): mapped,
+            # they are read without a system call each (~0.1 ms of a ~2 ms hybrid search
+            # at 100k chunks). Only this read-only connection maps the file.
+            conn.execute(f"PRAGMA mmap_size = {SEARCH_MMAP_BYTES}")
             with self._search_lock:
                 self._search_conns.append(conn)
             self._search_local.conn = conn
