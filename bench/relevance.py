@@ -19,9 +19,10 @@ it and a kind (paraphrase, identifier, near-duplicate, keyword). Layouts:
 A retrieved chunk is relevant when it holds an answer sentence whole. Everything runs
 through the real pipeline: loaders, chunking, SQLite, tantivy BM25 (``KnowledgeBase``),
 the packaged MiniLM embedder and ``knowledge.retrieval.Retriever``: each retriever's top
-``CANDIDATES`` (``--candidates``) are taken from ``Retriever`` once per question, every fusion setting is applied to
-those same two lists with ``knowledge.hybrid.fuse`` (the function ``Retriever`` calls),
-and ``Retriever(fusion=...)`` itself is checked to rank exactly as the offline fusion.
+``CANDIDATES`` (``--candidates``) are taken from ``Retriever`` once per question, every
+fusion setting is applied to those same two lists with ``knowledge.hybrid.fuse`` (the
+function ``Retriever`` calls), and ``Retriever(fusion=...)`` itself is checked to rank
+exactly as the offline fusion.
 
 Fusion is tuned honestly: for each method (``rrf``, ``rsf``, ``dbsf``, ``zscore``) its
 weight (and RRF's k) is chosen by two-fold cross-validation — picked on the odd
@@ -514,9 +515,10 @@ def render(runs: dict[str, dict[str, Any]], choice: dict[str, Any] | None) -> st
             + "; ".join(f"{name}: {', '.join(m[name]) or 'none'}"
                         for name in ("lexical", "dense", f"{default} 1:1", f"{default} cv", "all cv"))
             + f". One question moves recall@5 by {1 / run['set']['questions']:.3f}. "
-            f"Fusing two {run['candidates_per_retriever']}-candidate lists as a search does (`fuse_rows`: every candidate "
-            "ranked, `Fused` objects made only for the hits returned) costs (µs per call, best "
-            "of 15 interleaved rounds, pure Python, on this shared 2-core box): "
+            f"Fusing two {run['candidates_per_retriever']}-candidate lists as a search does "
+            "(`fuse_rows`: every candidate ranked, `Fused` objects made only for the hits "
+            "returned) costs (µs per call, best of 15 interleaved rounds, pure Python, on "
+            "this shared 2-core box): "
             + ", ".join(f"{k} {v}" for k, v in run["fuse_us_per_call"].items()) + ".",
         ]
     if choice is not None:
