@@ -119,7 +119,7 @@ class Agent:
 
     # -- public API -------------------------------------------------------------------
 
-    async def stream(
+    def stream(
         self,
         question: str,
         *,
@@ -128,11 +128,14 @@ class Agent:
         settings: RunSettings | None = None,
         output_schema: dict[str, Any] | None = None,
     ) -> AsyncIterator[Event]:
-        """Run the agent on ``question``; yields every event, the terminal one last."""
-        state, run_settings = self.prepare(question, thread_id=thread_id, run_id=run_id,
-                                           settings=settings, output_schema=output_schema)
-        async for event in self._drive(state, run_settings):
-            yield event
+        """Run the agent on ``question``; yields every event, the terminal one last.
+
+        Nothing happens until the first event is asked for (a bad argument raises then)."""
+        # The run's own generator, not one wrapped in another: every event of every step
+        # would pass through the extra layer.
+        return self._drive(lambda: self.prepare(
+            question, thread_id=thread_id, run_id=run_id, settings=settings,
+            output_schema=output_schema))
 
     async def ask_async(self, question: str, **kwargs: Any) -> Answer:
         """Run to the end and return the Answer (``status`` says if it paused or failed)."""
@@ -180,7 +183,7 @@ class Agent:
         assert terminal is not None, "every run ends with a terminal event"
         return final_of(dialect, terminal)
 
-    async def resume(
+    def resume(
         self, run_id: str, decisions: Sequence[Decision], *, settings: RunSettings | None = None
     ) -> AsyncIterator[Event]:
         """Continue a paused run with one decision per interrupt.
@@ -192,9 +195,11 @@ class Agent:
         """
         from citewise.agent.interrupts import load_for_resume
 
-        state = load_for_resume(self.store, self.tenant, run_id, decisions, self.tools)
-        async for event in self._drive(state, settings or self.settings, resuming=True):
-            yield event
+        def load() -> tuple[RunState, RunSettings]:
+            state = load_for_resume(self.store, self.tenant, run_id, decisions, self.tools)
+            return state, settings or self.settings
+
+        return self._drive(load, resuming=True)
 
     def cancel(self, run_id: str) -> bool:
         """Cancel a run; it ends with one terminal ``error`` event, code ``run_cancelled``.
@@ -266,10 +271,11 @@ class Agent:
             raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
         return [(t.question, t.answer) for t in self.store.list_turns(self.tenant, thread_id)]
 
-    async def _drive(self, state: RunState, settings: RunSettings,
+    async def _drive(self, start: Callable[[], tuple[RunState, RunSettings]],
                      resuming: bool = False) -> AsyncIterator[Event]:
         from citewise.agent.persist import RunRecorder
 
+        state, settings = start()  # on the first event asked for, as a generator would
         recorder = RunRecorder(self.store, state, flush_every=self.event_batch)
         recorder.begin(resuming=resuming)
         cancel = self._cancels.setdefault(state.run_id, asyncio.Event())
