@@ -18,8 +18,10 @@ from citewise.store.base import (
     DocumentRecord,
     EventRecord,
     FeedbackRecord,
+    JSONText,
     RunRecord,
     TurnRecord,
+    decoded,
 )
 from citewise.store.migrations import MIGRATIONS, applied_migrations, has_column, migrate
 from citewise.store.sqlite import SQLiteStore
@@ -195,6 +197,27 @@ def test_events_append_and_read(store: SQLiteStore) -> None:
     assert store.read_events("t1", "r1") == events
     assert [e.seq for e in store.read_events("t1", "r1", after=1)] == [2, 3]
     assert [e.seq for e in store.read_events("t1", "r1", after=1, limit=1)] == [2]
+
+
+def test_pre_encoded_json_is_stored_as_the_json_it_is(store: SQLiteStore) -> None:
+    # The run recorder hands the store pydantic's own JSON text (JSONText): it must land
+    # as that JSON (read back as the dict), not as a JSON string of it.
+    text = '{"text": "δ 😀 line\\nnext", "n": [1, 2.5, null], "nested": {"ok": true}}'
+    want = {"text": "δ 😀 line\nnext", "n": [1, 2.5, None], "nested": {"ok": True}}
+    store.append_events("t1", [EventRecord("r1", 1, "thought", JSONText(text)),
+                               EventRecord("r1", 2, "thought", {"plain": "dict"})])
+    got = store.read_events("t1", "r1")
+    assert [e.data for e in got] == [want, {"plain": "dict"}]
+    assert all(type(e.data) is dict for e in got)
+    run = _run("r9", "t1")
+    run.state = JSONText('{"step": 3, "messages": []}')
+    run.answer = JSONText('{"text": "an answer", "citations": []}')
+    store.save_run(run)
+    back = store.get_run("t1", "r9")
+    assert back is not None
+    assert back.state == {"step": 3, "messages": []}
+    assert back.answer == {"text": "an answer", "citations": []}
+    assert decoded(run.state) == back.state and decoded(back.state) is back.state
 
 
 def test_transaction_commits_all_or_nothing(store: SQLiteStore) -> None:

@@ -20,7 +20,13 @@ import sqlalchemy as sa
 from _stores import pg_server, pg_url, store  # noqa: F401  (fixtures)
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store import open_store
-from citewise.store.base import ApiKeyRecord, ChunkRecord, DocumentRecord, EventRecord
+from citewise.store.base import (
+    ApiKeyRecord,
+    ChunkRecord,
+    DocumentRecord,
+    EventRecord,
+    JSONText,
+)
 from citewise.store.migrations import MIGRATIONS, applied_migrations, has_column
 from citewise.store.postgres import PostgresStore, engine_url
 from citewise.store.sqlite import SQLiteStore
@@ -32,6 +38,7 @@ from test_store import (  # the shared contract, parametrized over both backends
     test_events_append_and_read,  # noqa: F401
     test_feedback_settings_and_api_keys,  # noqa: F401
     test_other_tenants_records_do_not_exist,  # noqa: F401
+    test_pre_encoded_json_is_stored_as_the_json_it_is,  # noqa: F401
     test_runs_round_trip_and_upsert,  # noqa: F401
     test_threads_and_turns_round_trip,  # noqa: F401
     test_transaction_commits_all_or_nothing,  # noqa: F401
@@ -317,6 +324,11 @@ def test_nul_characters_are_a_typed_error(pg_url: str) -> None:  # noqa: F811
     with PostgresStore(pg_url) as s:
         with pytest.raises(InvalidInput) as err:
             s.append_events("t1", [EventRecord("r1", 1, "answer_delta", {"text": "a\x00b"})])
+        assert err.value.code == "unsupported_character"
+        # The same event as the run recorder sends it: pydantic's JSON text.
+        with pytest.raises(InvalidInput) as err:
+            s.append_events("t1", [EventRecord("r1", 1, "answer_delta",
+                                               JSONText('{"text": "a\\u0000b"}'))])
         assert err.value.code == "unsupported_character"
         doc = DocumentRecord("d1", "t1", "c", "/x", None, "text/plain", "h", "nul\x00here")
         with pytest.raises(InvalidInput):

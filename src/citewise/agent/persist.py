@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 from citewise.agent.state import RunState
 from citewise.errors import NotFound, UsageError
 from citewise.events import Event
+from citewise.store.base import EventRecord, JSONText
 
 if TYPE_CHECKING:
-    from citewise.store.base import EventRecord, Store
+    from citewise.store.base import Store
 
 __all__ = ["RunRecorder"]
 
@@ -42,10 +43,8 @@ class RunRecorder:
     def add(self, event: Event) -> None:
         if self.store is None:
             return
-        from citewise.store.base import EventRecord
-
         self._pending.append(EventRecord(run_id=event.run_id, seq=event.seq, kind=event.kind,
-                                         data=event.model_dump(mode="json")))
+                                         data=JSONText(event.model_dump_json())))
         if len(self._pending) >= self.flush_every:
             self.flush()
 
@@ -63,7 +62,7 @@ class RunRecorder:
         # One transaction: the last events, the outcome and the thread's turn land together.
         with store.transaction():
             self.flush()
-            self._save(answer=answer.model_dump(mode="json") if answer is not None else None)
+            self._save(answer=JSONText(answer.model_dump_json()) if answer is not None else None)
             if terminal.kind == "run_finished" and answer is not None:
                 from citewise.store.base import TurnRecord
 
@@ -76,7 +75,7 @@ class RunRecorder:
                     # run's own record and events are still written (nothing else failed).
                     pass
 
-    def _save(self, *, answer: dict[str, object] | None) -> None:
+    def _save(self, *, answer: JSONText | None) -> None:
         from citewise.store.base import RunRecord
 
         assert self.store is not None
@@ -85,6 +84,6 @@ class RunRecorder:
         self.store.save_run(RunRecord(
             id=state.run_id, tenant=state.tenant, thread_id=state.thread_id,
             question=state.question, status=state.status,
-            state=state.model_dump(mode="json"), answer=answer,
+            state=JSONText(state.model_dump_json()), answer=answer,
             created_at=state.started_at, updated_at=now,
         ))

@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import ConfigError, InvalidInput, UsageError
+from citewise.store.base import decoded
 
 if TYPE_CHECKING:
     from citewise.agent.emitter import Emitter
@@ -273,7 +274,7 @@ class FeedbackService:
     def _snippet_count(self, grant: FeedbackGrant, document_index: int) -> int | None:
         """How many passages that document has in the stored answer, when it is stored."""
         run = self.store.get_run(grant.tenant, grant.run_id)
-        answer = run.answer if run is not None else None
+        answer = decoded(run.answer) if run is not None and run.answer is not None else None
         try:
             docs = answer["search_documents"] if answer else None
             return len(docs[document_index - 1]["snippets"]) if docs else None

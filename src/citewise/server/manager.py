@@ -211,7 +211,7 @@ class RunManager:
         if live.produced_terminal:
             return
         from citewise.answer import Answer, ErrorInfo
-        from citewise.store.base import EventRecord
+        from citewise.store.base import EventRecord, JSONText
 
         cancelled = code == "run_cancelled"
         message = ("the run was cancelled" if cancelled
@@ -222,7 +222,7 @@ class RunManager:
         event = ErrorEvent(run_id=live.run_id, thread_id=live.thread_id, seq=live.last_seq + 1,
                            code=code, message=message, answer=answer)
         record = EventRecord(run_id=live.run_id, seq=event.seq, kind=event.kind,
-                             data=event.model_dump(mode="json"))
+                             data=JSONText(event.model_dump_json()))
         self.writer.submit(Append(live.tenant, [record]))
         self.writer.submit(Call("transition_run",
                                 (live.tenant, live.run_id, ("running",),

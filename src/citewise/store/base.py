@@ -8,6 +8,7 @@ another tenant's id behaves exactly as if the id did not exist. Methods are sync
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -23,13 +24,34 @@ __all__ = [
     "FeedbackRecord",
     "IndexOp",
     "IndexRow",
+    "JSONText",
     "RunRecord",
     "Store",
     "ThreadRecord",
     "TurnRecord",
+    "decoded",
 ]
 
 RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
+
+
+class JSONText(str):
+    """A value already encoded as JSON (e.g. by pydantic's ``model_dump_json``).
+
+    A record's JSON field may hold one instead of a dict: the store writes the text as it
+    is rather than encoding the value again. What a store reads back is always the
+    decoded value (a dict).
+    """
+
+    __slots__ = ()
+
+
+def decoded(value: dict[str, Any] | JSONText) -> dict[str, Any]:
+    """A record's JSON field as a dict (what a store returns already is one)."""
+    if isinstance(value, JSONText):
+        out: dict[str, Any] = json.loads(value)
+        return out
+    return value
 
 
 @dataclass(slots=True)
@@ -85,8 +107,8 @@ class RunRecord:
     thread_id: str
     question: str
     status: RunStatus
-    state: dict[str, Any]  # RunState as JSON: a paused run resumes from it
-    answer: dict[str, Any] | None
+    state: dict[str, Any] | JSONText  # RunState as JSON: a paused run resumes from it
+    answer: dict[str, Any] | JSONText | None
     created_at: datetime
     updated_at: datetime
 
@@ -96,7 +118,7 @@ class EventRecord:
     run_id: str
     seq: int
     kind: str
-    data: dict[str, Any]  # the event as JSON
+    data: dict[str, Any] | JSONText  # the event as JSON
 
 
 @dataclass(slots=True)

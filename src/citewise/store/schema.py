@@ -10,12 +10,15 @@ record of another tenant behaves exactly as if it did not exist.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
+
+from citewise.store.base import JSONText
 
 __all__ = [
     "UTCDateTime",
@@ -66,9 +69,44 @@ class UTCDateTime(sa.types.TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+class _JSON(sa.types.TypeDecorator[Any]):
+    """JSON text on SQLite, JSONB on PostgreSQL; Python ``None`` is stored as SQL NULL,
+    and a :class:`~citewise.store.base.JSONText` as the JSON it already is."""
+
+    impl = sa.JSON
+    cache_ok = True
+
+    def __init__(self) -> None:
+        super().__init__(none_as_null=True)
+
+    def load_dialect_impl(self, dialect: Dialect) -> sa.types.TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(JSONB(none_as_null=True))
+        return dialect.type_descriptor(sa.JSON(none_as_null=True))
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        encode = super().bind_processor(dialect)
+        as_is = _jsonb_text if dialect.name == "postgresql" else str
+
+        # Events and run states arrive as pydantic's own JSON (one native call): encoding
+        # them again from dicts with the json module was most of an event's write cost.
+        def process(value: Any) -> Any:
+            if type(value) is JSONText:
+                return as_is(value)
+            return encode(value) if encode is not None else value
+
+        return process
+
+
+def _jsonb_text(text: str) -> Any:
+    from psycopg.types.json import Jsonb
+
+    return Jsonb(text, dumps=str)  # sent as the jsonb it already is
+
+
 def json_type() -> sa.types.TypeEngine[Any]:
     """JSON text on SQLite, JSONB on PostgreSQL; Python ``None`` is stored as SQL NULL."""
-    return sa.JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+    return _JSON()
 
 
 # 53-bit chunk ids: INTEGER PRIMARY KEY (the rowid itself) on SQLite, BIGINT elsewhere.

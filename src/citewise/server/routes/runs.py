@@ -23,6 +23,7 @@ from citewise.server.schemas import (
     RunRequest,
 )
 from citewise.server.sse import native_frames, sse_response
+from citewise.store.base import decoded
 
 __all__ = ["router"]
 
@@ -178,7 +179,7 @@ async def get_run(run_id: RunId, state: State, who: Caller) -> RunInfo:
         from citewise.errors import NotFound
 
         raise NotFound(f"unknown run {run_id!r}", code="unknown_run", details={"run_id": run_id})
-    run_state = record.state or {}
+    run_state = decoded(record.state) if record.state else {}
     interrupts = run_state.get("interrupts") or [] if record.status == "paused" else []
     answer = None
     if record.answer is not None:
