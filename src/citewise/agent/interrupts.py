@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,8 @@ from citewise.models.base import AssistantMessage, ToolCall, ToolMessage
 
 if TYPE_CHECKING:
     from citewise.store.base import Store
+
+log = logging.getLogger("citewise.agent")
 
 __all__ = [
     "CLOSING_PROMPT",
@@ -331,9 +335,19 @@ def _cancel_key(tenant: str, run_id: str) -> str:
 
 async def watch_cancel(store: Store, tenant: str, run_id: str, flag: asyncio.Event,
                        interval: float = 0.2) -> None:
-    """Set ``flag`` when another process asks (through the store) to cancel this run."""
+    """Set ``flag`` when another process asks (through the store) to cancel this run;
+    meanwhile keep the run's lease (see :mod:`citewise.agent.lease`)."""
+    from citewise.agent import lease
+
     key = _cancel_key(tenant, run_id)
+    touched = time.monotonic()
     while not flag.is_set():
         await asyncio.sleep(interval)
         if store.get_setting(key):
             flag.set()
+        if time.monotonic() - touched >= lease.HEARTBEAT_S:
+            touched = time.monotonic()
+            try:
+                store.touch_runs([(tenant, run_id)])
+            except Exception:  # a busy database: the next beat tries again, well in time
+                log.warning("could not renew the lease of run %s", run_id, exc_info=True)

@@ -107,8 +107,9 @@ class Agent:
         # Events per store write. A host that must send each event only once it is durable
         # (the HTTP service) uses 1 and group-commits on its side.
         self.event_batch = max(1, event_batch)
-        # How often a run checks the store for a cancel from another process; None turns
-        # the per-run watcher off (a host with one watcher for all runs, like the server).
+        # How often a run checks the store for a cancel from another process (the same
+        # watcher renews the run's lease, see agent.lease); None turns it off, for a host
+        # that does both for all its runs.
         self.cancel_poll_s = cancel_poll_s
         self.tenant = tenant
         self.system_prompt = system_prompt

@@ -70,6 +70,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from citewise.server.auth import Authenticator
         from citewise.server.deps import AppState
+        from citewise.server.leases import keep_leases
         from citewise.server.limits import RateLimiter
         from citewise.server.manager import RunManager
         from citewise.server.services import Services
@@ -79,6 +80,7 @@ def create_app(
         await asyncio.to_thread(services.open)
         writer: LogWriter | None = None
         state: AppState | None = None
+        leases: asyncio.Task[None] | None = None
         try:
             required = await asyncio.to_thread(auth_required, config, services.store)
             writer = LogWriter(services.store, asyncio.get_running_loop())
@@ -89,10 +91,13 @@ def create_app(
             limiter = RateLimiter(config.rate_limit_per_s, config.rate_limit_burst)
             state = AppState(config, services, manager, auth, limiter, ready=True)
             app.state.citewise = state
+            leases = asyncio.ensure_future(keep_leases(manager))
             if config.gc_freeze:
                 _freeze_heap(services)
             yield
         finally:
+            if leases is not None:
+                leases.cancel()
             if state is not None:
                 state.ready = False
                 await state.manager.shutdown()

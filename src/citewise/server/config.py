@@ -75,6 +75,10 @@ class ServerConfig(BaseModel):
         default=5.0, ge=0, description="How long a key lookup is cached (revocation delay)."
     )
     sse_retry_ms: int = Field(default=1000, ge=0, description="`retry:` sent to SSE clients.")
+    run_lease_s: float = Field(
+        default=120.0, ge=1, description="A running run whose process has not reported in for "
+        "this long (killed, crashed) is ended with a `run_lost` error; every process renews "
+        "its own runs' lease six times as often.")
     gc_freeze: bool = Field(
         default=False, description="Tune the process's garbage collector for serving: freeze "
         "start-up objects out of its scans, collect the young generation less often "

@@ -56,6 +56,9 @@ class RunStore:
             return list(self._turns)
         return self._store.list_turns(tenant, thread_id)
 
+    def touch_runs(self, runs: Sequence[tuple[str, str]]) -> None:
+        """Nothing: the run manager renews the lease of all its runs in one statement."""
+
     def get_setting(self, key: str) -> str | None:
         # The agent reads the feedback secret when built and polls its cancel-request key
         # every 0.2 s: the manager answers both from memory instead of a store read each.

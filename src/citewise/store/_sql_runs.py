@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
 from citewise.errors import InvalidInput, NotFound
-from citewise.store._sql import SQLBase
+from citewise.store._sql import SQLBase, batched
 from citewise.store.base import (
     ApiKeyRecord,
     EventRecord,
@@ -20,7 +21,7 @@ from citewise.store.base import (
 )
 from citewise.store.schema import api_keys, events, feedback, runs, settings, threads, turns, utcnow
 
-__all__ = ["RunsMixin"]
+__all__ = ["RunsMixin", "transition_statement"]
 
 RUN_STATUSES: frozenset[str] = frozenset({"running", "paused", "completed", "failed", "cancelled"})
 
@@ -72,6 +73,19 @@ def _api_key(r: Any) -> ApiKeyRecord:
 def _check_status(status: str) -> None:
     if status not in RUN_STATUSES:
         raise InvalidInput(f"unknown run status {status!r}", code="invalid_run_status")
+
+
+def transition_statement(
+    tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
+    untouched_since: datetime | None,
+) -> sa.Update:
+    allowed = list(from_status)
+    for status in (*allowed, to_status):
+        _check_status(status)
+    where = [runs.c.tenant == tenant, runs.c.id == run_id, runs.c.status.in_(allowed)]
+    if untouched_since is not None:
+        where.append(runs.c.updated_at < untouched_since)
+    return sa.update(runs).where(*where).values(status=to_status, updated_at=utcnow())
 
 
 class _RunStatements:
@@ -247,19 +261,40 @@ class RunsMixin(SQLBase):
             return [_run(r) for r in c.execute(q)]
 
     def transition_run(
-        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus
+        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
+        *, untouched_since: datetime | None = None,
     ) -> bool:
         """One ``UPDATE … WHERE status IN (…)``: of two racing callers, exactly one wins."""
-        allowed = list(from_status)
-        for status in (*allowed, to_status):
-            _check_status(status)
-        stmt = (
-            sa.update(runs)
-            .where(runs.c.tenant == tenant, runs.c.id == run_id, runs.c.status.in_(allowed))
-            .values(status=to_status, updated_at=utcnow())
-        )
+        stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
         with self._write() as c:
             return bool(c.execute(stmt).rowcount)
+
+    def touch_runs(self, runs_: Sequence[tuple[str, str]]) -> None:
+        by_tenant: dict[str, list[str]] = {}
+        for tenant, run_id in runs_:
+            by_tenant.setdefault(tenant, []).append(run_id)
+        if not by_tenant:
+            return
+        now = utcnow()
+        with self._write() as c:
+            for tenant, ids in by_tenant.items():
+                for part in batched(ids):
+                    c.execute(
+                        sa.update(runs)
+                        .where(runs.c.tenant == tenant, runs.c.id.in_(part),
+                               runs.c.status == "running")
+                        .values(updated_at=now)
+                    )
+
+    def stale_runs(self, before: datetime, *, limit: int = 100) -> list[RunRecord]:
+        q = (
+            sa.select(runs)
+            .where(runs.c.status == "running", runs.c.updated_at < before)
+            .order_by(runs.c.updated_at)
+            .limit(limit)
+        )
+        with self._read() as c:
+            return [_run(r) for r in c.execute(q)]
 
     # -- the event log --------------------------------------------------------------------
     def append_events(self, tenant: str, events_: Sequence[EventRecord]) -> None:

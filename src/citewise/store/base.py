@@ -241,10 +241,20 @@ class Store(Protocol):
         self, tenant: str, *, thread_id: str | None = None, limit: int = 100
     ) -> list[RunRecord]: ...
     def transition_run(
-        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus
+        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
+        *, untouched_since: datetime | None = None,
     ) -> bool:
-        """Atomically move a run between statuses; False if it was not in ``from_status``.
-        (This is how a double resume is refused across processes.)"""
+        """Atomically move a run between statuses; False if it was not in ``from_status``
+        (or, with ``untouched_since``, was updated since then). This is how a double resume
+        is refused across processes, and how a lost run is ended only if still lost."""
+        ...
+    def touch_runs(self, runs: Sequence[tuple[str, str]]) -> None:
+        """Mark the ``(tenant, run_id)`` runs that are still ``running`` as driven now
+        (their ``updated_at``): the lease a process keeps on the runs it executes."""
+        ...
+    def stale_runs(self, before: datetime, *, limit: int = 100) -> list[RunRecord]:
+        """Runs of every tenant still ``running`` but not updated since ``before``, oldest
+        first: their process is gone (maintenance; see :mod:`citewise.agent.lease`)."""
         ...
 
     # -- the durable event log ----------------------------------------------------------

@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -40,10 +41,10 @@ from sqlalchemy.dialects import postgresql
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store import _pg_notify, _pg_vectors
 from citewise.store._sql_docs import DocumentsMixin
-from citewise.store._sql_runs import RunsMixin, _check_status
+from citewise.store._sql_runs import RunsMixin, transition_statement
 from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
-from citewise.store.schema import runs, utcnow
+from citewise.store.schema import runs
 
 __all__ = ["MIGRATION_LOCK", "PostgresStore", "engine_url"]
 
@@ -175,21 +176,14 @@ class PostgresStore(DocumentsMixin, RunsMixin):
         super().replace_documents(sorted(items, key=lambda item: item[0].id))
 
     def transition_run(
-        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus
+        self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
+        *, untouched_since: datetime | None = None,
     ) -> bool:
         """One ``UPDATE … WHERE status IN (…) RETURNING``: a racing caller blocks on the row
         lock, then re-checks the status of the committed row and matches nothing."""
-        allowed = list(from_status)
-        for status in (*allowed, to_status):
-            _check_status(status)
-        stmt = (
-            sa.update(runs)
-            .where(runs.c.tenant == tenant, runs.c.id == run_id, runs.c.status.in_(allowed))
-            .values(status=to_status, updated_at=utcnow())
-            .returning(runs.c.id)
-        )
+        stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
         with self._write() as c:
-            return c.execute(stmt).first() is not None
+            return c.execute(stmt.returning(runs.c.id)).first() is not None
 
     # -- waiting for events of a run another replica executes -------------------------------
     def wait_for_events(
