@@ -447,6 +447,10 @@ def run_minilm(sample: int, seed: int, workdir: Path) -> dict[str, Any]:
     from citewise.knowledge.embed import MiniLMEmbedder
 
     corpus = workdir / "corpus-minilm"
+    # Always from scratch (a few hundred chunks): a knowledge base a --keep run left here
+    # would find every file unchanged and time nothing.
+    for name in ("corpus-minilm", "minilm-lex", "minilm"):
+        shutil.rmtree(workdir / name, ignore_errors=True)
     _, vocab = write_corpus(corpus, sample, seed + 100)
     with KnowledgeBase.open(workdir / "minilm-lex", chunk_size=CHUNK_SIZE, chunk_overlap=120,
                             dense=False) as kb:
