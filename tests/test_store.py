@@ -67,6 +67,27 @@ def test_fresh_database_is_migrated_in_wal_mode(tmp_path: Path) -> None:
         con.close()
 
 
+def test_m003_adds_the_lease_index_to_an_older_database(tmp_path: Path) -> None:
+    s = SQLiteStore(tmp_path / "old.db")
+    s.close()
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    with engine.begin() as conn:  # as a database from before m003 looks
+        conn.exec_driver_sql("DROP INDEX ix_runs_status_updated")
+        conn.exec_driver_sql("DELETE FROM _migrations WHERE name = 'm003_runs_lease_index'")
+    with engine.connect() as conn:
+        assert "ix_runs_status_updated" not in {i["name"] for i in sa.inspect(conn).get_indexes("runs")}
+    s = SQLiteStore(tmp_path / "old.db")
+    assert s.applied_migrations == ["m003_runs_lease_index"]
+    s.close()
+    with engine.connect() as conn:
+        assert "ix_runs_status_updated" in {i["name"] for i in sa.inspect(conn).get_indexes("runs")}
+        plan = conn.exec_driver_sql(
+            "EXPLAIN QUERY PLAN SELECT id FROM runs WHERE status = 'running' "
+            "AND updated_at < '2026-01-01' ORDER BY updated_at LIMIT 100").fetchall()
+    assert "ix_runs_status_updated" in str(plan)
+    engine.dispose()
+
+
 def test_migrations_are_idempotent(tmp_path: Path) -> None:
     SQLiteStore(tmp_path / "c.db").close()
     again = SQLiteStore(tmp_path / "c.db")

@@ -57,9 +57,17 @@ def m002_vectors(conn: sa.Connection) -> None:
     )
 
 
+def m003_runs_lease_index(conn: sa.Connection) -> None:
+    """``ix_runs_status_updated``: the sweep for runs whose lease ran out reads only the
+    running ones (a no-op where ``m001_initial`` already made it)."""
+    index = next(i for i in schema.runs.indexes if i.name == "ix_runs_status_updated")
+    index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
+    m003_runs_lease_index,
 ]
 
 

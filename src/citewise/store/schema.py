@@ -195,6 +195,8 @@ runs = sa.Table(
     sa.Column("updated_at", UTCDateTime, nullable=False),
     sa.Index("ix_runs_tenant_thread", "tenant", "thread_id", "created_at"),
     sa.Index("ix_runs_tenant_status", "tenant", "status"),
+    # Runs whose lease ran out, across tenants (agent.lease), without reading every run.
+    sa.Index("ix_runs_status_updated", "status", "updated_at"),
 )
 
 events = sa.Table(
