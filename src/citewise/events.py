@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from citewise.answer import Answer, CitationOccurrence
-from citewise.triples import Triple
+from citewise.triples import Triples
 
 __all__ = [
     "TERMINAL_KINDS",
@@ -118,7 +118,7 @@ class Explain(_Event):
     kind: Literal["explain"] = "explain"
     explain_id: str = Field(description="IRI of the node this event explains.")
     graph: str = Field(default="urn:graph:retrieval", description="Named graph of the triples.")
-    triples: list[Triple] = Field(default_factory=list, description="The triples, inline.")
+    triples: Triples = Field(default_factory=Triples, description="The triples, inline.")
 
 
 class Warning(_Event):

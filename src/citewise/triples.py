@@ -6,14 +6,17 @@ datatype ``dt`` or language ``lang``); ``g`` names the graph, absent for the def
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, overload
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, SerializationInfo
+from pydantic_core import core_schema
 
 from citewise._construct import trusted
 
-__all__ = ["IRI", "Literal_", "Term", "Triple", "fresh_iri", "iri", "lit", "triple"]
+__all__ = ["IRI", "Lit", "Literal_", "Row", "Term", "Triple", "Triples", "fresh_iri", "iri",
+           "lit", "triple"]
 
 
 class IRI(BaseModel):
@@ -83,3 +86,135 @@ def triple(s: IRI | Literal_, p: IRI, o: IRI | Literal_, g: str | None = None) -
         raise TypeError("a triple's terms are IRI or Literal_ (its predicate an IRI)")
     return trusted(Triple, {"s": s, "p": p, "o": o, "g": g},
                   {"s", "p", "o", "g"} if g is not None else {"s", "p", "o"})
+
+
+# -- an explain event's triples ---------------------------------------------------------
+
+#: A literal as a row holds it: its lexical value and its datatype IRI (or None).
+Lit = tuple[str, str | None]
+#: One triple as a builder writes it: subject IRI, predicate IRI, and the object, an IRI
+#: (a string) or a :data:`Lit`. The graph is the :class:`Triples`'.
+Row = tuple[str, str, "str | Lit"]
+
+
+class Triples(Sequence[Triple]):
+    """The triples of an explain event: a sequence of :class:`Triple`.
+
+    Provenance writes a dozen triples per step and most runs never read them as objects:
+    they are serialised (to the event log, to a stream) or dropped. So a builder hands over
+    plain rows of strings (:meth:`from_rows`); the :class:`Triple` objects are made the
+    first time the sequence is read, and serialising goes from the rows straight to
+    JSON-ready dicts. Made from triples (:meth:`of`, or validation of a list), it simply
+    holds them. Either way it reads, compares and serialises as the list of triples.
+    """
+
+    __slots__ = ("_graph", "_items", "_rows")
+
+    def __init__(self, triples: Iterable[Triple] = ()) -> None:
+        self._items: list[Triple] | None = list(triples)
+        self._rows: list[Row] | None = None
+        self._graph: str | None = None
+
+    @classmethod
+    def from_rows(cls, rows: list[Row], graph: str | None) -> Triples:
+        """Triples from rows that typed code built (strings and :data:`Lit` tuples only),
+        every one in ``graph``. The rows are kept, not copied."""
+        self = cls.__new__(cls)
+        self._items, self._rows, self._graph = None, rows, graph
+        return self
+
+    # -- the sequence -----------------------------------------------------------------
+
+    def _triples(self) -> list[Triple]:
+        items = self._items
+        if items is None:
+            items = self._items = _materialise(self._rows or [], self._graph)
+        return items
+
+    @overload
+    def __getitem__(self, index: int) -> Triple: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Triple]: ...
+    def __getitem__(self, index: int | slice) -> Triple | list[Triple]:
+        return self._triples()[index]
+
+    def __len__(self) -> int:
+        rows = self._rows
+        return len(rows) if self._items is None and rows is not None else len(self._triples())
+
+    def __iter__(self) -> Iterator[Triple]:
+        return iter(self._triples())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Triples):
+            if self._items is None and other._items is None:
+                return self._rows == other._rows and self._graph == other._graph
+            return self._triples() == other._triples()
+        if isinstance(other, list):
+            return self._triples() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, which is unhashable
+
+    def __repr__(self) -> str:
+        if self._items is None:  # a repr (a log line, a debugger) need not build them
+            return f"Triples.from_rows({self._rows!r}, {self._graph!r})"
+        return f"Triples({self._items!r})"
+
+    # -- serialisation ----------------------------------------------------------------
+
+    def dump(self, *, exclude_none: bool = False) -> list[dict[str, Any]]:
+        """What ``[t.model_dump(mode="json", exclude_none=...) for t in self]`` returns,
+        without making the triples when they are still rows."""
+        if self._items is not None or self._rows is None:
+            return [t.model_dump(mode="json", exclude_none=exclude_none)
+                    for t in self._triples()]
+        g = self._graph
+        out: list[dict[str, Any]] = []
+        append = out.append
+        if exclude_none:
+            for s, p, o in self._rows:
+                term = {"t": "i", "i": o} if type(o) is str else (
+                    {"t": "l", "v": o[0]} if o[1] is None else {"t": "l", "v": o[0], "dt": o[1]})
+                row: dict[str, Any] = {"s": {"t": "i", "i": s}, "p": {"t": "i", "i": p}, "o": term}
+                if g is not None:
+                    row["g"] = g
+                append(row)
+            return out
+        for s, p, o in self._rows:
+            append({"s": {"t": "i", "i": s}, "p": {"t": "i", "i": p},
+                    "o": {"t": "i", "i": o} if type(o) is str else
+                         {"t": "l", "v": o[0], "dt": o[1], "lang": None},
+                    "g": g})
+        return out
+
+    def _serialise(self, info: SerializationInfo) -> list[dict[str, Any]]:
+        if info.exclude_unset or info.exclude_defaults or info.by_alias:
+            # Rare options that depend on each triple's fields-set: let pydantic decide.
+            return [t.model_dump(mode=info.mode, exclude_unset=info.exclude_unset,
+                                 exclude_defaults=info.exclude_defaults,
+                                 exclude_none=info.exclude_none, by_alias=info.by_alias)
+                    for t in self._triples()]
+        return self.dump(exclude_none=info.exclude_none)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler
+                                     ) -> core_schema.CoreSchema:
+        # Validated as a list of Triple (so its JSON Schema is that list's), then held as
+        # Triples; Triples given as such were built by typed code and pass as they are.
+        def wrap(value: Any, validate: Callable[[Any], list[Triple]]) -> Triples:
+            return value if type(value) is Triples else Triples(validate(value))
+
+        return core_schema.no_info_wrap_validator_function(
+            wrap, handler.generate_schema(list[Triple]),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                cls._serialise, info_arg=True))
+
+
+def _materialise(rows: list[Row], g: str | None) -> list[Triple]:
+    fields = {"s", "p", "o", "g"} if g is not None else {"s", "p", "o"}
+    out: list[Triple] = []
+    for s, p, o in rows:
+        obj = fresh_iri(o) if isinstance(o, str) else lit(o[0], o[1])
+        out.append(trusted(Triple, {"s": fresh_iri(s), "p": iri(p), "o": obj, "g": g}, fields))
+    return out

@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from citewise.agent.state import RunState
 from citewise.events import Explain, Warning, _Event
-from citewise.triples import Triple
+from citewise.triples import Triple, Triples
 
 __all__ = ["Emitter"]
 
@@ -34,6 +34,6 @@ class Emitter:
     def warning(self, code: str, message: str, **details: Any) -> Warning:
         return self(Warning, code=code, message=message, details=details)
 
-    def explain(self, explain_id: str, triples: list[Triple],
+    def explain(self, explain_id: str, triples: Triples | list[Triple],
                 graph: str = "urn:graph:retrieval") -> Explain:
         return self(Explain, explain_id=explain_id, graph=graph, triples=triples)

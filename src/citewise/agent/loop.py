@@ -73,6 +73,7 @@ from citewise.models.pricing import PricingTable, apply_cost, default_table
 __all__ = ["run_agent"]
 
 _msg_ids = itertools.count(1)
+_TOKENS = ("input_tokens", "output_tokens", "total_tokens")
 
 
 class _Paused(Exception):
@@ -130,8 +131,7 @@ async def run_agent(
             state.pending_calls = []
             state.interrupts = []
             state.decisions = []
-            state.step += 1
-            ctx.step = state.step
+            ctx.step = state.next_step()
         while True:
             closing = ended_by is not None
             _check(state, settings, cancel, started, closing)
@@ -211,8 +211,7 @@ async def run_agent(
                     yield paused.event
                     return
                 ended_by = ended_by_tool(state, tools)
-                state.step += 1
-                ctx.step = state.step
+                ctx.step = state.next_step()
                 continue
             final_text = "".join(text) or ("".join(thought) if not calls else "")
             state.messages.append(trusted(AssistantMessage, {
@@ -317,9 +316,13 @@ def _account(state: RunState, model: str, in_tok: int, out_tok: int,
     usage.steps.append(step)
     apply_cost(usage, step, table=prices)
     if in_tok or out_tok:
-        usage.input_tokens += in_tok
-        usage.output_tokens += out_tok
-        usage.total_tokens += in_tok + out_tok
+        # Straight into the fields, as RunState.next_seq: pydantic's __setattr__ (Usage has
+        # no validate_assignment) does the same, three times per step, more slowly.
+        fields = usage.__dict__
+        fields["input_tokens"] += in_tok
+        fields["output_tokens"] += out_tok
+        fields["total_tokens"] += in_tok + out_tok
+        usage.__pydantic_fields_set__.update(_TOKENS)
 
 
 async def _execute(

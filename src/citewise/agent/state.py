@@ -85,3 +85,10 @@ class RunState(BaseModel):
         self.__dict__["seq"] = seq
         self.__pydantic_fields_set__.add("seq")
         return seq
+
+    def next_step(self) -> int:
+        """Moves the run to its next step (straight into the field, as :meth:`next_seq`)."""
+        step: int = self.__dict__["step"] + 1
+        self.__dict__["step"] = step
+        self.__pydantic_fields_set__.add("step")
+        return step

@@ -111,7 +111,7 @@ class AgentOSEncoder:
         if isinstance(ev, Explain):
             return [{**hdr, "type": "metadata_update", "updates": {"explain": {
                 "explainId": ev.explain_id, "graph": ev.graph,
-                "triples": [t.model_dump(mode="json", exclude_none=True) for t in ev.triples],
+                "triples": ev.triples.dump(exclude_none=True),
             }}}]
         if isinstance(ev, ErrorEvent):
             return [{**hdr, "type": "error", "code": ev.code, "message": ev.message,

@@ -179,8 +179,7 @@ class AgUiEncoder:
         elif isinstance(ev, Explain):
             out.append({"type": "CUSTOM", "timestamp": ts, "name": "citewise.explain",
                         "value": {"explain_id": ev.explain_id, "graph": ev.graph,
-                                  "triples": [t.model_dump(mode="json", exclude_none=True)
-                                              for t in ev.triples]}})
+                                  "triples": ev.triples.dump(exclude_none=True)}})
         elif isinstance(ev, Warning):
             out.append({"type": "CUSTOM", "timestamp": ts, "name": "citewise.warning",
                         "value": {"code": ev.code, "message": ev.message,

@@ -43,9 +43,9 @@ from citewise.events import (
     RunPaused,
     Thought,
 )
-from citewise.triples import IRI, Literal_, Term, Triple
+from citewise.triples import IRI, Literal_, Term, Triple, Triples
 
-__all__ = ["TrustGraphDialect", "TrustGraphEncoder", "term_json", "triple_json"]
+__all__ = ["TrustGraphDialect", "TrustGraphEncoder", "term_json", "triple_json", "triples_json"]
 
 
 def term_json(term: Term) -> Obj:
@@ -64,6 +64,17 @@ def triple_json(triple: Triple) -> Obj:
     out: Obj = {"s": term_json(triple.s), "p": term_json(triple.p), "o": term_json(triple.o)}
     if triple.g:
         out["g"] = triple.g
+    return out
+
+
+def triples_json(triples: Triples) -> list[Obj]:
+    """``[triple_json(t) for t in triples]``, from the rows when the triples are still rows
+    (see :class:`~citewise.triples.Triples`): those never have a language tag."""
+    out = triples.dump(exclude_none=True)
+    for t in out:
+        for term in (t["s"], t["p"], t["o"]):
+            if "lang" in term:
+                term["ln"] = term.pop("lang")
     return out
 
 
@@ -113,7 +124,7 @@ class TrustGraphEncoder:
                 "message_type": "explain",
                 "explain_id": event.explain_id,
                 "explain_graph": event.graph,
-                "explain_triples": [triple_json(t) for t in event.triples],
+                "explain_triples": triples_json(event.triples),
                 "end-of-message": True,
                 "end-of-dialog": False,
             }]

@@ -1,17 +1,19 @@
-"""The terms of citewise's provenance: node IRIs, the vocabulary as interned terms, and
-the builder that turns them into triples (see :mod:`citewise.grounding.provenance`)."""
+"""The terms of citewise's provenance: node IRIs, the vocabulary, and the builder that
+turns them into an explain event's triples (see :mod:`citewise.grounding.provenance`)."""
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Mapping
 from functools import lru_cache
+from typing import Any
 from urllib.parse import quote
 
-from citewise._construct import trusted
+from pydantic_core import to_json
+
 from citewise.answer import SearchDocument, Snippet
 from citewise.grounding.vocab import CW, DCT, GRAPH, PROV, RDF_TYPE, XSD
-from citewise.triples import IRI, Literal_, Triple, fresh_iri, iri, lit
+from citewise.triples import Lit, Row, Triples
 
 __all__ = [
     "BOOL",
@@ -26,7 +28,6 @@ __all__ = [
     "document_iri",
     "int_lit",
     "iri_segment",
-    "node_term",
     "run_iri",
     "snippet_iri",
     "term_a",
@@ -74,71 +75,73 @@ def doc_iri(doc: SearchDocument) -> str:
 
 
 # -- terms ------------------------------------------------------------------------------
-# A step makes a dozen triples; building their terms from strings each time (concatenating
-# the namespace, hashing, looking the IRI up) cost more than the triples themselves. The
-# vocabulary's terms are made once, a run's own nodes once per node.
+# A builder writes rows of plain strings (see citewise.triples.Triples): a step makes a
+# dozen triples, and making term and triple objects for each was most of a step's cost.
 
 
 class _Vocab:
-    """The interned IRI terms of one namespace: ``terms_p.used`` is ``iri(PROV + "used")``."""
+    """The IRIs of one namespace: ``terms_p.used`` is ``PROV + "used"``, joined once."""
 
     def __init__(self, base: str) -> None:
         self._base = base
 
-    def __getattr__(self, name: str) -> IRI:
-        term = iri(self._base + name)
-        setattr(self, name, term)  # the next lookup is a plain attribute
-        return term
+    def __getattr__(self, name: str) -> str:
+        value = self._base + name
+        setattr(self, name, value)  # the next lookup is a plain attribute
+        return value
 
 
 terms_p, terms_c, terms_d = _Vocab(PROV), _Vocab(CW), _Vocab(DCT)
-term_a = iri(RDF_TYPE)
+term_a = RDF_TYPE
 INT, DEC, DATETIME, BOOL = XSD + "integer", XSD + "decimal", XSD + "dateTime", XSD + "boolean"
-# Every triple has all four fields set. One shared set: triples are frozen, so pydantic never
-# adds to it, and model_copy copies it before changing it.
-_SPOG = {"s", "p", "o", "g"}
-#: The IRI term of a node named once or twice in a run (not worth the intern cache).
-node_term = fresh_iri
+_TRUE: Lit = ("true", BOOL)
+_FALSE: Lit = ("false", BOOL)
 
 
-# json.dumps with options builds a new encoder on every call.
-arguments_json = json.JSONEncoder(sort_keys=True, default=str, ensure_ascii=False).encode
+def arguments_json(arguments: Mapping[str, Any]) -> str:
+    """A call's arguments as compact JSON, top-level keys sorted (equal calls, equal
+    literals); pydantic-core's encoder, a quarter of ``json.dumps``' cost here."""
+    if len(arguments) > 1:
+        arguments = dict(sorted(arguments.items()))
+    return to_json(arguments, fallback=str).decode()
 
 
 @lru_cache(maxsize=1024)
-def int_lit(value: int) -> Literal_:
-    # Steps, counts and indexes repeat in every run; their literals are frozen, so shared.
-    return lit(value, INT)
+def int_lit(value: int) -> Lit:
+    # Steps, counts and indexes repeat in every run.
+    return (str(value), INT)
 
 
 # -- the hook ---------------------------------------------------------------------------
 
 
 class TripleBuilder:
-    """Collects triples for one explain event.
+    """Collects the rows of one explain event's triples (all in ``urn:graph:retrieval``)."""
 
-    Triples are built with :func:`~citewise._construct.trusted` from terms made by
-    :func:`iri` / :func:`lit` (mypy-checked here): validating each again was most of a
-    step's cost.
-    """
+    __slots__ = ("rows",)
 
-    __slots__ = ("triples",)
+    def __init__(self, rows: list[Row] | None = None) -> None:
+        self.rows: list[Row] = [] if rows is None else rows
 
-    def __init__(self) -> None:
-        self.triples: list[Triple] = []
+    def add(self, s: str, p: str, o: str) -> None:
+        """The triple ``s p o`` whose object is the IRI ``o``."""
+        self.rows.append((s, p, o))
 
-    def add(self, s: IRI, p: IRI, o: IRI) -> None:
-        self.triples.append(trusted(Triple, {"s": s, "p": p, "o": o, "g": GRAPH}, _SPOG))
-
-    def lit(self, s: IRI, p: IRI, value: object, dt: str | None = None) -> None:
+    def lit(self, s: str, p: str, value: object, dt: str | None = None) -> None:
+        """The triple ``s p "value"`` (typed ``dt``; a bool is always ``xsd:boolean``)."""
+        o: Lit
         if isinstance(value, bool):
-            o = lit("true" if value else "false", BOOL)
+            o = _TRUE if value else _FALSE
         elif dt is INT and type(value) is int:
             o = int_lit(value)
         else:
-            o = lit(value, dt)
-        self.triples.append(trusted(Triple, {"s": s, "p": p, "o": o, "g": GRAPH}, _SPOG))
+            o = (str(value), dt)
+        self.rows.append((s, p, o))
 
-    def a(self, s: IRI, *types: IRI) -> None:
+    def a(self, s: str, *types: str) -> None:
         for t in types:
-            self.add(s, term_a, t)
+            self.rows.append((s, term_a, t))
+
+    @property
+    def triples(self) -> Triples:
+        return Triples.from_rows(self.rows, GRAPH)

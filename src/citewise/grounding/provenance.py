@@ -49,16 +49,17 @@ from citewise.grounding.prov_terms import (
     claim_iri,
     doc_iri,
     document_iri,
+    int_lit,
     iri_segment,
-    node_term,
     run_iri,
     snippet_iri,
+    term_a,
     terms_c,
     terms_d,
     terms_p,
 )
 from citewise.grounding.vocab import CW, GRAPH, PROV
-from citewise.triples import IRI, Triple, iri
+from citewise.triples import Triples
 
 if TYPE_CHECKING:
     from citewise.agent.emitter import Emitter
@@ -86,11 +87,10 @@ class _Run:
     """What the recorder keeps per live run: its IRI, and how much of the ledger it has
     already attributed to a call."""
 
-    __slots__ = ("iri", "seen", "term")
+    __slots__ = ("iri", "seen")
 
     def __init__(self, run_id: str, seen: int) -> None:
         self.iri = run_iri(run_id)
-        self.term = node_term(self.iri)
         self.seen = seen
 
 
@@ -108,8 +108,8 @@ class ProvenanceRecorder:
 
     def on_start(self, state: RunState, emit: Emitter) -> Sequence[Event]:
         r = self._start(state.run_id, len(state.ledger.context_chunk_ids))
-        run = r.term
-        question = node_term(f"{r.iri}:question")
+        run = r.iri
+        question = f"{run}:question"
         b = TripleBuilder()
         b.a(run, terms_p.Activity, terms_c.Run)
         b.lit(run, terms_p.startedAtTime, state.started_at.isoformat(), DATETIME)
@@ -126,24 +126,28 @@ class ProvenanceRecorder:
         emit: Emitter,
     ) -> Sequence[Event]:
         r = self._run(state)
-        node_iri = f"{r.iri}:call:{iri_segment(call.id)}"
-        node, out = node_term(node_iri), node_term(f"{node_iri}:result")
-        b = TripleBuilder()
-        b.a(node, terms_p.Activity, terms_c.ToolCall)
-        b.add(node, terms_d.isPartOf, r.term)
-        b.lit(node, terms_c.tool, call.name)
-        b.lit(node, terms_c.step, state.step, INT)
-        b.lit(node, terms_c.input, arguments_json(call.arguments))
-        b.lit(node, terms_c.latencyMs, f"{duration_ms:.3f}", DEC)
-        b.lit(node, terms_c.resultSize, len(result.text), INT)
-        b.a(out, terms_p.Entity, terms_c.ToolResult)
-        b.add(out, terms_p.wasGeneratedBy, node)
+        run = r.iri
+        node = f"{run}:call:{iri_segment(call.id)}"
+        out = f"{node}:result"
         chunks = self._chunks_of(state, r, result)
-        b.lit(node, terms_c.resultCount, len(chunks), INT)
+        p, c, a = terms_p, terms_c, term_a
+        # One table, not a builder call per triple: this runs for every tool call.
+        b = TripleBuilder([
+            (node, a, p.Activity), (node, a, c.ToolCall),
+            (node, terms_d.isPartOf, run),
+            (node, c.tool, (call.name, None)),
+            (node, c.step, int_lit(state.step)),
+            (node, c.input, (arguments_json(call.arguments), None)),
+            (node, c.latencyMs, (f"{duration_ms:.3f}", DEC)),
+            (node, c.resultSize, int_lit(len(result.text))),
+            (out, a, p.Entity), (out, a, c.ToolResult),
+            (out, p.wasGeneratedBy, node),
+            (node, c.resultCount, int_lit(len(chunks))),
+        ])
         for doc_index, snippet_index, doc in chunks:
             snip = doc.snippets[snippet_index]
-            chunk = iri(snippet_iri(r.iri, doc_index, snippet_index, snip))
-            document = iri(doc_iri(doc))
+            chunk = snippet_iri(r.iri, doc_index, snippet_index, snip)
+            document = doc_iri(doc)
             b.a(chunk, terms_p.Entity, terms_c.Chunk)
             b.add(node, terms_p.used, chunk)
             b.add(out, terms_p.hadMember, chunk)
@@ -157,28 +161,27 @@ class ProvenanceRecorder:
             title = doc.document.get("title")
             if title:
                 b.lit(document, terms_d.title, title)
-        return [emit.explain(node_iri, b.triples)]
+        return [emit.explain(node, b.triples)]
 
     def on_answer(self, state: RunState, answer: Answer, emit: Emitter) -> Sequence[Event]:
         r = self._runs.pop(state.run_id, None) or _Run(state.run_id, 0)
-        run = r.term
-        node_iri = f"{r.iri}:answer"
-        node = node_term(node_iri)
+        run = r.iri
+        node = node_iri = f"{run}:answer"
         events: list[Event] = []
         q = _query_triples(r, answer)
-        if q:
+        if q is not None:
             events.append(emit.explain(f"{r.iri}:query", q))
         b = TripleBuilder()
         b.a(node, terms_p.Entity, terms_c.Answer)
         b.add(node, terms_p.wasGeneratedBy, run)
-        b.add(node, terms_p.wasDerivedFrom, node_term(f"{r.iri}:question"))
+        b.add(node, terms_p.wasDerivedFrom, f"{run}:question")
         b.lit(node, terms_p.value, answer.text)
         b.lit(node, terms_c.issueCount, len(answer.issues), INT)
         b.lit(run, terms_p.endedAtTime, datetime.now(UTC).isoformat(), DATETIME)
         for c in answer.citations:
             for target in _cited(r, answer, c.document_index, c.snippet_index):
                 b.add(node, terms_p.wasDerivedFrom, target)
-        claims = [(claim, node_term(claim_iri(state.run_id, claim.index))) for claim in answer.claims]
+        claims = [(claim, claim_iri(state.run_id, claim.index)) for claim in answer.claims]
         for claim, cnode in claims:
             if not claim.removed:
                 b.add(node, terms_d.hasPart, cnode)
@@ -194,7 +197,7 @@ class ProvenanceRecorder:
                 cb.lit(cnode, terms_c.support, f"{claim.support:.4f}", DEC)
             for k in claim.citation_indices:
                 c = answer.citations[k]
-                cit = node_term(f"{r.iri}:citation:{k}")
+                cit = f"{run}:citation:{k}"
                 targets = _cited(r, answer, c.document_index, c.snippet_index)
                 for target in targets:
                     cb.add(cnode, terms_p.wasDerivedFrom, target)
@@ -209,7 +212,7 @@ class ProvenanceRecorder:
                     cb.lit(cit, terms_c.endChar, c.end_char, INT)
                 if c.support is not None:
                     cb.lit(cit, terms_c.support, f"{c.support:.4f}", DEC)
-            events.append(emit.explain(cnode.i, cb.triples))
+            events.append(emit.explain(cnode, cb.triples))
         return events
 
     # -- helpers --------------------------------------------------------------------------
@@ -245,28 +248,27 @@ class ProvenanceRecorder:
         return out
 
 
-def _cited(r: _Run, answer: Answer, doc_index: int, snippet_index: int | None) -> list[IRI]:
+def _cited(r: _Run, answer: Answer, doc_index: int, snippet_index: int | None) -> list[str]:
     """The chunk (when known) and the document a citation points at."""
     doc = answer.search_documents[doc_index - 1]
-    out: list[IRI] = []
+    out: list[str] = []
     if snippet_index is not None and snippet_index < len(doc.snippets):
-        out.append(iri(snippet_iri(r.iri, doc_index, snippet_index,
-                                    doc.snippets[snippet_index])))
-    out.append(iri(doc_iri(doc)))
+        out.append(snippet_iri(r.iri, doc_index, snippet_index, doc.snippets[snippet_index]))
+    out.append(doc_iri(doc))
     return out
 
 
-def _query_triples(r: _Run, answer: Answer) -> list[Triple]:
+def _query_triples(r: _Run, answer: Answer) -> Triples | None:
     """The query analysis: what was searched for, derived from the question."""
     searched = [str(c.arguments["query"]) for c in answer.tool_calls
                 if isinstance(c.arguments.get("query"), str)]
     if answer.query is None and answer.query_details is None and not searched:
-        return []
-    node = node_term(f"{r.iri}:query")
+        return None
+    node = f"{r.iri}:query"
     b = TripleBuilder()
     b.a(node, terms_p.Entity, terms_c.QueryAnalysis)
-    b.add(node, terms_p.wasDerivedFrom, node_term(f"{r.iri}:question"))
-    b.add(node, terms_p.wasGeneratedBy, r.term)
+    b.add(node, terms_p.wasDerivedFrom, f"{r.iri}:question")
+    b.add(node, terms_p.wasGeneratedBy, r.iri)
     if answer.query is not None:
         if answer.query.reformulated_query:
             b.lit(node, terms_c.reformulatedQuery, answer.query.reformulated_query)
