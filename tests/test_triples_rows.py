@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from pydantic_core import PydanticSerializationError, to_json
 from tests.test_provenance import run_events
 
 from citewise.dialects.trustgraph import triple_json, triples_json
-from citewise.events import Explain, event_adapter
+from citewise.events import Explain, event_adapter, event_json
 from citewise.grounding.prov_terms import TripleBuilder
 from citewise.triples import IRI, Literal_, Triple, Triples, iri, lit, triple
 
@@ -94,6 +95,43 @@ def test_rows_survive_the_wire_and_copies() -> None:
     assert copy.deepcopy(ev) == ev and ev.model_copy(deep=True) == ev
     assert repr(_rows_and_objects()[0]).startswith("Triples.from_rows([('urn:n', ")
     assert repr(Triples(objects)).startswith("Triples([Triple(")
+
+
+def test_the_json_of_rows_is_pydantics_byte_for_byte() -> None:
+    b = TripleBuilder()
+    awkward = 'quote " backslash \\ newline \n tab \t nul \x00 bell \x07 del \x7f é 中 \u2028 😀'
+    b.lit("urn:n", "urn:text", awkward)
+    b.add("urn:n:ü", "urn:p", 'urn:o"')
+    b.lit("urn:n", "urn:count", 7, XSD_INT)
+    rows = b.triples
+    assert rows.to_json() == to_json(list(b.triples)).decode()
+    in_no_graph = Triples.from_rows(list(b.rows), None)
+    assert in_no_graph.to_json() == to_json(list(Triples.from_rows(list(b.rows), None))).decode()
+    assert Triples().to_json() == "[]" == Triples.from_rows([], GRAPH).to_json()
+    objects = Triples(list(rows))
+    assert objects.to_json() == rows.to_json()
+
+
+def test_a_lone_surrogate_fails_as_pydantic_fails() -> None:
+    b = TripleBuilder()
+    b.lit("urn:n", "urn:text", "broken \ud800 text")
+    with pytest.raises(PydanticSerializationError):
+        b.triples.to_json()
+    with pytest.raises(PydanticSerializationError):
+        event_json(_event(b.triples))
+
+
+def test_event_json_is_model_dump_json_made_once() -> None:
+    events = run_events()
+    for ev in events:
+        text = event_json(ev)
+        assert text == ev.model_dump_json()
+        assert event_json(ev) is text  # the service's second write of the same event
+    first = events[0]
+    twin = first.model_copy()
+    assert event_json(twin) == event_json(first)
+    twin.seq = 99  # another object: never the remembered text of the first
+    assert json.loads(event_json(twin))["seq"] == 99
 
 
 def test_a_language_tag_keeps_its_trustgraph_key() -> None:

@@ -33,6 +33,7 @@ __all__ = [
     "Thought",
     "Warning",
     "event_adapter",
+    "event_json",
     "now",
 ]
 
@@ -196,3 +197,29 @@ Event = Annotated[
 TERMINAL_KINDS = frozenset({"error", "run_paused", "run_finished"})
 
 event_adapter: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+_EXCEPT_TRIPLES = {"triples"}
+# The splice below relies on it: the triples are the last member of an explain's JSON.
+assert list(Explain.model_fields)[-1] == "triples"
+_last_json: tuple[object, str] = (None, "")
+
+
+def event_json(event: Event) -> str:
+    """``event.model_dump_json()``, the event's native JSON.
+
+    An explain event's triples are written from their rows (:meth:`Triples.to_json`). The
+    last event written is remembered (by identity, so a stale answer is impossible): the
+    service writes each event twice in a row, to the durable log and then to its streams.
+    """
+    global _last_json
+    last, text = _last_json
+    if last is event:
+        return text
+    if isinstance(event, Explain):
+        head = event.model_dump_json(exclude=_EXCEPT_TRIPLES)
+        text = head[:-1] + ',"triples":' + event.triples.to_json() + "}"
+    else:
+        text = event.model_dump_json()
+    _last_json = (event, text)
+    return text

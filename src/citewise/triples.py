@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
+from json.encoder import encode_basestring as _encode_str
 from typing import Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, SerializationInfo
-from pydantic_core import core_schema
+from pydantic_core import core_schema, to_json
 
 from citewise._construct import trusted
 
@@ -187,6 +188,40 @@ class Triples(Sequence[Triple]):
                          {"t": "l", "v": o[0], "dt": o[1], "lang": None},
                     "g": g})
         return out
+
+    def to_json(self) -> str:
+        """The JSON of the list of triples, exactly as pydantic writes it (compact, non-ASCII
+        kept), made from the rows with the standard library's C string encoder when the
+        triples are still rows: a quarter of pydantic's cost for the same dicts."""
+        rows = self._rows
+        if self._items is not None or rows is None:
+            return to_json(self._triples()).decode()
+        enc = _encode_str
+        tail = ',"g":' + ("null" if self._graph is None else enc(self._graph)) + "}"
+        iris: dict[str, str] = {}  # a step's subjects and predicates repeat: encode each once
+        parts: list[str] = []
+        add = parts.extend
+        for s, p, o in rows:
+            if (st := iris.get(s)) is None:
+                st = iris[s] = '{"t":"i","i":' + enc(s) + "}"
+            if (pt := iris.get(p)) is None:
+                pt = iris[p] = '{"t":"i","i":' + enc(p) + "}"
+            if isinstance(o, str):
+                if (ot := iris.get(o)) is None:
+                    ot = iris[o] = '{"t":"i","i":' + enc(o) + "}"
+                add((',{"s":', st, ',"p":', pt, ',"o":', ot, tail))
+            else:
+                add((',{"s":', st, ',"p":', pt, ',"o":{"t":"l","v":', enc(o[0]), ',"dt":',
+                     "null" if o[1] is None else enc(o[1]), ',"lang":null}', tail))
+        if parts:
+            parts[0] = "{" + parts[0][2:]  # the first row has no comma before it
+        text = "[" + "".join(parts) + "]"
+        if not text.isascii():
+            try:
+                text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: pydantic's own error, as before
+                return to_json(self._triples()).decode()
+        return text
 
     def _serialise(self, info: SerializationInfo) -> list[dict[str, Any]]:
         if info.exclude_unset or info.exclude_defaults or info.by_alias:

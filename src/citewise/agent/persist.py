@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from citewise.agent.state import RunState
 from citewise.errors import NotFound, UsageError
-from citewise.events import Event
+from citewise.events import Event, event_json
 from citewise.store.base import EventRecord, JSONText
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class RunRecorder:
         if self.store is None:
             return
         self._pending.append(EventRecord(run_id=event.run_id, seq=event.seq, kind=event.kind,
-                                         data=JSONText(event.model_dump_json())))
+                                         data=JSONText(event_json(event))))
         if len(self._pending) >= self.flush_every:
             self.flush()
 

@@ -26,7 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
-from citewise.events import ErrorEvent, Event
+from citewise.events import ErrorEvent, Event, event_json
 from citewise.server.config import ServerConfig
 from citewise.server.limits import RunSlots
 from citewise.server.live import Frame, LiveRun, flatten
@@ -203,7 +203,7 @@ class RunManager:
         live.last_seq = event.seq
         if event.is_terminal:
             live.produced_terminal = True
-        frame = Frame(event.seq, event.kind, event.model_dump_json())
+        frame = Frame(event.seq, event.kind, event_json(event))
         self.writer.submit(Publish(live.run_id, partial(live.deliver, frame, event)))
 
     def _stop(self, live: LiveRun, code: str) -> None:
@@ -222,7 +222,7 @@ class RunManager:
         event = ErrorEvent(run_id=live.run_id, thread_id=live.thread_id, seq=live.last_seq + 1,
                            code=code, message=message, answer=answer)
         record = EventRecord(run_id=live.run_id, seq=event.seq, kind=event.kind,
-                             data=JSONText(event.model_dump_json()))
+                             data=JSONText(event_json(event)))
         self.writer.submit(Append(live.tenant, [record]))
         self.writer.submit(Call("transition_run",
                                 (live.tenant, live.run_id, ("running",),
