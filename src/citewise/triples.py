@@ -105,8 +105,8 @@ class Triples(Sequence[Triple]):
     they are serialised (to the event log, to a stream) or dropped. So a builder hands over
     plain rows of strings (:meth:`from_rows`); the :class:`Triple` objects are made the
     first time the sequence is read, and serialising goes from the rows straight to
-    JSON-ready dicts. Made from triples (:meth:`of`, or validation of a list), it simply
-    holds them. Either way it reads, compares and serialises as the list of triples.
+    JSON-ready dicts. Made from triples (``Triples(triples)``, or validation of a list), it
+    simply holds them. Either way it reads, compares and serialises as the list of triples.
     """
 
     __slots__ = ("_graph", "_items", "_rows")
@@ -192,7 +192,7 @@ class Triples(Sequence[Triple]):
     def to_json(self) -> str:
         """The JSON of the list of triples, exactly as pydantic writes it (compact, non-ASCII
         kept), made from the rows with the standard library's C string encoder when the
-        triples are still rows: a quarter of pydantic's cost for the same dicts."""
+        triples are still rows: about half of pydantic's cost for the same triples."""
         rows = self._rows
         if self._items is not None or rows is None:
             return to_json(self._triples()).decode()
