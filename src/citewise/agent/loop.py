@@ -229,7 +229,7 @@ async def run_agent(
                     yield emit.warning("structured_output_repair", why, attempt=repairs)
                     state.messages.append(UserMessage(
                         content=repair_prompt(why, settings.output_schema)))
-                    state.step += 1
+                    state.next_step()
                     continue
             state.trace.append(_trace(state.step, "answer", thought="".join(thought) or None,
                                       duration_ms=duration, input_tokens=in_tok,
