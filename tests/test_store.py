@@ -220,6 +220,44 @@ def test_events_append_and_read(store: SQLiteStore) -> None:
     assert [e.seq for e in store.read_events("t1", "r1", after=1, limit=1)] == [2]
 
 
+def _event_rows(path: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT run_id, seq, tenant, kind, data, typeof(created_at),"
+                          " length(created_at) FROM events ORDER BY run_id, seq").fetchall()
+
+
+def test_fast_event_append_stores_what_the_generic_path_stores(tmp_path: Path) -> None:
+    # SQLiteStore appends JSON-text events with a plain executemany; the rows must be the
+    # ones SQLAlchemy's statement writes (same text per column, same DATETIME text form).
+    from citewise.store._sql_runs import RunsMixin
+
+    texts = ['{"kind":"thought","text":"δ 😀"}', '{"a":[1,2.5,null]}', '{"q":"\\"quoted\\""}']
+    batch = [EventRecord("r1", i + 1, "thought", JSONText(t)) for i, t in enumerate(texts)]
+    fast, slow = SQLiteStore(tmp_path / "fast.db"), SQLiteStore(tmp_path / "slow.db")
+    try:
+        fast.append_events("t1", batch)
+        fast.append_events("t1", batch[:2])  # a retry: a no-op on this path too
+        RunsMixin.append_events(slow, "t1", batch)
+        assert _event_rows(tmp_path / "fast.db") == _event_rows(tmp_path / "slow.db")
+        assert fast.read_events("t1", "r1") == slow.read_events("t1", "r1")
+        with fast._read() as c:  # created_at reads back as the aware UTC datetime it was
+            stamp = c.execute(sa.text("SELECT created_at FROM events LIMIT 1")).scalar_one()
+        assert abs(datetime.now(UTC).replace(tzinfo=None)
+                   - datetime.fromisoformat(stamp)) < timedelta(minutes=5)
+        # Inside a transaction that fails, nothing of the batch lands.
+        def fails_after_appending() -> None:
+            with fast.transaction():
+                fast.append_events("t1", [EventRecord("r2", 1, "thought", JSONText("{}"))])
+                raise RuntimeError("rolled back")
+
+        with pytest.raises(RuntimeError):
+            fails_after_appending()
+        assert fast.read_events("t1", "r2") == []
+    finally:
+        fast.close()
+        slow.close()
+
+
 def test_pre_encoded_json_is_stored_as_the_json_it_is(store: SQLiteStore) -> None:
     # The run recorder hands the store pydantic's own JSON text (JSONText): it must land
     # as that JSON (read back as the dict), not as a JSON string of it.

@@ -12,6 +12,7 @@ import asyncio
 import os
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from citewise.agent.hooks import RunHook
@@ -134,8 +135,8 @@ class Agent:
         Nothing happens until the first event is asked for (a bad argument raises then)."""
         # The run's own generator, not one wrapped in another: every event of every step
         # would pass through the extra layer.
-        return self._drive(lambda: self.prepare(
-            question, thread_id=thread_id, run_id=run_id, settings=settings,
+        return self._drive(partial(
+            self.prepare, question, thread_id=thread_id, run_id=run_id, settings=settings,
             output_schema=output_schema))
 
     async def ask_async(self, question: str, **kwargs: Any) -> Answer:
@@ -277,6 +278,7 @@ class Agent:
         from citewise.agent.persist import RunRecorder
 
         state, settings = start()  # on the first event asked for, as a generator would
+        del start  # not kept alive (with what it holds) for as long as the run lasts
         recorder = RunRecorder(self.store, state, flush_every=self.event_batch)
         recorder.begin(resuming=resuming)
         cancel = self._cancels.setdefault(state.run_id, asyncio.Event())

@@ -28,8 +28,16 @@ from sqlalchemy.pool import StaticPool
 from citewise.store._sql import batched
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin
-from citewise.store.base import ChunkContext, ChunkRecord, DocumentRecord, IndexRow
+from citewise.store.base import (
+    ChunkContext,
+    ChunkRecord,
+    DocumentRecord,
+    EventRecord,
+    IndexRow,
+    JSONText,
+)
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
+from citewise.store.schema import utcnow
 
 __all__ = ["SQLiteStore"]
 
@@ -39,6 +47,10 @@ _INDEX_ROWS_SQL = (
     "SELECT c.id, c.document_id, d.tenant, d.collection, c.text"
     " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
     " WHERE c.document_id IN ({marks}) ORDER BY c.document_id, c.ordinal"
+)
+_INSERT_EVENTS_SQL = (
+    "INSERT INTO events (run_id, seq, tenant, kind, data, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING"
 )
 _CONTEXTS_SQL = (
     "SELECT c.id, c.document_id, c.ordinal, c.start_char, c.end_char, c.text, c.page,"
@@ -188,6 +200,23 @@ class SQLiteStore(DocumentsMixin, RunsMixin):
                     r[9], r[10], r[11], r[12], r[13], r[14], _metadata(r[15]),
                 )
         return [found[i] for i in chunk_ids if i in found]
+
+    def append_events(self, tenant: str, events_: Sequence[EventRecord]) -> None:
+        """As :meth:`RunsMixin.append_events` (same rows, same text in every column), by a
+        plain executemany: SQLAlchemy's per-row parameter processing was most of the cost
+        of logging an event. Events whose data is not JSON text yet take the generic path."""
+        if not events_:
+            return
+        if not all(type(e.data) is JSONText for e in events_):
+            super().append_events(tenant, events_)
+            return
+        # SQLAlchemy's SQLite DATETIME text for the naive UTC value UTCDateTime stores.
+        created = utcnow().replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+        rows = [(e.run_id, e.seq, tenant, e.kind, str(e.data), created) for e in events_]
+        with self._write() as c:
+            dbapi = c.connection.dbapi_connection
+            assert dbapi is not None
+            dbapi.executemany(_INSERT_EVENTS_SQL, rows)
 
     _CHUNK_COLS = ("id", "document_id", "tenant", "ordinal", "start_char", "end_char",
                    "page", "section", "line", "text")
