@@ -12,9 +12,10 @@ import asyncio
 import itertools
 import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from citewise._construct import trusted
+from citewise.agent.budgets import check_budgets
 from citewise.agent.context import RunContext
 from citewise.agent.deadlines import deadline
 from citewise.agent.emitter import Emitter
@@ -28,16 +29,15 @@ from citewise.agent.interrupts import (
     plan_interrupts,
     set_approved,
 )
+from citewise.agent.records import account, summary, trace_entry
 from citewise.agent.state import Decision, RunSettings, RunState
 from citewise.agent.structured import check_structured, repair_prompt
 from citewise.agent.tools import Tool, ToolResult, Toolset, as_result
-from citewise.answer import ErrorInfo, StepUsage, ToolCallRecord, TraceEntry
+from citewise.answer import ErrorInfo, ToolCallRecord
 from citewise.errors import (
     ApprovalRequired,
-    BudgetExceeded,
     CitewiseError,
     InvalidInput,
-    MaxStepsExceeded,
     ModelError,
     ModelRetry,
     RunCancelled,
@@ -68,12 +68,11 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
-from citewise.models.pricing import PricingTable, apply_cost, default_table
+from citewise.models.pricing import default_table
 
 __all__ = ["run_agent"]
 
 _msg_ids = itertools.count(1)
-_TOKENS = ("input_tokens", "output_tokens", "total_tokens")
 
 
 class _Paused(Exception):
@@ -134,7 +133,7 @@ async def run_agent(
             ctx.step = state.next_step()
         while True:
             closing = ended_by is not None
-            _check(state, settings, cancel, started, closing)
+            check_budgets(state, settings, cancel, started, closing)
             messages = list(state.messages)
             if ended_by is not None:  # one closing sentence, no tools, not kept in the state
                 messages.append(UserMessage(content=CLOSING_PROMPT.format(tool=ended_by)))
@@ -189,7 +188,7 @@ async def run_agent(
                     yield emit(Thought, message_id=thought_id, step=state.step, text=thought[0])
                 yield emit(Thought, message_id=thought_id, step=state.step, text="",
                            end_of_message=True)
-            _account(state, model.name, in_tok, out_tok, prices)
+            account(state, model.name, in_tok, out_tok, prices)
             duration = (time.perf_counter() - t0) * 1000
             if calls and not closing:
                 # Text beside tool calls is reasoning, whatever channel it came on.
@@ -197,7 +196,7 @@ async def run_agent(
                 reasoning = "".join(thought) + (scrub(beside) if scrub and beside else beside)
                 state.messages.append(trusted(AssistantMessage, {
                     "role": "assistant", "content": reasoning, "tool_calls": calls}))
-                state.trace.append(_trace(state.step, "thought", thought=reasoning or None,
+                state.trace.append(trace_entry(state.step, "thought", thought=reasoning or None,
                                           duration_ms=duration, input_tokens=in_tok,
                                           output_tokens=out_tok))
                 interrupts = plan_interrupts(state, calls, tools, settings, approval_policy)
@@ -231,7 +230,7 @@ async def run_agent(
                         content=repair_prompt(why, settings.output_schema)))
                     state.next_step()
                     continue
-            state.trace.append(_trace(state.step, "answer", thought="".join(thought) or None,
+            state.trace.append(trace_entry(state.step, "answer", thought="".join(thought) or None,
                                       duration_ms=duration, input_tokens=in_tok,
                                       output_tokens=out_tok))
             if text and not buffered:
@@ -276,55 +275,6 @@ def _fail(state: RunState, emit: Emitter, code: str, message: str,
     return emit(ErrorEvent, code=code, message=message, details=details, answer=answer)
 
 
-def _check(state: RunState, settings: RunSettings, cancel: asyncio.Event | None,
-           started: float, closing: bool = False) -> None:
-    if cancel is not None and cancel.is_set():
-        raise RunCancelled("the run was cancelled")
-    if state.step >= settings.max_steps and not closing:  # a tool already ended the run
-        raise MaxStepsExceeded(
-            f"the run reached its limit of {settings.max_steps} steps without an answer",
-            details={"max_steps": settings.max_steps},
-        )
-    if settings.max_tokens is not None and state.usage.total_tokens >= settings.max_tokens:
-        raise BudgetExceeded(f"token budget of {settings.max_tokens} spent",
-                             code="token_budget_exceeded",
-                             details={"max_tokens": settings.max_tokens})
-    if settings.max_cost is not None and (state.usage.cost or 0.0) >= settings.max_cost:
-        raise BudgetExceeded(f"cost budget of {settings.max_cost} spent",
-                             code="cost_budget_exceeded", details={"max_cost": settings.max_cost})
-    if settings.max_seconds is not None and time.perf_counter() - started >= settings.max_seconds:
-        raise BudgetExceeded(f"time budget of {settings.max_seconds}s spent",
-                             code="time_budget_exceeded",
-                             details={"max_seconds": settings.max_seconds})
-
-
-def _trace(step: int, kind: Literal["thought", "tool", "answer"], *, thought: str | None = None,
-           tool: str | None = None, tool_input: dict[str, Any] | None = None, observation: str | None = None,
-           duration_ms: float = 0.0, input_tokens: int = 0, output_tokens: int = 0
-           ) -> TraceEntry:
-    return trusted(TraceEntry, {
-        "step": step, "type": kind, "thought": thought, "tool": tool, "tool_input": tool_input,
-        "observation": observation, "duration_ms": duration_ms, "input_tokens": input_tokens,
-        "output_tokens": output_tokens})
-
-
-def _account(state: RunState, model: str, in_tok: int, out_tok: int,
-             prices: PricingTable) -> None:
-    usage = state.usage
-    step = trusted(StepUsage, {"step": state.step, "model": model, "input_tokens": in_tok,
-                               "output_tokens": out_tok, "cost": None})
-    usage.steps.append(step)
-    apply_cost(usage, step, table=prices)
-    if in_tok or out_tok:
-        # Straight into the fields, as RunState.next_seq: pydantic's __setattr__ (Usage has
-        # no validate_assignment) does the same, three times per step, more slowly.
-        fields = usage.__dict__
-        fields["input_tokens"] += in_tok
-        fields["output_tokens"] += out_tok
-        fields["total_tokens"] += in_tok + out_tok
-        usage.__pydantic_fields_set__.update(_TOKENS)
-
-
 async def _execute(
     state: RunState, calls: Sequence[ToolCall], tools: Toolset, ctx: RunContext,
     settings: RunSettings, hooks: Sequence[RunHook], emit: Emitter,
@@ -360,8 +310,8 @@ async def _execute(
             "is_error": is_error, "data": result.data}))
         state.tool_calls.append(trusted(ToolCallRecord, {
             "id": call.id, "name": call.name, "arguments": arguments, "is_error": is_error}))
-        state.trace.append(_trace(state.step, "tool", tool=call.name, tool_input=arguments,
-                                  observation=_summary(result, text), duration_ms=duration))
+        state.trace.append(trace_entry(state.step, "tool", tool=call.name, tool_input=arguments,
+                                  observation=summary(result, text), duration_ms=duration))
 
 
 async def _invoke(
@@ -399,13 +349,3 @@ async def _invoke(
         raise
     except Exception as exc:  # a tool's bug is the model's observation, not our crash
         return ToolResult(text=f"Error: {t.name} failed: {type(exc).__name__}: {exc}"), True
-
-
-def _summary(result: ToolResult, text: str) -> str:
-    """A short trace summary of an observation (search results are counted, not quoted)."""
-    data = result.data
-    if isinstance(data, dict) and isinstance(data.get("results"), list):
-        hits = data["results"]
-        docs = {r.get("document_index") for r in hits if isinstance(r, dict)}
-        return f"{len(hits)} passage(s) from {len(docs)} document(s)"
-    return text.removeprefix("<untrusted>\n")[:200]

@@ -32,6 +32,7 @@ from citewise.server.limits import RunSlots
 from citewise.server.live import Frame, LiveRun, flatten
 from citewise.server.runstore import RunStore
 from citewise.server.services import Services
+from citewise.server.tail import tail
 from citewise.server.writer import Append, Call, LogWriter, Publish
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ log = logging.getLogger("citewise.server")
 
 #: Settings keys under which a process asks another to cancel a run (agent.interrupts).
 CANCEL_PREFIX = "cancel_request/"
-_PAGE = 500
 
 
 @dataclass(slots=True)
@@ -334,62 +334,7 @@ class RunManager:
         if self.get_live(tenant, run_id) is None and await self.record(tenant, run_id) is None:
             raise NotFound(f"unknown run {run_id!r}", code="unknown_run",
                            details={"run_id": run_id})
-        return self._tail(tenant, run_id, max(0, after))
-
-    async def _tail(self, tenant: str, run_id: str,
-                    after: int) -> AsyncIterator[list[Frame] | None]:
-        beat = self.config.heartbeat_s
-        last_out = time.monotonic()
-        last_terminal = False
-        empty_polls = 0
-        while True:
-            live = self.get_live(tenant, run_id)
-            if live is not None and after + 1 >= live.first_seq:
-                i = live.index_after(after)
-                if i < len(live.frames):
-                    batch = live.frames[i:]
-                    after = batch[-1].seq
-                    yield batch
-                    last_out = time.monotonic()
-                    continue
-                if live.done:
-                    return
-                wait = max(0.0, beat - (time.monotonic() - last_out))
-                if not await live.wait(wait):
-                    yield None
-                    last_out = time.monotonic()
-                continue
-            # From the store: a run of another process, a finished run, or the part of a
-            # live run before this process took it over (a resume).
-            upto = live.first_seq - 1 if live is not None else None
-            rows = await asyncio.to_thread(self.store.read_events, tenant, run_id,
-                                           after=after, limit=_PAGE)
-            if upto is not None:
-                rows = [r for r in rows if r.seq <= upto]
-            if rows:
-                frames = [Frame.of_record(r) for r in rows]
-                after = frames[-1].seq
-                last_terminal = frames[-1].terminal
-                yield frames
-                last_out = time.monotonic()
-                empty_polls = 0
-                if last_terminal or len(rows) == _PAGE or upto is not None:
-                    continue  # look again at once: more may follow a resume or a full page
-            else:
-                if upto is not None:
-                    after = max(after, upto)  # nothing more in the store before the live part
-                    continue
-                if last_terminal:
-                    return
-                empty_polls += 1
-                if empty_polls % 20 == 0:
-                    record = await self.record(tenant, run_id)
-                    if record is None or record.status in ("completed", "failed", "cancelled"):
-                        return
-            await asyncio.sleep(self.config.poll_interval_s)
-            if time.monotonic() - last_out >= beat:
-                yield None
-                last_out = time.monotonic()
+        return tail(self, tenant, run_id, max(0, after))
 
     # -- lifetime --------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Threads, turns, runs, the event log, feedback, settings and API keys (portable Core)."""
+"""Threads, turns, runs and the event log (portable Core)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,13 @@ import sqlalchemy as sa
 from citewise.errors import InvalidInput, NotFound
 from citewise.store._sql import SQLBase, batched
 from citewise.store.base import (
-    ApiKeyRecord,
     EventRecord,
-    FeedbackRecord,
     RunRecord,
     RunStatus,
     ThreadRecord,
     TurnRecord,
 )
-from citewise.store.schema import api_keys, events, feedback, runs, settings, threads, turns, utcnow
+from citewise.store.schema import events, feedback, runs, threads, turns, utcnow
 
 __all__ = ["RunsMixin", "transition_statement"]
 
@@ -43,30 +41,6 @@ def _run(r: Any) -> RunRecord:
         answer=r.answer,
         created_at=r.created_at,
         updated_at=r.updated_at,
-    )
-
-
-def _feedback(r: Any) -> FeedbackRecord:
-    return FeedbackRecord(
-        id=r.id,
-        tenant=r.tenant,
-        run_id=r.run_id,
-        rating=r.rating,
-        document_index=r.document_index,
-        snippet_index=r.snippet_index,
-        comment=r.comment,
-        created_at=r.created_at,
-    )
-
-
-def _api_key(r: Any) -> ApiKeyRecord:
-    return ApiKeyRecord(
-        id=r.id,
-        tenant=r.tenant,
-        name=r.name,
-        key_hash=r.key_hash,
-        created_at=r.created_at,
-        revoked_at=r.revoked_at,
     )
 
 
@@ -326,93 +300,3 @@ class RunsMixin(SQLBase):
                 EventRecord(run_id=r.run_id, seq=r.seq, kind=r.kind, data=r.data)
                 for r in c.execute(self._stmts.events_after, params)
             ]
-
-    # -- feedback -------------------------------------------------------------------------
-    def add_feedback(self, record: FeedbackRecord) -> int:
-        """Store feedback; ``record.id`` is ignored, the new id is returned."""
-        values = {
-            "tenant": record.tenant,
-            "run_id": record.run_id,
-            "rating": record.rating,
-            "document_index": record.document_index,
-            "snippet_index": record.snippet_index,
-            "comment": record.comment,
-            "created_at": record.created_at,
-        }
-        with self._write() as c:
-            new_id = c.execute(
-                sa.insert(feedback).values(**values).returning(feedback.c.id)
-            ).scalar_one()
-        return int(new_id)
-
-    def list_feedback(self, tenant: str, *, run_id: str | None = None) -> list[FeedbackRecord]:
-        q = sa.select(feedback).where(feedback.c.tenant == tenant)
-        if run_id is not None:
-            q = q.where(feedback.c.run_id == run_id)
-        with self._read() as c:
-            return [_feedback(r) for r in c.execute(q.order_by(feedback.c.id))]
-
-    # -- settings -------------------------------------------------------------------------
-    def get_setting(self, key: str) -> str | None:
-        with self._read() as c:
-            value = c.execute(sa.select(settings.c.value).where(settings.c.key == key)).scalar()
-        return None if value is None else str(value)
-
-    def set_setting(self, key: str, value: str) -> None:
-        now = utcnow()
-        stmt = self._insert(settings).values(key=key, value=value, updated_at=now)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["key"], set_={"value": value, "updated_at": now}
-        )
-        with self._write() as c:
-            c.execute(stmt)
-
-    # -- API keys -------------------------------------------------------------------------
-    def create_api_key(self, record: ApiKeyRecord) -> None:
-        try:
-            with self._write() as c:
-                c.execute(
-                    sa.insert(api_keys).values(
-                        id=record.id,
-                        tenant=record.tenant,
-                        name=record.name,
-                        key_hash=record.key_hash,
-                        created_at=record.created_at,
-                        revoked_at=record.revoked_at,
-                    )
-                )
-        except sa.exc.IntegrityError:
-            raise InvalidInput(
-                "an API key with this id or hash exists", code="api_key_exists"
-            ) from None
-
-    def get_api_key_by_hash(self, key_hash: str) -> ApiKeyRecord | None:
-        """The key with this hash, revoked or not (the caller checks ``revoked_at``)."""
-        with self._read() as c:
-            row = c.execute(sa.select(api_keys).where(api_keys.c.key_hash == key_hash)).first()
-        return _api_key(row) if row else None
-
-    def list_api_keys(self, tenant: str) -> list[ApiKeyRecord]:
-        q = sa.select(api_keys).where(api_keys.c.tenant == tenant).order_by(api_keys.c.created_at)
-        with self._read() as c:
-            return [_api_key(r) for r in c.execute(q)]
-
-    def list_all_api_keys(self) -> list[ApiKeyRecord]:
-        """Every tenant's keys, oldest first (administration only: not tenant-scoped)."""
-        q = sa.select(api_keys).order_by(api_keys.c.created_at, api_keys.c.id)
-        with self._read() as c:
-            return [_api_key(r) for r in c.execute(q)]
-
-    def revoke_api_key(self, tenant: str, key_id: str) -> bool:
-        """Mark the key revoked; False if unknown or already revoked."""
-        stmt = (
-            sa.update(api_keys)
-            .where(
-                api_keys.c.tenant == tenant,
-                api_keys.c.id == key_id,
-                api_keys.c.revoked_at.is_(None),
-            )
-            .values(revoked_at=utcnow())
-        )
-        with self._write() as c:
-            return bool(c.execute(stmt).rowcount)

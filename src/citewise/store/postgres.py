@@ -42,6 +42,7 @@ from citewise.errors import ConfigError, InvalidInput
 from citewise.store import _pg_notify, _pg_vectors
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin, transition_statement
+from citewise.store._sql_service import ServiceRecordsMixin
 from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
 from citewise.store.schema import runs
@@ -73,7 +74,7 @@ def engine_url(url: str | sa.URL) -> sa.URL:
     return u
 
 
-class PostgresStore(DocumentsMixin, RunsMixin):
+class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
     """The :class:`~citewise.store.base.Store` on a PostgreSQL database."""
 
     _insert = staticmethod(postgresql.insert)

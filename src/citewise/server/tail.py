@@ -1,0 +1,79 @@
+"""Following a run's log: from memory while this process drives it, else from the store.
+
+A reader continues from a ``seq``, so a reconnect with ``Last-Event-ID`` gets every later
+event exactly once, and a finished run replays in full.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from citewise.server.live import Frame
+
+if TYPE_CHECKING:
+    from citewise.server.manager import RunManager
+
+__all__ = ["tail"]
+
+_PAGE = 500
+
+
+async def tail(manager: RunManager, tenant: str, run_id: str,
+               after: int) -> AsyncIterator[list[Frame] | None]:
+    """The frames of a run after ``after`` as they become durable, in batches; ``None``
+    when a heartbeat is due. Ends after the terminal event (or when the run is gone)."""
+    beat = manager.config.heartbeat_s
+    last_out = time.monotonic()
+    last_terminal = False
+    empty_polls = 0
+    while True:
+        live = manager.get_live(tenant, run_id)
+        if live is not None and after + 1 >= live.first_seq:
+            i = live.index_after(after)
+            if i < len(live.frames):
+                batch = live.frames[i:]
+                after = batch[-1].seq
+                yield batch
+                last_out = time.monotonic()
+                continue
+            if live.done:
+                return
+            wait = max(0.0, beat - (time.monotonic() - last_out))
+            if not await live.wait(wait):
+                yield None
+                last_out = time.monotonic()
+            continue
+        # From the store: a run of another process, a finished run, or the part of a
+        # live run before this process took it over (a resume).
+        upto = live.first_seq - 1 if live is not None else None
+        rows = await asyncio.to_thread(manager.store.read_events, tenant, run_id,
+                                       after=after, limit=_PAGE)
+        if upto is not None:
+            rows = [r for r in rows if r.seq <= upto]
+        if rows:
+            frames = [Frame.of_record(r) for r in rows]
+            after = frames[-1].seq
+            last_terminal = frames[-1].terminal
+            yield frames
+            last_out = time.monotonic()
+            empty_polls = 0
+            if last_terminal or len(rows) == _PAGE or upto is not None:
+                continue  # look again at once: more may follow a resume or a full page
+        else:
+            if upto is not None:
+                after = max(after, upto)  # nothing more in the store before the live part
+                continue
+            if last_terminal:
+                return
+            empty_polls += 1
+            if empty_polls % 20 == 0:
+                record = await manager.record(tenant, run_id)
+                if record is None or record.status in ("completed", "failed", "cancelled"):
+                    return
+        await asyncio.sleep(manager.config.poll_interval_s)
+        if time.monotonic() - last_out >= beat:
+            yield None
+            last_out = time.monotonic()
