@@ -9,10 +9,8 @@ step and :func:`dynamic_interrupt` when a tool raises
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
-import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -32,9 +30,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("citewise.agent")
 
 __all__ = [
+    "CANCEL_PREFIX",
     "CLOSING_PROMPT",
     "ApprovalPolicy",
     "apply_decisions",
+    "cancel_key",
+    "cancel_requests",
     "cancel_run",
     "decision_schema",
     "dynamic_interrupt",
@@ -43,7 +44,6 @@ __all__ = [
     "load_for_resume",
     "pause_event",
     "plan_interrupts",
-    "watch_cancel",
 ]
 
 #: Decides per call whether it needs a human: truthy = pause (a string is the reason the
@@ -298,7 +298,7 @@ def cancel_run(store: Store, tenant: str, run_id: str) -> bool:
     if record.status == "paused":
         return cancel_paused_run(store, tenant, run_id) is not None
     if record.status == "running":
-        store.set_setting(_cancel_key(tenant, run_id), datetime.now(UTC).isoformat())
+        store.set_setting(cancel_key(tenant, run_id), datetime.now(UTC).isoformat())
         return True
     return False
 
@@ -329,25 +329,27 @@ def cancel_paused_run(store: Store, tenant: str, run_id: str) -> ErrorEvent | No
     return event
 
 
-def _cancel_key(tenant: str, run_id: str) -> str:
-    return f"cancel_request/{tenant}/{run_id}"
+#: Settings keys under which a process asks another to cancel a run.
+CANCEL_PREFIX = "cancel_request/"
 
 
-async def watch_cancel(store: Store, tenant: str, run_id: str, flag: asyncio.Event,
-                       interval: float = 0.2) -> None:
-    """Set ``flag`` when another process asks (through the store) to cancel this run;
-    meanwhile keep the run's lease (see :mod:`citewise.agent.lease`)."""
-    from citewise.agent import lease
+def cancel_key(tenant: str, run_id: str) -> str:
+    """The settings key of a request to cancel this run (see :func:`cancel_run`)."""
+    return f"{CANCEL_PREFIX}{tenant}/{run_id}"
 
-    key = _cancel_key(tenant, run_id)
-    touched = time.monotonic()
-    while not flag.is_set():
-        await asyncio.sleep(interval)
-        if store.get_setting(key):
-            flag.set()
-        if time.monotonic() - touched >= lease.HEARTBEAT_S:
-            touched = time.monotonic()
-            try:
-                store.touch_runs([(tenant, run_id)])
-            except Exception:  # a busy database: the next beat tries again, well in time
-                log.warning("could not renew the lease of run %s", run_id, exc_info=True)
+
+def cancel_requests(store: Store, since: datetime) -> set[str] | None:
+    """Keys of the cancel requests written since ``since``, in one query on an SQL store;
+    None on another store (ask it key by key)."""
+    from citewise.store._sql import SQLBase
+
+    if not isinstance(store, SQLBase):
+        return None
+    import sqlalchemy as sa
+
+    from citewise.store.schema import settings
+
+    q = sa.select(settings.c.key).where(settings.c.key.like(CANCEL_PREFIX + "%"),
+                                        settings.c.updated_at >= since)
+    with store._read() as c:
+        return {str(k) for k in c.scalars(q)}

@@ -2,8 +2,9 @@
 
 A process that executes runs keeps them marked as alive: every ``HEARTBEAT_S`` it touches
 their record (``Store.touch_runs`` sets ``updated_at``). The library agent does it from the
-watcher it already runs per run (see ``agent.interrupts.watch_cancel``); the HTTP service
-does it for all its runs in one statement. A run still ``running`` whose record was not
+watch that also reads cancel requests (``agent.cancel_watch``: one statement per interval
+for all its runs on an event loop); the HTTP service does it for all its runs in one
+statement. A run still ``running`` whose record was not
 updated for ``LEASE_S`` has lost its process (killed, crashed, its machine gone):
 :func:`end_lost_runs` ends it the way a run ends — a terminal ``error`` event (code
 ``run_lost``) after its last event and status ``failed`` — so readers tailing its log,

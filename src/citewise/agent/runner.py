@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from functools import partial
@@ -27,6 +28,7 @@ from citewise.grounding.verify import Verifier
 from citewise.models.base import AssistantMessage, Message, Model, SystemMessage, UserMessage
 
 if TYPE_CHECKING:
+    from citewise.agent.cancel_watch import CancelWatch
     from citewise.agent.interrupts import ApprovalPolicy
     from citewise.guardrails.registry import GuardrailSpec
     from citewise.knowledge.base import KnowledgeBase
@@ -118,6 +120,8 @@ class Agent:
         # long-lived in-memory agent does not grow without bound.
         self._memory: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
         self._cancels: dict[str, asyncio.Event] = {}
+        self._watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CancelWatch] = (
+            weakref.WeakKeyDictionary())
 
     # -- public API -------------------------------------------------------------------
 
@@ -282,13 +286,12 @@ class Agent:
         recorder = RunRecorder(self.store, state, flush_every=self.event_batch)
         recorder.begin(resuming=resuming)
         cancel = self._cancels.setdefault(state.run_id, asyncio.Event())
-        watcher = None
+        watch = None
         if self.store is not None and self.cancel_poll_s is not None:
-            # A cancel asked for by another process arrives through the store.
-            from citewise.agent.interrupts import watch_cancel
-
-            watcher = asyncio.ensure_future(watch_cancel(
-                self.store, state.tenant, state.run_id, cancel, interval=self.cancel_poll_s))
+            # A cancel asked for by another process arrives through the store, and the
+            # run's lease is kept there: one watch for all runs of this agent and loop.
+            watch = self._watch(self.store, self.cancel_poll_s)
+            watch.watch(state.tenant, state.run_id, cancel)
         try:
             async for event in run_agent(state, model=self.model, tools=self.tools,
                                          settings=settings, deps=self.kb, hooks=self.hooks,
@@ -300,10 +303,21 @@ class Agent:
                     self._remember(state, event)
                 yield event
         finally:
-            if watcher is not None:
-                watcher.cancel()
+            if watch is not None:
+                watch.unwatch(state.tenant, state.run_id)
             recorder.flush()
             self._cancels.pop(state.run_id, None)
+
+    def _watch(self, store: Store, interval: float) -> CancelWatch:
+        """This agent's watch on the running event loop (one loop's task cannot serve
+        another: an agent may be used from successive ``asyncio.run`` calls)."""
+        loop = asyncio.get_running_loop()
+        watch = self._watches.get(loop)
+        if watch is None:
+            from citewise.agent.cancel_watch import CancelWatch
+
+            watch = self._watches[loop] = CancelWatch(store, interval)
+        return watch
 
     def _remember(self, state: RunState, event: Event) -> None:
         if self.store is None and event.kind == "run_finished":

@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
+from citewise.agent.interrupts import CANCEL_PREFIX, cancel_requests
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Event, event_json
 from citewise.server.config import ServerConfig
@@ -44,8 +45,6 @@ __all__ = ["CANCEL_PREFIX", "Frame", "LiveRun", "RunManager", "RunOptions"]
 
 log = logging.getLogger("citewise.server")
 
-#: Settings keys under which a process asks another to cancel a run (agent.interrupts).
-CANCEL_PREFIX = "cancel_request/"
 
 
 @dataclass(slots=True)
@@ -306,12 +305,12 @@ class RunManager:
         while self.active():
             await asyncio.sleep(interval)
             try:
-                keys = await asyncio.to_thread(_cancel_keys, self.store,
+                keys = await asyncio.to_thread(cancel_requests, self.store,
                                                self._started - timedelta(minutes=5))
             except Exception:
                 log.exception("could not read cancel requests")
                 continue
-            self._cancel_requests = keys
+            self._cancel_requests = keys if keys is not None else set()
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -360,20 +359,3 @@ def _load_thread(store: Store, tenant: str,
                  thread_id: str) -> tuple[ThreadRecord | None, list[TurnRecord]]:
     thread = store.get_thread(tenant, thread_id)
     return thread, (store.list_turns(tenant, thread_id) if thread is not None else [])
-
-
-def _cancel_keys(store: Store, since: datetime) -> set[str]:
-    """Keys of cancel requests written since ``since`` (one query on SQL stores)."""
-    from citewise.store._sql import SQLBase
-
-    if not isinstance(store, SQLBase):
-        return set()
-    import sqlalchemy as sa
-
-    from citewise.store.schema import settings
-
-    q = sa.select(settings.c.key).where(settings.c.key.like(CANCEL_PREFIX + "%"),
-                                        settings.c.updated_at >= since)
-    with store._read() as c:
-        return {str(k) for k in c.scalars(q)}
-

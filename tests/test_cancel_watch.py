@@ -1,0 +1,91 @@
+"""One watch per agent and event loop reads cancel requests and renews leases for all runs."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from citewise import Agent
+from citewise.agent import lease
+from citewise.events import Event
+from citewise.models.base import ModelRequest, TextDelta
+from citewise.store.sqlite import SQLiteStore
+
+INTERVAL = 0.05
+
+
+class Talker:
+    """Streams ``words`` words slowly, so runs overlap and a cancel lands mid-run."""
+
+    name = "talker"
+
+    def __init__(self, words: int) -> None:
+        self.words = words
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta]:
+        for n in range(self.words):
+            await asyncio.sleep(0.02)
+            yield TextDelta(text=f"word{n} ")
+
+
+def _count(engine: Any, needle: str) -> list[int]:
+    seen = [0]
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _on_execute(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if needle in statement:
+            seen[0] += 1
+
+    return seen
+
+
+def test_many_runs_share_one_poll_and_a_cancel_reaches_only_its_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lease, "HEARTBEAT_S", 0.1)
+    store = SQLiteStore(tmp_path / "c.db")
+    other = SQLiteStore(tmp_path / "c.db")  # stands for another process
+    reads = _count(store._rengine, "FROM settings")
+    touches = _count(store._wengine, "UPDATE runs SET updated_at")
+    agent = Agent(store=store, model=Talker(40), cancel_poll_s=INTERVAL)
+    asker = Agent(store=other)
+    n_runs = 12
+
+    async def one(i: int) -> list[Event]:
+        events: list[Event] = []
+        async for e in agent.stream(f"question {i}"):
+            events.append(e)
+            if i < 2 and len(events) == 2:
+                assert asker.cancel(e.run_id)  # not asker's run: asked through the store
+        return events
+
+    async def go() -> tuple[list[list[Event]], float, list[str]]:
+        t0 = time.monotonic()
+        runs = await asyncio.gather(*(one(i) for i in range(n_runs)))
+        elapsed = time.monotonic() - t0
+        await asyncio.sleep(3 * INTERVAL)  # the watch's task ends with its last run
+        left = [t.get_coro().__qualname__ for t in asyncio.all_tasks()  # type: ignore[union-attr]
+                if t is not asyncio.current_task()]
+        return runs, elapsed, left
+
+    try:
+        runs, elapsed, left = asyncio.run(go())
+    finally:
+        other.close()
+        store.close()
+    ends = [r[-1] for r in runs]
+    assert [e.kind for e in ends[:2]] == ["error", "error"]
+    assert all(e.kind == "error" and e.code == "run_cancelled" for e in ends[:2])
+    assert all(len(r) < 30 for r in runs[:2])  # stopped well before the model finished
+    assert [e.kind for e in ends[2:]] == ["run_finished"] * (n_runs - 2)
+    # One settings query per interval for all twelve runs (a watcher per run would have
+    # made about twelve times as many), and one lease statement per beat.
+    polls = elapsed / INTERVAL + 2
+    assert 0 < reads[0] <= polls, (reads[0], elapsed)
+    assert 0 < touches[0] <= elapsed / lease.HEARTBEAT_S + 2, (touches[0], elapsed)
+    assert "CancelWatch._poll" not in left
