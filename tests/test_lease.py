@@ -94,7 +94,9 @@ def test_a_run_renews_its_lease_while_a_tool_runs(tmp_path: Path,
     @tool
     async def slow() -> str:
         """Take a while."""
-        await asyncio.sleep(0.6)
+        # Long enough that one pause of the whole process (a full collection of the test
+        # run's large heap) cannot hide every renewal from the observer below.
+        await asyncio.sleep(1.2)
         return "done"
 
     db = SQLiteStore(tmp_path / "runs.db")
