@@ -301,9 +301,9 @@ def test_double_resume_race_one_wins(store: SQLiteStore, tmp_path: Path) -> None
         decision = [Decision(interrupt_id=i.id, action="approve")]
         s1 = load_for_resume(store, "default", paused.run_id, decision, a.tools)
         s2 = load_for_resume(other, "default", paused.run_id, decision, a.tools)
-        RunRecorder(store, s1).begin(resuming=True)
+        asyncio.run(RunRecorder(store, s1).begin(resuming=True))
         with pytest.raises(UsageError) as info:
-            RunRecorder(other, s2).begin(resuming=True)
+            asyncio.run(RunRecorder(other, s2).begin(resuming=True))
         assert info.value.code == "run_already_resumed"
         # While the winner runs, a late resume is refused up front too.
         with pytest.raises(UsageError) as late:

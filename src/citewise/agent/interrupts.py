@@ -325,7 +325,7 @@ def cancel_paused_run(store: Store, tenant: str, run_id: str) -> ErrorEvent | No
                            answer=answer)
     recorder = RunRecorder(store, state)
     recorder.add(event)
-    recorder.finish(event)
+    recorder.record_outcome(event)
     return event
 
 

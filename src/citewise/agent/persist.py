@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from citewise.agent.state import RunState
@@ -11,21 +12,30 @@ from citewise.events import Event, event_json
 from citewise.store.base import EventRecord, JSONText
 
 if TYPE_CHECKING:
+    from citewise.agent.group_commit import GroupCommit
     from citewise.store.base import Store
 
 __all__ = ["RunRecorder"]
 
 
 class RunRecorder:
-    """Batches events into the durable log; a no-op without a store."""
+    """Batches events into the durable log; a no-op without a store.
 
-    def __init__(self, store: Store | None, state: RunState, *, flush_every: int = 64) -> None:
+    The run's record at its start and its outcome at its end are written through
+    ``group`` when given (committed with other runs' writes, see
+    :mod:`citewise.agent.group_commit`); :meth:`begin` and :meth:`finish` return only once
+    their write is durable either way.
+    """
+
+    def __init__(self, store: Store | None, state: RunState, *, flush_every: int = 64,
+                 group: GroupCommit | None = None) -> None:
         self.store = store
         self.state = state
         self.flush_every = flush_every
+        self.group = group
         self._pending: list[EventRecord] = []
 
-    def begin(self, *, resuming: bool) -> None:
+    async def begin(self, *, resuming: bool) -> None:
         store, state = self.store, self.state
         if store is None:
             return
@@ -35,6 +45,14 @@ class RunRecorder:
                 raise UsageError(f"run {state.run_id} was already resumed",
                                  code="run_already_resumed")
             return
+        if self.group is None:
+            self._begin()
+        else:
+            await self.group.write(self._begin)
+
+    def _begin(self) -> None:
+        store, state = self.store, self.state
+        assert store is not None
         # One transaction: the thread (created unless it exists) and the run's record.
         with store.transaction():
             store.create_thread(state.tenant, state.thread_id, title=state.question[:80])
@@ -53,15 +71,34 @@ class RunRecorder:
             batch, self._pending = self._pending, []
             self.store.append_events(self.state.tenant, batch)
 
-    def finish(self, terminal: Event) -> None:
+    async def finish(self, terminal: Event) -> None:
         """Flush and record the outcome (before the terminal event reaches the caller)."""
-        store, state = self.store, self.state
-        if store is None:
+        if self.store is None:
             return
+        write = partial(self._write_outcome, terminal)
+        if self.group is None:
+            write()
+        else:
+            await self.group.write(write)
+        self._pending.clear()
+
+    def record_outcome(self, terminal: Event) -> None:
+        """:meth:`finish` at once, for a caller outside an event loop."""
+        if self.store is not None:
+            self._write_outcome(terminal)
+            self._pending.clear()
+
+    def _write_outcome(self, terminal: Event) -> None:
+        # The pending events are cleared only once this has committed: a group commit
+        # that fails runs it again, alone, and a run whose outcome could not be written
+        # still has them for its last flush.
+        store, state = self.store, self.state
+        assert store is not None
         answer = getattr(terminal, "answer", None)
         # One transaction: the last events, the outcome and the thread's turn land together.
         with store.transaction():
-            self.flush()
+            if self._pending:
+                store.append_events(state.tenant, self._pending)
             self._save(answer=JSONText(answer.model_dump_json()) if answer is not None else None)
             if terminal.kind == "run_finished" and answer is not None:
                 from citewise.store.base import TurnRecord

@@ -29,6 +29,7 @@ from citewise.models.base import AssistantMessage, Message, Model, SystemMessage
 
 if TYPE_CHECKING:
     from citewise.agent.cancel_watch import CancelWatch
+    from citewise.agent.group_commit import GroupCommit
     from citewise.agent.interrupts import ApprovalPolicy
     from citewise.guardrails.registry import GuardrailSpec
     from citewise.knowledge.base import KnowledgeBase
@@ -121,6 +122,8 @@ class Agent:
         self._memory: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
         self._cancels: dict[str, asyncio.Event] = {}
         self._watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CancelWatch] = (
+            weakref.WeakKeyDictionary())
+        self._groups: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCommit] = (
             weakref.WeakKeyDictionary())
 
     # -- public API -------------------------------------------------------------------
@@ -283,8 +286,9 @@ class Agent:
 
         state, settings = start()  # on the first event asked for, as a generator would
         del start  # not kept alive (with what it holds) for as long as the run lasts
-        recorder = RunRecorder(self.store, state, flush_every=self.event_batch)
-        recorder.begin(resuming=resuming)
+        group = self._group_commit(self.store) if self.store is not None else None
+        recorder = RunRecorder(self.store, state, flush_every=self.event_batch, group=group)
+        await recorder.begin(resuming=resuming)
         cancel = self._cancels.setdefault(state.run_id, asyncio.Event())
         watch = None
         if self.store is not None and self.cancel_poll_s is not None:
@@ -299,7 +303,7 @@ class Agent:
                                          verifier=self.verifier):
                 recorder.add(event)
                 if event.is_terminal:
-                    recorder.finish(event)
+                    await recorder.finish(event)
                     self._remember(state, event)
                 yield event
         finally:
@@ -318,6 +322,16 @@ class Agent:
 
             watch = self._watches[loop] = CancelWatch(store, interval)
         return watch
+
+    def _group_commit(self, store: Store) -> GroupCommit:
+        """This agent's group commit on the running event loop."""
+        loop = asyncio.get_running_loop()
+        group = self._groups.get(loop)
+        if group is None:
+            from citewise.agent.group_commit import GroupCommit
+
+            group = self._groups[loop] = GroupCommit(store, loop)
+        return group
 
     def _remember(self, state: RunState, event: Event) -> None:
         if self.store is None and event.kind == "run_finished":

@@ -12,6 +12,8 @@ would block the event loop for ~1 ms each, so this per-run view:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +71,13 @@ class RunStore:
         return self._store.get_setting(key)
 
     # -- writes, queued -------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Nothing to open: the writes are queued, in order, and the log writer commits
+        them. (Passing this on would take the real store's write lock on the event loop,
+        waiting behind whatever batch the writer thread is committing.)"""
+        yield
+
     def append_events(self, tenant: str, events: Sequence[EventRecord]) -> None:
         self._writer.submit(Append(tenant, list(events)))
 
