@@ -220,39 +220,79 @@ def test_events_append_and_read(store: SQLiteStore) -> None:
     assert [e.seq for e in store.read_events("t1", "r1", after=1, limit=1)] == [2]
 
 
-def _event_rows(path: Path) -> list[tuple[object, ...]]:
+class _GenericSQLiteStore(SQLiteStore):
+    """SQLite through the portable path: every run write executed by SQLAlchemy."""
+
+    def _run_write(self, c: sa.Connection, name: str, params: dict[str, object]) -> int:
+        from citewise.store._sql_runs import RunsMixin
+
+        return RunsMixin._run_write(self, c, name, params)
+
+    def _run_write_many(self, c: sa.Connection, name: str,
+                        rows: list[dict[str, object]]) -> None:
+        from citewise.store._sql_runs import RunsMixin
+
+        RunsMixin._run_write_many(self, c, name, rows)
+
+
+_STAMPED = {"threads": ("created_at", "updated_at"), "events": ("created_at",)}
+
+
+def _rows(path: Path, table: str) -> list[tuple[object, ...]]:
+    """Every column's stored text (and SQLite type); the times a store stamps itself are
+    given by their form only."""
     with sqlite3.connect(path) as db:
-        return db.execute("SELECT run_id, seq, tenant, kind, data, typeof(created_at),"
-                          " length(created_at) FROM events ORDER BY run_id, seq").fetchall()
+        cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        sel = ", ".join(f"typeof({c}), length({c})" if c in _STAMPED.get(table, ())
+                        else f"typeof({c}), {c}" for c in cols)
+        return db.execute(f"SELECT {sel} FROM {table} ORDER BY rowid").fetchall()
 
 
-def test_fast_event_append_stores_what_the_generic_path_stores(tmp_path: Path) -> None:
-    # SQLiteStore appends JSON-text events with a plain executemany; the rows must be the
-    # ones SQLAlchemy's statement writes (same text per column, same DATETIME text form).
-    from citewise.store._sql_runs import RunsMixin
-
+def test_sqlite_run_writes_store_what_the_generic_path_stores(tmp_path: Path) -> None:
+    # SQLiteStore runs the writes every run makes straight on the DBAPI connection; the
+    # rows must be the ones SQLAlchemy's statements write (same text in every column,
+    # same DATETIME text form), and the answers the same.
     texts = ['{"kind":"thought","text":"δ 😀"}', '{"a":[1,2.5,null]}', '{"q":"\\"quoted\\""}']
     batch = [EventRecord("r1", i + 1, "thought", JSONText(t)) for i, t in enumerate(texts)]
-    fast, slow = SQLiteStore(tmp_path / "fast.db"), SQLiteStore(tmp_path / "slow.db")
+    batch.append(EventRecord("r1", 4, "thought", {"plain": "dict", "n": [1, None]}))
+    fast, slow = SQLiteStore(tmp_path / "fast.db"), _GenericSQLiteStore(tmp_path / "slow.db")
     try:
-        fast.append_events("t1", batch)
-        fast.append_events("t1", batch[:2])  # a retry: a no-op on this path too
-        RunsMixin.append_events(slow, "t1", batch)
-        assert _event_rows(tmp_path / "fast.db") == _event_rows(tmp_path / "slow.db")
+        for s in (fast, slow):
+            made = s.create_thread("t1", "th1", title="Refunds é")
+            assert s.create_thread("t1", "th1", title="other") == made  # exists: unchanged
+            assert s.get_thread("t1", "th1") == made
+            s.save_run(_run("r1", "t1"))
+            done = _run("r1", "t1", status="completed")
+            done.answer = JSONText('{"text": "yes 😀"}')
+            done.updated_at = T0 + timedelta(seconds=1.5)
+            s.save_run(done)
+            s.save_run(_run("r1", "t2"))  # another tenant's id: left alone
+            s.add_turn("t1", TurnRecord("th1", "r1", "q é", "a 😀", T0 + timedelta(seconds=2)))
+            with pytest.raises(NotFound):
+                s.add_turn("t1", TurnRecord("nope", "r1", "q", "a", T0))
+            s.append_events("t1", batch)
+            s.append_events("t1", batch[:2])  # a retry: a no-op
+        for table in ("threads", "runs", "turns", "events"):
+            assert _rows(tmp_path / "fast.db", table) == _rows(tmp_path / "slow.db", table)
         assert fast.read_events("t1", "r1") == slow.read_events("t1", "r1")
+        assert fast.get_run("t1", "r1") == slow.get_run("t1", "r1")
+        assert fast.list_turns("t1", "th1") == slow.list_turns("t1", "th1")
         with fast._read() as c:  # created_at reads back as the aware UTC datetime it was
             stamp = c.execute(sa.text("SELECT created_at FROM events LIMIT 1")).scalar_one()
         assert abs(datetime.now(UTC).replace(tzinfo=None)
                    - datetime.fromisoformat(stamp)) < timedelta(minutes=5)
-        # Inside a transaction that fails, nothing of the batch lands.
-        def fails_after_appending() -> None:
+        # Inside a transaction that fails, nothing of it lands.
+        def fails_after_writing() -> None:
             with fast.transaction():
+                fast.create_thread("t1", "th2")
+                fast.save_run(_run("r2", "t1"))
                 fast.append_events("t1", [EventRecord("r2", 1, "thought", JSONText("{}"))])
                 raise RuntimeError("rolled back")
 
         with pytest.raises(RuntimeError):
-            fails_after_appending()
+            fails_after_writing()
         assert fast.read_events("t1", "r2") == []
+        assert fast.get_run("t1", "r2") is None and fast.get_thread("t1", "th2") is None
     finally:
         fast.close()
         slow.close()

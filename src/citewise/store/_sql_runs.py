@@ -106,17 +106,30 @@ class RunsMixin(SQLBase):
             built = self.__dict__.setdefault("_run_statements", _RunStatements(self._insert))
         return built
 
+    def _run_write(self, c: sa.Connection, name: str, params: dict[str, Any]) -> int:
+        """Execute the write statement ``name`` of :class:`_RunStatements` on ``c``; the
+        number of rows it changed. A backend may run it more directly (SQLite does)."""
+        return int(c.execute(getattr(self._stmts, name), params).rowcount)
+
+    def _run_write_many(self, c: sa.Connection, name: str, rows: list[dict[str, Any]]) -> None:
+        """:meth:`_run_write` for many rows (one executemany)."""
+        c.execute(getattr(self._stmts, name), rows)
+
     # -- threads & turns ------------------------------------------------------------------
     def create_thread(
         self, tenant: str, thread_id: str, title: str | None = None
     ) -> ThreadRecord:
         """Create the thread; if this tenant already has it, return it unchanged."""
         now = utcnow()
-        st = self._stmts
         with self._write() as c:
-            c.execute(st.insert_thread, {"tenant": tenant, "id": thread_id, "title": title,
-                                         "created_at": now, "updated_at": now})
-            row = c.execute(st.thread_by_id, {"tenant": tenant, "id": thread_id}).one()
+            if self._run_write(c, "insert_thread", {
+                    "tenant": tenant, "id": thread_id, "title": title,
+                    "created_at": now, "updated_at": now}) == 1:
+                # New: it is what was just written (no read back on every run's start).
+                # An INSERT's row count may be unknown (-1: psycopg): then it is read.
+                return ThreadRecord(id=thread_id, tenant=tenant, title=title,
+                                    created_at=now, updated_at=now)
+            row = c.execute(self._stmts.thread_by_id, {"tenant": tenant, "id": thread_id}).one()
         return _thread(row)
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadRecord | None:
@@ -182,19 +195,18 @@ class RunsMixin(SQLBase):
 
     def add_turn(self, tenant: str, turn: TurnRecord) -> None:
         """Append a turn; raises ``NotFound`` (``thread_not_found``) for an unknown thread."""
-        st = self._stmts
         with self._write() as c:
-            touched = c.execute(st.touch_thread, {
+            touched = self._run_write(c, "touch_thread", {
                 "b_tenant": tenant, "b_thread_id": turn.thread_id,
                 "b_updated_at": turn.created_at,
-            }).rowcount
+            })
             if not touched:
                 raise NotFound(
                     f"unknown thread {turn.thread_id!r}",
                     code="thread_not_found",
                     details={"thread_id": turn.thread_id},
                 )
-            c.execute(st.insert_turn, {
+            self._run_write(c, "insert_turn", {
                 "tenant": tenant, "thread_id": turn.thread_id, "run_id": turn.run_id,
                 "question": turn.question, "answer": turn.answer,
                 "created_at": turn.created_at,
@@ -216,7 +228,7 @@ class RunsMixin(SQLBase):
             "updated_at": run.updated_at,
         }
         with self._write() as c:
-            c.execute(self._stmts.upsert_run, values)
+            self._run_write(c, "upsert_run", values)
 
     def get_run(self, tenant: str, run_id: str) -> RunRecord | None:
         with self._read() as c:
@@ -288,7 +300,7 @@ class RunsMixin(SQLBase):
             for e in events_
         ]
         with self._write() as c:
-            c.execute(self._stmts.insert_events, rows)
+            self._run_write_many(c, "insert_events", rows)
 
     def read_events(
         self, tenant: str, run_id: str, *, after: int = 0, limit: int = 1000

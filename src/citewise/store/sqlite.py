@@ -29,16 +29,14 @@ from citewise.store._sql import batched
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin
 from citewise.store._sql_service import ServiceRecordsMixin
+from citewise.store._sqlite_direct import DirectStatement, dbapi_of
 from citewise.store.base import (
     ChunkContext,
     ChunkRecord,
     DocumentRecord,
-    EventRecord,
     IndexRow,
-    JSONText,
 )
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
-from citewise.store.schema import utcnow
 
 __all__ = ["SQLiteStore"]
 
@@ -48,10 +46,6 @@ _INDEX_ROWS_SQL = (
     "SELECT c.id, c.document_id, d.tenant, d.collection, c.text"
     " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
     " WHERE c.document_id IN ({marks}) ORDER BY c.document_id, c.ordinal"
-)
-_INSERT_EVENTS_SQL = (
-    "INSERT INTO events (run_id, seq, tenant, kind, data, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING"
 )
 _CONTEXTS_SQL = (
     "SELECT c.id, c.document_id, c.ordinal, c.start_char, c.end_char, c.text, c.page,"
@@ -129,6 +123,7 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         self._search_local = threading.local()
         self._search_lock = threading.Lock()
         self._search_conns: list[sqlite3.Connection] = []
+        self._directs: dict[tuple[str, tuple[str, ...]], DirectStatement] = {}
         self._wconn = self._wengine.connect()
         with self._write() as conn:
             self.applied_migrations = migrate(conn, migrations)
@@ -202,22 +197,22 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
                 )
         return [found[i] for i in chunk_ids if i in found]
 
-    def append_events(self, tenant: str, events_: Sequence[EventRecord]) -> None:
-        """As :meth:`RunsMixin.append_events` (same rows, same text in every column), by a
-        plain executemany: SQLAlchemy's per-row parameter processing was most of the cost
-        of logging an event. Events whose data is not JSON text yet take the generic path."""
-        if not events_:
-            return
-        if not all(type(e.data) is JSONText for e in events_):
-            super().append_events(tenant, events_)
-            return
-        # SQLAlchemy's SQLite DATETIME text for the naive UTC value UTCDateTime stores.
-        created = utcnow().replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
-        rows = [(e.run_id, e.seq, tenant, e.kind, str(e.data), created) for e in events_]
-        with self._write() as c:
-            dbapi = c.connection.dbapi_connection
-            assert dbapi is not None
-            dbapi.executemany(_INSERT_EVENTS_SQL, rows)
+    # The writes every run makes, straight on the writer's DBAPI connection (see
+    # _sqlite_direct): the same Core statements, compiled once.
+    def _run_write(self, c: sa.Connection, name: str, params: dict[str, Any]) -> int:
+        return self._direct(name, params).execute(dbapi_of(c), params)
+
+    def _run_write_many(self, c: sa.Connection, name: str, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            self._direct(name, rows[0]).executemany(dbapi_of(c), rows)
+
+    def _direct(self, name: str, params: dict[str, Any]) -> DirectStatement:
+        cache: dict[tuple[str, tuple[str, ...]], DirectStatement] = self._directs
+        key = (name, tuple(params))
+        stmt = cache.get(key)
+        if stmt is None:
+            stmt = cache[key] = DirectStatement(getattr(self._stmts, name), key[1])
+        return stmt
 
     _CHUNK_COLS = ("id", "document_id", "tenant", "ordinal", "start_char", "end_char",
                    "page", "section", "line", "text")
