@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -100,7 +102,7 @@ def test_a_failing_write_fails_alone_and_leaves_nothing_behind(tmp_path: Path) -
     commits = _commits(store)
 
     async def go() -> list[BaseException | None]:
-        group = GroupCommit(store, asyncio.get_running_loop())
+        group = GroupCommit(store)
         futures = [group.write(_thread_writer(store, "a")),
                    group.write(_thread_writer(store, "b", fail=True)),
                    group.write(_thread_writer(store, "c"))]
@@ -180,5 +182,25 @@ def test_in_the_server_a_run_commits_nothing_on_the_event_loop(tmp_path: Path) -
         assert [r.seq for r in stored] == [e.seq for e in events]
         record = store.get_run("default", events[0].run_id)
         assert record is not None and record.status == "completed"
+    finally:
+        store.close()
+
+
+def test_an_agent_keeps_no_ended_event_loop_alive(tmp_path: Path) -> None:
+    # An agent keeps its group commit and its cancel watch per event loop, weakly keyed:
+    # each asyncio.run (a sync caller's every question) must leave nothing behind.
+    store = SQLiteStore(tmp_path / "g.db")
+    agent = Agent(store=store, model=Talker(), cancel_poll_s=0.05)
+    loops: list[weakref.ref[asyncio.AbstractEventLoop]] = []
+
+    async def one() -> list[Event]:
+        loops.append(weakref.ref(asyncio.get_running_loop()))
+        return [e async for e in agent.stream("question")]
+
+    try:
+        for _ in range(3):
+            assert asyncio.run(one())[-1].kind == "run_finished"
+        gc.collect()
+        assert [r() for r in loops] == [None, None, None]
     finally:
         store.close()

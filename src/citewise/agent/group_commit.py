@@ -37,22 +37,25 @@ Write = Callable[[], object]
 class GroupCommit:
     """Commits the writes queued on one event loop together (see the module docstring)."""
 
-    __slots__ = ("_loop", "_queue", "commits", "store")
+    __slots__ = ("_queue", "commits", "store")
 
-    def __init__(self, store: Store, loop: asyncio.AbstractEventLoop) -> None:
+    # It keeps no reference to its loop: an agent holds one per loop, weakly keyed, and a
+    # loop that ended must be free to go.
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self._loop = loop
         self._queue: list[tuple[Write, asyncio.Future[None]]] = []
         #: Transactions committed so far (batches, and single writes retried alone).
         self.commits = 0
 
     def write(self, fn: Write) -> asyncio.Future[None]:
-        """Queue ``fn``; the future is done once it has committed (or has failed)."""
-        fut: asyncio.Future[None] = self._loop.create_future()
+        """Queue ``fn`` (on the running loop); the future is done once it has committed
+        (or has failed)."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
         if not self._queue:
             # After the callbacks already due: the writes of every run that gets to
             # this point in the same pass of the loop share the commit.
-            self._loop.call_soon(self._flush)
+            loop.call_soon(self._flush)
         self._queue.append((fn, fut))
         return fut
 

@@ -286,30 +286,36 @@ class Agent:
 
         state, settings = start()  # on the first event asked for, as a generator would
         del start  # not kept alive (with what it holds) for as long as the run lasts
-        group = self._group_commit(self.store) if self.store is not None else None
-        recorder = RunRecorder(self.store, state, flush_every=self.event_batch, group=group)
-        await recorder.begin(resuming=resuming)
+        store = self.store
+        recorder = None
+        if store is not None:
+            recorder = RunRecorder(store, state, flush_every=self.event_batch,
+                                   group=self._group_commit(store))
+            await recorder.begin(resuming=resuming)
         cancel = self._cancels.setdefault(state.run_id, asyncio.Event())
         watch = None
-        if self.store is not None and self.cancel_poll_s is not None:
+        if store is not None and self.cancel_poll_s is not None:
             # A cancel asked for by another process arrives through the store, and the
             # run's lease is kept there: one watch for all runs of this agent and loop.
-            watch = self._watch(self.store, self.cancel_poll_s)
+            watch = self._watch(store, self.cancel_poll_s)
             watch.watch(state.tenant, state.run_id, cancel)
         try:
             async for event in run_agent(state, model=self.model, tools=self.tools,
                                          settings=settings, deps=self.kb, hooks=self.hooks,
                                          cancel=cancel, approval_policy=self.approval_policy,
                                          verifier=self.verifier):
-                recorder.add(event)
+                if recorder is not None:
+                    recorder.add(event)
+                    if event.is_terminal:
+                        await recorder.finish(event)
                 if event.is_terminal:
-                    await recorder.finish(event)
                     self._remember(state, event)
                 yield event
         finally:
             if watch is not None:
                 watch.unwatch(state.tenant, state.run_id)
-            recorder.flush()
+            if recorder is not None:
+                recorder.flush()
             self._cancels.pop(state.run_id, None)
 
     def _watch(self, store: Store, interval: float) -> CancelWatch:
@@ -330,7 +336,7 @@ class Agent:
         if group is None:
             from citewise.agent.group_commit import GroupCommit
 
-            group = self._groups[loop] = GroupCommit(store, loop)
+            group = self._groups[loop] = GroupCommit(store)
         return group
 
     def _remember(self, state: RunState, event: Event) -> None:
