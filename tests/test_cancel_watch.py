@@ -4,34 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import event
 
+from _models import SlowTalker
 from citewise import Agent
 from citewise.agent import lease
 from citewise.events import Event
-from citewise.models.base import ModelRequest, TextDelta
 from citewise.store.sqlite import SQLiteStore
 
 INTERVAL = 0.05
-
-
-class Talker:
-    """Streams ``words`` words slowly, so runs overlap and a cancel lands mid-run."""
-
-    name = "talker"
-
-    def __init__(self, words: int) -> None:
-        self.words = words
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta]:
-        for n in range(self.words):
-            await asyncio.sleep(0.02)
-            yield TextDelta(text=f"word{n} ")
 
 
 def _count(engine: Any, needle: str) -> list[int]:
@@ -52,7 +37,7 @@ def test_many_runs_share_one_poll_and_a_cancel_reaches_only_its_run(
     other = SQLiteStore(tmp_path / "c.db")  # stands for another process
     reads = _count(store._rengine, "FROM settings")
     touches = _count(store._wengine, "UPDATE runs SET updated_at")
-    agent = Agent(store=store, model=Talker(40), cancel_poll_s=INTERVAL)
+    agent = Agent(store=store, model=SlowTalker(40), cancel_poll_s=INTERVAL)
     asker = Agent(store=other)
     n_runs = 12
 

@@ -6,33 +6,21 @@ import asyncio
 import gc
 import threading
 import weakref
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import event
 
+from _models import SlowTalker
 from citewise import Agent
 from citewise.agent.group_commit import GroupCommit
 from citewise.errors import InvalidInput
 from citewise.events import Event
-from citewise.models.base import ModelRequest, TextDelta
 from citewise.server.runstore import RunStore
 from citewise.server.writer import LogWriter
 from citewise.store.base import RunRecord
 from citewise.store.sqlite import SQLiteStore
-
-
-class Talker:
-    """Answers in a few words with a pause between them, so runs overlap."""
-
-    name = "talker"
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta]:
-        for n in range(3):
-            await asyncio.sleep(0.01)
-            yield TextDelta(text=f"word{n} ")
 
 
 def _commits(store: SQLiteStore, threads: list[str] | None = None) -> list[int]:
@@ -52,7 +40,7 @@ def test_concurrent_runs_share_commits_and_each_write_is_durable_before_it_is_se
     store = SQLiteStore(tmp_path / "g.db")
     other = SQLiteStore(tmp_path / "g.db")  # reads as another process would
     commits = _commits(store)
-    agent = Agent(store=store, model=Talker(), cancel_poll_s=None)
+    agent = Agent(store=store, model=SlowTalker(3, 0.01), cancel_poll_s=None)
     n_runs = 30
 
     async def one(i: int) -> list[Event]:
@@ -134,7 +122,7 @@ class RefusingStore(SQLiteStore):
 def test_a_run_whose_outcome_cannot_be_written_fails_and_keeps_its_events(
         tmp_path: Path) -> None:
     store = RefusingStore(tmp_path / "g.db")
-    agent = Agent(store=store, model=Talker(), cancel_poll_s=None)
+    agent = Agent(store=store, model=SlowTalker(3, 0.01), cancel_poll_s=None)
     seen: list[Event] = []
 
     async def go() -> None:
@@ -168,7 +156,7 @@ def test_in_the_server_a_run_commits_nothing_on_the_event_loop(tmp_path: Path) -
         writer = LogWriter(store, asyncio.get_running_loop())
         try:
             agent = Agent(store=RunStore(store, writer, "default"),  # type: ignore[arg-type]
-                          model=Talker(), cancel_poll_s=None, event_batch=1)
+                          model=SlowTalker(3, 0.01), cancel_poll_s=None, event_batch=1)
             threads.clear()  # building the agent wrote its feedback secret
             return [e async for e in agent.stream("question")]
         finally:
@@ -190,7 +178,7 @@ def test_an_agent_keeps_no_ended_event_loop_alive(tmp_path: Path) -> None:
     # An agent keeps its group commit and its cancel watch per event loop, weakly keyed:
     # each asyncio.run (a sync caller's every question) must leave nothing behind.
     store = SQLiteStore(tmp_path / "g.db")
-    agent = Agent(store=store, model=Talker(), cancel_poll_s=0.05)
+    agent = Agent(store=store, model=SlowTalker(3, 0.01), cancel_poll_s=0.05)
     loops: list[weakref.ref[asyncio.AbstractEventLoop]] = []
 
     async def one() -> list[Event]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from _models import SlowTalker
 from citewise.agent.context import RunContext
 from citewise.agent.interrupts import is_approved
 from citewise.agent.persist import RunRecorder
@@ -20,7 +21,7 @@ from citewise.agent.state import Decision, RunSettings
 from citewise.agent.tools import Tool, tool
 from citewise.errors import ApprovalRequired, UsageError
 from citewise.events import TERMINAL_KINDS, Event, event_adapter
-from citewise.models.base import ModelRequest, TextDelta, ToolMessage
+from citewise.models.base import ToolMessage
 from citewise.models.scripted import ScriptedModel, call
 from citewise.store.sqlite import SQLiteStore
 
@@ -413,19 +414,8 @@ def test_ends_run_tool_behind_approval(store: SQLiteStore) -> None:
 # -- cancellation -----------------------------------------------------------------------
 
 
-class SlowModel:
-    """Streams a long answer slowly, so a cancel lands mid-run."""
-
-    name = "slow"
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[TextDelta]:
-        for n in range(200):
-            await asyncio.sleep(0.02)
-            yield TextDelta(text=f"word{n} ")
-
-
 def test_cancel_running_run_ends_with_one_terminal_event(store: SQLiteStore) -> None:
-    a = Agent(store=store, model=SlowModel())
+    a = Agent(store=store, model=SlowTalker(200))
 
     async def go() -> list[Event]:
         events: list[Event] = []
@@ -445,7 +435,7 @@ def test_cancel_running_run_ends_with_one_terminal_event(store: SQLiteStore) -> 
 
 
 def test_cancel_running_run_from_another_store_handle(store: SQLiteStore, tmp_path: Path) -> None:
-    a = Agent(store=store, model=SlowModel())
+    a = Agent(store=store, model=SlowTalker(200))
     other = SQLiteStore(tmp_path / "citewise.db")  # stands for another process
     try:
         b = Agent(store=other)
