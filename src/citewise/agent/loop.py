@@ -203,6 +203,10 @@ async def run_agent(
                 if interrupts:
                     yield pause_event(state, emit, interrupts, calls)
                     return
+                # The model turn's locals would live on in this frame while the tools
+                # run: ~12 objects per run for the cyclic GC to walk, again and again,
+                # when many runs wait on their tools at once.
+                del request, messages, parts, part, text, thought, interrupts
                 try:
                     async for ev in _execute(state, calls, tools, ctx, settings, hooks, emit):
                         yield ev
