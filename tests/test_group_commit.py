@@ -68,9 +68,9 @@ def test_concurrent_runs_share_commits_and_each_write_is_durable_before_it_is_se
             (turn,) = other.list_turns("default", r[0].thread_id)
             assert turn.question == f"question {i}"
             assert turn.answer.split() == ["word0", "word1", "word2"]
-        # One transaction per run start and per run end would be 2 * n_runs; the runs
-        # start in one pass of the loop and end in a few.
-        assert commits[0] <= 8, commits[0]
+        # One transaction per run start and per run end would be 2 * n_runs (60); the
+        # runs start in one pass of the loop and end in a few (4-6 here, idle or loaded).
+        assert commits[0] <= n_runs // 2, commits[0]
     finally:
         other.close()
         store.close()
