@@ -30,6 +30,7 @@ from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin
 from citewise.store._sql_service import ServiceRecordsMixin
 from citewise.store._sqlite_direct import DirectStatement, dbapi_of
+from citewise.store._wal_checkpoint import WalCheckpointer
 from citewise.store.base import (
     ChunkContext,
     ChunkRecord,
@@ -90,6 +91,8 @@ def _configure(dbapi_conn: sqlite3.Connection, *, writer: bool) -> None:
             # to FULL for their transaction (see ``_durable``) because the search index
             # commits right after them and must never get ahead of SQLite on power loss.
             cur.execute("PRAGMA synchronous = NORMAL")
+            # Checkpoints run on their own thread, not inside a commit (_wal_checkpoint).
+            cur.execute("PRAGMA wal_autocheckpoint = 0")
     finally:
         cur.close()
 
@@ -124,6 +127,7 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         self._search_lock = threading.Lock()
         self._search_conns: list[sqlite3.Connection] = []
         self._directs: dict[tuple[str, tuple[str, ...]], DirectStatement] = {}
+        self._wal = WalCheckpointer(self.path, busy_timeout_s=BUSY_TIMEOUT_S)
         self._wconn = self._wengine.connect()
         with self._write() as conn:
             self.applied_migrations = migrate(conn, migrations)
@@ -151,6 +155,7 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
                 raise RuntimeError("the store is closed")
             with self._wconn.begin():
                 yield self._wconn
+            self._wal.committed()
 
     @contextmanager
     def _durable(self) -> Iterator[None]:
@@ -260,6 +265,7 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
             if self._closed:
                 return
             self._closed = True
+            self._wal.close()  # before the writer: the last connection closed checkpoints
             self._wconn.close()
         with self._search_lock:
             for conn in self._search_conns:
