@@ -14,7 +14,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from citewise.agent.hooks import RunHook
 from citewise.agent.loop import run_agent
@@ -319,25 +319,16 @@ class Agent:
             self._cancels.pop(state.run_id, None)
 
     def _watch(self, store: Store, interval: float) -> CancelWatch:
-        """This agent's watch on the running event loop (one loop's task cannot serve
-        another: an agent may be used from successive ``asyncio.run`` calls)."""
-        loop = asyncio.get_running_loop()
-        watch = self._watches.get(loop)
-        if watch is None:
-            from citewise.agent.cancel_watch import CancelWatch
+        """This agent's cancel watch on the running event loop."""
+        from citewise.agent.cancel_watch import CancelWatch
 
-            watch = self._watches[loop] = CancelWatch(store, interval)
-        return watch
+        return _on_loop(self._watches, lambda: CancelWatch(store, interval))
 
     def _group_commit(self, store: Store) -> GroupCommit:
         """This agent's group commit on the running event loop."""
-        loop = asyncio.get_running_loop()
-        group = self._groups.get(loop)
-        if group is None:
-            from citewise.agent.group_commit import GroupCommit
+        from citewise.agent.group_commit import GroupCommit
 
-            group = self._groups[loop] = GroupCommit(store)
-        return group
+        return _on_loop(self._groups, lambda: GroupCommit(store))
 
     def _remember(self, state: RunState, event: Event) -> None:
         if self.store is None and event.kind == "run_finished":
@@ -347,6 +338,21 @@ class Agent:
             memory.move_to_end(state.thread_id)
             if len(memory) > MEMORY_THREADS:
                 memory.popitem(last=False)
+
+
+_T = TypeVar("_T")
+
+
+def _on_loop(held: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _T],
+             make: Callable[[], _T]) -> _T:
+    """The running event loop's entry of ``held``, made on first use. One loop's tasks and
+    futures cannot serve another, and an agent may be used from successive ``asyncio.run``
+    calls; the map is weakly keyed, so an ended loop takes its entry with it."""
+    loop = asyncio.get_running_loop()
+    value = held.get(loop)
+    if value is None:
+        value = held[loop] = make()
+    return value
 
 
 def resolve(spec: str) -> Model:
