@@ -8,3 +8,16 @@ import os
 os.environ.setdefault("CITEWISE_ALLOW_MODEL_REQUESTS", "0")
 # Every model the hot path builds without validation is validated and compared in tests.
 os.environ.setdefault("CITEWISE_CHECK_TRUSTED", "1")
+
+
+def pytest_unconfigure(config: object) -> None:
+    # llama_cpp opens /dev/null twice when imported and never closes it; left open, the
+    # interpreter's exit reports both as ResourceWarnings after the test summary.
+    import sys
+
+    utils = sys.modules.get("llama_cpp._utils")
+    if utils is not None:
+        for name in ("outnull_file", "errnull_file"):
+            f = getattr(utils, name, None)
+            if f is not None:
+                f.close()
