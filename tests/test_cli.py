@@ -93,6 +93,23 @@ def test_ask_streams_steps_to_stderr_and_sources_to_stdout(kb_dir: Path) -> None
     assert "fjords.md:4" in proc.stdout  # file:line of the quoted sentence
 
 
+def test_data_dir_before_the_command(kb_dir: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "CITEWISE_DATA_DIR": "/nonexistent-citewise"}
+    before = subprocess.run(
+        [sys.executable, "-m", "citewise", "--data-dir", str(kb_dir), "ask", "-q", "--json",
+         "Why does honey keep for years?"], capture_output=True, text=True, env=env, timeout=120)
+    assert before.returncode == 0, before.stderr
+    assert "low water content" in json.loads(before.stdout)["text"]
+    # Given on both sides, the command's own option wins: an empty data dir has no KB.
+    both = subprocess.run(
+        [sys.executable, "-m", "citewise", "--data-dir", str(kb_dir), "ask", "--json",
+         "Why does honey keep for years?", "--data-dir", str(tmp_path / "empty")],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert both.returncode != 0
+    assert "[no_knowledge_base]" in both.stderr and "Traceback" not in both.stderr, both.stderr
+    assert not (tmp_path / "empty").exists()
+
+
 def test_thread_follow_up(kb_dir: Path) -> None:
     first = json.loads(cli("ask", "What is saffron?", "--json", data_dir=kb_dir,
                            check=True).stdout)

@@ -31,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     from citewise import __version__
 
     parser.add_argument("--version", action="version", version=f"citewise {__version__}")
+    from citewise.cli.common import add_data_dir
+
+    # Also before the command (`citewise --data-dir D ask …`), as people write global
+    # options; given after it as well, the command's own wins (argparse sets it last).
+    add_data_dir(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(name).register(sub)
