@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from citewise.agent.context import RunContext
 from citewise.agent.loop import run_agent
@@ -161,6 +162,39 @@ def test_tool_schema_from_hints_and_docstring() -> None:
     assert spec.parameters["properties"]["query"] == {
         "description": "what to look for", "title": "Query", "type": "string"}
     assert spec.parameters["required"] == ["query"]
+
+
+def test_a_tool_derives_its_schema_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    @tool
+    def find(query: str, k: int = 3) -> str:
+        """Find things.
+
+        Args:
+            query: what to look for
+        """
+        return query
+
+    derive = BaseModel.model_json_schema.__func__  # type: ignore[attr-defined]
+    calls: list[type] = []
+
+    def counting(cls: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        calls.append(cls)
+        return dict(derive(cls, *args, **kwargs))
+
+    monkeypatch.setattr(find.arguments, "model_json_schema", classmethod(counting))
+    first = Toolset([find]).specs()  # a server builds a Toolset per run
+    second = Toolset([find]).specs()
+    assert calls == [find.arguments]
+    assert first == second and first[0].parameters["required"] == ["query"]
+    assert "title" not in first[0].parameters
+
+    # Other arguments, another schema.
+    def other(text: str) -> str:
+        """Other."""
+        return text
+
+    find.arguments = tool(other).arguments
+    assert Toolset([find]).specs()[0].parameters["required"] == ["text"]
 
 
 @pytest.mark.parametrize("answer_text", ["Not JSON at all", '{"days": "five"}'])

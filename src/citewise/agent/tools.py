@@ -11,7 +11,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -50,6 +50,10 @@ class Tool:
     #: When set (tools from MCP servers, :meth:`from_json_schema`), arguments are described
     #: and validated by this JSON Schema instead of the pydantic ``arguments`` model.
     json_schema: dict[str, Any] | None = None
+    #: The JSON Schema derived from ``arguments`` (with the class it came from): deriving it
+    #: costs ~1 ms, and a server builds a new Toolset (so asks again) for every run.
+    _derived: tuple[type[BaseModel], dict[str, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_json_schema(
@@ -98,9 +102,13 @@ class Tool:
         if self.json_schema is not None:
             return ToolSpec(name=self.name, description=self.description,
                             parameters=dict(self.json_schema))
-        schema = self.arguments.model_json_schema()
-        schema.pop("title", None)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        derived = self._derived
+        if derived is None or derived[0] is not self.arguments:
+            schema = self.arguments.model_json_schema()
+            schema.pop("title", None)
+            derived = self._derived = (self.arguments, schema)
+        # Shared between specs, like the Toolset's: model adapters copy before they change it.
+        return ToolSpec(name=self.name, description=self.description, parameters=derived[1])
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validated arguments, or :class:`InvalidInput` saying what is wrong."""
