@@ -516,3 +516,39 @@ def test_a_run_is_tailed_from_another_server_sharing_the_store(tmp_path: Path) -
             events = read_events(r)
         assert_complete(events)
         assert events[-1].code == "run_cancelled"  # type: ignore[union-attr]
+
+
+def test_live_runs_share_the_managers_cancel_watch(tmp_path: Path) -> None:
+    # Each run's agent is its own: a cancel watch per agent was a task per run, waking
+    # every 0.2 s for the run's whole life. The manager's one watcher serves them all.
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        ids = [http.post("/v1/runs", json={"question": f"wait {i}", "background": True}
+                         ).json()["run_id"] for i in range(4)]
+        manager = app.state.citewise.manager
+        deadline = time.monotonic() + 10
+        while not all((live := manager.get_live("default", i)) is not None
+                      and live.last_seq >= live.first_seq for i in ids):
+            assert time.monotonic() < deadline, "the runs did not start"
+            time.sleep(0.05)
+        loop = manager.get_live("default", ids[0]).task.get_loop()
+
+        async def coroutines() -> list[str]:
+            return [t.get_coro().__qualname__ for t in asyncio.all_tasks()]
+
+        running = asyncio.run_coroutine_threadsafe(coroutines(), loop).result(10)
+        assert running.count("RunManager._watch_cancel_requests") == 1
+        assert "CancelWatch._poll" not in running
+        assert running.count("RunManager._drive") == 4
+        # A request another process wrote stops the run it names, and only it, though the
+        # run is in a 30 s tool call (as a local cancel: the flag, then the task).
+        from citewise.agent.interrupts import cancel_run
+
+        assert cancel_run(manager.store, "default", ids[0])
+        t0 = time.monotonic()
+        events = read_events(http.get(f"/v1/runs/{ids[0]}/events"))
+        assert events[-1].kind == "error" and events[-1].code == "run_cancelled"
+        assert time.monotonic() - t0 < 15
+        assert {http.get(f"/v1/runs/{i}").json()["status"] for i in ids[1:]} == {"running"}
+        for i in ids[1:]:
+            http.post(f"/v1/runs/{i}/cancel")

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from citewise.agent.interrupts import CANCEL_PREFIX, cancel_requests
+from citewise.agent.interrupts import CANCEL_PREFIX, cancel_key, cancel_requests
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Event, event_json
 from citewise.server.config import ServerConfig
@@ -66,6 +66,9 @@ class RunManager:
         self.live: dict[str, LiveRun] = {}
         self.slots = RunSlots(config.max_concurrent_runs)
         self._cancel_requests: set[str] = set()
+        # Cancels asked for by other processes, in progress here (strong references:
+        # the loop keeps only weak ones to its tasks).
+        self._remote_cancels: dict[str, asyncio.Task[str]] = {}
         self._watcher: asyncio.Task[None] | None = None
         self._started = datetime.now(UTC)
         self.stats = {"started": 0, "max_live": 0}
@@ -292,15 +295,17 @@ class RunManager:
         return "cancelling"
 
     def _setting(self, key: str) -> str | None:
-        """Settings an agent reads while running, from memory: its cancel-request key
-        (refreshed by one query for all runs, see the watcher) and the feedback secret."""
+        """Settings an agent reads, from memory: a cancel-request key (refreshed by one
+        query for all runs, see the watcher) and the feedback secret."""
         if key.startswith(CANCEL_PREFIX):
             return "requested" if key in self._cancel_requests else None
         return self.services.cached_setting(key)
 
     async def _watch_cancel_requests(self) -> None:
-        """One query per interval for cancel requests of other processes, instead of one
-        store read per run per 0.2 s (what each agent's own watcher would do)."""
+        """One query per interval for cancel requests of other processes, delivered to the
+        live runs they name. The server's agents do not watch for them themselves: a run's
+        agent is its own, so each run had a task waking every 0.2 s for as long as it
+        lasted — most of a long run's CPU in the service benchmark."""
         interval = max(0.2, 2 * self.config.poll_interval_s)
         while self.active():
             await asyncio.sleep(interval)
@@ -311,6 +316,23 @@ class RunManager:
                 log.exception("could not read cancel requests")
                 continue
             self._cancel_requests = keys if keys is not None else set()
+            if self._cancel_requests:
+                self._deliver_cancels()
+
+    def _deliver_cancels(self) -> None:
+        """Cancels the live runs another process asked to stop, as a local cancel would:
+        the run's flag, then, after the grace period, its task (a run stuck in a tool)."""
+        for live in self.active():
+            if (live.run_id not in self._remote_cancels
+                    and cancel_key(live.tenant, live.run_id) in self._cancel_requests):
+                task = asyncio.create_task(self.cancel(live.tenant, live.run_id))
+                self._remote_cancels[live.run_id] = task
+                task.add_done_callback(partial(self._remote_cancel_done, live.run_id))
+
+    def _remote_cancel_done(self, run_id: str, task: asyncio.Task[str]) -> None:
+        self._remote_cancels.pop(run_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("could not cancel run %s", run_id, exc_info=task.exception())
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -127,9 +127,11 @@ class Services:
             from citewise.grounding.verify import Verifier
 
             verifier = self._verifiers[tenant] = Verifier(document_text=kb.document_text)
+        # No cancel watch of its own (cancel_poll_s=None): the run manager reads the cancel
+        # requests of other processes for all its runs and keeps their leases.
         agent = Agent(None, model=self.model(), tools=[search, *self.tools], store=store,
                       settings=settings, hooks=self.hooks(), tenant=tenant, event_batch=1,
-                      verifier=verifier)
+                      verifier=verifier, cancel_poll_s=None)
         agent.kb = kb  # what tools see as ctx.deps, as with Agent(kb)
         return agent
 
