@@ -77,3 +77,17 @@ def _bench_tool(harness: Any) -> Any:
         return str(harness.PAYLOAD)
 
     return lookup
+
+
+@pytest.mark.parametrize("variant", ["citewise", "noprov", "noprov-unvalidated",
+                                     "noprov-unvalidated-nogc", "bare"])
+def test_ceiling_variant_does_the_task(variant: str) -> None:
+    # The harness exits non-zero unless every run answered and made its 3 calls. The
+    # subprocess inherits CITEWISE_CHECK_TRUSTED=1 from conftest, so each event the
+    # "unvalidated" variants build is also validated and compared there: they skip the
+    # work of validation, not any of its outcome.
+    proc = subprocess.run([sys.executable, str(PEERS / "ceiling.py"), "one", variant, "5"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (out["variant"], out["runs"]) == (variant, 5)
