@@ -359,11 +359,12 @@ numbers: `bench/results/service.json`.
 
 Goal {"met" if met else "not met"} on this run.
 
-What limits it is CPU, not the log or the connections: a run costs the server ~60-90 ms of \
-CPU (the agent loop with its provenance triples and per-step tool JSON schemas, the store \
-records of the run, ~30 SSE writes, and each agent's 0.2 s cancel poll while it waits), so \
-the arrival rate × that cost must stay well under the share of the 2 cores the server gets. \
-An earlier run on the same box at twice the arrival rate (10/s, 125 s runs) while other \
+What limits it is CPU, not the log or the connections: a run costs the server ~35-40 ms of \
+CPU here (the agent loop with its provenance triples, the store records of the run, ~30 SSE \
+writes and their HTTP framing; ~90 ms before session 8, when every run also derived its \
+tools' JSON schemas and ran a cancel watch of its own, waking every 0.2 s while it waited), \
+so the arrival rate × that cost must stay well under the share of the 2 cores the server \
+gets. An earlier run on the same box at twice the arrival rate (10/s, 125 s runs) while other \
 work kept the load average at 5-6 held the 1,000 streams with no lost event but gave a \
 first event p50 / p99 of 55 / 782 ms; at 20/s the server saturates (p50 0.3 s). Full \
 collections of the cyclic GC are the other tail: `citewise serve` freezes the start-up heap \
