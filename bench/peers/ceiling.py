@@ -53,25 +53,31 @@ def _unvalidated_events() -> None:
     from citewise.agent import emitter as emitter_module
     from citewise.agent.emitter import Emitter
 
-    defaults: dict[type, list[tuple[str, Any]]] = {}
+    # Per event class: the static defaults, and the fields whose default is a factory.
+    defaults: dict[type, tuple[dict[str, Any], list[tuple[str, Any]]]] = {}
 
-    def fields_of(cls: type) -> list[tuple[str, Any]]:
+    def defaults_of(cls: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
         out = defaults.get(cls)
         if out is None:
-            out = defaults[cls] = list(cls.model_fields.items())  # type: ignore[attr-defined]
+            static = {name: info.default for name, info in cls.model_fields.items()
+                      if info.default_factory is None}
+            factories = [(name, info.default_factory) for name, info in cls.model_fields.items()
+                         if info.default_factory is not None]
+            out = defaults[cls] = (static, factories)
         return out
 
     def call(self: Emitter, cls: Any, /, **fields: Any) -> Any:
         state = self._state
-        given = set(fields) | {"run_id", "thread_id", "seq", "ts"}
         fields["run_id"] = state.run_id
         fields["thread_id"] = state.thread_id
         fields["seq"] = state.next_seq()
         fields["ts"] = emitter_module._clock(emitter_module.UTC)
-        for name, info in fields_of(cls):
+        static, factories = defaults_of(cls)
+        values = {**static, **fields}
+        for name, factory in factories:
             if name not in fields:
-                fields[name] = info.get_default(call_default_factory=True)
-        return trusted(cls, fields, given)
+                values[name] = factory()
+        return trusted(cls, values, set(fields))
 
     Emitter.__call__ = call  # type: ignore[method-assign]
 
