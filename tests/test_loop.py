@@ -187,6 +187,9 @@ def test_a_tool_derives_its_schema_once(monkeypatch: pytest.MonkeyPatch) -> None
     assert calls == [find.arguments]
     assert first == second and first[0].parameters["required"] == ["query"]
     assert "title" not in first[0].parameters
+    # Each spec has its own copy: one adapter changing its spec changes no other run's.
+    first[0].parameters["properties"]["query"]["type"] = "changed"
+    assert Toolset([find]).specs()[0].parameters["properties"]["query"]["type"] == "string"
 
     # Other arguments, another schema.
     def other(text: str) -> str:

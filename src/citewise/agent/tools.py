@@ -7,6 +7,7 @@ parameter annotated :class:`RunContext` is filled in by the loop and hidden from
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import re
@@ -107,8 +108,10 @@ class Tool:
             schema = self.arguments.model_json_schema()
             schema.pop("title", None)
             derived = self._derived = (self.arguments, schema)
-        # Shared between specs, like the Toolset's: model adapters copy before they change it.
-        return ToolSpec(name=self.name, description=self.description, parameters=derived[1])
+        # A copy per spec: one model adapter changing its spec must not change every later
+        # run's (a Toolset still shares its specs between the steps of its agent's runs).
+        return ToolSpec(name=self.name, description=self.description,
+                        parameters=copy.deepcopy(derived[1]))
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validated arguments, or :class:`InvalidInput` saying what is wrong."""

@@ -26,7 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from citewise.agent.interrupts import CANCEL_PREFIX, cancel_key, cancel_requests
-from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
+from citewise.errors import CitewiseError, EmptyQuestion, InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Event, event_json
 from citewise.server.config import ServerConfig
 from citewise.server.limits import RunSlots
@@ -325,14 +325,24 @@ class RunManager:
         for live in self.active():
             if (live.run_id not in self._remote_cancels
                     and cancel_key(live.tenant, live.run_id) in self._cancel_requests):
-                task = asyncio.create_task(self.cancel(live.tenant, live.run_id))
+                task = asyncio.create_task(self._cancel_remote(live))
                 self._remote_cancels[live.run_id] = task
                 task.add_done_callback(partial(self._remote_cancel_done, live.run_id))
 
+    async def _cancel_remote(self, live: LiveRun) -> str:
+        # The run may have ended or paused since the watcher saw it: this path cancels only
+        # a run still driven here (the requesting process handles the rest itself).
+        if self.get_live(live.tenant, live.run_id) is not live or live.done:
+            return live.status
+        return await self.cancel(live.tenant, live.run_id)
+
     def _remote_cancel_done(self, run_id: str, task: asyncio.Task[str]) -> None:
         self._remote_cancels.pop(run_id, None)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("could not cancel run %s", run_id, exc_info=task.exception())
+        exc = None if task.cancelled() else task.exception()
+        if isinstance(exc, CitewiseError):  # e.g. it ended meanwhile: nothing to cancel
+            log.debug("cancel of run %s asked by another process: %s", run_id, exc)
+        elif exc is not None:
+            log.error("could not cancel run %s", run_id, exc_info=exc)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -374,6 +384,10 @@ class RunManager:
                 pass  # the task logged its own failure
         if self._watcher is not None:
             self._watcher.cancel()
+        pending = list(self._remote_cancels.values())
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
         await self.writer.barrier()
 
 
