@@ -295,10 +295,7 @@ class RunManager:
         return "cancelling"
 
     def _setting(self, key: str) -> str | None:
-        """Settings an agent reads, from memory: a cancel-request key (refreshed by one
-        query for all runs, see the watcher) and the feedback secret."""
-        if key.startswith(CANCEL_PREFIX):
-            return "requested" if key in self._cancel_requests else None
+        """Settings an agent reads, from memory: the feedback secret."""
         return self.services.cached_setting(key)
 
     async def _watch_cancel_requests(self) -> None:

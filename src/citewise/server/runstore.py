@@ -62,11 +62,10 @@ class RunStore:
         """Nothing: the run manager renews the lease of all its runs in one statement."""
 
     def get_setting(self, key: str) -> str | None:
-        # The agent reads the feedback secret when built and polls its cancel-request key
-        # every 0.2 s: the manager answers both from memory instead of a store read each.
+        # The feedback hook reads its secret for every answer: the manager has it in memory.
         if self._settings is not None:
             value = self._settings(key)
-            if value is not None or key.startswith("cancel_request/"):
+            if value is not None:
                 return value
         return self._store.get_setting(key)
 
