@@ -53,6 +53,26 @@ def test_trusted_request_matches_a_validated_one() -> None:
     assert trusted(ModelRequest, dict(values)) == ModelRequest(**values)
 
 
+def test_trusted_instances_share_one_every_field_set_safely() -> None:
+    from citewise.answer import ToolCallRecord
+
+    def record(call_id: str) -> ToolCallRecord:
+        return trusted(ToolCallRecord, {"id": call_id, "name": "lookup",
+                                        "arguments": {"q": call_id}, "is_error": False})
+
+    a, b = record("a"), record("b")
+    validated = ToolCallRecord(id="a", name="lookup", arguments={"q": "a"}, is_error=False)
+    assert a.model_fields_set == validated.model_fields_set == set(ToolCallRecord.model_fields)
+    assert a.model_fields_set is b.model_fields_set  # one set per class, not per instance
+    a.is_error = True  # pydantic adds the name to the (shared) set: it is already there
+    copy = b.model_copy(update={"name": "other"})
+    assert copy.model_fields_set is not b.model_fields_set
+    assert a.model_fields_set == b.model_fields_set == copy.model_fields_set
+    assert (a.is_error, b.is_error, copy.name, b.name) == (True, False, "other", "lookup")
+    assert b.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True) | {
+        "id": "b", "arguments": {"q": "b"}}
+
+
 def test_every_explain_event_of_a_run_survives_validation() -> None:
     @tool
     def lookup(query: str) -> str:

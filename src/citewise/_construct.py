@@ -30,24 +30,42 @@ _set_fields_set = _slots["__pydantic_fields_set__"].__set__
 _set_extra = _slots["__pydantic_extra__"].__set__
 _set_private = _slots["__pydantic_private__"].__set__
 _CHECK = os.environ.get("CITEWISE_CHECK_TRUSTED") == "1"
+# One "every field was given" set per class, shared by its trusted instances: a set per
+# instance was an allocation and, while a run lives, one more object for the cyclic GC to
+# walk at every collection. Sharing is safe because the set already names every field:
+# pydantic only ever adds a field's name to it (``__setattr__``), and copies it first
+# where it could change (``model_copy``).
+_every_field: dict[type[BaseModel], set[str]] = {}
 
 
 def trusted(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None,
             private: dict[str, Any] | None = None) -> M:
     """An instance of ``cls`` holding ``values`` (all of its fields), not validated again.
 
-    ``fields_set`` is what ``model_fields_set`` reports (default: every key of ``values``),
-    so ``exclude_unset`` dumps match those of a validated instance built the same way;
+    ``fields_set`` is what ``model_fields_set`` reports (default: every key of ``values``,
+    i.e. every field, as a set shared by the class's trusted instances), so
+    ``exclude_unset`` dumps match those of a validated instance built the same way;
     ``private`` holds the values of the model's private attributes, if it has any.
     """
     m = _new(cls)
     _set_dict(m, values)
-    _set_fields_set(m, set(values) if fields_set is None else fields_set)
+    if fields_set is None:
+        fields_set = _every_field.get(cls)
+        if fields_set is None or len(fields_set) != len(values):
+            fields_set = _fields_of(cls, values)
+    _set_fields_set(m, fields_set)
     _set_extra(m, None)
     _set_private(m, private)
     if _CHECK:
         _check(cls, m)
     return m
+
+
+def _fields_of(cls: type[BaseModel], values: dict[str, Any]) -> set[str]:
+    given = set(values)
+    if given == cls.model_fields.keys():
+        return _every_field.setdefault(cls, given)
+    return given
 
 
 def _check(cls: type[M], m: M) -> None:
