@@ -474,6 +474,46 @@ def test_cancel_paused_run_appends_one_terminal_event(store: SQLiteStore) -> Non
     assert CALLS["transfer"] == 0
 
 
+def test_a_cancel_request_left_from_before_the_pause_does_not_cancel_the_resume(
+        store: SQLiteStore) -> None:
+    """A cancel asked while the run was running, that the run's process had not yet seen
+    when the run paused, must not cancel a later resume: the resume is a new decision."""
+    from datetime import UTC, datetime
+
+    from citewise.agent.interrupts import cancel_key
+
+    a = agent(store, [call("transfer", amount=10)])
+    paused = one_terminal(run(a))
+    key = cancel_key("default", paused.run_id)
+    store.set_setting(key, datetime.now(UTC).isoformat())  # as cancel_run writes it
+    # Talks for ~0.3 s after the approved call: the store is polled for cancels meanwhile.
+    slow = Agent(store=store, model=SlowTalker(15), tools=TOOLS, cancel_poll_s=0.05)
+    events = resume(slow, paused.run_id,
+                    Decision(interrupt_id=paused.interrupts[0].id, action="approve"))
+    assert one_terminal(events).kind == "run_finished"
+    assert CALLS["transfer"] == 1
+    record = store.get_run("default", paused.run_id)
+    assert record is not None and record.status == "completed"
+    assert store.get_setting(key) is None  # withdrawn with the resume, in its transaction
+
+
+def test_a_refused_resume_leaves_the_running_attempts_cancel_request(
+        store: SQLiteStore) -> None:
+    from datetime import UTC, datetime
+
+    from citewise.agent.interrupts import cancel_key
+
+    a = agent(store, [call("transfer", amount=10)])
+    paused = one_terminal(run(a))
+    assert store.transition_run("default", paused.run_id, ("paused",), "running")
+    key = cancel_key("default", paused.run_id)  # a cancel of that (other) running attempt
+    store.set_setting(key, datetime.now(UTC).isoformat())
+    err = refused(a, paused.run_id,
+                  Decision(interrupt_id=paused.interrupts[0].id, action="approve"))
+    assert err.code == "run_already_resumed"
+    assert store.get_setting(key) is not None
+
+
 def test_resume_needs_the_tool_for_approve_but_not_for_result(store: SQLiteStore) -> None:
     a = agent(store, [call("transfer", amount=10)])
     paused = one_terminal(run(a))

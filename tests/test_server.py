@@ -9,6 +9,8 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncGenerator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,9 @@ def _scripts() -> dict[str, tuple[list[Any], float]]:
         "search": ([call("search_knowledge", query="refunds issued days"),
                     "Refunds are issued within 14 days [1]."], 0.0),
         "approve": ([call("refund", order="A-17"), "Refund done."], 0.0),
+        # The same, then a 1 s tool call after the approval: a resume that lasts a while.
+        "approveslow": ([call("refund", order="A-18"), call("wait", seconds=1),
+                         "Refund done."], 0.0),
         "sleepy": (["Slept well."], 1.0),
     }
 
@@ -318,6 +323,51 @@ def test_cancel_a_paused_run(http: httpx.Client) -> None:
                      headers={"Last-Event-ID": str(paused[-1].seq)}) as r:
         tail = read_events(r)
     assert [(e.kind, getattr(e, "code", None)) for e in tail] == [("error", "run_cancelled")]
+
+
+def test_a_cancel_request_from_before_the_pause_does_not_cancel_the_resume(
+        tmp_path: Path) -> None:
+    # A cancel asked of the running run, which it had not seen when it paused, is withdrawn
+    # by the resume: it used to reach the resumed run through the manager's watcher.
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        with http.stream("POST", "/v1/runs", json={"question": "approveslow please"}) as r:
+            paused = read_events(r)
+        run_id = paused[-1].run_id
+        from citewise.agent.interrupts import cancel_key
+
+        store = app.state.citewise.manager.store
+        store.set_setting(cancel_key("default", run_id), datetime.now(UTC).isoformat())
+        time.sleep(0.3)  # the manager's watcher reads the request meanwhile
+        decision = {"interrupt_id": paused[-1].interrupts[0].id, "action": "approve"}
+        with http.stream("POST", f"/v1/runs/{run_id}/resume",
+                         json={"decisions": [decision]}) as r:
+            resumed = read_events(r)
+        assert [e.kind for e in resumed if e.is_terminal] == ["run_finished"]
+        assert "waited 1.0s" in [getattr(e, "text", None) for e in resumed]
+        assert store.get_setting(cancel_key("default", run_id)) is None
+
+
+def test_a_run_that_pauses_before_it_sees_a_cancel_is_cancelled(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        with http.stream("POST", "/v1/runs", json={"question": "approve please"}) as r:
+            paused = read_events(r)
+        run_id = paused[-1].run_id
+        store = app.state.citewise.manager.store
+        # Now driven by "another process": running, and not live here.
+        assert store.transition_run("default", run_id, ("paused",), "running")
+        with ThreadPoolExecutor(1) as pool:
+            cancelling = pool.submit(http.post, f"/v1/runs/{run_id}/cancel")
+            time.sleep(0.15)  # the request is in the store; that process pauses the run
+            assert store.transition_run("default", run_id, ("running",), "paused")
+            assert cancelling.result(30).json()["status"] == "cancelled"
+        record = store.get_run("default", run_id)
+        assert record is not None and record.status == "cancelled"
+        with http.stream("GET", f"/v1/runs/{run_id}/events",
+                         headers={"Last-Event-ID": str(paused[-1].seq)}) as r:
+            tail = read_events(r)
+        assert [(e.kind, getattr(e, "code", None)) for e in tail] == [("error", "run_cancelled")]
 
 
 # -- threads -----------------------------------------------------------------------------

@@ -196,6 +196,22 @@ def test_transition_run_is_atomic_across_threads(store: SQLiteStore) -> None:
     assert store.transition_run("t1", "r1", ["paused"], "running") is False
 
 
+def test_transition_run_drops_a_setting_only_when_it_moves(store: SQLiteStore) -> None:
+    store.save_run(_run(status="paused"))
+    store.set_setting("cancel_request/t1/r1", "asked")
+    store.set_setting("other", "kept")
+    assert store.transition_run("t1", "r1", ["running"], "completed",
+                                drop_setting="cancel_request/t1/r1") is False
+    assert store.get_setting("cancel_request/t1/r1") == "asked"  # no move: still asked
+    assert store.transition_run("t1", "r1", ["paused"], "running",
+                                drop_setting="cancel_request/t1/r1") is True
+    assert store.get_setting("cancel_request/t1/r1") is None
+    assert store.get_setting("other") == "kept"
+    # Nothing to drop is fine too.
+    assert store.transition_run("t1", "r1", ["running"], "paused",
+                                drop_setting="cancel_request/t1/r1") is True
+
+
 def test_transition_run_is_atomic_across_processes(tmp_path: Path) -> None:
     """Two store objects (as two processes would have) on one file: one wins."""
     a = SQLiteStore(tmp_path / "c.db")

@@ -42,6 +42,7 @@ from test_store import (  # the shared contract, parametrized over both backends
     test_runs_round_trip_and_upsert,  # noqa: F401
     test_threads_and_turns_round_trip,  # noqa: F401
     test_transaction_commits_all_or_nothing,  # noqa: F401
+    test_transition_run_drops_a_setting_only_when_it_moves,  # noqa: F401
     test_transition_run_is_atomic_across_threads,  # noqa: F401
 )
 

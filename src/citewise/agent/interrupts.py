@@ -309,7 +309,8 @@ def cancel_paused_run(store: Store, tenant: str, run_id: str) -> ErrorEvent | No
     from citewise.agent.persist import RunRecorder
     from citewise.grounding.assemble import assemble_answer
 
-    if not store.transition_run(tenant, run_id, ("paused",), "cancelled"):
+    if not store.transition_run(tenant, run_id, ("paused",), "cancelled",
+                                drop_setting=cancel_key(tenant, run_id)):
         return None
     record = store.get_run(tenant, run_id)  # read after the move: nobody changes it now
     assert record is not None

@@ -40,8 +40,13 @@ class RunRecorder:
         if store is None:
             return
         if resuming:
-            # Atomic paused → running: a second resume (any process) finds it taken.
-            if not store.transition_run(state.tenant, state.run_id, ("paused",), "running"):
+            from citewise.agent.interrupts import cancel_key
+
+            # Atomic paused → running: a second resume (any process) finds it taken. A
+            # cancel request of the run from before its pause goes with it: asked of the
+            # running attempt, it was never seen, and the resume is a newer decision.
+            if not store.transition_run(state.tenant, state.run_id, ("paused",), "running",
+                                        drop_setting=cancel_key(state.tenant, state.run_id)):
                 raise UsageError(f"run {state.run_id} was already resumed",
                                  code="run_already_resumed")
             return

@@ -290,6 +290,9 @@ class RunManager:
         while time.monotonic() < deadline:
             await asyncio.sleep(self.config.poll_interval_s)
             after = await asyncio.to_thread(self.store.get_run, tenant, run_id)
+            if after is not None and after.status == "paused":  # before it saw the request
+                await asyncio.to_thread(cancel_run, self.store, tenant, run_id)
+                after = await asyncio.to_thread(self.store.get_run, tenant, run_id)
             if after is not None and after.status != "running":
                 return after.status
         return "cancelling"
@@ -306,6 +309,7 @@ class RunManager:
         interval = max(0.2, 2 * self.config.poll_interval_s)
         while self.active():
             await asyncio.sleep(interval)
+            asked = datetime.now(UTC)
             try:
                 keys = await asyncio.to_thread(cancel_requests, self.store,
                                                self._started - timedelta(minutes=5))
@@ -314,13 +318,15 @@ class RunManager:
                 continue
             self._cancel_requests = keys if keys is not None else set()
             if self._cancel_requests:
-                self._deliver_cancels()
+                self._deliver_cancels(asked)
 
-    def _deliver_cancels(self) -> None:
+    def _deliver_cancels(self, asked: datetime) -> None:
         """Cancels the live runs another process asked to stop, as a local cancel would:
-        the run's flag, then, after the grace period, its task (a run stuck in a tool)."""
+        the run's flag, then, after the grace period, its task (a run stuck in a tool).
+        Only runs driven here since before the query (``asked``): a resume withdraws an
+        earlier request, maybe after the query read it."""
         for live in self.active():
-            if (live.run_id not in self._remote_cancels
+            if (live.created_at < asked and live.run_id not in self._remote_cancels
                     and cancel_key(live.tenant, live.run_id) in self._cancel_requests):
                 task = asyncio.create_task(self._cancel_remote(live))
                 self._remote_cancels[live.run_id] = task

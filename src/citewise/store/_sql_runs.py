@@ -17,9 +17,9 @@ from citewise.store.base import (
     ThreadRecord,
     TurnRecord,
 )
-from citewise.store.schema import events, feedback, runs, threads, turns, utcnow
+from citewise.store.schema import events, feedback, runs, settings, threads, turns, utcnow
 
-__all__ = ["RunsMixin", "transition_statement"]
+__all__ = ["RunsMixin", "drop_setting_in", "transition_statement"]
 
 RUN_STATUSES: frozenset[str] = frozenset({"running", "paused", "completed", "failed", "cancelled"})
 
@@ -60,6 +60,11 @@ def transition_statement(
     if untouched_since is not None:
         where.append(runs.c.updated_at < untouched_since)
     return sa.update(runs).where(*where).values(status=to_status, updated_at=utcnow())
+
+
+def drop_setting_in(c: sa.Connection, key: str) -> None:
+    """Deletes a setting inside the caller's transaction (see ``Store.transition_run``)."""
+    c.execute(sa.delete(settings).where(settings.c.key == key))
 
 
 class _RunStatements:
@@ -248,12 +253,15 @@ class RunsMixin(SQLBase):
 
     def transition_run(
         self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
-        *, untouched_since: datetime | None = None,
+        *, untouched_since: datetime | None = None, drop_setting: str | None = None,
     ) -> bool:
         """One ``UPDATE … WHERE status IN (…)``: of two racing callers, exactly one wins."""
         stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
         with self._write() as c:
-            return bool(c.execute(stmt).rowcount)
+            moved = bool(c.execute(stmt).rowcount)
+            if moved and drop_setting is not None:
+                drop_setting_in(c, drop_setting)
+            return moved
 
     def touch_runs(self, runs_: Sequence[tuple[str, str]]) -> None:
         by_tenant: dict[str, list[str]] = {}

@@ -242,11 +242,13 @@ class Store(Protocol):
     ) -> list[RunRecord]: ...
     def transition_run(
         self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
-        *, untouched_since: datetime | None = None,
+        *, untouched_since: datetime | None = None, drop_setting: str | None = None,
     ) -> bool:
         """Atomically move a run between statuses; False if it was not in ``from_status``
         (or, with ``untouched_since``, was updated since then). This is how a double resume
-        is refused across processes, and how a lost run is ended only if still lost."""
+        is refused across processes, and how a lost run is ended only if still lost.
+        ``drop_setting`` is deleted in the same transaction, only if the run moved (a
+        resumed run's cancel request left from before its pause)."""
         ...
     def touch_runs(self, runs: Sequence[tuple[str, str]]) -> None:
         """Mark the ``(tenant, run_id)`` runs that are still ``running`` as driven now

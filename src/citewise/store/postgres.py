@@ -41,7 +41,7 @@ from sqlalchemy.dialects import postgresql
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store import _pg_notify, _pg_vectors
 from citewise.store._sql_docs import DocumentsMixin
-from citewise.store._sql_runs import RunsMixin, transition_statement
+from citewise.store._sql_runs import RunsMixin, drop_setting_in, transition_statement
 from citewise.store._sql_service import ServiceRecordsMixin
 from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
@@ -178,13 +178,16 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
 
     def transition_run(
         self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
-        *, untouched_since: datetime | None = None,
+        *, untouched_since: datetime | None = None, drop_setting: str | None = None,
     ) -> bool:
         """One ``UPDATE … WHERE status IN (…) RETURNING``: a racing caller blocks on the row
         lock, then re-checks the status of the committed row and matches nothing."""
         stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
         with self._write() as c:
-            return c.execute(stmt.returning(runs.c.id)).first() is not None
+            moved = c.execute(stmt.returning(runs.c.id)).first() is not None
+            if moved and drop_setting is not None:
+                drop_setting_in(c, drop_setting)
+            return moved
 
     # -- waiting for events of a run another replica executes -------------------------------
     def wait_for_events(
