@@ -154,6 +154,7 @@ async def run_agent(
             thought_id = f"msg_{next(_msg_ids)}"
             answer_id = f"msg_{next(_msg_ids)}"
             in_tok = out_tok = 0
+            thinking = False  # a streamed reasoning message is open
             parts = model.stream(request)
             try:
                 async for part in parts:
@@ -161,11 +162,18 @@ async def run_agent(
                         if part.channel == "thought":
                             thought.append(part.text)
                             if scrub is None:
+                                if not thinking and len(thought) > 1:  # reasoning resumed
+                                    thought_id = f"msg_{next(_msg_ids)}"
+                                thinking = True
                                 yield emit(Thought, message_id=thought_id, step=state.step,
                                            text=part.text)
                         else:
                             text.append(part.text)
                             if not buffered:
+                                if thinking:  # the reasoning ends where the answer starts
+                                    thinking = False
+                                    yield emit(Thought, message_id=thought_id, step=state.step,
+                                               text="", end_of_message=True)
                                 yield emit(AnswerDelta, message_id=answer_id, text=part.text)
                     elif isinstance(part, ToolCallPart):
                         calls.append(part.call)
@@ -182,10 +190,10 @@ async def run_agent(
             finally:
                 # Close the model's stream now (an HTTP response, a llama thread), not at GC.
                 await parts.aclose()
-            if thought:
-                if scrub is not None:
-                    thought = [scrub("".join(thought))]
-                    yield emit(Thought, message_id=thought_id, step=state.step, text=thought[0])
+            if thought and scrub is not None:
+                thought = [scrub("".join(thought))]
+                yield emit(Thought, message_id=thought_id, step=state.step, text=thought[0])
+            if (thought and scrub is not None) or thinking:
                 yield emit(Thought, message_id=thought_id, step=state.step, text="",
                            end_of_message=True)
             account(state, model.name, in_tok, out_tok, prices)

@@ -91,6 +91,14 @@ def _terminal(answer: Answer, interrupts: Sequence[Interrupt], ts: int) -> Obj:
     return out
 
 
+def _closes_a_closed(ev: Thought | AnswerDelta, reasoning: str | None,
+                     text: str | None) -> bool:
+    """An empty end-of-message for a message no longer open: reopening it would start the
+    same message id twice."""
+    is_open = reasoning if isinstance(ev, Thought) else text
+    return ev.end_of_message and not ev.text and is_open != ev.message_id
+
+
 class AgUiEncoder:
     """Tracks the open step, reasoning message and assistant message, so each is closed
     exactly once; done after ``RUN_FINISHED`` / ``RUN_ERROR``."""
@@ -132,6 +140,9 @@ class AgUiEncoder:
         if isinstance(ev, RunStarted):
             out.append({"type": "RUN_STARTED", "timestamp": ts, "threadId": ev.thread_id,
                         "runId": ev.run_id})
+        elif isinstance(ev, Thought | AnswerDelta) and _closes_a_closed(ev, self._reasoning,
+                                                                      self._text):
+            pass  # (a log written before the loop closed reasoning before the answer)
         elif isinstance(ev, Thought):
             out += self._enter(f"step-{ev.step}", ts)
             if self._reasoning != ev.message_id:
