@@ -306,6 +306,19 @@ def test_answer_response() -> None:
     assert "endedByTool" not in body and "debug" not in body and "structured" not in body
 
 
+def test_answer_issues_are_the_warnings_only() -> None:
+    # Seed 004: "issues: IIssue[] — The WARNING issues of the call".
+    from citewise.answer import Issue
+
+    ans = final_answer().model_copy(deep=True)
+    ans.issues.append(Issue(code="verification_unavailable", message="no store",
+                            severity="info"))
+    body = get_dialect("answer").final(ans)
+    validator("answer").validate(body)
+    assert [(i["severity"], i["code"]) for i in body["issues"]] == [("WARNING", "uncited_claim")]
+    assert any(i.severity == "info" for i in ans.issues)  # still in citewise's own answer
+
+
 def test_answer_interrupt_and_error() -> None:
     wait = stream("answer", paused())[0]
     last = paused()[-1]

@@ -5,8 +5,9 @@
 * ``threadId``, ``text`` (with ``[N]`` markers), ``structured`` (only with an output schema);
 * ``citations``: the ids of *every chunk given to the model*, as strings — not the ones
   the answer rests on (those are the ``citations`` of the ``conversation`` dialect);
-* ``issues``: the run's warnings as ``IIssue`` ``{severity: "WARNING"|"INFO", code,
-  message, details}``;
+* ``issues``: the run's warnings as ``IIssue`` ``{severity: "WARNING", code, message,
+  details}`` — the seed's "WARNING issues of the call": informational issues (e.g.
+  ``verification_unavailable``) stay in the citewise answer, not here;
 * ``usage``: ``IUsage`` ``{inputTokens, outputTokens, totalTokens}`` summed over the steps;
 * ``endedByTool`` only when a tool ended the run; ``debug`` (``{requests}``) only when the
   run was asked for a transcript.
@@ -78,7 +79,7 @@ class AnswerDialect(DataOnlySSE):
         return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
-        issues = [_issue(i) for i in answer.issues]
+        issues = [_issue(i) for i in answer.issues if i.severity == "warning"]
         usage = _usage(answer.usage)
         chunk_ids = [str(c) for c in answer.context_chunk_ids]
         if answer.status == "paused":
