@@ -506,6 +506,8 @@ def test_heartbeats_keep_a_quiet_stream_open(http: httpx.Client) -> None:
     ("POST", "/v1/ask", {"question": "q", "bogus": 1}, 422, "validation_error"),
     ("POST", "/v1/ask", {"question": "q", "output_schema": {"type": 12}}, 422,
      "invalid_output_schema"),
+    ("POST", "/v1/ask", {"question": "q", "output_schema": {"$ref": "#/definitions/no"}},
+     422, "invalid_output_schema"),
     ("GET", "/v1/runs/run_unknown", None, 404, "unknown_run"),
     ("GET", "/v1/runs/run_unknown/events", None, 404, "unknown_run"),
     ("POST", "/v1/runs/run_unknown/cancel", None, 404, "unknown_run"),

@@ -31,7 +31,7 @@ from citewise.agent.interrupts import (
 )
 from citewise.agent.records import account, summary, trace_entry
 from citewise.agent.state import Decision, RunSettings, RunState
-from citewise.agent.structured import check_structured, repair_prompt
+from citewise.agent.structured import check_structured, repair_prompt, verified_structured
 from citewise.agent.tools import Tool, ToolResult, Toolset, as_result
 from citewise.answer import ErrorInfo, ToolCallRecord
 from citewise.errors import (
@@ -254,6 +254,9 @@ async def run_agent(
             if closing:  # the closing sentence after an ends_run tool asserts nothing to cite
                 findings = [f for f in findings if f.code != "uncited_claim"]
                 state.issues[n_issues:] = findings
+            if structured is not None and answer.text != final_text:
+                structured = verified_structured(answer, structured, settings.output_schema,
+                                                 state.issues, findings)
             answer.structured = structured
             for issue in findings if not buffered else ():  # streaming: say it at once
                 yield emit.warning(issue.code, issue.message, **issue.details)

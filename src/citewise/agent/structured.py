@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
+from citewise.answer import Answer, Issue
 from citewise.errors import InvalidInput
 
-__all__ = ["check_schema", "check_structured", "repair_prompt"]
+__all__ = ["check_schema", "check_structured", "repair_prompt", "verified_structured"]
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _MAX_STARTS = 64  # bound the scan on long prose answers
@@ -30,6 +32,46 @@ def check_schema(schema: dict[str, Any]) -> None:
     except SchemaError as exc:
         raise InvalidInput(f"output_schema is not a valid JSON Schema: {exc.message}",
                            code="invalid_output_schema") from None
+    ref = _unresolvable_ref(schema)
+    if ref is not None:
+        raise InvalidInput(f"output_schema refers to {ref!r}, which it does not contain "
+                           "(citewise never fetches schemas)", code="invalid_output_schema",
+                           details={"ref": ref})
+
+
+def _unresolvable_ref(schema: dict[str, Any]) -> str | None:
+    """The first ``$ref`` / ``$dynamicRef`` that cannot be resolved inside ``schema``: one
+    that points nowhere would otherwise fail the run only when validation reaches it.
+    Relative references under a nested ``$id`` are left to validation (their base differs)."""
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
+    root = DRAFT202012.create_resource(schema)
+    base = root.id() or ""
+    resolver = Registry().with_resource(base, root).crawl().resolver(base_uri=base)
+    nested_ids = any(True for _ in _values(schema, "$id", skip_root=True))
+    for ref in [*_values(schema, "$ref"), *_values(schema, "$dynamicRef")]:
+        absolute = "://" in ref or ref.startswith("urn:")
+        if not absolute and (nested_ids or not ref.startswith("#")):
+            continue
+        try:
+            resolver.lookup(ref)
+        except Unresolvable:
+            return ref
+    return None
+
+
+def _values(node: Any, key: str, *, skip_root: bool = False) -> Iterator[str]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key and isinstance(v, str) and not skip_root:
+                yield v
+            else:
+                yield from _values(v, key)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _values(item, key)
 
 
 def _candidates(text: str) -> list[tuple[Any, int]]:
@@ -78,6 +120,24 @@ def check_structured(text: str, schema: dict[str, Any]) -> tuple[Any, str | None
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
     where = "/".join(str(p) for p in errors[0].path) or "(root)"
     return None, f"the JSON does not match the schema at {where}: {errors[0].message}"
+
+
+def verified_structured(answer: Answer, raw: Any, schema: dict[str, Any] | None,
+                        *issue_lists: list[Issue]) -> Any:
+    """The structured value of ``answer`` once verification has rewritten its text (a
+    marker renumbered or dropped inside a string): parsed again from that text, so
+    ``structured`` is what ``text`` says. Should the rewritten text no longer validate, the
+    model's own value stays, with a warning added to each of ``issue_lists``."""
+    assert schema is not None
+    value, why = check_structured(answer.text, schema)
+    if why is None:
+        return value
+    issue = Issue(code="structured_output_unverified",
+                  message=f"structured keeps the model's citation markers: the verified text "
+                          f"no longer matches the schema ({why})", details={"reason": why})
+    for issues in issue_lists:
+        issues.append(issue)
+    return raw
 
 
 def repair_prompt(why: str, schema: dict[str, Any]) -> str:
