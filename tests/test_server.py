@@ -392,6 +392,27 @@ def test_threads_list_get_continue_delete(http: httpx.Client) -> None:
     assert unknown.status_code == 404
 
 
+def test_a_thread_is_not_deleted_while_a_run_on_it_starts(tmp_path: Path) -> None:
+    # Starting a run reads the thread, then registers the run: a delete in between used to
+    # succeed, and the run wrote the thread back (without its earlier turns).
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        thread_id = http.post("/v1/ask", json={"question": "quick one"}).json()["thread_id"]
+        guard = app.state.citewise.manager.threads
+        with guard.starting("default", thread_id):  # a start in progress
+            busy = http.delete(f"/v1/threads/{thread_id}")
+        assert busy.status_code == 409 and busy.json()["error"]["code"] == "thread_busy"
+        with guard.deleting("default", thread_id, live_run=False):  # a delete in progress
+            refused = http.post("/v1/runs", json={"question": "quick two",
+                                                  "thread_id": thread_id})
+        assert refused.status_code == 409
+        assert refused.json()["error"]["code"] == "thread_busy"
+        turns = http.get(f"/v1/threads/{thread_id}").json()["turns"]
+        assert [t["question"] for t in turns] == ["quick one"]  # the refused run wrote nothing
+        assert http.delete(f"/v1/threads/{thread_id}").status_code == 204
+        assert http.get(f"/v1/threads/{thread_id}").status_code == 404
+
+
 # -- documents, search, feedback, provenance ----------------------------------------------
 
 
@@ -589,7 +610,7 @@ def test_live_runs_share_the_managers_cancel_watch(tmp_path: Path) -> None:
             return [t.get_coro().__qualname__ for t in asyncio.all_tasks()]
 
         running = asyncio.run_coroutine_threadsafe(coroutines(), loop).result(10)
-        assert running.count("RunManager._watch_cancel_requests") == 1
+        assert running.count("RemoteCancels._watch") == 1
         assert "CancelWatch._poll" not in running
         assert running.count("RunManager._drive") == 4
         # A request another process wrote stops the run it names, and only it, though the

@@ -20,20 +20,23 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from citewise.agent.interrupts import CANCEL_PREFIX, cancel_key, cancel_requests
-from citewise.errors import CitewiseError, EmptyQuestion, InvalidInput, NotFound, UsageError
+from citewise.agent.interrupts import CANCEL_PREFIX
+from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Event, event_json
 from citewise.server.config import ServerConfig
 from citewise.server.limits import RunSlots
 from citewise.server.live import Frame, LiveRun, flatten
+from citewise.server.remote_cancels import RemoteCancels
 from citewise.server.runstore import RunStore
 from citewise.server.services import Services
 from citewise.server.tail import tail
+from citewise.server.thread_guard import ThreadGuard
 from citewise.server.writer import Append, Call, LogWriter, Publish
 
 if TYPE_CHECKING:
@@ -65,12 +68,8 @@ class RunManager:
         self.config = config
         self.live: dict[str, LiveRun] = {}
         self.slots = RunSlots(config.max_concurrent_runs)
-        self._cancel_requests: set[str] = set()
-        # Cancels asked for by other processes, in progress here (strong references:
-        # the loop keeps only weak ones to its tasks).
-        self._remote_cancels: dict[str, asyncio.Task[str]] = {}
-        self._watcher: asyncio.Task[None] | None = None
-        self._started = datetime.now(UTC)
+        self.threads = ThreadGuard()
+        self.remote_cancels = RemoteCancels(self)
         self.stats = {"started": 0, "max_live": 0}
 
     @property
@@ -112,45 +111,52 @@ class RunManager:
     async def start(self, tenant: str, question: str, *, thread_id: str | None = None,
                     options: RunOptions | None = None) -> LiveRun:
         """Validate, then start the run in the background; returns at once."""
-        from citewise.agent.runner import new_id
-
         options = options or RunOptions()
         self._check_question(question)
         settings = self._settings(options)
         self.slots.acquire(tenant)
         try:
-            run_id = new_id("run")
-            if thread_id is not None:
-                thread, turns = await asyncio.to_thread(_load_thread, self.store, tenant,
-                                                        thread_id)
-                if thread is None:
-                    raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread",
-                                   details={"thread_id": thread_id})
-                run_store = self._run_store(tenant, thread, turns)
-                new_thread = False
-            else:
-                from citewise.store.base import ThreadRecord
-
-                thread_id = new_id("thread")
-                now = datetime.now(UTC)
-                # Known to this run's store view now, written only once the request is valid.
-                run_store = self._run_store(tenant, ThreadRecord(
-                    id=thread_id, tenant=tenant, title=question[:80], created_at=now,
-                    updated_at=now), [])
-                new_thread = True
-            agent = self._agent(tenant, run_store, settings)
-            # Validate before anything is written: a bad schema or thread writes nothing.
-            agent.prepare(question, thread_id=thread_id, run_id=run_id,
-                          output_schema=options.output_schema)
-            if new_thread:
-                run_store.create_thread(tenant, thread_id, title=question[:80])
-            live = LiveRun(tenant, run_id, thread_id, question, agent, first_seq=1)
-            stream = agent.stream(question, thread_id=thread_id, run_id=run_id,
-                                  settings=settings, output_schema=options.output_schema)
-            self._launch(live, stream, None)
+            # A delete of the thread must not slip in before the run is live (it would
+            # write the thread back): the thread is claimed until then.
+            with self.threads.starting(tenant, thread_id) if thread_id else nullcontext():
+                live = await self._start(tenant, question, thread_id, options, settings)
         except BaseException:
             self.slots.release(tenant)
             raise
+        return live
+
+    async def _start(self, tenant: str, question: str, thread_id: str | None,
+                     options: RunOptions, settings: RunSettings) -> LiveRun:
+        from citewise.agent.runner import new_id
+
+        run_id = new_id("run")
+        if thread_id is not None:
+            thread, turns = await asyncio.to_thread(_load_thread, self.store, tenant, thread_id)
+            if thread is None:
+                raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread",
+                               details={"thread_id": thread_id})
+            run_store = self._run_store(tenant, thread, turns)
+            new_thread = False
+        else:
+            from citewise.store.base import ThreadRecord
+
+            thread_id = new_id("thread")
+            now = datetime.now(UTC)
+            # Known to this run's store view now, written only once the request is valid.
+            run_store = self._run_store(tenant, ThreadRecord(
+                id=thread_id, tenant=tenant, title=question[:80], created_at=now,
+                updated_at=now), [])
+            new_thread = True
+        agent = self._agent(tenant, run_store, settings)
+        # Validate before anything is written: a bad schema or thread writes nothing.
+        agent.prepare(question, thread_id=thread_id, run_id=run_id,
+                      output_schema=options.output_schema)
+        if new_thread:
+            run_store.create_thread(tenant, thread_id, title=question[:80])
+        live = LiveRun(tenant, run_id, thread_id, question, agent, first_seq=1)
+        stream = agent.stream(question, thread_id=thread_id, run_id=run_id,
+                              settings=settings, output_schema=options.output_schema)
+        self._launch(live, stream, None)
         return live
 
     async def resume(self, tenant: str, run_id: str, decisions: Sequence[Decision],
@@ -180,8 +186,7 @@ class RunManager:
         self.stats["max_live"] = max(self.stats["max_live"], len(self.active()))
         live.task = asyncio.create_task(self._drive(live, stream, first),
                                         name=f"citewise-run-{live.run_id}")
-        if self._watcher is None or self._watcher.done():
-            self._watcher = asyncio.create_task(self._watch_cancel_requests())
+        self.remote_cancels.watch()
 
     async def _drive(self, live: LiveRun, stream: AsyncIterator[Event],
                      first: Event | None) -> None:
@@ -301,52 +306,6 @@ class RunManager:
         """Settings an agent reads, from memory: the feedback secret."""
         return self.services.cached_setting(key)
 
-    async def _watch_cancel_requests(self) -> None:
-        """One query per interval for cancel requests of other processes, delivered to the
-        live runs they name. The server's agents do not watch for them themselves: a run's
-        agent is its own, so each run had a task waking every 0.2 s for as long as it
-        lasted — most of a long run's CPU in the service benchmark."""
-        interval = max(0.2, 2 * self.config.poll_interval_s)
-        while self.active():
-            await asyncio.sleep(interval)
-            asked = datetime.now(UTC)
-            try:
-                keys = await asyncio.to_thread(cancel_requests, self.store,
-                                               self._started - timedelta(minutes=5))
-            except Exception:
-                log.exception("could not read cancel requests")
-                continue
-            self._cancel_requests = keys if keys is not None else set()
-            if self._cancel_requests:
-                self._deliver_cancels(asked)
-
-    def _deliver_cancels(self, asked: datetime) -> None:
-        """Cancels the live runs another process asked to stop, as a local cancel would:
-        the run's flag, then, after the grace period, its task (a run stuck in a tool).
-        Only runs driven here since before the query (``asked``): a resume withdraws an
-        earlier request, maybe after the query read it."""
-        for live in self.active():
-            if (live.created_at < asked and live.run_id not in self._remote_cancels
-                    and cancel_key(live.tenant, live.run_id) in self._cancel_requests):
-                task = asyncio.create_task(self._cancel_remote(live))
-                self._remote_cancels[live.run_id] = task
-                task.add_done_callback(partial(self._remote_cancel_done, live.run_id))
-
-    async def _cancel_remote(self, live: LiveRun) -> str:
-        # The run may have ended or paused since the watcher saw it: this path cancels only
-        # a run still driven here (the requesting process handles the rest itself).
-        if self.get_live(live.tenant, live.run_id) is not live or live.done:
-            return live.status
-        return await self.cancel(live.tenant, live.run_id)
-
-    def _remote_cancel_done(self, run_id: str, task: asyncio.Task[str]) -> None:
-        self._remote_cancels.pop(run_id, None)
-        exc = None if task.cancelled() else task.exception()
-        if isinstance(exc, CitewiseError):  # e.g. it ended meanwhile: nothing to cancel
-            log.debug("cancel of run %s asked by another process: %s", run_id, exc)
-        elif exc is not None:
-            log.error("could not cancel run %s", run_id, exc_info=exc)
-
     # -- reading ---------------------------------------------------------------------------
 
     async def record(self, tenant: str, run_id: str) -> RunRecord | None:
@@ -385,12 +344,7 @@ class RunManager:
                 await live.task
             except BaseException:
                 pass  # the task logged its own failure
-        if self._watcher is not None:
-            self._watcher.cancel()
-        pending = list(self._remote_cancels.values())
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        await self.remote_cancels.close()
         await self.writer.barrier()
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from citewise.errors import NotFound, UsageError
+from citewise.errors import NotFound
 from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.schemas import ThreadDetail, ThreadInfo, ThreadList, TurnInfo
 
@@ -59,10 +59,10 @@ async def get_thread(thread_id: ThreadId, state: State, who: Caller) -> ThreadDe
                                                            "description": "A run is in progress"}})
 async def delete_thread(thread_id: ThreadId, state: State, who: Caller) -> Response:
     """Delete the thread with its turns, runs, their events and feedback."""
-    if any(r.thread_id == thread_id for r in state.manager.active(who.tenant)):
-        raise UsageError("a run of this thread is in progress; cancel it first",
-                         code="thread_busy", details={"thread_id": thread_id})
-    deleted = await asyncio.to_thread(state.services.store.delete_thread, who.tenant, thread_id)
+    live = any(r.thread_id == thread_id for r in state.manager.active(who.tenant))
+    with state.manager.threads.deleting(who.tenant, thread_id, live_run=live):
+        deleted = await asyncio.to_thread(state.services.store.delete_thread, who.tenant,
+                                          thread_id)
     if not deleted:
         raise _unknown(thread_id)
     state.manager.forget_thread(who.tenant, thread_id)
