@@ -422,3 +422,29 @@ def test_cli_format_with_server(base: str, capsys: pytest.CaptureFixture[str]) -
     for obj in objs:
         check("agentos", obj)
     assert [o["type"] for o in objs[-2:]] == ["error", "final_response"]
+
+
+def test_a_refused_request_with_history_leaves_no_thread(tmp_path: Path) -> None:
+    # The history of a stateless client becomes a thread before the run starts: a run
+    # refused at its start (here: no free run slot) must take that thread with it.
+    config = ServerConfig(data_dir=tmp_path, rate_limit_per_s=0, poll_interval_s=0.05)
+    app = create_app(config, model=Routed)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        app.state.citewise.manager.slots.limit = 1
+        app.state.citewise.manager.slots.acquire("default")  # a run in progress
+        chat = http.post("/v1/chat/completions", json={"model": "citewise", "messages": [
+            {"role": "user", "content": "Where do orders ship from?"},
+            {"role": "assistant", "content": "From Berlin."},
+            {"role": "user", "content": "And refunds?"}]})
+        agent = http.post(AGENT, json={"question": "And refunds?", "history": [
+            {"thought": "t", "action": "lookup_order", "arguments": {"order_id": "A-1"},
+             "observation": "shipped"}]})
+        for refused in (chat, agent):
+            assert refused.status_code == 429, refused.text
+            assert refused.json()["error"]["code"] == "too_many_concurrent_runs"
+        assert http.get("/v1/threads").json()["threads"] == []
+        app.state.citewise.manager.slots.release("default")
+        assert http.post(AGENT, json={"question": "And refunds?", "history": [
+            {"thought": "t", "action": "lookup_order", "arguments": {"order_id": "A-1"},
+             "observation": "shipped"}]}).status_code == 200
+        assert len(http.get("/v1/threads").json()["threads"]) == 1

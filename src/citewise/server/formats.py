@@ -155,11 +155,23 @@ async def seed_thread(state: AppState, tenant: str, turns: Sequence[tuple[str, s
 
 async def respond_in(state: AppState, tenant: str, question: str, dialect: Dialect, *,
                      stream: bool, thread_id: str | None = None,
+                     history: Sequence[tuple[str, str]] = (),
                      options: RunOptions | None = None,
                      keep: Callable[[Obj], bool] | None = None) -> Response:
     """Start a run and answer it in ``dialect``: its SSE stream, or (``stream`` false) its
-    final object — status 200, or 500 when the run ended in an error (never retried)."""
-    live = await state.manager.start(tenant, question, thread_id=thread_id, options=options)
+    final object — status 200, or 500 when the run ended in an error (never retried).
+    ``history`` (without ``thread_id``): earlier turns, seeded as a new thread for the run
+    (see :func:`seed_thread`); a run refused at its start takes that thread with it."""
+    seeded = None
+    if history and thread_id is None:
+        seeded = thread_id = await seed_thread(state, tenant, history, title=history[0][0])
+    try:
+        live = await state.manager.start(tenant, question, thread_id=thread_id,
+                                         options=options)
+    except BaseException:
+        if seeded is not None:
+            await asyncio.to_thread(state.services.store.delete_thread, tenant, seeded)
+        raise
     headers = run_headers(live)
     if stream:
         frames = await state.manager.open_tail(tenant, live.run_id, 0)

@@ -34,7 +34,7 @@ from citewise.dialects.base import Obj
 from citewise.dialects.openai_chat import OpenAIChatDialect
 from citewise.errors import InvalidInput, NotFound
 from citewise.server.deps import ERRORS, Caller, State
-from citewise.server.formats import SSE_DOC, check_request, respond_in, seed_thread
+from citewise.server.formats import SSE_DOC, check_request, respond_in
 from citewise.server.manager import RunOptions
 
 __all__ = ["MODELS", "ChatCompletionRequest", "history_of", "router"]
@@ -204,11 +204,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
     check_request(state, question, ext.output_schema)  # before a thread is written
     options = RunOptions(strict=strict if ext.strict is None else ext.strict,
                          max_steps=ext.max_steps, output_schema=ext.output_schema)
-    thread_id = ext.thread_id
-    if thread_id is None:
-        turns = history_of(body.messages[:-1])
-        if turns:
-            thread_id = await seed_thread(state, who.tenant, turns, title=turns[0][0])
+    turns = history_of(body.messages[:-1]) if ext.thread_id is None else []
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
 
     def keep(obj: Obj) -> bool:  # the usage chunk only when asked for, as OpenAI does
@@ -216,4 +212,5 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
 
     wants_sse = body.stream or "text/event-stream" in request.headers.get("accept", "")
     return await respond_in(state, who.tenant, question, OpenAIChatDialect(model=body.model),
-                            stream=wants_sse, thread_id=thread_id, options=options, keep=keep)
+                            stream=wants_sse, thread_id=ext.thread_id, history=turns,
+                            options=options, keep=keep)

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.dialects import get_dialect
 from citewise.server.deps import ERRORS, Caller, State
-from citewise.server.formats import SSE_DOC, check_request, respond_in, seed_thread
+from citewise.server.formats import SSE_DOC, check_request, respond_in
 
 __all__ = ["AgentStep", "TrustGraphAgentRequest", "router", "turns_of"]
 
@@ -91,10 +91,6 @@ async def trustgraph_agent(
 ) -> Response:
     """Answer TrustGraph's agent request in the `trustgraph` dialect (see the module notes)."""
     check_request(state, body.question)  # before a thread is written
-    thread_id = None
-    turns = turns_of(body.history)
-    if turns:
-        thread_id = await seed_thread(state, who.tenant, turns, title=body.question)
     wants_sse = body.streaming or "text/event-stream" in request.headers.get("accept", "")
     return await respond_in(state, who.tenant, body.question, get_dialect("trustgraph"),
-                            stream=wants_sse, thread_id=thread_id)
+                            stream=wants_sse, history=turns_of(body.history))
