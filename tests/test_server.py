@@ -467,6 +467,13 @@ def test_feedback_with_the_answers_token(http: httpx.Client) -> None:
     forged = http.post("/v1/feedback", json={"token": token[:-4] + "AAAA", "rating": 1})
     assert forged.status_code == 422
     assert forged.json()["error"]["code"] == "feedback_token_invalid"
+    # A token outlives its run: once the thread (and so the run) is deleted, it rates nothing.
+    gone = http.post("/v1/ask", json={"question": "quick"}).json()
+    assert http.delete(f"/v1/threads/{gone['thread_id']}").status_code == 204
+    late = http.post("/v1/feedback", json={"token": gone["trajectory"]["feedback_token"],
+                                           "rating": 2})
+    assert late.status_code == 404 and late.json()["error"]["code"] == "unknown_run"
+    assert http.get("/v1/feedback", params={"run_id": gone["run_id"]}).json()["feedback"] == []
 
 
 def test_provenance_of_a_run(http: httpx.Client) -> None:

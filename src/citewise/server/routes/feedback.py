@@ -28,7 +28,9 @@ async def submit_feedback(body: FeedbackRequest, state: State, who: Caller) -> F
 
     def submit() -> FeedbackCreated:
         grant = service.verify(body.token)  # the tenant check comes before any other
-        if grant.tenant != who.tenant:
+        # A token outlives its run (a deleted thread takes its runs): rate only what exists.
+        if (grant.tenant != who.tenant
+                or state.services.store.get_run(grant.tenant, grant.run_id) is None):
             raise NotFound(f"unknown run {grant.run_id!r}", code="unknown_run")
         new_id = service.submit(body.token, body.rating, body.document_index,
                                 body.snippet_index, body.comment, run_id=body.run_id)
