@@ -222,6 +222,12 @@ def test_resume_edit_validates_new_input_then_runs_it(store: SQLiteStore) -> Non
     assert err.code == "invalid_decision" and "bogus" in err.message
     assert refused(a, paused.run_id, Decision(interrupt_id=i.id, action="edit")).code == (
         "invalid_decision")
+    # New arguments on an approval (or a result on anything but a result) would be ignored.
+    err = refused(a, paused.run_id, Decision(interrupt_id=i.id, action="approve",
+                                             input={"amount": 5}))
+    assert err.code == "invalid_decision" and "'edit'" in err.message
+    assert refused(a, paused.run_id, Decision(interrupt_id=i.id, action="reject",
+                                              result="done")).code == "invalid_decision"
     assert CALLS["transfer"] == 0  # refusals changed nothing; the run is still paused
 
     events = resume(a, paused.run_id, Decision(interrupt_id=i.id, action="edit",

@@ -262,6 +262,11 @@ def apply_decisions(state: RunState, decisions: list[Decision], tools: Toolset) 
 
 def _check_action(d: Decision, interrupt: Interrupt, t: Tool | None) -> None:
     details = {"interrupt_id": d.interrupt_id, "tool": interrupt.tool}
+    # Data the action would silently ignore: the caller meant something else.
+    for field, action in (("input", "edit"), ("result", "result")):
+        if getattr(d, field) is not None and d.action != action:
+            raise UsageError(f"`{field}` belongs to a decision with action {action!r}, not "
+                             f"{d.action!r}", code="invalid_decision", details=details)
     if d.action in ("approve", "edit"):
         if t is None:
             raise UsageError(f"this agent has no tool {interrupt.tool!r} to run; answer with "
