@@ -119,6 +119,46 @@ def test_ag_ui_pause_is_an_interrupt_and_failure_a_run_error() -> None:
 # -- OpenAI: the SDK's types --------------------------------------------------------------------
 
 
+def test_ag_ui_resumed_run_reports_only_its_own_usage(tmp_path: Any) -> None:
+    # AG-UI RunFinishedEvent.usage: "a run that resumes an interrupted one reports only the
+    # calls it made itself, not the interrupted run's".
+    import asyncio
+
+    from citewise import Agent
+    from citewise.agent.state import Decision
+    from citewise.agent.tools import tool
+    from citewise.models.base import UsagePart
+    from citewise.models.scripted import ScriptedModel, call
+    from citewise.store.sqlite import SQLiteStore
+
+    @tool(requires_approval=True)
+    def transfer(amount: int) -> str:
+        """Move money."""
+        return f"moved {amount}"
+
+    store = SQLiteStore(tmp_path / "c.db")
+    try:
+        agent = Agent(store=store, tools=[transfer], model=ScriptedModel([
+            [call("transfer", amount=5), UsagePart(input_tokens=1000, output_tokens=100)],
+            ["Moved 5 EUR.", UsagePart(input_tokens=7, output_tokens=3)]]))
+
+        async def collect(events: Any) -> list[Event]:
+            return [e async for e in events]
+
+        first = asyncio.run(collect(agent.stream("move 5")))
+        pause = first[-1]
+        assert isinstance(pause, RunPaused)
+        then = asyncio.run(collect(agent.resume(pause.run_id, [
+            Decision(interrupt_id=pause.interrupts[0].id, action="approve")])))
+    finally:
+        store.close()
+    before = list(get_dialect("ag-ui").stream(first))[-1]["usage"]
+    after = list(get_dialect("ag-ui").stream(then))[-1]
+    assert [(u["inputTokens"], u["outputTokens"]) for u in before] == [(1000, 100)]
+    assert [(u["inputTokens"], u["outputTokens"]) for u in after["usage"]] == [(7, 3)]
+    assert after["result"]["usage"]["input_tokens"] == 1007  # citewise's answer: the run's
+
+
 def test_openai_types_parse_stream_and_completion() -> None:
     chunks = list(get_dialect("openai").stream(completed()))
     parsed = [ChatCompletionChunk.model_validate(c) for c in chunks]

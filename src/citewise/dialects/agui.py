@@ -13,10 +13,15 @@
 * citations, explain events and warnings → ``CUSTOM`` events named ``citewise.citation``,
   ``citewise.explain`` and ``citewise.warning`` whose ``value`` is citewise's own JSON;
 * the end → ``RUN_FINISHED`` with ``result`` (the citewise Answer JSON), ``usage`` (one
-  TokenUsage per model) and ``outcome``: ``success``; ``interrupt`` for a paused run (one
+  TokenUsage per model; a resumed run's stream counts only the model calls made after the
+  resume, as AG-UI asks — ``final`` alone cannot tell them apart and counts the whole
+  run's) and ``outcome``: ``success``; ``interrupt`` for a paused run (one
   AG-UI Interrupt per pending call: ``id``, ``reason``, ``toolCallId``, ``responseSchema``,
   ``expiresAt``, ``metadata: {tool, input}``); ``cancelled`` for a cancelled run. A failed
   run ends with ``RUN_ERROR`` ``{message, code}``.
+
+A resumed run keeps its citewise run id (a resume continues the run), so its
+``RUN_STARTED`` repeats the interrupted run's ``runId``.
 
 Open messages and steps are closed before ``RUN_FINISHED``. Timestamps are milliseconds
 since the epoch. ``final`` is the terminal event alone (``RUN_FINISHED`` / ``RUN_ERROR``).
@@ -48,9 +53,11 @@ from citewise.events import (
 __all__ = ["AgUiDialect", "AgUiEncoder"]
 
 
-def _usage(usage: Usage) -> list[Obj]:
+def _usage(usage: Usage, after_step: int | None = None) -> list[Obj]:
     by_model: dict[str, Obj] = {}
     for step in usage.steps:
+        if after_step is not None and step.step <= after_step:
+            continue  # the interrupted run's model call (AG-UI: not this run's usage)
         row = by_model.setdefault(step.model, {"provider": "citewise", "model": step.model,
                                                "inputTokens": 0, "outputTokens": 0,
                                                "totalTokens": 0})
@@ -69,7 +76,8 @@ def _interrupt(i: Interrupt) -> Obj:
     return out
 
 
-def _terminal(answer: Answer, interrupts: Sequence[Interrupt], ts: int) -> Obj:
+def _terminal(answer: Answer, interrupts: Sequence[Interrupt], ts: int,
+              resumed_step: int | None = None) -> Obj:
     if answer.status == "cancelled":
         outcome: Obj | None = {"type": "cancelled"}
     elif answer.error is not None:
@@ -83,7 +91,7 @@ def _terminal(answer: Answer, interrupts: Sequence[Interrupt], ts: int) -> Obj:
         outcome = {"type": "success"}
     out: Obj = {"type": "RUN_FINISHED", "timestamp": ts, "threadId": answer.thread_id,
                 "runId": answer.run_id, "result": answer.model_dump(mode="json")}
-    usage = _usage(answer.usage)
+    usage = _usage(answer.usage, resumed_step)
     if usage:
         out["usage"] = usage
     if outcome is not None:
@@ -108,6 +116,10 @@ class AgUiEncoder:
         self._step: str | None = None  # the open step
         self._reasoning: str | None = None  # the open reasoning message
         self._text: str | None = None  # the open assistant message
+        # A resumed run: the step whose calls it resumes (its model call was the
+        # interrupted run's), known from the first event that names a step.
+        self._resumed = False
+        self._resumed_step: int | None = None
 
     def _close(self, ts: int) -> list[Obj]:
         out: list[Obj] = []
@@ -137,7 +149,11 @@ class AgUiEncoder:
             return []
         ts = millis(ev.ts)
         out: list[Obj] = []
+        if self._resumed and self._resumed_step is None and isinstance(
+                ev, Thought | Action | Observation):
+            self._resumed_step = ev.step
         if isinstance(ev, RunStarted):
+            self._resumed = ev.resumed
             out.append({"type": "RUN_STARTED", "timestamp": ts, "threadId": ev.thread_id,
                         "runId": ev.run_id})
         elif isinstance(ev, Thought | AnswerDelta) and _closes_a_closed(ev, self._reasoning,
@@ -198,7 +214,7 @@ class AgUiEncoder:
         elif isinstance(ev, RunFinished | RunPaused | ErrorEvent):
             self.done = True
             interrupts = ev.interrupts if isinstance(ev, RunPaused) else []
-            terminal = _terminal(answer_of(ev), interrupts, ts)
+            terminal = _terminal(answer_of(ev), interrupts, ts, self._resumed_step)
             if terminal["type"] == "RUN_FINISHED":
                 out += self._close(ts)
             out.append(terminal)
