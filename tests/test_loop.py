@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -232,7 +233,11 @@ def test_structured_answer_strings_are_verified(note: str, flagged: bool) -> Non
     events = run(ScriptedModel([call("lookup", query="refund"), text]), lookup,
                  settings=RunSettings(output_schema=schema))
     answer = events[-1].answer
-    assert answer.structured == {"days": 5, "note": note}
+    # structured is what the verified text says: a marker the source does not bear out is
+    # dropped from both.
+    assert answer.structured == json.loads(answer.text)
+    assert answer.structured == {"days": 5, "note": note.replace(" [1]", "") if flagged
+                                 else note}
     codes = {i.code for i in answer.issues}
     assert ("unsupported_claim" in codes or "citation_mismatch" in codes) is flagged
     assert [c.text for c in answer.claims] == [note.replace(" [1]", "")]
