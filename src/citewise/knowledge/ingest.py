@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.chunking import Chunker
 from citewise.knowledge.loaders import LoaderRegistry
-from citewise.knowledge.loaders.base import Loader
+from citewise.knowledge.loaders.base import LoadedDocument, Loader
 from citewise.knowledge.sync import fault_point
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
 
@@ -39,6 +40,8 @@ Progress = Callable[[int, int], None]
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _FLUSH_CHUNKS = 20_000
 _FLUSH_DOCS = 500
+# A lone UTF-16 surrogate: a str can hold one, UTF-8 (chunk ids, SQLite, JSONB) cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def document_id_for(tenant: str, source: str) -> str:
@@ -216,14 +219,16 @@ def prepare_document(
     except Exception as exc:  # a loader bug or a corrupt file must not stop the folder
         # The same code the loaders give a file they recognise as damaged.
         raise IngestError(f"{loader.name} loader failed: {exc}", code="corrupt_file") from exc
-    chunks = chunker.chunk(doc_id, loaded.text, sections=loaded.sections, pages=loaded.pages)
-    if not chunks:
-        raise IngestError("no text to index", code="empty_document")
     metadata = {**loaded.metadata, "loader": loader.name, "chunking": chunker.signature}
     metadata.setdefault("path", source)
     # A plugin's metadata must not break the batch's write: anything JSON cannot hold
     # (datetimes, paths, …) is stored as its string form.
-    metadata = json.loads(json.dumps(metadata, default=str))
+    encoded = json.dumps(metadata, default=str, ensure_ascii=False)
+    _refuse_surrogates(loader, loaded, encoded)
+    metadata = json.loads(encoded)
+    chunks = chunker.chunk(doc_id, loaded.text, sections=loaded.sections, pages=loaded.pages)
+    if not chunks:
+        raise IngestError("no text to index", code="empty_document")
     document = DocumentRecord(
         id=doc_id,
         tenant=tenant,
@@ -236,6 +241,30 @@ def prepare_document(
         metadata=metadata,
     )
     return _Prepared(document, chunks, is_new=known is None)
+
+
+def _refuse_surrogates(loader: Loader, loaded: LoadedDocument, metadata_json: str) -> None:
+    """Refuse, as this file's failure, strings no UTF-8 text can hold (lone surrogates).
+
+    Otherwise they raise ``UnicodeEncodeError`` while chunk ids are hashed or rows are
+    written, outside any one file's handling, and abort the whole batch. The built-in
+    loaders never hand any over (the JSON loader replaces escaped ones); a loader that
+    does has produced unusable text, which is reported like a loader that crashed.
+    """
+    fields = (
+        ("text", loaded.text),
+        ("title", loaded.title or ""),
+        ("section names", "\n".join(str(s[2]) for s in loaded.sections)),
+        ("metadata", metadata_json),
+    )
+    for what, value in fields:
+        found = _SURROGATE.search(value)
+        if found is not None:
+            raise IngestError(
+                f"{loader.name} loader produced {what} that is not valid Unicode (unpaired "
+                f"surrogate U+{ord(found.group()):04X} at offset {found.start()})",
+                code="corrupt_file",
+            )
 
 
 def ingest_data(

@@ -57,7 +57,26 @@ class _Out:
     line: list[str] = field(default_factory=list)
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
     anchors: dict[str, int] = field(default_factory=dict)
+    # Ids whose offset is that of the next visible character: only then is it known where
+    # whitespace collapsing and the separator before the block put it.
+    waiting: list[str] = field(default_factory=list)
     pending_sep: str = ""
+
+    def text(self, text: str) -> None:
+        """Add inline text to the open block, placing any waiting anchors at its first
+        visible character."""
+        if self.waiting:
+            visible = len(text) - len(text.lstrip())
+            if visible < len(text):
+                before = _SPACE.sub(" ", "".join(self.line) + text[:visible]).lstrip()
+                sep = len(self.pending_sep or "\n\n") if self.length else 0
+                self._place(self.length + sep + len(before))
+        self.line.append(text)
+
+    def _place(self, at: int) -> None:
+        for ident in self.waiting:
+            self.anchors.setdefault(ident, at)
+        self.waiting.clear()
 
     def flush(self, sep: str = "\n\n") -> tuple[int, str] | None:
         """Close the open block; returns ``(start, text)`` of what was written, if any."""
@@ -84,6 +103,7 @@ class _Out:
         if self.length:
             self.parts.append("\n\n")
             self.length += 2
+        self._place(self.length + len(text) - len(text.lstrip()))
         self.parts.append(text)
         self.length += len(text)
         self.pending_sep = "\n\n"
@@ -108,7 +128,7 @@ def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
     while child is not None:
         tag = child.tag
         if tag == "-text":
-            out.line.append(child.text_content or "")
+            out.text(child.text_content or "")
         elif tag == "header" and in_article:
             _walk(child, out, in_article)  # an article's own header holds its headline
         elif tag in ("-comment", "-doctype") or tag in _DROP or _is_boilerplate(child):
@@ -117,6 +137,7 @@ def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
             out.line.append("\n")  # collapsed to a space unless it ends the block
             out.flush("\n")
         elif tag == "pre":
+            _anchor(child, out)
             out.raw(child.text(deep=True, separator="") or "")
         elif tag in _HEADINGS:
             _anchor(child, out)
@@ -128,6 +149,7 @@ def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
         elif tag in ("td", "th"):
             if out.line and "".join(out.line).strip():
                 out.line.append(" | ")
+            _anchor(child, out)
             _walk(child, out, in_article)
         elif tag in _BLOCK:
             _anchor(child, out)
@@ -142,11 +164,11 @@ def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
 
 
 def _anchor(node: Any, out: _Out) -> None:
+    """Map the element's id to the offset of its first visible character (or, for an
+    element without text, of the next one: ``<a id=x></a><h2>…`` points at the heading)."""
     ident = node.attributes.get("id")
-    if ident and ident not in out.anchors:
-        pending = _SPACE.sub(" ", "".join(out.line)).strip()
-        sep = len(out.pending_sep or "\n\n") if out.length else 0
-        out.anchors[ident] = out.length + (sep + len(pending) + 1 if pending else sep)
+    if ident and ident not in out.anchors and ident not in out.waiting:
+        out.waiting.append(ident)
 
 
 def _sections(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
@@ -217,8 +239,8 @@ def extract_html(html: str) -> tuple[str, str | None, list[SectionSpan], dict[st
     canonical = tree.css_first('link[rel="canonical"]')
     if canonical is not None and canonical.attributes.get("href"):
         meta["canonical_url"] = canonical.attributes["href"]
-    if out.anchors:
-        meta["anchors"] = {k: v for k, v in out.anchors.items() if v <= len(text)}
+    if out.anchors:  # ids still waiting have no text after them: nothing to point at
+        meta["anchors"] = dict(out.anchors)
     return text, title or None, _sections(out.headings, len(text)), meta
 
 

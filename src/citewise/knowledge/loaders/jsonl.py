@@ -1,4 +1,4 @@
-"""JSON / JSON Lines exports: records with a text field, every other field as metadata.
+r"""JSON / JSON Lines exports: records with a text field, every other field as metadata.
 
 A file holds records: one JSON object per line (``.jsonl``, ``.ndjson``), or a ``.json``
 file with an array of objects, an object with such an array under ``records``, ``data``,
@@ -13,11 +13,19 @@ records' texts joined by a blank line, one section span per record (named by its
 title/id), and ``metadata["records"]`` listing each record's span and other fields.
 :meth:`JsonLoader.split` gives one ``LoadedDocument`` per record instead, for an ingest
 that wants per-record documents (per-record metadata filters, per-record deletion).
+
+JSON Lines are split at ``\n`` only (a ``\r`` before it is JSON whitespace): JSON strings
+may hold U+2028, U+2029 and U+0085 unescaped, which ``str.splitlines`` would cut at. An
+escaped lone surrogate (``"\ud83d"``, typically an emoji cut in half by a truncating
+export) decodes to a code point no UTF-8 text can hold; each becomes U+FFFD, the Unicode
+replacement character, so one damaged character neither fails a whole export nor breaks
+the store, and every text keeps its length.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +43,21 @@ DEFAULT_TITLE_FIELDS = ("title", "name", "headline", "subject")
 DEFAULT_ID_FIELDS = ("id", "_id", "uuid", "key", "url")
 _LIST_KEYS = ("records", "data", "items", "documents", "results")
 _SEP = "\n\n"
+# A JSON escape of a UTF-16 surrogate: the only way valid text can decode to one.
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings and keys replaced by U+FFFD
+    (``json`` has already joined escaped pairs into their one character)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
 
 
 class JsonLoader:
@@ -61,6 +84,14 @@ class JsonLoader:
     def _records(self, path: Path, data: bytes) -> Iterator[tuple[int, Any]]:
         """``(one-based line or index, value)`` of every record in the file."""
         text, _ = decode_text(path, data)
+        if _ESCAPED_SURROGATE.search(text):  # rare: only then walk the decoded values
+            for where, value in self._parse(path, text):
+                yield where, _replace_surrogates(value)
+        else:
+            yield from self._parse(path, text)
+
+    def _parse(self, path: Path, text: str) -> Iterator[tuple[int, Any]]:
+        """What :meth:`_records` yields, before any surrogate is replaced."""
         if path.suffix.lower() == ".json" or text.lstrip()[:1] == "[":
             try:
                 value = json.loads(text)
@@ -77,7 +108,7 @@ class JsonLoader:
                 )
             yield from enumerate(value, start=1)
             return
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(text.split("\n"), start=1):
             if line.strip():
                 try:
                     yield lineno, json.loads(line)

@@ -4,14 +4,15 @@ delete. Every document belongs to the caller's tenant."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import threading
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Annotated
 
-from fastapi import APIRouter, File, Form, Path, Query, Response, UploadFile
+from fastapi import APIRouter, File, Form, Path, Query, Request, Response, UploadFile
 
-from citewise.errors import IngestError, NotFound
+from citewise.errors import IngestError, InvalidInput, NotFound
 from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.errors import PayloadTooLarge
 from citewise.server.schemas import DocumentInfo, DocumentList, UploadResult
@@ -30,10 +31,26 @@ _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
+MAX_NAME = 200
+# The extension(s) a loader is chosen by: ".md", or two suffixes such as ".tar.gz".
+_EXTENSION = re.compile(r"(?:\.[\w-]{1,16}){1,2}$")
+
+
 def safe_name(filename: str | None) -> str:
-    """A plain file name from what the client sent (no folders, no odd characters)."""
+    """A plain file name from what the client sent (no folders, no odd characters).
+
+    A name over ``MAX_NAME`` characters is shortened in its stem: the extension picks the
+    loader, so it is kept, and a hash of the whole name keeps two long names that differ
+    only past the cut from replacing each other's document (the same name still maps to
+    the same document).
+    """
     name = re.split(r"[\\/]", filename or "")[-1]
-    name = re.sub(r"[^\w.\- ]", "_", name).strip().lstrip(".")[:200]
+    name = re.sub(r"[^\w.\- ]", "_", name).strip().lstrip(".")
+    if len(name) > MAX_NAME:
+        found = _EXTENSION.search(name)
+        ext = found.group() if found else ""
+        tag = "~" + hashlib.sha256(name.encode()).hexdigest()[:8]
+        name = name[: MAX_NAME - len(tag) - len(ext)].rstrip(" .") + tag + ext
     return name or "upload"
 
 
@@ -78,16 +95,27 @@ def _ingest(kb: KnowledgeBase, root: FsPath, tenant: str, name: str, data: bytes
     return UploadResult(status=status, document=info(doc, root))  # type: ignore[arg-type]
 
 
+async def _reject_repeated_fields(request: Request) -> None:
+    """One upload is one file: a second ``file`` part (or ``collection``) is refused, not
+    silently dropped, as repeated query parameters are (``validation_error``)."""
+    form = await request.form()  # the form FastAPI has already parsed: no second read
+    repeated = sorted({k for k in form if len(form.getlist(k)) > 1})
+    if repeated:
+        raise InvalidInput(f"form field(s) given more than once: {', '.join(repeated)}",
+                           code="validation_error", details={"fields": repeated})
+
+
 @router.post("", status_code=201, response_model=UploadResult, summary="Upload a document",
              responses={200: {"model": UploadResult, "description": "Unchanged re-upload"}})
 async def upload_document(
-    state: State, who: Caller,
+    request: Request, state: State, who: Caller,
     file: Annotated[UploadFile, File(description="The document (any format a loader reads).")],
     collection: Annotated[str, Form(min_length=1, max_length=256,
                                     description="Collection to file it in.")] = "default",
 ) -> UploadResult:
     """Ingest one file: loaded, chunked and indexed before this returns. Uploading a file
     of the same name again replaces that document."""
+    await _reject_repeated_fields(request)
     limit = state.config.max_upload_bytes
     data = await file.read(limit + 1)
     if len(data) > limit:
