@@ -426,7 +426,7 @@ def test_documents_upload_list_search_ask_delete(http: httpx.Client) -> None:
     assert doc["collection"] == "policies"
     again = http.post("/v1/documents", files={"file": ("returns.md", DOC.encode())},
                       data={"collection": "policies"})
-    assert again.json()["status"] == "unchanged"
+    assert again.status_code == 200 and again.json()["status"] == "unchanged"
     assert again.json()["document"]["id"] == doc["id"]
     ids = [d["id"] for d in http.get("/v1/documents").json()["documents"]]
     assert doc["id"] in ids

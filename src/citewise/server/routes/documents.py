@@ -108,7 +108,7 @@ async def _reject_repeated_fields(request: Request) -> None:
 @router.post("", status_code=201, response_model=UploadResult, summary="Upload a document",
              responses={200: {"model": UploadResult, "description": "Unchanged re-upload"}})
 async def upload_document(
-    request: Request, state: State, who: Caller,
+    request: Request, response: Response, state: State, who: Caller,
     file: Annotated[UploadFile, File(description="The document (any format a loader reads).")],
     collection: Annotated[str, Form(min_length=1, max_length=256,
                                     description="Collection to file it in.")] = "default",
@@ -121,9 +121,12 @@ async def upload_document(
     if len(data) > limit:
         raise PayloadTooLarge(f"the file is larger than {limit} bytes", code="upload_too_large",
                               details={"max_bytes": limit})
-    return await asyncio.to_thread(_ingest, state.services.kb(who.tenant),
-                                   state.services.data_dir, who.tenant, safe_name(file.filename),
-                                   data, collection)
+    result = await asyncio.to_thread(_ingest, state.services.kb(who.tenant),
+                                     state.services.data_dir, who.tenant,
+                                     safe_name(file.filename), data, collection)
+    if result.status == "unchanged":  # nothing was created (as the OpenAPI document says)
+        response.status_code = 200
+    return result
 
 
 @router.get("", response_model=DocumentList, summary="List documents")
