@@ -9,7 +9,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "content_terms", "line_of", "overlap", "sentence_spans", "terms"]
+__all__ = [
+    "STOPWORDS",
+    "content_terms",
+    "join_abbreviations",
+    "line_of",
+    "overlap",
+    "sentence_spans",
+    "terms",
+]
 
 # A sentence ends at . ! ? … followed by closing quotes/brackets and space, after CJK 。！？,
 # or at a blank line. The match starts AT the punctuation (not with a look-behind after
@@ -74,6 +82,65 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         pos = m.end()
     _push(text, pos, end, spans)
     return spans
+
+
+# Abbreviations after which ``sentence_spans`` cuts although the sentence goes on. Titles,
+# "e.g.", "i.e.", "vs." and a single capital initial ("J. Smith") never end a sentence in
+# practice; the others often do ("…made by Acme Inc. The firm…"), so they only hold the
+# sentence together when the next word is lower case or a number ("Acme Inc. is", "No. 5").
+# ("I." is a pronoun ending a sentence far more often than an initial.)
+_TITLES = frozenset(
+    """
+    dr mr mrs ms mx prof st mt rev hon gen col capt lt sgt gov sen rep vs cf e.g i.e
+    """.split()  # noqa: SIM905
+)
+_ABBREVIATIONS = frozenset(
+    """
+    etc inc ltd co corp llc plc jr sr no nos fig figs vol vols ch sec art p pp ed eds approx
+    est dept univ ave rd blvd jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues
+    wed thu thur thurs fri sat sun min max ca al ref refs viz
+    """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+# The word (or dotted acronym, "U.S.", "a.m.", "e.g.") that a span's final full stop ends.
+_LAST_WORD = re.compile(r"(?:^|(?<=[^\w.]))((?:[^\W\d_]\.){2,}|[^\W\d_]+\.|\d+\.)\Z")
+
+
+def join_abbreviations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (from :func:`sentence_spans`) with the cuts made after an abbreviation
+    ("Dr.", "U.S.", "e.g.", "J.") or after a number followed by a lower-case word undone.
+
+    A separate pass, not part of ``sentence_spans``: chunk boundaries and the evidence
+    fast path depend on that function's exact spans, while claims and quotes need whole
+    sentences. Spans separated by a blank line are never joined.
+    """
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and _continues(text, out[-1], a):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
+    """Whether the sentence ``prev`` was cut short by a full stop that ends no sentence."""
+    a, b = prev
+    gap = text[b:start]
+    if text[b - 1] != "." or gap.count("\n") > 1 or (gap and not gap.isspace()):
+        return False
+    m = _LAST_WORD.search(text[max(a, b - 40) : b])
+    if m is None:
+        return False
+    word = m.group(1)
+    stem = word[:-1].lower()
+    nxt = text[start]
+    if word[0].isdigit():  # "3. the next" — a number mid-sentence (list numbers aside)
+        return nxt.islower()
+    if stem in _TITLES or (len(word) == 2 and word[0].isupper() and word != "I."):
+        return True
+    if stem in _ABBREVIATIONS or word.count(".") > 1:
+        return nxt.islower() or nxt.isdigit()
+    return False
 
 
 def _push(text: str, a: int, b: int, out: list[tuple[int, int]]) -> None:

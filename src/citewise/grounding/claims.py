@@ -16,9 +16,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from citewise.text import content_terms, sentence_spans
+from citewise.text import content_terms, join_abbreviations, sentence_spans
 
 __all__ = [
+    "BLOCK_LEAD",
     "MARKER",
     "MARKER_GROUP",
     "DraftClaim",
@@ -26,6 +27,7 @@ __all__ = [
     "mask_json",
     "plain_text",
     "rebuild",
+    "segments",
     "split_claims",
 ]
 
@@ -36,6 +38,8 @@ MARKER_GROUP = re.compile(rf"[ \t]*{_ONE}(?:[ \t]*{_ONE})*(?![(:])")
 MARKER = re.compile(r"\s?\[(\d{1,4})\]")
 _NUM = re.compile(r"\d{1,4}")
 _LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
+#: The bullet, number or heading hashes a list item or heading line starts with.
+BLOCK_LEAD = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)]|#{1,6})[ \t]+")
 _MD = re.compile(r"(\*\*|__|`|^#{1,6}\s+|^\s*(?:[-*+]|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
 # A markdown list item or heading starts a new claim even without a full stop before it,
 # and a heading line ends one.
@@ -132,12 +136,7 @@ def split_claims(text: str) -> list[DraftClaim]:
         MarkerGroup(m.start(), m.end(), tuple(int(n) for n in _NUM.findall(m.group(0))))
         for m in MARKER_GROUP.finditer(text)
     ]
-    # Blank the markers out (same length, so offsets hold) before finding sentence ends:
-    # "…days.[1] Next" must end after "days." and not glue two sentences together.
-    masked = list(text)
-    for g in groups:
-        masked[g.start : g.end] = " " * (g.end - g.start)
-    spans = _spans("".join(masked))
+    spans = _spans(_masked(text, [(g.start, g.end) for g in groups]))
     if not spans:
         return []
     claims = [DraftClaim(start=a, end=b, raw="", text="") for a, b in spans]
@@ -198,7 +197,34 @@ def rebuild(
     return "".join(out) + tail, spans
 
 
+def segments(text: str) -> list[tuple[int, int]]:
+    """The spans ``split_claims`` would cut ``text`` into: sentences, list items, headings,
+    each without its list bullet, number or heading hashes (a claim's text has none).
+
+    For quoting and excerpting a *source* the same way an answer is split: its own
+    bracketed footnotes (``"tall.[2] It was"``) are read as marker groups, so they end a
+    sentence where a full stop stands before them and are never inside a span's edges.
+    """
+    out: list[tuple[int, int]] = []
+    for a, b in _spans(_masked(text, [m.span() for m in MARKER_GROUP.finditer(text)])):
+        lead = BLOCK_LEAD.match(text, a, b)
+        body = lead.end() if lead else a
+        while body < b and text[body].isspace():
+            body += 1
+        out.append((body, b) if body < b else (a, b))
+    return out
+
+
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _masked(text: str, blanks: Sequence[tuple[int, int]]) -> str:
+    # Blank the markers out (same length, so offsets hold) before finding sentence ends:
+    # "…days.[1] Next" must end after "days." and not glue two sentences together.
+    chars = list(text)
+    for a, b in blanks:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
 
 
 def _spans(masked: str) -> list[tuple[int, int]]:
@@ -214,27 +240,25 @@ def _spans(masked: str) -> list[tuple[int, int]]:
 
 
 def _raw_spans(masked: str) -> list[tuple[int, int]]:
+    # List items and headings are cut first and sentences inside them after: an item
+    # without a full stop must not run on into the next item's number ("…days\n2. Items"
+    # would otherwise read "days\n2." as one sentence, the "2." glued to this claim).
     spans: list[tuple[int, int]] = []
-    for a, b in sentence_spans(masked):
-        pos = a
-        for m in _BLOCK_START.finditer(masked, a, b):
-            if m.group(0).startswith("\n"):
-                spans.extend(_trimmed(masked, pos, m.start()))
-                pos = m.end()
-            else:  # a heading line: it is a segment of its own
-                spans.extend(_trimmed(masked, pos, m.start()))
-                spans.extend(_trimmed(masked, m.start(), m.end()))
-                pos = m.end()
-        spans.extend(_trimmed(masked, pos, b))
+    for a, b in _blocks(masked):
+        spans.extend(join_abbreviations(masked, sentence_spans(masked, a, b)))
     return spans
 
 
-def _trimmed(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return [(a, b)] if b > a else []
+def _blocks(masked: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for m in _BLOCK_START.finditer(masked):
+        out.append((pos, m.start()))
+        if not m.group(0).startswith("\n"):  # a heading line: a block of its own
+            out.append((m.start(), m.end()))
+        pos = m.end()
+    out.append((pos, len(masked)))
+    return out
 
 
 def _owner(claims: list[DraftClaim], g: MarkerGroup) -> DraftClaim:

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from citewise.answer import SearchDocument, Snippet
-from citewise.text import overlap, sentence_spans, terms
+from citewise.grounding.claims import MARKER_GROUP, segments
+from citewise.text import overlap, terms
 
 __all__ = [
     "MISMATCH_THRESHOLD",
@@ -48,9 +49,16 @@ MISMATCH_THRESHOLD = 0.2
 
 _PENALTY = 0.4
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# Thousands written with a comma, a (narrow, no-break, thin or plain) space or an
+# apostrophe between groups of three: "10 000", "10\u202f000", "10'000" and "10,000" are
+# all 10000, as words and as numbers.
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[, \u00a0\u2009\u202f'’]\d{3})+(?![\d,])")
+_GROUP_SEPARATOR = re.compile(r"[, \u00a0\u2009\u202f'’]")
 _NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "cannot", "without", "neither"})
-_QUOTE_CHARS = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "„": '"', "«": '"',
-                              "»": '"', "\u00a0": " "})
+# Typographic apostrophes: "don’t" in a source and "don't" in a claim are one word.
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'"})
+_QUOTE_CHARS = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'", "“": '"', "”": '"',
+                              "„": '"', "«": '"', "»": '"', "\u00a0": " "})
 # A sentence longer than this is split at its line breaks (lists and tables rarely have
 # full stops), so an excerpt stays specific to the claim.
 _LONG_SENTENCE = 300
@@ -58,6 +66,7 @@ _LONG_SENTENCE = 300
 
 def lexical_support(claim: str, evidence: str) -> float:
     """Heuristic support of ``claim`` by ``evidence`` from their words alone (0..1)."""
+    claim, evidence = _canonical(claim), _canonical(evidence)
     score = overlap(claim, evidence)
     # Each tell alone keeps even a full word overlap below SUPPORT_THRESHOLD.
     if _numbers(claim) - _numbers(evidence):
@@ -240,22 +249,33 @@ def _doc_id(doc: SearchDocument) -> str:
     return str(doc.document.get("id", doc.source))
 
 
+def _canonical(text: str) -> str:
+    """``text`` with one apostrophe and digit groups joined ("10 000" → "10000")."""
+    text = text.translate(_APOSTROPHES)
+    return _GROUPED.sub(lambda m: _GROUP_SEPARATOR.sub("", m.group(0)), text)
+
+
 def _numbers(text: str) -> set[str]:
-    return {m.group(0).replace(",", "") for m in _NUMBER.finditer(text)}
+    return {m.group(0).replace(",", "") for m in _NUMBER.finditer(_canonical(text))}
 
 
 def _negated(text: str) -> bool:
+    text = text.translate(_APOSTROPHES)
     words = terms(text)
     return any(w in _NEGATIONS or w.endswith("n't") for w in words) or "n't" in text.lower()
 
 
 def _normal(text: str) -> str:
-    return " ".join(text.translate(_QUOTE_CHARS).split()).casefold()
+    # A claim's quote has lost its marker groups (``plain_text``): a source's own
+    # footnotes ("days[2] in") go too, or a faithful quote of it would not be found.
+    return " ".join(MARKER_GROUP.sub(" ", text).translate(_QUOTE_CHARS).split()).casefold()
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
+    # Cut as an answer is cut (list items, abbreviations, footnotes), so an excerpt is the
+    # source's counterpart of one claim.
     out: list[tuple[int, int]] = []
-    for a, b in sentence_spans(text):
+    for a, b in segments(text):
         if b - a <= _LONG_SENTENCE or "\n" not in text[a:b]:
             out.append((a, b))
             continue

@@ -9,15 +9,21 @@ Policy, one step per model call:
    and followed by its citation marker.
 
 It never writes a word of its own into a claim: every sentence of an answer is a substring
-of a cited snippet, so verification can only pass or report a missing document.
+of a cited snippet (less the snippet's own bracketed footnotes, which would read as
+citation markers), so verification can only pass or report a missing document. Passages
+are cut as answers are (:func:`citewise.grounding.claims.segments`): a quoted list item is
+one claim with its own marker, and a list item or any other sentence without a full stop
+is written as a markdown list item, so it never runs on into the next claim.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
+from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, segments
 from citewise.models.base import (
     Message,
     ModelRequest,
@@ -28,7 +34,7 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
-from citewise.text import STOPWORDS, overlap, sentence_spans, terms
+from citewise.text import STOPWORDS, overlap, terms
 
 __all__ = ["NO_ANSWER", "ExtractiveModel", "create"]
 
@@ -36,6 +42,8 @@ Part = TextDelta | ToolCallPart | UsagePart
 
 NO_ANSWER = "I could not find an answer to that in the knowledge base."
 _SEARCH = "search_knowledge"
+_TITLE_WORDS = 4
+_SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +91,8 @@ class ExtractiveModel:
                     channel="thought",
                     text=f"Answering from {len(chosen)} evidence sentence(s).",
                 )
-                for i, c in enumerate(chosen):
-                    sep = "" if i == 0 else " "
-                    yield TextDelta(channel="answer", text=f"{sep}{c.text} [{c.document_index}]")
+                for piece in _render(chosen):
+                    yield TextDelta(channel="answer", text=piece)
         prompt = sum(len(getattr(m, "content", "")) for m in request.messages) // 4
         yield UsagePart(input_tokens=prompt, output_tokens=0)
 
@@ -95,9 +102,9 @@ class ExtractiveModel:
         for obs in observations:
             for rank, r in enumerate(obs.get("results", [])):
                 text = str(r.get("text", ""))
-                for a, b in sentence_spans(text):
-                    sentence = text[a:b]
-                    if sentence in seen or len(sentence) < 12:
+                for a, b in segments(text):
+                    sentence = MARKER_GROUP.sub("", text[a:b]).strip()
+                    if sentence in seen or len(sentence) < 12 or not _asserts(text, a, b):
                         continue
                     seen.add(sentence)
                     # Rank breaks ties between equally overlapping sentences.
@@ -105,6 +112,28 @@ class ExtractiveModel:
                     out.append(_Candidate(score, int(r["document_index"]), sentence))
         out.sort(key=lambda c: c.score, reverse=True)
         return out
+
+
+def _asserts(text: str, a: int, b: int) -> bool:
+    """False for a lead-in ("Options:") and a title line ("Eiffel Tower"): a few words
+    with no full stop that are no list item name a topic, they say nothing about it."""
+    body = MARKER_GROUP.sub("", text[a:b]).rstrip()
+    if body.endswith(":"):
+        return False
+    line = text.rfind("\n", 0, a) + 1
+    lead = text[line:a]
+    listed = BLOCK_LEAD.fullmatch(lead) is not None and not lead.lstrip().startswith("#")
+    return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS)
+
+
+def _render(chosen: list[_Candidate]) -> list[str]:
+    """The answer's pieces: sentences run on as prose, each followed by its marker; when
+    one lacks a closing full stop (a list item, a heading), all are written as a list, or
+    the claim splitter would glue it to the next sentence."""
+    prose = all(_SENTENCE_END.search(c.text) for c in chosen)
+    sep, bullet = (" ", "") if prose else ("\n", "- ")
+    return [f"{sep if i else ''}{bullet}{c.text} [{c.document_index}]"
+            for i, c in enumerate(chosen)]
 
 
 def _call(step: int, query: str, k: int) -> ToolCallPart:

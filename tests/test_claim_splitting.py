@@ -1,0 +1,142 @@
+"""Claim splitting: list items and abbreviations (reviewer repros ``numbered_list`` and
+``abbrev``). A claim cut in the wrong place is scored against words it does not say, and
+strict mode deletes the pieces of a correctly cited sentence."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from citewise.agent.context import RunContext
+from citewise.agent.loop import run_agent
+from citewise.agent.state import RunSettings, RunState
+from citewise.agent.tools import ToolResult, Toolset, tool
+from citewise.answer import Answer
+from citewise.grounding.claims import segments, split_claims
+from citewise.knowledge.evidence import _ascii_sentence_spans
+from citewise.knowledge.hits import Hit
+from citewise.models.base import UserMessage
+from citewise.models.scripted import ScriptedModel, call
+from citewise.text import join_abbreviations, sentence_spans
+
+REFUNDS = ("Refunds are issued within 5 business days of the return. Items bought on sale "
+           "cannot be refunded. Store credit never expires.")
+CLINIC = ("Dr. Smith approves all refunds for the clinic. The U.S. office handles billing "
+          "for overseas patients.")
+
+
+def claims(text: str) -> list[str]:
+    return [c.text for c in split_claims(text) if c.is_claim]
+
+
+def answer_for(source: str, text: str, *, strict: bool) -> Answer:
+    """Run ``text`` as a scripted answer over one retrieved document ``source``."""
+
+    @tool
+    def lookup(ctx: RunContext, query: str) -> ToolResult:
+        """Find passages.
+
+        Args:
+            query: what to look for
+        """
+        ctx.ledger.add([Hit(chunk_id=1, document_id="doc", source="/kb/doc.txt", text=source,
+                            start_char=0, end_char=len(source), field_length=len(source),
+                            score=1.0, title="doc")])
+        return ToolResult(text="[1] doc", data={"query": query})
+
+    model = ScriptedModel([[call("lookup", query="q")], text])
+    state = RunState(run_id="run_s", thread_id="thr_s", question="q",
+                     messages=[UserMessage(content="q")])
+
+    async def go() -> Answer:
+        events = [e async for e in run_agent(state, model=model, tools=Toolset([lookup]),
+                                             settings=RunSettings(strict=strict))]
+        assert events[-1].kind == "run_finished"
+        return events[-1].answer
+
+    return asyncio.run(go())
+
+
+# -- list items ---------------------------------------------------------------------------
+
+NUMBERED = ("1. Refunds are issued within 5 business days [1]\n"
+            "2. Items bought on sale cannot be refunded [1]\n"
+            "3. Store credit never expires [1]")
+ITEMS = ["Refunds are issued within 5 business days", "Items bought on sale cannot be refunded",
+         "Store credit never expires"]
+
+
+@pytest.mark.parametrize("text", [
+    NUMBERED,
+    NUMBERED.replace("1. ", "1) ").replace("2. ", "2) ").replace("3. ", "3) "),
+    NUMBERED.replace(" [1]", ""),
+    "Steps:\n" + NUMBERED,
+    NUMBERED.replace("1. ", "- ").replace("2. ", "* ").replace("3. ", "+ "),
+    NUMBERED.replace(" [1]\n", ". [1]\n"),
+])
+def test_list_items_without_full_stops_are_one_claim_each(text: str) -> None:
+    got = [t.rstrip(".") for t in claims(text)]
+    assert got == ITEMS  # no "…days\n2." with the next item's number glued on
+
+
+def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
+    for strict in (False, True):
+        answer = answer_for(REFUNDS, NUMBERED, strict=strict)
+        assert [c.status for c in answer.claims] == ["supported"] * 3
+        assert answer.issues == [] and answer.text == NUMBERED
+
+
+# -- abbreviations ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Dr. Smith approves all refunds [1]. The U.S. office handles billing [1].",
+     ["Dr. Smith approves all refunds.", "The U.S. office handles billing."]),
+    ("Mr. and Mrs. Jones met Prof. Lee on St. Mary's street.",
+     ["Mr. and Mrs. Jones met Prof. Lee on St. Mary's street."]),
+    ("Pay by card, e.g. Visa, i.e. any major card, vs. cash. Cash is refused.",
+     ["Pay by card, e.g. Visa, i.e. any major card, vs. cash.", "Cash is refused."]),
+    ("J. R. Smith signs for Acme Inc. and Beta Ltd. in the U.K. office.",
+     ["J. R. Smith signs for Acme Inc. and Beta Ltd. in the U.K. office."]),
+    ("The desk opens at 9 a.m. and closes at 5 p.m. on weekdays.",
+     ["The desk opens at 9 a.m. and closes at 5 p.m. on weekdays."]),
+    ("See Fig. 3 and No. 7 for the form. Items cost 3. more than cash.",
+     ["See Fig. 3 and No. 7 for the form.", "Items cost 3. more than cash."]),
+    # …but these full stops do end a sentence: the next one starts with a capital.
+    ("The parts are made by Acme Inc. The firm ships them etc. Shipping is free.",
+     ["The parts are made by Acme Inc.", "The firm ships them etc.", "Shipping is free."]),
+    ("So did I. Then we left the U.S. Returns stay open.",
+     ["So did I.", "Then we left the U.S.", "Returns stay open."]),
+    ("Dr.\n\nSmith approves refunds.", ["Dr.", "Smith approves refunds."]),  # a blank line
+])
+def test_abbreviations_do_not_end_a_claim(text: str, expected: list[str]) -> None:
+    assert [c.text for c in split_claims(text)] == expected
+
+
+def test_abbreviated_answer_is_supported_and_kept_in_strict_mode() -> None:
+    text = "Dr. Smith approves all refunds [1]. The U.S. office handles billing [1]."
+    answer = answer_for(CLINIC, text, strict=True)
+    assert answer.text == text and answer.issues == []
+    assert [c.excerpt for c in answer.citations] == [
+        "Dr. Smith approves all refunds for the clinic.",
+        "The U.S. office handles billing for overseas patients."]
+
+
+def test_join_abbreviations_leaves_sentence_spans_and_its_fast_path_alone() -> None:
+    # Chunking and evidence windows keep the plain splitter (and the ASCII fast path stays
+    # equal to it); joining is a separate pass on top of either.
+    spans = sentence_spans(CLINIC)
+    assert spans == _ascii_sentence_spans(CLINIC) and len(spans) == 4
+    joined = join_abbreviations(CLINIC, spans)
+    assert [CLINIC[a:b] for a, b in joined] == [
+        "Dr. Smith approves all refunds for the clinic.",
+        "The U.S. office handles billing for overseas patients."]
+    assert join_abbreviations(CLINIC, _ascii_sentence_spans(CLINIC)) == joined
+
+
+def test_segments_of_a_source_skip_its_footnotes_and_bullets() -> None:
+    text = ("# Tower\nThe tower is 330 metres tall.[2] It opened in 1889.[3]\n- Item one\n"
+            "2. Item two")
+    assert [text[a:b] for a, b in segments(text)] == [
+        "Tower", "The tower is 330 metres tall.", "It opened in 1889.", "Item one", "Item two"]

@@ -1,0 +1,99 @@
+"""The extractive model quotes sources so that every claim it writes verifies: a source's
+own footnotes ("tall.[2]") must not be read as citation markers, and a quoted list item
+is a claim of its own with its own marker (reviewer repros ``footnote_markers`` and
+``list_items``)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewise import Agent, KnowledgeBase
+from citewise.agent.state import RunSettings
+from citewise.answer import Answer
+from citewise.grounding.claims import MARKER_GROUP, split_claims
+from citewise.models.base import ModelRequest, TextDelta, ToolMessage, UserMessage
+from citewise.models.extractive import ExtractiveModel
+
+EIFFEL = ("Eiffel Tower\n\nThe Eiffel Tower is 330 metres tall.[2] It was completed in 1889 "
+          "for the World's Fair.[3] Gustave Eiffel's company designed and built the tower.[1]\n")
+SHIPPING = ("# Shipping\n\nShipping options:\n- Standard shipping takes 5 business days\n"
+            "- Express shipping takes 1 business day\n- Freight shipping takes 10 business days\n")
+
+
+def extractive_answer(question: str, *passages: str) -> str:
+    results: list[dict[str, Any]] = [
+        {"text": p, "document_index": i + 1} for i, p in enumerate(passages)]
+    request = ModelRequest(messages=[
+        UserMessage(content=question),
+        ToolMessage(call_id="c1", name="search_knowledge", content="",
+                    data={"results": results}),
+    ])
+
+    async def go() -> str:
+        return "".join([p.text async for p in ExtractiveModel().stream(request)
+                        if isinstance(p, TextDelta) and p.channel == "answer"])
+
+    return asyncio.run(go())
+
+
+def test_footnotes_in_a_passage_are_not_quoted_as_markers() -> None:
+    text = extractive_answer("How tall is the Eiffel Tower?", EIFFEL)
+    groups = [m.group(0).strip() for m in MARKER_GROUP.finditer(text)]
+    assert groups and set(groups) == {"[1]"}  # only the model's own markers
+    assert text.startswith("The Eiffel Tower is 330 metres tall. [1]")
+    assert "Eiffel Tower [1]" not in text.replace("The Eiffel Tower", "")  # not the title
+
+
+def test_list_items_are_quoted_one_claim_each_with_a_marker() -> None:
+    text = extractive_answer("How long does express shipping take?", SHIPPING)
+    claims = [c for c in split_claims(text) if c.is_claim]
+    assert claims[0].text == "Express shipping takes 1 business day"
+    assert all(c.numbers == [1] for c in claims)  # no item left uncited
+    assert "Shipping options:" not in text  # a lead-in asserts nothing
+
+
+def test_sentences_with_full_stops_stay_prose() -> None:
+    text = extractive_answer("When was the tower finished and built?",
+                             "The tower was finished in 1889. The tower was built by a firm.")
+    assert "\n" not in text and text.count("[1]") == 2
+
+
+def ask(tmp_path: Path, name: str, body: str, question: str, *, strict: bool) -> tuple[
+        Answer, KnowledgeBase]:
+    src = tmp_path / "src"
+    src.mkdir(exist_ok=True)
+    (src / name).write_text(body, encoding="utf-8")
+    kb = KnowledgeBase.open(tmp_path / "data", dense=False)
+    if not kb.list_documents():
+        assert not kb.ingest([src]).failed
+    return Agent(kb).ask(question, settings=RunSettings(strict=strict)), kb
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize(("name", "body", "question", "first"), [
+    ("eiffel.txt", EIFFEL, "How tall is the Eiffel Tower?",
+     "The Eiffel Tower is 330 metres tall."),
+    ("shipping.md", SHIPPING, "How long does express shipping take?",
+     "Express shipping takes 1 business day"),
+])
+def test_extractive_answers_verify_end_to_end(
+    tmp_path: Path, name: str, body: str, question: str, first: str, strict: bool
+) -> None:
+    answer, kb = ask(tmp_path, name, body, question, strict=strict)
+    try:
+        assert answer.issues == []
+        assert answer.claims and all(c.status == "supported" and not c.removed
+                                     for c in answer.claims)
+        assert answer.claims[0].text == first
+        assert answer.citations[0].excerpt == first
+        for c in answer.citations:  # offsets point at the exact source characters
+            doc = answer.search_documents[c.document_index - 1]
+            text = kb.document_text(str(doc.document["id"]))
+            assert text is not None and c.start_char is not None
+            assert text[c.start_char : c.end_char] == c.excerpt
+    finally:
+        kb.close()
