@@ -70,7 +70,7 @@ def final(name: str, events: tuple[Event, ...]) -> Obj:
 
 def test_registry_has_every_dialect() -> None:
     assert set(DIALECTS) == {"citewise", "trustgraph", "agentos", "agent-event", "conversation",
-                             "answer", "ag-ui", "openai"}
+                             "answer", "ag-ui", "openai", "a2a"}
     for name, dialect in DIALECTS.items():
         assert isinstance(dialect, Dialect)
         assert dialect.name == name

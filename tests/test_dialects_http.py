@@ -26,7 +26,9 @@ from typing import Any, ClassVar
 import httpx
 import openai
 import pytest
+from a2a.types.a2a_pb2 import StreamResponse as A2AStreamResponse
 from ag_ui.core import Event as AgUiEvent
+from google.protobuf.json_format import ParseDict
 from openai.types.chat import ChatCompletionChunk
 from pydantic import TypeAdapter
 
@@ -175,6 +177,8 @@ def check(name: str, obj: Obj) -> None:
         assert event.model_dump(mode="json", by_alias=True) == obj
     elif name == "openai" and "error" not in obj:
         ChatCompletionChunk.model_validate(obj)
+    elif name == "a2a":
+        ParseDict(obj, A2AStreamResponse())  # strict: every field is the A2A SDK's
 
 
 # -- one recorded run, every dialect ----------------------------------------------------------

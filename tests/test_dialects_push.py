@@ -41,7 +41,7 @@ from test_dialects_run import (
 )
 
 Obj = dict[str, Any]
-ENDS = {"agent-event", "ag-ui", "answer", "conversation", "openai"}  # dialects with a last object
+ENDS = {"agent-event", "ag-ui", "answer", "conversation", "openai", "a2a"}  # dialects with a last object
 
 
 def push(dialect: Dialect, events: tuple[Event, ...]) -> list[Obj]:
@@ -220,6 +220,8 @@ def _text_of(name: str, final: Obj) -> Any:
         return final["result"]["text"]
     if name == "openai":
         return final["choices"][0]["message"]["content"]
+    if name == "a2a":
+        return final["task"]["artifacts"][0]["parts"][0]["text"]
     key = {"citewise": "text", "trustgraph": "answer", "agentos": "finalResponseText",
            "agent-event": "content", "conversation": "answer", "answer": "text"}[name]
     return final[key]

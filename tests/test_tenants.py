@@ -107,6 +107,9 @@ LISTINGS = {("GET", "/v1/documents"), ("GET", "/v1/threads"), ("GET", "/v1/feedb
             ("POST", "/v1/documents"), ("POST", "/v1/chat/completions"),
             ("POST", "/api/v1/flow/{flow}/service/agent"),
             ("GET", "/v1/models"), ("GET", "/v1/models/{model}")}  # the last two: static
+# A2A: JSON-RPC answers "not found" as -32001 (test_a2a_is_tenant_scoped); the card is
+# public and the same for everyone.
+A2A_ROUTES = {("POST", "/a2a"), ("GET", "/.well-known/agent-card.json")}
 
 
 def _route_of(path: str) -> str:
@@ -125,7 +128,7 @@ def test_every_tenant_scoped_route_is_covered(world: World) -> None:
     spec = create_app().openapi()
     routes = {(m.upper(), path) for path, ops in spec["paths"].items()
               if path not in ("/healthz", "/readyz") for m in ops}
-    covered = {(m, _route_of(p)) for m, p, _ in _paths(world).values()} | LISTINGS
+    covered = {(m, _route_of(p)) for m, p, _ in _paths(world).values()} | LISTINGS | A2A_ROUTES
     assert routes <= covered, routes - covered
 
 
@@ -210,7 +213,9 @@ def test_no_bad_or_revoked_key_is_401_everywhere(world: World, headers: dict[str
                 ("GET", "/v1/threads", None), ("GET", "/v1/feedback", None),
                 ("POST", "/v1/search", {"query": "vault"}), ("POST", "/v1/ask", {"question": "q"}),
                 ("POST", "/v1/runs", {"question": "q"}), ("GET", "/v1/models", None),
-                ("POST", "/api/v1/flow/default/service/agent", {"question": "q"})]
+                ("POST", "/api/v1/flow/default/service/agent", {"question": "q"}),
+                ("POST", "/a2a", {"jsonrpc": "2.0", "id": 1, "method": "GetTask",
+                                  "params": {"id": world.ids["run"]}})]
     with httpx.Client(base_url=world.base, timeout=30, headers=headers) as anon:
         for method, path, body in requests:
             r = anon.request(method, path, json=body)
@@ -231,3 +236,34 @@ def test_revocation_takes_effect(world: World) -> None:
             assert store.revoke_api_key("tenant-b", record.id)
             time.sleep(0.05)
             assert c.get("/v1/threads").status_code == 401
+
+
+def _rpc(client: httpx.Client, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    r = client.post("/a2a", json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def test_a2a_is_tenant_scoped(world: World) -> None:
+    i = world.ids
+    reply = {"decisions": [{"interrupt_id": f"int_{i['paused']}_x", "action": "approve"}]}
+    calls = [("GetTask", {"id": i["run"]}), ("CancelTask", {"id": i["running"]}),
+             ("CancelTask", {"id": i["paused"]}), ("SubscribeToTask", {"id": i["running"]}),
+             ("SendMessage", {"message": {"messageId": "m1", "role": "ROLE_USER",
+                                          "taskId": i["paused"], "parts": [{"data": reply}]}})]
+    for method, params in calls:
+        out = _rpc(world.b, method, params)
+        assert out["error"]["code"] == -32001, (method, out)
+        assert out["error"]["data"][0]["metadata"]["code"] == "unknown_run"
+        assert SECRET not in str(out) and "secret" not in str(out)
+    # B asking in "A's" context gets a thread of its own by that id: none of A's turns.
+    out = _rpc(world.b, "SendMessage", {"message": {
+        "messageId": "m2", "role": "ROLE_USER", "contextId": i["thread"],
+        "parts": [{"text": "quick"}]}})
+    assert out["result"]["task"]["contextId"] == i["thread"] and SECRET not in str(out)
+    own = world.b.get(f"/v1/threads/{i['thread']}").json()
+    assert [t["question"] for t in own["turns"]] == ["quick"]
+    theirs = world.a.get(f"/v1/threads/{i['thread']}").json()
+    assert [t["question"] for t in theirs["turns"]] == ["quick secret question"]
+    assert world.b.delete(f"/v1/threads/{i['thread']}").status_code == 204  # B's own

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from citewise.dialects.a2a import A2ADialect
 from citewise.dialects.agent_event import AgentEventDialect
 from citewise.dialects.agentos import AgentOSDialect
 from citewise.dialects.agui import AgUiDialect
@@ -35,6 +36,7 @@ from citewise.errors import InvalidInput
 __all__ = [
     "DEFAULT_DIALECT",
     "DIALECTS",
+    "A2ADialect",
     "AgUiDialect",
     "AgentEventDialect",
     "AgentOSDialect",
@@ -66,6 +68,7 @@ _ALL: tuple[Dialect, ...] = (
     AnswerDialect(),
     AgUiDialect(),
     OpenAIChatDialect(),
+    A2ADialect(),
 )
 
 DIALECTS: MappingProxyType[str, Dialect] = MappingProxyType({d.name: d for d in _ALL})

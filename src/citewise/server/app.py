@@ -117,7 +117,7 @@ def create_app(
         app.include_router(module.router)
     from citewise.server.formats import include_format_routes
 
-    include_format_routes(app)  # OpenAI chat completions, TrustGraph's agent (issue 7)
+    include_format_routes(app)  # OpenAI chat completions, TrustGraph's agent (issue 7), A2A
 
     upload_limit = config.max_upload_bytes + _UPLOAD_OVERHEAD
 

@@ -5,8 +5,9 @@ heartbeat"); :func:`render_stream` feeds them one at a time to the dialect's pus
 (no helper thread, no buffering) and writes its SSE frames, ending with the dialect's
 terminator (``data: [DONE]`` for OpenAI). :func:`render_final` is the non-streaming
 answer. The compatibility routes (``/v1/chat/completions``, ``/v1/models``, TrustGraph's
-``/api/v1/flow/{flow}/service/agent``) use them through :func:`respond_in`, and
-:func:`include_format_routes` is the app factory's one hook for them.
+``/api/v1/flow/{flow}/service/agent``) use them through :func:`respond_in`, A2A's
+JSON-RPC endpoint (``/a2a``) calls them directly, and :func:`include_format_routes` is the
+app factory's one hook for them.
 
 ``?format=NAME`` on ``/v1/ask`` and ``/v1/runs`` is served by the runs routes; they can
 call :func:`render_stream` / :func:`render_final` directly.
@@ -184,8 +185,9 @@ async def respond_in(state: AppState, tenant: str, question: str, dialect: Diale
 
 
 def include_format_routes(app: FastAPI) -> None:
-    """Register the compatibility routes (OpenAI chat, TrustGraph agent) on ``app``."""
-    from citewise.server.routes import chat, trustgraph
+    """Register the compatibility routes (OpenAI chat, TrustGraph agent, A2A) on ``app``."""
+    from citewise.server.routes import a2a, chat, trustgraph
 
     app.include_router(chat.router)
     app.include_router(trustgraph.router)
+    app.include_router(a2a.router)

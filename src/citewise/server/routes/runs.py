@@ -32,7 +32,7 @@ router = APIRouter(prefix="/v1", tags=["runs"], responses=ERRORS)
 RunId = Annotated[str, Path(min_length=1, max_length=128, description="Run id.")]
 #: The dialects of ``citewise.dialects`` (a test keeps this list equal to its registry).
 FormatName = Literal["citewise", "trustgraph", "agentos", "agent-event", "conversation",
-                     "answer", "ag-ui", "openai"]
+                     "answer", "ag-ui", "openai", "a2a"]
 FormatQuery = Annotated[
     FormatName | None,
     Query(description="Wire format of the answer or stream (default `citewise`: our own "
