@@ -13,7 +13,10 @@ __all__ = ["embed_progress", "progress", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("ingest", help="add files or folders (.txt, .md, …) to the knowledge base")
+    p = sub.add_parser(
+        "ingest", help="add files or folders (.txt, .md, …) to the knowledge base",
+        epilog="Each file that cannot be ingested is reported on its own line; the others are "
+               "ingested. Exit status: 0 all went in, 1 some files failed, 2 none went in.")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--collection", default="default", help="collection to put them in")
     p.add_argument(
@@ -61,12 +64,12 @@ def run(args: argparse.Namespace) -> int:
             embed_progress=embed_progress,
             prune=args.prune,
         )
-    if report.failed and not (
-        report.added or report.updated or report.unchanged or report.removed
-    ):
-        first = report.failed[0]
-        raise IngestError(first.message, code=first.code, details={"path": first.path})
-    for failure in report.failed:
-        sys.stderr.write(f"error: {failure.message} [{failure.code}]\n")
+    for failure in report.failed:  # every one, each with the file it is about
+        said = failure.message
+        if failure.path not in said:
+            said = f"{failure.path}: {said}"
+        sys.stderr.write(f"error: {said} [{failure.code}]\n")
     print(report.summary())
-    return 1 if report.failed else 0
+    if not report.failed:
+        return 0
+    return 1 if report.added or report.updated or report.unchanged or report.removed else 2

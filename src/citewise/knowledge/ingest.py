@@ -106,9 +106,31 @@ class IngestReport:
         }
 
 
-def _walk(folder: Path) -> Iterator[Path]:
-    """Files under ``folder``, sorted, skipping hidden files and folders."""
-    for root, dirs, files in os.walk(folder):
+def shown(path: str | Path) -> str:
+    """A path as printable text: non-UTF-8 bytes of a name are shown as backslash escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _unnamable(path: Path, report: IngestReport) -> bool:
+    """A file whose name is not UTF-8 cannot be a source (stored as text, hashed into the
+    document id): it fails alone instead of stopping the batch."""
+    if shown(path) == str(path):
+        return False
+    report.failed.append(IngestFailure(shown(path), "unsupported_file_name",
+                                       "the file name is not valid UTF-8; rename the file"))
+    return True
+
+
+def _walk(folder: Path, report: IngestReport) -> Iterator[Path]:
+    """Files under ``folder``, sorted, skipping hidden files and folders. A folder that
+    cannot be read is a failure of the call, not silently nothing."""
+
+    def unreadable(err: OSError) -> None:
+        where = shown(err.filename or folder)
+        report.failed.append(IngestFailure(where, "unreadable_folder",
+                                           f"cannot read folder: {err.strerror or err}"))
+
+    for root, dirs, files in os.walk(folder, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith("."):
@@ -126,13 +148,14 @@ def _expand(
                 IngestFailure(str(path), "path_not_found", f"no such file or folder: {given}")
             )
         elif path.is_dir():
-            for f in _walk(path):
+            for f in _walk(path, report):
                 if registry.for_path(f) is None:
-                    report.skipped.append(str(f))
-                else:
+                    report.skipped.append(shown(f))
+                elif not _unnamable(f, report):
                     files.setdefault(str(f), f)
         elif path.is_file():
-            files.setdefault(str(path), path)
+            if not _unnamable(path, report):
+                files.setdefault(str(path), path)
         else:
             report.failed.append(
                 IngestFailure(str(path), "unsupported_path", "not a regular file or folder")
@@ -378,8 +401,20 @@ def missing_under(
         docs = store.list_documents(tenant, limit=page, offset=offset)
         for doc in docs:
             src = doc.source
-            if "://" not in src and src.startswith(tuple(folders)) and not os.path.lexists(src):
+            if "://" not in src and src.startswith(tuple(folders)) and _gone(src):
                 gone.append((doc.id, src))
         if len(docs) < page:
             return gone
         offset += page
+
+
+def _gone(path: str) -> bool:
+    """Known not to exist (``os.path.lexists`` is also False behind an unreadable folder,
+    and pruning on that deleted documents of files that were still there)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:  # permission denied, an I/O error: it may well exist
+        return False
+    return False

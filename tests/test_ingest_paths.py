@@ -1,0 +1,92 @@
+"""Which files an ingest reads, and which documents a prune may remove: a folder that
+cannot be read, or a file name that is not UTF-8, is a failure of its own — it neither
+stops the rest nor looks like a deletion."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewise.knowledge.base import KnowledgeBase
+from test_cli import cli
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    (root / "france.txt").write_text("Paris is the capital of France.\n")
+    (root / "sub" / "lemur.txt").write_text("Lemurs live only on Madagascar.\n")
+    return root
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Iterator[KnowledgeBase]:
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as opened:
+        yield opened
+
+
+def _unreadable(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """As ``chmod 000 folder`` for a non-root user (the suite may run as root)."""
+    real_scandir, real_lstat = os.scandir, os.lstat
+
+    def denied(path: Any) -> None:
+        raise PermissionError(13, "Permission denied", os.fspath(path))
+
+    def scandir(path: Any = ".") -> Any:
+        return denied(path) if Path(os.fspath(path)) == folder else real_scandir(path)
+
+    def lstat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(os.fspath(path)).parent == folder:
+            denied(path)
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "lstat", lstat)
+
+
+def test_prune_keeps_the_documents_of_a_folder_it_cannot_read(
+        kb: KnowledgeBase, docs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert len(kb.ingest([docs]).added) == 2
+    _unreadable(monkeypatch, docs / "sub")
+    report = kb.ingest([docs], prune=True)
+    assert report.removed == []  # lemur.txt is still there, only unreadable
+    assert [(f.path, f.code) for f in report.failed] == [(str(docs / "sub"),
+                                                          "unreadable_folder")]
+    assert report.unchanged == [str(docs / "france.txt")]
+    monkeypatch.undo()
+    assert kb.find_document(docs / "sub" / "lemur.txt") is not None
+    (docs / "sub" / "lemur.txt").unlink()  # gone for real: now it is pruned
+    assert kb.ingest([docs], prune=True).removed == [str(docs / "sub" / "lemur.txt")]
+
+
+def test_a_file_name_that_is_not_utf8_fails_alone(kb: KnowledgeBase, docs: Path) -> None:
+    bad = os.fsencode(docs) + b"/caf\xe9.txt"
+    with open(bad, "wb") as f:
+        f.write(b"Coffee is served all day.\n")
+    report = kb.ingest([docs])  # used to raise UnicodeEncodeError, storing nothing
+    assert sorted(Path(p).name for p in report.added) == ["france.txt", "lemur.txt"]
+    assert [(f.path, f.code) for f in report.failed] == [
+        (f"{docs}/caf\\xe9.txt", "unsupported_file_name")]
+    assert kb.ingest([os.fsdecode(bad)]).failed[0].code == "unsupported_file_name"
+
+
+def test_cli_reports_every_failed_file_with_its_path(tmp_path: Path) -> None:
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"\x00\x01" * 64)
+    (folder / "b.txt").write_text("")
+    proc = cli("ingest", str(folder), data_dir=tmp_path / "data")
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2  # nothing went in
+    assert len(lines) == 2 and "Traceback" not in proc.stderr
+    assert str(folder / "a.txt") in lines[0] and "[binary_file]" in lines[0]
+    assert str(folder / "b.txt") in lines[1] and "[empty_document]" in lines[1]
+    assert "0 added" in proc.stdout and "2 failed" in proc.stdout
+    (folder / "c.txt").write_text("Some text at last.\n")
+    proc = cli("ingest", str(folder), data_dir=tmp_path / "data")
+    assert proc.returncode == 1 and "1 added" in proc.stdout  # some went in
