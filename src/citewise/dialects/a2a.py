@@ -33,11 +33,11 @@ status, the answer artifact once completed, and the question as history.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from citewise.answer import Answer
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, dumps, encode, iso
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, dumps, iso
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -229,8 +229,6 @@ class A2ADialect(DataOnlySSE):
     def encoder(self) -> A2AEncoder:
         return A2AEncoder()
 
-    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return {"task": task_of(answer, interrupts)}

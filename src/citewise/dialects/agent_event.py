@@ -15,10 +15,10 @@ explain events have no variant and are dropped. SSE frames are ``data: {json}\\n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from citewise.answer import Answer
-from citewise.dialects.base import DataOnlySSE, Obj, dumps, encode
+from citewise.dialects.base import DataOnlySSE, Obj, dumps
 from citewise.events import (
     Action,
     ErrorEvent,
@@ -80,8 +80,6 @@ class AgentEventDialect(DataOnlySSE):
     def encoder(self) -> AgentEventEncoder:
         return AgentEventEncoder()
 
-    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         if answer.status == "paused":

@@ -28,12 +28,12 @@ and the feedback trajectory ride in ``metadata``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from citewise.answer import Answer, TraceEntry, Usage
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, encode, iso
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, iso
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -144,8 +144,6 @@ class AgentOSDialect(DataOnlySSE):
     def encoder(self) -> AgentOSEncoder:
         return AgentOSEncoder(self)
 
-    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return self._final(answer, now(), interrupts)

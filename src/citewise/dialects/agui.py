@@ -29,10 +29,10 @@ since the epoch. ``final`` is the terminal event alone (``RUN_FINISHED`` / ``RUN
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from citewise.answer import Answer, Usage
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, dumps, encode, iso, millis
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, dumps, iso, millis
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -227,8 +227,6 @@ class AgUiDialect(DataOnlySSE):
     def encoder(self) -> AgUiEncoder:
         return AgUiEncoder()
 
-    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return _terminal(answer, interrupts, millis(now()))

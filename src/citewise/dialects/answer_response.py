@@ -27,10 +27,10 @@ run's terminal event.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from citewise.answer import Answer, Issue, Usage
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, encode, iso
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, iso
 from citewise.events import ErrorEvent, Event, Interrupt, RunFinished, RunPaused
 
 __all__ = ["AnswerDialect", "AnswerEncoder"]
@@ -75,8 +75,6 @@ class AnswerDialect(DataOnlySSE):
     def encoder(self) -> AnswerEncoder:
         return AnswerEncoder(self)
 
-    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         issues = [_issue(i) for i in answer.issues if i.severity == "warning"]

@@ -120,6 +120,12 @@ class DataOnlySSE:
     media_type: str = SSE_MEDIA_TYPE
     terminator: str = ""
 
+    def encoder(self) -> Encoder:
+        raise NotImplementedError  # each dialect's own
+
+    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
+        return encode(self.encoder(), events)
+
     def sse(self, obj: Obj) -> str:
         return sse_frame(obj)
 

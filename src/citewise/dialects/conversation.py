@@ -20,10 +20,10 @@ built from the run's terminal event.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from citewise.answer import Answer, SearchDocument, Snippet
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, encode
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of
 from citewise.events import ErrorEvent, Event, Interrupt, RunFinished, RunPaused
 
 __all__ = ["ConversationDialect", "ConversationEncoder"]
@@ -77,8 +77,6 @@ class ConversationDialect(DataOnlySSE):
     def encoder(self) -> ConversationEncoder:
         return ConversationEncoder(self)
 
-    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         out: Obj = {

@@ -26,11 +26,11 @@ observations of the run joined by blank lines; a failed or paused run is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from citewise.answer import Answer
-from citewise.dialects.base import DataOnlySSE, Obj, encode
+from citewise.dialects.base import DataOnlySSE, Obj
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -144,8 +144,6 @@ class TrustGraphDialect(DataOnlySSE):
     def encoder(self) -> TrustGraphEncoder:
         return TrustGraphEncoder()
 
-    def stream(self, events: Iterable[Event]) -> Iterator[Obj]:
-        return encode(self.encoder(), events)
 
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         if answer.status == "paused":
