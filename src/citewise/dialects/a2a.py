@@ -229,6 +229,5 @@ class A2ADialect(DataOnlySSE):
     def encoder(self) -> A2AEncoder:
         return A2AEncoder()
 
-
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return {"task": task_of(answer, interrupts)}

@@ -80,7 +80,6 @@ class AgentEventDialect(DataOnlySSE):
     def encoder(self) -> AgentEventEncoder:
         return AgentEventEncoder()
 
-
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         if answer.status == "paused":
             return _paused(interrupts)

@@ -144,7 +144,6 @@ class AgentOSDialect(DataOnlySSE):
     def encoder(self) -> AgentOSEncoder:
         return AgentOSEncoder(self)
 
-
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return self._final(answer, now(), interrupts)
 

@@ -227,6 +227,5 @@ class AgUiDialect(DataOnlySSE):
     def encoder(self) -> AgUiEncoder:
         return AgUiEncoder()
 
-
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         return _terminal(answer, interrupts, millis(now()))

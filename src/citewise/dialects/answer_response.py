@@ -75,7 +75,6 @@ class AnswerDialect(DataOnlySSE):
     def encoder(self) -> AnswerEncoder:
         return AnswerEncoder(self)
 
-
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         issues = [_issue(i) for i in answer.issues if i.severity == "warning"]
         usage = _usage(answer.usage)

@@ -77,7 +77,6 @@ class ConversationDialect(DataOnlySSE):
     def encoder(self) -> ConversationEncoder:
         return ConversationEncoder(self)
 
-
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         out: Obj = {
             "conversation_id": answer.thread_id,

@@ -144,7 +144,6 @@ class TrustGraphDialect(DataOnlySSE):
     def encoder(self) -> TrustGraphEncoder:
         return TrustGraphEncoder()
 
-
     def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
         if answer.status == "paused":
             return _error("run_paused", _paused_message(interrupts), streaming=False)
