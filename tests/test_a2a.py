@@ -34,17 +34,14 @@ from citewise.agent.tools import tool
 from citewise.dialects import get_dialect
 from citewise.dialects.base import final_of
 from citewise.events import ErrorEvent, RunFinished, RunPaused
-from citewise.knowledge.base import KnowledgeBase
 from citewise.models.base import AssistantMessage, ModelRequest, UserMessage
 from citewise.models.scripted import Part, ScriptedModel, answer, call, thought
 from citewise.server import ServerConfig, create_app
 from citewise.server.routes.a2a import CARD_PATH
 from citewise.server.testing import serve
-from test_dialects_run import RUNS
+from test_dialects_run import RUNS, policy_kb
 
 Obj = dict[str, Any]
-REFUNDS = "Refunds are issued within 14 days of the return. Store credit is instant."
-SHIPPING = "Orders ship from Berlin. Delivery takes two days."
 TEXT = "Refunds are issued within **14 days** of the return [1]. Orders ship from Berlin [2]."
 DONE = {pb.TASK_STATE_COMPLETED, pb.TASK_STATE_FAILED, pb.TASK_STATE_CANCELED,
         pb.TASK_STATE_INPUT_REQUIRED}
@@ -95,13 +92,8 @@ class Routed:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("a2a")
-    (root / "kb").mkdir()
-    (root / "kb" / "refunds.md").write_text(f"# Refunds\n\n{REFUNDS}\n", encoding="utf-8")
-    (root / "kb" / "shipping.md").write_text(f"# Shipping\n\n{SHIPPING}\n", encoding="utf-8")
-    with KnowledgeBase.open(root / "data") as kb:
-        kb.ingest([root / "kb"])
-    config = ServerConfig(data_dir=root / "data", rate_limit_per_s=0, heartbeat_s=5.0,
+    data = policy_kb(tmp_path_factory.mktemp("a2a"))
+    config = ServerConfig(data_dir=data, rate_limit_per_s=0, heartbeat_s=5.0,
                           retain_s=1.0, poll_interval_s=0.05, cancel_grace_s=0.3)
     with serve(create_app(config, model=Routed, tools=[issue_refund])) as url:
         yield url

@@ -36,19 +36,17 @@ from citewise.agent.tools import tool
 from citewise.client.sse import SSEDecoder
 from citewise.dialects import DIALECTS, get_dialect
 from citewise.events import Event, event_adapter
-from citewise.knowledge.base import KnowledgeBase
 from citewise.models.base import AssistantMessage, ModelRequest, UserMessage
 from citewise.models.scripted import Part, ScriptedModel, answer, call, thought
 from citewise.server import ServerConfig, create_app
 from citewise.server.testing import serve
 from test_dialects import SCHEMA_OF, validator
 from test_dialects_clients import _no_unknown_fields
+from test_dialects_run import policy_kb
 
 Obj = dict[str, Any]
 AG_UI: TypeAdapter[Any] = TypeAdapter(AgUiEvent)
 
-REFUNDS = "Refunds are issued within 14 days of the return. Store credit is instant."
-SHIPPING = "Orders ship from Berlin. Delivery takes two days."
 TEXT = ("Refunds are issued within **14 days** of the return [1]. Orders ship from "
         "Berlin [2]. Your order A-17 has shipped.")
 QUESTION = "How fast are refunds, and where is my order A-17?"
@@ -125,13 +123,8 @@ def first_requests(question: str) -> list[ModelRequest]:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("dialects_http")
-    (root / "kb").mkdir()
-    (root / "kb" / "refunds.md").write_text(f"# Refunds\n\n{REFUNDS}\n", encoding="utf-8")
-    (root / "kb" / "shipping.md").write_text(f"# Shipping\n\n{SHIPPING}\n", encoding="utf-8")
-    with KnowledgeBase.open(root / "data") as kb:
-        assert len(kb.ingest([root / "kb"]).added) == 2
-    config = ServerConfig(data_dir=root / "data", rate_limit_per_s=0, heartbeat_s=5.0,
+    data = policy_kb(tmp_path_factory.mktemp("dialects_http"))
+    config = ServerConfig(data_dir=data, rate_limit_per_s=0, heartbeat_s=5.0,
                           retain_s=1.0, poll_interval_s=0.05)
     with serve(create_app(config, model=Routed, tools=[lookup_order, issue_refund])) as url:
         yield url

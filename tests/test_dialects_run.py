@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from citewise.agent.context import RunContext
@@ -28,6 +29,18 @@ from citewise.triples import Literal_, Triple, iri, lit
 
 REFUNDS = "Refunds are issued within 14 days of the return. Store credit is instant."
 SHIPPING = "Orders ship from Berlin. Delivery takes two days."
+
+
+def policy_kb(root: Path) -> Path:
+    """The data dir of a knowledge base under ``root`` holding the two policy pages."""
+    from citewise.knowledge.base import KnowledgeBase
+
+    (root / "kb").mkdir()
+    (root / "kb" / "refunds.md").write_text(f"# Refunds\n\n{REFUNDS}\n", encoding="utf-8")
+    (root / "kb" / "shipping.md").write_text(f"# Shipping\n\n{SHIPPING}\n", encoding="utf-8")
+    with KnowledgeBase.open(root / "data") as kb:
+        assert len(kb.ingest([root / "kb"]).added) == 2
+    return root / "data"
 BIG = 2**52  # chunk ids are 53-bit: bigger than int32, still exact in JSON
 HITS = [
     Hit(chunk_id=BIG + 11, document_id="doc-refunds", source="kb/refunds.md", text=REFUNDS,
