@@ -75,6 +75,11 @@ def test_a_schema_that_refers_to_nothing_is_refused(schema: dict[str, Any]) -> N
      "properties": {"kids": {"type": "array", "items": {"$dynamicRef": "#node"}}}},
     {"$id": "https://x.test/r.json", "$defs": {"a": {"$anchor": "x"}}, "$ref": "#x"},
     {"properties": {"n": {"$id": "https://x.test/n.json", "$ref": "other.json"}}},
+    # A "$ref" key inside data is not a reference; the metaschemas resolve offline.
+    {"const": {"$ref": "#/nowhere"}},
+    {"type": "object", "examples": [{"$ref": "#/x"}], "default": {"$ref": "#/y"}},
+    {"enum": [{"$ref": "#/z"}]},
+    {"$ref": "https://json-schema.org/draft/2020-12/schema"},
 ])
 def test_schemas_that_resolve_are_accepted(schema: dict[str, Any]) -> None:
     check_schema(schema)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citewise.answer import Answer, Issue
 from citewise.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from referencing import Resource
 
 __all__ = ["check_schema", "check_structured", "repair_prompt", "verified_structured"]
 
@@ -40,38 +43,42 @@ def check_schema(schema: dict[str, Any]) -> None:
 
 
 def _unresolvable_ref(schema: dict[str, Any]) -> str | None:
-    """The first ``$ref`` / ``$dynamicRef`` that cannot be resolved inside ``schema``: one
-    that points nowhere would otherwise fail the run only when validation reaches it.
-    Relative references under a nested ``$id`` are left to validation (their base differs)."""
+    """The first ``$ref`` / ``$dynamicRef`` that cannot be resolved inside ``schema`` (or
+    the JSON Schema specifications jsonschema knows offline): one that points nowhere
+    would otherwise fail the run only when validation reaches it. Only subschemas are
+    read (a ``$ref`` key inside ``const`` or ``examples`` is data), and relative
+    references under a nested ``$id`` are left to validation (their base differs)."""
+    import jsonschema_specifications  # type: ignore[import-untyped]  # (jsonschema's own)
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import DRAFT202012
 
+    specifications: Registry[Any] = jsonschema_specifications.REGISTRY
     root = DRAFT202012.create_resource(schema)
     base = root.id() or ""
-    resolver = Registry().with_resource(base, root).crawl().resolver(base_uri=base)
-    nested_ids = any(True for _ in _values(schema, "$id", skip_root=True))
-    for ref in [*_values(schema, "$ref"), *_values(schema, "$dynamicRef")]:
-        absolute = "://" in ref or ref.startswith("urn:")
-        if not absolute and (nested_ids or not ref.startswith("#")):
-            continue
-        try:
-            resolver.lookup(ref)
-        except Unresolvable:
-            return ref
+    resolver = specifications.with_resource(base, root).crawl().resolver(base_uri=base)
+    subschemas = list(_subschemas(root))
+    nested_ids = any("$id" in sub for sub in subschemas[1:])
+    for sub in subschemas:
+        for key in ("$ref", "$dynamicRef"):
+            ref = sub.get(key)
+            if not isinstance(ref, str):
+                continue
+            absolute = "://" in ref or ref.startswith("urn:")
+            if not absolute and (nested_ids or not ref.startswith("#")):
+                continue
+            try:
+                resolver.lookup(ref)
+            except Unresolvable:
+                return ref
     return None
 
 
-def _values(node: Any, key: str, *, skip_root: bool = False) -> Iterator[str]:
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k == key and isinstance(v, str) and not skip_root:
-                yield v
-            else:
-                yield from _values(v, key)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _values(item, key)
+def _subschemas(resource: Resource[Any]) -> Iterator[dict[str, Any]]:
+    if isinstance(resource.contents, dict):
+        yield resource.contents
+    for sub in resource.subresources():
+        yield from _subschemas(sub)
 
 
 def _candidates(text: str) -> list[tuple[Any, int]]:
