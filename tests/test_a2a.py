@@ -383,3 +383,28 @@ def test_api_keys_guard_the_endpoint_not_the_card(tmp_path: Any) -> None:
         assert refused.json()["error"]["code"] == "missing_api_key"
         answered = httpx.post(f"{url}/a2a", json=get, headers={"Authorization": f"Bearer {key}"})
         assert answered.json()["error"]["code"] == -32001
+
+
+def test_a_refused_start_removes_only_a_thread_nobody_else_uses(tmp_path: Any) -> None:
+    # A message with a new contextId creates its thread before the run starts; a start
+    # refused (here: no free run slot) takes it away again — unless another request's run
+    # is starting on that contextId meanwhile, whose thread it then is.
+    config = ServerConfig(data_dir=tmp_path, rate_limit_per_s=0)
+    app = create_app(config, model=Routed)
+
+    def send_in(context_id: str) -> httpx.Response:
+        return httpx.post(f"{url}/a2a", json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                                               "params": {"message": {
+                                                   "messageId": "m1", "contextId": context_id,
+                                                   "role": "ROLE_USER",
+                                                   "parts": [{"text": "quick one"}]}}})
+
+    with serve(app) as url:
+        manager = app.state.citewise.manager
+        manager.slots.limit = 1
+        manager.slots.acquire("default")  # a run in progress: every start is refused
+        assert send_in("ctx-alone").status_code == 429
+        assert httpx.get(f"{url}/v1/threads/ctx-alone").status_code == 404
+        with manager.threads.starting("default", "ctx-shared"):  # another request's start
+            assert send_in("ctx-shared").status_code == 429
+        assert httpx.get(f"{url}/v1/threads/ctx-shared").status_code == 200

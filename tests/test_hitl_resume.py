@@ -21,8 +21,8 @@ from citewise.agent.state import Decision, RunSettings
 from citewise.agent.tools import Tool, tool
 from citewise.errors import ApprovalRequired, UsageError
 from citewise.events import TERMINAL_KINDS, Event, event_adapter
-from citewise.models.base import ToolMessage
-from citewise.models.scripted import ScriptedModel, call
+from citewise.models.base import ModelRequest, ToolMessage
+from citewise.models.scripted import Part, ScriptedModel, call
 from citewise.store.sqlite import SQLiteStore
 
 CALLS: Counter[str] = Counter()  # executions per tool: the exactly-once ledger
@@ -460,6 +460,37 @@ def test_cancel_running_run_from_another_store_handle(store: SQLiteStore, tmp_pa
     terminal = one_terminal(events)
     assert terminal.kind == "error" and terminal.code == "run_cancelled"
     assert len(events) < 150  # stopped well before the model finished
+
+
+def test_a_cancel_after_the_models_last_part_neither_runs_tools_nor_pauses(
+        store: SQLiteStore) -> None:
+    # The flag used to be read only between the model's parts: asked after the last one,
+    # the run went on to pause for approval (or to run its tools).
+    run_ids: list[str] = []
+
+    class CancelledMeanwhile:
+        name = "cancelled-meanwhile"
+
+        async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
+            async for part in ScriptedModel([call("transfer", amount=10)]).stream(request):
+                yield part
+            assert a.cancel(run_ids[0])  # after the last part, before the loop goes on
+
+    a = Agent(store=store, model=CancelledMeanwhile(), tools=TOOLS)
+
+    async def go() -> list[Event]:
+        events: list[Event] = []
+        async for e in a.stream("Move 10 EUR"):
+            run_ids.append(e.run_id)
+            events.append(e)
+        return events
+
+    events = asyncio.run(go())
+    terminal = one_terminal(events)
+    assert terminal.kind == "error" and terminal.code == "run_cancelled"
+    assert "run_paused" not in [e.kind for e in events] and CALLS["transfer"] == 0
+    record = store.get_run("default", terminal.run_id)
+    assert record is not None and record.status == "cancelled"
 
 
 def test_cancel_paused_run_appends_one_terminal_event(store: SQLiteStore) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from citewise import Agent
 from citewise.dialects import get_dialect
-from citewise.events import AnswerDelta, Event, Thought
+from citewise.events import AnswerDelta, Event, RunFinished, Thought
 from citewise.models.scripted import ScriptedModel, answer, thought
 
 
@@ -38,19 +38,16 @@ def test_reasoning_ends_before_the_answer_starts() -> None:
     assert thought_id != answer_id
 
 
-def test_reasoning_after_the_answer_started_is_a_message_of_its_own() -> None:
+def test_reasoning_after_the_answer_started_is_kept_but_not_streamed() -> None:
     events = run([thought("First."), answer("Paris"), thought("Second."), answer(" it is.")])
     msgs = messages(events)
-    ids = [m[1] for m in msgs if m[0] == "thought"]
-    assert [m[2:] for m in msgs if m[0] == "thought"] == [
-        ("First.", False), ("", True), ("Second.", False), ("", True)]
-    assert ids[0] == ids[1] != ids[2] == ids[3]
-    # Every message is closed once, and nothing is sent after its end.
-    ended: set[str] = set()
-    for kind, mid, _, eom in msgs:
-        assert mid not in ended, (kind, mid)
-        if eom:
-            ended.add(mid)
+    assert [m[0] for m in msgs] == ["thought", "thought", "answer_delta", "answer_delta",
+                                    "answer_delta"]
+    assert [m[2] for m in msgs if m[0] == "thought"] == ["First.", ""]
+    assert max(agui_starts(events).values()) == 1  # no message started twice
+    last = events[-1]
+    assert isinstance(last, RunFinished)
+    assert last.answer.reasoning_trace[-1].thought == "First.Second."  # nothing lost
 
 
 def agui_starts(events: list[Event]) -> Counter[tuple[str, str]]:

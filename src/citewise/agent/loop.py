@@ -154,16 +154,16 @@ async def run_agent(
             thought_id = f"msg_{next(_msg_ids)}"
             answer_id = f"msg_{next(_msg_ids)}"
             in_tok = out_tok = 0
-            thinking = False  # a streamed reasoning message is open
+            thinking = answering = False  # a streamed reasoning / answer message is open
             parts = model.stream(request)
             try:
                 async for part in parts:
                     if isinstance(part, TextDelta):
                         if part.channel == "thought":
                             thought.append(part.text)
-                            if scrub is None:
-                                if not thinking and len(thought) > 1:  # reasoning resumed
-                                    thought_id = f"msg_{next(_msg_ids)}"
+                            # Reasoning after the answer started is kept (trace, history)
+                            # but not streamed: it would interleave with the open answer.
+                            if scrub is None and not answering:
                                 thinking = True
                                 yield emit(Thought, message_id=thought_id, step=state.step,
                                            text=part.text)
@@ -174,6 +174,7 @@ async def run_agent(
                                     thinking = False
                                     yield emit(Thought, message_id=thought_id, step=state.step,
                                                text="", end_of_message=True)
+                                answering = True
                                 yield emit(AnswerDelta, message_id=answer_id, text=part.text)
                     elif isinstance(part, ToolCallPart):
                         calls.append(part.call)
@@ -207,6 +208,9 @@ async def run_agent(
                 state.trace.append(trace_entry(state.step, "thought", thought=reasoning or None,
                                           duration_ms=duration, input_tokens=in_tok,
                                           output_tokens=out_tok))
+                if cancel is not None and cancel.is_set():
+                    # Asked after the model's last part: no tool runs, and no pause.
+                    raise RunCancelled("the run was cancelled")
                 interrupts = plan_interrupts(state, calls, tools, settings, approval_policy)
                 if interrupts:
                     yield pause_event(state, emit, interrupts, calls)

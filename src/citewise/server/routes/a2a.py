@@ -270,8 +270,20 @@ async def _start(call: _Call, message: rpc.Message, question: str) -> LiveRun:
         return await state.manager.start(tenant, question, thread_id=thread_id)
     except BaseException:
         if created and thread_id is not None:
-            await asyncio.to_thread(state.services.store.delete_thread, tenant, thread_id)
+            await _forget(state, tenant, thread_id)
         raise
+
+
+async def _forget(state: AppState, tenant: str, thread_id: str) -> None:
+    """Delete the thread a refused start created — unless another request's run is on it
+    by now (the same contextId): the delete goes through the thread claims for that."""
+    manager = state.manager
+    live = any(r.thread_id == thread_id for r in manager.active(tenant))
+    try:
+        with manager.threads.deleting(tenant, thread_id, live_run=live):
+            await asyncio.to_thread(state.services.store.delete_thread, tenant, thread_id)
+    except UsageError:  # thread_busy: it is someone else's thread now
+        pass
 
 
 async def _send(call: _Call, *, streaming: bool) -> Response:
