@@ -256,11 +256,12 @@ def _canonical(text: str) -> str:
 
 
 def _numbers(text: str) -> set[str]:
-    return {m.group(0).replace(",", "") for m in _NUMBER.finditer(_canonical(text))}
+    """The numbers of ``text``, already :func:`_canonical` (lexical_support's hot path)."""
+    return {m.group(0).replace(",", "") for m in _NUMBER.finditer(text)}
 
 
 def _negated(text: str) -> bool:
-    text = text.translate(_APOSTROPHES)
+    """Whether ``text``, already :func:`_canonical`, says no."""
     words = terms(text)
     return any(w in _NEGATIONS or w.endswith("n't") for w in words) or "n't" in text.lower()
 
