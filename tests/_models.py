@@ -1,13 +1,14 @@
-"""Test models that take their time, for runs that must overlap or be caught mid-run."""
+"""Test models: ones that take their time (runs that must overlap or be caught mid-run), and
+what a stateless scripted model routes on."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 
-from citewise.models.base import ModelRequest, TextDelta
+from citewise.models.base import AssistantMessage, ModelRequest, TextDelta, UserMessage
 
-__all__ = ["SlowTalker"]
+__all__ = ["SlowTalker", "question_and_turn"]
 
 
 class SlowTalker:
@@ -23,3 +24,13 @@ class SlowTalker:
         for n in range(self.words):
             await asyncio.sleep(self.pause)
             yield TextDelta(text=f"word{n} ")
+
+
+def question_and_turn(request: ModelRequest) -> tuple[str, int]:
+    """The last question of ``request`` and how many assistant turns followed it: what a
+    stateless scripted model picks its script and turn by, so a resumed run (in any
+    process) goes on where the paused one stopped."""
+    last = max(i for i, m in enumerate(request.messages) if isinstance(m, UserMessage))
+    question = request.messages[last].content
+    assert isinstance(question, str)
+    return question, sum(isinstance(m, AssistantMessage) for m in request.messages[last:])

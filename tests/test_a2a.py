@@ -30,11 +30,12 @@ from a2a.utils.errors import (
 )
 from google.protobuf.json_format import MessageToDict, ParseDict
 
+from _models import question_and_turn
 from citewise.agent.tools import tool
 from citewise.dialects import get_dialect
 from citewise.dialects.base import final_of
 from citewise.events import ErrorEvent, RunFinished, RunPaused
-from citewise.models.base import AssistantMessage, ModelRequest, UserMessage
+from citewise.models.base import ModelRequest
 from citewise.models.scripted import Part, ScriptedModel, answer, call, thought
 from citewise.server import ServerConfig, create_app
 from citewise.server.routes.a2a import CARD_PATH
@@ -78,14 +79,11 @@ class Routed:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
         Routed.seen.append(request)
-        last = max(i for i, m in enumerate(request.messages) if isinstance(m, UserMessage))
-        question = request.messages[last].content
-        assert isinstance(question, str)
+        question, done = question_and_turn(request)
         word = question.split()[0].lower()
         if word == "slow":
             await asyncio.sleep(60)
         turns = SCRIPTS.get(word, SCRIPTS["how"])
-        done = sum(isinstance(m, AssistantMessage) for m in request.messages[last:])
         async for part in ScriptedModel(turns[done:done + 1], name=self.name).stream(request):
             yield part
 

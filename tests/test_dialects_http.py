@@ -32,11 +32,12 @@ from google.protobuf.json_format import ParseDict
 from openai.types.chat import ChatCompletionChunk
 from pydantic import TypeAdapter
 
+from _models import question_and_turn
 from citewise.agent.tools import tool
 from citewise.client.sse import SSEDecoder
 from citewise.dialects import DIALECTS, get_dialect
 from citewise.events import Event, event_adapter
-from citewise.models.base import AssistantMessage, ModelRequest, UserMessage
+from citewise.models.base import ModelRequest, UserMessage
 from citewise.models.scripted import Part, ScriptedModel, answer, call, thought
 from citewise.server import ServerConfig, create_app
 from citewise.server.testing import serve
@@ -102,11 +103,8 @@ class Routed:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Part]:
         Routed.seen.append(request)
-        last = max(i for i, m in enumerate(request.messages) if isinstance(m, UserMessage))
-        question = request.messages[last].content
-        assert isinstance(question, str)
+        question, done = question_and_turn(request)
         turns = SCRIPTS.get(question.split()[0].lower(), SCRIPTS["how"])
-        done = sum(isinstance(m, AssistantMessage) for m in request.messages[last:])
         async for part in ScriptedModel(turns[done:done + 1], name=self.name).stream(request):
             yield part
 

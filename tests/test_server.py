@@ -17,10 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
+from _models import question_and_turn
 from citewise.agent.tools import tool
 from citewise.client.sse import SSEDecoder
 from citewise.events import Event, event_adapter
-from citewise.models.base import AssistantMessage, ModelRequest, UserMessage
+from citewise.models.base import ModelRequest
 from citewise.models.scripted import Part, answer, call, thought
 from citewise.server import ServerConfig, create_app
 from citewise.server.testing import PacedModel, serve
@@ -76,10 +77,8 @@ class Routed:
     name = "scripted"
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
-        last_user = max(i for i, m in enumerate(request.messages) if isinstance(m, UserMessage))
-        question = request.messages[last_user].content  # type: ignore[union-attr]
+        question, done = question_and_turn(request)
         turns, delay = _scripts().get(question.split()[0], _scripts()["quick"])
-        done = sum(1 for m in request.messages[last_user:] if isinstance(m, AssistantMessage))
         async for part in PacedModel([turns[min(done, len(turns) - 1)]], delay=delay).stream(
                 request):
             yield part
