@@ -173,8 +173,9 @@ def test_mcp_citewise_server_ask_and_search_with_official_client(tmp_path: Path)
         return out
 
     out = asyncio.run(go())
-    assert set(out["tools"]) == {"ask", "search"}
+    assert set(out["tools"]) == {"ask", "resume", "search"}
     assert out["tools"]["ask"].input_schema["required"] == ["question"]
+    assert out["tools"]["resume"].input_schema["required"] == ["run_id", "decisions"]
     assert out["tools"]["search"].input_schema["required"] == ["query"]
     assert "citations" in out["tools"]["ask"].output_schema["properties"]
 
@@ -189,6 +190,7 @@ def test_mcp_citewise_server_ask_and_search_with_official_client(tmp_path: Path)
     answer = ask.structured_content
     assert "5 business days" in answer["answer"] and answer["status"] == "completed"
     assert answer["citations"] and answer["run_id"].startswith("run_")
+    assert answer["interrupts"] == []
     with KnowledgeBase.open(data) as kb:
         for c in answer["citations"]:
             doc = kb.find_document(c["source"])

@@ -1,6 +1,7 @@
 """``citewise mcp [--data-dir DIR]``: serve the knowledge base over MCP (stdio).
 
-Tools: ``ask`` {question} → answer + citations (structured content), ``search`` {query}.
+Tools: ``ask`` {question} → answer + citations (structured content; a paused run's
+interrupts), ``resume`` {run_id, decisions}, ``search`` {query}.
 stdout carries the protocol only; logs go to stderr.
 """
 
