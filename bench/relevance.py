@@ -3,6 +3,8 @@
     python bench/relevance.py            # both layouts: print the table, write bench/results/relevance.json
     python bench/relevance.py --readme   # also rewrite the "## Relevance" section of bench/README.md
     python bench/relevance.py --layout pages   # one layout only (keeps the other's stored result)
+    python bench/relevance.py --database-url postgresql://… --results bench/results/relevance-postgres.json
+                                         # the PostgreSQL knowledge base (BM25 in SQL, pgvector)
 
 The set (``bench/data/relevance``, CC0, see its README) is 137 short passages in topic
 groups of look-alikes (three rail companies' policies, two heat pumps' and a dishwasher's
@@ -35,6 +37,7 @@ cross-validated nDCG@10 averaged over both layouts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import platform
@@ -44,6 +47,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -148,19 +152,45 @@ def bootstrap_diff(a: list[float], b: list[float], seed: int = 0) -> dict[str, f
     }
 
 
-def run_layout(
-    layout: str, passages: list[dict[str, Any]], questions: list[dict[str, Any]], candidates: int
-) -> dict[str, Any]:
+@contextlib.contextmanager
+def open_kb(tmp: str, server_url: str | None) -> Iterator[Any]:
+    """The embedded knowledge base in ``tmp``, or one in a fresh database on the PostgreSQL
+    server ``server_url`` (dropped afterwards)."""
     from citewise.knowledge.base import KnowledgeBase
+
+    if server_url is None:
+        with KnowledgeBase.open(Path(tmp) / "kb") as kb:  # dense on: every chunk embedded once
+            yield kb
+        return
+    import uuid
+
+    import psycopg
+    import sqlalchemy as sa
+
+    name = f"relevance_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        url = sa.make_url(server_url).set(database=name).render_as_string(hide_password=False)
+        with KnowledgeBase.open_postgres(url) as kb:
+            yield kb
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+def run_layout(
+    layout: str, passages: list[dict[str, Any]], questions: list[dict[str, Any]], candidates: int,
+    server_url: str | None = None,
+) -> dict[str, Any]:
     from citewise.knowledge.hybrid import DEFAULT_FUSION, FUSION_METHODS, fuse, fuse_rows
     from citewise.knowledge.retrieval import Retriever
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, open_kb(tmp, server_url) as kb:
         docs = Path(tmp) / "docs"
         docs.mkdir()
         spans = write_corpus(passages, docs, layout)
         t0 = time.perf_counter()
-        kb = KnowledgeBase.open(Path(tmp) / "kb")  # dense on: every chunk embedded once, at ingest
         report = kb.ingest([docs])
         assert report.ok, report.failed
         assert kb.dense is not None
@@ -374,6 +404,9 @@ def main() -> int:
     ap.add_argument("--candidates", type=int, default=None,
                     help="candidates per retriever (default: what Retriever uses)")
     ap.add_argument("--results", type=Path, default=RESULTS, help="where the JSON goes")
+    ap.add_argument("--database-url", default=None, metavar="SERVER_URL",
+                    help="measure the PostgreSQL knowledge base instead (BM25 in SQL, pgvector): "
+                    "a superuser URL of a server with pgvector; a database is made per layout")
     args = ap.parse_args()
 
     from citewise.knowledge.retrieval import CANDIDATES
@@ -384,7 +417,8 @@ def main() -> int:
     previous = json.loads(results.read_text()) if results.exists() else {}
     runs = previous.get("layouts", {}) if isinstance(previous.get("layouts"), dict) else {}
     for layout in LAYOUTS if args.layout == "both" else (args.layout,):
-        runs[layout] = run_layout(layout, passages, questions, candidates)
+        runs[layout] = run_layout(layout, passages, questions, candidates, args.database_url)
+        runs[layout]["backend"] = "postgres" if args.database_url else "embedded"
     complete = all(layout in runs and "fusion" in runs[layout] for layout in LAYOUTS)
     choice = recommend(runs) if complete else None
     results.parent.mkdir(parents=True, exist_ok=True)

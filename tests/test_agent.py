@@ -11,7 +11,7 @@ import pytest
 from citewise import Agent, KnowledgeBase, ScriptedModel, tool
 from citewise.agent.context import RunContext
 from citewise.answer import Answer
-from citewise.errors import EmptyQuestion, NotFound
+from citewise.errors import EmptyQuestion, InvalidInput, NotFound
 from citewise.events import Event
 from citewise.models.extractive import NO_ANSWER
 from citewise.models.scripted import call
@@ -110,6 +110,9 @@ def test_bad_input_is_refused_before_anything_is_written(kb: KnowledgeBase) -> N
     agent = Agent(kb)
     with pytest.raises(EmptyQuestion):
         agent.ask("  ")
+    with pytest.raises(InvalidInput) as nul:
+        agent.ask("refunds\x00?")
+    assert nul.value.code == "unsupported_character"
     with pytest.raises(NotFound) as info:
         agent.ask("hello", thread_id="thread_missing")
     assert info.value.code == "unknown_thread"

@@ -228,6 +228,11 @@ def test_resume_edit_validates_new_input_then_runs_it(store: SQLiteStore) -> Non
     assert err.code == "invalid_decision" and "'edit'" in err.message
     assert refused(a, paused.run_id, Decision(interrupt_id=i.id, action="reject",
                                               result="done")).code == "invalid_decision"
+    # U+0000 cannot be stored on every backend: refused before anything is written.
+    for nul in (Decision(interrupt_id=i.id, action="reject", message="no\x00way"),
+                Decision(interrupt_id=i.id, action="edit", input={"amount": 5, "to": "a\x00"})):
+        err = refused(a, paused.run_id, nul)
+        assert err.code == "invalid_decision" and "U+0000" in err.message
     assert CALLS["transfer"] == 0  # refusals changed nothing; the run is still paused
 
     events = resume(a, paused.run_id, Decision(interrupt_id=i.id, action="edit",

@@ -76,6 +76,16 @@ def test_question_over_the_limit_is_422(http: httpx.Client) -> None:
     assert err["details"] == {"max": 100}
 
 
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/runs"])
+def test_a_question_with_a_nul_character_is_422_on_every_backend(
+        http: httpx.Client, path: str) -> None:
+    before = http.get("/v1/threads").json()["threads"]
+    err = _error(http.post(path, json={"question": "why \x00 not"}), 422,
+                 "unsupported_character")
+    assert "U+0000" in err["message"]
+    assert http.get("/v1/threads").json()["threads"] == before  # nothing was started
+
+
 def test_concurrent_runs_per_tenant(http: httpx.Client) -> None:
     ids = [http.post("/v1/runs", json={"question": "wait", "background": True}).json()["run_id"]
            for _ in range(2)]

@@ -479,3 +479,18 @@ def test_documents_chunks_and_outbox(store: SQLiteStore) -> None:
     store.complete_index_ops([o.id for o in ops])
     assert store.pending_index_ops() == []
     assert store.queue_full_reindex() == 0
+
+
+@pytest.mark.parametrize(("value", "stored"), [
+    ("a\x00b", "a\ufffdb"),
+    ({"k\x00": ["\x00", "x"]}, {"k\ufffd": ["\ufffd", "x"]}),
+    ("\\u0000", "\\u0000"),  # a backslash and "u0000": text, not an escape
+    ("\\\x00", "\\\ufffd"),  # an escaped backslash, then U+0000
+    ("no nul", "no nul"),
+])
+def test_json_for_postgresql_replaces_only_real_nul_characters(value: object, stored: object) -> None:
+    import json
+
+    from citewise.store.schema import json_without_nul
+
+    assert json.loads(json_without_nul(json.dumps(value))) == stored

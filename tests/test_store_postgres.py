@@ -26,6 +26,7 @@ from citewise.store.base import (
     DocumentRecord,
     EventRecord,
     JSONText,
+    decoded,
 )
 from citewise.store.migrations import MIGRATIONS, applied_migrations, has_column
 from citewise.store.postgres import PostgresStore, engine_url
@@ -323,18 +324,31 @@ def test_notify_comes_from_the_table_not_the_method(pg_url: str) -> None:  # noq
 @pytest.mark.postgres
 def test_nul_characters_are_a_typed_error(pg_url: str) -> None:  # noqa: F811
     with PostgresStore(pg_url) as s:
-        with pytest.raises(InvalidInput) as err:
-            s.append_events("t1", [EventRecord("r1", 1, "answer_delta", {"text": "a\x00b"})])
-        assert err.value.code == "unsupported_character"
-        # The same event as the run recorder sends it: pydantic's JSON text.
-        with pytest.raises(InvalidInput) as err:
-            s.append_events("t1", [EventRecord("r1", 1, "answer_delta",
-                                               JSONText('{"text": "a\\u0000b"}'))])
-        assert err.value.code == "unsupported_character"
+        # Text a caller sends (a document) is refused with a stable code, nothing written.
         doc = DocumentRecord("d1", "t1", "c", "/x", None, "text/plain", "h", "nul\x00here")
-        with pytest.raises(InvalidInput):
+        with pytest.raises(InvalidInput) as err:
             s.replace_documents([(doc, [])])
-        assert s.read_events("t1", "r1") == [] and s.get_document("t1", "d1") is None
+        assert err.value.code == "unsupported_character"
+        assert s.get_document("t1", "d1") is None
+        # So is a look-up by an id no row can have (an id from a URL).
+        with pytest.raises(InvalidInput) as err:
+            s.get_run("t1", "run\x00x")
+        assert err.value.code == "unsupported_character"
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_nul_in_a_runs_log_becomes_the_replacement_character(pg_url: str) -> None:  # noqa: F811
+    # What a model or a tool produced must not lose the run's log: JSONB cannot hold
+    # U+0000, so it is stored as U+FFFD (questions and decisions with it are refused
+    # before a run starts or resumes).
+    with PostgresStore(pg_url) as s:
+        s.append_events("t1", [EventRecord("r1", 1, "answer_delta", {"text": "a\x00b"})])
+        # The same as the run recorder sends it: pydantic's JSON text.
+        s.append_events("t1", [EventRecord("r1", 2, "answer_delta",
+                                           JSONText('{"text": "c\\u0000d \\\\u0000"}'))])
+        texts = [decoded(e.data)["text"] for e in s.read_events("t1", "r1")]
+        assert texts == ["a\ufffdb", "c\ufffdd \\u0000"]
 
 
 # -- pgvector ----------------------------------------------------------------------------

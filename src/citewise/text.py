@@ -12,6 +12,7 @@ from functools import lru_cache
 __all__ = [
     "STOPWORDS",
     "content_terms",
+    "has_nul",
     "join_abbreviations",
     "line_of",
     "overlap",
@@ -158,6 +159,18 @@ def overlap(claim: str, evidence: str) -> float:
     if not c:
         return 0.0
     return len(c & set(content_terms(evidence))) / len(c)
+
+
+def has_nul(value: object) -> bool:
+    """Whether ``value`` (a string, or JSON-like lists and dicts of them, keys included)
+    holds U+0000, which PostgreSQL cannot store in text or JSON."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(has_nul(v) for v in value)
+    return False
 
 
 def line_of(text: str, offset: int) -> int:

@@ -23,6 +23,7 @@ from citewise.answer import Answer, ErrorInfo
 from citewise.errors import InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Interrupt, RunPaused
 from citewise.models.base import AssistantMessage, ToolCall, ToolMessage
+from citewise.text import has_nul
 
 if TYPE_CHECKING:
     from citewise.store.base import Store
@@ -223,6 +224,9 @@ def apply_decisions(state: RunState, decisions: list[Decision], tools: Toolset) 
     seen: set[str] = set()
     now = datetime.now(UTC)
     for d in decisions:
+        if has_nul([d.message, d.input, d.result]):
+            raise UsageError("a decision contains the NUL character (U+0000)",
+                             code="invalid_decision", details={"interrupt_id": d.interrupt_id})
         interrupt = by_id.get(d.interrupt_id)
         if interrupt is None:
             if d.interrupt_id in state.resolved_interrupts:

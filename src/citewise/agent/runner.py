@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from citewise.agent.hooks import RunHook
 from citewise.agent.loop import run_agent
 from citewise.agent.prompts import SYSTEM_PROMPT
-from citewise.agent.state import Decision, RunSettings, RunState
+from citewise.agent.state import Decision, RunSettings, RunState, check_question_text
 from citewise.agent.tools import Tool, Toolset
 from citewise.answer import Answer
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
@@ -244,6 +244,7 @@ class Agent:
         if len(question) > MAX_QUESTION_CHARS:
             raise InvalidInput(f"the question is longer than {MAX_QUESTION_CHARS} characters",
                                code="question_too_long", details={"max": MAX_QUESTION_CHARS})
+        check_question_text(question)
         run_settings = settings or self.settings
         if output_schema is not None:
             from citewise.agent.structured import check_schema

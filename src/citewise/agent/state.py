@@ -12,7 +12,17 @@ from citewise.events import Interrupt, now
 from citewise.grounding.ledger import EvidenceLedger
 from citewise.models.base import Message, ToolCall
 
-__all__ = ["Decision", "RunSettings", "RunState"]
+__all__ = ["Decision", "RunSettings", "RunState", "check_question_text"]
+
+
+def check_question_text(question: str) -> None:
+    """Refuse a question holding U+0000: no backend can keep it in every column (PostgreSQL
+    stores no NUL in text or JSON), so it is refused before a run starts, on every one."""
+    if "\x00" in question:
+        from citewise.errors import InvalidInput
+
+        raise InvalidInput("the question contains the NUL character (U+0000)",
+                           code="unsupported_character")
 
 
 class Decision(BaseModel):

@@ -14,11 +14,16 @@ from citewise.events import Event
 if TYPE_CHECKING:
     from citewise.answer import Answer
     from citewise.knowledge.base import KnowledgeBase
+    from citewise.store.base import Store
 
-__all__ = ["StepPrinter", "add_data_dir", "data_dir", "open_kb", "print_answer"]
+__all__ = [
+    "StepPrinter", "add_data_dir", "data_dir", "database_url", "open_kb", "open_store",
+    "print_answer", "where",
+]
 
 _PASSAGE = re.compile(r"^\[\d+\] ", re.MULTILINE)
 ENV_DATA_DIR = "CITEWISE_DATA_DIR"
+ENV_DATABASE_URL = "CITEWISE_DATABASE_URL"
 DB_NAME = "citewise.db"
 
 
@@ -29,6 +34,13 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help=f"where citewise keeps its SQLite file and indexes (env {ENV_DATA_DIR}; "
         "default: the user data directory)",
+    )
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help=f"a PostgreSQL database (postgresql://…) to use instead of --data-dir, shared "
+        f"by every replica (env {ENV_DATABASE_URL}; needs citewise[postgres])",
     )
 
 
@@ -41,11 +53,46 @@ def data_dir(args: argparse.Namespace) -> Path:
     return Path(platformdirs.user_data_dir("citewise", appauthor=False))
 
 
+def database_url(args: argparse.Namespace) -> str | None:
+    """``--database-url`` or ``$CITEWISE_DATABASE_URL``; None: the embedded data dir."""
+    given = getattr(args, "database_url", None) or os.environ.get(ENV_DATABASE_URL)
+    return given or None
+
+
+def where(args: argparse.Namespace) -> str:
+    """What the command works on, for messages (a database URL without its password)."""
+    url = database_url(args)
+    if url is None:
+        return str(data_dir(args))
+    import sqlalchemy as sa
+
+    try:
+        return sa.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return "(invalid database URL)"
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The store of ``--database-url``, else the SQLite file of ``--data-dir``."""
+    url = database_url(args)
+    if url is not None:
+        from citewise.store.postgres import PostgresStore
+
+        return PostgresStore(url)
+    from citewise.store.sqlite import SQLiteStore
+
+    return SQLiteStore(data_dir(args) / DB_NAME)
+
+
 def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeBase:
-    """Open (or, unless ``must_exist``, create) the knowledge base of ``--data-dir``."""
+    """Open (or, unless ``must_exist``, create) the knowledge base of ``--data-dir``, or
+    the one in the ``--database-url`` database."""
     from citewise.errors import NotFound
     from citewise.knowledge.base import KnowledgeBase
 
+    url = database_url(args)
+    if url is not None:
+        return KnowledgeBase.open_postgres(url)
     path = data_dir(args)
     if must_exist and not (path / DB_NAME).exists():
         raise NotFound(f"no knowledge base in {path}; run `citewise ingest PATH` first",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import closing
 
-from citewise.cli.common import DB_NAME, add_data_dir, data_dir
+from citewise.cli.common import add_data_dir, open_store
 
 __all__ = ["register"]
 
@@ -32,9 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def create(args: argparse.Namespace) -> int:
     from citewise.server.auth import create_key
-    from citewise.store.sqlite import SQLiteStore
 
-    with SQLiteStore(data_dir(args) / DB_NAME) as store:
+    with closing(open_store(args)) as store:
         record, key = create_key(store, args.tenant, args.name)
     sys.stderr.write(f"created key {record.id} for tenant {record.tenant!r}; "
                      "it is shown only once:\n")
@@ -44,9 +44,8 @@ def create(args: argparse.Namespace) -> int:
 
 def list_keys(args: argparse.Namespace) -> int:
     from citewise.store.keys import list_all_api_keys
-    from citewise.store.sqlite import SQLiteStore
 
-    with SQLiteStore(data_dir(args) / DB_NAME) as store:
+    with closing(open_store(args)) as store:
         keys = list_all_api_keys(store)
     if args.tenant is not None:
         keys = [k for k in keys if k.tenant == args.tenant]
@@ -66,9 +65,8 @@ def list_keys(args: argparse.Namespace) -> int:
 def revoke(args: argparse.Namespace) -> int:
     from citewise.errors import NotFound, UsageError
     from citewise.store.keys import list_all_api_keys
-    from citewise.store.sqlite import SQLiteStore
 
-    with SQLiteStore(data_dir(args) / DB_NAME) as store:
+    with closing(open_store(args)) as store:
         match = [k for k in list_all_api_keys(store) if k.id == args.key_id]
         if not match:
             raise NotFound(f"unknown key {args.key_id!r}", code="unknown_api_key")

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from citewise.cli.common import DB_NAME, add_data_dir, data_dir
+from citewise.cli.common import add_data_dir, data_dir, database_url, open_store, where
 
 __all__ = ["register"]
 
@@ -34,12 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from citewise.server.app import auth_required
     from citewise.server.config import ENV_CONFIG, ServerConfig
-    from citewise.store.sqlite import SQLiteStore
 
     fields: dict[str, object] = {
         "host": args.host, "port": args.port, "workers": args.workers,
         "data_dir": data_dir(args), "auth": "none" if args.no_auth else args.auth,
         "gc_freeze": True,  # this process only serves
+        "database_url": database_url(args),
     }
     if args.model:
         fields["model"] = args.model
@@ -48,14 +48,13 @@ def run(args: argparse.Namespace) -> int:
     if args.rate_limit is not None:
         fields["rate_limit_per_s"] = args.rate_limit
     config = ServerConfig.model_validate(fields)
-    root = config.resolved_data_dir()
-    store = SQLiteStore(root / DB_NAME)
+    store = open_store(args)  # migrates, once, before workers start
     try:
         required = auth_required(config, store)  # refuses to start exposed without keys
     finally:
         store.close()
     mode = "API keys" if required else f"no auth (tenant {config.default_tenant!r})"
-    sys.stderr.write(f"citewise: serving {root} on http://{config.host}:{config.port} "
+    sys.stderr.write(f"citewise: serving {where(args)} on http://{config.host}:{config.port} "
                      f"({mode}, {config.workers} worker(s))\n")
     import uvicorn
 

@@ -1,26 +1,22 @@
-"""``KnowledgeBase``: documents in SQLite, BM25 (tantivy) + dense (MiniLM) search, one folder.
+"""``KnowledgeBase``: ingest documents, search them (BM25 + dense, fused), manage them.
 
-Layout of ``data_dir``: ``citewise.db`` (the SQLite store: the truth, including every
-chunk's embedding in its ``vec_*`` tables), ``index/lexical/`` (the tantivy index) and
-``index/vectors/`` (the saved vector index) — both derived from SQLite and repaired on
-open. Dense retrieval is on by default (``open(dense=False)`` turns it off); searches are
-then hybrid: BM25 and vector hits fused (``open(fusion=...)``; relative score fusion by
-default, see :mod:`citewise.knowledge.hybrid`).
+Embedded (:meth:`KnowledgeBase.open`, :mod:`citewise.knowledge.embedded`): one folder, a
+SQLite file and two index folders derived from it. Shared by replicas
+(:meth:`KnowledgeBase.open_postgres`, :mod:`citewise.knowledge.postgres`): one PostgreSQL
+database holds documents, full-text index and vectors. Dense retrieval is on by default
+(``dense=False`` turns it off); searches are then hybrid: BM25 and vector hits fused
+(``fusion=...``; relative score fusion by default, see :mod:`citewise.knowledge.hybrid`).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import DatabaseError
-
-from citewise.errors import ConfigError, InvalidInput
+from citewise.errors import InvalidInput
 from citewise.knowledge.chunking import Chunker
 from citewise.knowledge.hits import Hit
 from citewise.knowledge.hybrid import DEFAULT_FUSION, FusionMethod, check_fusion
@@ -39,11 +35,10 @@ from citewise.knowledge.query_filters import FILTER_KEYS, parse_filters
 from citewise.knowledge.retrieval import Mode, Retrieval, Retriever
 from citewise.knowledge.sync import Consistency, check_consistency, rebuild_index, sync_index
 from citewise.store.base import DocumentRecord, IndexOp, Store
-from citewise.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
-    from citewise.knowledge.dense import DenseIndex
     from citewise.knowledge.embed import Embedder
+    from citewise.knowledge.indexes import LexicalSearch, VectorSearch
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
 
@@ -53,7 +48,6 @@ VECTORS_DIR = os.path.join("index", "vectors")
 MAX_K = 1000
 # Filters whose value lists what may match: an explicitly empty list matches nothing.
 _LIST_FILTERS = ("collection", "source", "document_id", "tags", "content_type")
-_log = logging.getLogger(__name__)
 
 
 class KnowledgeBase:
@@ -62,16 +56,17 @@ class KnowledgeBase:
     def __init__(
         self,
         store: Store,
-        index: LexicalIndex,
+        index: LexicalSearch,
         *,
         tenant: str = "default",
         chunker: Chunker | None = None,
         registry: LoaderRegistry | None = None,
-        dense: DenseIndex | None = None,
+        dense: VectorSearch | None = None,
         owns: bool = True,
         fusion: FusionMethod = DEFAULT_FUSION,
     ) -> None:
         self.store = store
+        #: BM25 search: a tantivy folder (embedded) or the database's own (PostgreSQL).
         self.index = index
         #: The vector index (None when dense retrieval is off).
         self.dense = dense
@@ -111,48 +106,35 @@ class KnowledgeBase:
         reports it). ``embedder`` defaults to the packaged all-MiniLM-L6-v2 (int8 ONNX);
         vectors are stored per embedder ``name``, so switching embedders re-embeds.
         """
-        fusion = check_fusion(fusion)  # refuse a bad choice before opening anything
-        root = Path(data_dir).expanduser()
-        chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(root / DB_NAME)
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot use data directory {root}: {exc.strerror or exc}", code="invalid_data_dir"
-            ) from exc
-        except DatabaseError as exc:
-            raise ConfigError(
-                f"{root / DB_NAME} is not a usable citewise database: {exc.orig}",
-                code="database_error",
-            ) from exc
-        opened: list[Callable[[], None]] = [store.close]
-        try:
-            index = _open_index(root / INDEX_DIR)
-            opened.append(index.close)
-            vectors: DenseIndex | None = None
-            if dense:
-                from citewise.knowledge.dense import DenseIndex
-                from citewise.knowledge.embed import MiniLMEmbedder
+        from citewise.knowledge.embedded import open_knowledge_base
 
-                vectors = DenseIndex(
-                    root / DB_NAME, root / VECTORS_DIR, embedder or MiniLMEmbedder(),
-                    hnsw_threshold=hnsw_threshold,
-                )
-                opened.append(vectors.vstore.close)
-            if index.created and store.count_chunks() > 0:
-                rebuild_index(store, index)
-            else:
-                sync_index(store, index, on_documents=_dense_sync(store, vectors, None))
-            if vectors is not None:
-                vectors.reconcile(store, progress=embed_progress)
-        except BaseException:
-            for close in reversed(opened):
-                close()
-            raise
-        return cls(
-            store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors,
-            fusion=fusion,
+        return open_knowledge_base(
+            cls, data_dir, tenant=tenant, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
+            registry=registry, dense=dense, embedder=embedder, hnsw_threshold=hnsw_threshold,
+            embed_progress=embed_progress, fusion=fusion,
+        )
+
+    @classmethod
+    def open_postgres(
+        cls,
+        url: str,
+        *,
+        tenant: str = "default",
+        dense: bool = True,
+        embedder: Embedder | None = None,
+        embed_progress: Progress | None = None,
+        **options: Any,
+    ) -> KnowledgeBase:
+        """Open the knowledge base held by a PostgreSQL database (with pgvector when
+        ``dense``): what replicas sharing that database open. ``options`` as :meth:`open`
+        (``chunk_size``, ``chunk_overlap``, ``registry``, ``fusion``) and
+        :class:`~citewise.store.postgres.PostgresStore`'s. See
+        :mod:`citewise.knowledge.postgres`."""
+        from citewise.knowledge.postgres import open_knowledge_base
+
+        return open_knowledge_base(
+            cls, url, tenant=tenant, dense=dense, embedder=embedder,
+            embed_progress=embed_progress, **options,
         )
 
     def for_tenant(self, tenant: str) -> KnowledgeBase:
@@ -334,14 +316,19 @@ class KnowledgeBase:
         """
         with self._lock:
             return sync_index(
-                self.store, self.index, on_documents=_dense_sync(self.store, self.dense, progress)
+                self.store, self._derived_index(),
+                on_documents=dense_sync(self.store, self.dense, progress),
             )
+
+    def _derived_index(self) -> LexicalIndex | None:
+        """The lexical index the outbox keeps in step (None: the store indexes itself)."""
+        return self.index if isinstance(self.index, LexicalIndex) else None
 
     def rebuild_index(self) -> int:
         """Rebuild the search index from SQLite (and bring the vectors in step with the
         chunks); returns documents indexed."""
         with self._lock:
-            synced = rebuild_index(self.store, self.index)
+            synced = rebuild_index(self.store, self._derived_index())
             if self.dense is not None:
                 self.dense.reconcile(self.store)
             return synced
@@ -370,8 +357,8 @@ class KnowledgeBase:
         self.close()
 
 
-def _dense_sync(
-    store: Store, dense: DenseIndex | None, progress: Progress | None
+def dense_sync(
+    store: Store, dense: VectorSearch | None, progress: Progress | None
 ) -> Callable[[Sequence[IndexOp]], object] | None:
     """The ``on_documents`` hook of :func:`sync_index` that keeps ``dense`` in step."""
     if dense is None:
@@ -381,15 +368,3 @@ def _dense_sync(
         return dense.sync_documents(store, ops, progress=progress)
 
     return apply
-
-
-def _open_index(path: Path) -> LexicalIndex:
-    """Open the index; one that cannot be opened is moved aside and rebuilt from SQLite
-    (it is derived data), so a damaged index never locks users out of their documents."""
-    try:
-        return LexicalIndex(path)
-    except (OSError, ValueError) as exc:
-        aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
-        _log.warning("search index %s cannot be opened (%s); rebuilding it", path, exc)
-        os.replace(path, aside)
-        return LexicalIndex(path)

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.knowledge.embed import Embedder, content_hash
+from citewise.knowledge.embed import Embedder, QueryVectors, content_hash
 from citewise.store.base import IndexOp, Store
 
 if TYPE_CHECKING:
@@ -91,7 +90,7 @@ class DenseIndex:
             self.vstore.close()
             raise
         self._saved_seq = self.seq
-        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._queries = QueryVectors(embedder)
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -251,17 +250,7 @@ class DenseIndex:
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         """The query's vector (the last 256 queries are cached)."""
-        with self._lock:
-            hit = self._queries.get(text)
-            if hit is not None:
-                self._queries.move_to_end(text)
-                return hit
-        vec: NDArray[np.float32] = self.embedder.embed([text])[0]
-        with self._lock:
-            self._queries[text] = vec
-            if len(self._queries) > 256:
-                self._queries.popitem(last=False)
-        return vec
+        return self._queries(text)
 
     def search(
         self,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["Embedder", "MiniLMEmbedder", "content_hash", "default_tokenizer_path"]
+__all__ = ["Embedder", "MiniLMEmbedder", "QueryVectors", "content_hash", "default_tokenizer_path"]
 
 #: The model's ``max_seq_length`` in sentence-transformers (longer input is truncated).
 MAX_TOKENS = 256
@@ -46,6 +46,32 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """A ``(len(texts), dim)`` float32 matrix, each row of unit length."""
         ...
+
+
+class QueryVectors:
+    """Query texts' vectors, the last ``size`` kept (an agent searches the same question
+    again). Thread-safe; the embedding itself runs outside the lock."""
+
+    def __init__(self, embedder: Embedder, size: int = 256) -> None:
+        from collections import OrderedDict
+
+        self.embedder = embedder
+        self.size = size
+        self._lock = threading.Lock()
+        self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+
+    def __call__(self, text: str) -> NDArray[np.float32]:
+        with self._lock:
+            hit = self._vectors.get(text)
+            if hit is not None:
+                self._vectors.move_to_end(text)
+                return hit
+        vec: NDArray[np.float32] = self.embedder.embed([text])[0]
+        with self._lock:
+            self._vectors[text] = vec
+            if len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        return vec
 
 
 def content_hash(text: str) -> bytes:

@@ -40,7 +40,7 @@ from citewise.knowledge.query_filters import Filters, parse_filters
 from citewise.store.base import ChunkContext, Store
 
 if TYPE_CHECKING:
-    from citewise.knowledge.lexical import LexicalIndex
+    from citewise.knowledge.indexes import LexicalSearch, VectorSearch
 
 __all__ = ["CANDIDATES", "MODES", "DenseIndex", "Mode", "Retrieval", "Retriever", "SyncStats"]
 
@@ -75,8 +75,8 @@ class Retriever:
     def __init__(
         self,
         store: Store,
-        lexical: LexicalIndex,
-        dense: DenseIndex | None = None,
+        lexical: LexicalSearch,
+        dense: VectorSearch | None = None,
         *,
         tenant: str = "default",
         reranker: Reranker | None = None,

@@ -32,7 +32,7 @@ from citewise.knowledge.lexical import LexicalIndex
 from citewise.store.base import IndexOp, Store
 
 if TYPE_CHECKING:
-    from citewise.knowledge.dense import DenseIndex
+    from citewise.knowledge.indexes import LexicalSearch, VectorSearch
 
 __all__ = [
     "FAULT_ENV",
@@ -60,7 +60,7 @@ def fault_point(name: str) -> None:
 
 def sync_index(
     store: Store,
-    index: LexicalIndex,
+    index: LexicalIndex | None,
     *,
     wait_s: float = 60.0,
     clear_first: bool = False,
@@ -71,6 +71,8 @@ def sync_index(
     ``clear_first`` empties the index in the same commit (a rebuild). ``on_documents``
     (e.g. the dense index's sync) sees each batch of ops after the index commit and
     before the ops are completed: if it raises, they stay pending and are replayed.
+    ``index`` None: the store indexes chunk text itself (PostgreSQL), only
+    ``on_documents`` has work to do.
     """
     synced = 0
     while True:
@@ -78,19 +80,9 @@ def sync_index(
         if not ops and not clear_first:
             return synced
         document_ids = list(dict.fromkeys(op.document_id for op in ops))
-        with index.writer(wait_s=wait_s) as batch:
-            if clear_first:
-                batch.delete_all()
-                clear_first = False
-            for i in range(0, len(document_ids), _DOCS_PER_READ):
-                part = document_ids[i : i + _DOCS_PER_READ]
-                for document_id in part:
-                    batch.delete_document(document_id)
-                # Deletes apply to what was indexed before them, not to adds after them.
-                batch.add(store.index_rows(part))
-                fault_point("sync:adding")
-            fault_point("sync:before_commit")
-        fault_point("sync:after_commit")
+        if index is not None:
+            _apply(store, index, document_ids, clear_first=clear_first, wait_s=wait_s)
+            clear_first = False
         if on_documents is not None and ops:
             on_documents(ops)
             fault_point("sync:after_documents")
@@ -100,7 +92,26 @@ def sync_index(
             return synced
 
 
-def rebuild_index(store: Store, index: LexicalIndex) -> int:
+def _apply(
+    store: Store, index: LexicalIndex, document_ids: Sequence[str], *, clear_first: bool,
+    wait_s: float,
+) -> None:
+    """Re-index ``document_ids`` as the store holds them now, in one commit."""
+    with index.writer(wait_s=wait_s) as batch:
+        if clear_first:
+            batch.delete_all()
+        for i in range(0, len(document_ids), _DOCS_PER_READ):
+            part = document_ids[i : i + _DOCS_PER_READ]
+            for document_id in part:
+                batch.delete_document(document_id)
+            # Deletes apply to what was indexed before them, not to adds after them.
+            batch.add(store.index_rows(part))
+            fault_point("sync:adding")
+        fault_point("sync:before_commit")
+    fault_point("sync:after_commit")
+
+
+def rebuild_index(store: Store, index: LexicalIndex | None) -> int:
     """Rebuild the index from SQLite (it was lost or is suspect); returns documents synced.
 
     Every document is queued in the outbox first, so a crash mid-rebuild resumes it.
@@ -130,7 +141,7 @@ class Consistency:
 
 
 def check_consistency(
-    store: Store, index: LexicalIndex, dense: DenseIndex | None = None
+    store: Store, index: LexicalSearch, dense: VectorSearch | None = None
 ) -> Consistency:
     """Compare every chunk id in SQLite with every chunk id in the indexes (reads all)."""
     in_db = store.list_chunk_ids()

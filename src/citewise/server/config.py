@@ -41,6 +41,11 @@ class ServerConfig(BaseModel):
     data_dir: Path | None = Field(
         default=None, description="Where the SQLite file and indexes live (None = user data dir)."
     )
+    database_url: str | None = Field(
+        default=None, description="A PostgreSQL URL (`postgresql://…`): documents, search "
+        "indexes, threads, runs and keys live in that database instead of `data_dir`, so "
+        "replicas on several machines sharing it serve as one (needs `citewise[postgres]` and "
+        "pgvector).")
     auth: Literal["auto", "keys", "none"] = Field(
         default="auto",
         description="`keys`: every /v1 request needs an API key. `none`: no keys, every request "

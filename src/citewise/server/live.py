@@ -102,6 +102,12 @@ class LiveRun:
         else:
             self._wake()
 
+    async def durable(self) -> None:
+        """Wait until the run's first event is durable (so the run is in the store), or the
+        run ended without one."""
+        while not self.frames and not self.done:
+            await self.wait(1.0)
+
     def end(self, terminal: Event | None) -> None:
         self.done = True
         if not self.finished.done():

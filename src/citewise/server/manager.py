@@ -27,6 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from citewise.agent.interrupts import CANCEL_PREFIX
+from citewise.agent.state import check_question_text
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Event, event_json
 from citewise.server.config import ServerConfig
@@ -93,6 +94,7 @@ class RunManager:
         if len(question) > limit:
             raise InvalidInput(f"the question is longer than {limit} characters",
                                code="question_too_long", details={"max": limit})
+        check_question_text(question)
 
     def _settings(self, options: RunOptions) -> RunSettings:
         from citewise.agent.state import RunSettings
@@ -324,7 +326,9 @@ class RunManager:
                            after: int = 0) -> AsyncIterator[list[Frame] | None]:
         """Like :meth:`open_tail`, but every frame available at once comes as one list
         (one socket write for the events one writer tick made durable)."""
-        if self.get_live(tenant, run_id) is None and await self.record(tenant, run_id) is None:
+        live = self.get_live(tenant, run_id)
+        # A run that ended here is looked up too: another replica may have deleted it since.
+        if (live is None or live.done) and await self.record(tenant, run_id) is None:
             raise NotFound(f"unknown run {run_id!r}", code="unknown_run",
                            details={"run_id": run_id})
         return tail(self, tenant, run_id, max(0, after))

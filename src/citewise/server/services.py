@@ -53,11 +53,16 @@ class Services:
         self._secret_setting: str | None = None
 
     def open(self) -> None:
-        """Open the knowledge base (store + index) and resolve the model. Blocking."""
+        """Open the knowledge base (store + index; in ``database_url`` when set, else in
+        ``data_dir``) and resolve the model. Blocking."""
         from citewise.grounding.feedback import SECRET_SETTING, FeedbackService, get_or_create_secret
         from citewise.knowledge.base import KnowledgeBase
 
-        self._root = KnowledgeBase.open(self.data_dir, tenant=self.config.default_tenant)
+        url = self.config.database_url
+        if url:
+            self._root = KnowledgeBase.open_postgres(url, tenant=self.config.default_tenant)
+        else:
+            self._root = KnowledgeBase.open(self.data_dir, tenant=self.config.default_tenant)
         secret = get_or_create_secret(self._root.store)
         self._secret_setting = self._root.store.get_setting(SECRET_SETTING)
         self._feedback = FeedbackService(self._root.store, secret)

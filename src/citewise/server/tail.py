@@ -40,12 +40,15 @@ async def tail(manager: RunManager, tenant: str, run_id: str,
                 last_out = time.monotonic()
                 continue
             if live.done:
-                return
-            wait = max(0.0, beat - (time.monotonic() - last_out))
-            if not await live.wait(wait):
-                yield None
-                last_out = time.monotonic()
-            continue
+                # Ended here; anything later (a resume on another replica) is in the store.
+                last_terminal = bool(live.frames) and live.frames[-1].terminal
+                live = None
+            else:
+                wait = max(0.0, beat - (time.monotonic() - last_out))
+                if not await live.wait(wait):
+                    yield None
+                    last_out = time.monotonic()
+                continue
         # From the store: a run of another process, a finished run, or the part of a
         # live run before this process took it over (a resume).
         upto = live.first_seq - 1 if live is not None else None

@@ -32,7 +32,10 @@ from citewise.errors import ConfigError, InvalidInput
 from citewise.store._sql import batched
 from citewise.store.schema import chunks, documents
 
-__all__ = ["TABLE_NAME", "delete", "dim_of", "ensure", "ids_of_documents", "put", "search", "table"]
+__all__ = [
+    "TABLE_NAME", "all_ids", "count_missing", "delete", "dim_of", "ensure", "ids_of_documents", "missing",
+    "put", "search", "table",
+]
 
 TABLE_NAME = "chunk_embeddings"
 HNSW_M = 16
@@ -213,3 +216,35 @@ def search(
         q = q.where(tbl.c.document_id.in_(in_collections))
     q = q.order_by(distance).limit(k)
     return [(int(r.chunk_id), 1.0 - float(r.distance)) for r in conn.execute(q)]
+
+
+def all_ids(conn: sa.Connection, tbl: sa.Table) -> set[int]:
+    """Every chunk id with an embedding (all tenants)."""
+    return {int(r[0]) for r in conn.execute(sa.select(tbl.c.chunk_id))}
+
+
+def _without_vector(tbl: sa.Table) -> sa.FromClause:
+    return chunks.outerjoin(tbl, tbl.c.chunk_id == chunks.c.id)
+
+
+def count_missing(conn: sa.Connection, tbl: sa.Table) -> int:
+    """Chunks without an embedding (all tenants)."""
+    q = sa.select(sa.func.count()).select_from(_without_vector(tbl))
+    return int(conn.execute(q.where(tbl.c.chunk_id.is_(None))).scalar_one())
+
+
+def missing(
+    conn: sa.Connection, tbl: sa.Table, *, after: int | None, limit: int
+) -> list[tuple[str, int, str]]:
+    """``(tenant, chunk_id, text)`` of chunks without an embedding, by id, after ``after``
+    (None: from the start): what a sync after a crash, or a new replica, embeds."""
+    q = (
+        sa.select(chunks.c.tenant, chunks.c.id, chunks.c.text)
+        .select_from(_without_vector(tbl))
+        .where(tbl.c.chunk_id.is_(None))
+        .order_by(chunks.c.id)
+        .limit(limit)
+    )
+    if after is not None:
+        q = q.where(chunks.c.id > after)
+    return [(r.tenant, int(r.id), r.text) for r in conn.execute(q)]

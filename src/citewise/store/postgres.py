@@ -23,15 +23,19 @@ differs here, and why:
   same locked transaction, idempotently.
 * :meth:`wait_for_events` wakes on LISTEN/NOTIFY (see ``_pg_notify``) instead of polling.
 * Optional dense vectors with pgvector + HNSW (``vector_dim=…``; see ``_pg_vectors``).
+* Lexical search is the database's own: a generated ``tsvector`` column of every chunk
+  with a GIN index, ranked BM25 in SQL (see ``_pg_fts``) — replicas share no folder.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -39,13 +43,13 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from citewise.errors import ConfigError, InvalidInput
-from citewise.store import _pg_notify, _pg_vectors
+from citewise.store import _pg_fts, _pg_notify, _pg_vectors
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin, drop_setting_in, transition_statement
 from citewise.store._sql_service import ServiceRecordsMixin
-from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus
+from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus, TurnRecord
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
-from citewise.store.schema import runs
+from citewise.store.schema import json_without_nul, runs
 
 __all__ = ["MIGRATION_LOCK", "PostgresStore", "engine_url"]
 
@@ -53,6 +57,10 @@ __all__ = ["MIGRATION_LOCK", "PostgresStore", "engine_url"]
 MIGRATION_LOCK = int.from_bytes(
     hashlib.sha256(b"citewise.store.migrations").digest()[:8], "big", signed=True
 )
+
+
+def _json_dumps(value: Any) -> str:
+    return json_without_nul(json.dumps(value))
 
 
 def engine_url(url: str | sa.URL) -> sa.URL:
@@ -72,6 +80,24 @@ def engine_url(url: str | sa.URL) -> sa.URL:
             code="invalid_store_url",
         )
     return u
+
+
+@contextmanager
+def _nul_refused(what: str) -> Iterator[None]:
+    """SQLite stores U+0000 in text and JSON; PostgreSQL refuses it in both (JSONB: server
+    error 22P05; text: psycopg refuses before sending, no SQLSTATE) — as a value to store
+    and as one to look up (an id from a URL). Say so with a stable code, not a driver
+    error."""
+    try:
+        yield
+    except sa.exc.DataError as exc:
+        state = getattr(exc.orig, "sqlstate", None)
+        if state in ("22021", "22P05") or (state is None and "NUL (0x00)" in str(exc.orig)):
+            raise InvalidInput(
+                f"PostgreSQL cannot {what} the NUL character (U+0000) in text or JSON",
+                code="unsupported_character",
+            ) from exc
+        raise
 
 
 class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
@@ -116,6 +142,7 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
             pool_pre_ping=pre_ping,  # a replica outlives database restarts and idle cut-offs
             pool_recycle=1800,
             isolation_level="READ COMMITTED",
+            json_serializer=_json_dumps,
             connect_args={"connect_timeout": connect_timeout_s, "application_name": "citewise"},
         )
         # Shares the pool; these characteristics are set on checkout and reset on return.
@@ -131,8 +158,17 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(MIGRATION_LOCK)))
                 self.applied_migrations = migrate(conn, migrations)
                 _pg_notify.ensure_trigger(conn)
+                _pg_fts.ensure(conn)
                 if vector_dim is not None:
                     self._vec_table = _pg_vectors.ensure(conn, vector_dim)
+        except sa.exc.OperationalError as exc:
+            self.engine.dispose()
+            where = self.url.render_as_string(hide_password=True)
+            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+            raise ConfigError(
+                f"cannot connect to the database {where}: {reason}",
+                code="database_unavailable", details={"url": where},
+            ) from exc
         except BaseException:
             self.engine.dispose()
             raise
@@ -145,28 +181,23 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
     @contextmanager
     def _read(self) -> Iterator[sa.Connection]:
         self._check_open()
-        with self._reader.connect() as conn:
+        with _nul_refused("look up"), self._reader.connect() as conn:
             yield conn  # autobegun; rolled back (nothing to undo) when returned
 
     @contextmanager
     def _begin(self) -> Iterator[sa.Connection]:
         self._check_open()
-        try:
-            with self.engine.begin() as conn:
-                yield conn
-        except sa.exc.DataError as exc:
-            # SQLite stores U+0000 in text and JSON; PostgreSQL refuses it in both (JSONB:
-            # server error 22P05; text: psycopg refuses before sending, no SQLSTATE). Say
-            # so with a stable code instead of a driver error.
-            state = getattr(exc.orig, "sqlstate", None)
-            if state in ("22021", "22P05") or (state is None and "NUL (0x00)" in str(exc.orig)):
-                raise InvalidInput(
-                    "PostgreSQL cannot store the NUL character (U+0000) in text or JSON",
-                    code="unsupported_character",
-                ) from exc
-            raise
+        with _nul_refused("store"), self.engine.begin() as conn:
+            yield conn
 
     # -- where PostgreSQL differs ---------------------------------------------------------
+    def add_turn(self, tenant: str, turn: TurnRecord) -> None:
+        # A model's answer may carry U+0000 (the question cannot: it is refused before a
+        # run starts); text columns cannot hold it here, and the run must not fail over it.
+        if "\x00" in turn.answer:
+            turn = replace(turn, answer=turn.answer.replace("\x00", "\ufffd"))
+        super().add_turn(tenant, turn)
+
     def replace_documents(
         self, items: Sequence[tuple[DocumentRecord, Sequence[ChunkRecord]]]
     ) -> None:
@@ -232,6 +263,29 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         cargs, cparams = self.engine.dialect.create_connect_args(self.url)
         return psycopg.connect(*cargs, **{**cparams, "autocommit": True})
 
+    # -- lexical search (full text in the database; see ``_pg_fts``) ----------------------
+    def text_stats(self, tenant: str) -> tuple[int, float]:
+        """``(chunks, mean chunk length)`` of ``tenant``: the BM25 corpus statistics."""
+        with self._read() as c:
+            return _pg_fts.tenant_stats(c, tenant)
+
+    def search_text(
+        self,
+        tenant: str,
+        query: str,
+        k: int,
+        *,
+        stats: tuple[int, float],
+        collections: Sequence[str] | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Top ``k`` ``(chunk_id, BM25 score)`` of ``tenant``'s chunks for ``query``."""
+        with self._read() as c:
+            return _pg_fts.search(
+                c, tenant, query, k, stats=stats, collections=collections,
+                document_ids=document_ids,
+            )
+
     # -- dense vectors (pgvector) -----------------------------------------------------------
     @property
     def vector_dim(self) -> int | None:
@@ -268,6 +322,26 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         tbl = self._vector_table()
         with self._read() as c:
             return _pg_vectors.ids_of_documents(c, tbl, tenant, document_ids)
+
+    def vector_chunk_ids(self) -> set[int]:
+        """Every chunk id with an embedding (all tenants; a consistency check reads it)."""
+        tbl = self._vector_table()
+        with self._read() as c:
+            return _pg_vectors.all_ids(c, tbl)
+
+    def count_chunks_missing_vectors(self) -> int:
+        """How many chunks have no embedding yet (all tenants)."""
+        tbl = self._vector_table()
+        with self._read() as c:
+            return _pg_vectors.count_missing(c, tbl)
+
+    def chunks_missing_vectors(
+        self, *, after: int | None = None, limit: int = 4096
+    ) -> list[tuple[str, int, str]]:
+        """``(tenant, chunk_id, text)`` of chunks that have no embedding yet, by id."""
+        tbl = self._vector_table()
+        with self._read() as c:
+            return _pg_vectors.missing(c, tbl, after=after, limit=limit)
 
     def count_vectors(self, tenant: str | None = None) -> int:
         tbl = self._vector_table()

@@ -10,6 +10,7 @@ record of another tenant behaves exactly as if it did not exist.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -101,7 +102,20 @@ class _JSON(sa.types.TypeDecorator[Any]):
 def _jsonb_text(text: str) -> Any:
     from psycopg.types.json import Jsonb
 
-    return Jsonb(text, dumps=str)  # sent as the jsonb it already is
+    return Jsonb(json_without_nul(text), dumps=str)  # sent as the jsonb it already is
+
+
+# A JSON ``\u0000`` escape: the backslash before ``u`` is not itself escaped.
+_NUL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
+
+
+def json_without_nul(text: str) -> str:
+    """``text`` (JSON) with every U+0000 in its strings replaced by U+FFFD: JSONB cannot
+    hold U+0000, and a model's or a tool's output must not lose a run's log over one.
+    (Input from callers that carries it — a question, a decision — is refused earlier.)"""
+    if "\\u0000" not in text:
+        return text
+    return _NUL_ESCAPE.sub(r"\1\\ufffd", text)
 
 
 def json_type() -> sa.types.TypeEngine[Any]:

@@ -120,6 +120,9 @@ async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun
                    stream: bool, background: bool, dialect: Any) -> Response:
     headers = _run_headers(live)
     if background:
+        # Answer once the run is in the store: the caller's next request may reach
+        # another replica, which knows the run only from there.
+        await live.durable()
         return JSONResponse(live_info(live).model_dump(mode="json"), status_code=202,
                             headers=headers)
     if _wants_sse(request, stream):
@@ -172,14 +175,20 @@ async def start_run(body: RunRequest, request: Request, state: State, who: Calle
 @router.get("/runs/{run_id}", response_model=RunInfo, summary="A run's status and answer")
 async def get_run(run_id: RunId, state: State, who: Caller) -> RunInfo:
     live = state.manager.get_live(who.tenant, run_id)
-    if live is not None:
+    if live is not None and not live.done:
         return live_info(live)
+    # Ended here, or driven elsewhere: once a run ended, another replica may have resumed
+    # it, cancelled it or deleted its thread, so the store decides; this process's memory
+    # (its terminal event, with the answer and error) is used while the two agree.
     record = await state.manager.record(who.tenant, run_id)
     if record is None:
         from citewise.errors import NotFound
 
         raise NotFound(f"unknown run {run_id!r}", code="unknown_run", details={"run_id": run_id})
     run_state = decoded(record.state) if record.state else {}
+    if (live is not None and live.status == record.status
+            and int(run_state.get("seq", 0) or 0) <= live.published_seq):
+        return live_info(live)
     interrupts = run_state.get("interrupts") or [] if record.status == "paused" else []
     answer = None
     if record.answer is not None:

@@ -1,0 +1,112 @@
+"""Opening the embedded knowledge base: a SQLite file and two derived index folders.
+
+``data_dir`` holds ``citewise.db`` (the truth, every chunk's embedding included),
+``index/lexical/`` (tantivy) and ``index/vectors/`` (the saved vector index). Both folders
+are derived from the database and repaired here: a lost or unreadable lexical index is
+rebuilt, pending outbox work a crashed writer left is replayed, and vectors are brought
+in step with the chunks. :mod:`citewise.knowledge.postgres` is the same for a database
+that replicas share.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from sqlalchemy.exc import DatabaseError
+
+from citewise.errors import ConfigError
+from citewise.knowledge.base import DB_NAME, INDEX_DIR, VECTORS_DIR, dense_sync
+from citewise.knowledge.chunking import Chunker
+from citewise.knowledge.hybrid import DEFAULT_FUSION, FusionMethod, check_fusion
+from citewise.knowledge.ingest import Progress
+from citewise.knowledge.lexical import LexicalIndex
+from citewise.knowledge.sync import rebuild_index, sync_index
+from citewise.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from citewise.knowledge.base import KnowledgeBase
+    from citewise.knowledge.dense import DenseIndex
+    from citewise.knowledge.embed import Embedder
+    from citewise.knowledge.loaders import LoaderRegistry
+
+__all__ = ["open_knowledge_base"]
+
+KB = TypeVar("KB", bound="KnowledgeBase")
+_log = logging.getLogger(__name__)
+
+
+def open_knowledge_base(
+    cls: type[KB],
+    data_dir: str | Path,
+    *,
+    tenant: str = "default",
+    chunk_size: int = 800,
+    chunk_overlap: int = 120,
+    registry: LoaderRegistry | None = None,
+    dense: bool = True,
+    embedder: Embedder | None = None,
+    hnsw_threshold: int = 20_000,
+    embed_progress: Progress | None = None,
+    fusion: FusionMethod = DEFAULT_FUSION,
+) -> KB:
+    """:meth:`KnowledgeBase.open <citewise.knowledge.base.KnowledgeBase.open>`."""
+    fusion = check_fusion(fusion)  # refuse a bad choice before opening anything
+    root = Path(data_dir).expanduser()
+    chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        store = SQLiteStore(root / DB_NAME)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot use data directory {root}: {exc.strerror or exc}", code="invalid_data_dir"
+        ) from exc
+    except DatabaseError as exc:
+        raise ConfigError(
+            f"{root / DB_NAME} is not a usable citewise database: {exc.orig}",
+            code="database_error",
+        ) from exc
+    opened: list[Callable[[], None]] = [store.close]
+    try:
+        index = _open_index(root / INDEX_DIR)
+        opened.append(index.close)
+        vectors: DenseIndex | None = None
+        if dense:
+            from citewise.knowledge.dense import DenseIndex
+            from citewise.knowledge.embed import MiniLMEmbedder
+
+            vectors = DenseIndex(
+                root / DB_NAME, root / VECTORS_DIR, embedder or MiniLMEmbedder(),
+                hnsw_threshold=hnsw_threshold,
+            )
+            opened.append(vectors.vstore.close)
+        if index.created and store.count_chunks() > 0:
+            rebuild_index(store, index)
+        else:
+            sync_index(store, index, on_documents=dense_sync(store, vectors, None))
+        if vectors is not None:
+            vectors.reconcile(store, progress=embed_progress)
+    except BaseException:
+        for close in reversed(opened):
+            close()
+        raise
+    return cls(
+        store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors,
+        fusion=fusion,
+    )
+
+
+def _open_index(path: Path) -> LexicalIndex:
+    """Open the index; one that cannot be opened is moved aside and rebuilt from SQLite
+    (it is derived data), so a damaged index never locks users out of their documents."""
+    try:
+        return LexicalIndex(path)
+    except (OSError, ValueError) as exc:
+        aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
+        _log.warning("search index %s cannot be opened (%s); rebuilding it", path, exc)
+        os.replace(path, aside)
+        return LexicalIndex(path)

@@ -1,0 +1,88 @@
+"""The two search seams of a knowledge base: what retrieval and the outbox sync ask of a
+lexical index and of a vector index.
+
+Embedded (SQLite), they are folders beside the database file, derived from it:
+:class:`~citewise.knowledge.lexical.LexicalIndex` (tantivy) and
+:class:`~citewise.knowledge.dense.DenseIndex` (the vector index). On PostgreSQL the
+database holds both (:mod:`citewise.knowledge.postgres`), so replicas share them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from citewise.knowledge.dense import SyncStats
+    from citewise.store.base import IndexOp, Store
+
+__all__ = ["LexicalSearch", "VectorSearch"]
+
+
+class LexicalSearch(Protocol):
+    """Ranked keyword search over one store's chunks."""
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        *,
+        tenant: str,
+        collections: Sequence[str] | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Top ``k`` ``(chunk_id, score)`` of the tenant's chunks, best first."""
+        ...
+
+    def all_chunk_ids(self) -> set[int]:
+        """Every chunk id the index can find (a consistency check reads it)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class VectorSearch(Protocol):
+    """Chunk embeddings for one embedder, kept in step with the store's chunks."""
+
+    def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+    def search(
+        self, query: str | NDArray[np.float32], k: int, *, tenant: str | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``k`` nearest chunks of ``tenant`` as ``(chunk_id, cosine)``, best first."""
+        ...
+
+    def count(self, tenant: str | None = None) -> int: ...
+
+    def sync_documents(
+        self,
+        store: Store,
+        ops: Iterable[IndexOp],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncStats:
+        """Make the vectors of the documents named in ``ops`` match their chunks."""
+        ...
+
+    def reconcile(
+        self, store: Store, *, progress: Callable[[int, int], None] | None = None
+    ) -> SyncStats:
+        """Embed every chunk that has no vector, drop vectors whose chunk is gone."""
+        ...
+
+    def checkpoint(self) -> None:
+        """Make what is searchable durable now (a no-op where the database holds it)."""
+        ...
+
+    def ids(self) -> set[int]:
+        """Chunk ids a search can return."""
+        ...
+
+    def stored_ids(self) -> set[int]:
+        """Chunk ids with a stored vector."""
+        ...
+
+    def close(self) -> None: ...

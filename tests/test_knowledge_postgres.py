@@ -1,0 +1,242 @@
+"""The knowledge base held by PostgreSQL (``KnowledgeBase.open_postgres``): BM25 in SQL,
+pgvector, hybrid search, filters and tenants, what a second process sees at once, a
+writer killed mid-ingest, and one embedder per database. Real PostgreSQL 16 + pgvector
+(pgserver) and the packaged MiniLM embedder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _stores import PG
+from citewise.errors import ConfigError
+from citewise.knowledge.base import KnowledgeBase
+from citewise.knowledge.embed import MiniLMEmbedder
+from citewise.knowledge.postgres import PostgresLexical, PostgresVectors
+from citewise.knowledge.sync import FAULT_ENV
+from citewise.store.postgres import PostgresStore
+
+pytestmark = PG
+
+DOCS = {
+    "returns.md": "# Returns\n\nRefunds are issued within 14 days of receiving the item. "
+    "Store credit is offered when the receipt is missing.\n",
+    "shipping.txt": "Shipping\n\nStandard shipping costs 4.95 EUR. Orders above 75 EUR ship "
+    "free of charge. Parcels leave the warehouse the same day.\n",
+    "warranty.md": "# Warranty\n\nEvery appliance has a two year warranty. The warranty "
+    "covers defects, not damage from drops or water.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for name, text in DOCS.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.fixture
+def kb(pg_url: str, folder: Path, embedder: MiniLMEmbedder) -> Iterator[KnowledgeBase]:
+    with KnowledgeBase.open_postgres(pg_url, embedder=embedder) as kb:
+        report = kb.ingest([folder])
+        assert len(report.added) == 3 and not report.failed
+        yield kb
+
+
+def test_the_indexes_are_the_databases(kb: KnowledgeBase) -> None:
+    assert isinstance(kb.index, PostgresLexical)
+    assert isinstance(kb.dense, PostgresVectors)
+    state = kb.check_consistency()
+    assert state.ok and kb.store.pending_index_ops() == []
+    assert kb.dense.count("default") == kb.store.count_chunks() > 0
+
+
+@pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])
+def test_every_mode_finds_the_passage(kb: KnowledgeBase, mode: Any) -> None:
+    hits = kb.search("how long until refunds are issued", k=2, mode=mode)
+    assert hits and hits[0].source.endswith("returns.md")
+    doc = kb.get_document(hits[0].document_id)
+    assert doc is not None and doc.text[hits[0].start_char : hits[0].end_char] == hits[0].text
+    assert hits[0].evidence is not None and "Refunds" in hits[0].evidence.text
+
+
+def test_bm25_weighs_rare_terms_and_stems(kb: KnowledgeBase, folder: Path) -> None:
+    (folder / "common.txt").write_text("The warranty warranty warranty page. " * 3)
+    kb.ingest([folder / "common.txt"])
+    # "drops" is in one chunk only, "warranty" in two: the rare term decides the order,
+    # though the other chunk repeats the common one nine times; "drop" stems to "drop".
+    hits = kb.search("warranty drop", k=3, mode="lexical")
+    assert [h.source.rsplit("/", 1)[-1] for h in hits[:2]] == ["warranty.md", "common.txt"]
+    assert hits[0].score > hits[1].score > 0
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "   ", "the of and", "'); DELETE FROM chunks; --", "a | b & !c <-> d", "x\\y 'q'",
+     "nul\x00byte", "日本語", "w" * 5000, " ".join(f"t{i}" for i in range(500))],
+)
+def test_no_query_text_makes_lexical_search_fail(kb: KnowledgeBase, query: str) -> None:
+    assert kb.search(query, k=3, mode="lexical") == []
+    assert kb.store.count_chunks() > 0  # and nothing was harmed
+
+
+def test_filters_and_tenants(kb: KnowledgeBase, folder: Path) -> None:
+    assert [h.source for h in kb.search("shipping", k=5, filters={"source": "*.md"})] == [
+        h.source for h in kb.search("shipping", k=5) if h.source.endswith(".md")
+    ]
+    assert kb.search("shipping", k=5, filters={"collection": "nope"}) == []
+    other = kb.for_tenant("t2")
+    assert other.search("shipping costs", k=5) == []
+    other.ingest([folder / "shipping.txt"], collection="mine")
+    mine = other.search("shipping costs", k=5, mode="lexical")
+    assert mine and {h.document_id for h in mine} == {
+        d.id for d in other.list_documents()
+    }
+    assert not {h.document_id for h in mine} & {d.id for d in kb.list_documents()}
+    assert other.search("shipping", k=5, filters={"collection": "mine"})
+    assert other.search("shipping", k=5, filters={"collection": "default"}) == []
+
+
+def test_a_second_process_sees_writes_at_once_and_deletes_leave_nothing(
+    kb: KnowledgeBase, pg_url: str, folder: Path, embedder: MiniLMEmbedder
+) -> None:
+    with KnowledgeBase.open_postgres(pg_url, embedder=embedder) as replica:
+        (folder / "new.md").write_text("The loyalty programme awards 3 points per euro spent.\n")
+        kb.ingest([folder / "new.md"])
+        for mode in ("lexical", "dense"):
+            hits = replica.search("loyalty points per euro", k=1, mode=mode)  # type: ignore[arg-type]
+            assert hits and hits[0].source.endswith("new.md"), mode
+        doc = replica.find_document(folder / "new.md")
+        assert doc is not None and replica.delete_document(doc.id)
+        assert not [h for h in kb.search("loyalty points", k=5) if h.document_id == doc.id]
+        assert kb.check_consistency().ok and replica.check_consistency().ok
+
+
+def test_a_changed_file_replaces_its_chunks_and_vectors(kb: KnowledgeBase, folder: Path) -> None:
+    before = kb.store.list_chunk_ids()
+    (folder / "shipping.txt").write_text("Shipping\n\nCourier delivery costs 9.50 EUR.\n")
+    report = kb.ingest([folder])
+    assert [Path(s).name for s in report.updated] == ["shipping.txt"]
+    assert kb.check_consistency().ok
+    assert kb.store.list_chunk_ids() != before
+    hit = kb.search("courier delivery price", k=1, mode="dense")[0]
+    assert "9.50" in hit.text
+    assert kb.search("parcels warehouse", k=3, mode="lexical") == []
+
+
+CHILD = """
+import sys
+from citewise.knowledge.base import KnowledgeBase
+kb = KnowledgeBase.open_postgres(sys.argv[1])
+kb.ingest(sys.argv[2:])
+print("done")
+"""
+
+
+def test_a_writer_killed_before_embedding_is_completed_by_the_next_open(
+    pg_url: str, folder: Path, embedder: MiniLMEmbedder
+) -> None:
+    env = {**os.environ, FAULT_ENV: "ingest:after_batch"}  # chunks committed, no vectors
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, pg_url, str(folder)], env=env, capture_output=True,
+        text=True, timeout=300, check=False,
+    )
+    assert child.returncode == 86, child.stderr  # it really died there
+    assert "done" not in child.stdout
+    with PostgresStore(pg_url, vector_dim=embedder.dim) as store:
+        assert store.pending_index_ops()
+        assert store.count_chunks_missing_vectors() == store.count_chunks() > 0
+    with KnowledgeBase.open_postgres(pg_url, dense=False) as bare:
+        # Lexical search needs no sync: the database indexed the chunks as it wrote them.
+        assert bare.search("warranty defects", k=1)[0].source.endswith("warranty.md")
+    with KnowledgeBase.open_postgres(pg_url, embedder=embedder) as kb:
+        assert kb.store.pending_index_ops() == []
+        assert kb.check_consistency().ok
+        assert kb.search("appliance guarantee", k=1, mode="dense")[0].source.endswith(
+            "warranty.md"
+        )
+
+
+class _Renamed:
+    """MiniLM's vectors under another name: a different embedder to the database."""
+
+    name = "someone-elses-model"
+    dim = 384
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+
+    def embed(self, texts: list[str]) -> Any:
+        return self.inner.embed(texts)
+
+
+def test_one_embedder_per_database(kb: KnowledgeBase, pg_url: str, embedder: MiniLMEmbedder) -> None:
+    with pytest.raises(ConfigError) as err:
+        KnowledgeBase.open_postgres(pg_url, embedder=_Renamed(embedder))  # type: ignore[arg-type]
+    assert err.value.code == "embedder_mismatch"
+    assert err.value.details == {"stored": embedder.name, "requested": _Renamed.name}
+    assert kb.search("refunds", k=1)  # the database is untouched
+
+
+def _reference_bm25(store: PostgresStore, query: str) -> dict[int, float]:
+    """BM25 of every chunk of the default tenant, from term frequencies PostgreSQL lists
+    (``unnest(search_tsv)``) — the definition the SQL ranking must match."""
+    import math
+
+    import sqlalchemy as sa
+
+    n, mean = store.text_stats("default")
+    with store.engine.connect() as c:
+        lexemes = [r[0] for r in c.execute(sa.text(
+            "SELECT lexeme FROM unnest(to_tsvector('english', :q))"), {"q": query})]
+        rows = c.execute(sa.text(
+            "SELECT c.id, length(c.text) AS len, u.lexeme, cardinality(u.positions) AS tf"
+            " FROM chunks c, unnest(c.search_tsv) u WHERE c.tenant = 'default'"
+            " AND u.lexeme = ANY(:l)"), {"l": lexemes}).all()
+    df: dict[str, int] = {}
+    for r in rows:
+        df[r.lexeme] = df.get(r.lexeme, 0) + 1
+    scores: dict[int, float] = {}
+    for r in rows:
+        idf = math.log(1 + (n - df[r.lexeme] + 0.5) / (df[r.lexeme] + 0.5))
+        norm = 1.2 * (0.25 + 0.75 * r.len / mean)
+        scores[r.id] = scores.get(r.id, 0.0) + idf * r.tf * 2.2 / (r.tf + norm)
+    return scores
+
+
+@pytest.mark.parametrize("common", [1000, 2])  # 2: every lexeme of the corpus is common
+def test_sql_ranking_is_bm25(kb: KnowledgeBase, folder: Path, common: int,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.store import _pg_fts
+
+    (folder / "extra.md").write_text(
+        "Refunds, refunds and refunds: the refund desk refunds returned items. " * 3
+        + "\n\nA warranty claim is not a refund.\n")
+    kb.ingest([folder])
+    monkeypatch.setattr(_pg_fts, "COMMON", common)
+    store = kb.store
+    assert isinstance(store, PostgresStore)
+    for query in ("refunds warranty", "shipping charge", "the item receipt refund"):
+        want = sorted(_reference_bm25(store, query).items(), key=lambda h: (-h[1], h[0]))
+        got = store.search_text("default", query, 3, stats=store.text_stats("default"))
+        assert len(got) == min(3, len(want))
+        assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+        if common == 1000:
+            # Exact: every candidate was scored (or the pruning proved it could be skipped).
+            assert [cid for cid, _ in got] == [cid for cid, _ in want[:3]], query
+        # With every lexeme common, rows were sampled (the rows with all of them first):
+        # the ranking may differ, the scores may not.
+        reference = dict(want)
+        for cid, score in got:
+            assert score == pytest.approx(reference[cid], rel=1e-6), (query, cid)
