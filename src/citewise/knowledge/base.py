@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ from citewise.store.base import DocumentRecord, IndexOp, Store
 if TYPE_CHECKING:
     from citewise.knowledge.embed import Embedder
     from citewise.knowledge.indexes import LexicalSearch, VectorSearch
+    from citewise.knowledge.writer_lock import WriterLock
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
 
@@ -63,6 +65,7 @@ class KnowledgeBase:
         registry: LoaderRegistry | None = None,
         dense: VectorSearch | None = None,
         owns: bool = True,
+        writer_lock: WriterLock | None = None,
         fusion: FusionMethod = DEFAULT_FUSION,
     ) -> None:
         self.store = store
@@ -78,6 +81,8 @@ class KnowledgeBase:
         self.fusion = check_fusion(fusion)
         self._closed = False
         self._lock = threading.Lock()
+        #: Held while this knowledge base writes (see :mod:`citewise.knowledge.writer_lock`).
+        self.writer_lock = writer_lock
 
     @classmethod
     def open(
@@ -148,6 +153,7 @@ class KnowledgeBase:
             dense=self.dense,
             owns=False,
             fusion=self.fusion,
+            writer_lock=self.writer_lock,
         )
 
     # -- ingest & documents ---------------------------------------------------------------
@@ -176,22 +182,23 @@ class KnowledgeBase:
         paths = list(paths)
         if not collection or not isinstance(collection, str):
             raise InvalidInput("collection must be a non-empty string", code="invalid_collection")
-        report = ingest_paths(
-            paths,
-            store=self.store,
-            tenant=self.tenant,
-            collection=collection,
-            registry=self.registry,
-            chunker=self.chunker,
-            progress=progress,
-        )
-        if prune:
-            for doc_id, source in missing_under(self.store, self.tenant, paths):
-                if self.store.delete_document(self.tenant, doc_id):
-                    report.removed.append(source)
-        self.sync_index(progress=embed_progress)
-        if report.removed and self.dense is not None:
-            self.dense.checkpoint()  # the deleted ids leave the saved vector files too
+        with self._writing():
+            report = ingest_paths(
+                paths,
+                store=self.store,
+                tenant=self.tenant,
+                collection=collection,
+                registry=self.registry,
+                chunker=self.chunker,
+                progress=progress,
+            )
+            if prune:
+                for doc_id, source in missing_under(self.store, self.tenant, paths):
+                    if self.store.delete_document(self.tenant, doc_id):
+                        report.removed.append(source)
+            self.sync_index(progress=embed_progress)
+            if report.removed and self.dense is not None:
+                self.dense.checkpoint()  # the deleted ids leave the saved vector files too
         return report
 
     def ingest_bytes(
@@ -218,9 +225,11 @@ class KnowledgeBase:
         src = name if source is None else source
         if not isinstance(src, str) or not src.strip():
             raise InvalidInput("source must be a non-empty string", code="invalid_source")
-        report = ingest_data(name, bytes(data), source=src, store=self.store, tenant=self.tenant,
-                             collection=collection, registry=self.registry, chunker=self.chunker)
-        self.sync_index()
+        with self._writing():
+            report = ingest_data(name, bytes(data), source=src, store=self.store,
+                                 tenant=self.tenant, collection=collection,
+                                 registry=self.registry, chunker=self.chunker)
+            self.sync_index()
         return report
 
     def find_source(self, source: str) -> DocumentRecord | None:
@@ -252,11 +261,12 @@ class KnowledgeBase:
         Nothing of it is left anywhere: not in SQLite (chunks, vectors, the embedding
         cache, the vector log), nor in the lexical index, nor in the saved vector files.
         """
-        deleted = self.store.delete_document(self.tenant, document_id)
-        if deleted:
-            self.sync_index()
-            if self.dense is not None:
-                self.dense.checkpoint()
+        with self._writing():
+            deleted = self.store.delete_document(self.tenant, document_id)
+            if deleted:
+                self.sync_index()
+                if self.dense is not None:
+                    self.dense.checkpoint()
         return deleted
 
     # -- search ---------------------------------------------------------------------------
@@ -314,11 +324,15 @@ class KnowledgeBase:
 
         ``progress(done, total)`` counts the chunks embedded for the dense index.
         """
-        with self._lock:
+        with self._writing(), self._lock:
             return sync_index(
                 self.store, self._derived_index(),
                 on_documents=dense_sync(self.store, self.dense, progress),
             )
+
+    def _writing(self) -> AbstractContextManager[object]:
+        """Hold the writer lock (other processes' opens then leave the outbox to us)."""
+        return self.writer_lock.held() if self.writer_lock is not None else nullcontext()
 
     def _derived_index(self) -> LexicalIndex | None:
         """The lexical index the outbox keeps in step (None: the store indexes itself)."""
@@ -327,7 +341,7 @@ class KnowledgeBase:
     def rebuild_index(self) -> int:
         """Rebuild the search index from SQLite (and bring the vectors in step with the
         chunks); returns documents indexed."""
-        with self._lock:
+        with self._writing(), self._lock:
             synced = rebuild_index(self.store, self._derived_index())
             if self.dense is not None:
                 self.dense.reconcile(self.store)

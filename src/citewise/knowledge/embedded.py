@@ -26,6 +26,7 @@ from citewise.knowledge.hybrid import DEFAULT_FUSION, FusionMethod, check_fusion
 from citewise.knowledge.ingest import Progress
 from citewise.knowledge.lexical import LexicalIndex
 from citewise.knowledge.sync import rebuild_index, sync_index
+from citewise.knowledge.writer_lock import LOCK_NAME, WriterLock
 from citewise.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -84,19 +85,31 @@ def open_knowledge_base(
                 hnsw_threshold=hnsw_threshold,
             )
             opened.append(vectors.vstore.close)
+        lock = WriterLock(root / LOCK_NAME)
         if index.created and store.count_chunks() > 0:
-            rebuild_index(store, index)
+            with lock.held():  # no index to search at all: wait for a writer, then build it
+                rebuild_index(store, index)
+                if vectors is not None:
+                    vectors.reconcile(store, progress=embed_progress)
+        elif lock.try_acquire():
+            try:
+                sync_index(store, index, on_documents=dense_sync(store, vectors, None))
+                if vectors is not None:
+                    vectors.reconcile(store, progress=embed_progress)
+            finally:
+                lock.release()
         else:
-            sync_index(store, index, on_documents=dense_sync(store, vectors, None))
-        if vectors is not None:
-            vectors.reconcile(store, progress=embed_progress)
+            # Another process is writing: pending work is its ingest in progress, not a
+            # crash's leftovers. It completes them; this process searches what is indexed.
+            _log.info("%s is being written by another process; not replaying its index work",
+                      root)
     except BaseException:
         for close in reversed(opened):
             close()
         raise
     return cls(
         store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors,
-        fusion=fusion,
+        fusion=fusion, writer_lock=lock,
     )
 
 
