@@ -240,3 +240,66 @@ def test_sql_ranking_is_bm25(kb: KnowledgeBase, folder: Path, common: int,
         reference = dict(want)
         for cid, score in got:
             assert score == pytest.approx(reference[cid], rel=1e-6), (query, cid)
+
+
+def test_bad_options_are_refused_before_connecting(pg_url: str) -> None:
+    import psycopg
+
+    def connections() -> int:
+        with psycopg.connect(pg_url) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND application_name = 'citewise'").fetchone()
+        return int(row[0]) if row else 0
+
+    before = connections()
+    with pytest.raises(ConfigError) as err:
+        KnowledgeBase.open_postgres(pg_url, dense=False, chunk_size=100, chunk_overlap=90)
+    assert err.value.code == "invalid_chunking"
+    assert connections() == before  # no store left open behind the error
+
+
+def test_a_filter_naming_more_documents_than_a_statement_has_parameters(
+        kb: KnowledgeBase) -> None:
+    real = [d.id for d in kb.list_documents()]
+    many = real + [f"{i:032x}" for i in range(70_000)]  # psycopg: at most 65,535 parameters
+    hits = kb.search("refunds issued", k=3, filters={"document_id": many}, mode="lexical")
+    assert hits and hits[0].source.endswith("returns.md")
+    assert kb.search("refunds issued", k=3, filters={"collection": ["x"] * 70_000}) == []
+
+
+class _Counting:
+    """MiniLM, remembering what it was asked to embed."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> Any:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_an_open_while_a_replica_writes_leaves_its_work_alone(
+        kb: KnowledgeBase, pg_url: str, folder: Path, embedder: MiniLMEmbedder) -> None:
+    from citewise.knowledge.chunking import Chunker
+    from citewise.knowledge.ingest import ingest_paths
+    from citewise.knowledge.loaders import default_registry
+    from citewise.knowledge.postgres import DatabaseWriterLock
+
+    (folder / "new.md").write_text("Visitors park in the north garage after noon.\n")
+    writer = DatabaseWriterLock(kb.store)  # type: ignore[arg-type]
+    with writer.held():  # a replica mid-ingest: chunks committed, vectors still to come
+        ingest_paths([folder / "new.md"], store=kb.store, tenant="default",
+                     collection="default", registry=default_registry(), chunker=Chunker())
+        reader = _Counting(embedder)
+        with KnowledgeBase.open_postgres(pg_url, embedder=reader) as other:  # type: ignore[arg-type]
+            assert reader.texts == []  # the writer's chunks are the writer's to embed
+            assert other.store.pending_index_ops()
+            assert other.search("north garage", k=1, mode="lexical")[0].source.endswith(
+                "new.md")  # searchable at once all the same: the database indexed it
+    # The writer went away without finishing: the next open repairs.
+    repairer = _Counting(embedder)
+    with KnowledgeBase.open_postgres(pg_url, embedder=repairer) as other:  # type: ignore[arg-type]
+        assert any("north garage" in t for t in repairer.texts)
+        assert other.store.pending_index_ops() == [] and other.check_consistency().ok

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import AsyncGenerator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -631,3 +632,37 @@ def test_live_runs_share_the_managers_cancel_watch(tmp_path: Path) -> None:
         assert {http.get(f"/v1/runs/{i}").json()["status"] for i in ids[1:]} == {"running"}
         for i in ids[1:]:
             http.post(f"/v1/runs/{i}/cancel")
+
+
+def test_a_stream_of_a_run_whose_log_cannot_be_written_ends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The run's outcome cannot be written (a full disk): the stream must end without the
+    # events the writer could not make durable, and the run reads `failed` — it was
+    # followed from the store instead, heartbeats forever, and read `running`.
+    from citewise.store.sqlite import SQLiteStore
+
+    save = SQLiteStore.save_run
+
+    def refusing(self: SQLiteStore, run: Any) -> None:
+        if run.status == "completed":
+            raise OSError("disk full")
+        save(self, run)
+
+    monkeypatch.setattr(SQLiteStore, "save_run", refusing)
+    with serve(make_app(tmp_path)) as url, httpx.Client(base_url=url, timeout=30) as http:
+        lines: list[str] = []
+        ids: list[str] = []
+
+        def read() -> None:
+            with http.stream("POST", "/v1/runs", json={"question": "quick"}) as r:
+                ids.append(r.headers["x-run-id"])
+                lines.extend(r.iter_lines())
+
+        reader = threading.Thread(target=read, daemon=True)  # a hang must not hang the suite
+        reader.start()
+        reader.join(20)
+        assert not reader.is_alive(), "the stream did not end"
+        run_id = ids[0]
+        kinds = [json.loads(line[5:])["kind"] for line in lines if line.startswith("data:")]
+        assert "run_finished" not in kinds
+        assert http.get(f"/v1/runs/{run_id}").json()["status"] == "failed"

@@ -40,7 +40,7 @@ from citewise.store.base import DocumentRecord, IndexOp, Store
 if TYPE_CHECKING:
     from citewise.knowledge.embed import Embedder
     from citewise.knowledge.indexes import LexicalSearch, VectorSearch
-    from citewise.knowledge.writer_lock import WriterLock
+    from citewise.knowledge.writer_lock import WriteLock
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
 
@@ -65,7 +65,7 @@ class KnowledgeBase:
         registry: LoaderRegistry | None = None,
         dense: VectorSearch | None = None,
         owns: bool = True,
-        writer_lock: WriterLock | None = None,
+        writer_lock: WriteLock | None = None,
         fusion: FusionMethod = DEFAULT_FUSION,
     ) -> None:
         self.store = store

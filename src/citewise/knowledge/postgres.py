@@ -17,10 +17,15 @@ vectors are rows, not files.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
+
+import sqlalchemy as sa
 
 from citewise.errors import ConfigError
 from citewise.knowledge.chunking import Chunker
@@ -39,8 +44,8 @@ if TYPE_CHECKING:
     from citewise.store.postgres import PostgresStore
 
 __all__ = [
-    "EMBEDDER_SETTING", "STATS_TTL_S", "PostgresLexical", "PostgresVectors",
-    "open_knowledge_base",
+    "EMBEDDER_SETTING", "STATS_TTL_S", "WRITER_LOCK_KEY", "DatabaseWriterLock",
+    "PostgresLexical", "PostgresVectors", "open_knowledge_base",
 ]
 
 #: How long a tenant's BM25 statistics (chunk count, mean length) are reused.
@@ -51,6 +56,15 @@ _EMBED_BATCH = 256
 _DOCS_PER_READ = 256
 
 Progress = Callable[[int, int], None]
+#: The advisory lock key of the writer lock (a stable 63-bit number from a name).
+WRITER_LOCK_KEY = int.from_bytes(
+    hashlib.sha256(b"citewise.knowledge.writer").digest()[:8], "big", signed=True
+)
+_LOCK_SHARED = sa.text("SELECT pg_advisory_lock_shared(:k)")
+_UNLOCK_SHARED = sa.text("SELECT pg_advisory_unlock_shared(:k)")
+_TRY_LOCK = sa.text("SELECT pg_try_advisory_lock(:k)")
+_UNLOCK = sa.text("SELECT pg_advisory_unlock(:k)")
+_log = logging.getLogger(__name__)
 KB = TypeVar("KB", bound="KnowledgeBase")
 
 
@@ -95,16 +109,69 @@ class PostgresLexical:
             self._stats[tenant] = (now, stats)
         return stats
 
-    def forget_stats(self) -> None:
-        """Read the statistics again at the next search (after this process ingested)."""
-        with self._lock:
-            self._stats.clear()
-
     def all_chunk_ids(self) -> set[int]:
         return self.store.list_chunk_ids()
 
     def close(self) -> None:
         """Nothing to release: the store belongs to the knowledge base."""
+
+
+class DatabaseWriterLock:
+    """The writer lock of replicas sharing a database: a PostgreSQL advisory lock.
+
+    Writers hold it *shared*, so replicas ingest at the same time; an open replays the
+    outbox and embeds chunks without vectors only if it gets it *exclusively* — when no
+    replica is writing, pending work is a crash's; otherwise it is an ingest in progress
+    that its writer completes, and the open leaves it alone (as
+    :class:`~citewise.knowledge.writer_lock.WriterLock` does for one folder). Session-level
+    locks, each on a connection of its own, which is discarded, not pooled, if unlocking
+    fails (a pooled session would keep the lock).
+    """
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+        self._exclusive: Any = None
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        conn = self.store.engine.connect()
+        try:
+            conn.execute(_LOCK_SHARED, {"k": WRITER_LOCK_KEY})
+            conn.commit()
+            yield
+        finally:
+            _unlock(conn, _UNLOCK_SHARED)
+
+    def try_acquire(self) -> bool:
+        conn = self.store.engine.connect()
+        try:
+            got = bool(conn.execute(_TRY_LOCK, {"k": WRITER_LOCK_KEY}).scalar_one())
+            conn.commit()
+        except BaseException:
+            conn.invalidate()
+            conn.close()
+            raise
+        if not got:
+            conn.close()
+            return False
+        self._exclusive = conn
+        return True
+
+    def release(self) -> None:
+        conn, self._exclusive = self._exclusive, None
+        if conn is not None:
+            _unlock(conn, _UNLOCK)
+
+
+def _unlock(conn: Any, statement: Any) -> None:
+    try:
+        conn.execute(statement, {"k": WRITER_LOCK_KEY})
+        conn.commit()
+    except BaseException:
+        conn.invalidate()  # closes the session, and with it every lock it held
+        raise
+    finally:
+        conn.close()
 
 
 class PostgresVectors:
@@ -272,7 +339,8 @@ def open_knowledge_base(
     from citewise.knowledge.sync import sync_index
     from citewise.store.postgres import PostgresStore
 
-    fusion = check_fusion(fusion)
+    fusion = check_fusion(fusion)  # refuse bad options before connecting to anything
+    chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
     if dense and embedder is None:
         from citewise.knowledge.embed import MiniLMEmbedder
 
@@ -281,21 +349,28 @@ def open_knowledge_base(
         url, vector_dim=embedder.dim if dense and embedder is not None else None,
         **store_options,
     )
+    lock = DatabaseWriterLock(store)
     try:
         vectors = PostgresVectors(store, embedder) if dense and embedder is not None else None
-        sync_index(
-            store, None,
-            on_documents=None if vectors is None else (
-                lambda ops: vectors.sync_documents(store, ops, progress=embed_progress)
-            ),
-        )
-        if vectors is not None:
-            vectors.reconcile(store, progress=embed_progress)
+        if lock.try_acquire():
+            try:
+                sync_index(
+                    store, None,
+                    on_documents=None if vectors is None else (
+                        lambda ops: vectors.sync_documents(store, ops, progress=embed_progress)
+                    ),
+                )
+                if vectors is not None:
+                    vectors.reconcile(store, progress=embed_progress)
+            finally:
+                lock.release()
+        else:
+            _log.info("a replica is writing the knowledge base; not replaying its index work")
     except BaseException:
         store.close()
         raise
     return cls(
         store, PostgresLexical(store), tenant=tenant,
-        chunker=Chunker(size=chunk_size, overlap=chunk_overlap), registry=registry,
-        dense=vectors, fusion=fusion,
+        chunker=chunker, registry=registry,
+        dense=vectors, fusion=fusion, writer_lock=lock,
     )

@@ -19,10 +19,11 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Protocol
 
-__all__ = ["LOCK_NAME", "WriterLock"]
+__all__ = ["LOCK_NAME", "WriteLock", "WriterLock"]
 
 LOCK_NAME = "writer.lock"
 
@@ -30,6 +31,13 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
+
+
+class WriteLock(Protocol):
+    """What a knowledge base holds while it writes (this file lock embedded; advisory locks
+    in the database on PostgreSQL: :class:`citewise.knowledge.postgres.DatabaseWriterLock`)."""
+
+    def held(self) -> AbstractContextManager[None]: ...
 
 
 class WriterLock:

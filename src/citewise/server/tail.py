@@ -40,8 +40,11 @@ async def tail(manager: RunManager, tenant: str, run_id: str,
                 last_out = time.monotonic()
                 continue
             if live.done:
+                if live.broken:
+                    return  # its log could not be written: nothing more will be sent
                 # Ended here; anything later (a resume on another replica) is in the store.
-                last_terminal = bool(live.frames) and live.frames[-1].terminal
+                last_terminal = last_terminal or (
+                    bool(live.frames) and live.frames[-1].terminal)
                 live = None
             else:
                 wait = max(0.0, beat - (time.monotonic() - last_out))

@@ -100,7 +100,8 @@ def search(
     lexeme matches; scores add up), best first; ties by chunk id.
 
     Exact BM25 unless every lexeme of the query is common (in :data:`COMMON` chunks or
-    more) or rows holding only common lexemes could rank: see :func:`_plan`.
+    more) or rows holding only common lexemes could rank: then a bounded sample of those
+    rows is scored too (see the module's docstring).
     """
     n, mean_len = stats
     if k < 1 or n == 0:
@@ -127,25 +128,24 @@ def search(
         bound = sum(idf[t] * (K1 + 1) for t in common)  # the most a common-only row scores
         if not common or (len(hits) >= k and sorted(hits.values())[-k] > bound):
             return _top(hits, k)
-    # Rows with common lexemes only could rank: score a bounded sample of them, the rows
-    # holding every common lexeme first (approximate: BM25 without pruning would score
-    # every row, and a common lexeme can match most of the table).
+    # Rows with common lexemes only could rank: score a bounded sample of them — the rows
+    # holding every common lexeme, and rows holding any (approximate: BM25 without pruning
+    # would score every row, and a common lexeme can match most of the table).
     for select in (_all(common, params, "c"), _any(common, params, "c")):
         hits.update(_run(conn, score, scope, select, params, k, SAMPLE))
-        if len(hits) >= k:
-            break
     return _top(hits, k)
 
 
 def _run(
-    conn: sa.Connection, score: str, scope: str, select: str, params: dict[str, object],
-    k: int, sample: int | None,
+    conn: sa.Connection, score: tuple[str, str], scope: str, select: str,
+    params: dict[str, object], k: int, sample: int | None,
 ) -> list[tuple[int, float]]:
+    freqs, total = score
     rows = f"SELECT id, text, {COLUMN} FROM chunks WHERE {scope} AND {select}"
     if sample is not None:
         rows += f" LIMIT {int(sample)}"
     sql = (
-        f"SELECT id, {score} AS score FROM ({rows}) AS c"
+        f"SELECT id, {total} AS score FROM (SELECT c.id, {freqs} FROM ({rows}) AS c) AS f"
         f" ORDER BY score DESC, id LIMIT {int(k)}"
     )
     return [(int(r.id), float(r.score)) for r in conn.execute(sa.text(sql), params)]
@@ -158,19 +158,19 @@ def _top(hits: dict[int, float], k: int) -> list[tuple[int, float]]:
 def _scope(
     tenant: str, collections: Sequence[str] | None, document_ids: Sequence[str] | None
 ) -> tuple[str, dict[str, object]]:
+    # Lists travel as one array parameter each: psycopg allows 65,535 parameters per
+    # statement, and a filter may name more documents than that.
     where = ["tenant = :tenant"]
     params: dict[str, object] = {"tenant": tenant}
     if collections is not None:
-        names = [f":col{i}" for i in range(len(collections))]
-        params.update({n[1:]: v for n, v in zip(names, collections, strict=True)})
+        params["collections"] = list(collections)
         where.append(
             "document_id IN (SELECT id FROM documents WHERE tenant = :tenant"
-            f" AND collection IN ({', '.join(names)}))"
+            " AND collection = ANY(CAST(:collections AS text[])))"
         )
     if document_ids is not None:
-        names = [f":doc{i}" for i in range(len(document_ids))]
-        params.update({n[1:]: v for n, v in zip(names, document_ids, strict=True)})
-        where.append(f"document_id IN ({', '.join(names)})")
+        params["document_ids"] = list(document_ids)
+        where.append("document_id = ANY(CAST(:document_ids AS text[]))")
     return " AND ".join(where), params
 
 
@@ -200,20 +200,21 @@ def _df(conn: sa.Connection, tenant: str, lexeme: str, n: int) -> int:
 
 def _score_sql(
     lexemes: list[str], params: dict[str, object], idf: dict[str, float], mean_len: float
-) -> str:
-    """BM25 of a row ``c`` as SQL. A lexeme's term frequency is read back from
+) -> tuple[str, str]:
+    """BM25 of a row ``c`` as SQL: the per-row columns (length norm, each lexeme's
+    term frequency) and the score over them. A lexeme's term frequency is read back from
     ``ts_rank`` with unit weights and no normalisation, which for one lexeme is
     ``sum(1/j**2 for j in 1..tf) / (pi**2 / 6)``: inverted as
     ``1 / ((pi**2 / 6) * (1 - rank)) - 0.5``, rounded (exact while tf < 256, the most
     positions a tsvector keeps), and 0 for a row without the lexeme."""
+    freqs = [f"{K1} * ({1 - B} + {B} * length(c.text) / {max(mean_len, 1.0)!r}) AS norm"]
     terms = []
-    norm = f"{K1} * ({1 - B} + {B} * length(c.text) / {max(mean_len, 1.0)!r})"
     for i, t in enumerate(lexemes):
         params[f"t{i}"] = _quoted(t)
         rank = f"ts_rank('{{1,1,1,1}}', c.{COLUMN}, CAST(:t{i} AS tsquery), 0)"
-        tf = f"round(1.0 / ({_ZETA2!r} * (1.0 - {rank})) - 0.5)"
-        terms.append(f"{idf[t]!r} * {tf} * {K1 + 1} / ({tf} + {norm})")
-    return " + ".join(terms)
+        freqs.append(f"round(1.0 / ({_ZETA2!r} * (1.0 - {rank})) - 0.5) AS tf{i}")
+        terms.append(f"{idf[t]!r} * tf{i} * {K1 + 1} / (tf{i} + norm)")
+    return ", ".join(freqs), " + ".join(terms)
 
 
 def _any(lexemes: list[str], params: dict[str, object], prefix: str) -> str:

@@ -164,7 +164,7 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         except sa.exc.OperationalError as exc:
             self.engine.dispose()
             where = self.url.render_as_string(hide_password=True)
-            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+            reason = (str(getattr(exc, "orig", exc)).strip().splitlines() or ["unknown"])[0]
             raise ConfigError(
                 f"cannot connect to the database {where}: {reason}",
                 code="database_unavailable", details={"url": where},

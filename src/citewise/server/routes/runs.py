@@ -175,8 +175,8 @@ async def start_run(body: RunRequest, request: Request, state: State, who: Calle
 @router.get("/runs/{run_id}", response_model=RunInfo, summary="A run's status and answer")
 async def get_run(run_id: RunId, state: State, who: Caller) -> RunInfo:
     live = state.manager.get_live(who.tenant, run_id)
-    if live is not None and not live.done:
-        return live_info(live)
+    if live is not None and (not live.done or live.broken):
+        return live_info(live)  # running here, or failed here with a log it could not write
     # Ended here, or driven elsewhere: once a run ended, another replica may have resumed
     # it, cancelled it or deleted its thread, so the store decides; this process's memory
     # (its terminal event, with the answer and error) is used while the two agree.
