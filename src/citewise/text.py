@@ -11,12 +11,14 @@ from functools import lru_cache
 
 __all__ = [
     "STOPWORDS",
+    "cjk_bigrams",
     "content_terms",
     "has_nul",
     "join_abbreviations",
     "line_of",
     "overlap",
     "sentence_spans",
+    "spaced_cjk",
     "terms",
 ]
 
@@ -46,9 +48,49 @@ STOPWORDS = frozenset(
 )
 
 
+# Scripts written without spaces between words: Han, Hiragana, Katakana (and Hangul,
+# whose spaced words are long). A run of them is one \w+ "word" to the regex, so a whole
+# Japanese clause would be a single term; such runs are cut into overlapping character
+# bigrams instead — the usual indexing unit for CJK (as Lucene's CJKBigramFilter).
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """A run of CJK characters as its overlapping bigrams (a lone character as itself)."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _cjk_split(word: str) -> list[str]:
+    out: list[str] = []
+    at = 0
+    for m in _CJK_RUN.finditer(word):
+        if m.start() > at:
+            out.append(word[at : m.start()])
+        out.extend(cjk_bigrams(m.group()))
+        at = m.end()
+    if at < len(word):
+        out.append(word[at:])
+    return out
+
+
 def terms(text: str) -> list[str]:
-    """Lower-cased word tokens."""
-    return [w.lower() for w in _WORD.findall(text)]
+    """Lower-cased word tokens; runs of CJK characters as character bigrams."""
+    words = _WORD.findall(text)
+    if text.isascii() or not _CJK_RUN.search(text):
+        return [w.lower() for w in words]
+    return [t.lower() for w in words for t in _cjk_split(w)]
+
+
+def spaced_cjk(text: str) -> str:
+    """``text`` with every CJK run replaced by its bigrams between spaces: what a word
+    tokenizer (tantivy's) then indexes as :func:`terms` would. For search indexes only:
+    offsets into it mean nothing."""
+    if text.isascii():
+        return text
+    return _CJK_RUN.sub(lambda m: " " + " ".join(cjk_bigrams(m.group())) + " ", text)
 
 
 def content_terms(text: str) -> list[str]:

@@ -342,7 +342,10 @@ class KnowledgeBase:
         """Rebuild the search index from SQLite (and bring the vectors in step with the
         chunks); returns documents indexed."""
         with self._writing(), self._lock:
-            synced = rebuild_index(self.store, self._derived_index())
+            derived = self._derived_index()
+            synced = rebuild_index(self.store, derived)
+            if derived is not None:
+                derived.mark_current()
             if self.dense is not None:
                 self.dense.reconcile(self.store)
             return synced

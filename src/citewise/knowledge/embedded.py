@@ -86,13 +86,16 @@ def open_knowledge_base(
             )
             opened.append(vectors.vstore.close)
         lock = WriterLock(root / LOCK_NAME)
-        if index.created and store.count_chunks() > 0:
-            with lock.held():  # no index to search at all: wait for a writer, then build it
+        if (index.created or index.outdated) and store.count_chunks() > 0:
+            with lock.held():  # no usable index at all: wait for a writer, then build it
                 rebuild_index(store, index)
+                index.mark_current()
                 if vectors is not None:
                     vectors.reconcile(store, progress=embed_progress)
         elif lock.try_acquire():
             try:
+                if index.created or index.outdated:
+                    index.mark_current()  # nothing indexed yet, by any analysis
                 sync_index(store, index, on_documents=dense_sync(store, vectors, None))
                 if vectors is not None:
                     vectors.reconcile(store, progress=embed_progress)

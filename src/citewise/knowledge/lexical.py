@@ -24,10 +24,15 @@ from typing import Any
 import tantivy
 
 from citewise.store.base import IndexRow
+from citewise.text import spaced_cjk
 
-__all__ = ["LexicalIndex", "WriterBusy"]
+__all__ = ["ANALYSIS", "LexicalIndex", "WriterBusy"]
 
 _TEXT_TOKENIZER = "en_stem"
+#: The text analysis an index was built with (``ANALYSIS`` in its folder): an index of an
+#: older one is rebuilt on open. "2": CJK runs indexed as character bigrams.
+ANALYSIS = "en_stem+cjk-bigrams-2"
+_ANALYSIS_FILE = "ANALYSIS"
 _MAX_QUERY_TERMS = 64
 # Filter values up to this many become term queries; more, one term-set query.
 _MAX_TERM_UNION = 256
@@ -81,6 +86,9 @@ class LexicalIndex:
         self.path.mkdir(parents=True, exist_ok=True)
         #: True when the directory held no index before (a rebuild from SQLite is due).
         self.created = not (self.path / "meta.json").exists()
+        #: True when the index was built with an older text analysis (a rebuild is due);
+        #: :meth:`mark_current` records the present one once it is rebuilt.
+        self.outdated = not self.created and self._analysis() != ANALYSIS
         self._schema = _schema()
         self._handle: tantivy.Index | None = tantivy.Index(
             self._schema, path=str(self.path), reuse=True
@@ -88,6 +96,19 @@ class LexicalIndex:
         self._analyzer = _analyzer()
         self._heap = writer_heap_bytes
         self._write_lock = threading.Lock()
+
+    def _analysis(self) -> str | None:
+        try:
+            return (self.path / _ANALYSIS_FILE).read_text().strip()
+        except OSError:
+            return None
+
+    def mark_current(self) -> None:
+        """Record that every document is indexed with the present text analysis."""
+        tmp = self.path / f"{_ANALYSIS_FILE}.tmp"
+        tmp.write_text(ANALYSIS + "\n")
+        tmp.replace(self.path / _ANALYSIS_FILE)
+        self.outdated = False
 
     @property
     def _index(self) -> tantivy.Index:
@@ -140,7 +161,7 @@ class LexicalIndex:
     # -- reading --------------------------------------------------------------------------
     def query_terms(self, text: str) -> list[str]:
         """The distinct index terms of ``text`` (what a search will look for)."""
-        seen = dict.fromkeys(self._analyzer.analyze(text))
+        seen = dict.fromkeys(self._analyzer.analyze(spaced_cjk(text)))
         return list(seen)[:_MAX_QUERY_TERMS]
 
     def search(
@@ -395,6 +416,6 @@ class _Batch:
             doc.add_text("document_id", row.document_id)
             doc.add_text("tenant", row.tenant)
             doc.add_text("collection", row.collection)
-            doc.add_text("text", row.text)
+            doc.add_text("text", spaced_cjk(row.text))
             self._raw.add_document(doc)
             self.added += 1

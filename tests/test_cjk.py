@@ -1,0 +1,89 @@
+"""Text without spaces between words (Japanese, Chinese): a run of CJK characters is cut
+into character bigrams for lexical search and for checking citations, so a Japanese
+question finds its passage and a Japanese answer's citation is verified (a whole clause
+used to be one term: no search hit, support 0)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise import Agent
+from citewise.knowledge.base import KnowledgeBase
+from citewise.knowledge.lexical import ANALYSIS
+from citewise.text import content_terms, spaced_cjk, terms
+
+DOC = """# 返品と返金
+
+商品到着後14日以内であれば返品できます。返金は返品された商品が倉庫に届いてから5営業日以内に行われます。
+
+送料は注文金額が75ユーロ以上の場合無料です。
+
+# 会员
+
+会员每年可以免费退货三次。
+"""
+
+
+def test_cjk_runs_become_bigrams_and_other_text_is_unchanged() -> None:
+    assert terms("返品できます") == ["返品", "品で", "でき", "きま", "ます"]
+    assert terms("第3章 iPhone版") == ["第", "3", "章", "iphone", "版"]
+    assert terms("Refunds are ISSUED, e.g. in 3.5 days") == [
+        "refunds", "are", "issued", "e", "g", "in", "3", "5", "days"]
+    assert terms("naïve café") == ["naïve", "café"]  # non-ASCII but not CJK: words
+    assert content_terms("返金は") == ["返金", "金は"]
+    assert spaced_cjk("返金は5営業日") == " 返金 金は 5 営業 業日 "
+    assert spaced_cjk("plain text") == "plain text"
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> KnowledgeBase:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "henpin.md").write_text(DOC, encoding="utf-8")
+    kb = KnowledgeBase.open(tmp_path / "kb", dense=False)
+    kb.ingest([tmp_path / "docs"])
+    return kb
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("返金はいつですか", "返金は返品された"),
+    ("送料は無料ですか", "送料は注文金額"),
+    ("会员可以免费退货吗", "会员每年"),
+])
+def test_a_cjk_question_finds_its_passage(kb: KnowledgeBase, question: str,
+                                          expected: str) -> None:
+    with kb:
+        hits = kb.search(question, k=1, mode="lexical")
+        assert hits and expected in hits[0].text
+        assert hits[0].evidence is not None and expected in hits[0].evidence.text
+
+
+def test_a_japanese_answer_is_cited_and_verified(kb: KnowledgeBase) -> None:
+    with kb:
+        answer = Agent(kb).ask("返金はいつ行われますか？")
+    assert "5営業日以内" in answer.text
+    assert answer.citations and all(c.support >= 0.9 for c in answer.citations)
+    assert "unsupported_claim" not in {i.code for i in answer.issues}
+    doc = answer.search_documents[0]
+    assert "5営業日以内" in answer.citations[0].excerpt and doc.source.endswith("henpin.md")
+
+
+def test_an_index_of_an_older_analysis_is_rebuilt_on_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.knowledge import lexical
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "henpin.md").write_text(DOC, encoding="utf-8")
+    marker = tmp_path / "kb" / "index" / "lexical" / "ANALYSIS"
+    with monkeypatch.context() as old:
+        old.setattr(lexical, "spaced_cjk", lambda text: text)  # the analysis before bigrams
+        with KnowledgeBase.open(tmp_path / "kb", dense=False) as before:
+            before.ingest([tmp_path / "docs"])
+            assert before.search("返金はいつですか", k=1) == []  # a clause was one term
+    marker.unlink()  # as every index built before this analysis had no marker
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as after:
+        assert not after.index.outdated  # type: ignore[attr-defined]
+        assert marker.read_text().strip() == ANALYSIS
+        hits = after.search("返金はいつですか", k=1)
+        assert hits and "返金は返品された" in hits[0].text
