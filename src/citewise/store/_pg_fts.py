@@ -129,10 +129,15 @@ def search(
         if not common or (len(hits) >= k and sorted(hits.values())[-k] > bound):
             return _top(hits, k)
     # Rows with common lexemes only could rank: score a bounded sample of them — the rows
-    # holding every common lexeme, and rows holding any (approximate: BM25 without pruning
-    # would score every row, and a common lexeme can match most of the table).
+    # holding every common lexeme, then, while fewer than k were found, rows holding any
+    # (approximate: BM25 without pruning would score every row, and a common lexeme can
+    # match most of the table; sampling both lists always doubled the p99 at 100k chunks
+    # for little: a row with some of the common lexemes and none of the rare ones rarely
+    # outranks the rows that hold all of them).
     for select in (_all(common, params, "c"), _any(common, params, "c")):
         hits.update(_run(conn, score, scope, select, params, k, SAMPLE))
+        if len(hits) >= k:
+            break
     return _top(hits, k)
 
 
