@@ -87,3 +87,33 @@ def test_an_index_of_an_older_analysis_is_rebuilt_on_open(
         assert marker.read_text().strip() == ANALYSIS
         hits = after.search("返金はいつですか", k=1)
         assert hits and "返金は返品された" in hits[0].text
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_postgresql_search_cuts_cjk_the_same_way(pg_url: str, tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    from citewise.store import _pg_fts
+    from citewise.store.postgres import PostgresStore
+
+    # A database whose column was made before the bigrams: rebuilt when a store opens it.
+    with PostgresStore(pg_url) as store, store.engine.begin() as conn:
+        conn.exec_driver_sql(f"ALTER TABLE chunks DROP COLUMN {_pg_fts.COLUMN}")
+        conn.exec_driver_sql(f"ALTER TABLE chunks ADD COLUMN {_pg_fts.COLUMN} tsvector"
+                             " GENERATED ALWAYS AS (to_tsvector('english', text)) STORED")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "henpin.md").write_text(DOC, encoding="utf-8")
+    with KnowledgeBase.open_postgres(pg_url, dense=False) as kb:
+        kb.ingest([tmp_path / "docs"])
+        with kb.store.engine.connect() as conn:  # type: ignore[attr-defined]
+            made_by = conn.execute(sa.text(
+                "SELECT generation_expression FROM information_schema.columns"
+                " WHERE table_name = 'chunks' AND column_name = :c"), {"c": _pg_fts.COLUMN}
+            ).scalar_one()
+        assert _pg_fts.ANALYSE in made_by
+        for question, expected in [("返金はいつですか", "返金は返品された"),
+                                   ("会员可以免费退货吗", "会员每年")]:
+            hits = kb.search(question, k=1, mode="lexical")
+            assert hits and expected in hits[0].text, question
+        assert kb.search("refunds plain english", k=1, mode="lexical") == []

@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 __all__ = [
+    "CJK_CHARS",
     "STOPWORDS",
     "cjk_bigrams",
     "content_terms",
@@ -52,8 +53,9 @@ STOPWORDS = frozenset(
 # whose spaced words are long). A run of them is one \w+ "word" to the regex, so a whole
 # Japanese clause would be a single term; such runs are cut into overlapping character
 # bigrams instead — the usual indexing unit for CJK (as Lucene's CJKBigramFilter).
-_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+#: The CJK character ranges, as a regex class body (also used by the PostgreSQL index).
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
 
 def cjk_bigrams(run: str) -> list[str]:
