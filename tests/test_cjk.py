@@ -26,6 +26,19 @@ DOC = """# 返品と返金
 """
 
 
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("商品到着後14日以内であれば返品できません。", "商品到着後14日以内であれば返品できます。"),
+    ("会员每年不可以免费退货三次。", "会员每年可以免费退货三次。"),
+    ("会员每年可以免费退货五次。", "会员每年可以免费退货三次。"),
+])
+def test_a_cjk_claim_that_contradicts_its_source_is_not_supported(claim: str,
+                                                                   evidence: str) -> None:
+    from citewise.grounding.verify import SUPPORT_THRESHOLD, lexical_support
+
+    assert lexical_support(evidence, evidence) == 1.0
+    assert lexical_support(claim, evidence) < SUPPORT_THRESHOLD  # most bigrams overlap
+
+
 def test_cjk_runs_become_bigrams_and_other_text_is_unchanged() -> None:
     assert terms("返品できます") == ["返品", "品で", "でき", "きま", "ます"]
     assert terms("第3章 iPhone版") == ["第", "3", "章", "iphone", "版"]
@@ -35,6 +48,10 @@ def test_cjk_runs_become_bigrams_and_other_text_is_unchanged() -> None:
     assert content_terms("返金は") == ["返金", "金は"]
     assert spaced_cjk("返金は5営業日") == " 返金 金は 5 営業 業日 "
     assert spaced_cjk("plain text") == "plain text"
+    assert spaced_cjk("我的猫", unigrams=True) == " 我的 的猫 我 的 猫 "
+    # Half-width katakana and full-width letters and digits meet their usual forms.
+    assert terms("ﾃﾞｰﾀﾍﾞｰｽ ＲＥＦＵＮＤ ２０２４") == terms("データベース REFUND 2024")
+    assert terms("中・日") == ["中", "日"]  # the middle dot separates, as a space would
 
 
 @pytest.fixture
@@ -46,17 +63,20 @@ def kb(tmp_path: Path) -> KnowledgeBase:
     return kb
 
 
-@pytest.mark.parametrize(("question", "expected"), [
-    ("返金はいつですか", "返金は返品された"),
-    ("送料は無料ですか", "送料は注文金額"),
-    ("会员可以免费退货吗", "会员每年"),
+@pytest.mark.parametrize(("question", "expected", "window"), [
+    ("返金はいつですか", "返金は返品された", True),
+    ("送料は無料ですか", "送料は注文金額", True),
+    ("会员可以免费退货吗", "会员每年", True),
+    ("会", "会员每年", False),  # one character: the index keeps characters too
+    ("ﾍﾝｷﾝ 返金", "返金は返品された", False),  # half-width katakana in the question
 ])
 def test_a_cjk_question_finds_its_passage(kb: KnowledgeBase, question: str,
-                                          expected: str) -> None:
+                                          expected: str, window: bool) -> None:
     with kb:
         hits = kb.search(question, k=1, mode="lexical")
         assert hits and expected in hits[0].text
-        assert hits[0].evidence is not None and expected in hits[0].evidence.text
+        if window:  # the evidence window is the sentence that answers
+            assert hits[0].evidence is not None and expected in hits[0].evidence.text
 
 
 def test_a_japanese_answer_is_cited_and_verified(kb: KnowledgeBase) -> None:
@@ -77,7 +97,7 @@ def test_an_index_of_an_older_analysis_is_rebuilt_on_open(
     (tmp_path / "docs" / "henpin.md").write_text(DOC, encoding="utf-8")
     marker = tmp_path / "kb" / "index" / "lexical" / "ANALYSIS"
     with monkeypatch.context() as old:
-        old.setattr(lexical, "spaced_cjk", lambda text: text)  # the analysis before bigrams
+        old.setattr(lexical, "spaced_cjk", lambda text, **_: text)  # the analysis before bigrams
         with KnowledgeBase.open(tmp_path / "kb", dense=False) as before:
             before.ingest([tmp_path / "docs"])
             assert before.search("返金はいつですか", k=1) == []  # a clause was one term

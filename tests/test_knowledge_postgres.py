@@ -303,3 +303,37 @@ def test_an_open_while_a_replica_writes_leaves_its_work_alone(
     with KnowledgeBase.open_postgres(pg_url, embedder=repairer) as other:  # type: ignore[arg-type]
         assert any("north garage" in t for t in repairer.texts)
         assert other.store.pending_index_ops() == [] and other.check_consistency().ok
+
+
+def test_many_concurrent_uploads_share_one_writer_hold(
+        kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each write held a pooled connection for the whole ingest (two, nested): twelve at
+    # once took the whole pool (5 + 10) and the store's own work timed out.
+    import threading
+
+    from citewise.knowledge import base
+
+    together = threading.Barrier(12, timeout=60)
+    real = base.ingest_data
+
+    def slow_parse(*args: Any, **kwargs: Any) -> Any:
+        together.wait()  # every upload is inside its writer hold at once
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(base, "ingest_data", slow_parse)
+    results: list[object] = []
+
+    def upload(i: int) -> None:
+        try:
+            report = kb.ingest_bytes(f"u{i}.md", f"Upload {i} says hello {i}.\n".encode())
+            results.append(bool(report.added))
+        except Exception as exc:  # recorded, asserted below
+            results.append(exc)
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert results == [True] * 12
+    assert kb.check_consistency().ok

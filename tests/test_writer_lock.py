@@ -1,51 +1,84 @@
-"""The writer lock: a process opening a knowledge base while another process writes it
-searches what is indexed and leaves the writer's pending work alone (it used to embed the
-other ingest's chunks itself, minutes of work, before answering); once no writer is
-alive, pending work is a crash's and the next open repairs it."""
+"""The writer lock: writers share it; an open repairs (replays pending index work, embeds
+missing vectors, rebuilds a lost or outdated index) only when it gets it exclusively — no
+writer alive — and otherwise searches what is indexed at once. A process opening the
+knowledge base while another ingests used to embed that ingest's chunks itself (minutes);
+a write waits for a repairing open at most ``WAIT_S`` (then ``knowledge_base_busy``)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 
+from citewise.errors import Unavailable
+from citewise.knowledge import writer_lock
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
 from citewise.knowledge.chunking import Chunker
 from citewise.knowledge.ingest import ingest_paths
+from citewise.knowledge.lexical import LexicalIndex
 from citewise.knowledge.loaders import default_registry
 from citewise.knowledge.writer_lock import LOCK_NAME, WriterLock
+from citewise.server.testing import serve
 from citewise.store.sqlite import SQLiteStore
 from test_knowledge import HashEmbedder
+from test_server import make_app
 
-HOLDER = """
+WRITER = """
 import sys
 from citewise.knowledge.writer_lock import WriterLock
-lock = WriterLock(sys.argv[1])
-assert lock.try_acquire()
-print("held", flush=True)
-sys.stdin.read()  # until the test closes our stdin
+with WriterLock(sys.argv[1]).held():
+    print("held", flush=True)
+    sys.stdin.read()  # until the test closes our stdin
 """
 
 
-def test_one_holder_at_a_time_and_reentrant(tmp_path: Path) -> None:
-    a, b = WriterLock(tmp_path / LOCK_NAME), WriterLock(tmp_path / LOCK_NAME)
-    with a.held():
-        with a.held():  # an ingest syncs under its own hold
-            assert not b.try_acquire()
-        assert not b.try_acquire()
-        got: list[bool] = []
-        t = threading.Thread(target=lambda: got.append(a.try_acquire()))
+@contextmanager
+def writer_in_another_process(path: Path) -> Iterator[None]:
+    with subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None and proc.stdin is not None
+        try:
+            assert proc.stdout.readline() == "held\n"
+            yield
+        finally:
+            proc.stdin.close()
+            proc.wait(30)
+
+
+def test_writers_share_it_and_a_repairer_needs_it_alone(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b, c = (WriterLock(tmp_path / LOCK_NAME) for _ in range(3))
+    with a.held(), b.held():  # writers never wait for each other
+        with a.held():  # nested: an ingest syncs its index under its own hold
+            assert not c.try_acquire()
+        entered, leave = threading.Event(), threading.Event()
+
+        def other_thread() -> None:
+            with a.held():  # shares this process's hold: does not wait
+                entered.set()
+                leave.wait(10)
+
+        t = threading.Thread(target=other_thread)
         t.start()
-        t.join()
-        assert got == [False]  # another thread of this process waits its turn too
-    assert b.try_acquire()
-    assert not a.try_acquire()
-    b.release()
-    assert a.try_acquire()
-    a.release()
+        assert entered.wait(10)
+    assert not c.try_acquire()  # the other thread still writes
+    leave.set()
+    t.join(10)
+    assert c.try_acquire()  # no writer left: a repairer gets it alone
+    monkeypatch.setattr(writer_lock, "WAIT_S", 0.2)
+    with pytest.raises(Unavailable) as busy, WriterLock(tmp_path / LOCK_NAME).held():
+        pass
+    assert busy.value.code == "knowledge_base_busy"
+    c.release()
+    with a.held():
+        pass
 
 
 def _write_without_sync(data: Path, folder: Path) -> None:
@@ -66,20 +99,13 @@ def test_an_open_during_another_processs_write_leaves_its_work_alone(tmp_path: P
     with KnowledgeBase.open(data, embedder=HashEmbedder()) as kb:  # type: ignore[arg-type]
         kb.ingest([first])
     _write_without_sync(data, second)
-    with subprocess.Popen([sys.executable, "-c", HOLDER, str(data / LOCK_NAME)],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as holder:
-        assert holder.stdout is not None and holder.stdin is not None
-        try:
-            assert holder.stdout.readline() == "held\n"
-            reader = HashEmbedder()
-            with KnowledgeBase.open(data, embedder=reader) as kb:  # type: ignore[arg-type]
-                assert reader.embedded == []  # nothing of the writer's ingest embedded here
-                assert kb.store.pending_index_ops()  # its work is still the writer's
-                hits = kb.search("refunds fourteen days", k=1)
-                assert hits and hits[0].source.endswith("refunds.md")
-        finally:
-            holder.stdin.close()
-            holder.wait(30)
+    with writer_in_another_process(data / LOCK_NAME):
+        reader = HashEmbedder()
+        with KnowledgeBase.open(data, embedder=reader) as kb:  # type: ignore[arg-type]
+            assert reader.embedded == []  # nothing of the writer's ingest embedded here
+            assert kb.store.pending_index_ops()  # its work is still the writer's
+            hits = kb.search("refunds fourteen days", k=1)
+            assert hits and hits[0].source.endswith("refunds.md")
     # The writer is gone without finishing: its leftovers are a crash's, and repaired.
     repairer = HashEmbedder()
     with KnowledgeBase.open(data, embedder=repairer) as kb:  # type: ignore[arg-type]
@@ -89,49 +115,70 @@ def test_an_open_during_another_processs_write_leaves_its_work_alone(tmp_path: P
         assert kb.search("visitors garage", k=1)[0].source.endswith("parking.md")
 
 
-def test_a_lost_index_is_rebuilt_after_the_writer_finishes(tmp_path: Path) -> None:
-    import shutil
-
+def test_a_lost_index_is_rebuilt_by_the_first_open_without_a_writer(tmp_path: Path) -> None:
     data, docs = tmp_path / "kb", tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("Coffee machines are descaled on Fridays.\n")
     with KnowledgeBase.open(data, dense=False) as kb:
         kb.ingest([docs])
     shutil.rmtree(data / "index" / "lexical")
-    lock = WriterLock(data / LOCK_NAME)
-    assert lock.try_acquire()
-    opened: list[KnowledgeBase] = []
-    t = threading.Thread(target=lambda: opened.append(KnowledgeBase.open(data, dense=False)),
-                         daemon=True)
-    t.start()
-    t.join(0.5)
-    assert t.is_alive() and not opened  # with no index at all, it waits for the writer
-    lock.release()
-    t.join(60)
-    with opened[0] as kb:
+    with writer_in_another_process(data / LOCK_NAME), \
+            KnowledgeBase.open(data, dense=False) as kb:  # does not wait for the writer
+        assert kb.search("descaled", k=1, mode="lexical") == []
+    with KnowledgeBase.open(data, dense=False) as kb:
         assert kb.search("descaled", k=1)[0].source.endswith("a.md")
 
 
-@pytest.mark.parametrize("action", ["ingest", "delete"])
-def test_writes_hold_the_lock(tmp_path: Path, action: str) -> None:
+def test_a_rebuild_another_process_did_is_not_done_again(tmp_path: Path) -> None:
+    data, docs = tmp_path / "kb", tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Coffee machines are descaled on Fridays.\n")
+    with KnowledgeBase.open(data, dense=False) as kb:
+        kb.ingest([docs])
+    marker = data / "index" / "lexical" / "ANALYSIS"
+    marker.unlink()  # an index of an older analysis
+    stale = LexicalIndex(data / "index" / "lexical")  # opened before the other rebuilt it
+    try:
+        assert stale.outdated
+        with KnowledgeBase.open(data, dense=False):  # another open rebuilds and marks it
+            pass
+        stale.refresh_state()  # what an open re-reads once it holds the lock
+        assert not stale.outdated and not stale.created
+    finally:
+        stale.close()
+
+
+def test_writes_hold_the_lock(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("Coffee machines are descaled on Fridays.\n")
     seen: list[bool] = []
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        if action == "delete":
-            kb.ingest([docs])
         probe = WriterLock(tmp_path / "kb" / LOCK_NAME)
-        real = kb.store.delete_document if action == "delete" else kb.store.replace_documents
+        for name in ("replace_documents", "delete_document"):
+            real = getattr(kb.store, name)
 
-        def spy(*args: object) -> object:
-            seen.append(probe.try_acquire())  # another holder's view, mid-write
-            return real(*args)  # type: ignore[operator]
+            def spy(*args: object, _real: object = real) -> object:
+                seen.append(probe.try_acquire())  # a repairer's view, mid-write
+                return _real(*args)  # type: ignore[operator]
 
-        name = "delete_document" if action == "delete" else "replace_documents"
-        setattr(kb.store, name, spy)
-        if action == "delete":
-            assert kb.delete_document(kb.list_documents()[0].id)
-        else:
-            kb.ingest([docs])
-    assert seen == [False]
+            setattr(kb.store, name, spy)
+        kb.ingest([docs])
+        assert kb.delete_document(kb.list_documents()[0].id)
+    assert seen == [False, False]
+
+
+def test_an_upload_during_a_repair_is_busy_and_the_server_keeps_serving(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writer_lock, "WAIT_S", 0.3)
+    with serve(make_app(tmp_path)) as url, httpx.Client(base_url=url, timeout=30) as http:
+        repairer = WriterLock(tmp_path / LOCK_NAME)
+        assert repairer.try_acquire()
+        try:
+            r = http.post("/v1/documents", files={"file": ("a.md", b"# A\n\nSome text.\n")})
+            assert r.status_code == 503 and r.json()["error"]["code"] == "knowledge_base_busy"
+            assert http.get("/v1/documents").json()["documents"] == []  # nothing half-written
+        finally:
+            repairer.release()
+        assert http.post("/v1/documents", files={"file": ("a.md", b"# A\n\nSome text.\n")}
+                         ).status_code == 201

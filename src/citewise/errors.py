@@ -30,6 +30,7 @@ __all__ = [
     "RunCancelled",
     "RunFailure",
     "ToolSignal",
+    "Unavailable",
     "UsageError",
 ]
 
@@ -97,6 +98,13 @@ class BudgetExceeded(RunFailure):
 
 class RunCancelled(RunFailure):
     code = "run_cancelled"
+
+
+class Unavailable(CitewiseError):
+    """The service cannot do this now (a resource is busy); the same request may succeed
+    later. Nothing was changed."""
+
+    code = "unavailable"
 
 
 # -- caller misuse ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ All offsets are Python ``str`` indices, i.e. Unicode code points — the unit ev
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 __all__ = [
@@ -52,10 +53,17 @@ STOPWORDS = frozenset(
 # Scripts written without spaces between words: Han, Hiragana, Katakana (and Hangul,
 # whose spaced words are long). A run of them is one \w+ "word" to the regex, so a whole
 # Japanese clause would be a single term; such runs are cut into overlapping character
-# bigrams instead — the usual indexing unit for CJK (as Lucene's CJKBigramFilter).
+# bigrams instead — the usual indexing unit for CJK (as Lucene's CJKBigramFilter). Kana
+# punctuation (・ ゛ ゜ ゠) is not part of a run. Non-ASCII text is NFKC-normalised first,
+# so half-width katakana and full-width letters and digits meet their usual forms.
 #: The CJK character ranges, as a regex class body (also used by the PostgreSQL index).
-CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+CJK_CHARS = (
+    "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+)
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+# One pass over non-ASCII text: a CJK run, or a word without CJK characters.
+_TOKEN = re.compile(f"[{CJK_CHARS}]+|[^\\W{CJK_CHARS}]+")
 
 
 def cjk_bigrams(run: str) -> list[str]:
@@ -65,34 +73,35 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def _cjk_split(word: str) -> list[str]:
+def terms(text: str) -> list[str]:
+    """Lower-cased word tokens; runs of CJK characters as character bigrams."""
+    if text.isascii():
+        return [w.lower() for w in _WORD.findall(text)]
     out: list[str] = []
-    at = 0
-    for m in _CJK_RUN.finditer(word):
-        if m.start() > at:
-            out.append(word[at : m.start()])
-        out.extend(cjk_bigrams(m.group()))
-        at = m.end()
-    if at < len(word):
-        out.append(word[at:])
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
+        if _CJK_RUN.match(token):
+            out.extend(cjk_bigrams(token))
+        else:
+            out.append(token.lower())
     return out
 
 
-def terms(text: str) -> list[str]:
-    """Lower-cased word tokens; runs of CJK characters as character bigrams."""
-    words = _WORD.findall(text)
-    if text.isascii() or not _CJK_RUN.search(text):
-        return [w.lower() for w in words]
-    return [t.lower() for w in words for t in _cjk_split(w)]
-
-
-def spaced_cjk(text: str) -> str:
-    """``text`` with every CJK run replaced by its bigrams between spaces: what a word
+def spaced_cjk(text: str, *, unigrams: bool = False) -> str:
+    """``text`` with every CJK run replaced by its bigrams between spaces (``unigrams``:
+    and its characters too, so that a one-character query finds it): what a word
     tokenizer (tantivy's) then indexes as :func:`terms` would. For search indexes only:
     offsets into it mean nothing."""
     if text.isascii():
         return text
-    return _CJK_RUN.sub(lambda m: " " + " ".join(cjk_bigrams(m.group())) + " ", text)
+
+    def cut(m: re.Match[str]) -> str:
+        run = m.group()
+        grams = cjk_bigrams(run)
+        if unigrams and len(run) > 1:
+            grams += list(run)
+        return " " + " ".join(grams) + " "
+
+    return _CJK_RUN.sub(cut, unicodedata.normalize("NFKC", text))
 
 
 def content_terms(text: str) -> list[str]:

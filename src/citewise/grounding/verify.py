@@ -55,6 +55,12 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[, \u00a0\u2009\u202f'’]\d{3})+(?![\d,])")
 _GROUP_SEPARATOR = re.compile(r"[, \u00a0\u2009\u202f'’]")
 _NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "cannot", "without", "neither"})
+# CJK negation markers are parts of words, not words (返品できません, 不可以, 없다): a
+# claim and its evidence are compared by which of these they contain.
+_CJK_NEGATIONS = ("ない", "ません", "なかった", "不", "没", "沒", "无", "無", "非", "未", "别",
+                  "別", "勿", "않", "못", "없")
+# CJK numerals: "三次" and "五次" overlap in every bigram but one, as "3" and "5" would.
+_CJK_NUMERAL = re.compile("[〇一二三四五六七八九十百千万萬億亿两兩]+")
 # Typographic apostrophes: "don’t" in a source and "don't" in a claim are one word.
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'"})
 _QUOTE_CHARS = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'", "“": '"', "”": '"',
@@ -257,13 +263,18 @@ def _canonical(text: str) -> str:
 
 def _numbers(text: str) -> set[str]:
     """The numbers of ``text``, already :func:`_canonical` (lexical_support's hot path)."""
-    return {m.group(0).replace(",", "") for m in _NUMBER.finditer(text)}
+    found = {m.group(0).replace(",", "") for m in _NUMBER.finditer(text)}
+    if not text.isascii():
+        found.update(_CJK_NUMERAL.findall(text))
+    return found
 
 
 def _negated(text: str) -> bool:
     """Whether ``text``, already :func:`_canonical`, says no."""
     words = terms(text)
-    return any(w in _NEGATIONS or w.endswith("n't") for w in words) or "n't" in text.lower()
+    if any(w in _NEGATIONS or w.endswith("n't") for w in words) or "n't" in text.lower():
+        return True
+    return not text.isascii() and any(m in text for m in _CJK_NEGATIONS)
 
 
 def _normal(text: str) -> str:

@@ -86,24 +86,15 @@ def open_knowledge_base(
             )
             opened.append(vectors.vstore.close)
         lock = WriterLock(root / LOCK_NAME)
-        if (index.created or index.outdated) and store.count_chunks() > 0:
-            with lock.held():  # no usable index at all: wait for a writer, then build it
-                rebuild_index(store, index)
-                index.mark_current()
-                if vectors is not None:
-                    vectors.reconcile(store, progress=embed_progress)
-        elif lock.try_acquire():
+        if lock.try_acquire():
             try:
-                if index.created or index.outdated:
-                    index.mark_current()  # nothing indexed yet, by any analysis
-                sync_index(store, index, on_documents=dense_sync(store, vectors, None))
-                if vectors is not None:
-                    vectors.reconcile(store, progress=embed_progress)
+                _repair(store, index, vectors, embed_progress)
             finally:
                 lock.release()
         else:
             # Another process is writing: pending work is its ingest in progress, not a
-            # crash's leftovers. It completes them; this process searches what is indexed.
+            # crash's leftovers. It completes them; this process searches what is indexed
+            # (an index that is missing or outdated is rebuilt by the next open).
             _log.info("%s is being written by another process; not replaying its index work",
                       root)
     except BaseException:
@@ -114,6 +105,25 @@ def open_knowledge_base(
         store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors,
         fusion=fusion, writer_lock=lock,
     )
+
+
+def _repair(
+    store: SQLiteStore, index: LexicalIndex, vectors: DenseIndex | None,
+    progress: Progress | None,
+) -> None:
+    """With no writer alive: rebuild a missing or outdated lexical index (another process
+    may have done it while this one waited to open: read its state again), replay pending
+    outbox work, and embed chunks that have no vector."""
+    index.refresh_state()
+    if (index.created or index.outdated) and store.count_chunks() > 0:
+        rebuild_index(store, index)
+        index.mark_current()
+    else:
+        if index.created or index.outdated:
+            index.mark_current()  # nothing indexed yet, by any analysis
+        sync_index(store, index, on_documents=dense_sync(store, vectors, None))
+    if vectors is not None:
+        vectors.reconcile(store, progress=progress)
 
 
 def _open_index(path: Path) -> LexicalIndex:

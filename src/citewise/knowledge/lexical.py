@@ -30,8 +30,8 @@ __all__ = ["ANALYSIS", "LexicalIndex", "WriterBusy"]
 
 _TEXT_TOKENIZER = "en_stem"
 #: The text analysis an index was built with (``ANALYSIS`` in its folder): an index of an
-#: older one is rebuilt on open. "2": CJK runs indexed as character bigrams.
-ANALYSIS = "en_stem+cjk-bigrams-2"
+#: older one is rebuilt on open. "3": CJK runs (NFKC) indexed as character bigrams and unigrams.
+ANALYSIS = "en_stem+cjk-bigrams-3"
 _ANALYSIS_FILE = "ANALYSIS"
 _MAX_QUERY_TERMS = 64
 # Filter values up to this many become term queries; more, one term-set query.
@@ -102,6 +102,17 @@ class LexicalIndex:
             return (self.path / _ANALYSIS_FILE).read_text().strip()
         except OSError:
             return None
+
+    def refresh_state(self) -> None:
+        """Read :attr:`created` / :attr:`outdated` again: another process may have built
+        or rebuilt the index since this one opened it."""
+        if self.created and self._index_has_docs():
+            self.created = False
+        self.outdated = not self.created and self._analysis() != ANALYSIS
+
+    def _index_has_docs(self) -> bool:
+        self._index.reload()
+        return int(self._index.searcher().num_docs) > 0
 
     def mark_current(self) -> None:
         """Record that every document is indexed with the present text analysis."""
@@ -416,6 +427,6 @@ class _Batch:
             doc.add_text("document_id", row.document_id)
             doc.add_text("tenant", row.tenant)
             doc.add_text("collection", row.collection)
-            doc.add_text("text", spaced_cjk(row.text))
+            doc.add_text("text", spaced_cjk(row.text, unigrams=True))
             self._raw.add_document(doc)
             self.added += 1

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 
-from citewise.errors import ConfigError
+from citewise.errors import ConfigError, Unavailable
+from citewise.knowledge import writer_lock
 from citewise.knowledge.chunking import Chunker
 from citewise.knowledge.dense import SLICE, SyncStats
 from citewise.knowledge.embed import QueryVectors
@@ -61,9 +62,7 @@ WRITER_LOCK_KEY = int.from_bytes(
     hashlib.sha256(b"citewise.knowledge.writer").digest()[:8], "big", signed=True
 )
 _LOCK_SHARED = sa.text("SELECT pg_advisory_lock_shared(:k)")
-_UNLOCK_SHARED = sa.text("SELECT pg_advisory_unlock_shared(:k)")
 _TRY_LOCK = sa.text("SELECT pg_try_advisory_lock(:k)")
-_UNLOCK = sa.text("SELECT pg_advisory_unlock(:k)")
 _log = logging.getLogger(__name__)
 KB = TypeVar("KB", bound="KnowledgeBase")
 
@@ -123,55 +122,87 @@ class DatabaseWriterLock:
     outbox and embeds chunks without vectors only if it gets it *exclusively* — when no
     replica is writing, pending work is a crash's; otherwise it is an ingest in progress
     that its writer completes, and the open leaves it alone (as
-    :class:`~citewise.knowledge.writer_lock.WriterLock` does for one folder). Session-level
-    locks, each on a connection of its own, which is discarded, not pooled, if unlocking
-    fails (a pooled session would keep the lock).
+    :class:`~citewise.knowledge.writer_lock.WriterLock` does for one folder).
+
+    Each hold is a session lock on a connection of its own, outside the store's pool
+    (holding pooled connections for whole ingests starved the store's own work): one
+    shared hold per process, counted across its threads and nested writes. A writer waits
+    at most ``wait_s`` for a repairing open (``lock_timeout``), then
+    :class:`~citewise.errors.Unavailable` (``knowledge_base_busy``).
     """
 
-    def __init__(self, store: PostgresStore) -> None:
+    def __init__(self, store: PostgresStore, *, wait_s: float | None = None) -> None:
         self.store = store
+        self.wait_s = writer_lock.WAIT_S if wait_s is None else wait_s
+        self._mutex = threading.Lock()
+        self._writers = 0
+        self._shared: Any = None
         self._exclusive: Any = None
+        self._engine: Any = None
+
+    def _connect(self) -> Any:
+        if self._engine is None:
+            from sqlalchemy.pool import NullPool
+
+            self._engine = sa.create_engine(self.store.url, poolclass=NullPool)
+        return self._engine.connect()
 
     @contextmanager
     def held(self) -> Iterator[None]:
-        conn = self.store.engine.connect()
+        with self._mutex:
+            if self._writers == 0:
+                self._shared = self._take_shared()
+            self._writers += 1
         try:
-            conn.execute(_LOCK_SHARED, {"k": WRITER_LOCK_KEY})
-            conn.commit()
             yield
         finally:
-            _unlock(conn, _UNLOCK_SHARED)
+            with self._mutex:
+                self._writers -= 1
+                if self._writers == 0:
+                    conn, self._shared = self._shared, None
+                    conn.close()  # ends the session, and with it its locks
 
-    def try_acquire(self) -> bool:
-        conn = self.store.engine.connect()
+    def _take_shared(self) -> Any:
+        conn = self._connect()
         try:
-            got = bool(conn.execute(_TRY_LOCK, {"k": WRITER_LOCK_KEY}).scalar_one())
+            conn.execute(sa.text(f"SET lock_timeout = {int(self.wait_s * 1000)}"))
+            conn.execute(_LOCK_SHARED, {"k": WRITER_LOCK_KEY})
             conn.commit()
+        except sa.exc.OperationalError as exc:
+            conn.close()
+            if getattr(exc.orig, "sqlstate", None) == "55P03":  # lock_not_available
+                raise Unavailable(
+                    "the knowledge base is being repaired by another replica; tried for "
+                    f"{self.wait_s:g} s", code="knowledge_base_busy",
+                ) from exc
+            raise
         except BaseException:
-            conn.invalidate()
             conn.close()
             raise
-        if not got:
-            conn.close()
-            return False
-        self._exclusive = conn
-        return True
+        return conn
+
+    def try_acquire(self) -> bool:
+        with self._mutex:
+            if self._writers or self._exclusive is not None:
+                return False
+            conn = self._connect()
+            try:
+                got = bool(conn.execute(_TRY_LOCK, {"k": WRITER_LOCK_KEY}).scalar_one())
+                conn.commit()
+            except BaseException:
+                conn.close()
+                raise
+            if not got:
+                conn.close()
+                return False
+            self._exclusive = conn
+            return True
 
     def release(self) -> None:
-        conn, self._exclusive = self._exclusive, None
+        with self._mutex:
+            conn, self._exclusive = self._exclusive, None
         if conn is not None:
-            _unlock(conn, _UNLOCK)
-
-
-def _unlock(conn: Any, statement: Any) -> None:
-    try:
-        conn.execute(statement, {"k": WRITER_LOCK_KEY})
-        conn.commit()
-    except BaseException:
-        conn.invalidate()  # closes the session, and with it every lock it held
-        raise
-    finally:
-        conn.close()
+            conn.close()
 
 
 class PostgresVectors:

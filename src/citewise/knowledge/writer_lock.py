@@ -4,28 +4,36 @@ Opening a knowledge base replays index work left pending in the outbox and embed
 that have no vector: after a crash that repairs it. But an ingest in progress in another
 process looks exactly like a crash's leftovers until it completes them, and a reader
 (``citewise ask``) would then embed that ingest's chunks itself — minutes, for nothing.
-So every write holds this lock, and an open that finds it held leaves the outbox to its
-holder and searches what is indexed already.
+
+So writers hold this lock *shared* (any number of them, in any processes: it excludes
+no writer), and an open repairs only if it gets it *exclusively* — then no writer is
+alive and pending work is a crash's; otherwise it leaves the work to its writer and
+searches what is indexed. An open never waits; a writer waits only while an open
+repairs, at most ``wait_s`` (then :class:`~citewise.errors.Unavailable`, ``busy``).
 
 An advisory ``flock`` on ``writer.lock`` in the data directory: the kernel releases it
-when its process dies, so a crash never leaves it held, and the next open repairs. It is
-re-entrant within its object (an ingest syncs the index under the same hold); two objects
-on one folder exclude each other even inside one process. Where ``fcntl`` does not exist
-(Windows) it holds nothing and every open repairs, as before.
+when its process dies, so a crash never leaves it held. Inside a process the shared hold
+is counted, so threads and nested writes (an ingest syncs its index) share one. Where
+``fcntl`` does not exist (Windows) nothing is held and every open repairs, as before.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["LOCK_NAME", "WriteLock", "WriterLock"]
+from citewise.errors import Unavailable
+
+__all__ = ["LOCK_NAME", "WAIT_S", "WriteLock", "WriterLock"]
 
 LOCK_NAME = "writer.lock"
+#: How long a write waits for an open that is repairing the knowledge base.
+WAIT_S = 60.0
 
 try:
     import fcntl
@@ -41,49 +49,79 @@ class WriteLock(Protocol):
 
 
 class WriterLock:
-    """An exclusive, re-entrant, process-wide write lock on one data directory."""
+    """Writers share it; a repairing open takes it exclusively, or not at all."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, wait_s: float | None = None) -> None:
         self.path = Path(path)
-        self._mutex = threading.RLock()
-        self._depth = 0
-        self._fd: int | None = None
-
-    def try_acquire(self) -> bool:
-        """Take the lock if no other process (or object) holds it; never waits."""
-        return self._acquire(blocking=False)
+        self.wait_s = WAIT_S if wait_s is None else wait_s
+        self._mutex = threading.Lock()
+        self._writers = 0
+        self._shared_fd: int | None = None
+        self._exclusive_fd: int | None = None
 
     @contextmanager
     def held(self) -> Iterator[None]:
-        """Hold the lock for the block, waiting for another holder to finish first."""
-        self._acquire(blocking=True)
+        """Hold the lock shared for the block (with this process's other writers)."""
+        with self._mutex:
+            if self._writers == 0:
+                self._shared_fd = self._lock(shared=True)
+            self._writers += 1
         try:
             yield
         finally:
-            self.release()
+            with self._mutex:
+                self._writers -= 1
+                if self._writers == 0:
+                    self._unlock(self._shared_fd)
+                    self._shared_fd = None
 
-    def _acquire(self, *, blocking: bool) -> bool:
-        if not self._mutex.acquire(blocking=blocking):
-            return False
-        if self._depth == 0 and fcntl is not None:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-            except BlockingIOError:
-                os.close(fd)
-                self._mutex.release()
+    def try_acquire(self) -> bool:
+        """Take the lock exclusively if no writer holds it, here or elsewhere; never waits."""
+        with self._mutex:
+            if self._writers or self._exclusive_fd is not None:
                 return False
-            except BaseException:
-                os.close(fd)
-                self._mutex.release()
-                raise
-            self._fd = fd
-        self._depth += 1
-        return True
+            fd = self._lock(shared=False, wait=False)
+            if fd is None and fcntl is not None:
+                return False
+            self._exclusive_fd = fd
+            return True
 
     def release(self) -> None:
-        self._depth -= 1
-        if self._depth == 0 and self._fd is not None:
-            os.close(self._fd)  # closing the descriptor drops the flock
-            self._fd = None
-        self._mutex.release()
+        """Give up the exclusive hold of :meth:`try_acquire`."""
+        with self._mutex:
+            self._unlock(self._exclusive_fd)
+            self._exclusive_fd = None
+
+    def _lock(self, *, shared: bool, wait: bool = True) -> int | None:
+        if fcntl is None:
+            return None
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        mode = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
+        deadline = time.monotonic() + (self.wait_s if wait else 0.0)
+        delay = 0.01
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, mode)
+                    return fd
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        break
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+        if not wait:
+            return None
+        raise Unavailable(
+            f"the knowledge base in {self.path.parent} is being repaired by another "
+            f"process; tried for {self.wait_s:g} s",
+            code="knowledge_base_busy", details={"path": str(self.path.parent)},
+        )
+
+    @staticmethod
+    def _unlock(fd: int | None) -> None:
+        if fd is not None:
+            os.close(fd)  # closing the descriptor drops the flock

@@ -24,6 +24,7 @@ from citewise.errors import (
     IngestError,
     InvalidInput,
     NotFound,
+    Unavailable,
     UsageError,
 )
 
@@ -108,6 +109,8 @@ def status_of(exc: CitewiseError) -> int:
     """The HTTP status of a typed error."""
     if isinstance(exc, ApiError):
         return exc.status
+    if isinstance(exc, Unavailable):
+        return 503
     if isinstance(exc, NotFound):
         return 404
     if exc.code in _CONFLICT:

@@ -6,10 +6,11 @@ so there the database indexes chunk text itself:
 
 * ``chunks.search_tsv`` is a *generated* column, ``to_tsvector('english', …)`` of the
   text with CJK runs cut into character bigrams (lower-cased, English-stemmed, stop words
-  dropped — close to tantivy's ``en_stem``), with a GIN index. It is written in the same statement as the chunk, so a chunk is
-  searchable exactly when it is committed, by every replica, and there is nothing to sync
-  or rebuild after a crash. Created idempotently under the migration lock, like the other
-  PostgreSQL-only objects; not part of the shared :mod:`citewise.store.schema`.
+  dropped — close to tantivy's ``en_stem``), with a GIN index. It is written in the same
+  statement as the chunk, so a chunk is searchable exactly when it is committed, by every
+  replica, and there is nothing to sync or rebuild after a crash. Created idempotently
+  under the migration lock, like the other PostgreSQL-only objects; not part of the shared
+  :mod:`citewise.store.schema`.
 * Ranking is BM25 (k1 = 1.2, b = 0.75, tantivy's constants) computed in SQL. The query's
   lexemes come from the same ``to_tsvector`` (so user text can never make a query fail);
   a lexeme's term frequency in a chunk is read back from ``ts_rank`` (see
