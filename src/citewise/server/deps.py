@@ -71,5 +71,5 @@ ERRORS: dict[int | str, dict[str, object]] = {
     422: {**_ERR, "description": "Invalid request"},
     429: {**_ERR, "description": "Rate limit or concurrent-run limit reached"},
     500: {**_ERR, "description": "Internal error"},
-    503: {**_ERR, "description": "Not ready"},
+    503: {**_ERR, "description": "Not ready, or the knowledge base is busy (retry later)"},
 }
