@@ -115,12 +115,18 @@ def test_an_open_during_another_processs_write_leaves_its_work_alone(tmp_path: P
         assert kb.search("visitors garage", k=1)[0].source.endswith("parking.md")
 
 
-def test_a_lost_index_is_rebuilt_by_the_first_open_without_a_writer(tmp_path: Path) -> None:
+def _one_document(tmp_path: Path) -> Path:
+    """A knowledge base (lexical only) holding one document; its data dir."""
     data, docs = tmp_path / "kb", tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("Coffee machines are descaled on Fridays.\n")
     with KnowledgeBase.open(data, dense=False) as kb:
         kb.ingest([docs])
+    return data
+
+
+def test_a_lost_index_is_rebuilt_by_the_first_open_without_a_writer(tmp_path: Path) -> None:
+    data = _one_document(tmp_path)
     shutil.rmtree(data / "index" / "lexical")
     with writer_in_another_process(data / LOCK_NAME), \
             KnowledgeBase.open(data, dense=False) as kb:  # does not wait for the writer
@@ -130,11 +136,7 @@ def test_a_lost_index_is_rebuilt_by_the_first_open_without_a_writer(tmp_path: Pa
 
 
 def test_a_rebuild_another_process_did_is_not_done_again(tmp_path: Path) -> None:
-    data, docs = tmp_path / "kb", tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("Coffee machines are descaled on Fridays.\n")
-    with KnowledgeBase.open(data, dense=False) as kb:
-        kb.ingest([docs])
+    data = _one_document(tmp_path)
     marker = data / "index" / "lexical" / "ANALYSIS"
     marker.unlink()  # an index of an older analysis
     stale = LexicalIndex(data / "index" / "lexical")  # opened before the other rebuilt it

@@ -21,8 +21,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
@@ -115,7 +114,7 @@ class PostgresLexical:
         """Nothing to release: the store belongs to the knowledge base."""
 
 
-class DatabaseWriterLock:
+class DatabaseWriterLock(writer_lock.SharedHold):
     """The writer lock of replicas sharing a database: a PostgreSQL advisory lock.
 
     Writers hold it *shared*, so replicas ingest at the same time; an open replays the
@@ -132,11 +131,9 @@ class DatabaseWriterLock:
     """
 
     def __init__(self, store: PostgresStore, *, wait_s: float | None = None) -> None:
+        super().__init__()
         self.store = store
         self.wait_s = writer_lock.WAIT_S if wait_s is None else wait_s
-        self._mutex = threading.Lock()
-        self._writers = 0
-        self._shared: Any = None
         self._exclusive: Any = None
         self._engine: Any = None
 
@@ -147,20 +144,8 @@ class DatabaseWriterLock:
             self._engine = sa.create_engine(self.store.url, poolclass=NullPool)
         return self._engine.connect()
 
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        with self._mutex:
-            if self._writers == 0:
-                self._shared = self._take_shared()
-            self._writers += 1
-        try:
-            yield
-        finally:
-            with self._mutex:
-                self._writers -= 1
-                if self._writers == 0:
-                    conn, self._shared = self._shared, None
-                    conn.close()  # ends the session, and with it its locks
+    def _drop_shared(self, held: Any) -> None:
+        held.close()  # ends the session, and with it its locks
 
     def _take_shared(self) -> Any:
         conn = self._connect()

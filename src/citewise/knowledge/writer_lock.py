@@ -25,11 +25,11 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from citewise.errors import Unavailable
 
-__all__ = ["LOCK_NAME", "WAIT_S", "WriteLock", "WriterLock"]
+__all__ = ["LOCK_NAME", "WAIT_S", "SharedHold", "WriteLock", "WriterLock"]
 
 LOCK_NAME = "writer.lock"
 #: How long a write waits for an open that is repairing the knowledge base.
@@ -48,23 +48,22 @@ class WriteLock(Protocol):
     def held(self) -> AbstractContextManager[None]: ...
 
 
-class WriterLock:
-    """Writers share it; a repairing open takes it exclusively, or not at all."""
+class SharedHold:
+    """One shared hold per process, counted across its threads and nested writes: taken
+    by the first writer, given up by the last (:meth:`_take_shared` / :meth:`_drop_shared`
+    say how)."""
 
-    def __init__(self, path: str | Path, *, wait_s: float | None = None) -> None:
-        self.path = Path(path)
-        self.wait_s = WAIT_S if wait_s is None else wait_s
+    def __init__(self) -> None:
         self._mutex = threading.Lock()
         self._writers = 0
-        self._shared_fd: int | None = None
-        self._exclusive_fd: int | None = None
+        self._shared: Any = None
 
     @contextmanager
     def held(self) -> Iterator[None]:
         """Hold the lock shared for the block (with this process's other writers)."""
         with self._mutex:
             if self._writers == 0:
-                self._shared_fd = self._lock(shared=True)
+                self._shared = self._take_shared()
             self._writers += 1
         try:
             yield
@@ -72,8 +71,30 @@ class WriterLock:
             with self._mutex:
                 self._writers -= 1
                 if self._writers == 0:
-                    self._unlock(self._shared_fd)
-                    self._shared_fd = None
+                    held, self._shared = self._shared, None
+                    self._drop_shared(held)
+
+    def _take_shared(self) -> Any:
+        raise NotImplementedError
+
+    def _drop_shared(self, held: Any) -> None:
+        raise NotImplementedError
+
+
+class WriterLock(SharedHold):
+    """Writers share it; a repairing open takes it exclusively, or not at all."""
+
+    def __init__(self, path: str | Path, *, wait_s: float | None = None) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.wait_s = WAIT_S if wait_s is None else wait_s
+        self._exclusive_fd: int | None = None
+
+    def _take_shared(self) -> int | None:
+        return self._lock(shared=True)
+
+    def _drop_shared(self, held: Any) -> None:
+        self._unlock(held)
 
     def try_acquire(self) -> bool:
         """Take the lock exclusively if no writer holds it, here or elsewhere; never waits."""
