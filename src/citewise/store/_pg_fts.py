@@ -41,8 +41,9 @@ COLUMN = "search_tsv"
 INDEX = "ix_chunks_search_tsv"
 CONFIG = "english"
 #: The SQL function the column is built with (versioned: a new analysis is a new name,
-#: and :func:`ensure` rebuilds a column made by another).
-ANALYSE = "citewise_search_text_v1"
+#: and :func:`ensure` rebuilds a column made by another), and the one queries are.
+ANALYSE = "citewise_search_text_v2"
+QUERY_ANALYSE = "citewise_search_text_v1"
 MAX_TERMS = 64  # as the tantivy index's query
 K1 = 1.2
 B = 0.75
@@ -65,12 +66,20 @@ def ensure(conn: sa.Connection) -> None:
     # one lexeme) become their overlapping bigrams between spaces, as the tantivy index
     # and the citation checks cut them (citewise.text.spaced_cjk): first a space around
     # each run, then every inner character doubled. Two C-speed regex passes, ~0.3 ms
-    # for a CJK chunk, ~10 µs for others.
+    # for a CJK chunk, ~10 µs for others. That is the query's analysis; the indexed text
+    # also gets every CJK character on its own (a one-character query must find it).
     conn.exec_driver_sql(
-        f"CREATE OR REPLACE FUNCTION {ANALYSE}(t text) RETURNS text"
+        f"CREATE OR REPLACE FUNCTION {QUERY_ANALYSE}(t text) RETURNS text"
         " LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$"
         f" SELECT regexp_replace(regexp_replace(t, '([{CJK_CHARS}]+)', ' \\1 ', 'g'),"
         f" '(?<=[{CJK_CHARS}])([{CJK_CHARS}])(?=[{CJK_CHARS}])', '\\1 \\1', 'g') $fn$"
+    )
+    conn.exec_driver_sql(
+        f"CREATE OR REPLACE FUNCTION {ANALYSE}(t text) RETURNS text"
+        " LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$"
+        f" SELECT CASE WHEN t ~ '[{CJK_CHARS}]' THEN {QUERY_ANALYSE}(t) || ' ' ||"
+        f" regexp_replace(regexp_replace(t, '[^{CJK_CHARS}]+', ' ', 'g'),"
+        f" '([{CJK_CHARS}])', ' \\1', 'g') ELSE t END $fn$"
     )
     made_by = conn.execute(
         sa.text(
@@ -105,7 +114,8 @@ def query_lexemes(conn: sa.Connection, query: str) -> list[str]:
     text = query.replace("\x00", " ")  # PostgreSQL refuses NUL in text
     rows = conn.execute(
         sa.text(
-            f"SELECT lexeme FROM unnest(to_tsvector(CAST(:config AS regconfig), {ANALYSE}(:q)))"
+            "SELECT lexeme FROM unnest(to_tsvector(CAST(:config AS regconfig),"
+            f" {QUERY_ANALYSE}(:q)))"
             " ORDER BY positions[1]"
         ),
         {"config": CONFIG, "q": text},
