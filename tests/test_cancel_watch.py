@@ -74,3 +74,29 @@ def test_many_runs_share_one_poll_and_a_cancel_reaches_only_its_run(
     assert 0 < reads[0] <= polls, (reads[0], elapsed)
     assert 0 < touches[0] <= elapsed / lease.HEARTBEAT_S + 2, (touches[0], elapsed)
     assert "CancelWatch._poll" not in left
+
+
+def test_a_cancel_request_is_deleted_when_its_run_is_cancelled(store: Any) -> None:
+    # On every backend (the ``store`` fixture): requests of cancelled runs used to stay
+    # forever, and every process watching for cancels scanned them.
+    from datetime import UTC, datetime
+
+    from citewise.agent.interrupts import cancel_key, cancel_run
+    from citewise.store.base import RunRecord
+
+    def run(run_id: str, status: Any) -> RunRecord:
+        now = datetime.now(UTC)
+        return RunRecord(id=run_id, tenant="t1", thread_id="th", question="q", status=status,
+                         state={}, answer=None, created_at=now, updated_at=now)
+
+    store.create_thread("t1", "th")
+    for run_id in ("saved", "moved", "finished"):
+        store.save_run(run(run_id, "running"))
+        assert cancel_run(store, "t1", run_id)  # another process asks
+        assert store.get_setting(cancel_key("t1", run_id))
+    store.save_run(run("saved", "cancelled"))  # the run's process answers by saving it
+    assert store.transition_run("t1", "moved", ["running"], "cancelled")  # or by moving it
+    store.save_run(run("finished", "completed"))  # finished first: the request stays
+    assert store.get_setting(cancel_key("t1", "saved")) is None
+    assert store.get_setting(cancel_key("t1", "moved")) is None
+    assert store.get_setting(cancel_key("t1", "finished"))

@@ -23,6 +23,7 @@ from citewise.answer import Answer, ErrorInfo
 from citewise.errors import InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Interrupt, RunPaused
 from citewise.models.base import AssistantMessage, ToolCall, ToolMessage
+from citewise.store.base import CANCEL_PREFIX, cancel_key  # the store owns the key
 from citewise.text import has_nul
 
 if TYPE_CHECKING:
@@ -338,14 +339,6 @@ def cancel_paused_run(store: Store, tenant: str, run_id: str) -> ErrorEvent | No
     recorder.record_outcome(event)
     return event
 
-
-#: Settings keys under which a process asks another to cancel a run.
-CANCEL_PREFIX = "cancel_request/"
-
-
-def cancel_key(tenant: str, run_id: str) -> str:
-    """The settings key of a request to cancel this run (see :func:`cancel_run`)."""
-    return f"{CANCEL_PREFIX}{tenant}/{run_id}"
 
 
 def cancel_requests(store: Store, since: datetime) -> set[str] | None:

@@ -16,10 +16,11 @@ from citewise.store.base import (
     RunStatus,
     ThreadRecord,
     TurnRecord,
+    cancel_key,
 )
 from citewise.store.schema import events, feedback, runs, settings, threads, turns, utcnow
 
-__all__ = ["RunsMixin", "drop_setting_in", "transition_statement"]
+__all__ = ["RunsMixin", "drop_setting_in", "drop_settings_in", "transition_statement"]
 
 RUN_STATUSES: frozenset[str] = frozenset({"running", "paused", "completed", "failed", "cancelled"})
 
@@ -65,6 +66,17 @@ def transition_statement(
 def drop_setting_in(c: sa.Connection, key: str) -> None:
     """Deletes a setting inside the caller's transaction (see ``Store.transition_run``)."""
     c.execute(sa.delete(settings).where(settings.c.key == key))
+
+
+def drop_settings_in(
+    c: sa.Connection, key: str | None, tenant: str, run_id: str, to_status: RunStatus
+) -> None:
+    """What a run that moved deletes in the same transaction: the setting the caller
+    named, and its cancel request once it is cancelled."""
+    if key is not None:
+        drop_setting_in(c, key)
+    if to_status == "cancelled" and key != cancel_key(tenant, run_id):
+        drop_setting_in(c, cancel_key(tenant, run_id))
 
 
 class _RunStatements:
@@ -234,6 +246,8 @@ class RunsMixin(SQLBase):
         }
         with self._write() as c:
             self._run_write(c, "upsert_run", values)
+            if run.status == "cancelled":  # a cancel request, if any, is answered
+                drop_setting_in(c, cancel_key(run.tenant, run.id))
 
     def get_run(self, tenant: str, run_id: str) -> RunRecord | None:
         with self._read() as c:
@@ -259,8 +273,8 @@ class RunsMixin(SQLBase):
         stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
         with self._write() as c:
             moved = bool(c.execute(stmt).rowcount)
-            if moved and drop_setting is not None:
-                drop_setting_in(c, drop_setting)
+            if moved:
+                drop_settings_in(c, drop_setting, tenant, run_id, to_status)
             return moved
 
     def touch_runs(self, runs_: Sequence[tuple[str, str]]) -> None:

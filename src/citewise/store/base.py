@@ -29,10 +29,20 @@ __all__ = [
     "Store",
     "ThreadRecord",
     "TurnRecord",
+    "cancel_key",
     "decoded",
 ]
 
 RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
+
+#: Settings keys under which a process asks another to cancel a run.
+CANCEL_PREFIX = "cancel_request/"
+
+
+def cancel_key(tenant: str, run_id: str) -> str:
+    """The settings key of a request to cancel this run (``agent.interrupts.cancel_run``).
+    A store deletes it when the run is saved or moved as ``cancelled``: answered."""
+    return f"{CANCEL_PREFIX}{tenant}/{run_id}"
 
 
 class JSONText(str):

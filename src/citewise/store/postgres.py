@@ -45,7 +45,7 @@ from sqlalchemy.dialects import postgresql
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store import _pg_fts, _pg_notify, _pg_vectors
 from citewise.store._sql_docs import DocumentsMixin
-from citewise.store._sql_runs import RunsMixin, drop_setting_in, transition_statement
+from citewise.store._sql_runs import RunsMixin, drop_settings_in, transition_statement
 from citewise.store._sql_service import ServiceRecordsMixin
 from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus, TurnRecord
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
@@ -216,8 +216,8 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
         with self._write() as c:
             moved = c.execute(stmt.returning(runs.c.id)).first() is not None
-            if moved and drop_setting is not None:
-                drop_setting_in(c, drop_setting)
+            if moved:
+                drop_settings_in(c, drop_setting, tenant, run_id, to_status)
             return moved
 
     # -- waiting for events of a run another replica executes -------------------------------
