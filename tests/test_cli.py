@@ -226,3 +226,14 @@ def test_explain_and_feedback(kb_dir: Path) -> None:
     assert "[feedback_token_invalid]" in forged.stderr
     unknown = cli("explain", "run_nope", data_dir=kb_dir)
     assert "[unknown_run]" in unknown.stderr
+
+
+def test_tenant_option_keeps_tenants_apart(corpus: Path, tmp_path: Path) -> None:
+    data = tmp_path / "kb"
+    cli("ingest", str(corpus), "--tenant", "acme", data_dir=data, check=True)
+    mine = cli("ask", "Why do auroras appear?", "--json", "--quiet", "--tenant", "acme",
+               data_dir=data, check=True)
+    answer = json.loads(mine.stdout)
+    assert answer["citations"] and "charged particles" in answer["text"]
+    other = cli("ask", "Why do auroras appear?", "--json", "--quiet", data_dir=data)
+    assert json.loads(other.stdout)["citations"] == []  # the default tenant has nothing

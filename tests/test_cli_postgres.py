@@ -62,3 +62,23 @@ def test_ingest_then_ask_from_other_processes(pg_url: str, tmp_path: Path) -> No
     with PostgresStore(pg_url) as store:
         keys = list_all_api_keys(store)
     assert [k.tenant for k in keys] == ["acme"] and made.stdout.strip()
+
+
+UNREACHABLE = "postgresql://someone@127.0.0.1:1/kb"
+
+
+def test_quickstart_stays_embedded_when_a_database_url_is_set(tmp_path: Path) -> None:
+    # It ingested its samples into the data dir and then answered from the database.
+    proc = cli("quickstart", "--data-dir", str(tmp_path),
+               env={"CITEWISE_DATABASE_URL": UNREACHABLE})
+    assert proc.returncode == 0, proc.stderr
+    assert "samples/handbook/returns-and-refunds.md" in proc.stdout + proc.stderr
+
+
+def test_an_empty_database_url_means_the_data_dir(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("Parcels leave the warehouse on Mondays.\n")
+    proc = cli("ingest", str(tmp_path / "docs"), "--data-dir", str(tmp_path / "kb"),
+               "--database-url", "", env={"CITEWISE_DATABASE_URL": UNREACHABLE})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "kb" / "citewise.db").exists()

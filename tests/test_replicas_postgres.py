@@ -262,6 +262,14 @@ def test_b_cancels_a_run_that_a_drives(pair: Pair, question: str) -> None:
     assert replay(pair.a, run_id) == events
     assert_complete([event_adapter.validate_python(e) for e in events])
     assert events[-1]["kind"] == "error" and events[-1]["code"] == "run_cancelled"
+    # Both replicas describe the run alike: its last event and the answer it carries
+    # (the replica that did not drive it read a record that had only moved).
+    infos = [http.get(f"/v1/runs/{run_id}").json() for http in (pair.a, pair.b)]
+    for info in infos:  # the driving replica's times are its own (from memory)
+        del info["created_at"], info["updated_at"]
+    assert infos[0] == infos[1]
+    assert infos[0]["last_seq"] == events[-1]["seq"]
+    assert infos[0]["answer"]["error"]["code"] == "run_cancelled"
     again = pair.b.post(f"/v1/runs/{run_id}/cancel")
     assert again.status_code == 409 and again.json()["error"]["code"] == "run_finished"
 

@@ -213,3 +213,22 @@ def test_citewise_serve_runs_and_stops(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     assert "no auth" in err
+
+
+def test_a_database_that_went_away_is_a_503_not_a_crash(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        store = app.state.citewise.services.store
+        original = store.list_threads
+
+        def gone(*args: object, **kwargs: object) -> None:
+            raise sa.exc.OperationalError("SELECT 1", {}, Exception("connection refused"))
+
+        store.list_threads = gone
+        try:
+            _error(http.get("/v1/threads"), 503, "database_unavailable")
+        finally:
+            store.list_threads = original
+        assert http.get("/v1/threads").status_code == 200  # back once it is

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from _stores import pg_server, pg_url, store  # noqa: F401  (fixtures)
+from _stores import admin, database_url, pg_server, pg_url, store  # noqa: F401  (fixtures)
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store import open_store
 from citewise.store.base import (
@@ -495,3 +495,37 @@ def test_killed_connections_are_replaced(
     t.join()
     assert [e.seq for e in got] == [1]
     assert time.monotonic() - started < 6  # woken, not timed out
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_user_without_the_rights_gets_a_typed_error(pg_server: str,  # noqa: F811
+                                                      pg_url: str) -> None:  # noqa: F811
+    import uuid
+
+    role = f"cw_user_{uuid.uuid4().hex[:8]}"
+    admin(pg_server, f'CREATE ROLE "{role}" LOGIN')
+    try:
+        PostgresStore(pg_url).close()  # the tables exist, owned by the superuser
+        as_user = sa.make_url(pg_url).set(username=role).render_as_string(hide_password=False)
+        with pytest.raises(ConfigError) as err:
+            PostgresStore(as_user)
+        assert err.value.code == "database_permission_denied"
+        assert "\n" not in err.value.message and "permission denied" in err.value.message
+        # A database of its own: the tables are fine, pgvector needs a superuser once.
+        own = f"cw_own_{uuid.uuid4().hex[:8]}"
+        admin(pg_server, f'CREATE DATABASE "{own}" OWNER "{role}"')
+        try:
+            url = database_url(pg_server, own)
+            url = sa.make_url(url).set(username=role).render_as_string(hide_password=False)
+            PostgresStore(url).close()
+            with pytest.raises(ConfigError) as err:
+                PostgresStore(url, vector_dim=4)
+            assert err.value.code == "pgvector_unavailable"
+            assert "CREATE EXTENSION vector" in err.value.message
+            assert "\n" not in err.value.message
+        finally:
+            admin(pg_server, f'DROP DATABASE "{own}" WITH (FORCE)')
+    finally:
+        admin(pg_server, f'DROP OWNED BY "{role}" CASCADE')
+        admin(pg_server, f'DROP ROLE "{role}"')

@@ -67,7 +67,7 @@ class Agent:
         store: Store | None = None,
         settings: RunSettings | None = None,
         hooks: Sequence[RunHook] = (),
-        tenant: str = "default",
+        tenant: str | None = None,
         system_prompt: str = SYSTEM_PROMPT,
         approval_policy: ApprovalPolicy | None = None,
         guardrails: GuardrailSpec | None = None,
@@ -115,7 +115,9 @@ class Agent:
         # watcher renews the run's lease, see agent.lease); None turns it off, for a host
         # that does both for all its runs.
         self.cancel_poll_s = cancel_poll_s
-        self.tenant = tenant
+        #: Whose threads and runs: ``tenant``, else the knowledge base's, else "default".
+        self.tenant = tenant if tenant is not None else (
+            kb.tenant if kb is not None else "default")
         self.system_prompt = system_prompt
         # Threads of an agent without a store: the most recent MEMORY_THREADS, so a
         # long-lived in-memory agent does not grow without bound.

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--stream", action="store_true",
                    help="print each stream object of --format (default citewise) as one JSON "
                    "line as it happens")
-    add_data_dir(p)
+    add_data_dir(p, tenant=True)
     from citewise.client.cli import add_server_arguments  # --server URL / --api-key
 
     add_server_arguments(p)

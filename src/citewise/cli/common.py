@@ -24,10 +24,13 @@ __all__ = [
 _PASSAGE = re.compile(r"^\[\d+\] ", re.MULTILINE)
 ENV_DATA_DIR = "CITEWISE_DATA_DIR"
 ENV_DATABASE_URL = "CITEWISE_DATABASE_URL"
+ENV_TENANT = "CITEWISE_TENANT"
 DB_NAME = "citewise.db"
 
 
-def add_data_dir(parser: argparse.ArgumentParser) -> None:
+def add_data_dir(parser: argparse.ArgumentParser, *, tenant: bool = False) -> None:
+    """``--data-dir`` and ``--database-url`` (and, with ``tenant``, ``--tenant``: whose
+    documents, threads and runs a command works on)."""
     parser.add_argument(
         "--data-dir",
         metavar="DIR",
@@ -40,8 +43,17 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         default=argparse.SUPPRESS,
         help=f"a PostgreSQL database (postgresql://…) to use instead of --data-dir, shared "
-        f"by every replica (env {ENV_DATABASE_URL}; needs citewise[postgres])",
+        f"by every replica (env {ENV_DATABASE_URL}; it wins over --data-dir, and "
+        '--database-url "" means --data-dir; needs citewise[postgres])',
     )
+    if tenant:
+        parser.add_argument(
+            "--tenant",
+            metavar="NAME",
+            default=argparse.SUPPRESS,
+            help=f"the tenant whose documents, threads and runs to use (env {ENV_TENANT}; "
+            "default: default) — the tenant an API key of the service acts for",
+        )
 
 
 def data_dir(args: argparse.Namespace) -> Path:
@@ -54,9 +66,12 @@ def data_dir(args: argparse.Namespace) -> Path:
 
 
 def database_url(args: argparse.Namespace) -> str | None:
-    """``--database-url`` or ``$CITEWISE_DATABASE_URL``; None: the embedded data dir."""
-    given = getattr(args, "database_url", None) or os.environ.get(ENV_DATABASE_URL)
-    return given or None
+    """``--database-url`` or ``$CITEWISE_DATABASE_URL``; None: the embedded data dir. A
+    database URL wins over ``--data-dir``; ``--database-url ""`` means the data dir even
+    when the variable is set."""
+    if hasattr(args, "database_url"):  # given on the command line (or set by a command)
+        return args.database_url or None
+    return os.environ.get(ENV_DATABASE_URL) or None
 
 
 def where(args: argparse.Namespace) -> str:
@@ -91,13 +106,14 @@ def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeB
     from citewise.knowledge.base import KnowledgeBase
 
     url = database_url(args)
+    tenant = getattr(args, "tenant", None) or os.environ.get(ENV_TENANT) or "default"
     if url is not None:
-        return KnowledgeBase.open_postgres(url)
+        return KnowledgeBase.open_postgres(url, tenant=tenant)
     path = data_dir(args)
     if must_exist and not (path / DB_NAME).exists():
         raise NotFound(f"no knowledge base in {path}; run `citewise ingest PATH` first",
                        code="no_knowledge_base")
-    return KnowledgeBase.open(path)
+    return KnowledgeBase.open(path, tenant=tenant)
 
 
 class StepPrinter:

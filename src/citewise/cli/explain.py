@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("explain", help="print a run's provenance (PROV-O) as Turtle or JSON-LD")
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("--format", default="turtle", choices=["turtle", "json-ld", "trig", "nquads"])
-    add_data_dir(p)
+    add_data_dir(p, tenant=True)
     p.set_defaults(func=explain)
 
     f = sub.add_parser("feedback", help="rate a run's answer or one of its documents (0-3)")
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     f.add_argument("--document", type=int, metavar="N", help="rate document N (one-based)")
     f.add_argument("--snippet", type=int, metavar="I", help="rate snippet I of that document")
     f.add_argument("--comment", help="free text")
-    add_data_dir(f)
+    add_data_dir(f, tenant=True)
     f.set_defaults(func=feedback)
 
 

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="also remove documents of files that no longer exist under the given folders",
     )
-    add_data_dir(p)
+    add_data_dir(p, tenant=True)
     p.set_defaults(func=run)
 
 

@@ -18,7 +18,7 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("mcp", help="serve the knowledge base as an MCP server over stdio")
     p.add_argument("--model", default=None, help="model string for `ask` (default: extractive)")
-    add_data_dir(p)
+    add_data_dir(p, tenant=True)
     p.set_defaults(func=run)
 
 

@@ -37,8 +37,9 @@ def run(args: argparse.Namespace) -> int:
         report = ingest_samples(kb)
     sys.stderr.write(report.summary() + "\n")
     sys.stderr.write(f"\nQuestion: {args.question}\n\n")
-    ns = argparse.Namespace(data_dir=str(target), thread=None, json=False, model=None,
-                            output_schema=None, strict=False, quiet=False)
+    # Embedded, whatever $CITEWISE_DATABASE_URL says: the samples were ingested here.
+    ns = argparse.Namespace(data_dir=str(target), database_url=None, thread=None, json=False,
+                            model=None, output_schema=None, strict=False, quiet=False)
     code = run_question(ns, args.question)
     sys.stderr.write(
         f"\nNext: citewise ingest YOUR_FOLDER --data-dir {target.parent}\n"

@@ -35,12 +35,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--model", default=None, help="model string (default: extractive)")
     p.add_argument("--json", action="store_true", help="print the final Answer as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print the steps")
-    add_data_dir(p)
+    add_data_dir(p, tenant=True)
     p.set_defaults(func=run)
 
     c = sub.add_parser("cancel", help="cancel a paused or running run")
     c.add_argument("run_id", metavar="RUN_ID")
-    add_data_dir(c)
+    add_data_dir(c, tenant=True)
     c.set_defaults(func=run_cancel)
 
 

@@ -179,6 +179,14 @@ async def reject_repeated_query_parameters(request: Request) -> None:
                            code="validation_error", details={"parameters": repeated})
 
 
+def _database_down(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached (rather than a bug)."""
+    import sqlalchemy as sa
+
+    return isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError) or (
+        isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that make every error the one shape."""
 
@@ -212,7 +220,20 @@ def install_error_handlers(app: FastAPI) -> None:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return error_response(500, "internal_error", "internal server error")
 
+    async def on_database(request: Request, exc: Exception) -> JSONResponse:
+        if not _database_down(exc):
+            return await on_crash(request, exc)
+        # Not a bug here: the database went away (restart, network). Say so, briefly;
+        # the pool reconnects once it is back.
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path,
+                    str(getattr(exc, "orig", exc)).strip()[:200])
+        return error_response(503, "database_unavailable",
+                              "the database is not reachable; try again shortly")
+
     app.add_exception_handler(CitewiseError, on_citewise)
+    import sqlalchemy as sa
+
+    app.add_exception_handler(sa.exc.DBAPIError, on_database)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
     app.add_exception_handler(Exception, on_crash)

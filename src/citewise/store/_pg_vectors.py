@@ -90,9 +90,16 @@ def ensure(conn: sa.Connection, dim: int) -> sa.Table:
         with conn.begin_nested():
             conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
     except sa.exc.DBAPIError as exc:
+        reason = (str(exc.orig).strip().splitlines() or ["unknown"])[0]
+        if getattr(exc.orig, "sqlstate", None) == "42501":  # insufficient_privilege
+            raise ConfigError(
+                f"this database user may not enable the vector extension ({reason}): "
+                "a superuser runs `CREATE EXTENSION vector;` in this database once",
+                code="pgvector_unavailable",
+            ) from exc
         raise ConfigError(
-            f"pgvector is not available on this PostgreSQL server ({exc.orig}); install it "
-            "or open the store with vector_dim=None",
+            f"pgvector is not available on this PostgreSQL server ({reason}): install it, or "
+            "turn dense retrieval off (KnowledgeBase.open_postgres(dense=False))",
             code="pgvector_unavailable",
         ) from exc
     try:

@@ -161,6 +161,17 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
                 _pg_fts.ensure(conn)
                 if vector_dim is not None:
                     self._vec_table = _pg_vectors.ensure(conn, vector_dim)
+        except sa.exc.ProgrammingError as exc:
+            self.engine.dispose()
+            if getattr(exc.orig, "sqlstate", None) != "42501":  # insufficient_privilege
+                raise
+            where = self.url.render_as_string(hide_password=True)
+            reason = (str(exc.orig).strip().splitlines() or ["permission denied"])[0]
+            raise ConfigError(
+                f"the database user may not create or use citewise's tables in {where}: "
+                f"{reason} (give it a database of its own, or the rights on these tables)",
+                code="database_permission_denied", details={"url": where},
+            ) from exc
         except sa.exc.OperationalError as exc:
             self.engine.dispose()
             where = self.url.render_as_string(hide_password=True)

@@ -196,10 +196,30 @@ async def get_run(run_id: RunId, state: State, who: Caller) -> RunInfo:
             answer = Answer.model_validate(record.answer)
         except ValueError:
             answer = None
+    last_seq = int(run_state.get("seq", 0) or 0)
+    if record.status in ("cancelled", "failed") and answer is None:
+        # Stopped from outside its loop (a cancel, a lost process): the record only moved;
+        # the log's terminal event has the answer and the last seq.
+        last_seq, answer = await asyncio.to_thread(
+            _ending_of, state.manager.store, who.tenant, run_id, last_seq)
     return RunInfo(run_id=record.id, thread_id=record.thread_id, status=record.status,
-                   question=record.question, last_seq=int(run_state.get("seq", 0) or 0),
+                   question=record.question, last_seq=last_seq,
                    events_url=_events_url(record.id), created_at=record.created_at,
                    updated_at=record.updated_at, interrupts=interrupts, answer=answer)
+
+
+def _ending_of(store: Any, tenant: str, run_id: str, after: int) -> tuple[int, Answer | None]:
+    """The last seq of a run's log and the answer its terminal event carries."""
+    last, answer = after, None
+    while rows := store.read_events(tenant, run_id, after=last, limit=500):
+        last = rows[-1].seq
+        data = decoded(rows[-1].data)
+        if isinstance(data.get("answer"), dict):
+            try:
+                answer = Answer.model_validate(data["answer"])
+            except ValueError:
+                answer = None
+    return last, answer
 
 
 def _last_event_id(value: str | None) -> int:
