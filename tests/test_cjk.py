@@ -67,13 +67,17 @@ def kb(tmp_path: Path) -> KnowledgeBase:
     ("返金はいつですか", "返金は返品された", True),
     ("送料は無料ですか", "送料は注文金額", True),
     ("会员可以免费退货吗", "会员每年", True),
-    ("会", "会员每年", False),  # one character: the index keeps characters too
+    ("会", "会员", True),  # one character: the index keeps characters too
+    ("猫", None, False),  # a character no document has
     ("ﾍﾝｷﾝ 返金", "返金は返品された", False),  # half-width katakana in the question
 ])
 def test_a_cjk_question_finds_its_passage(kb: KnowledgeBase, question: str,
-                                          expected: str, window: bool) -> None:
+                                          expected: str | None, window: bool) -> None:
     with kb:
         hits = kb.search(question, k=1, mode="lexical")
+        if expected is None:
+            assert hits == []
+            return
         assert hits and expected in hits[0].text
         if window:  # the evidence window is the sentence that answers
             assert hits[0].evidence is not None and expected in hits[0].evidence.text
@@ -138,3 +142,16 @@ def test_postgresql_search_cuts_cjk_the_same_way(pg_url: str, tmp_path: Path) ->
             hits = kb.search(question, k=1, mode="lexical")
             assert hits and expected in hits[0].text, question
         assert kb.search("refunds plain english", k=1, mode="lexical") == []
+
+
+def test_a_one_character_query_has_an_evidence_window_where_the_character_is() -> None:
+    from citewise.knowledge.evidence import best_window
+
+    snippet = "送料は注文金額が75ユーロ以上の場合無料です。会员每年可以免费退货三次。"
+    window = best_window("会", snippet)
+    assert window is not None and window.text == "会员每年可以免费退货三次。"
+    assert snippet[window.start_char:window.start_char + len(window.text)] == window.text
+    assert best_window("猫", snippet) is None
+    # Half-width katakana in the query meets its usual form in the text (both NFKC).
+    window = best_window("ﾕ", snippet)
+    assert window is not None and window.text.startswith("送料は")

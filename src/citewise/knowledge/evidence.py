@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.answer import Snippet, SnippetEvidence
-from citewise.text import _WORD, STOPWORDS, _push, _stem, content_terms, sentence_spans
+from citewise.text import (
+    _CJK_RUN,
+    _WORD,
+    STOPWORDS,
+    _push,
+    _stem,
+    content_terms,
+    sentence_spans,
+)
 
 __all__ = ["QueryTerms", "SentenceScorer", "best_window", "prepare", "with_evidence"]
 
@@ -169,9 +178,15 @@ def _sentence_terms(
             if len(have) > 1:
                 phrase[k] = _phrase_bonus(q, _ascii_terms(low, *spans[k]))
         return hit_terms, phrase
+    # A one-character CJK query term is never one of a sentence's terms (a run of two or
+    # more characters is cut into bigrams), so a sentence has it where the character is.
+    lone = [t for t in q.terms if len(t) == 1 and _CJK_RUN.match(t)]
     for k, (a, b) in enumerate(spans):
         seq = content_terms(snippet[a:b])
         hit_terms[k] = q.terms.intersection(seq)
+        if lone:
+            text = unicodedata.normalize("NFKC", snippet[a:b])
+            hit_terms[k] = hit_terms[k].union(t for t in lone if t in text)
         if len(hit_terms[k]) > 1:
             phrase[k] = _phrase_bonus(q, seq)
     return hit_terms, phrase
