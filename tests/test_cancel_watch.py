@@ -76,8 +76,8 @@ def test_many_runs_share_one_poll_and_a_cancel_reaches_only_its_run(
     assert "CancelWatch._poll" not in left
 
 
-def test_a_cancel_request_is_deleted_when_its_run_is_cancelled(store: Any) -> None:
-    # On every backend (the ``store`` fixture): requests of cancelled runs used to stay
+def test_a_cancel_request_is_deleted_when_its_run_ends(store: Any) -> None:
+    # On every backend (the ``store`` fixture): requests of ended runs used to stay
     # forever, and every process watching for cancels scanned them.
     from datetime import UTC, datetime
 
@@ -96,7 +96,11 @@ def test_a_cancel_request_is_deleted_when_its_run_is_cancelled(store: Any) -> No
         assert store.get_setting(cancel_key("t1", run_id))
     store.save_run(run("saved", "cancelled"))  # the run's process answers by saving it
     assert store.transition_run("t1", "moved", ["running"], "cancelled")  # or by moving it
-    store.save_run(run("finished", "completed"))  # finished first: the request stays
+    store.save_run(run("finished", "completed"))  # finished before it saw the request
     assert store.get_setting(cancel_key("t1", "saved")) is None
     assert store.get_setting(cancel_key("t1", "moved")) is None
-    assert store.get_setting(cancel_key("t1", "finished"))
+    assert store.get_setting(cancel_key("t1", "finished")) is None  # it stayed, once
+    store.save_run(run("paused", "running"))
+    assert cancel_run(store, "t1", "paused")
+    store.save_run(run("paused", "paused"))  # not ended: the request is not answered yet
+    assert store.get_setting(cancel_key("t1", "paused"))

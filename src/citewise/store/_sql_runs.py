@@ -23,6 +23,7 @@ from citewise.store.schema import events, feedback, runs, settings, threads, tur
 __all__ = ["RunsMixin", "drop_setting_in", "drop_settings_in", "transition_statement"]
 
 RUN_STATUSES: frozenset[str] = frozenset({"running", "paused", "completed", "failed", "cancelled"})
+ENDED_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 
 
 def _thread(r: Any) -> ThreadRecord:
@@ -246,7 +247,9 @@ class RunsMixin(SQLBase):
         }
         with self._write() as c:
             self._run_write(c, "upsert_run", values)
-            if run.status == "cancelled":  # a cancel request, if any, is answered
+            if run.status in ENDED_STATUSES:
+                # A cancel request, if any, is answered — or came too late: asked while
+                # the run was running, it finished before its process saw the request.
                 drop_setting_in(c, cancel_key(run.tenant, run.id))
 
     def get_run(self, tenant: str, run_id: str) -> RunRecord | None:
