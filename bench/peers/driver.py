@@ -132,6 +132,9 @@ def med(xs: list[float]) -> float:
 
 
 def run(args: argparse.Namespace) -> None:
+    # The code measured is the tree as installed now: edits made during the run do not count.
+    code = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+                          capture_output=True, text=True, check=False).stdout.strip()
     install_citewise()
     names = [n for n in RUNTIMES if not args.only or n in args.only]
     samples: dict[str, dict[str, Any]] = {
@@ -157,8 +160,6 @@ def run(args: argparse.Namespace) -> None:
                 imports_extra[k] += import_ms(venv, stmt, args.import_reps)
         loads.append(loadavg())
     summary = summarise(samples, imports_extra)
-    code = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
-                          capture_output=True, text=True, check=False).stdout.strip()
     doc = {
         "date": started.strftime("%Y-%m-%d %H:%M UTC"),
         "citewise_code": code or "unknown",
