@@ -393,6 +393,31 @@ def test_feedback_settings_and_api_keys(store: SQLiteStore) -> None:
     assert [k.id for k in store.list_all_api_keys()] == ["k1", "k9"]
 
 
+def test_a_thread_with_a_running_run_is_not_deleted(store: SQLiteStore) -> None:
+    # Another process may be running it: the store itself refuses (a process's own check
+    # sees only its own runs). A run whose lease ran out has no process: it does not count.
+    from dataclasses import replace
+
+    from citewise.agent.lease import LEASE_S
+    from citewise.errors import UsageError
+
+    now = datetime.now(UTC)
+    store.create_thread("t1", "th1")
+    store.add_turn("t1", TurnRecord("th1", "r0", "q", "a", T0))
+    store.save_run(replace(_run("r1"), updated_at=now))
+    store.save_run(replace(_run("r2"), status="paused", updated_at=now))
+    with pytest.raises(UsageError) as err:
+        store.delete_thread("t1", "th1")
+    assert err.value.code == "thread_busy"
+    assert err.value.details == {"thread_id": "th1", "run_id": "r1"}
+    assert store.get_thread("t1", "th1") is not None  # nothing was deleted
+    assert [t.run_id for t in store.list_turns("t1", "th1")] == ["r0"]
+    assert {r.id for r in store.list_runs("t1", thread_id="th1")} == {"r1", "r2"}
+    store.save_run(replace(_run("r1"), updated_at=now - timedelta(seconds=LEASE_S + 1)))
+    assert store.delete_thread("t1", "th1") is True  # its process is gone: paused runs go too
+    assert store.list_runs("t1", thread_id="th1") == []
+
+
 def test_delete_thread_takes_its_runs_events_and_feedback(store: SQLiteStore) -> None:
     store.create_thread("t1", "th1")
     store.add_turn("t1", TurnRecord("th1", "r1", "q", "a", T0))

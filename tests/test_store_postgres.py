@@ -34,6 +34,7 @@ from citewise.store.sqlite import SQLiteStore
 from test_store import (  # the shared contract, parametrized over both backends
     T0,
     _run,
+    test_a_thread_with_a_running_run_is_not_deleted,  # noqa: F401
     test_delete_thread_takes_its_runs_events_and_feedback,  # noqa: F401
     test_documents_chunks_and_outbox,  # noqa: F401
     test_events_append_and_read,  # noqa: F401
@@ -201,6 +202,54 @@ def test_a_run_paused_on_one_replica_resumes_exactly_once(
     assert a.transition_run("t1", "r1", ["running"], "completed") is True
     assert b.transition_run("t1", "r1", ["running"], "failed") is False
     assert b.get_run("t1", "r1").status == "completed"  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_thread_is_not_deleted_under_a_run_starting_on_another_replica(
+    two: tuple[PostgresStore, PostgresStore],
+) -> None:
+    # Replica a starts a run on an existing thread (thread + run record in one transaction,
+    # as a run's start writes them) while replica b deletes the thread. b's snapshot cannot
+    # see a's uncommitted run: without the thread's row lock it deleted the thread and a's
+    # run was left on a thread that no longer existed.
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from citewise.errors import UsageError
+
+    a, b = two
+    a.create_thread("t1", "th1")
+    started, deleting = threading.Event(), threading.Event()
+    outcome: list[object] = []
+
+    def start() -> None:
+        with a.transaction():
+            a.create_thread("t1", "th1")
+            a.save_run(replace(_run("r1"), updated_at=datetime.now(UTC)))
+            started.set()
+            deleting.wait(5)
+            time.sleep(0.3)  # b is waiting on the thread's row by now
+
+    def delete() -> None:
+        started.wait(5)
+        deleting.set()
+        t = time.monotonic()
+        try:
+            outcome.append(b.delete_thread("t1", "th1"))
+        except UsageError as err:
+            outcome.append(err.code)
+        outcome.append(time.monotonic() - t)
+
+    workers = [threading.Thread(target=start), threading.Thread(target=delete)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert outcome[0] == "thread_busy"
+    assert isinstance(outcome[1], float) and outcome[1] >= 0.25  # it waited for a's commit
+    assert b.get_thread("t1", "th1") is not None
+    assert b.get_run("t1", "r1") is not None
 
 
 @pytest.mark.slow

@@ -113,8 +113,9 @@ class RunRecorder:
                         thread_id=state.thread_id, run_id=state.run_id, question=state.question,
                         answer=answer.text, created_at=datetime.now(UTC)))
                 except NotFound:
-                    # The thread was deleted while the run ran: no turn to add, and the
-                    # run's own record and events are still written (nothing else failed).
+                    # The thread was deleted while the run ran (the store refuses that
+                    # while the run's lease is fresh: its process had stalled past it): no
+                    # turn to add, and the run's own record and events are still written.
                     pass
 
     def _save(self, *, answer: JSONText | None) -> None:

@@ -16,6 +16,7 @@ call :func:`render_stream` / :func:`render_final` directly.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from fastapi.responses import JSONResponse, Response
 
 from citewise.dialects import Dialect, final_of, get_dialect
 from citewise.dialects.base import Obj
-from citewise.errors import EmptyQuestion, InvalidInput
+from citewise.errors import EmptyQuestion, InvalidInput, UsageError
 from citewise.events import ErrorEvent, Event, RunFinished, RunPaused, event_adapter
 from citewise.server.errors import ApiError
 from citewise.server.manager import Frame, LiveRun, RunOptions
@@ -171,7 +172,8 @@ async def respond_in(state: AppState, tenant: str, question: str, dialect: Diale
                                          options=options)
     except BaseException:
         if seeded is not None:
-            await asyncio.to_thread(state.services.store.delete_thread, tenant, seeded)
+            with contextlib.suppress(UsageError):  # thread_busy: a run took it after all
+                await asyncio.to_thread(state.services.store.delete_thread, tenant, seeded)
         raise
     headers = run_headers(live)
     if stream:

@@ -4,7 +4,10 @@ Starting a run on a thread reads the thread, then registers the run; deleting a 
 checks that no run of it is live, then deletes. Interleaved, the run wrote the deleted
 thread back (with no earlier turns). So a start claims its thread until its run is live,
 and a delete claims the thread until it is gone: whichever comes second is refused with
-``thread_busy``. (Processes sharing a database do not see each other's claims.)
+``thread_busy``. Processes sharing a database do not see each other's claims; there the
+store refuses to delete a thread while a run of it is running (``Store.delete_thread``),
+and a start that read the thread just before another process deleted it runs on the
+thread created anew.
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
-from citewise.errors import InvalidInput, NotFound
+from citewise.agent.lease import LEASE_S
+from citewise.errors import InvalidInput, NotFound, UsageError
 from citewise.store._sql import SQLBase, batched
 from citewise.store.base import (
     EventRecord,
@@ -89,6 +90,15 @@ class _RunStatements:
         b = sa.bindparam
         self.thread_by_id = sa.select(threads).where(
             threads.c.tenant == b("tenant"), threads.c.id == b("id"))
+        # Row locks on PostgreSQL (SQLite compiles them away: its writer is exclusive). A
+        # run starting on an existing thread holds the share lock until its record commits;
+        # a delete takes the update lock first, so it waits for that run and then sees it.
+        self.thread_for_share = self.thread_by_id.with_for_update(read=True)
+        self.thread_for_update = sa.select(threads.c.id).where(
+            threads.c.tenant == b("tenant"), threads.c.id == b("id")).with_for_update()
+        self.live_run_of_thread = sa.select(runs.c.id).where(
+            runs.c.tenant == b("tenant"), runs.c.thread_id == b("id"),
+            runs.c.status == "running", runs.c.updated_at >= b("live_since")).limit(1)
         self.insert_thread = insert(threads).on_conflict_do_nothing(
             index_elements=["tenant", "id"])
         self.touch_thread = sa.update(threads).where(
@@ -147,7 +157,8 @@ class RunsMixin(SQLBase):
                 # An INSERT's row count may be unknown (-1: psycopg): then it is read.
                 return ThreadRecord(id=thread_id, tenant=tenant, title=title,
                                     created_at=now, updated_at=now)
-            row = c.execute(self._stmts.thread_by_id, {"tenant": tenant, "id": thread_id}).one()
+            row = c.execute(self._stmts.thread_for_share,
+                            {"tenant": tenant, "id": thread_id}).one()
         return _thread(row)
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadRecord | None:
@@ -170,8 +181,18 @@ class RunsMixin(SQLBase):
             return [_thread(r) for r in c.execute(q)]
 
     def delete_thread(self, tenant: str, thread_id: str) -> bool:
-        """Delete the thread with its turns, runs, their events and feedback."""
+        """Delete the thread with its turns, runs, their events and feedback; refused with
+        ``thread_busy`` while a run of it is running in any process sharing the database
+        (its lease is fresh: a run whose process died does not keep its thread)."""
+        key = {"tenant": tenant, "id": thread_id}
         with self._write() as c:
+            c.execute(self._stmts.thread_for_update, key)
+            live = c.execute(self._stmts.live_run_of_thread, {
+                **key, "live_since": utcnow() - timedelta(seconds=LEASE_S)}).first()
+            if live is not None:
+                raise UsageError("a run of this thread is in progress; cancel it first",
+                                 code="thread_busy",
+                                 details={"thread_id": thread_id, "run_id": live.id})
             gone = c.execute(
                 sa.delete(threads).where(threads.c.tenant == tenant, threads.c.id == thread_id)
             ).rowcount
