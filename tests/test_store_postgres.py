@@ -61,6 +61,13 @@ def two(pg_url: str) -> Iterator[tuple[PostgresStore, PostgresStore]]:  # noqa: 
         b.close()
 
 
+def _start_and_join(workers: list[threading.Thread]) -> None:
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+
+
 def _doc(doc_id: str, tenant: str = "t1", collection: str = "c1") -> DocumentRecord:
     return DocumentRecord(doc_id, tenant, collection, f"/{doc_id}.txt", doc_id, "text/plain",
                           f"h-{doc_id}", "Alpha one. Beta two.")
@@ -141,10 +148,7 @@ def test_replicas_starting_together_migrate_once(pg_url: str) -> None:  # noqa: 
             errors.append(exc)
 
     workers = [threading.Thread(target=start) for _ in range(6)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
+    _start_and_join(workers)
     try:
         assert errors == []
         applied = sorted((s.applied_migrations for s in opened), key=len)
@@ -193,10 +197,7 @@ def test_a_run_paused_on_one_replica_resumes_exactly_once(
 
     workers = [threading.Thread(target=resume, args=(n, s))
                for n, s in [("a", a), ("b", b)] * 4]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
+    _start_and_join(workers)
     assert [won for _, won in wins].count(True) == 1
     assert b.get_run("t1", "r1").status == "running"  # type: ignore[union-attr]
     assert a.transition_run("t1", "r1", ["running"], "completed") is True
@@ -242,10 +243,7 @@ def test_a_thread_is_not_deleted_under_a_run_starting_on_another_replica(
         outcome.append(time.monotonic() - t)
 
     workers = [threading.Thread(target=start), threading.Thread(target=delete)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
+    _start_and_join(workers)
     assert outcome[0] == "thread_busy"
     assert isinstance(outcome[1], float) and outcome[1] >= 0.25  # it waited for a's commit
     assert b.get_thread("t1", "th1") is not None
@@ -295,10 +293,7 @@ def test_concurrent_appends_of_one_seq_keep_one_row(
             errors.append(exc)
 
     workers = [threading.Thread(target=append, args=(s, n)) for n, s in enumerate([a, b] * 3)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
+    _start_and_join(workers)
     assert errors == []
     assert len(b.read_events("t1", "r1")) == 1
 
