@@ -108,6 +108,10 @@ def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
      ["The parts are made by Acme Inc.", "The firm ships them etc.", "Shipping is free."]),
     ("So did I. Then we left the U.S. Returns stay open.",
      ["So did I.", "Then we left the U.S.", "Returns stay open."]),
+    ("Take vitamin C. Then rest. Plan B. It worked.",  # a letter, then a sentence's start
+     ["Take vitamin C.", "Then rest.", "Plan B.", "It worked."]),
+    ("Signed by J. Smith and John F. Kennedy in the U.K. office.",  # initials before names
+     ["Signed by J. Smith and John F. Kennedy in the U.K. office."]),
     ("Dr.\n\nSmith approves refunds.", ["Dr.", "Smith approves refunds."]),  # a blank line
 ])
 def test_abbreviations_do_not_end_a_claim(text: str, expected: list[str]) -> None:

@@ -190,11 +190,20 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     nxt = text[start]
     if word[0].isdigit():  # "3. the next" — a number mid-sentence (list numbers aside)
         return nxt.islower()
-    if stem in _TITLES or (len(word) == 2 and word[0].isupper() and word != "I."):
+    if stem in _TITLES:
         return True
+    if len(word) == 2 and word[0].isupper() and word != "I.":
+        # An initial ("J. Smith", "John F. Kennedy") — unless a word that starts sentences
+        # follows: "Take vitamin C. Then rest.", "Plan B. It worked."
+        return _next_word(text, start) not in STOPWORDS
     if stem in _ABBREVIATIONS or word.count(".") > 1:
         return nxt.islower() or nxt.isdigit()
     return False
+
+
+def _next_word(text: str, start: int) -> str:
+    m = _WORD.match(text, start)
+    return m.group().lower() if m else ""
 
 
 def _push(text: str, a: int, b: int, out: list[tuple[int, int]]) -> None:
