@@ -152,6 +152,37 @@ def test_loopback_server_with_keys_requires_them(tmp_path: Path) -> None:
         assert ok.status_code == 200
 
 
+def test_a_key_created_while_an_open_loopback_server_runs_closes_it(tmp_path: Path) -> None:
+    # auth "auto" used to be decided once at start-up: a key made afterwards (the README's
+    # own next step) was never asked for, and requests bearing it ran as the default tenant.
+    from citewise.server.app import _keys_required_now
+
+    with serve(make_app(tmp_path, key_cache_s=0.2)) as url:
+        assert httpx.get(f"{url}/v1/threads").status_code == 200  # open: no key exists
+        with SQLiteStore(tmp_path / "citewise.db") as store:  # as `citewise keys create`
+            record, key = create_key(store, "acme")
+        time.sleep(0.3)
+        refused = httpx.get(f"{url}/v1/threads")
+        assert refused.status_code == 401
+        assert refused.json()["error"]["code"] == "missing_api_key"
+        bad = httpx.get(f"{url}/v1/threads", headers={"Authorization": "Bearer garbage"})
+        assert bad.json()["error"]["code"] == "invalid_api_key"
+        own = {"Authorization": f"Bearer {key}"}
+        ran = httpx.post(f"{url}/v1/ask", json={"question": "anything?"}, headers=own,
+                         timeout=60).json()
+        listed = httpx.get(f"{url}/v1/threads", headers=own).json()
+        assert ran["thread_id"] in [t["id"] for t in listed["threads"]]
+        with SQLiteStore(tmp_path / "citewise.db") as store:
+            assert store.get_thread("acme", ran["thread_id"]) is not None  # the key's tenant
+            assert store.revoke_api_key("acme", record.id)
+        time.sleep(0.3)
+        assert httpx.get(f"{url}/v1/threads").status_code == 200  # loopback, no key left
+    with SQLiteStore(tmp_path / "citewise.db") as store:
+        # Beyond loopback with every key revoked: closed to all, not open, not stopped.
+        assert _keys_required_now(ServerConfig(host="0.0.0.0"), store) is True
+        assert _keys_required_now(ServerConfig(host="127.0.0.1"), store) is False
+
+
 # -- the commands --------------------------------------------------------------------------
 
 

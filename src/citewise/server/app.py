@@ -11,6 +11,7 @@ import asyncio
 import gc
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI
@@ -50,6 +51,17 @@ def auth_required(config: ServerConfig, store: Store) -> bool:
         code="no_api_keys", details={"host": config.host})
 
 
+def _keys_required_now(config: ServerConfig, store: Store) -> bool:
+    """``auth_required`` while serving: a server exposed beyond loopback without any key
+    left (all revoked) refuses every request rather than stopping or opening up."""
+    from citewise.errors import ConfigError
+
+    try:
+        return auth_required(config, store)
+    except ConfigError:
+        return True
+
+
 def create_app(
     config: ServerConfig | None = None,
     *,
@@ -87,7 +99,9 @@ def create_app(
             manager = RunManager(services, writer, config)
             auth = Authenticator(services.store, required=required,
                                  default_tenant=config.default_tenant,
-                                 cache_s=config.key_cache_s)
+                                 cache_s=config.key_cache_s,
+                                 recheck=(partial(_keys_required_now, config, services.store)
+                                          if config.auth == "auto" else None))
             limiter = RateLimiter(config.rate_limit_per_s, config.rate_limit_burst)
             state = AppState(config, services, manager, auth, limiter, ready=True)
             app.state.citewise = state

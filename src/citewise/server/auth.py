@@ -14,6 +14,7 @@ import hashlib
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -61,15 +62,28 @@ class Principal:
 
 
 class Authenticator:
-    """Turns request headers into a :class:`Principal` (or a 401)."""
+    """Turns request headers into a :class:`Principal` (or a 401).
+
+    ``recheck`` (``auth="auto"``): asked again, at most every ``cache_s``, whether keys are
+    required now — a key created while the server runs (by ``citewise keys create``, maybe
+    on another machine sharing the database) closes an open loopback server within that
+    delay, as a revoked key stops working within it."""
 
     def __init__(self, store: Store, *, required: bool, default_tenant: str,
-                 cache_s: float = 5.0) -> None:
+                 cache_s: float = 5.0, recheck: Callable[[], bool] | None = None) -> None:
         self.store = store
         self.required = required
         self.default_tenant = default_tenant
         self.cache_s = cache_s
+        self._recheck = recheck
+        self._checked_at = time.monotonic()
         self._cache: dict[str, tuple[float, Principal | None]] = {}
+
+    async def _required(self) -> bool:
+        if self._recheck is not None and time.monotonic() - self._checked_at >= self.cache_s:
+            self._checked_at = time.monotonic()
+            self.required = await asyncio.to_thread(self._recheck)
+        return self.required
 
     @staticmethod
     def key_of(authorization: str | None, x_api_key: str | None) -> str | None:
@@ -84,7 +98,7 @@ class Authenticator:
         return None
 
     async def principal(self, authorization: str | None, x_api_key: str | None) -> Principal:
-        if not self.required:
+        if not await self._required():
             return Principal(tenant=self.default_tenant)
         key = self.key_of(authorization, x_api_key)
         if key is None:
