@@ -438,6 +438,10 @@ def test_documents_upload_list_search_ask_delete(http: httpx.Client) -> None:
     assert full["text"][hits[0]["start_char"]:hits[0]["end_char"]] == hits[0]["text"]
     answer = http.post("/v1/ask", json={"question": "search refunds"}).json()
     assert answer["citations"], answer
+    # Every search is counted, as in a library run (it was left empty over HTTP).
+    details = answer["query_details"]
+    assert details["queries"] == ["refunds issued days"]
+    assert details["retrieved"] >= 1 and details["selected"] == len(answer["context_chunk_ids"])
     assert answer["search_documents"][0]["document"]["id"] == doc["id"]
     # What the answer cites is the uploaded file's name, never a path of the server.
     assert answer["search_documents"][0]["source"] == "returns.md"

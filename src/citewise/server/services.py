@@ -134,8 +134,12 @@ class Services:
             verifier = self._verifiers[tenant] = Verifier(document_text=kb.document_text)
         # No cancel watch of its own (cancel_poll_s=None): the run manager reads the cancel
         # requests of other processes for all its runs and keeps their leases.
+        from citewise.agent.search_tool import SearchDetailsRecorder
+
+        # As Agent(kb) adds it: every search_knowledge call counted into query_details.
+        hooks = [*self.hooks(), SearchDetailsRecorder()]
         agent = Agent(None, model=self.model(), tools=[search, *self.tools], store=store,
-                      settings=settings, hooks=self.hooks(), tenant=tenant, event_batch=1,
+                      settings=settings, hooks=hooks, tenant=tenant, event_batch=1,
                       verifier=verifier, cancel_poll_s=None)
         agent.kb = kb  # what tools see as ctx.deps, as with Agent(kb)
         return agent
