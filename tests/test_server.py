@@ -510,6 +510,40 @@ def test_format_parameter_selects_a_dialect(http: httpx.Client) -> None:
     assert bad.json()["error"]["code"] == "validation_error"
 
 
+def test_a_named_format_answers_with_its_final_response_and_the_run_headers(
+        http: httpx.Client) -> None:
+    # Seed 004: "the response of ask(), of a run() the model finished and of a resume()
+    # that finished the run". Non-streamed /v1/runs and resume used to answer RunInfo
+    # whatever the format, and /v1/ask in a format dropped the run's headers (a paused run
+    # could not be resumed). A failed run is a 200 whose body says so, as the native
+    # Answer's status does (the protocols' own routes answer 500, as their clients expect).
+    paused = http.post("/v1/ask", params={"format": "trustgraph"},
+                       json={"question": "approve refund"})
+    assert paused.status_code == 200
+    run_id = paused.headers["X-Run-Id"]
+    assert paused.headers["Location"] == f"/v1/runs/{run_id}"
+    assert paused.headers["X-Thread-Id"]
+    info = http.get(f"/v1/runs/{run_id}").json()
+    assert info["status"] == "paused"
+    decision = {"interrupt_id": info["interrupts"][0]["id"], "action": "approve"}
+    done = http.post(f"/v1/runs/{run_id}/resume", params={"format": "answer"},
+                     json={"decisions": [decision], "stream": False})
+    assert done.status_code == 200 and done.headers["X-Run-Id"] == run_id
+    body = done.json()
+    assert body["kind"] == "ANSWER" and body["text"] == "Refund done."
+    assert body["threadId"] == paused.headers["X-Thread-Id"]
+    ran = http.post("/v1/runs", params={"format": "answer"},
+                    json={"question": "quick", "stream": False})
+    assert ran.status_code == 200 and ran.json()["text"] == "The answer is 42."
+    assert ran.json()["threadId"] == ran.headers["X-Thread-Id"]
+    native = http.post("/v1/runs", json={"question": "quick", "stream": False}).json()
+    assert native["status"] == "completed" and native["run_id"]  # RunInfo without a format
+    failed = http.post("/v1/ask", params={"format": "answer"},
+                       json={"question": "slow", "max_steps": 1})
+    assert failed.status_code == 200 and failed.json()["kind"] == "ERROR"
+    assert failed.headers["X-Run-Id"]
+
+
 def test_format_names_are_the_dialect_registry() -> None:
     from typing import get_args
 

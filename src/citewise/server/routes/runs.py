@@ -11,9 +11,8 @@ from starlette.responses import StreamingResponse
 
 from citewise.answer import Answer
 from citewise.errors import InvalidInput
-from citewise.events import Event
 from citewise.server.deps import ERRORS, AppState, Caller, State
-from citewise.server.errors import ApiError
+from citewise.server.formats import render_final, run_headers, wait_terminal
 from citewise.server.manager import LiveRun, RunOptions
 from citewise.server.schemas import (
     AskRequest,
@@ -54,8 +53,13 @@ _SSE_DOC = {"schema": {
     "required": ["data"],
 }}
 _STREAM_OR_JSON: dict[int | str, dict[str, Any]] = {
-    200: {"description": "JSON, or an SSE stream when asked for",
-          "content": {"text/event-stream": _SSE_DOC}},
+    200: {"description": "The RunInfo (JSON; with `?format=`, that format's final response), "
+                         "or an SSE stream when asked for",
+          "content": {"application/json": {"schema": {"anyOf": [
+              {"$ref": "#/components/schemas/RunInfo"},
+              {"type": "object", "description": "`?format=` other than citewise: that "
+               "format's final response"}]}},
+              "text/event-stream": _SSE_DOC}},
 }
 
 
@@ -81,11 +85,6 @@ def _events_url(run_id: str) -> str:
     return f"/v1/runs/{run_id}/events"
 
 
-def _run_headers(live: LiveRun) -> dict[str, str]:
-    return {"X-Run-Id": live.run_id, "X-Thread-Id": live.thread_id,
-            "Location": f"/v1/runs/{live.run_id}"}
-
-
 async def _stream(state: AppState, tenant: str, run_id: str, after: int, dialect: Any,
                   headers: dict[str, str] | None = None) -> StreamingResponse:
     if dialect is None:
@@ -108,17 +107,9 @@ def live_info(live: LiveRun) -> RunInfo:
                    interrupts=interrupts, answer=answer)
 
 
-async def _wait(live: LiveRun) -> Event:
-    terminal = await asyncio.shield(live.finished)
-    if terminal is None:
-        raise ApiError("the run stopped without a final event (its log could not be written)",
-                       code="run_lost", status=500)
-    return terminal
-
-
 async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun, *,
                    stream: bool, background: bool, dialect: Any) -> Response:
-    headers = _run_headers(live)
+    headers = run_headers(live)
     if background:
         # Answer once the run is in the store: the caller's next request may reach
         # another replica, which knows the run only from there.
@@ -128,7 +119,9 @@ async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun
     if _wants_sse(request, stream):
         after = live.first_seq - 1
         return await _stream(state, tenant, live.run_id, after, dialect, headers)
-    await _wait(live)
+    terminal = await wait_terminal(live)
+    if dialect is not None:  # the format's final response (seed 004: run() and resume())
+        return JSONResponse(render_final(dialect, terminal), headers=headers)
     return JSONResponse(live_info(live).model_dump(mode="json"), headers=headers)
 
 
@@ -148,23 +141,24 @@ async def ask(body: AskRequest, request: Request, state: State, who: Caller,
     live = await state.manager.start(who.tenant, body.question, thread_id=body.thread_id,
                                      options=_options(body))
     if _wants_sse(request, body.stream):
-        return await _stream(state, who.tenant, live.run_id, 0, dialect, _run_headers(live))
-    terminal = await _wait(live)
-    from citewise.dialects.base import answer_of, final_of
+        return await _stream(state, who.tenant, live.run_id, 0, dialect, run_headers(live))
+    terminal = await wait_terminal(live)
+    if dialect is not None:  # a run that failed is in the body, as in the native Answer
+        return JSONResponse(render_final(dialect, terminal), headers=run_headers(live))
+    from citewise.dialects.base import answer_of
 
-    if dialect is not None:
-        return JSONResponse(final_of(dialect, terminal))  # type: ignore[arg-type]
     return JSONResponse(answer_of(terminal).model_dump(mode="json"),  # type: ignore[arg-type]
-                        headers=_run_headers(live))
+                        headers=run_headers(live))
 
 
-@router.post("/runs", response_model=RunInfo, summary="Start an agent run",
+@router.post("/runs", response_model=None, summary="Start an agent run",
              responses={**_STREAM_OR_JSON, 202: {"model": RunInfo,
                                                  "description": "Started in the background"}})
 async def start_run(body: RunRequest, request: Request, state: State, who: Caller,
                     format: FormatQuery = None) -> Response:
     """Start a run. Streams its events (SSE) by default; `background: true` answers 202
-    with the run id at once; `stream: false` waits and answers the RunInfo."""
+    with the run id at once; `stream: false` waits and answers the RunInfo — or, with
+    `?format=`, that format's final response."""
     dialect = _dialect(format)
     live = await state.manager.start(who.tenant, body.question, thread_id=body.thread_id,
                                      options=_options(body))
@@ -255,7 +249,7 @@ async def run_events(
     return await _stream(state, who.tenant, run_id, start, dialect, {"X-Run-Id": run_id})
 
 
-@router.post("/runs/{run_id}/resume", response_model=RunInfo, summary="Resume a paused run",
+@router.post("/runs/{run_id}/resume", response_model=None, summary="Resume a paused run",
              responses={**_STREAM_OR_JSON, 202: {"model": RunInfo,
                                                  "description": "Resumed in the background"},
                         409: {"model": ERRORS[400]["model"],
