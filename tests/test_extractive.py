@@ -6,6 +6,7 @@ is a claim of its own with its own marker (reviewer repros ``footnote_markers`` 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,56 @@ def test_extractive_answers_verify_end_to_end(
             assert text[c.start_char : c.end_char] == c.excerpt
     finally:
         kb.close()
+
+
+REFUNDS = ("# Refunds\n\nRefunds are issued within 5 business days after the item arrives. "
+           "Store credit never expires.\n")
+
+
+@pytest.mark.parametrize(("schema", "expected"), [
+    ({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
+     {"answer": "Refunds are issued within 5 business days after the item arrives. [1]"}),
+    ({"type": "object", "properties": {"summary": {"type": "string"}, "n": {"type": "integer"}}},
+     {"summary": "Refunds are issued within 5 business days after the item arrives. [1]"}),
+    ({"type": "string"}, "Refunds are issued within 5 business days after the item arrives. [1]"),
+    ({"type": "array", "items": {"type": "string"}},
+     ["Refunds are issued within 5 business days after the item arrives. [1]"]),
+])
+def test_a_schema_that_quotes_can_fill_gets_a_cited_structured_answer(
+        tmp_path: Path, schema: dict[str, Any], expected: Any) -> None:
+    # The default model used to answer in prose, read the loop's repair prompt as a new
+    # question and search with it until the run ran out of steps.
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "refunds.md").write_text(REFUNDS, encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "data", dense=False) as kb:
+        kb.ingest([src])
+        answer = Agent(kb).ask("When are refunds issued after the item arrives?",
+                               output_schema=schema)
+    assert answer.status == "completed", answer.error
+    assert answer.structured == expected
+    assert answer.claims and all(c.status == "supported" for c in answer.claims)
+    assert answer.citations[0].excerpt == (
+        "Refunds are issued within 5 business days after the item arrives.")
+
+
+def test_a_schema_quotes_cannot_fill_fails_after_its_repairs_without_searching_again(
+        tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "refunds.md").write_text(REFUNDS, encoding="utf-8")
+    schema = {"type": "object", "properties": {"days": {"type": "integer"}},
+              "required": ["days"]}
+    with KnowledgeBase.open(tmp_path / "data", dense=False) as kb:
+        kb.ingest([src])
+        async def run() -> list[Any]:
+            return [e async for e in Agent(kb).stream(
+                "When are refunds issued after the item arrives?", output_schema=schema)]
+
+        events = asyncio.run(run())
+    end = events[-1]
+    assert end.kind == "error" and end.code == "structured_output_invalid"
+    searches = [e for e in events if e.kind == "action"]
+    assert 1 <= len(searches) <= 2  # the question's own searches, none with the repair text
+    assert all("rejected" not in json.dumps(e.input) for e in searches)
+    assert any(e.kind == "thought" and "language model" in e.text for e in events)

@@ -14,10 +14,17 @@ citation markers), so verification can only pass or report a missing document. P
 are cut as answers are (:func:`citewise.grounding.claims.segments`): a quoted list item is
 one claim with its own marker, and a list item or any other sentence without a full stop
 is written as a markdown list item, so it never runs on into the next claim.
+
+Asked for structured output, it fills the schemas an answer of quotes can fill: a string
+(the answer), an array of strings (one quote each), or an object whose one required (or
+only) string property takes the answer. It cannot invent values for any other shape: it
+says so in a thought and answers in prose, and the run ends ``structured_output_invalid``
+after its repairs, without searching again.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -91,7 +98,15 @@ class ExtractiveModel:
                     channel="thought",
                     text=f"Answering from {len(chosen)} evidence sentence(s).",
                 )
-                for piece in _render(chosen):
+                pieces = _render(chosen)
+                if request.output_schema is not None:
+                    value = _fill(request.output_schema, "".join(pieces),
+                                  [f"{c.text} [{c.document_index}]" for c in chosen])
+                    if value is not _UNFILLABLE:
+                        pieces = [json.dumps(value, ensure_ascii=False)]
+                    else:
+                        yield TextDelta(channel="thought", text=_CANNOT_FILL)
+                for piece in pieces:
                     yield TextDelta(channel="answer", text=piece)
         prompt = sum(len(getattr(m, "content", "")) for m in request.messages) // 4
         yield UsagePart(input_tokens=prompt, output_tokens=0)
@@ -126,6 +141,32 @@ def _asserts(text: str, a: int, b: int) -> bool:
     return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS)
 
 
+_UNFILLABLE = object()
+_CANNOT_FILL = ("This schema needs values that quotes cannot give (the extractive model fills "
+                "a string, an array of strings, or one required string property of an "
+                "object); answering in prose — choose a language model for this schema.")
+
+
+def _fill(schema: dict[str, Any], answer: str, quotes: list[str]) -> Any:
+    """The answer as a value of ``schema``, for the shapes quotes can fill."""
+    kind = schema.get("type")
+    if kind == "string":
+        return answer
+    if kind == "array" and isinstance(schema.get("items"), dict) and (
+            schema["items"].get("type") == "string"):
+        return quotes
+    properties = schema.get("properties")
+    if kind != "object" or not isinstance(properties, dict):
+        return _UNFILLABLE
+    required = list(schema.get("required") or [])
+    strings = [name for name, sub in properties.items()
+               if isinstance(sub, dict) and sub.get("type") == "string"]
+    target = required if required else strings
+    if len(target) == 1 and target[0] in strings:
+        return {target[0]: answer}
+    return _UNFILLABLE
+
+
 def _render(chosen: list[_Candidate]) -> list[str]:
     """The answer's pieces: sentences run on as prose, each followed by its marker; when
     one lacks a closing full stop (a list item, a heading), all are written as a list, or
@@ -142,8 +183,15 @@ def _call(step: int, query: str, k: int) -> ToolCallPart:
 
 
 def _read(messages: list[Message]) -> tuple[str, list[str], list[dict[str, Any]]]:
-    """The current question, earlier questions, and this turn's search results."""
-    last_user = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
+    """The current question, earlier questions, and this turn's search results. The
+    question is the last user message before the turn's first tool call: one after it is
+    the loop's own (a structured-output repair prompt), not a new question (earlier turns
+    come as questions and answers, without their tool calls)."""
+    first_call = next((i for i, m in enumerate(messages)
+                       if isinstance(m, ToolMessage) or getattr(m, "tool_calls", None)),
+                      len(messages))
+    last_user = max((i for i, m in enumerate(messages[:first_call])
+                     if isinstance(m, UserMessage)), default=-1)
     question = messages[last_user].content if last_user >= 0 else ""
     history = [m.content for m in messages[:last_user] if isinstance(m, UserMessage)]
     observations = [
