@@ -353,6 +353,17 @@ def test_bad_calls_get_json_rpc_errors(base: str, body: Any, code: int) -> None:
         assert out["id"] == body["id"]
 
 
+def test_a_notification_gets_no_reply(base: str) -> None:
+    # JSON-RPC 2.0: "The Server MUST NOT reply to a Notification" (a request without id);
+    # an error object used to come back. "id": null is a request, and is answered.
+    note = {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": "run_nope"}}
+    r = httpx.post(f"{base}/a2a", json=note)
+    assert r.status_code == 204 and r.content == b""
+    out = rpc(base, {**note, "id": None})
+    assert out["id"] is None and out["error"]["code"] == -32001
+    assert rpc(base, {"jsonrpc": "2.0", "method": 5})["error"]["code"] == -32600  # not valid
+
+
 def test_version_and_raw_wire(base: str) -> None:
     get = {"jsonrpc": "2.0", "id": "x", "method": "GetTask", "params": {"id": "run_nope"}}
     assert rpc(base, get, **{"A2A-Version": "0.3"})["error"]["code"] == -32009

@@ -24,7 +24,8 @@ has none, as A2A asks agents to keep client-chosen context ids). A message with 
 Auth and tenants are the API's: the JSON-RPC endpoint takes the API key like every route;
 the card is public and names the key schemes when keys are required. Errors: see
 :mod:`citewise.server.a2a_rpc`; a missing ``A2A-Version`` header is taken as 1.0 (the SDK
-sends it), any other major.minor is -32009.
+sends it), any other major.minor is -32009. A notification (a request without ``id``) gets
+no reply, as JSON-RPC 2.0 asks: an empty 204, the method not run.
 """
 
 from __future__ import annotations
@@ -344,7 +345,8 @@ _RPC_DOC: dict[str, Any] = {
 
 @router.post(RPC_PATH, response_model=None, summary="A2A JSON-RPC 2.0 endpoint",
              openapi_extra=_RPC_DOC,
-             responses={**ERRORS, 200: {
+             responses={**ERRORS, 204: {"description": "A notification (no `id`): no reply"},
+                        200: {
                  "description": "A JSON-RPC response object (a result or an error), or, for "
                                 "SendStreamingMessage and SubscribeToTask, SSE whose `data` "
                                 "are JSON-RPC responses",
@@ -363,6 +365,10 @@ async def a2a_rpc(request: Request, state: State, who: Caller) -> Response:
                 body.get("id"), bool):
             request_id = body["id"]
         request_id, method, params = rpc.envelope(body)
+        if "id" not in body:
+            # A notification: JSON-RPC 2.0 forbids any reply, and every A2A method exists
+            # for its reply, so it is acknowledged with an empty 204 and not run.
+            return Response(status_code=204)
         rpc.check_version(request.headers.get("a2a-version", ""))
         handler = METHODS.get(method)
         if handler is None:
