@@ -151,3 +151,25 @@ def test_a_schema_quotes_cannot_fill_fails_after_its_repairs_without_searching_a
     assert 1 <= len(searches) <= 2  # the question's own searches, none with the repair text
     assert all("rejected" not in json.dumps(e.input) for e in searches)
     assert any(e.kind == "thought" and "language model" in e.text for e in events)
+
+
+FAQ = ("# FAQ\n\n## How long is the warranty on the e-bike battery?\n\n"
+       "The battery warranty lasts two years from the date of purchase.\n\n"
+       "Q. What is the warranty of the kettle? A. The kettle is covered for one year.\n")
+
+
+def test_a_question_in_the_source_is_not_quoted_as_the_answer(tmp_path: Path) -> None:
+    # An FAQ's question heading matched the question word for word and came back as the
+    # answer, verified as "supported".
+    answer, kb = ask(tmp_path, "faq.md", FAQ, "How long is the warranty on the e-bike battery?",
+                     strict=False)
+    kb.close()
+    assert "?" not in answer.text
+    assert answer.claims[0].text == (
+        "The battery warranty lasts two years from the date of purchase.")
+    assert all(c.status == "supported" for c in answer.claims)
+
+
+def test_a_question_is_not_a_claim_and_its_marker_is_removed() -> None:
+    drafts = split_claims("How long is the warranty? [1] It lasts two years [1].")
+    assert [d.is_claim for d in drafts] == [False, True]

@@ -22,6 +22,7 @@ __all__ = [
     "BLOCK_LEAD",
     "MARKER",
     "MARKER_GROUP",
+    "QUESTION",
     "DraftClaim",
     "MarkerGroup",
     "mask_json",
@@ -287,9 +288,15 @@ def _quotes(claim: str) -> list[str]:
     return out
 
 
+#: A sentence that ends as a question (closing quotes and brackets aside).
+QUESTION = re.compile(r"[?？][\"'”’)\]]*\Z")
+
+
 def _is_claim(c: DraftClaim) -> bool:
     if not content_terms(c.text):
         return False  # "[1]", "—", "Sources:" … say nothing checkable
+    if QUESTION.search(c.text):
+        return False  # a question asserts nothing (an FAQ's heading quoted back, say)
     if c.markers:
         return True  # the model itself says this sentence rests on a source
     stripped = c.raw.lstrip()

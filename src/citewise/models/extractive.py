@@ -30,7 +30,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
-from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, segments
+from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
 from citewise.models.base import (
     Message,
     ModelRequest,
@@ -133,8 +133,8 @@ def _asserts(text: str, a: int, b: int) -> bool:
     """False for a lead-in ("Options:") and a title line ("Eiffel Tower"): a few words
     with no full stop that are no list item name a topic, they say nothing about it."""
     body = MARKER_GROUP.sub("", text[a:b]).rstrip()
-    if body.endswith(":"):
-        return False
+    if body.endswith(":") or QUESTION.search(body):
+        return False  # a lead-in, or a question (an FAQ's heading): neither answers
     line = text.rfind("\n", 0, a) + 1
     lead = text[line:a]
     listed = BLOCK_LEAD.fullmatch(lead) is not None and not lead.lstrip().startswith("#")
