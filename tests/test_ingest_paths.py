@@ -90,3 +90,51 @@ def test_cli_reports_every_failed_file_with_its_path(tmp_path: Path) -> None:
     (folder / "c.txt").write_text("Some text at last.\n")
     proc = cli("ingest", str(folder), data_dir=tmp_path / "data")
     assert proc.returncode == 1 and "1 added" in proc.stdout  # some went in
+
+
+def test_a_pipe_in_a_folder_fails_alone_instead_of_blocking(kb: KnowledgeBase,
+                                                             docs: Path) -> None:
+    os.mkfifo(docs / "pipe.txt")  # reading it would wait for a writer for ever
+    report = kb.ingest([docs])
+    assert sorted(report.added) == [str(docs / "france.txt"), str(docs / "sub" / "lemur.txt")]
+    assert [(f.path, f.code) for f in report.failed] == [(str(docs / "pipe.txt"),
+                                                          "unsupported_path")]
+
+
+def test_symlinked_folders_are_followed_once(kb: KnowledgeBase, docs: Path,
+                                             tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "owl.txt").write_text("Owls hunt at night.\n")
+    (docs / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (docs / "sub" / "up").symlink_to(docs, target_is_directory=True)  # a loop
+    report = kb.ingest([docs])
+    assert sorted(report.added) == sorted([str(docs / "france.txt"),
+                                           str(docs / "sub" / "lemur.txt"),
+                                           str(docs / "linked" / "owl.txt")])
+    assert report.failed == []
+
+
+def test_the_knowledge_base_s_own_folder_is_not_ingested(tmp_path: Path) -> None:
+    # `citewise --data-dir ./kb ingest .` read its own index files as documents (and
+    # failed on them every time).
+    (tmp_path / "notes.md").write_text("# Notes\n\nThe garage code is 4711.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        first = kb.ingest([tmp_path])
+        again = kb.ingest([tmp_path])
+    assert first.added == [str(tmp_path / "notes.md")] and first.failed == []
+    assert again.unchanged == [str(tmp_path / "notes.md")] and again.failed == []
+    assert not [s for s in first.skipped + again.skipped if "/kb/" in s]
+
+
+def test_a_file_emptied_since_its_ingest_is_removed(kb: KnowledgeBase, docs: Path) -> None:
+    # Blanking a file (to redact it) left its old text quoted and "verified" for ever.
+    kb.ingest([docs])
+    (docs / "france.txt").write_text("")
+    report = kb.ingest([docs])
+    assert report.removed == [str(docs / "france.txt")] and report.failed == []
+    assert kb.find_document(docs / "france.txt") is None
+    assert kb.search("capital of France") == []
+    again = kb.ingest([docs])  # still empty, nothing stored for it: an empty file fails
+    assert [(f.path, f.code) for f in again.failed] == [(str(docs / "france.txt"),
+                                                         "empty_document")]

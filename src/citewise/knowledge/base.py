@@ -83,6 +83,8 @@ class KnowledgeBase:
         self._lock = threading.Lock()
         #: Held while this knowledge base writes (see :mod:`citewise.knowledge.writer_lock`).
         self.writer_lock = writer_lock
+        #: The folder of an embedded knowledge base (never ingested as documents).
+        self.data_dir: Path | None = None
 
     @classmethod
     def open(
@@ -191,6 +193,7 @@ class KnowledgeBase:
                 registry=self.registry,
                 chunker=self.chunker,
                 progress=progress,
+                exclude=[self.data_dir] if self.data_dir is not None else [],
             )
             if prune:
                 for doc_id, source in missing_under(self.store, self.tenant, paths):

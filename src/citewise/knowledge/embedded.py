@@ -101,10 +101,12 @@ def open_knowledge_base(
         for close in reversed(opened):
             close()
         raise
-    return cls(
+    kb = cls(
         store, index, tenant=tenant, chunker=chunker, registry=registry, dense=vectors,
         fusion=fusion, writer_lock=lock,
     )
+    kb.data_dir = root
+    return kb
 
 
 def _repair(

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,7 +74,7 @@ class IngestReport:
     failed: list[IngestFailure] = field(default_factory=list)
     #: Files met while walking a folder that no loader reads (given files fail instead).
     skipped: list[str] = field(default_factory=list)
-    #: Documents deleted by ``prune`` because their file no longer exists.
+    #: Documents deleted because their file no longer exists (``prune``) or was emptied.
     removed: list[str] = field(default_factory=list)
     chunks_written: int = 0
 
@@ -121,24 +122,44 @@ def _unnamable(path: Path, report: IngestReport) -> bool:
     return True
 
 
-def _walk(folder: Path, report: IngestReport) -> Iterator[Path]:
-    """Files under ``folder``, sorted, skipping hidden files and folders. A folder that
-    cannot be read is a failure of the call, not silently nothing."""
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _walk(folder: Path, report: IngestReport, exclude: Iterable[Path] = ()) -> Iterator[Path]:
+    """Files under ``folder``, sorted, skipping hidden files and folders and the folders
+    in ``exclude`` (a knowledge base's own data directory: its index files are no
+    documents). Symlinked folders are followed, as symlinked files are, each folder once
+    (a link back up the tree is no loop). A folder that cannot be read is a failure of
+    the call, not silently nothing."""
+    seen = {ident for ident in map(_identity, exclude) if ident is not None}
 
     def unreadable(err: OSError) -> None:
         where = shown(err.filename or folder)
         report.failed.append(IngestFailure(where, "unreadable_folder",
                                            f"cannot read folder: {err.strerror or err}"))
 
-    for root, dirs, files in os.walk(folder, onerror=unreadable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    for root, dirs, files in os.walk(folder, onerror=unreadable, followlinks=True):
+        here = _identity(root)
+        if here in seen:
+            dirs[:] = []
+            continue
+        if here is not None:
+            seen.add(here)
+        dirs[:] = sorted(d for d in dirs
+                         if not d.startswith(".") and _identity(Path(root) / d) not in seen)
         for name in sorted(files):
             if not name.startswith("."):
                 yield Path(root) / name
 
 
 def _expand(
-    paths: Iterable[str | Path], registry: LoaderRegistry, report: IngestReport
+    paths: Iterable[str | Path], registry: LoaderRegistry, report: IngestReport,
+    exclude: Iterable[Path] = (),
 ) -> list[Path]:
     files: dict[str, Path] = {}
     for given in paths:
@@ -148,7 +169,7 @@ def _expand(
                 IngestFailure(str(path), "path_not_found", f"no such file or folder: {given}")
             )
         elif path.is_dir():
-            for f in _walk(path, report):
+            for f in _walk(path, report, exclude):
                 if registry.for_path(f) is None:
                     report.skipped.append(shown(f))
                 elif not _unnamable(f, report):
@@ -194,7 +215,11 @@ def _prepare(
     """The document and chunks to write for ``path``, or None when it is unchanged."""
     _loader(registry, path)  # refused before the file is read
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read for ever
+            raise IngestError("not a regular file (a pipe, socket or device)",
+                              code="unsupported_path")
+        size = st.st_size
         if size > MAX_FILE_BYTES:
             raise IngestError(
                 f"file is {size} bytes, over the {MAX_FILE_BYTES}-byte limit",
@@ -330,10 +355,14 @@ def ingest_paths(
     registry: LoaderRegistry,
     chunker: Chunker,
     progress: Progress | None = None,
+    exclude: Iterable[Path] = (),
 ) -> IngestReport:
-    """Write every changed file's document and chunks to ``store`` (index sync not included)."""
+    """Write every changed file's document and chunks to ``store`` (index sync not
+    included). Folders in ``exclude`` are not walked. A file emptied since it was ingested
+    (zero bytes) has its document deleted (``removed``): its text is gone from the disk,
+    and must not go on being quoted; any other file that fails to load keeps its document."""
     report = IngestReport()
-    files = _expand(paths, registry, report)
+    files = _expand(paths, registry, report, exclude)
     pending: list[_Prepared] = []
     pending_chunks = 0
 
@@ -365,7 +394,12 @@ def ingest_paths(
                 chunker=chunker,
             )
         except IngestError as exc:
-            report.failed.append(IngestFailure(str(path), exc.code, exc.message))
+            doc_id = document_id_for(tenant, str(path))
+            if (exc.code == "empty_document" and doc_id in versions and _emptied(path)
+                    and store.delete_document(tenant, doc_id)):
+                report.removed.append(str(path))
+            else:
+                report.failed.append(IngestFailure(str(path), exc.code, exc.message))
         else:
             if prepared is None:
                 report.unchanged.append(str(path))
@@ -378,6 +412,13 @@ def ingest_paths(
             progress(done, total)
     flush()
     return report
+
+
+def _emptied(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def missing_under(
