@@ -237,3 +237,35 @@ def test_tenant_option_keeps_tenants_apart(corpus: Path, tmp_path: Path) -> None
     assert answer["citations"] and "charged particles" in answer["text"]
     other = cli("ask", "Why do auroras appear?", "--json", "--quiet", data_dir=data)
     assert json.loads(other.stdout)["citations"] == []  # the default tenant has nothing
+
+
+def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> None:
+    # A line of text extracted from a PDF or a web page is no line of the file: the
+    # sources printed "manual.pdf:5" for a sentence on page 3.
+    import io
+
+    from citewise import Agent
+    from citewise.cli.common import print_answer
+    from citewise.knowledge.base import KnowledgeBase
+    from test_loaders_formats import _write_pdf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _write_pdf(docs / "travel.pdf")
+    (docs / "hotel.html").write_text(
+        "<html><body><main><h1>Hotels</h1><p>Breakfast is included in the hotel rate.</p>"
+        "</main></body></html>")
+    (docs / "notes.md").write_text("# Notes\n\nTaxi rides are reimbursed with a receipt.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert not kb.ingest([docs]).failed
+        where = {}
+        for question, name in [("How much are hotel costs reimbursed per night?", "travel.pdf"),
+                               ("Is breakfast included in the hotel rate?", "hotel.html"),
+                               ("Are taxi rides reimbursed?", "notes.md")]:
+            out = io.StringIO()
+            print_answer(Agent(kb).ask(question), kb, out)
+            line = next(x for x in out.getvalue().splitlines() if name in x)
+            where[name] = line.split("] ", 1)[1]
+    assert where["travel.pdf"] == f"{docs / 'travel.pdf'} (page 3)"
+    assert where["hotel.html"] == str(docs / "hotel.html")
+    assert where["notes.md"] == f"{docs / 'notes.md'}:3"

@@ -153,8 +153,14 @@ class StepPrinter:
         self.out.flush()
 
 
+# Stored as the file's own text, so a line of the stored text is a line of the file.
+_LINE_TYPES = frozenset({"text/plain", "text/markdown"})
+
+
 def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = None) -> None:
-    """The answer, then its sources: quote and file:line for every citation."""
+    """The answer, then its sources: quote and where it is for every citation — file:line
+    for plain text and markdown, the page for a PDF, the file alone for other formats
+    (their stored text is extracted: its lines are not the file's)."""
     from citewise.text import line_of
 
     out = out or sys.stdout
@@ -164,11 +170,14 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     out.write("\nSources:\n")
     for c in answer.citations:
         doc = answer.search_documents[c.document_index - 1]
-        line = None
-        if kb is not None and c.start_char is not None:
+        where = doc.source
+        snippet = doc.snippets[c.snippet_index] if c.snippet_index is not None else None
+        if snippet is not None and snippet.page is not None:
+            where = f"{doc.source} (page {snippet.page})"
+        elif (kb is not None and c.start_char is not None
+              and doc.document.get("content_type") in _LINE_TYPES):
             text = kb.document_text(str(doc.document.get("id")))
             if text is not None:
-                line = line_of(text, c.start_char)
-        where = f"{doc.source}:{line}" if line else doc.source
+                where = f"{doc.source}:{line_of(text, c.start_char)}"
         quote = c.excerpt if len(c.excerpt) <= 160 else c.excerpt[:157] + "…"
         out.write(f"[{c.document_index}] {where}\n    “{quote}”\n")
