@@ -1,9 +1,12 @@
 """DOCX: paragraphs and tables in document order (python-docx), heading-based sections.
 
 Each paragraph becomes one block, blocks are separated by a blank line, a table becomes
-one line per row with cells joined by `` | ``. Paragraphs styled ``Heading N`` (or
-``Title``) open a section named by the heading path (``"Intro > Scope"``), exactly like
-Markdown headings, so citations can say "§ Intro > Scope".
+one line per row with cells joined by `` | ``; a table nested in a cell follows, in the same
+form, the line of the row holding it, so every line is one row of one table. The text is that
+of every visible run in document order: content controls (``w:sdt``), custom XML, hyperlinks
+and tracked insertions included, tracked deletions left out. Paragraphs styled
+``Heading N`` (or ``Title``) open a section named by the heading path (``"Intro > Scope"``),
+exactly like Markdown headings, so citations can say "§ Intro > Scope".
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,23 @@ from citewise.knowledge.loaders.text import file_metadata
 
 __all__ = ["DocxLoader"]
 
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_TBL = f"{_W}tbl"
+_SDT = f"{_W}sdt"
+_PLACEHOLDER = f"{_W}sdtPr/{_W}showingPlcHdr"
+_BLOCKS = frozenset((f"{_W}p", _TBL))
+_ROWS = frozenset((f"{_W}tr",))
+_CELLS = frozenset((f"{_W}tc",))
+_RUNS = frozenset((f"{_W}r",))
+# python-docx's paragraph and table API reads only direct children, so anything inside these
+# was lost. Tracked deletions (w:del, w:moveFrom) are absent on purpose: Word does not show them.
+_WRAPPERS = frozenset(
+    f"{_W}{tag}"
+    for tag in (
+        "sdt", "sdtContent", "customXml", "smartTag", "hyperlink", "ins", "moveTo", "fldSimple",
+        "bdo", "dir",
+    )
+)
 _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _SPACE = re.compile(r"[ \t\u00a0]+")
 
@@ -39,15 +60,55 @@ def _para_text(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _row_text(row: Any) -> str:
-    cells: list[str] = []
-    seen: set[int] = set()
-    for cell in row.cells:
-        if id(cell._tc) in seen:  # a merged cell appears once per grid column it spans
-            continue
-        seen.add(id(cell._tc))
-        cells.append(" ".join(_para_text(cell.text).split("\n")))
-    return " | ".join(cells).strip(" |")
+def _find(parent: Any, tags: frozenset[str]) -> Iterator[Any]:
+    """Children of ``parent`` with one of ``tags``, in document order, looking through
+    wrappers (but not into what is found: a nested table's paragraphs are its own)."""
+    for child in parent:
+        if child.tag in tags:
+            yield child
+        elif child.tag == _SDT and child.find(_PLACEHOLDER) is not None:
+            continue  # an empty control shows its prompt ("Click or tap here…"), no content
+        elif child.tag in _WRAPPERS:
+            yield from _find(child, tags)
+
+
+def _runs_text(p: Any) -> str:
+    # CT_R.text reads w:t, tabs and breaks, never w:delText or field codes
+    return "".join(r.text for r in _find(p, _RUNS))
+
+
+def _cell(tc: Any) -> tuple[str, list[str]]:
+    """A cell's paragraphs on one line, and the lines of the tables nested in it."""
+    words: list[str] = []
+    nested: list[str] = []
+    for block in _find(tc, _BLOCKS):
+        if block.tag == _TBL:
+            nested += _table_lines(block)
+        else:
+            words += _para_text(_runs_text(block)).split("\n")
+    return " ".join(w for w in words if w), nested
+
+
+def _table_lines(tbl: Any) -> list[str]:
+    """One line per row, each followed by the lines of the tables nested in its cells."""
+    lines: list[str] = []
+    above: dict[int, str] = {}  # grid column -> text of the cell a vertical merge continues
+    for tr in _find(tbl, _ROWS):
+        cells: list[str] = []
+        nested: list[str] = []
+        col = tr.grid_before
+        for tc in _find(tr, _CELLS):
+            if tc.vMerge == "continue":  # repeated so each row line reads on its own
+                text = above.get(col, "")
+            else:
+                text, inner = _cell(tc)
+                above[col] = text
+                nested += inner
+            cells.append(text)
+            col += tc.grid_span
+        row = " | ".join(cells).strip(" |")
+        lines += [row, *nested] if row else nested
+    return lines
 
 
 def _corrupt(path: Path, exc: BaseException) -> IngestError:
@@ -69,23 +130,24 @@ class DocxLoader:
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         import docx
-        from docx.table import Table
+        from docx.text.paragraph import Paragraph
 
         if not zipfile.is_zipfile(io.BytesIO(data)):
             raise _corrupt(path, ValueError("not a ZIP container"))
         try:
             document = docx.Document(io.BytesIO(data))
             blocks: list[tuple[str, int | None]] = []  # (text, heading level or None)
-            for item in document.iter_inner_content():
-                if isinstance(item, Table):
-                    rows = [r for r in (_row_text(row) for row in item.rows) if r]
+            for item in _find(document.element.body, _BLOCKS):
+                if item.tag == _TBL:
+                    rows = _table_lines(item)
                     if rows:
                         blocks.append(("\n".join(rows), None))
                     continue
-                text = _para_text(item.text)
+                text = _para_text(_runs_text(item))
                 if text:
-                    style = item.style.name if item.style is not None else ""
-                    blocks.append((text, _level(style or "")))
+                    style = Paragraph(item, document).style
+                    name = style.name if style is not None else None
+                    blocks.append((text, _level(name or "")))
             props = document.core_properties
         except Exception as exc:  # python-docx/lxml raise many kinds on damaged input
             raise _corrupt(path, exc) from exc

@@ -2,12 +2,15 @@
 
 Extraction (selectolax/lexbor) keeps what a reader would read: the ``<main>``/``<article>``
 element when the page has one (else ``<body>``), without scripts, styles, navigation,
-headers, footers, asides, forms and elements whose class/id names them as boilerplate
-(menus, cookie banners, share bars). Block elements become paragraphs separated by a blank
-line, list items and table rows become lines, whitespace inside a block is collapsed, and
-``<pre>`` keeps its own. The extracted text is what is stored; ``sections`` map it back to
-the page's heading structure (``"Install > Linux"``) and ``metadata["anchors"]`` maps
-element ids to offsets in it, so a citation can link to ``page.html#linux``.
+headers, footers, asides, forms and hidden elements. Outside the main content, elements
+whose class/id names them as boilerplate (menus, cookie banners, share bars) go too; inside
+it such names describe content (a restaurant's menu, a cookie policy), so they are ignored.
+Should that leave no text, the body is read instead, and then the body without the class/id
+guesses. Block elements become paragraphs separated by a blank line, list items and table
+rows become lines, whitespace inside a block is collapsed, and ``<pre>`` keeps its own. The
+extracted text is what is stored; ``sections`` map it back to the page's heading structure
+(``"Install > Linux"``) and ``metadata["anchors"]`` maps element ids to offsets in it, so a
+citation can link to ``page.html#linux``.
 """
 
 from __future__ import annotations
@@ -113,25 +116,35 @@ def _stronger(a: str, b: str) -> str:
     return a if len(a) >= len(b) else b
 
 
-def _is_boilerplate(node: Any) -> bool:
+def _is_boilerplate(node: Any, guess: bool) -> bool:
+    """Hidden elements and ARIA landmarks of page chrome; with ``guess``, also elements whose
+    class/id names them as chrome (words that inside the main content describe content)."""
     attrs = node.attributes
-    if attrs.get("hidden") is not None or attrs.get("aria-hidden") == "true":
+    if "hidden" in attrs or attrs.get("aria-hidden") == "true":  # bare ``hidden`` maps to None
         return True
     if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search"}:
         return True
+    if not guess:
+        return False
     marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
     return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
 
 
-def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
+def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> None:
+    """Write ``node``'s readable content to ``out``; ``in_main``: inside the page's main
+    content, where only structural chrome is left out."""
     child = node.child
     while child is not None:
         tag = child.tag
         if tag == "-text":
             out.text(child.text_content or "")
-        elif tag == "header" and in_article:
-            _walk(child, out, in_article)  # an article's own header holds its headline
-        elif tag in ("-comment", "-doctype") or tag in _DROP or _is_boilerplate(child):
+        elif tag == "header" and in_main:
+            _walk(child, out, in_main, guess)  # an article's own header holds its headline
+        elif (
+            tag in ("-comment", "-doctype")
+            or tag in _DROP
+            or _is_boilerplate(child, guess and not in_main)
+        ):
             pass
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
@@ -142,7 +155,7 @@ def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
         elif tag in _HEADINGS:
             _anchor(child, out)
             written = out.flush()
-            _walk(child, out, in_article)
+            _walk(child, out, in_main, guess)
             written = out.flush()
             if written:
                 out.headings.append((written[0], _HEADINGS[tag], written[1]))
@@ -150,16 +163,16 @@ def _walk(node: Any, out: _Out, in_article: bool = False) -> None:
             if out.line and "".join(out.line).strip():
                 out.line.append(" | ")
             _anchor(child, out)
-            _walk(child, out, in_article)
+            _walk(child, out, in_main, guess)
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             out.flush(sep)
-            _walk(child, out, in_article or tag in ("article", "main"))
+            _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.flush(sep)
         else:
             _anchor(child, out)
-            _walk(child, out, in_article)
+            _walk(child, out, in_main, guess)
         child = child.next
 
 
@@ -205,6 +218,24 @@ def _meta(tree: Any, *names: str) -> str | None:
     return None
 
 
+def _read(tree: Any) -> _Out:
+    """The page's text: its main content, else the body, else the body without the class/id
+    guesses, whichever is the first to have any text (a page built from ``<div class="menu">``
+    is still a page)."""
+    main = tree.css_first("main") or tree.css_first('[role="main"]') or tree.css_first("article")
+    body = tree.body if tree.body is not None else tree.root
+    tries = [(main, True, False)] if main is not None else []
+    tries += [(body, False, True), (body, False, False)]
+    for root, in_main, guess in tries:
+        out = _Out()
+        if root is not None:
+            _walk(root, out, in_main, guess)
+        out.flush()
+        if out.length:
+            break
+    return out
+
+
 def extract_html(html: str) -> tuple[str, str | None, list[SectionSpan], dict[str, Any]]:
     """``(text, title, sections, metadata)`` of an HTML document."""
     from selectolax.lexbor import LexborHTMLParser
@@ -213,13 +244,7 @@ def extract_html(html: str) -> tuple[str, str | None, list[SectionSpan], dict[st
     title_node = tree.css_first("title")
     title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
     title = title or _meta(tree, "og:title") or ""
-    root = tree.css_first("main") or tree.css_first('[role="main"]') or tree.css_first("article")
-    if root is None:
-        root = tree.body if tree.body is not None else tree.root
-    out = _Out()
-    if root is not None:
-        _walk(root, out, root.tag in ("main", "article"))
-    out.flush()
+    out = _read(tree)
     text = "".join(out.parts)
     if not title and out.headings:
         title = out.headings[0][2]
