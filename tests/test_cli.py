@@ -269,3 +269,18 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
     assert where["travel.pdf"] == f"{docs / 'travel.pdf'} (page 3)"
     assert where["hotel.html"] == str(docs / "hotel.html")
     assert where["notes.md"] == f"{docs / 'notes.md'}:3"
+
+
+def test_a_command_that_first_embeds_what_was_left_says_so(tmp_path: Path) -> None:
+    # `ask` after an interrupted ingest embedded the backlog on open, silently, for minutes.
+    from citewise.knowledge.base import KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fjords.md").write_text("# Fjords\n\nFjords were carved by glaciers.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:  # no vectors yet
+        assert kb.ingest([docs]).added
+    first = cli("ask", "How were fjords made?", data_dir=tmp_path / "kb", check=True)
+    assert "embedding 1 chunks not embedded yet" in first.stderr
+    again = cli("ask", "How were fjords made?", data_dir=tmp_path / "kb", check=True)
+    assert "embedding" not in again.stderr and "carved by glaciers" in again.stdout

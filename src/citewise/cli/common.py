@@ -17,8 +17,15 @@ if TYPE_CHECKING:
     from citewise.store.base import Store
 
 __all__ = [
-    "StepPrinter", "add_data_dir", "data_dir", "database_url", "open_kb", "open_store",
-    "print_answer", "where",
+    "StepPrinter",
+    "add_data_dir",
+    "data_dir",
+    "database_url",
+    "open_kb",
+    "open_store",
+    "print_answer",
+    "progress_bar",
+    "where",
 ]
 
 _PASSAGE = re.compile(r"^\[\d+\] ", re.MULTILINE)
@@ -99,6 +106,27 @@ def open_store(args: argparse.Namespace) -> Store:
     return SQLiteStore(data_dir(args) / DB_NAME)
 
 
+def progress_bar(done: int, total: int, unit: str) -> None:
+    """A one-line progress bar, on a terminal only (the summary line says the rest)."""
+    if total <= 0 or not sys.stderr.isatty():
+        return
+    width = 30
+    filled = width * min(done, total) // total
+    end = "\n" if done >= total else ""
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}{end}")
+    sys.stderr.flush()
+
+
+def _finishing(done: int, total: int) -> None:
+    """Embedding left to do, done on open: said once, so a command that takes minutes to
+    start says why (the work is kept slice by slice if it is interrupted again)."""
+    if done == 0 and total:
+        sys.stderr.write(f"embedding {total} chunks not embedded yet (an interrupted "
+                         "ingest, or a knowledge base new to dense search)\n")
+        sys.stderr.flush()
+    progress_bar(done, total, "chunks embedded")
+
+
 def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeBase:
     """Open (or, unless ``must_exist``, create) the knowledge base of ``--data-dir``, or
     the one in the ``--database-url`` database."""
@@ -113,7 +141,7 @@ def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeB
     if must_exist and not (path / DB_NAME).exists():
         raise NotFound(f"no knowledge base in {path}; run `citewise ingest PATH` first",
                        code="no_knowledge_base")
-    return KnowledgeBase.open(path, tenant=tenant)
+    return KnowledgeBase.open(path, tenant=tenant, embed_progress=_finishing)
 
 
 class StepPrinter:

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from citewise.cli.common import add_data_dir, open_kb
+from citewise.cli.common import add_data_dir, open_kb, progress_bar
 
 __all__ = ["embed_progress", "progress", "register"]
 
@@ -28,25 +28,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def _bar(done: int, total: int, unit: str) -> None:
-    """A one-line progress bar, on a terminal only (the summary line says the rest)."""
-    if total <= 0 or not sys.stderr.isatty():
-        return
-    width = 30
-    filled = width * min(done, total) // total
-    end = "\n" if done >= total else ""
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}{end}")
-    sys.stderr.flush()
-
-
 def progress(done: int, total: int) -> None:
     """Files read."""
-    _bar(done, total, "files")
+    progress_bar(done, total, "files")
 
 
 def embed_progress(done: int, total: int) -> None:
     """Chunks embedded for dense retrieval (the slow part of a large ingest)."""
-    _bar(done, total, "chunks embedded")
+    progress_bar(done, total, "chunks embedded")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -123,7 +123,7 @@ def _repair(
     else:
         if index.created or index.outdated:
             index.mark_current()  # nothing indexed yet, by any analysis
-        sync_index(store, index, on_documents=dense_sync(store, vectors, None))
+        sync_index(store, index, on_documents=dense_sync(store, vectors, progress))
     if vectors is not None:
         vectors.reconcile(store, progress=progress)
 
