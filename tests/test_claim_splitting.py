@@ -112,6 +112,12 @@ def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
      ["Take vitamin C.", "Then rest.", "Plan B.", "It worked."]),
     ("Signed by J. Smith and John F. Kennedy in the U.K. office.",  # initials before names
      ["Signed by J. Smith and John F. Kennedy in the U.K. office."]),
+    # A quotation's own sentence ends do not end the sentence quoting it.
+    ('The captain shouted "Abandon ship. Now!" when the hull cracked. Nobody moved.',
+     ['The captain shouted "Abandon ship. Now!" when the hull cracked.', "Nobody moved."]),
+    ("She asked “Is it safe? Really?” and waited. It was.",
+     ["She asked “Is it safe? Really?” and waited.", "It was."]),
+    ('He said "Go." Then he left.', ['He said "Go.', "Then he left."]),  # (quotes: the gap's)
     ("Dr.\n\nSmith approves refunds.", ["Dr.", "Smith approves refunds."]),  # a blank line
 ])
 def test_abbreviations_do_not_end_a_claim(text: str, expected: list[str]) -> None:

@@ -177,10 +177,17 @@ def join_abbreviations(text: str, spans: list[tuple[int, int]]) -> list[tuple[in
 
 
 def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
-    """Whether the sentence ``prev`` was cut short by a full stop that ends no sentence."""
+    """Whether the sentence ``prev`` was cut short by punctuation that ends no sentence: a
+    full stop after an abbreviation, or any inside a quotation."""
     a, b = prev
     gap = text[b:start]
-    if text[b - 1] != "." or gap.count("\n") > 1 or (gap and not gap.isspace()):
+    if gap.count("\n") > 1:
+        return False
+    if text[b - 1] in ".!?…" and (
+            (not gap.strip() and _quote_open(text, a, b))  # "Abandon ship. Now!"
+            or (gap.strip() and not gap.strip().strip(_CLOSERS) and text[start].islower())):
+        return True  # inside a quotation, or a quoted exclamation the sentence goes on from
+    if text[b - 1] != "." or (gap and not gap.isspace()):
         return False
     m = _LAST_WORD.search(text[max(a, b - 40) : b])
     if m is None:
@@ -199,6 +206,15 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     if stem in _ABBREVIATIONS or word.count(".") > 1:
         return nxt.islower() or nxt.isdigit()
     return False
+
+
+_CLOSERS = "\"'”’)]"
+
+
+def _quote_open(text: str, a: int, b: int) -> bool:
+    """Whether a double quotation opened in ``text[a:b]`` is not closed there."""
+    straight = text.count('"', a, b)
+    return straight % 2 == 1 or text.count("“", a, b) > text.count("”", a, b)
 
 
 def _next_word(text: str, start: int) -> str:
