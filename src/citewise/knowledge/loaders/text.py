@@ -1,7 +1,8 @@
 """Plain text, decoded as is: no newline or whitespace rewriting, so offsets index the file.
 
-UTF-8 (a leading byte-order mark is dropped), UTF-16/32 with a BOM, else the encoding
-charset-normalizer detects (when installed), else Windows-1252 / Latin-1.
+UTF-8 (a leading byte-order mark is dropped), UTF-16/32 with a BOM, else the legacy encoding
+that reads most plausibly among charset-normalizer's candidates and Windows-1252
+(``_charsets``), else, without charset-normalizer, Windows-1252 / Latin-1.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
+from citewise.knowledge.loaders._charsets import pick
 from citewise.knowledge.loaders.base import LoadedDocument
 
 __all__ = ["TextLoader", "decode_text", "file_metadata"]
@@ -77,14 +79,7 @@ def _detect(path: Path, data: bytes) -> tuple[str, str]:
     matches = list(from_bytes(data))
     if not matches:
         raise _binary(path, "no text encoding fits")
-    best = matches[0]
-    # On short Western text several code pages tie (cp1250 often listed first); the most
-    # common legacy encoding wins ties.
-    for m in matches:
-        if m.encoding == "cp1252" and m.chaos <= best.chaos and m.coherence >= best.coherence:
-            best = m
-            break
-    return str(best), best.encoding
+    return pick(data, [(m.encoding, str(m)) for m in matches])
 
 
 def file_metadata(path: Path, data: bytes, encoding: str) -> dict[str, Any]:
