@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -284,3 +285,45 @@ def test_a_command_that_first_embeds_what_was_left_says_so(tmp_path: Path) -> No
     assert "embedding 1 chunks not embedded yet" in first.stderr
     again = cli("ask", "How were fjords made?", data_dir=tmp_path / "kb", check=True)
     assert "embedding" not in again.stderr and "carved by glaciers" in again.stdout
+
+
+def test_a_tenant_name_too_long_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    proc = cli("ask", "anything?", "--tenant", "a" * 129, data_dir=tmp_path / "kb")
+    assert proc.returncode == 2 and "[invalid_tenant]" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    from citewise import Agent
+    from citewise.errors import InvalidInput
+    from citewise.knowledge.base import KnowledgeBase
+
+    for make in (lambda: KnowledgeBase.open(tmp_path / "kb2", tenant=" "),
+                 lambda: Agent(tenant="a\x00b")):
+        with pytest.raises(InvalidInput) as err:
+            make()
+        assert err.value.code == "invalid_tenant"
+
+
+def test_a_database_lost_mid_command_is_one_typed_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # It printed "internal error: OperationalError: …" with SQL and exit 70.
+    import sqlalchemy as sa
+
+    from citewise.cli import ask
+    from citewise.cli.main import main
+
+    def lost(args: Any) -> int:
+        raise sa.exc.OperationalError("SELECT 1", {}, Exception(
+            "server closed the connection unexpectedly\nThis probably means …"))
+
+    monkeypatch.setattr(ask, "run", lost)
+    assert main(["ask", "anything?"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("error: the database is not reachable: server closed the connection "
+                   "unexpectedly [database_unavailable]\n")
+
+
+def test_a_password_in_a_database_url_is_never_shown() -> None:
+    from citewise.store._sql import shown_url
+
+    assert shown_url("postgresql://u:secret@h/db") == "postgresql://u:***@h/db"
+    shown = shown_url("postgresql:///cw?host=/tmp/pg&user=postgres&password=topsecret")
+    assert "topsecret" not in shown and "password=%2A%2A%2A" in shown and "user=postgres" in shown

@@ -116,6 +116,10 @@ class Agent:
         # that does both for all its runs.
         self.cancel_poll_s = cancel_poll_s
         #: Whose threads and runs: ``tenant``, else the knowledge base's, else "default".
+        if tenant is not None:
+            from citewise.store.base import check_tenant
+
+            tenant = check_tenant(tenant)
         self.tenant = tenant if tenant is not None else (
             kb.tenant if kb is not None else "default")
         self.system_prompt = system_prompt

@@ -89,7 +89,9 @@ def where(args: argparse.Namespace) -> str:
     import sqlalchemy as sa
 
     try:
-        return sa.make_url(url).render_as_string(hide_password=True)
+        from citewise.store._sql import shown_url
+
+        return shown_url(sa.make_url(url))
     except sa.exc.ArgumentError:
         return "(invalid database URL)"
 
@@ -132,9 +134,11 @@ def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeB
     the one in the ``--database-url`` database."""
     from citewise.errors import NotFound
     from citewise.knowledge.base import KnowledgeBase
+    from citewise.store.base import check_tenant
 
     url = database_url(args)
-    tenant = getattr(args, "tenant", None) or os.environ.get(ENV_TENANT) or "default"
+    tenant = check_tenant(getattr(args, "tenant", None) or os.environ.get(ENV_TENANT)
+                          or "default")
     if url is not None:
         return KnowledgeBase.open_postgres(url, tenant=tenant)
     path = data_dir(args)

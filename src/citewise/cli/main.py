@@ -62,9 +62,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("CITEWISE_DEBUG"):
             raise
+        if _database_down(exc):  # it went away mid-command (at open it is a ConfigError)
+            reason = (str(getattr(exc, "orig", exc)).strip().splitlines() or ["unknown"])[0]
+            sys.stderr.write(f"error: the database is not reachable: {reason} "
+                             "[database_unavailable]\n")
+            return 1
         sys.stderr.write(f"internal error: {type(exc).__name__}: {exc} "
                          "(set CITEWISE_DEBUG=1 for a traceback)\n")
         return 70
+
+
+def _database_down(exc: BaseException) -> bool:
+    if "sqlalchemy" not in sys.modules:
+        return False  # no database was used
+    from citewise.store._sql import database_down
+
+    return database_down(exc)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from citewise.knowledge.loaders import LoaderRegistry, default_registry
 from citewise.knowledge.query_filters import FILTER_KEYS, parse_filters
 from citewise.knowledge.retrieval import Mode, Retrieval, Retriever
 from citewise.knowledge.sync import Consistency, check_consistency, rebuild_index, sync_index
-from citewise.store.base import DocumentRecord, IndexOp, Store
+from citewise.store.base import DocumentRecord, IndexOp, Store, check_tenant
 
 if TYPE_CHECKING:
     from citewise.knowledge.embed import Embedder
@@ -73,7 +73,7 @@ class KnowledgeBase:
         self.index = index
         #: The vector index (None when dense retrieval is off).
         self.dense = dense
-        self.tenant = tenant
+        self.tenant = check_tenant(tenant)
         self.chunker = chunker or Chunker()
         self.registry = registry or default_registry()
         self._owns = owns

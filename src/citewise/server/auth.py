@@ -35,12 +35,9 @@ def hash_key(key: str) -> str:
 
 def create_key(store: Store, tenant: str, name: str = "") -> tuple[ApiKeyRecord, str]:
     """Store a new key for ``tenant``; returns its record and the key (shown once)."""
-    from citewise.errors import InvalidInput
-    from citewise.store.base import ApiKeyRecord
+    from citewise.store.base import ApiKeyRecord, check_tenant
 
-    tenant = tenant.strip()
-    if not tenant or len(tenant) > 128:
-        raise InvalidInput("the tenant must be 1-128 characters", code="invalid_tenant")
+    tenant = check_tenant(tenant)
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     record = ApiKeyRecord(id=f"key_{uuid.uuid4().hex[:16]}", tenant=tenant, name=name[:256],
                           key_hash=hash_key(key), created_at=datetime.now(UTC))

@@ -179,14 +179,6 @@ async def reject_repeated_query_parameters(request: Request) -> None:
                            code="validation_error", details={"parameters": repeated})
 
 
-def _database_down(exc: BaseException) -> bool:
-    """Whether ``exc`` says the database cannot be reached (rather than a bug)."""
-    import sqlalchemy as sa
-
-    return isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError) or (
-        isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated)
-
-
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that make every error the one shape."""
 
@@ -221,7 +213,9 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(500, "internal_error", "internal server error")
 
     async def on_database(request: Request, exc: Exception) -> JSONResponse:
-        if not _database_down(exc):
+        from citewise.store._sql import database_down
+
+        if not database_down(exc):
             return await on_crash(request, exc)
         # Not a bug here: the database went away (restart, network). Say so, briefly;
         # the pool reconnects once it is back.

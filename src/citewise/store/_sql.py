@@ -14,12 +14,27 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
-__all__ = ["SQLBase", "batched"]
+__all__ = ["SQLBase", "batched", "database_down", "shown_url"]
 
 T = TypeVar("T")
 
 # SQLite accepts 32766 bound parameters; stay far below so IN (...) lists never hit it.
 _IN_BATCH = 900
+
+
+def database_down(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached (rather than a bug)."""
+    return isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError) or (
+        isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated)
+
+
+def shown_url(url: str | sa.URL) -> str:
+    """``url`` fit to print: its password masked, in the user part and as a query
+    parameter (``?password=…``, which ``render_as_string`` leaves alone)."""
+    u = sa.make_url(url) if isinstance(url, str) else url
+    if "password" in u.query:
+        u = u.set(query={**u.query, "password": "***"})
+    return u.render_as_string(hide_password=True)
 
 
 def batched(items: Sequence[T], size: int = _IN_BATCH) -> Iterator[Sequence[T]]:

@@ -30,6 +30,7 @@ __all__ = [
     "ThreadRecord",
     "TurnRecord",
     "cancel_key",
+    "check_tenant",
     "decoded",
 ]
 
@@ -37,6 +38,22 @@ RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
 
 #: Settings keys under which a process asks another to cancel a run.
 CANCEL_PREFIX = "cancel_request/"
+
+
+#: The longest tenant name (every table's ``tenant`` column holds this many characters).
+MAX_TENANT = 128
+
+
+def check_tenant(tenant: str) -> str:
+    """``tenant`` stripped, or ``InvalidInput`` (``invalid_tenant``): 1-128 characters, no
+    U+0000 (a tenant is stored in every record, on every backend)."""
+    from citewise.errors import InvalidInput
+
+    name = tenant.strip() if isinstance(tenant, str) else ""
+    if not name or len(name) > MAX_TENANT or "\x00" in name:
+        raise InvalidInput(f"the tenant must be 1-{MAX_TENANT} characters",
+                           code="invalid_tenant", details={"length": len(name)})
+    return name
 
 
 def cancel_key(tenant: str, run_id: str) -> str:

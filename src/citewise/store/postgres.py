@@ -44,6 +44,7 @@ from sqlalchemy.dialects import postgresql
 
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store import _pg_fts, _pg_notify, _pg_vectors
+from citewise.store._sql import shown_url
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin, drop_settings_in, transition_statement
 from citewise.store._sql_service import ServiceRecordsMixin
@@ -165,7 +166,7 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
             self.engine.dispose()
             if getattr(exc.orig, "sqlstate", None) != "42501":  # insufficient_privilege
                 raise
-            where = self.url.render_as_string(hide_password=True)
+            where = shown_url(self.url)
             reason = (str(exc.orig).strip().splitlines() or ["permission denied"])[0]
             raise ConfigError(
                 f"the database user may not create or use citewise's tables in {where}: "
@@ -174,7 +175,7 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
             ) from exc
         except sa.exc.OperationalError as exc:
             self.engine.dispose()
-            where = self.url.render_as_string(hide_password=True)
+            where = shown_url(self.url)
             reason = (str(getattr(exc, "orig", exc)).strip().splitlines() or ["unknown"])[0]
             raise ConfigError(
                 f"cannot connect to the database {where}: {reason}",
