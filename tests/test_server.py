@@ -704,3 +704,36 @@ def test_a_stream_of_a_run_whose_log_cannot_be_written_ends(
         kinds = [json.loads(line[5:])["kind"] for line in lines if line.startswith("data:")]
         assert "run_finished" not in kinds
         assert http.get(f"/v1/runs/{run_id}").json()["status"] == "failed"
+
+
+def test_a_tail_rides_out_a_database_outage(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # A store read failing mid-stream (the database restarting) crashed the response
+    # after it had started: a traceback in the log and a cut chunked stream.
+    import sqlalchemy as sa
+
+    from citewise.server import tail
+
+    app = make_app(tmp_path, retain_s=0.0)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        run_id = client.post("/v1/ask", json={"question": "quick"}).headers["X-Run-Id"]
+        store = app.state.citewise.services.store
+        real = store.read_events
+        outage = {"left": 2}
+
+        def flaky(*args: Any, **kwargs: Any) -> Any:
+            if outage["left"]:
+                outage["left"] -= 1
+                raise sa.exc.OperationalError("SELECT", {}, Exception("server closed"))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(store, "read_events", flaky)
+        with client.stream("GET", f"/v1/runs/{run_id}/events") as r:
+            events = read_events(r)
+        assert_complete(events)  # every event, once, after the database came back
+        assert outage["left"] == 0
+        outage["left"] = 10**6  # and one that does not come back: the stream just ends
+        monkeypatch.setattr(tail, "OUTAGE_S", 0.3)
+        with client.stream("GET", f"/v1/runs/{run_id}/events") as r:
+            assert r.status_code == 200
+            assert list(r.iter_bytes())  # heartbeats, then a clean end of the stream

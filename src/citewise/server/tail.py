@@ -7,18 +7,23 @@ event exactly once, and a finished run replays in full.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from citewise.server.live import Frame
+from citewise.store._sql import database_down
 
 if TYPE_CHECKING:
     from citewise.server.manager import RunManager
 
-__all__ = ["tail"]
+__all__ = ["OUTAGE_S", "tail"]
 
 _PAGE = 500
+#: How long a tail waits for an unreachable database before it ends its stream.
+OUTAGE_S = 30.0
+log = logging.getLogger("citewise.server")
 
 
 async def tail(manager: RunManager, tenant: str, run_id: str,
@@ -27,6 +32,7 @@ async def tail(manager: RunManager, tenant: str, run_id: str,
     when a heartbeat is due. Ends after the terminal event (or when the run is gone)."""
     beat = manager.config.heartbeat_s
     last_out = time.monotonic()
+    outage_since: float | None = None
     last_terminal = False
     empty_polls = 0
     while True:
@@ -55,8 +61,25 @@ async def tail(manager: RunManager, tenant: str, run_id: str,
         # From the store: a run of another process, a finished run, or the part of a
         # live run before this process took it over (a resume).
         upto = live.first_seq - 1 if live is not None else None
-        rows = await asyncio.to_thread(manager.store.read_events, tenant, run_id,
-                                       after=after, limit=_PAGE)
+        try:
+            rows = await asyncio.to_thread(manager.store.read_events, tenant, run_id,
+                                           after=after, limit=_PAGE)
+        except Exception as exc:
+            if not database_down(exc):
+                raise
+            # The database went away (a restart): keep the stream alive with heartbeats
+            # while it may come back; after OUTAGE_S end it cleanly, and the client's
+            # reconnect (Last-Event-ID) resumes it exactly where it stopped.
+            outage_since = outage_since or time.monotonic()
+            if time.monotonic() - outage_since >= OUTAGE_S:
+                log.warning("ending the tail of run %s: the database is unreachable (%s)",
+                            run_id, str(getattr(exc, "orig", exc)).strip()[:200])
+                return
+            yield None
+            last_out = time.monotonic()
+            await asyncio.sleep(min(1.0, OUTAGE_S))
+            continue
+        outage_since = None
         if upto is not None:
             rows = [r for r in rows if r.seq <= upto]
         if rows:
@@ -76,9 +99,15 @@ async def tail(manager: RunManager, tenant: str, run_id: str,
                 return
             empty_polls += 1
             if empty_polls % 20 == 0:
-                record = await manager.record(tenant, run_id)
-                if record is None or record.status in ("completed", "failed", "cancelled"):
-                    return
+                try:
+                    record = await manager.record(tenant, run_id)
+                except Exception as exc:
+                    if not database_down(exc):
+                        raise
+                else:
+                    if record is None or record.status in ("completed", "failed",
+                                                           "cancelled"):
+                        return
         await asyncio.sleep(manager.config.poll_interval_s)
         if time.monotonic() - last_out >= beat:
             yield None
