@@ -737,3 +737,58 @@ def test_a_tail_rides_out_a_database_outage(tmp_path: Path,
         with client.stream("GET", f"/v1/runs/{run_id}/events") as r:
             assert r.status_code == 200
             assert list(r.iter_bytes())  # heartbeats, then a clean end of the stream
+
+
+def test_a_run_rides_out_a_short_database_outage(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # A write failing for a few seconds (the database restarting) marked the run broken
+    # at once while its tools went on; another replica then ended it as run_lost and its
+    # later events still landed after that terminal event.
+    import sqlalchemy as sa
+
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=60) as client:
+        store = app.state.citewise.services.store
+        real = store.append_events
+        window = {"until": 0.0, "refused": 0}
+
+        def flaky(*args: Any, **kwargs: Any) -> Any:
+            if time.monotonic() < window["until"]:
+                window["refused"] += 1
+                raise sa.exc.OperationalError("INSERT", {}, Exception("server closed"))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(store, "append_events", flaky)
+        with client.stream("POST", "/v1/runs", json={"question": "slow run"}) as r:
+            reader = Reader(r)
+            first = reader.read(2)
+            window["until"] = time.monotonic() + 1.0  # the database goes away for 1 s
+            events = first + reader.read()
+        assert window["refused"] > 0
+        assert_complete(events)
+        assert events[-1].kind == "run_finished"
+        run_id = events[0].run_id
+        stored = store.read_events("default", run_id, limit=1000)
+        assert [e.seq for e in stored] == [e.seq for e in events]
+        assert client.get(f"/v1/runs/{run_id}").json()["status"] == "completed"
+
+
+def test_a_run_whose_log_cannot_be_written_is_stopped(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its tools went on running, unrecorded, after the run had been reported lost.
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=60) as client:
+        store = app.state.citewise.services.store
+
+        def broken(*args: Any, **kwargs: Any) -> None:
+            raise ValueError("disk full")
+
+        monkeypatch.setattr(store, "append_events", broken)
+        r = client.post("/v1/ask", json={"question": "wait a while"})
+        assert r.status_code == 500 and r.json()["error"]["code"] == "run_lost"
+        live = app.state.citewise.manager.get_live("default", r.headers["X-Run-Id"])
+        assert live is not None and live.broken
+        deadline = time.monotonic() + 5
+        while not (live.task is not None and live.task.done()):
+            assert time.monotonic() < deadline, "the run's 30 s tool call went on"
+            time.sleep(0.05)

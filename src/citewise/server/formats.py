@@ -108,7 +108,8 @@ async def wait_terminal(live: LiveRun) -> Event:
     terminal = await asyncio.shield(live.finished)
     if terminal is None:
         raise ApiError("the run stopped without a final event (its log could not be written)",
-                       code="run_lost", status=500)
+                       code="run_lost", status=500, details={"run_id": live.run_id},
+                       headers=run_headers(live))
     return terminal
 
 

@@ -92,8 +92,12 @@ class LiveRun:
         if self.done:
             return
         if not ok:
+            # Its log cannot be written: stop the run (its tools too) rather than let it
+            # go on unrecorded; another replica's lease sweep ends its log (run_lost).
             self.broken = True
             self.end(None)
+            if self.task is not None:
+                self.task.cancel()
             return
         self.frames.append(frame)
         if event.is_terminal:

@@ -10,6 +10,12 @@ of 1,000). Order is kept: operations execute in the order they were queued.
 Publication rides the same queue: a :class:`Publish` queued after an event's append is
 delivered to the event loop only once everything before it has committed. That is the
 guarantee the SSE layer relies on: a client is never sent an event that is not durable.
+
+A database that cannot be reached (a restart, a failover) holds the queue: the tick is
+tried again until it commits or ``OUTAGE_S`` has passed, so a short outage delays events
+and loses none. After that, its runs fail; a run whose write failed gets no more writes
+(its process stops it, and another replica's lease sweep ends its log with ``run_lost``:
+nothing may follow that).
 """
 
 from __future__ import annotations
@@ -17,19 +23,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import NotFound
+from citewise.store._sql import database_down
 
 if TYPE_CHECKING:
     from citewise.store.base import EventRecord, Store
 
-__all__ = ["Append", "Call", "LogWriter", "Publish"]
+__all__ = ["OUTAGE_S", "Append", "Call", "LogWriter", "Publish"]
 
 log = logging.getLogger("citewise.server")
+
+#: How long the writer keeps trying a database that cannot be reached before its runs fail
+#: (well inside the 120 s run lease, so no other replica takes their runs meanwhile).
+OUTAGE_S = 60.0
 
 
 @dataclass(slots=True)
@@ -147,6 +159,13 @@ class LogWriter:
         # Writes in order; consecutive event appends of a tenant become one call.
         writes: list[tuple[str, tuple[Any, ...], set[str]]] = []
         for op in batch:
+            if isinstance(op, Append) and stats.failed_runs:
+                op = Append(op.tenant, [r for r in op.records
+                                        if r.run_id not in stats.failed_runs])
+                if not op.records:
+                    continue
+            elif isinstance(op, Call) and op.run_id in stats.failed_runs:
+                continue
             if isinstance(op, Append):
                 last = writes[-1] if writes else None
                 if last is not None and last[0] == "append_events" and last[1][0] == op.tenant:
@@ -173,16 +192,32 @@ class LogWriter:
         """All writes of the tick in one transaction; if it fails, once more call by call,
         so that a bad write fails alone (and only its runs are reported failed)."""
         stats = self.stats
-        try:
-            with self.store.transaction():
-                for name, args, _ in writes:
-                    getattr(self.store, name)(*args)
-            stats.transactions += 1
-            stats.events += sum(len(a[1]) for n, a, _ in writes if n == "append_events")
-            return
-        except Exception:
-            log.warning("batched write of %d operations failed; retrying one by one",
-                        len(writes), exc_info=True)
+        since: float | None = None
+        while True:
+            try:
+                with self.store.transaction():
+                    for name, args, _ in writes:
+                        getattr(self.store, name)(*args)
+                stats.transactions += 1
+                stats.events += sum(len(a[1]) for n, a, _ in writes if n == "append_events")
+                if since is not None:
+                    log.warning("log writer: the database is back after %.1f s",
+                                time.monotonic() - since)
+                return
+            except Exception as exc:
+                if database_down(exc) and not self._stopping:
+                    now = time.monotonic()
+                    if since is None:
+                        since = now
+                        log.warning("log writer: the database is unreachable (%s); "
+                                    "holding %d writes", str(getattr(exc, "orig", exc))
+                                    .strip()[:200], len(writes))
+                    if now - since < OUTAGE_S:
+                        time.sleep(min(1.0, 0.1 * 2 ** min(int(now - since), 4)))
+                        continue
+                log.warning("batched write of %d operations failed; retrying one by one",
+                            len(writes), exc_info=True)
+                break
         for name, args, run_ids in writes:
             try:
                 getattr(self.store, name)(*args)
