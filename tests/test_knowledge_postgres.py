@@ -298,6 +298,12 @@ def test_an_open_while_a_replica_writes_leaves_its_work_alone(
             assert other.store.pending_index_ops()
             assert other.search("north garage", k=1, mode="lexical")[0].source.endswith(
                 "new.md")  # searchable at once all the same: the database indexed it
+            # An upload on this replica syncs its own document only (it embedded the
+            # other replica's whole ingest in progress before answering).
+            other.ingest_bytes("pets.md", b"Cats sleep on the sofa all afternoon.\n")
+            assert reader.texts and all("garage" not in t for t in reader.texts)
+            assert {op.document_id for op in other.store.pending_index_ops()} == {
+                other.find_document(folder / "new.md").id}  # type: ignore[union-attr]
     # The writer went away without finishing: the next open repairs.
     repairer = _Counting(embedder)
     with KnowledgeBase.open_postgres(pg_url, embedder=repairer) as other:  # type: ignore[arg-type]

@@ -501,6 +501,9 @@ def test_documents_chunks_and_outbox(store: SQLiteStore) -> None:
     assert store.count_chunks() == 0 and store.get_document("t1", "d1") is None
     ops = store.pending_index_ops()
     assert [o.op for o in ops] == ["upsert", "upsert", "delete"]
+    assert store.pending_index_ops(document_ids=["d1", "zz"]) == ops
+    assert store.pending_index_ops(document_ids=["zz"]) == []
+    assert store.pending_index_ops(2, document_ids=["d1"]) == ops[:2]
     store.complete_index_ops([o.id for o in ops])
     assert store.pending_index_ops() == []
     assert store.queue_full_reindex() == 0

@@ -106,6 +106,12 @@ def test_an_open_during_another_processs_write_leaves_its_work_alone(tmp_path: P
             assert kb.store.pending_index_ops()  # its work is still the writer's
             hits = kb.search("refunds fourteen days", k=1)
             assert hits and hits[0].source.endswith("refunds.md")
+            # A write of its own syncs its own document only (it embedded the other
+            # writer's whole ingest in progress before answering).
+            kb.ingest_bytes("pets.md", b"Cats sleep on the sofa all afternoon.\n")
+            assert reader.embedded and all("garage" not in t for t in reader.embedded)
+            assert {op.document_id for op in kb.store.pending_index_ops()} == {
+                kb.find_document(second / "parking.md").id}  # type: ignore[union-attr]
     # The writer is gone without finishing: its leftovers are a crash's, and repaired.
     repairer = HashEmbedder()
     with KnowledgeBase.open(data, embedder=repairer) as kb:  # type: ignore[arg-type]

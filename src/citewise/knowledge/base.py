@@ -25,6 +25,7 @@ from citewise.knowledge.ingest import (
     IngestFailure,
     IngestReport,
     Progress,
+    document_id_for,
     ingest_data,
     ingest_paths,
     missing_under,
@@ -199,7 +200,9 @@ class KnowledgeBase:
                 for doc_id, source in missing_under(self.store, self.tenant, paths):
                     if self.store.delete_document(self.tenant, doc_id):
                         report.removed.append(source)
-            self.sync_index(progress=embed_progress)
+            written = report.added + report.updated + report.removed
+            self._sync_documents([document_id_for(self.tenant, s) for s in written],
+                                 progress=embed_progress)
             if report.removed and self.dense is not None:
                 self.dense.checkpoint()  # the deleted ids leave the saved vector files too
         return report
@@ -232,7 +235,7 @@ class KnowledgeBase:
             report = ingest_data(name, bytes(data), source=src, store=self.store,
                                  tenant=self.tenant, collection=collection,
                                  registry=self.registry, chunker=self.chunker)
-            self.sync_index()
+            self._sync_documents([document_id_for(self.tenant, src)])
         return report
 
     def find_source(self, source: str) -> DocumentRecord | None:
@@ -267,7 +270,7 @@ class KnowledgeBase:
         with self._writing():
             deleted = self.store.delete_document(self.tenant, document_id)
             if deleted:
-                self.sync_index()
+                self._sync_documents([document_id])
                 if self.dense is not None:
                     self.dense.checkpoint()
         return deleted
@@ -331,6 +334,19 @@ class KnowledgeBase:
             return sync_index(
                 self.store, self._derived_index(),
                 on_documents=dense_sync(self.store, self.dense, progress),
+            )
+
+    def _sync_documents(self, document_ids: Sequence[str], *,
+                        progress: Progress | None = None) -> int:
+        """Apply the index work of what this call wrote, and only that: another writer's
+        ingest in progress (another process, another replica) is its own to embed."""
+        if not document_ids:
+            return 0
+        with self._lock:
+            return sync_index(
+                self.store, self._derived_index(),
+                on_documents=dense_sync(self.store, self.dense, progress),
+                document_ids=document_ids,
             )
 
     def _writing(self) -> AbstractContextManager[object]:

@@ -65,6 +65,7 @@ def sync_index(
     wait_s: float = 60.0,
     clear_first: bool = False,
     on_documents: OnDocuments | None = None,
+    document_ids: Sequence[str] | None = None,
 ) -> int:
     """Apply every pending outbox row to the index; returns how many documents it synced.
 
@@ -72,11 +73,12 @@ def sync_index(
     (e.g. the dense index's sync) sees each batch of ops after the index commit and
     before the ops are completed: if it raises, they stay pending and are replayed.
     ``index`` None: the store indexes chunk text itself (PostgreSQL), only
-    ``on_documents`` has work to do.
+    ``on_documents`` has work to do. ``document_ids``: only the work of these documents
+    (what one write did: other writers' work in progress stays theirs).
     """
     synced = 0
     while True:
-        ops = store.pending_index_ops(limit=_OPS_PER_COMMIT)
+        ops = store.pending_index_ops(limit=_OPS_PER_COMMIT, document_ids=document_ids)
         if not ops and not clear_first:
             return synced
         document_ids = list(dict.fromkeys(op.document_id for op in ops))

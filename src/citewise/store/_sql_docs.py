@@ -232,13 +232,23 @@ class DocumentsMixin(SQLBase):
         return True
 
     # -- the index outbox -----------------------------------------------------------------
-    def pending_index_ops(self, limit: int = 100_000) -> list[IndexOp]:
-        q = sa.select(index_outbox).order_by(index_outbox.c.id).limit(limit)
+    def pending_index_ops(
+        self, limit: int = 100_000, *, document_ids: Sequence[str] | None = None
+    ) -> list[IndexOp]:
+        if document_ids is None:
+            selects = [sa.select(index_outbox).order_by(index_outbox.c.id).limit(limit)]
+        else:
+            selects = [sa.select(index_outbox).where(index_outbox.c.document_id.in_(part))
+                       .order_by(index_outbox.c.id).limit(limit)
+                       for part in batched(list(dict.fromkeys(document_ids)))]
         with self._read() as c:
-            return [
+            ops = [
                 IndexOp(id=r.id, tenant=r.tenant, document_id=r.document_id, op=cast(Any, r.op))
-                for r in c.execute(q)
+                for q in selects for r in c.execute(q)
             ]
+        if len(selects) > 1:
+            ops.sort(key=lambda op: op.id)
+        return ops[:limit]
 
     def index_rows(self, document_ids: Sequence[str]) -> list[IndexRow]:
         rows: list[IndexRow] = []
