@@ -5,9 +5,11 @@ right status), the auth mode chosen at start-up, and the ``serve`` / ``keys`` co
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -263,3 +265,24 @@ def test_a_database_that_went_away_is_a_503_not_a_crash(tmp_path: Path) -> None:
         finally:
             store.list_threads = original
         assert http.get("/v1/threads").status_code == 200  # back once it is
+
+
+def test_serve_options_of_the_lease_and_key_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # An operator could not shorten either (the README names both); and a value the
+    # config refuses printed "internal error: ValidationError …" with exit 70.
+    import uvicorn
+
+    from citewise.server.config import ENV_CONFIG, ServerConfig
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
+    monkeypatch.delenv(ENV_CONFIG, raising=False)
+    data = ["--data-dir", str(tmp_path)]
+    assert main(["serve", "--run-lease-s", "6", "--key-cache-s", "0.5", "--workers", "2",
+                 *data]) == 0
+    config = ServerConfig.model_validate_json(os.environ[ENV_CONFIG])
+    assert (config.run_lease_s, config.key_cache_s) == (6.0, 0.5) and seen["workers"] == 2
+    assert main(["serve", "--run-lease-s", "0", *data]) == 2
+    assert capsys.readouterr().err.endswith(
+        "error: --run-lease-s: input should be greater than or equal to 1 [invalid_option]\n")
