@@ -792,3 +792,22 @@ def test_a_run_whose_log_cannot_be_written_is_stopped(tmp_path: Path,
         while not (live.task is not None and live.task.done()):
             assert time.monotonic() < deadline, "the run's 30 s tool call went on"
             time.sleep(0.05)
+
+
+def test_a_run_of_another_process_reports_how_far_its_log_got(tmp_path: Path) -> None:
+    # GET /v1/runs/{id} read last_seq from the record's state, saved when the run started:
+    # 0 for a run another replica was still driving, whatever its log held.
+    from citewise.store.base import EventRecord, RunRecord
+
+    app = make_app(tmp_path)
+    with serve(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        store = app.state.citewise.services.store
+        now = datetime.now(UTC)
+        store.create_thread("default", "th_elsewhere")
+        store.save_run(RunRecord(id="run_elsewhere", tenant="default", thread_id="th_elsewhere",
+                                 question="q", status="running", state={"seq": 1},
+                                 answer=None, created_at=now, updated_at=now))
+        store.append_events("default", [EventRecord("run_elsewhere", s, "answer_delta",
+                                                    {"text": "x"}) for s in (1, 2, 3)])
+        info = client.get("/v1/runs/run_elsewhere").json()
+        assert info["status"] == "running" and info["last_seq"] == 3

@@ -190,12 +190,14 @@ async def get_run(run_id: RunId, state: State, who: Caller) -> RunInfo:
             answer = Answer.model_validate(record.answer)
         except ValueError:
             answer = None
-    last_seq = int(run_state.get("seq", 0) or 0)
-    if record.status in ("cancelled", "failed") and answer is None:
-        # Stopped from outside its loop (a cancel, a lost process): the record only moved;
-        # the log's terminal event has the answer and the last seq.
-        last_seq, answer = await asyncio.to_thread(
-            _ending_of, state.manager.store, who.tenant, run_id, last_seq)
+    # The record's state is saved when the run starts, pauses and ends: a run going on in
+    # another process, or one stopped from outside its loop (a cancel, a lost process: the
+    # record only moved), has later events — the log says how far it got, and its
+    # terminal event has the answer the record may lack.
+    last_seq, logged = await asyncio.to_thread(
+        _ending_of, state.manager.store, who.tenant, run_id, int(run_state.get("seq", 0) or 0))
+    if answer is None and record.status in ("cancelled", "failed"):
+        answer = logged
     return RunInfo(run_id=record.id, thread_id=record.thread_id, status=record.status,
                    question=record.question, last_seq=last_seq,
                    events_url=_events_url(record.id), created_at=record.created_at,
