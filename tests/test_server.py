@@ -295,6 +295,7 @@ def test_pause_resume_over_http(http: httpx.Client) -> None:
     assert bad.status_code == 422
     assert bad.json()["error"]["code"] == "unknown_interrupt"
     decision = {"interrupt_id": interrupt["id"], "action": "approve"}
+    time.sleep(0.6)  # a human takes a while: the resume's time is not the run's start
     with http.stream("POST", f"/v1/runs/{run_id}/resume", json={"decisions": [decision]}) as r:
         assert r.status_code == 200
         resumed = read_events(r)
@@ -306,6 +307,13 @@ def test_pause_resume_over_http(http: httpx.Client) -> None:
     assert twice.status_code == 409
     with http.stream("GET", f"/v1/runs/{run_id}/events") as r:  # the whole history
         assert_complete_with_pause(read_events(r))
+    # The resuming process describes the same run as the store does: its start and its
+    # question (it said the resume's time, no question and no updated_at).
+    after = http.get(f"/v1/runs/{run_id}").json()
+    started = [datetime.fromisoformat(x["created_at"]) for x in (info, after)]
+    assert abs((started[1] - started[0]).total_seconds()) < 0.5  # the start, not the resume
+    assert after["question"] == info["question"] and after["question"]
+    assert after["updated_at"] is not None and after["updated_at"] >= after["created_at"]
 
 
 def assert_complete_with_pause(events: list[Event]) -> None:

@@ -57,6 +57,7 @@ class LiveRun:
         self.first_seq = first_seq  # earlier events of the run are in the store only
         self.frames: list[Frame] = []
         self.created_at = datetime.now(UTC)
+        self.updated_at: datetime | None = None  # when its last event became durable
         self.last_seq = first_seq - 1  # produced (maybe not yet durable)
         self.produced_terminal = False
         self.stop_code: str | None = None
@@ -100,6 +101,7 @@ class LiveRun:
                 self.task.cancel()
             return
         self.frames.append(frame)
+        self.updated_at = event.ts
         if event.is_terminal:
             self.terminal = event
             self.end(event)

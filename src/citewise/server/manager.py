@@ -174,8 +174,14 @@ class RunManager:
             agent = self._agent(tenant, self._run_store(tenant), settings)
             stream = agent.resume(run_id, decisions, settings=settings)
             first = await stream.__anext__()
-            live = LiveRun(tenant, run_id, first.thread_id, getattr(first, "question", ""),
-                           agent, first_seq=first.seq)
+            # The resumed run is the same run: its start and question are the record's
+            # (the continuation's first event carries neither).
+            record = await self.record(tenant, run_id)
+            live = LiveRun(tenant, run_id, first.thread_id,
+                           record.question if record is not None else "", agent,
+                           first_seq=first.seq)
+            if record is not None:
+                live.created_at = record.created_at
             self._launch(live, stream, first)
         except BaseException:
             self.slots.release(tenant)

@@ -104,7 +104,7 @@ def live_info(live: LiveRun) -> RunInfo:
     return RunInfo(run_id=live.run_id, thread_id=live.thread_id, status=live.status,  # type: ignore[arg-type]
                    question=live.question, last_seq=max(0, live.published_seq),
                    events_url=_events_url(live.run_id), created_at=live.created_at,
-                   interrupts=interrupts, answer=answer)
+                   updated_at=live.updated_at, interrupts=interrupts, answer=answer)
 
 
 async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun, *,
