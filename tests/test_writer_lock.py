@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -190,3 +191,48 @@ def test_an_upload_during_a_repair_is_busy_and_the_server_keeps_serving(
             repairer.release()
         assert http.post("/v1/documents", files={"file": ("a.md", b"# A\n\nSome text.\n")}
                          ).status_code == 201
+
+
+def test_a_long_lived_knowledge_base_replays_what_a_dead_writer_left(tmp_path: Path) -> None:
+    # A write syncs only its own documents, and a process that never reopens (the server)
+    # would keep a killed ingest's leftovers for ever: replay_leftovers takes them up —
+    # unless a writer is alive, whose work in progress they are.
+    data, first, second = tmp_path / "kb", tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "refunds.md").write_text("Refunds are paid within fourteen days.\n")
+    (second / "parking.md").write_text("Visitors park in the north garage after noon.\n")
+    embedder = HashEmbedder()
+    with KnowledgeBase.open(data, embedder=embedder) as kb:  # type: ignore[arg-type]
+        kb.ingest([first])
+        _write_without_sync(data, second)  # another process's ingest, killed mid-way
+        with writer_in_another_process(data / LOCK_NAME):
+            assert kb.replay_leftovers() == 0  # a writer is alive: its work, not ours
+            assert kb.store.pending_index_ops()
+        assert kb.replay_leftovers() == 1  # no writer alive: the leftovers are a crash's
+        assert kb.store.pending_index_ops() == [] and kb.check_consistency().ok
+        assert "north garage" in " ".join(embedder.embedded)
+        assert kb.search("visitors garage", k=1)[0].source.endswith("parking.md")
+        assert kb.replay_leftovers() == 0
+
+
+def test_the_server_replays_a_dead_writer_s_leftovers_now_and_then(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.server import leases
+
+    monkeypatch.setattr(leases, "REPLAY_EVERY_S", 0.2)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "parking.md").write_text("Visitors park in the north garage after noon.\n")
+    app = make_app(tmp_path, run_lease_s=1.2)  # the maintenance loop wakes every 0.2 s
+    with serve(app):
+        store = app.state.citewise.services.store
+        ingest_paths([docs], store=store, tenant="default", collection="default",
+                     registry=default_registry(), chunker=Chunker())  # killed before its sync
+        deadline = time.monotonic() + 10
+        while store.pending_index_ops():
+            assert time.monotonic() < deadline, "the leftovers were never replayed"
+            time.sleep(0.1)
+        kb = app.state.citewise.services.kb("default")
+        assert kb.search("visitors garage", k=1, mode="lexical")[0].source.endswith(
+            "parking.md")

@@ -349,6 +349,24 @@ class KnowledgeBase:
                 document_ids=document_ids,
             )
 
+    def replay_leftovers(self) -> int:
+        """Apply the index work of writers that died before finishing it (an ingest killed
+        mid-way, a replica gone); returns documents synced. Only work pending while no
+        writer holds the lock counts as theirs: an ingest in progress is left to its
+        writer. The replay itself runs as an ordinary write, beside other writers. For
+        long-running processes (the server runs it now and then); an open does the same."""
+        lock = self.writer_lock
+        if lock is None or not self.store.pending_index_ops(limit=1):
+            return 0
+        if not lock.try_acquire():
+            return 0
+        try:
+            orphans = [op.document_id for op in self.store.pending_index_ops()]
+        finally:
+            lock.release()
+        with self._writing():
+            return self._sync_documents(orphans)
+
     def _writing(self) -> AbstractContextManager[object]:
         """Hold the writer lock (other processes' opens then leave the outbox to us)."""
         return self.writer_lock.held() if self.writer_lock is not None else nullcontext()

@@ -46,6 +46,10 @@ class WriteLock(Protocol):
     in the database on PostgreSQL: :class:`citewise.knowledge.postgres.DatabaseWriterLock`)."""
 
     def held(self) -> AbstractContextManager[None]: ...
+    def try_acquire(self) -> bool:
+        """Take it exclusively if no writer holds it, here or elsewhere; never waits."""
+        ...
+    def release(self) -> None: ...
 
 
 class SharedHold:
