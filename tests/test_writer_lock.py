@@ -91,12 +91,18 @@ def _write_without_sync(data: Path, folder: Path) -> None:
         assert report.added and store.pending_index_ops()
 
 
-def test_an_open_during_another_processs_write_leaves_its_work_alone(tmp_path: Path) -> None:
+def _two_folders(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A data dir, a folder ingested first and one another writer ingests."""
     data, first, second = tmp_path / "kb", tmp_path / "first", tmp_path / "second"
     first.mkdir()
     second.mkdir()
     (first / "refunds.md").write_text("Refunds are paid within fourteen days.\n")
     (second / "parking.md").write_text("Visitors park in the north garage after noon.\n")
+    return data, first, second
+
+
+def test_an_open_during_another_processs_write_leaves_its_work_alone(tmp_path: Path) -> None:
+    data, first, second = _two_folders(tmp_path)
     with KnowledgeBase.open(data, embedder=HashEmbedder()) as kb:  # type: ignore[arg-type]
         kb.ingest([first])
     _write_without_sync(data, second)
@@ -197,11 +203,7 @@ def test_a_long_lived_knowledge_base_replays_what_a_dead_writer_left(tmp_path: P
     # A write syncs only its own documents, and a process that never reopens (the server)
     # would keep a killed ingest's leftovers for ever: replay_leftovers takes them up —
     # unless a writer is alive, whose work in progress they are.
-    data, first, second = tmp_path / "kb", tmp_path / "first", tmp_path / "second"
-    first.mkdir()
-    second.mkdir()
-    (first / "refunds.md").write_text("Refunds are paid within fourteen days.\n")
-    (second / "parking.md").write_text("Visitors park in the north garage after noon.\n")
+    data, first, second = _two_folders(tmp_path)
     embedder = HashEmbedder()
     with KnowledgeBase.open(data, embedder=embedder) as kb:  # type: ignore[arg-type]
         kb.ingest([first])
