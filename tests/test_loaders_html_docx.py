@@ -96,6 +96,19 @@ def _xml(fragment: str) -> Any:
     return parse_xml(f"<w:body {nsdecls('w')}>{fragment}</w:body>")[0]
 
 
+def test_html_every_article_of_a_page_without_main_is_kept() -> None:
+    # A blog's or a news site's index page: only the first article was stored.
+    text, _, sections, _ = extract_html(
+        "<html><body><nav>Home</nav>"
+        "<article><h2>Opening hours</h2><p>We open at noon.</p>"
+        "<article><p>A reader wrote: great pizza.</p></article></article>"
+        "<article><h2>Prices</h2><p>Margherita costs 9 euros.</p></article>"
+        "<footer>(c) 2026</footer></body></html>")
+    assert text == ("Opening hours\n\nWe open at noon.\n\nA reader wrote: great pizza.\n\n"
+                    "Prices\n\nMargherita costs 9 euros.")
+    assert [name for _, _, name in sections] == ["Opening hours", "Prices"]
+
+
 def _run(text: str) -> str:
     return f'<w:r><w:t xml:space="preserve">{text}</w:t></w:r>'
 

@@ -222,17 +222,33 @@ def _read(tree: Any) -> _Out:
     """The page's text: its main content, else the body, else the body without the class/id
     guesses, whichever is the first to have any text (a page built from ``<div class="menu">``
     is still a page)."""
-    main = tree.css_first("main") or tree.css_first('[role="main"]') or tree.css_first("article")
+    main = tree.css_first("main") or tree.css_first('[role="main"]')
+    # Without a <main>, every article of the page is its content (a blog's or a news
+    # site's index page has several; the first alone lost the rest).
+    mains = [main] if main is not None else _outermost(tree.css("article"))
     body = tree.body if tree.body is not None else tree.root
-    tries = [(main, True, False)] if main is not None else []
-    tries += [(body, False, True), (body, False, False)]
-    for root, in_main, guess in tries:
+    tries = [(mains, True, False)] if mains else []
+    tries += [([body], False, True), ([body], False, False)]
+    for roots, in_main, guess in tries:
         out = _Out()
-        if root is not None:
-            _walk(root, out, in_main, guess)
+        for root in roots:
+            if root is not None:
+                _walk(root, out, in_main, guess)
         out.flush()
         if out.length:
             break
+    return out
+
+
+def _outermost(nodes: list[Any]) -> list[Any]:
+    """``nodes`` less those inside another of them (an article nested in an article)."""
+    out = []
+    for node in nodes:
+        parent = node.parent
+        while parent is not None and parent.tag != "article":
+            parent = parent.parent
+        if parent is None:
+            out.append(node)
     return out
 
 
