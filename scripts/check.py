@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every check in one command: ruff, mypy --strict, then the whole pytest suite.
+"""Every check in one command: provision what the tests need (``scripts/provision.py``),
+ruff, mypy --strict, then the whole pytest suite.
 
 Usage: python scripts/check.py [--fast] [pytest args…]
   --fast   skip tests marked slow (real model servers, subprocess crash tests)
@@ -25,6 +26,8 @@ def main(argv: list[str]) -> int:
     extra = [a for a in argv if a != "--fast"]
     py = sys.executable
     failed: list[str] = []
+    if step("provision", [py, str(ROOT / "scripts" / "provision.py")]) != 0:
+        failed.append("provision")
     if step("ruff", [py, "-m", "ruff", "check", "src", "tests", "scripts", "bench"]) != 0:
         failed.append("ruff")
     if step("mypy", [py, "-m", "mypy"]) != 0:

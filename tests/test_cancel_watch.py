@@ -81,8 +81,8 @@ def test_a_cancel_request_is_deleted_when_its_run_ends(store: Any) -> None:
     # forever, and every process watching for cancels scanned them.
     from datetime import UTC, datetime
 
-    from citewise.agent.interrupts import cancel_key, cancel_run
-    from citewise.store.base import RunRecord
+    from citewise.agent.cancels import cancel_run
+    from citewise.store.base import RunRecord, cancel_key
 
     def run(run_id: str, status: Any) -> RunRecord:
         now = datetime.now(UTC)

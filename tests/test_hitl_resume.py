@@ -522,7 +522,7 @@ def test_a_cancel_request_left_from_before_the_pause_does_not_cancel_the_resume(
     when the run paused, must not cancel a later resume: the resume is a new decision."""
     from datetime import UTC, datetime
 
-    from citewise.agent.interrupts import cancel_key
+    from citewise.store.base import cancel_key
 
     a = agent(store, [call("transfer", amount=10)])
     paused = one_terminal(run(a))
@@ -543,7 +543,7 @@ def test_a_refused_resume_leaves_the_running_attempts_cancel_request(
         store: SQLiteStore) -> None:
     from datetime import UTC, datetime
 
-    from citewise.agent.interrupts import cancel_key
+    from citewise.store.base import cancel_key
 
     a = agent(store, [call("transfer", amount=10)])
     paused = one_terminal(run(a))

@@ -342,7 +342,7 @@ def test_a_cancel_request_from_before_the_pause_does_not_cancel_the_resume(
         with http.stream("POST", "/v1/runs", json={"question": "approveslow please"}) as r:
             paused = read_events(r)
         run_id = paused[-1].run_id
-        from citewise.agent.interrupts import cancel_key
+        from citewise.store.base import cancel_key
 
         store = app.state.citewise.manager.store
         store.set_setting(cancel_key("default", run_id), datetime.now(UTC).isoformat())
@@ -668,7 +668,7 @@ def test_live_runs_share_the_managers_cancel_watch(tmp_path: Path) -> None:
         assert running.count("RunManager._drive") == 4
         # A request another process wrote stops the run it names, and only it, though the
         # run is in a 30 s tool call (as a local cancel: the flag, then the task).
-        from citewise.agent.interrupts import cancel_run
+        from citewise.agent.cancels import cancel_run
 
         assert cancel_run(manager.store, "default", ids[0])
         t0 = time.monotonic()

@@ -53,7 +53,7 @@ class CancelWatch:
 
     def watch(self, tenant: str, run_id: str, flag: asyncio.Event) -> None:
         """Watch a run (on the running event loop) until :meth:`unwatch`."""
-        from citewise.agent.interrupts import cancel_key
+        from citewise.store.base import cancel_key
 
         self._runs[(tenant, run_id)] = _Watched(
             flag, cancel_key(tenant, run_id), datetime.now(UTC), time.monotonic())
@@ -92,7 +92,7 @@ class CancelWatch:
             self._task = None
 
     def _cancel_requested(self) -> None:
-        from citewise.agent.interrupts import cancel_requests
+        from citewise.agent.cancels import cancel_requests
 
         waiting = [w for w in self._runs.values() if not w.flag.is_set()]
         if not waiting:

@@ -1,10 +1,10 @@
-"""Human-in-the-loop: which calls pause a run, validating the decisions that resume it,
-and cancelling runs (in this process, in another one, or paused).
+"""Human-in-the-loop: which calls pause a run, and validating the decisions
+that resume it (cancelling a run is :mod:`citewise.agent.cancels`).
 
 The loop (:mod:`citewise.agent.loop`) calls :func:`plan_interrupts` before it executes a
 step and :func:`dynamic_interrupt` when a tool raises
-:class:`~citewise.errors.ApprovalRequired`; the runner calls :func:`load_for_resume` and
-:func:`cancel_run`. Nothing here executes a tool.
+:class:`~citewise.errors.ApprovalRequired`; the runner calls
+:func:`load_for_resume`. Nothing here executes a tool.
 """
 
 from __future__ import annotations
@@ -19,11 +19,9 @@ from citewise.agent.context import RunContext
 from citewise.agent.emitter import Emitter
 from citewise.agent.state import Decision, RunSettings, RunState
 from citewise.agent.tools import Tool, Toolset
-from citewise.answer import Answer, ErrorInfo
 from citewise.errors import InvalidInput, NotFound, UsageError
-from citewise.events import ErrorEvent, Interrupt, RunPaused
+from citewise.events import Interrupt, RunPaused
 from citewise.models.base import AssistantMessage, ToolCall, ToolMessage
-from citewise.store.base import CANCEL_PREFIX, cancel_key  # the store owns the key
 from citewise.text import has_nul
 
 if TYPE_CHECKING:
@@ -32,13 +30,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("citewise.agent")
 
 __all__ = [
-    "CANCEL_PREFIX",
     "CLOSING_PROMPT",
     "ApprovalPolicy",
     "apply_decisions",
-    "cancel_key",
-    "cancel_requests",
-    "cancel_run",
     "decision_schema",
     "dynamic_interrupt",
     "ended_by_tool",
@@ -295,64 +289,3 @@ def _check_action(d: Decision, interrupt: Interrupt, t: Tool | None) -> None:
                          details=details)
 
 
-# -- cancelling -------------------------------------------------------------------------
-
-
-def cancel_run(store: Store, tenant: str, run_id: str) -> bool:
-    """Cancel a run not driven by this process: a paused one at once (its log gets the
-    terminal ``run_cancelled`` error), a running one by asking its process to stop.
-    False when there is nothing to cancel (unknown or already ended)."""
-    record = store.get_run(tenant, run_id)
-    if record is None:
-        return False
-    if record.status == "paused":
-        return cancel_paused_run(store, tenant, run_id) is not None
-    if record.status == "running":
-        store.set_setting(cancel_key(tenant, run_id), datetime.now(UTC).isoformat())
-        return True
-    return False
-
-
-def cancel_paused_run(store: Store, tenant: str, run_id: str) -> ErrorEvent | None:
-    """paused → cancelled (atomic: it loses cleanly against a concurrent resume), then the
-    terminal ``error`` event with code ``run_cancelled`` appended to the run's log."""
-    from citewise.agent.persist import RunRecorder
-    from citewise.grounding.assemble import assemble_answer
-
-    if not store.transition_run(tenant, run_id, ("paused",), "cancelled",
-                                drop_setting=cancel_key(tenant, run_id)):
-        return None
-    record = store.get_run(tenant, run_id)  # read after the move: nobody changes it now
-    assert record is not None
-    state = RunState.model_validate(record.state)
-    state.status = "cancelled"
-    message = "the paused run was cancelled"
-    details: dict[str, Any] = {"interrupt_ids": [i.id for i in state.interrupts]}
-    answer: Answer
-    answer, _ = assemble_answer(state, "", settings=RunSettings(), ended_by_tool=None)
-    answer.status = "cancelled"
-    answer.error = ErrorInfo(code="run_cancelled", message=message, details=details)
-    event = Emitter(state)(ErrorEvent, code="run_cancelled", message=message, details=details,
-                           answer=answer)
-    recorder = RunRecorder(store, state)
-    recorder.add(event)
-    recorder.record_outcome(event)
-    return event
-
-
-
-def cancel_requests(store: Store, since: datetime) -> set[str] | None:
-    """Keys of the cancel requests written since ``since``, in one query on an SQL store;
-    None on another store (ask it key by key)."""
-    from citewise.store._sql import SQLBase
-
-    if not isinstance(store, SQLBase):
-        return None
-    import sqlalchemy as sa
-
-    from citewise.store.schema import settings
-
-    q = sa.select(settings.c.key).where(settings.c.key.like(CANCEL_PREFIX + "%"),
-                                        settings.c.updated_at >= since)
-    with store._read() as c:
-        return {str(k) for k in c.scalars(q)}

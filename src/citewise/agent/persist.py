@@ -40,7 +40,7 @@ class RunRecorder:
         if store is None:
             return
         if resuming:
-            from citewise.agent.interrupts import cancel_key
+            from citewise.store.base import cancel_key
 
             # Atomic paused → running: a second resume (any process) finds it taken. A
             # cancel request of the run from before its pause goes with it: asked of the

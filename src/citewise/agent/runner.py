@@ -229,7 +229,7 @@ class Agent:
             return True
         if self.store is None:
             return False
-        from citewise.agent.interrupts import cancel_run
+        from citewise.agent.cancels import cancel_run
 
         return cancel_run(self.store, self.tenant, run_id)
 

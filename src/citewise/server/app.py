@@ -129,9 +129,11 @@ def create_app(
     install_error_handlers(app)
     for module in (health, runs, threads, documents, search, feedback):
         app.include_router(module.router)
-    from citewise.server.formats import include_format_routes
+    from citewise.server.routes import a2a, chat, trustgraph
 
-    include_format_routes(app)  # OpenAI chat completions, TrustGraph's agent (issue 7), A2A
+    # The compatibility routes: OpenAI chat completions, TrustGraph's agent, A2A.
+    for router in (chat.router, trustgraph.router, a2a.router):
+        app.include_router(router)
 
     upload_limit = config.max_upload_bytes + _UPLOAD_OVERHEAD
 

@@ -6,8 +6,8 @@ heartbeat"); :func:`render_stream` feeds them one at a time to the dialect's pus
 terminator (``data: [DONE]`` for OpenAI). :func:`render_final` is the non-streaming
 answer. The compatibility routes (``/v1/chat/completions``, ``/v1/models``, TrustGraph's
 ``/api/v1/flow/{flow}/service/agent``) use them through :func:`respond_in`, A2A's
-JSON-RPC endpoint (``/a2a``) calls them directly, and :func:`include_format_routes` is the
-app factory's one hook for them.
+JSON-RPC endpoint (``/a2a``) calls them directly. This module knows no route: the app
+factory registers the routers, which import it.
 
 ``?format=NAME`` on ``/v1/ask`` and ``/v1/runs`` is served by the runs routes; they can
 call :func:`render_stream` / :func:`render_final` directly.
@@ -32,14 +32,12 @@ from citewise.server.manager import Frame, LiveRun, RunOptions
 from citewise.server.sse import HEARTBEAT, sse_response
 
 if TYPE_CHECKING:
-    from fastapi import FastAPI
 
     from citewise.server.deps import AppState
 
 __all__ = [
     "SSE_DOC",
     "check_request",
-    "include_format_routes",
     "render_final",
     "render_stream",
     "respond_in",
@@ -185,12 +183,3 @@ async def respond_in(state: AppState, tenant: str, question: str, dialect: Diale
     if isinstance(terminal, ErrorEvent):
         return JSONResponse(body, status_code=500, headers={**headers, **NO_RETRY})
     return JSONResponse(body, headers=headers)
-
-
-def include_format_routes(app: FastAPI) -> None:
-    """Register the compatibility routes (OpenAI chat, TrustGraph agent, A2A) on ``app``."""
-    from citewise.server.routes import a2a, chat, trustgraph
-
-    app.include_router(chat.router)
-    app.include_router(trustgraph.router)
-    app.include_router(a2a.router)

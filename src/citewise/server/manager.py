@@ -26,7 +26,6 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from citewise.agent.interrupts import CANCEL_PREFIX
 from citewise.agent.state import check_question_text
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
 from citewise.events import ErrorEvent, Event, event_json
@@ -39,6 +38,7 @@ from citewise.server.services import Services
 from citewise.server.tail import tail
 from citewise.server.thread_guard import ThreadGuard
 from citewise.server.writer import Append, Call, LogWriter, Publish
+from citewise.store.base import CANCEL_PREFIX
 
 if TYPE_CHECKING:
     from citewise.agent.runner import Agent
@@ -290,7 +290,7 @@ class RunManager:
         if record.status in ("completed", "failed", "cancelled"):
             raise UsageError(f"run {run_id} already ended ({record.status})", code="run_finished",
                              details={"status": record.status})
-        from citewise.agent.interrupts import cancel_run
+        from citewise.agent.cancels import cancel_run
 
         if live is not None:  # a paused run of ours: its log continues in the store now
             self._drop(live)

@@ -17,9 +17,10 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING
 
-from citewise.agent.interrupts import cancel_key, cancel_requests
+from citewise.agent.cancels import cancel_requests
 from citewise.errors import CitewiseError
 from citewise.server.live import LiveRun
+from citewise.store.base import cancel_key
 
 if TYPE_CHECKING:
     from citewise.server.manager import RunManager

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""What the tests need beyond the Python extras, installed when missing.
+
+The README's test command must work on a fresh machine, so nothing a test needs may come
+from a hand install: Debian packages (a real browser, a speech engine) come from apt, npm
+clients that nobody here wrote (the tests run them unchanged against a live server) go
+into ``.cache/npm`` in the repository. Each list names what it is for; add to it beside the
+test that needs it. Already present → nothing runs, so the common case costs a few stats.
+
+In CI (``CI=true``) a failed install is a failure of the whole check, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NPM_DIR = ROOT / ".cache" / "npm"
+
+#: Debian package → a file it installs (present = installed).
+APT: dict[str, str] = {
+    "espeak-ng": "/usr/bin/espeak-ng",  # audioOutput: speaks answers (tests/test_agentos_outputs.py)
+}
+
+#: npm package spec → the folder it installs under ``.cache/npm/node_modules``.
+NPM: dict[str, str] = {
+    "ai@7.0.173": "ai",  # the AI SDK's UI message stream reader (tests/test_ai_sdk.py)
+    "@framers/agentos@0.9.164": "@framers/agentos",  # AgentOSFinalResponseChunk under tsc
+    "typescript@5": "typescript",  # tsc --strict for the AgentOS type check
+}
+
+
+def _missing_apt() -> list[str]:
+    return [pkg for pkg, probe in APT.items() if not Path(probe).exists()]
+
+
+def _missing_npm() -> list[str]:
+    return [spec for spec, folder in NPM.items() if not (NPM_DIR / "node_modules" / folder).exists()]
+
+
+def provision() -> int:
+    failed = 0
+    apt = _missing_apt()
+    if apt:
+        print(f"== provision: apt-get install {' '.join(apt)}", flush=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        ok = subprocess.call(["apt-get", "update", "-qq"], env=env) == 0
+        ok = ok and subprocess.call(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *apt],
+                                    env=env) == 0
+        failed += not ok
+    npm = _missing_npm()
+    if npm:
+        if shutil.which("npm") is None:
+            print("== provision: npm is not installed", file=sys.stderr)
+            return 1
+        NPM_DIR.mkdir(parents=True, exist_ok=True)
+        if not (NPM_DIR / "package.json").exists():
+            (NPM_DIR / "package.json").write_text('{"private": true}\n')
+        print(f"== provision: npm install {' '.join(npm)}", flush=True)
+        failed += subprocess.call(["npm", "install", "--no-audit", "--no-fund", "--silent", *npm],
+                                  cwd=NPM_DIR) != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(provision())
