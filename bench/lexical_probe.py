@@ -35,8 +35,8 @@ from retrieval import (  # noqa: E402  (bench/retrieval.py, imported read-only)
     write_corpus,
 )
 
-from citewise.knowledge.chunking import chunk_text  # noqa: E402
-from citewise.knowledge.lexical import LexicalIndex  # noqa: E402
+from citewise.knowledge.index.lexical_tantivy import LexicalIndex  # noqa: E402
+from citewise.knowledge.ingest.chunking import chunk_text  # noqa: E402
 from citewise.store.base import IndexRow  # noqa: E402
 
 TENANT = "default"

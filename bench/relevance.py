@@ -183,8 +183,8 @@ def run_layout(
     layout: str, passages: list[dict[str, Any]], questions: list[dict[str, Any]], candidates: int,
     server_url: str | None = None,
 ) -> dict[str, Any]:
-    from citewise.knowledge.hybrid import DEFAULT_FUSION, FUSION_METHODS, fuse, fuse_rows
-    from citewise.knowledge.retrieval import Retriever
+    from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FUSION_METHODS, fuse, fuse_rows
+    from citewise.knowledge.retrieve.retriever import Retriever
 
     with tempfile.TemporaryDirectory() as tmp, open_kb(tmp, server_url) as kb:
         docs = Path(tmp) / "docs"
@@ -409,7 +409,7 @@ def main() -> int:
                     "a superuser URL of a server with pgvector; a database is made per layout")
     args = ap.parse_args()
 
-    from citewise.knowledge.retrieval import CANDIDATES
+    from citewise.knowledge.retrieve.retriever import CANDIDATES
 
     candidates = args.candidates or CANDIDATES
     passages, questions = load()

@@ -281,7 +281,7 @@ def run_size(
     reuse: bool = False, redo_dense: bool = False,
 ) -> dict[str, Any]:
     from citewise.knowledge.base import DB_NAME, KnowledgeBase
-    from citewise.knowledge.retrieval import CANDIDATES
+    from citewise.knowledge.retrieve.retriever import CANDIDATES
 
     corpus = workdir / f"corpus-{n}"
     data = workdir / f"data-{n}"
@@ -409,7 +409,7 @@ def run_size(
 
 
 def _no_evidence(kb: Any, q: str) -> object:
-    from citewise.knowledge.retrieval import Retriever
+    from citewise.knowledge.retrieve.retriever import Retriever
 
     return Retriever(kb.store, kb.index, kb.dense, tenant=kb.tenant).retrieve(
         q, k=K, evidence=False
@@ -444,7 +444,7 @@ def dense_recall(kb: Any, queries: list[Any]) -> float:
 
 def run_minilm(sample: int, seed: int, workdir: Path) -> dict[str, Any]:
     from citewise.knowledge.base import KnowledgeBase
-    from citewise.knowledge.embed import MiniLMEmbedder
+    from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
 
     corpus = workdir / "corpus-minilm"
     # Always from scratch (a few hundred chunks): a knowledge base a --keep run left here
@@ -679,7 +679,7 @@ def write_readme(doc: dict[str, Any]) -> None:
         "*tantivy* / *vector index* = the index alone; *`kb.search`* = what the agent "
         f"calls (index, hits read from SQLite, and for hybrid: BM25 top {cand} + vector "
         f"top {cand} "
-        "fused by the default fusion of `citewise.knowledge.hybrid`, plus evidence "
+        "fused by the default fusion of `citewise.knowledge.retrieve.fusion`, plus evidence "
         "windows). SQLite FTS5 (porter, bm25 order, top 10, "
         f"{FTS_QUERIES} queries, one round) is built over the same chunks in the same run. "
         "**Dense vectors are synthetic** (a seeded 384-d mixture, see the script): "

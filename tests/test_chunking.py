@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citewise.errors import ConfigError
-from citewise.knowledge.chunking import Chunker, chunk_id, chunk_text
+from citewise.knowledge.ingest.chunking import Chunker, chunk_id, chunk_text
 from citewise.text import line_of
 
 # Pieces that stress code-point offsets: astral emoji (and ZWJ sequences), combining

@@ -11,7 +11,7 @@ import pytest
 
 from citewise import Agent
 from citewise.knowledge.base import KnowledgeBase
-from citewise.knowledge.lexical import ANALYSIS
+from citewise.knowledge.index.lexical_tantivy import ANALYSIS
 from citewise.text import content_terms, spaced_cjk, terms
 
 DOC = """# 返品と返金
@@ -95,7 +95,7 @@ def test_a_japanese_answer_is_cited_and_verified(kb: KnowledgeBase) -> None:
 
 def test_an_index_of_an_older_analysis_is_rebuilt_on_open(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from citewise.knowledge import lexical
+    from citewise.knowledge.index import lexical_tantivy as lexical
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "henpin.md").write_text(DOC, encoding="utf-8")
@@ -145,7 +145,7 @@ def test_postgresql_search_cuts_cjk_the_same_way(pg_url: str, tmp_path: Path) ->
 
 
 def test_a_one_character_query_has_an_evidence_window_where_the_character_is() -> None:
-    from citewise.knowledge.evidence import best_window
+    from citewise.knowledge.retrieve.evidence import best_window
 
     snippet = "送料は注文金額が75ユーロ以上の場合無料です。会员每年可以免费退货三次。"
     window = best_window("会", snippet)

@@ -14,8 +14,8 @@ from citewise.agent.state import RunSettings, RunState
 from citewise.agent.tools import ToolResult, Toolset, tool
 from citewise.answer import Answer
 from citewise.grounding.claims import segments, split_claims
-from citewise.knowledge.evidence import _ascii_sentence_spans
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.evidence import _ascii_sentence_spans
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import UserMessage
 from citewise.models.scripted import ScriptedModel, call
 from citewise.text import join_abbreviations, sentence_spans

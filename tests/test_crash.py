@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.sync import FAULT_ENV
+from citewise.knowledge.ingest.outbox import FAULT_ENV
 
 # The embedder of every knowledge base here, parent and child processes alike.
 EMBEDDER = """

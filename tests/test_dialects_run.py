@@ -22,7 +22,7 @@ from citewise.agent.state import RunState
 from citewise.agent.tools import ToolResult, Toolset, tool
 from citewise.answer import Answer
 from citewise.events import ErrorEvent, Event, RunFinished, RunPaused
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import ToolCall
 from citewise.models.scripted import ScriptedModel, answer, call, thought
 from citewise.triples import Literal_, Triple, iri, lit

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citewise.answer import Snippet, SnippetEvidence, SnippetSource
-from citewise.knowledge.evidence import _ascii_sentence_spans, best_window, prepare, with_evidence
+from citewise.knowledge.retrieve.evidence import _ascii_sentence_spans, best_window, prepare, with_evidence
 from citewise.text import content_terms, sentence_spans
 
 SNIPPET = (
@@ -205,7 +205,7 @@ def test_ascii_term_detection_equals_tokenising_every_sentence(
     """The ASCII fast path finds a sentence's query terms from the terms' occurrences
     (stemming only the word at each one); it must agree exactly with tokenising every
     sentence, the path non-ASCII text takes — terms and phrase bonuses alike."""
-    from citewise.knowledge.evidence import _sentence_terms, _stem_occurrences
+    from citewise.knowledge.retrieve.evidence import _sentence_terms, _stem_occurrences
 
     snippet = " ".join(pieces)
     if not snippet.isascii():

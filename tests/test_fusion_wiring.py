@@ -14,8 +14,8 @@ import pytest
 
 from citewise.errors import ConfigError
 from citewise.knowledge.base import KnowledgeBase
-from citewise.knowledge.hybrid import DEFAULT_FUSION, FUSION_METHODS, fuse
-from citewise.knowledge.retrieval import Retriever
+from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FUSION_METHODS, fuse
+from citewise.knowledge.retrieve.retriever import Retriever
 
 DOCS = {
     "refunds.txt": "Refunds\n\nMoney for returned goods is paid back within fourteen days.",
@@ -121,7 +121,7 @@ def test_concurrent_dense_search_ranks_exactly_as_inline(
     """A hybrid search runs its vector search on a pool thread beside the lexical one
     (with two or more cores); with the pool off it runs inline. Both must give the same
     hits, fused ranks and counts, and an error in the vector search must still surface."""
-    from citewise.knowledge import retrieval
+    from citewise.knowledge.retrieve import retriever as retrieval
 
     assert kb.dense is not None
     retriever = Retriever(kb.store, kb.index, kb.dense, fusion="rsf")

@@ -21,7 +21,7 @@ from citewise.events import Event
 from citewise.grounding.assemble import assemble_answer
 from citewise.grounding.claims import split_claims
 from citewise.grounding.verify import Verifier, lexical_support
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import UserMessage
 from citewise.models.scripted import ScriptedModel, call, thought
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from citewise.errors import ConfigError
-from citewise.knowledge.embed import default_tokenizer_path
-from citewise.knowledge.hybrid import (
+from citewise.knowledge.index.embedders.minilm import default_tokenizer_path
+from citewise.knowledge.retrieve.fusion import (
     DEFAULT_FUSION,
     FUSION_METHODS,
     RRF_K,

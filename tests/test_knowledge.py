@@ -24,13 +24,13 @@ from hypothesis import strategies as st
 
 from citewise.errors import ConfigError, IngestError, InvalidInput
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.embed import content_hash
-from citewise.knowledge.ingest import document_id_for
+from citewise.knowledge.index.embedders.minilm import content_hash
+from citewise.knowledge.index.vectors.index import VectorIndex
+from citewise.knowledge.ingest.pipeline import document_id_for
 from citewise.knowledge.loaders import LoadedDocument, LoaderRegistry, default_registry, discover
 from citewise.knowledge.loaders.markdown import MarkdownLoader
 from citewise.knowledge.loaders.text import TextLoader
-from citewise.knowledge.retrieval import MODES
-from citewise.knowledge.vectors import VectorIndex
+from citewise.knowledge.retrieve.retriever import MODES
 
 
 class HashEmbedder:

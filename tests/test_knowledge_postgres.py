@@ -17,9 +17,12 @@ import pytest
 from _stores import PG
 from citewise.errors import ConfigError
 from citewise.knowledge.base import KnowledgeBase
-from citewise.knowledge.embed import MiniLMEmbedder
-from citewise.knowledge.postgres import PostgresLexical, PostgresVectors
-from citewise.knowledge.sync import FAULT_ENV
+from citewise.knowledge.index import lexical_postgres
+from citewise.knowledge.index import vectors_postgres_sql as vsql
+from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
+from citewise.knowledge.index.lexical_postgres import PostgresLexical
+from citewise.knowledge.index.vectors_postgres import PostgresVectors
+from citewise.knowledge.ingest.outbox import FAULT_ENV
 from citewise.store.postgres import PostgresStore
 
 pytestmark = PG
@@ -154,9 +157,9 @@ def test_a_writer_killed_before_embedding_is_completed_by_the_next_open(
     )
     assert child.returncode == 86, child.stderr  # it really died there
     assert "done" not in child.stdout
-    with PostgresStore(pg_url, vector_dim=embedder.dim) as store:
+    with PostgresStore(pg_url) as store, store.reading() as c:
         assert store.pending_index_ops()
-        assert store.count_chunks_missing_vectors() == store.count_chunks() > 0
+        assert vsql.count_missing(c, vsql.table(embedder.dim)) == store.count_chunks() > 0
     with KnowledgeBase.open_postgres(pg_url, dense=False) as bare:
         # Lexical search needs no sync: the database indexed the chunks as it wrote them.
         assert bare.search("warranty defects", k=1)[0].source.endswith("warranty.md")
@@ -196,7 +199,8 @@ def _reference_bm25(store: PostgresStore, query: str) -> dict[int, float]:
 
     import sqlalchemy as sa
 
-    n, mean = store.text_stats("default")
+    with store.reading() as c:
+        n, mean = lexical_postgres.tenant_stats(c, "default")
     with store.engine.connect() as c:
         lexemes = [r[0] for r in c.execute(sa.text(
             "SELECT lexeme FROM unnest(to_tsvector('english', :q))"), {"q": query})]
@@ -218,18 +222,16 @@ def _reference_bm25(store: PostgresStore, query: str) -> dict[int, float]:
 @pytest.mark.parametrize("common", [1000, 2])  # 2: every lexeme of the corpus is common
 def test_sql_ranking_is_bm25(kb: KnowledgeBase, folder: Path, common: int,
                              monkeypatch: pytest.MonkeyPatch) -> None:
-    from citewise.store import _pg_fts
-
     (folder / "extra.md").write_text(
         "Refunds, refunds and refunds: the refund desk refunds returned items. " * 3
         + "\n\nA warranty claim is not a refund.\n")
     kb.ingest([folder])
-    monkeypatch.setattr(_pg_fts, "COMMON", common)
+    monkeypatch.setattr(lexical_postgres, "COMMON", common)
     store = kb.store
     assert isinstance(store, PostgresStore)
     for query in ("refunds warranty", "shipping charge", "the item receipt refund"):
         want = sorted(_reference_bm25(store, query).items(), key=lambda h: (-h[1], h[0]))
-        got = store.search_text("default", query, 3, stats=store.text_stats("default"))
+        got = PostgresLexical(store, stats_ttl_s=0).search(query, 3, tenant="default")
         assert len(got) == min(3, len(want))
         assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
         if common == 1000:
@@ -282,10 +284,10 @@ class _Counting:
 
 def test_an_open_while_a_replica_writes_leaves_its_work_alone(
         kb: KnowledgeBase, pg_url: str, folder: Path, embedder: MiniLMEmbedder) -> None:
-    from citewise.knowledge.chunking import Chunker
-    from citewise.knowledge.ingest import ingest_paths
+    from citewise.knowledge.ingest.chunking import Chunker
+    from citewise.knowledge.ingest.pipeline import ingest_paths
+    from citewise.knowledge.ingest.writer_lock_postgres import DatabaseWriterLock
     from citewise.knowledge.loaders import default_registry
-    from citewise.knowledge.postgres import DatabaseWriterLock
 
     (folder / "new.md").write_text("Visitors park in the north garage after noon.\n")
     writer = DatabaseWriterLock(kb.store)  # type: ignore[arg-type]

@@ -18,8 +18,8 @@ import tantivy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citewise.knowledge import lexical
-from citewise.knowledge.lexical import LexicalIndex
+from citewise.knowledge.index import lexical_tantivy as lexical
+from citewise.knowledge.index.lexical_tantivy import LexicalIndex
 from citewise.store.base import IndexRow
 
 WORDS = [f"w{i:03d}" for i in range(300)]

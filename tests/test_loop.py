@@ -14,7 +14,7 @@ from citewise.agent.loop import run_agent
 from citewise.agent.state import RunSettings, RunState
 from citewise.agent.tools import ToolResult, Toolset, tool
 from citewise.events import TERMINAL_KINDS, Event
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import ModelRequest, TextDelta, ToolMessage
 from citewise.models.scripted import ScriptedModel, call, thought
 

@@ -23,7 +23,7 @@ from citewise.agent.state import RunState
 from citewise.agent.tools import ToolResult, Toolset, tool
 from citewise.errors import ModelError
 from citewise.events import Event
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import ModelRequest, TextDelta, ToolCallPart, UsagePart, UserMessage
 from citewise.models.fallback import FallbackModel
 from citewise.models.openai_chat import OpenAIChatModel

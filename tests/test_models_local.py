@@ -20,7 +20,7 @@ from citewise.agent.loop import run_agent
 from citewise.agent.state import RunSettings, RunState
 from citewise.agent.tools import ToolResult, Toolset, tool
 from citewise.events import Event
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import (
     AssistantMessage,
     ModelRequest,

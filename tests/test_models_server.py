@@ -23,7 +23,7 @@ from citewise.agent.state import RunSettings, RunState
 from citewise.agent.tools import ToolResult, Toolset, tool
 from citewise.errors import ModelError
 from citewise.events import TERMINAL_KINDS, Event
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import (
     ModelRequest,
     SystemMessage,

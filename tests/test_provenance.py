@@ -23,7 +23,7 @@ from citewise.grounding.provenance import (
     provenance_dataset,
     run_provenance,
 )
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import UserMessage
 from citewise.models.scripted import ScriptedModel, call
 

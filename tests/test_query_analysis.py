@@ -8,9 +8,9 @@ import pytest
 
 from citewise.answer import Query
 from citewise.errors import InvalidInput
-from citewise.knowledge.query import analyze, details, detect_language, filters_of, keywords, resolve
-from citewise.knowledge.query_dates import find_date_expression, resolve_date_expression
-from citewise.knowledge.query_filters import Filters, extract_inline_filters, parse_filters
+from citewise.knowledge.retrieve.dates import find_date_expression, resolve_date_expression
+from citewise.knowledge.retrieve.filters import Filters, extract_inline_filters, parse_filters
+from citewise.knowledge.retrieve.query import analyze, details, detect_language, filters_of, keywords, resolve
 
 NOW = datetime(2025, 5, 20, 14, 30, tzinfo=UTC)  # a Tuesday
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.embed import Embedder, MiniLMEmbedder
-from citewise.knowledge.retrieval import DenseIndex, Mode, Retriever
+from citewise.knowledge.index.embedders.minilm import Embedder, MiniLMEmbedder
+from citewise.knowledge.retrieve.retriever import DenseIndex, Mode, Retriever
 from citewise.store.base import IndexOp
 
 DOCS = {
@@ -198,7 +198,7 @@ import sys
 import numpy as np
 from pathlib import Path
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.retrieval import DenseIndex
+from citewise.knowledge.retrieve.retriever import DenseIndex
 
 class Fake:
     name = "fake-bow"

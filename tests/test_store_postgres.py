@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ import sqlalchemy as sa
 
 from _stores import admin, database_url, pg_server, pg_url, store  # noqa: F401  (fixtures)
 from citewise.errors import ConfigError, InvalidInput
+from citewise.knowledge.index import vectors_postgres_sql as vsql
 from citewise.store import open_store
 from citewise.store.base import (
     ApiKeyRecord,
@@ -398,20 +400,53 @@ def test_nul_in_a_runs_log_becomes_the_replacement_character(pg_url: str) -> Non
 # -- pgvector ----------------------------------------------------------------------------
 
 
+class _Vectors:
+    """The pgvector SQL on one store, called as the knowledge base's
+    :class:`~citewise.knowledge.index.vectors_postgres.PostgresVectors` calls it."""
+
+    def __init__(self, s: PostgresStore, dim: int) -> None:
+        self.store = s
+        self.table = s.ensure_schema(lambda conn: vsql.ensure(conn, dim))
+
+    def put(self, tenant: str, ids: list[int], vectors: Any) -> int:
+        with self.store.writing() as c:
+            return vsql.put(c, self.table, tenant, ids, vectors)
+
+    def delete(self, tenant: str, ids: list[int]) -> int:
+        with self.store.writing() as c:
+            return vsql.delete(c, self.table, tenant, ids)
+
+    def search(self, tenant: str, q: Any, k: int, collections: list[str] | None = None) -> Any:
+        with self.store.reading() as c:
+            return vsql.search(c, self.table, tenant, q, k, collections=collections)
+
+    def ids_of_documents(self, tenant: str, ids: list[str]) -> dict[str, set[int]]:
+        with self.store.reading() as c:
+            return vsql.ids_of_documents(c, self.table, tenant, ids)
+
+    def count(self, tenant: str | None = None) -> int:
+        q = sa.select(sa.func.count()).select_from(self.table)
+        if tenant is not None:
+            q = q.where(self.table.c.tenant == tenant)
+        with self.store.reading() as c:
+            return int(c.execute(q).scalar_one())
+
+
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_vectors_disabled_by_default(pg_url: str) -> None:  # noqa: F811
-    with PostgresStore(pg_url) as s:
-        assert s.vector_dim is None
-        with pytest.raises(ConfigError) as err:
-            s.search_vectors("t1", [1.0, 0.0], 3)
-        assert err.value.code == "vectors_disabled"
+def test_a_store_alone_leaves_pgvector_alone(pg_url: str) -> None:  # noqa: F811
+    # Records only: the search objects are the knowledge base's, made when it opens.
+    with PostgresStore(pg_url) as s, s.reading() as c:
+        assert c.execute(sa.text("SELECT to_regclass('chunk_embeddings')")).scalar() is None
+        assert c.execute(sa.text(
+            "SELECT count(*) FROM pg_extension WHERE extname = 'vector'")).scalar() == 0
 
 
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_vectors_follow_their_chunks_and_tenants(pg_url: str) -> None:  # noqa: F811
-    with PostgresStore(pg_url, vector_dim=3) as s:
+    with PostgresStore(pg_url) as s:
+        v = _Vectors(s, 3)
         s.replace_documents([
             (_doc("d1"), [ChunkRecord(1, "d1", 0, 0, 10, "Alpha one."),
                           ChunkRecord(2, "d1", 1, 11, 20, "Beta two.")]),
@@ -420,29 +455,29 @@ def test_vectors_follow_their_chunks_and_tenants(pg_url: str) -> None:  # noqa: 
         ])
         vecs = [[1, 0, 0], [0, 1, 0], [0.6, 0.8, 0], [1, 0, 0]]
         # Chunk 9 is t2's and 77 does not exist: neither gets a t1 vector.
-        assert s.put_vectors("t1", [1, 2, 3, 9, 77], [*vecs, [0, 0, 1]]) == 3
-        assert s.put_vectors("t2", [9], [[1, 0, 0]]) == 1
-        assert s.count_vectors("t1") == 3 and s.count_vectors() == 4
-        hits = s.search_vectors("t1", [1, 0, 0], 10)
+        assert v.put("t1", [1, 2, 3, 9, 77], [*vecs, [0, 0, 1]]) == 3
+        assert v.put("t2", [9], [[1, 0, 0]]) == 1
+        assert v.count("t1") == 3 and v.count() == 4
+        hits = v.search("t1", [1, 0, 0], 10)
         assert [cid for cid, _ in hits] == [1, 3, 2]
         assert hits[0][1] == pytest.approx(1.0) and hits[1][1] == pytest.approx(0.6)
-        assert s.search_vectors("t1", [1, 0, 0], 10, collections=["c2"])[0][0] == 3
-        assert [cid for cid, _ in s.search_vectors("t2", [0, 1, 0], 10)] == [9]
-        assert s.vector_ids_of_documents("t1", ["d1", "d2", "d9"]) == {"d1": {1, 2}, "d2": {3}}
+        assert v.search("t1", [1, 0, 0], 10, collections=["c2"])[0][0] == 3
+        assert [cid for cid, _ in v.search("t2", [0, 1, 0], 10)] == [9]
+        assert v.ids_of_documents("t1", ["d1", "d2", "d9"]) == {"d1": {1, 2}, "d2": {3}}
         # Re-put replaces; bad shapes and non-finite values are typed errors.
-        assert s.put_vectors("t1", [2], [[0, 0, 1]]) == 1
-        assert s.search_vectors("t1", [0, 0, 1], 1)[0][0] == 2
+        assert v.put("t1", [2], [[0, 0, 1]]) == 1
+        assert v.search("t1", [0, 0, 1], 1)[0][0] == 2
         for bad, code in (([[1, 0]], "vector_shape_mismatch"),
                           ([[float("nan"), 0, 0]], "vector_not_finite")):
             with pytest.raises(InvalidInput) as err:
-                s.put_vectors("t1", [1], bad)
+                v.put("t1", [1], bad)
             assert err.value.code == code
         # Chunks replaced or deleted take their vectors with them (same transaction).
         s.replace_documents([(_doc("d1"), [ChunkRecord(2, "d1", 0, 0, 9, "Beta two.")])])
-        assert s.vector_ids_of_documents("t1", ["d1"]) == {}
+        assert v.ids_of_documents("t1", ["d1"]) == {}
         assert s.delete_document("t1", "d2") is True
-        assert s.count_vectors("t1") == 0 and s.count_vectors("t2") == 1
-        assert s.delete_vectors("t2", [9]) == 1
+        assert v.count("t1") == 0 and v.count("t2") == 1
+        assert v.delete("t2", [9]) == 1
 
 
 @pytest.mark.slow
@@ -452,12 +487,13 @@ def test_hnsw_index_is_used_and_finds_the_neighbours(pg_url: str) -> None:  # no
     n, dim = 1500, 16
     vecs = rng.normal(size=(n, dim)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    with PostgresStore(pg_url, vector_dim=dim) as s:
+    with PostgresStore(pg_url) as s:
+        v = _Vectors(s, dim)
         docs = [(_doc(f"d{i}"), [ChunkRecord(10_000 + j, f"d{i}", j - i * 100, 0, 1, "x")
                                  for j in range(i * 100, (i + 1) * 100)]) for i in range(n // 100)]
         s.replace_documents(docs)
         ids = [10_000 + j for j in range(n)]
-        assert s.put_vectors("t1", ids, vecs) == n
+        assert v.put("t1", ids, vecs) == n
         with s.engine.connect() as c:
             c.exec_driver_sql("ANALYZE chunk_embeddings")
             c.exec_driver_sql("SET enable_seqscan = off")
@@ -470,7 +506,7 @@ def test_hnsw_index_is_used_and_finds_the_neighbours(pg_url: str) -> None:  # no
         recall = []
         for q in queries:
             exact = set(np.argsort(-(vecs @ (q / np.linalg.norm(q))))[:10].tolist())
-            got = {cid - 10_000 for cid, _ in s.search_vectors("t1", q, 10)}
+            got = {cid - 10_000 for cid, _ in v.search("t1", q, 10)}
             recall.append(len(exact & got) / 10)
         assert float(np.mean(recall)) >= 0.9
 
@@ -478,11 +514,12 @@ def test_hnsw_index_is_used_and_finds_the_neighbours(pg_url: str) -> None:  # no
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_vector_width_is_fixed_per_database(pg_url: str) -> None:  # noqa: F811
-    PostgresStore(pg_url, vector_dim=4).close()
-    with pytest.raises(ConfigError) as err:
-        PostgresStore(pg_url, vector_dim=8)
-    assert err.value.code == "vector_dim_mismatch"
-    PostgresStore(pg_url, vector_dim=4).close()
+    with PostgresStore(pg_url) as s:
+        _Vectors(s, 4)
+        with pytest.raises(ConfigError) as err:
+            _Vectors(s, 8)
+        assert err.value.code == "vector_dim_mismatch"
+        _Vectors(s, 4)
 
 
 @pytest.mark.slow
@@ -562,9 +599,8 @@ def test_a_user_without_the_rights_gets_a_typed_error(pg_server: str,  # noqa: F
         try:
             url = database_url(pg_server, own)
             url = sa.make_url(url).set(username=role).render_as_string(hide_password=False)
-            PostgresStore(url).close()
-            with pytest.raises(ConfigError) as err:
-                PostgresStore(url, vector_dim=4)
+            with PostgresStore(url) as own_store, pytest.raises(ConfigError) as err:
+                _Vectors(own_store, 4)
             assert err.value.code == "pgvector_unavailable"
             assert "CREATE EXTENSION vector" in err.value.message
             assert "\n" not in err.value.message

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from citewise.errors import InvalidInput
-from citewise.knowledge.vector_replay import checkpoint, open_index
-from citewise.knowledge.vector_store import VectorStore
-from citewise.knowledge.vectors import HNSWParams, VectorIndex
+from citewise.knowledge.index.vectors.index import HNSWParams, VectorIndex
+from citewise.knowledge.index.vectors.replay import checkpoint, open_index
+from citewise.knowledge.index.vectors.truth import VectorStore
 
 DIM = 384
 BASE = 2**52  # chunk ids are 53-bit hashes: make sure big ids survive every path

@@ -19,13 +19,13 @@ import httpx
 import pytest
 
 from citewise.errors import Unavailable
-from citewise.knowledge import writer_lock
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.chunking import Chunker
-from citewise.knowledge.ingest import ingest_paths
-from citewise.knowledge.lexical import LexicalIndex
+from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.ingest import writer_lock
+from citewise.knowledge.ingest.chunking import Chunker
+from citewise.knowledge.ingest.pipeline import ingest_paths
+from citewise.knowledge.ingest.writer_lock import LOCK_NAME, WriterLock
 from citewise.knowledge.loaders import default_registry
-from citewise.knowledge.writer_lock import LOCK_NAME, WriterLock
 from citewise.server.testing import serve
 from citewise.store.sqlite import SQLiteStore
 from test_knowledge import HashEmbedder
@@ -33,7 +33,7 @@ from test_server import make_app
 
 WRITER = """
 import sys
-from citewise.knowledge.writer_lock import WriterLock
+from citewise.knowledge.ingest.writer_lock import WriterLock
 with WriterLock(sys.argv[1]).held():
     print("held", flush=True)
     sys.stdin.read()  # until the test closes our stdin

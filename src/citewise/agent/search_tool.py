@@ -19,7 +19,7 @@ from citewise.agent.prompts import wrap_untrusted
 from citewise.agent.tools import Tool, ToolResult, tool
 from citewise.answer import Query, QueryDetails
 from citewise.errors import InvalidInput
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 
 if TYPE_CHECKING:
     from citewise.agent.emitter import Emitter
@@ -99,7 +99,7 @@ def _filters(ctx: RunContext, query: str, given: dict[str, Any] | None
     tool's own ``filters`` argument wins over both, the query's over the question's. A
     question's date *expression* ("last year") is not a filter: it says what the answer is
     about, not when a document was written."""
-    from citewise.knowledge.query_filters import extract_inline_filters, parse_filters
+    from citewise.knowledge.retrieve.filters import extract_inline_filters, parse_filters
 
     text, inline = extract_inline_filters(query)
     asked = parse_filters(ctx.query.filters) if ctx.query is not None else None
@@ -112,7 +112,7 @@ def analyze_question(question: str) -> tuple[Query | None, QueryDetails]:
     filters) and the empty ``query_details`` the searches then fill. A question whose
     inline filters do not parse (``after:2024-05-01 before:2024-01-01``) is still asked:
     it just has no analysis, and ``planning_fallback`` says so."""
-    from citewise.knowledge.query import analyze
+    from citewise.knowledge.retrieve.query import analyze
 
     try:
         query = analyze(question, now=datetime.now(UTC))

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from citewise._construct import trusted
 from citewise.answer import SearchDocument, Snippet, SnippetSource
-from citewise.knowledge.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit
 
 __all__ = ["EvidenceLedger", "LedgerEntry"]
 

@@ -5,23 +5,30 @@ SQLite file and two index folders derived from it. Shared by replicas
 (:meth:`KnowledgeBase.open_postgres`, :mod:`citewise.knowledge.postgres`): one PostgreSQL
 database holds documents, full-text index and vectors. Dense retrieval is on by default
 (``dense=False`` turns it off); searches are then hybrid: BM25 and vector hits fused
-(``fusion=...``; relative score fusion by default, see :mod:`citewise.knowledge.hybrid`).
+(``fusion=...``; relative score fusion by default, see :mod:`citewise.knowledge.retrieve.fusion`).
 """
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import InvalidInput
-from citewise.knowledge.chunking import Chunker
-from citewise.knowledge.hits import Hit
-from citewise.knowledge.hybrid import DEFAULT_FUSION, FusionMethod, check_fusion
-from citewise.knowledge.ingest import (
+from citewise.knowledge import embedded
+from citewise.knowledge.embedded import DB_NAME
+from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.ingest.chunking import Chunker
+from citewise.knowledge.ingest.outbox import (
+    Consistency,
+    check_consistency,
+    dense_sync,
+    rebuild_index,
+    sync_index,
+)
+from citewise.knowledge.ingest.pipeline import (
     IngestFailure,
     IngestReport,
     Progress,
@@ -31,23 +38,20 @@ from citewise.knowledge.ingest import (
     missing_under,
     source_for,
 )
-from citewise.knowledge.lexical import LexicalIndex
 from citewise.knowledge.loaders import LoaderRegistry, default_registry
-from citewise.knowledge.query_filters import FILTER_KEYS, parse_filters
-from citewise.knowledge.retrieval import Mode, Retrieval, Retriever
-from citewise.knowledge.sync import Consistency, check_consistency, rebuild_index, sync_index
-from citewise.store.base import DocumentRecord, IndexOp, Store, check_tenant
+from citewise.knowledge.retrieve.filters import FILTER_KEYS, parse_filters
+from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FusionMethod, check_fusion
+from citewise.knowledge.retrieve.hits import Hit
+from citewise.knowledge.retrieve.retriever import Mode, Retrieval, Retriever
+from citewise.store.base import DocumentRecord, Store, check_tenant
 
 if TYPE_CHECKING:
-    from citewise.knowledge.embed import Embedder
-    from citewise.knowledge.indexes import LexicalSearch, VectorSearch
-    from citewise.knowledge.writer_lock import WriteLock
+    from citewise.knowledge.index.contract import LexicalSearch, VectorSearch
+    from citewise.knowledge.index.embedders.minilm import Embedder
+    from citewise.knowledge.ingest.writer_lock import WriteLock
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
 
-DB_NAME = "citewise.db"
-INDEX_DIR = os.path.join("index", "lexical")
-VECTORS_DIR = os.path.join("index", "vectors")
 MAX_K = 1000
 # Filters whose value lists what may match: an explicitly empty list matches nothing.
 _LIST_FILTERS = ("collection", "source", "document_id", "tags", "content_type")
@@ -78,11 +82,11 @@ class KnowledgeBase:
         self.chunker = chunker or Chunker()
         self.registry = registry or default_registry()
         self._owns = owns
-        #: How hybrid search fuses BM25 and vector hits (``citewise.knowledge.hybrid``).
+        #: How hybrid search fuses BM25 and vector hits (``citewise.knowledge.retrieve.fusion``).
         self.fusion = check_fusion(fusion)
         self._closed = False
         self._lock = threading.Lock()
-        #: Held while this knowledge base writes (see :mod:`citewise.knowledge.writer_lock`).
+        #: Held while this knowledge base writes (see :mod:`citewise.knowledge.ingest.writer_lock`).
         self.writer_lock = writer_lock
         #: The folder of an embedded knowledge base (never ingested as documents).
         self.data_dir: Path | None = None
@@ -105,7 +109,7 @@ class KnowledgeBase:
         """Open (creating if needed) the knowledge base in ``data_dir``.
 
         ``fusion`` picks how hybrid search fuses BM25 and vector hits: ``"rrf"``,
-        ``"rsf"``, ``"dbsf"`` or ``"zscore"`` (see :mod:`citewise.knowledge.hybrid`).
+        ``"rsf"``, ``"dbsf"`` or ``"zscore"`` (see :mod:`citewise.knowledge.retrieve.fusion`).
 
         Replays index work a crashed process left pending, rebuilds the lexical index from
         SQLite if its folder was lost, and brings the vectors in step with the chunks
@@ -114,9 +118,7 @@ class KnowledgeBase:
         reports it). ``embedder`` defaults to the packaged all-MiniLM-L6-v2 (int8 ONNX);
         vectors are stored per embedder ``name``, so switching embedders re-embeds.
         """
-        from citewise.knowledge.embedded import open_knowledge_base
-
-        return open_knowledge_base(
+        return embedded.open_knowledge_base(
             cls, data_dir, tenant=tenant, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
             registry=registry, dense=dense, embedder=embedder, hnsw_threshold=hnsw_threshold,
             embed_progress=embed_progress, fusion=fusion,
@@ -291,7 +293,7 @@ class KnowledgeBase:
         the default ``"rsf"`` the mean of the min-max normalised BM25 score and cosine,
         in 0..1),
         ``"lexical"`` (BM25; the default when it is off) or ``"dense"`` (cosine).
-        ``filters`` (see :mod:`citewise.knowledge.query_filters`): ``collection``,
+        ``filters`` (see :mod:`citewise.knowledge.retrieve.filters`): ``collection``,
         ``source`` (a path as ingested, relative ones resolved, or a glob such as
         ``"*.pdf"``), ``document_id``, ``tags``, ``content_type``, ``date_from`` /
         ``date_to``; an explicitly empty list matches nothing. A query with no
@@ -409,16 +411,3 @@ class KnowledgeBase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def dense_sync(
-    store: Store, dense: VectorSearch | None, progress: Progress | None
-) -> Callable[[Sequence[IndexOp]], object] | None:
-    """The ``on_documents`` hook of :func:`sync_index` that keeps ``dense`` in step."""
-    if dense is None:
-        return None
-
-    def apply(ops: Sequence[IndexOp]) -> object:
-        return dense.sync_documents(store, ops, progress=progress)
-
-    return apply

@@ -20,22 +20,25 @@ from typing import TYPE_CHECKING, TypeVar
 from sqlalchemy.exc import DatabaseError
 
 from citewise.errors import ConfigError
-from citewise.knowledge.base import DB_NAME, INDEX_DIR, VECTORS_DIR, dense_sync
-from citewise.knowledge.chunking import Chunker
-from citewise.knowledge.hybrid import DEFAULT_FUSION, FusionMethod, check_fusion
-from citewise.knowledge.ingest import Progress
-from citewise.knowledge.lexical import LexicalIndex
-from citewise.knowledge.sync import rebuild_index, sync_index
-from citewise.knowledge.writer_lock import LOCK_NAME, WriterLock
+from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.ingest.chunking import Chunker
+from citewise.knowledge.ingest.outbox import dense_sync, rebuild_index, sync_index
+from citewise.knowledge.ingest.pipeline import Progress
+from citewise.knowledge.ingest.writer_lock import LOCK_NAME, WriterLock
+from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FusionMethod, check_fusion
 from citewise.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from citewise.knowledge.base import KnowledgeBase
-    from citewise.knowledge.dense import DenseIndex
-    from citewise.knowledge.embed import Embedder
+    from citewise.knowledge.index.embedders.minilm import Embedder
+    from citewise.knowledge.index.vectors.dense import DenseIndex
     from citewise.knowledge.loaders import LoaderRegistry
 
-__all__ = ["open_knowledge_base"]
+__all__ = ["DB_NAME", "INDEX_DIR", "VECTORS_DIR", "open_knowledge_base"]
+
+DB_NAME = "citewise.db"
+INDEX_DIR = os.path.join("index", "lexical")
+VECTORS_DIR = os.path.join("index", "vectors")
 
 KB = TypeVar("KB", bound="KnowledgeBase")
 _log = logging.getLogger(__name__)
@@ -77,8 +80,8 @@ def open_knowledge_base(
         opened.append(index.close)
         vectors: DenseIndex | None = None
         if dense:
-            from citewise.knowledge.dense import DenseIndex
-            from citewise.knowledge.embed import MiniLMEmbedder
+            from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
+            from citewise.knowledge.index.vectors.dense import DenseIndex
 
             vectors = DenseIndex(
                 root / DB_NAME, root / VECTORS_DIR, embedder or MiniLMEmbedder(),

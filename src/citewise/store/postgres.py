@@ -19,12 +19,11 @@ differs here, and why:
   fail to serialize. The pool resets both settings when a connection is returned.
 * Migrations run in one transaction holding a transaction-scoped advisory lock, so
   replicas that start together apply them once; the others wait, then find nothing to do.
-  PostgreSQL-only objects (the NOTIFY trigger, the pgvector table) are created in the
-  same locked transaction, idempotently.
+  The NOTIFY trigger is created in the same locked transaction, idempotently; the search
+  objects (a generated ``tsvector`` column, the pgvector table) belong to the knowledge
+  base's indexes (:mod:`citewise.knowledge.index.lexical_postgres`, ``vectors_postgres``),
+  which create them through :meth:`ensure_schema` under the same lock.
 * :meth:`wait_for_events` wakes on LISTEN/NOTIFY (see ``_pg_notify``) instead of polling.
-* Optional dense vectors with pgvector + HNSW (``vector_dim=…``; see ``_pg_vectors``).
-* Lexical search is the database's own: a generated ``tsvector`` column of every chunk
-  with a GIN index, ranked BM25 in SQL (see ``_pg_fts``) — replicas share no folder.
 """
 
 from __future__ import annotations
@@ -33,17 +32,17 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from citewise.errors import ConfigError, InvalidInput
-from citewise.store import _pg_fts, _pg_notify, _pg_vectors
+from citewise.store import _pg_notify
 from citewise.store._sql import shown_url
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin, drop_settings_in, transition_statement
@@ -53,6 +52,8 @@ from citewise.store.migrations import MIGRATIONS, Migration, migrate
 from citewise.store.schema import json_without_nul, runs
 
 __all__ = ["MIGRATION_LOCK", "PostgresStore", "engine_url"]
+
+T = TypeVar("T")
 
 #: The advisory lock key held while migrating (a stable 63-bit number from a name).
 MIGRATION_LOCK = int.from_bytes(
@@ -113,15 +114,10 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         migrations: Sequence[Migration] = MIGRATIONS,
         pool_size: int = 5,
         max_overflow: int = 10,
-        vector_dim: int | None = None,
         connect_timeout_s: int = 10,
         pre_ping: bool = True,
     ) -> None:
         """Connect, then migrate under the advisory lock.
-
-        ``vector_dim``: create the pgvector table for embeddings of this width (needs the
-        ``vector`` extension); ``None`` (default) leaves pgvector alone, so any PostgreSQL
-        works and the vector methods raise ``ConfigError`` (``vectors_disabled``).
 
         ``pre_ping``: test each pooled connection with an empty query when it is checked
         out — one more round trip per call (4 instead of 3: ping, BEGIN, statement,
@@ -153,15 +149,11 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         self._lock = threading.Lock()
         self._closed = False
         self._listener: _pg_notify.EventListener | None = None
-        self._vec_table: sa.Table | None = None
         try:
             with self.engine.begin() as conn:
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(MIGRATION_LOCK)))
                 self.applied_migrations = migrate(conn, migrations)
                 _pg_notify.ensure_trigger(conn)
-                _pg_fts.ensure(conn)
-                if vector_dim is not None:
-                    self._vec_table = _pg_vectors.ensure(conn, vector_dim)
         except sa.exc.ProgrammingError as exc:
             self.engine.dispose()
             if getattr(exc.orig, "sqlstate", None) != "42501":  # insufficient_privilege
@@ -275,107 +267,23 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
         cargs, cparams = self.engine.dialect.create_connect_args(self.url)
         return psycopg.connect(*cargs, **{**cparams, "autocommit": True})
 
-    # -- lexical search (full text in the database; see ``_pg_fts``) ----------------------
-    def text_stats(self, tenant: str) -> tuple[int, float]:
-        """``(chunks, mean chunk length)`` of ``tenant``: the BM25 corpus statistics."""
-        with self._read() as c:
-            return _pg_fts.tenant_stats(c, tenant)
+    # -- the knowledge base's objects beside the records ----------------------------------
+    def ensure_schema(self, create: Callable[[sa.Connection], T]) -> T:
+        """Run ``create`` (idempotent DDL of objects that are not records: the lexical
+        index's generated column, the pgvector table) in a transaction holding the
+        migration lock, so replicas starting at once create each object once. The search
+        code that owns those objects lives in :mod:`citewise.knowledge.index`."""
+        with self.engine.begin() as conn:
+            conn.execute(sa.select(sa.func.pg_advisory_xact_lock(MIGRATION_LOCK)))
+            return create(conn)
 
-    def search_text(
-        self,
-        tenant: str,
-        query: str,
-        k: int,
-        *,
-        stats: tuple[int, float],
-        collections: Sequence[str] | None = None,
-        document_ids: Sequence[str] | None = None,
-    ) -> list[tuple[int, float]]:
-        """Top ``k`` ``(chunk_id, BM25 score)`` of ``tenant``'s chunks for ``query``."""
-        with self._read() as c:
-            return _pg_fts.search(
-                c, tenant, query, k, stats=stats, collections=collections,
-                document_ids=document_ids,
-            )
+    def reading(self) -> AbstractContextManager[sa.Connection]:
+        """A read-only connection with one snapshot for the block (search queries)."""
+        return self._read()
 
-    # -- dense vectors (pgvector) -----------------------------------------------------------
-    @property
-    def vector_dim(self) -> int | None:
-        """Width of the stored embeddings, or None when vectors are disabled."""
-        if self._vec_table is None:
-            return None
-        return _pg_vectors.dim_of(self._vec_table)
-
-    def _vector_table(self) -> sa.Table:
-        if self._vec_table is None:
-            raise ConfigError(
-                "vectors are disabled: open the PostgresStore with vector_dim=<width>",
-                code="vectors_disabled",
-            )
-        return self._vec_table
-
-    def put_vectors(self, tenant: str, chunk_ids: Sequence[int], vectors: Any) -> int:
-        """Insert or replace the embeddings of ``tenant``'s chunks (rows of ``vectors``,
-        unit length for cosine); unknown chunk ids are skipped. Returns how many stored."""
-        tbl = self._vector_table()
-        with self._write() as c:
-            return _pg_vectors.put(c, tbl, tenant, chunk_ids, vectors)
-
-    def delete_vectors(self, tenant: str, chunk_ids: Sequence[int]) -> int:
-        """Drop embeddings (deleting a chunk drops its embedding on its own)."""
-        tbl = self._vector_table()
-        with self._write() as c:
-            return _pg_vectors.delete(c, tbl, tenant, chunk_ids)
-
-    def vector_ids_of_documents(
-        self, tenant: str, document_ids: Sequence[str]
-    ) -> dict[str, set[int]]:
-        """``{document_id: chunk ids with an embedding}``: what a sync diffs against."""
-        tbl = self._vector_table()
-        with self._read() as c:
-            return _pg_vectors.ids_of_documents(c, tbl, tenant, document_ids)
-
-    def vector_chunk_ids(self) -> set[int]:
-        """Every chunk id with an embedding (all tenants; a consistency check reads it)."""
-        tbl = self._vector_table()
-        with self._read() as c:
-            return _pg_vectors.all_ids(c, tbl)
-
-    def count_chunks_missing_vectors(self) -> int:
-        """How many chunks have no embedding yet (all tenants)."""
-        tbl = self._vector_table()
-        with self._read() as c:
-            return _pg_vectors.count_missing(c, tbl)
-
-    def chunks_missing_vectors(
-        self, *, after: int | None = None, limit: int = 4096
-    ) -> list[tuple[str, int, str]]:
-        """``(tenant, chunk_id, text)`` of chunks that have no embedding yet, by id."""
-        tbl = self._vector_table()
-        with self._read() as c:
-            return _pg_vectors.missing(c, tbl, after=after, limit=limit)
-
-    def count_vectors(self, tenant: str | None = None) -> int:
-        tbl = self._vector_table()
-        q = sa.select(sa.func.count()).select_from(tbl)
-        if tenant is not None:
-            q = q.where(tbl.c.tenant == tenant)
-        with self._read() as c:
-            return int(c.execute(q).scalar_one())
-
-    def search_vectors(
-        self,
-        tenant: str,
-        query_vector: Any,
-        k: int,
-        *,
-        collections: Sequence[str] | None = None,
-    ) -> list[tuple[int, float]]:
-        """The ``k`` nearest chunks of ``tenant`` by cosine similarity, best first, as
-        ``(chunk_id, similarity)`` — approximate (HNSW), like the in-process index."""
-        tbl = self._vector_table()
-        with self._read() as c:
-            return _pg_vectors.search(c, tbl, tenant, query_vector, k, collections=collections)
+    def writing(self) -> AbstractContextManager[sa.Connection]:
+        """A write transaction that commits when the block exits (vector rows)."""
+        return self._write()
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:

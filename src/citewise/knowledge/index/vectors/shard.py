@@ -1,6 +1,6 @@
 """One vector index shard: exact search while small, HNSW above a threshold.
 
-A :class:`~citewise.knowledge.vectors.VectorIndex` keeps one shard per tenant, so a
+A :class:`~citewise.knowledge.index.vectors.index.VectorIndex` keeps one shard per tenant, so a
 search never looks at (nor filters out) another tenant's vectors.
 
 Vectors are unit length, so cosine similarity is the inner product.

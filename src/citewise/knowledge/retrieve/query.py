@@ -24,8 +24,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from citewise.answer import Query, QueryDetails
-from citewise.knowledge.query_dates import find_date_expression, resolve_date_expression
-from citewise.knowledge.query_filters import Filters, extract_inline_filters, parse_filters
+from citewise.knowledge.retrieve.dates import find_date_expression, resolve_date_expression
+from citewise.knowledge.retrieve.filters import Filters, extract_inline_filters, parse_filters
 from citewise.text import STOPWORDS
 
 __all__ = ["analyze", "details", "detect_language", "filters_of", "keywords", "resolve"]

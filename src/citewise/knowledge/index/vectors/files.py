@@ -1,4 +1,4 @@
-"""Saving and loading a :class:`~citewise.knowledge.vectors.VectorIndex`.
+"""Saving and loading a :class:`~citewise.knowledge.index.vectors.index.VectorIndex`.
 
 Beside the SQLite file (``index/vectors/``), per shard (tenant) a set of data files whose
 names carry the log ``seq`` they were written at — ``.ids.npy`` + ``.vec.npy`` for an exact
@@ -11,7 +11,7 @@ rewrites only the tenants that changed).
 
 Anything unexpected on load (missing or damaged files, another model or dimension, the
 format of an older version) makes :func:`load` return None: the caller rebuilds from
-SQLite (:mod:`~citewise.knowledge.vector_replay`), so the files are never trusted blindly.
+SQLite (:mod:`~citewise.knowledge.index.vectors.replay`), so the files are never trusted blindly.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citewise.knowledge.vector_shard import HNSWParams, Shard
+from citewise.knowledge.index.vectors.shard import Shard
 
 if TYPE_CHECKING:
-    from citewise.knowledge.vectors import VectorIndex
+    from citewise.knowledge.index.vectors.index import VectorIndex
 
 __all__ = ["FORMAT", "load", "save"]
 
@@ -109,22 +109,15 @@ def save(index: VectorIndex, directory: Path, name: str, seq: int, model: str) -
 
 
 def load(
-    directory: Path,
-    name: str,
-    *,
-    model: str,
-    dim: int,
-    hnsw_threshold: int = 20_000,
-    params: HNSWParams | None = None,
+    index: VectorIndex, directory: Path, name: str, *, model: str
 ) -> tuple[VectorIndex, int] | None:
-    """``(index, seq)`` from disk, or None when absent, damaged or for another model."""
-    from citewise.knowledge.vectors import VectorIndex
-
+    """``(index, seq)``: the empty ``index`` filled from disk, or None when the files are
+    absent, damaged, or for another model or width. (The caller makes the index, so this
+    module needs only its type: :mod:`~citewise.knowledge.index.vectors.index` imports it.)"""
     try:
         meta = json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
-        if meta.get("format") != FORMAT or meta["model"] != model or meta["dim"] != dim:
+        if meta.get("format") != FORMAT or meta["model"] != model or meta["dim"] != index.dim:
             return None
-        index = VectorIndex(dim, hnsw_threshold=hnsw_threshold, params=params)
         where = str(directory / name)
         for entry in meta["shards"]:
             tenant = entry["tenant"]

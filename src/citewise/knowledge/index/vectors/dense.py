@@ -1,8 +1,8 @@
 """``DenseIndex``: every chunk's embedding, kept in step with the store's chunks.
 
 The vectors live in the knowledge base's SQLite file (``vec_*`` tables, see
-:mod:`~citewise.knowledge.vector_store`: the truth) and in a vector index derived from
-them (:mod:`~citewise.knowledge.vectors`: in memory, saved to ``index/vectors/``).
+:mod:`~citewise.knowledge.index.vectors.truth`: the truth) and in a vector index derived from
+them (:mod:`~citewise.knowledge.index.vectors.index`: in memory, saved to ``index/vectors/``).
 
 * :meth:`DenseIndex.sync_documents` applies the documents named by index-outbox ops. The
   lexical sync calls it after its tantivy commit and *before* the ops are completed, so a
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.knowledge.embed import Embedder, QueryVectors, content_hash
+from citewise.knowledge.index.embedders.minilm import Embedder, QueryVectors, content_hash
 from citewise.store.base import IndexOp, Store
 
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
     from sqlalchemy import Engine
 
-    from citewise.knowledge.vector_store import VectorStore
-    from citewise.knowledge.vectors import Allow, HNSWParams, VectorIndex
+    from citewise.knowledge.index.vectors.index import Allow, HNSWParams, VectorIndex
+    from citewise.knowledge.index.vectors.truth import VectorStore
 
 __all__ = ["SLICE", "DenseIndex", "Progress", "SyncStats"]
 
@@ -69,8 +69,8 @@ class DenseIndex:
         hnsw_threshold: int = 20_000,
         params: HNSWParams | None = None,
     ) -> None:
-        from citewise.knowledge.vector_replay import open_index
-        from citewise.knowledge.vector_store import VectorStore
+        from citewise.knowledge.index.vectors.replay import open_index
+        from citewise.knowledge.index.vectors.truth import VectorStore
 
         self.embedder = embedder
         self.model = embedder.name
@@ -164,7 +164,7 @@ class DenseIndex:
             self._catch_up_locked()
 
     def _catch_up_locked(self) -> None:
-        from citewise.knowledge.vector_replay import checkpoint, rebuild, replay
+        from citewise.knowledge.index.vectors.replay import checkpoint, rebuild, replay
 
         log = self.vstore.log_since(self.model, self.seq)
         if log is None:  # another process pruned past us
@@ -224,7 +224,7 @@ class DenseIndex:
     def checkpoint(self) -> None:
         """Save the vector index files now and prune the log they make unnecessary (also
         done on close). After a delete this leaves the deleted ids nowhere on disk."""
-        from citewise.knowledge.vector_replay import checkpoint
+        from citewise.knowledge.index.vectors.replay import checkpoint
 
         with self._lock:
             if self.seq != self._saved_seq:

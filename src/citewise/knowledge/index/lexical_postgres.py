@@ -28,14 +28,23 @@ so there the database indexes chunk text itself:
 from __future__ import annotations
 
 import math
+import threading
+import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from citewise.store.schema import chunks
 from citewise.text import CJK_CHARS
 
-__all__ = ["COLUMN", "MAX_TERMS", "ensure", "search", "tenant_stats"]
+if TYPE_CHECKING:
+    from citewise.store.postgres import PostgresStore
+
+__all__ = ["COLUMN", "MAX_TERMS", "STATS_TTL_S", "PostgresLexical", "ensure", "search", "tenant_stats"]
+
+#: How long a tenant's BM25 statistics (chunk count, mean length) are reused.
+STATS_TTL_S = 5.0
 
 COLUMN = "search_tsv"
 INDEX = "ix_chunks_search_tsv"
@@ -276,3 +285,53 @@ def _idf(df: int, n: int) -> float:
 def _quoted(lexeme: str) -> str:
     """``lexeme`` as a tsquery operand, exactly (no parsing, no stemming)."""
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+class PostgresLexical:
+    """BM25 search by the database (:class:`~citewise.knowledge.index.contract.LexicalSearch`).
+
+    The tenant's corpus statistics are cached for :data:`STATS_TTL_S` seconds: a search
+    costs its lexeme lookups and one ranking query, not a count of the tenant's chunks.
+    Scores may drift by that much after an ingest; which chunks match never does.
+    """
+
+    def __init__(self, store: PostgresStore, *, stats_ttl_s: float = STATS_TTL_S) -> None:
+        store.ensure_schema(ensure)
+        self.store = store
+        self.stats_ttl_s = stats_ttl_s
+        self._stats: dict[str, tuple[float, tuple[int, float]]] = {}
+        self._lock = threading.Lock()
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        *,
+        tenant: str,
+        collections: Sequence[str] | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        if k <= 0 or not query.strip():
+            return []
+        stats = self._tenant_stats(tenant)
+        with self.store.reading() as c:
+            return search(c, tenant, query, k, stats=stats, collections=collections,
+                          document_ids=document_ids)
+
+    def _tenant_stats(self, tenant: str) -> tuple[int, float]:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._stats.get(tenant)
+        if cached is not None and now - cached[0] < self.stats_ttl_s and cached[1][0] > 0:
+            return cached[1]
+        with self.store.reading() as c:
+            stats = tenant_stats(c, tenant)
+        with self._lock:
+            self._stats[tenant] = (now, stats)
+        return stats
+
+    def all_chunk_ids(self) -> set[int]:
+        return self.store.list_chunk_ids()
+
+    def close(self) -> None:
+        """Nothing to release: the store belongs to the knowledge base."""

@@ -1,12 +1,12 @@
 """Lexical, dense and hybrid retrieval over a knowledge base's store and indexes.
 
 :class:`Retriever` searches one tenant's chunks lexically (tantivy BM25), densely (the
-:class:`~citewise.knowledge.dense.DenseIndex`) or both fused (relative score fusion by
-default; see :mod:`citewise.knowledge.hybrid`), applies the query's filters, optionally
+:class:`~citewise.knowledge.index.vectors.dense.DenseIndex`) or both fused (relative score fusion by
+default; see :mod:`citewise.knowledge.retrieve.fusion`), applies the query's filters, optionally
 reranks, and gives every hit its evidence window (the best sentence-level span for the query
 inside the hit's text).
 
-``DenseIndex`` and ``SyncStats`` live in :mod:`citewise.knowledge.dense` and are
+``DenseIndex`` and ``SyncStats`` live in :mod:`citewise.knowledge.index.vectors.dense` and are
 re-exported here.
 """
 
@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from citewise.answer import SnippetEvidence
 from citewise.errors import InvalidInput
-from citewise.knowledge.dense import DenseIndex, SyncStats
-from citewise.knowledge.evidence import SentenceScorer, best_window, prepare
-from citewise.knowledge.hits import Hit
-from citewise.knowledge.hybrid import (
+from citewise.knowledge.index.vectors.dense import DenseIndex, SyncStats
+from citewise.knowledge.retrieve.evidence import SentenceScorer, best_window, prepare
+from citewise.knowledge.retrieve.filters import Filters, parse_filters
+from citewise.knowledge.retrieve.fusion import (
     DEFAULT_FUSION,
     RRF_K,
     Fused,
@@ -35,12 +35,12 @@ from citewise.knowledge.hybrid import (
     fuse_rows,
     rerank,
 )
-from citewise.knowledge.hybrid import fused as _fused
-from citewise.knowledge.query_filters import Filters, parse_filters
+from citewise.knowledge.retrieve.fusion import fused as _fused
+from citewise.knowledge.retrieve.hits import Hit
 from citewise.store.base import ChunkContext, Store
 
 if TYPE_CHECKING:
-    from citewise.knowledge.indexes import LexicalSearch, VectorSearch
+    from citewise.knowledge.index.contract import LexicalSearch, VectorSearch
 
 __all__ = ["CANDIDATES", "MODES", "DenseIndex", "Mode", "Retrieval", "Retriever", "SyncStats"]
 
@@ -96,7 +96,7 @@ class Retriever:
         self.dense_weight = dense_weight
         self.candidates = candidates
         self.rrf_k = rrf_k
-        #: How hybrid search fuses the two lists (see :mod:`citewise.knowledge.hybrid`).
+        #: How hybrid search fuses the two lists (see :mod:`citewise.knowledge.retrieve.fusion`).
         self.fusion = check_fusion(
             fusion, k=rrf_k, lexical_weight=lexical_weight, dense_weight=dense_weight
         )
@@ -189,7 +189,7 @@ class Retriever:
         pushed = flt.store_filters()
         document_ids = pushed.get("document_id")
         if "source" in pushed:
-            from citewise.knowledge.ingest import document_id_for
+            from citewise.knowledge.ingest.pipeline import document_id_for
 
             by_source = [document_id_for(self.tenant, s) for s in pushed["source"]]
             document_ids = (
@@ -337,7 +337,7 @@ def _absolute_sources(flt: Filters) -> Filters:
     means the absolute path it resolves to here."""
     if not flt.sources:
         return flt
-    from citewise.knowledge.ingest import source_for
+    from citewise.knowledge.ingest.pipeline import source_for
 
     def fix(s: str) -> str:
         return s if "://" in s or _is_glob(s) else source_for(s)

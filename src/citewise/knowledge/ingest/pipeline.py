@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
-from citewise.knowledge.chunking import Chunker
+from citewise.knowledge.ingest.chunking import Chunker
+from citewise.knowledge.ingest.outbox import fault_point
 from citewise.knowledge.loaders import LoaderRegistry
 from citewise.knowledge.loaders.base import LoadedDocument, Loader
-from citewise.knowledge.sync import fault_point
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
 
 __all__ = [

@@ -2,8 +2,8 @@
 lexical index and of a vector index.
 
 Embedded (SQLite), they are folders beside the database file, derived from it:
-:class:`~citewise.knowledge.lexical.LexicalIndex` (tantivy) and
-:class:`~citewise.knowledge.dense.DenseIndex` (the vector index). On PostgreSQL the
+:class:`~citewise.knowledge.index.lexical_tantivy.LexicalIndex` (tantivy) and
+:class:`~citewise.knowledge.index.vectors.dense.DenseIndex` (the vector index). On PostgreSQL the
 database holds both (:mod:`citewise.knowledge.postgres`), so replicas share them.
 """
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from citewise.knowledge.dense import SyncStats
+    from citewise.knowledge.index.vectors.dense import SyncStats
     from citewise.store.base import IndexOp, Store
 
 __all__ = ["LexicalSearch", "VectorSearch"]

@@ -9,7 +9,7 @@ The protocol (one writer of the truth, one derived copy):
    chunks SQLite holds for it *now* — so replaying a row any number of times, in any
    order, converges on SQLite's state. One tantivy commit covers the whole batch.
 3. Then ``on_documents(ops)`` runs (the dense index embeds and stores the vectors of those
-   documents: :meth:`~citewise.knowledge.dense.DenseIndex.sync_documents`, itself a diff
+   documents: :meth:`~citewise.knowledge.index.vectors.dense.DenseIndex.sync_documents`, itself a diff
    against SQLite, so replaying it converges too).
 4. Only after both are the outbox rows deleted.
 
@@ -28,11 +28,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from citewise.knowledge.lexical import LexicalIndex
+from citewise.knowledge.index.lexical_tantivy import LexicalIndex
 from citewise.store.base import IndexOp, Store
 
 if TYPE_CHECKING:
-    from citewise.knowledge.indexes import LexicalSearch, VectorSearch
+    from citewise.knowledge.index.contract import LexicalSearch, VectorSearch
 
 __all__ = [
     "FAULT_ENV",
@@ -160,3 +160,16 @@ def check_consistency(
         frozenset(missing_vectors),
         frozenset(orphaned_vectors),
     )
+
+
+def dense_sync(
+    store: Store, dense: VectorSearch | None, progress: Callable[[int, int], None] | None
+) -> Callable[[Sequence[IndexOp]], object] | None:
+    """The ``on_documents`` hook of :func:`sync_index` that keeps ``dense`` in step."""
+    if dense is None:
+        return None
+
+    def apply(ops: Sequence[IndexOp]) -> object:
+        return dense.sync_documents(store, ops, progress=progress)
+
+    return apply

@@ -1,7 +1,7 @@
 """Keeping the vector index consistent with SQLite, the source of truth.
 
-:class:`~citewise.knowledge.vector_store.VectorStore` holds every vector and an append-only
-log of changes (``vec_log``). The saved index (:mod:`~citewise.knowledge.vector_files`)
+:class:`~citewise.knowledge.index.vectors.truth.VectorStore` holds every vector and an append-only
+log of changes (``vec_log``). The saved index (:mod:`~citewise.knowledge.index.vectors.files`)
 records the last log ``seq`` it contains. :func:`open_index` loads the files, then replays
 the log after their ``seq``; when files are missing, damaged, of another model/dimension
 or format, or the log has been pruned past them, it rebuilds from ``vec_chunks``. A crash
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.knowledge.vectors import HNSWParams, VectorIndex
+from citewise.knowledge.index.vectors.index import HNSWParams, VectorIndex
 
 if TYPE_CHECKING:
-    from citewise.knowledge.vector_store import VectorStore
+    from citewise.knowledge.index.vectors.truth import VectorStore
 
 __all__ = ["checkpoint", "file_name", "open_index", "rebuild", "replay"]
 

@@ -2,13 +2,13 @@
 
 A knowledge base's vectors belong to tenants (a chunk's tenant is its document's). The
 index keeps each tenant's vectors in a shard of their own
-(:class:`~citewise.knowledge.vector_shard.Shard`): a search for one tenant looks at that
+(:class:`~citewise.knowledge.index.vectors.shard.Shard`): a search for one tenant looks at that
 tenant's shard only, so another tenant's chunk can never come back, and no candidate has
 to be read from SQLite to find out whose it is. A vector whose chunk is not in the store
 (yet, or any more) sits in the ``None`` shard, which only a search of every tenant sees.
 
-Persistence and crash consistency (SQLite is the truth): :mod:`~citewise.knowledge.vector_files`
-saves and loads the shards, :mod:`~citewise.knowledge.vector_replay` rebuilds the index
+Persistence and crash consistency (SQLite is the truth): :mod:`~citewise.knowledge.index.vectors.files`
+saves and loads the shards, :mod:`~citewise.knowledge.index.vectors.replay` rebuilds the index
 from SQLite or replays the vector log after the saved state.
 """
 
@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewise.errors import InvalidInput
-from citewise.knowledge.vector_shard import Allow, HNSWParams, Shard, check_query
+from citewise.knowledge.index.vectors import files
+from citewise.knowledge.index.vectors.shard import Allow, HNSWParams, Shard, check_query
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +35,7 @@ UNKNOWN: str | None = None
 class VectorIndex:
     """An in-memory chunk id → vector index, sharded by tenant; see the module docstring.
 
-    Not thread-safe: :class:`~citewise.knowledge.dense.DenseIndex` serialises access."""
+    Not thread-safe: :class:`~citewise.knowledge.index.vectors.dense.DenseIndex` serialises access."""
 
     def __init__(
         self, dim: int, *, hnsw_threshold: int = 20_000, params: HNSWParams | None = None
@@ -154,13 +155,11 @@ class VectorIndex:
         merged.sort(key=lambda hit: -hit[1])
         return merged[:k]
 
-    # -- persistence (see vector_files) ---------------------------------------------------
+    # -- persistence (see files.py) ------------------------------------------------------
 
     def save(self, directory: Path, name: str, seq: int, model: str) -> None:
         """Write the index as of log ``seq``; the ``<name>.json`` pointer is replaced last."""
-        from citewise.knowledge.vector_files import save
-
-        save(self, directory, name, seq, model)
+        files.save(self, directory, name, seq, model)
 
     @classmethod
     def load(
@@ -174,8 +173,5 @@ class VectorIndex:
         params: HNSWParams | None = None,
     ) -> tuple[VectorIndex, int] | None:
         """``(index, seq)`` from disk, or None when absent, damaged or for another model."""
-        from citewise.knowledge.vector_files import load
-
-        return load(
-            directory, name, model=model, dim=dim, hnsw_threshold=hnsw_threshold, params=params
-        )
+        index = cls(dim, hnsw_threshold=hnsw_threshold, params=params)
+        return files.load(index, directory, name, model=model)

@@ -1,7 +1,8 @@
-"""Chunk embeddings in PostgreSQL with pgvector: one table, one HNSW index.
+"""The SQL of chunk embeddings in PostgreSQL with pgvector: one table, one HNSW index.
 
-``chunk_embeddings(chunk_id, tenant, document_id, embedding vector(dim))``, created only
-by :class:`~citewise.store.postgres.PostgresStore` (SQLite keeps its vectors in the
+``chunk_embeddings(chunk_id, tenant, document_id, embedding vector(dim))``, created by
+:class:`~citewise.knowledge.index.vectors_postgres.PostgresVectors` through the store's
+migration lock (SQLite keeps its vectors in the
 knowledge base's ``vec_*`` tables and an in-process index), so it is not part of the
 shared :mod:`citewise.store.schema`.
 
