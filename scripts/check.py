@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every check in one command: provision what the tests need (``scripts/provision.py``),
-ruff, mypy --strict, then the whole pytest suite.
+ruff, mypy --strict, the import contracts (``.importlinter``), then the whole pytest suite.
 
 Usage: python scripts/check.py [--fast] [pytest args…]
   --fast   skip tests marked slow (real model servers, subprocess crash tests)
@@ -32,6 +32,9 @@ def main(argv: list[str]) -> int:
         failed.append("ruff")
     if step("mypy", [py, "-m", "mypy"]) != 0:
         failed.append("mypy")
+    lint_imports = str(Path(py).with_name("lint-imports"))
+    if step("import contracts", [lint_imports, "--no-cache", "--config", str(ROOT / ".importlinter")]) != 0:
+        failed.append("import contracts")
     pytest = [py, "-m", "pytest", "-W", "error", *(["-m", "not slow"] if fast else []), *extra]
     if step("pytest", pytest) != 0:
         failed.append("pytest")

@@ -15,12 +15,8 @@ import numpy as np
 import pytest
 
 from citewise.errors import ConfigError
-from citewise.knowledge.index.embedders.minilm import (
-    Embedder,
-    MiniLMEmbedder,
-    content_hash,
-    default_tokenizer_path,
-)
+from citewise.knowledge.index.embedders.base import Embedder, content_hash
+from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder, default_tokenizer_path
 
 SENTENCES = [
     "How do I get my money back after buying something?",

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from citewise.errors import ConfigError, IngestError, InvalidInput
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.index.embedders.minilm import content_hash
+from citewise.knowledge.index.embedders.base import content_hash
 from citewise.knowledge.index.vectors.index import VectorIndex
 from citewise.knowledge.ingest.pipeline import document_id_for
 from citewise.knowledge.loaders import LoadedDocument, LoaderRegistry, default_registry, discover

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from citewise.knowledge.index import lexical_tantivy as lexical
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.index.tantivy_snapshot import Snapshot
 from citewise.store.base import IndexRow
 
 WORDS = [f"w{i:03d}" for i in range(300)]
@@ -242,11 +243,11 @@ def test_snapshot_total_counts_deleted_documents(tmp_path: Path) -> None:
     ix = tantivy.Index.open(str(tmp_path / "ix"))
     searcher = ix.searcher()
     hits = searcher.search(tantivy.Query.term_query(ix.schema, "tenant", "acme"), 10).hits
-    snap = lexical._Snapshot(searcher, ix.schema, "acme")
+    snap = Snapshot(searcher, ix.schema, "acme")
     assert snap.alive == 6
     assert snap.total(hits[0][1]) == 7  # BM25's N: the deleted document included
     beta = searcher.search(tantivy.Query.term_query(ix.schema, "tenant", "beta"), 1).hits
-    assert lexical._Snapshot(searcher, ix.schema, "acme").total(beta[0][1]) is None
+    assert Snapshot(searcher, ix.schema, "acme").total(beta[0][1]) is None
 
 
 def test_many_filter_values_and_huge_k(

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from citewise.knowledge.base import DB_NAME, KnowledgeBase
-from citewise.knowledge.index.embedders.minilm import Embedder, MiniLMEmbedder
+from citewise.knowledge.index.embedders.base import Embedder
+from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
 from citewise.knowledge.retrieve.retriever import DenseIndex, Mode, Retriever
 from citewise.store.base import IndexOp
 

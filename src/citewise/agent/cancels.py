@@ -69,15 +69,8 @@ def cancel_paused_run(store: Store, tenant: str, run_id: str) -> ErrorEvent | No
 def cancel_requests(store: Store, since: datetime) -> set[str] | None:
     """Keys of the cancel requests written since ``since``, in one query on an SQL store;
     None on another store (ask it key by key)."""
-    from citewise.store._sql import SQLBase
-
-    if not isinstance(store, SQLBase):
+    keys_since = getattr(store, "setting_keys_since", None)
+    if keys_since is None:
         return None
-    import sqlalchemy as sa
-
-    from citewise.store.schema import settings
-
-    q = sa.select(settings.c.key).where(settings.c.key.like(CANCEL_PREFIX + "%"),
-                                        settings.c.updated_at >= since)
-    with store._read() as c:
-        return {str(k) for k in c.scalars(q)}
+    found: set[str] = keys_since(CANCEL_PREFIX, since)
+    return found

@@ -22,6 +22,8 @@ from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from citewise.store.base import LEASE_S  # the store decides with it which runs are live
+
 if TYPE_CHECKING:
     from citewise.store.base import RunRecord, Store
 
@@ -29,8 +31,6 @@ __all__ = ["HEARTBEAT_S", "LEASE_S", "LOST_CODE", "end_lost_runs", "last_seq"]
 
 #: How often a process touches the runs it executes.
 HEARTBEAT_S = 10.0
-#: A running run not touched for this long has lost its process.
-LEASE_S = 120.0
 LOST_CODE = "run_lost"
 _PAGE = 1000
 

@@ -11,7 +11,7 @@ from citewise.cli.common import add_data_dir, data_dir
 
 if TYPE_CHECKING:
     from citewise.knowledge.base import KnowledgeBase
-    from citewise.knowledge.ingest.pipeline import IngestReport
+    from citewise.knowledge.ingest.report import IngestReport
 
 __all__ = ["SAMPLE_QUESTION", "SAMPLE_SOURCE", "register"]
 
@@ -53,7 +53,7 @@ def ingest_samples(kb: KnowledgeBase) -> IngestReport:
     path of this installation: a quickstart from another virtual environment finds them
     unchanged instead of adding copies, and citations do not name a site-packages path.
     Copies that earlier versions stored under an installation's path are removed."""
-    from citewise.knowledge.ingest.pipeline import IngestReport
+    from citewise.knowledge.ingest.report import IngestReport
 
     report = IngestReport()
     names: set[str] = set()

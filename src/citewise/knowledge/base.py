@@ -11,43 +11,28 @@ database holds documents, full-text index and vectors. Dense retrieval is on by 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import InvalidInput
 from citewise.knowledge import embedded
 from citewise.knowledge.embedded import DB_NAME
-from citewise.knowledge.index.lexical_tantivy import LexicalIndex
 from citewise.knowledge.ingest.chunking import Chunker
-from citewise.knowledge.ingest.outbox import (
-    Consistency,
-    check_consistency,
-    dense_sync,
-    rebuild_index,
-    sync_index,
-)
-from citewise.knowledge.ingest.pipeline import (
-    IngestFailure,
-    IngestReport,
-    Progress,
-    document_id_for,
-    ingest_data,
-    ingest_paths,
-    missing_under,
-    source_for,
-)
+from citewise.knowledge.ingest.files import missing_under, source_for
+from citewise.knowledge.ingest.pipeline import Progress, document_id_for, ingest_data, ingest_paths
+from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry, default_registry
 from citewise.knowledge.retrieve.filters import FILTER_KEYS, parse_filters
 from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FusionMethod, check_fusion
 from citewise.knowledge.retrieve.hits import Hit
 from citewise.knowledge.retrieve.retriever import Mode, Retrieval, Retriever
+from citewise.knowledge.upkeep import IndexUpkeep
 from citewise.store.base import DocumentRecord, Store, check_tenant
 
 if TYPE_CHECKING:
     from citewise.knowledge.index.contract import LexicalSearch, VectorSearch
-    from citewise.knowledge.index.embedders.minilm import Embedder
+    from citewise.knowledge.index.embedders.base import Embedder
     from citewise.knowledge.ingest.writer_lock import WriteLock
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
@@ -57,8 +42,11 @@ MAX_K = 1000
 _LIST_FILTERS = ("collection", "source", "document_id", "tags", "content_type")
 
 
-class KnowledgeBase:
-    """Ingest files, search them, manage documents — for one tenant."""
+class KnowledgeBase(IndexUpkeep):
+    """Ingest files, search them, manage documents — for one tenant.
+
+    Keeping the indexes in step with the store (sync, replay, rebuild, consistency) is
+    :class:`~citewise.knowledge.upkeep.IndexUpkeep`'s part of it."""
 
     def __init__(
         self,
@@ -325,73 +313,6 @@ class KnowledgeBase:
                 raise InvalidInput("query must be a string", code="invalid_query")
             return Retrieval(hits=[], mode=mode or ("hybrid" if self.dense else "lexical"))
         return retriever.retrieve(query, k=k, filters=filters, mode=mode)
-
-    # -- index maintenance ----------------------------------------------------------------
-    def sync_index(self, *, progress: Progress | None = None) -> int:
-        """Apply pending index work (normally automatic); returns documents synced.
-
-        ``progress(done, total)`` counts the chunks embedded for the dense index.
-        """
-        with self._writing(), self._lock:
-            return sync_index(
-                self.store, self._derived_index(),
-                on_documents=dense_sync(self.store, self.dense, progress),
-            )
-
-    def _sync_documents(self, document_ids: Sequence[str], *,
-                        progress: Progress | None = None) -> int:
-        """Apply the index work of what this call wrote, and only that: another writer's
-        ingest in progress (another process, another replica) is its own to embed."""
-        if not document_ids:
-            return 0
-        with self._lock:
-            return sync_index(
-                self.store, self._derived_index(),
-                on_documents=dense_sync(self.store, self.dense, progress),
-                document_ids=document_ids,
-            )
-
-    def replay_leftovers(self) -> int:
-        """Apply the index work of writers that died before finishing it (an ingest killed
-        mid-way, a replica gone); returns documents synced. Only work pending while no
-        writer holds the lock counts as theirs: an ingest in progress is left to its
-        writer. The replay itself runs as an ordinary write, beside other writers. For
-        long-running processes (the server runs it now and then); an open does the same."""
-        lock = self.writer_lock
-        if lock is None or not self.store.pending_index_ops(limit=1):
-            return 0
-        if not lock.try_acquire():
-            return 0
-        try:
-            orphans = [op.document_id for op in self.store.pending_index_ops()]
-        finally:
-            lock.release()
-        with self._writing():
-            return self._sync_documents(orphans)
-
-    def _writing(self) -> AbstractContextManager[object]:
-        """Hold the writer lock (other processes' opens then leave the outbox to us)."""
-        return self.writer_lock.held() if self.writer_lock is not None else nullcontext()
-
-    def _derived_index(self) -> LexicalIndex | None:
-        """The lexical index the outbox keeps in step (None: the store indexes itself)."""
-        return self.index if isinstance(self.index, LexicalIndex) else None
-
-    def rebuild_index(self) -> int:
-        """Rebuild the search index from SQLite (and bring the vectors in step with the
-        chunks); returns documents indexed."""
-        with self._writing(), self._lock:
-            derived = self._derived_index()
-            synced = rebuild_index(self.store, derived)
-            if derived is not None:
-                derived.mark_current()
-            if self.dense is not None:
-                self.dense.reconcile(self.store)
-            return synced
-
-    def check_consistency(self) -> Consistency:
-        """Chunk ids in SQLite vs in the indexes (all tenants); ``.ok`` when they agree."""
-        return check_consistency(self.store, self.index, self.dense)
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:

@@ -30,7 +30,7 @@ from citewise.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from citewise.knowledge.base import KnowledgeBase
-    from citewise.knowledge.index.embedders.minilm import Embedder
+    from citewise.knowledge.index.embedders.base import Embedder
     from citewise.knowledge.index.vectors.dense import DenseIndex
     from citewise.knowledge.loaders import LoaderRegistry
 

@@ -31,7 +31,7 @@ from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FusionMethod, che
 if TYPE_CHECKING:
 
     from citewise.knowledge.base import KnowledgeBase
-    from citewise.knowledge.index.embedders.minilm import Embedder
+    from citewise.knowledge.index.embedders.base import Embedder
     from citewise.knowledge.loaders import LoaderRegistry
 
 __all__ = ["open_knowledge_base"]

@@ -8,10 +8,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from citewise.agent.lease import LEASE_S
 from citewise.errors import InvalidInput, NotFound, UsageError
 from citewise.store._sql import SQLBase, batched
 from citewise.store.base import (
+    LEASE_S,
     EventRecord,
     RunRecord,
     RunStatus,

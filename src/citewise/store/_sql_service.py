@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -69,6 +70,14 @@ class ServiceRecordsMixin(SQLBase):
         with self._read() as c:
             value = c.execute(sa.select(settings.c.value).where(settings.c.key == key)).scalar()
         return None if value is None else str(value)
+
+    def setting_keys_since(self, prefix: str, since: datetime) -> set[str]:
+        """Keys starting with ``prefix`` written at or after ``since``, in one query (the
+        cancel watch asks this every second instead of a key per run)."""
+        q = sa.select(settings.c.key).where(settings.c.key.like(prefix + "%"),
+                                            settings.c.updated_at >= since)
+        with self._read() as c:
+            return {str(k) for k in c.scalars(q)}
 
     def set_setting(self, key: str, value: str) -> None:
         now = utcnow()

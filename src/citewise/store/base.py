@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 __all__ = [
+    "LEASE_S",
     "ApiKeyRecord",
     "ChunkContext",
     "ChunkRecord",
@@ -37,6 +38,9 @@ __all__ = [
 RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
 
 #: Settings keys under which a process asks another to cancel a run.
+#: A running run not touched for this long has lost its process (the agent's lease,
+#: :mod:`citewise.agent.lease`; the store counts a run live by it).
+LEASE_S = 120.0
 CANCEL_PREFIX = "cancel_request/"
 
 

@@ -12,7 +12,6 @@ analyzer as ``en_stem`` and turned into term queries, so no input can make a que
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 import time
@@ -23,6 +22,7 @@ from typing import Any
 
 import tantivy
 
+from citewise.knowledge.index.tantivy_snapshot import Snapshot
 from citewise.store.base import IndexRow
 from citewise.text import spaced_cjk
 
@@ -41,8 +41,6 @@ _MAX_TERM_UNION = 256
 # _MAX_PROBED values (a document-frequency lookup each).
 _BROAD_SHARE = 0.9
 _MAX_PROBED = 32
-# Float32 (tantivy's score type) is exact for integers below this.
-_EXACT_F32 = 1 << 24
 # Terms in more than this share of the documents only score, never select, candidates
 # when the query has rarer terms and the result provably stays exact (see _top).
 _FREQUENT_SHARE = 0.05
@@ -214,7 +212,7 @@ class LexicalIndex:
             filters.append(("collection", list(dict.fromkeys(collections))))
         if document_ids is not None:
             filters.append(("document_id", list(dict.fromkeys(document_ids))))
-        snap = _Snapshot(self._index.searcher(), self._schema, tenant)
+        snap = Snapshot(self._index.searcher(), self._schema, tenant)
         # A term no document has (deleted ones included) matches and scores nothing.
         dfs = {t: df for t in terms if (df := snap.searcher.doc_freq("text", t)) > 0}
         if not dfs or snap.alive == 0:
@@ -230,7 +228,7 @@ class LexicalIndex:
         return _scored(snap.searcher, self._top(snap, dfs, k, flt))
 
     def _top(
-        self, snap: _Snapshot, dfs: dict[str, int], k: int, flt: tuple[Any, ...]
+        self, snap: Snapshot, dfs: dict[str, int], k: int, flt: tuple[Any, ...]
     ) -> list[tuple[Any, Any]]:
         """Top ``k`` hits of the terms (OR, BM25) under the filter clauses ``flt``."""
         Q, Occur = tantivy.Query, tantivy.Occur
@@ -264,7 +262,7 @@ class LexicalIndex:
             [(Occur.Should, Q.term_query(self._schema, "text", t)) for t in terms]
         )
 
-    def _hits_pass(self, snap: _Snapshot, hits: list[tuple[Any, Any]], filters: Filters) -> bool:
+    def _hits_pass(self, snap: Snapshot, hits: list[tuple[Any, Any]], filters: Filters) -> bool:
         """Whether every hit of the unfiltered query passes ``filters`` (same snapshot)."""
         # Cheap proof: a filter's values are carried by every document of the snapshot
         # (deleted ones included), i.e. their document frequencies sum to N. Each
@@ -333,51 +331,7 @@ class LexicalIndex:
             self._handle = None
 
 
-class _Snapshot:
-    """One searcher (one index snapshot) and what a search learns about it."""
-
-    def __init__(self, searcher: Any, schema: Any, tenant: str) -> None:
-        self.searcher = searcher
-        self.alive = int(searcher.num_docs)
-        self._probe = tantivy.Query.term_query(schema, "tenant", tenant)
-        self._total: int | None = None
-
-    def total(self, addr: Any) -> int | None:
-        """N, the documents of the snapshot (deleted ones included: what BM25's idf
-        counts), or None when it cannot be read exactly.
-
-        tantivy-py does not expose it; the BM25 explanation of the tenant term at a
-        document of the tenant states it (~20 us). Every hit that reaches here is
-        checked to be of the tenant by that explanation: for another tenant's document
-        it raises, and the answer is None.
-        """
-        if self._total is None:
-            self._total = _explained_total(self.searcher, self._probe, addr)
-        return self._total
-
-
-def _explained_total(searcher: Any, query: Any, addr: Any) -> int | None:
-    try:
-        tree = json.loads(query.explain(searcher, addr).to_json())
-    except Exception:  # an optimisation probe: any surprise means "prove it another way"
-        return None
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        if str(node.get("description", "")).startswith("N, total number of docs"):
-            value = node.get("value")
-            if isinstance(value, int | float) and float(value).is_integer() and value < _EXACT_F32:
-                return int(value)
-            return None
-        details = node.get("details")
-        if isinstance(details, list):
-            stack.extend(details)
-    return None
-
-
-def _broad(snap: _Snapshot, filters: Filters) -> bool:
+def _broad(snap: Snapshot, filters: Filters) -> bool:
     """Whether every filter's values are carried by >= ``_BROAD_SHARE`` of the docs."""
     for field, values in filters:
         if len(values) > _MAX_PROBED:

@@ -18,14 +18,14 @@ import sqlalchemy as sa
 
 from citewise.errors import ConfigError
 from citewise.knowledge.index import vectors_postgres_sql as sql
-from citewise.knowledge.index.embedders.minilm import QueryVectors
+from citewise.knowledge.index.embedders.base import QueryVectors
 from citewise.knowledge.index.vectors.dense import SLICE, SyncStats
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from citewise.knowledge.index.embedders.minilm import Embedder
+    from citewise.knowledge.index.embedders.base import Embedder
     from citewise.store.base import IndexOp, Store
     from citewise.store.postgres import PostgresStore
 

@@ -3,38 +3,31 @@
 One bad file never stops the rest: each failure is recorded with its typed error code.
 Unchanged files (same bytes, same collection, same loader and chunking) are not even
 decoded. SQLite writes are batched (one transaction per batch of documents); the index
-is synced once at the end of the call (see ``knowledge/sync.py`` for why that is safe).
+is synced once at the end of the call (see :mod:`.outbox` for why that is safe). Which
+files are read is :mod:`.files`' business; what happened, :mod:`.report`'s.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.ingest.chunking import Chunker
+from citewise.knowledge.ingest.files import expand
 from citewise.knowledge.ingest.outbox import fault_point
+from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry
 from citewise.knowledge.loaders.base import LoadedDocument, Loader
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
 
-__all__ = [
-    "IngestFailure",
-    "IngestReport",
-    "document_id_for",
-    "ingest_data",
-    "ingest_paths",
-    "missing_under",
-    "prepare_document",
-    "source_for",
-]
+__all__ = ["MAX_FILE_BYTES", "Progress", "document_id_for", "ingest_data", "ingest_paths", "prepare_document"]
 
 Progress = Callable[[int, int], None]
 
@@ -48,142 +41,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def document_id_for(tenant: str, source: str) -> str:
     """Stable document id: a hash of (tenant, absolute source)."""
     return hashlib.sha256(f"{tenant}\x00{source}".encode()).hexdigest()[:32]
-
-
-def source_for(path: str | Path) -> str:
-    """The source string of a file path: absolute, normalized, symlinks kept as given."""
-    return os.path.abspath(os.path.expanduser(os.fspath(path)))
-
-
-@dataclass(frozen=True, slots=True)
-class IngestFailure:
-    """One file that was not ingested, and why (``code`` is stable)."""
-
-    path: str
-    code: str
-    message: str
-
-
-@dataclass(slots=True)
-class IngestReport:
-    """What one ``ingest`` call did, file by file (sources are absolute paths)."""
-
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    failed: list[IngestFailure] = field(default_factory=list)
-    #: Files met while walking a folder that no loader reads (given files fail instead).
-    skipped: list[str] = field(default_factory=list)
-    #: Documents deleted because their file no longer exists (``prune``) or was emptied.
-    removed: list[str] = field(default_factory=list)
-    chunks_written: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed
-
-    def summary(self) -> str:
-        parts = [
-            f"{len(self.added)} added",
-            f"{len(self.updated)} updated",
-            f"{len(self.unchanged)} unchanged",
-            f"{len(self.failed)} failed",
-        ]
-        if self.skipped:
-            parts.append(f"{len(self.skipped)} skipped")
-        if self.removed:
-            parts.append(f"{len(self.removed)} removed")
-        return ", ".join(parts) + f" ({self.chunks_written} chunks written)"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "added": list(self.added),
-            "updated": list(self.updated),
-            "unchanged": list(self.unchanged),
-            "failed": [{"path": f.path, "code": f.code, "message": f.message} for f in self.failed],
-            "skipped": list(self.skipped),
-            "removed": list(self.removed),
-            "chunks_written": self.chunks_written,
-        }
-
-
-def shown(path: str | Path) -> str:
-    """A path as printable text: non-UTF-8 bytes of a name are shown as backslash escapes."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
-def _unnamable(path: Path, report: IngestReport) -> bool:
-    """A file whose name is not UTF-8 cannot be a source (stored as text, hashed into the
-    document id): it fails alone instead of stopping the batch."""
-    if shown(path) == str(path):
-        return False
-    report.failed.append(IngestFailure(shown(path), "unsupported_file_name",
-                                       "the file name is not valid UTF-8; rename the file"))
-    return True
-
-
-def _identity(path: str | Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
-def _walk(folder: Path, report: IngestReport, exclude: Iterable[Path] = ()) -> Iterator[Path]:
-    """Files under ``folder``, sorted, skipping hidden files and folders and the folders
-    in ``exclude`` (a knowledge base's own data directory: its index files are no
-    documents). Symlinked folders are followed, as symlinked files are, each folder once
-    (a link back up the tree is no loop). A folder that cannot be read is a failure of
-    the call, not silently nothing."""
-    seen = {ident for ident in map(_identity, exclude) if ident is not None}
-
-    def unreadable(err: OSError) -> None:
-        where = shown(err.filename or folder)
-        report.failed.append(IngestFailure(where, "unreadable_folder",
-                                           f"cannot read folder: {err.strerror or err}"))
-
-    for root, dirs, files in os.walk(folder, onerror=unreadable, followlinks=True):
-        here = _identity(root)
-        if here in seen:
-            dirs[:] = []
-            continue
-        if here is not None:
-            seen.add(here)
-        dirs[:] = sorted(d for d in dirs
-                         if not d.startswith(".") and _identity(Path(root) / d) not in seen)
-        for name in sorted(files):
-            if not name.startswith("."):
-                yield Path(root) / name
-
-
-def _expand(
-    paths: Iterable[str | Path], registry: LoaderRegistry, report: IngestReport,
-    exclude: Iterable[Path] = (),
-) -> list[Path]:
-    files: dict[str, Path] = {}
-    for given in paths:
-        path = Path(source_for(given))
-        if not path.exists():
-            report.failed.append(
-                IngestFailure(str(path), "path_not_found", f"no such file or folder: {given}")
-            )
-        elif path.is_dir():
-            for f in _walk(path, report, exclude):
-                if registry.for_path(f) is None:
-                    report.skipped.append(shown(f))
-                elif not _unnamable(f, report):
-                    files.setdefault(str(f), f)
-        elif path.is_file():
-            if not _unnamable(path, report):
-                files.setdefault(str(path), path)
-        else:
-            report.failed.append(
-                IngestFailure(str(path), "unsupported_path", "not a regular file or folder")
-            )
-    # A file both met in a folder and given by name is reported once (for its own sake).
-    report.skipped = [s for s in dict.fromkeys(report.skipped) if s not in files]
-    return list(files.values())
 
 
 @dataclass(slots=True)
@@ -362,7 +219,7 @@ def ingest_paths(
     (zero bytes) has its document deleted (``removed``): its text is gone from the disk,
     and must not go on being quoted; any other file that fails to load keeps its document."""
     report = IngestReport()
-    files = _expand(paths, registry, report, exclude)
+    files = expand(paths, registry, report, exclude)
     pending: list[_Prepared] = []
     pending_chunks = 0
 
@@ -419,43 +276,3 @@ def _emptied(path: Path) -> bool:
         return path.stat().st_size == 0
     except OSError:
         return False
-
-
-def missing_under(
-    store: Store, tenant: str, paths: Iterable[str | Path], *, page: int = 500
-) -> list[tuple[str, str]]:
-    """``(document_id, source)`` of ``tenant``'s documents whose file lies under one of
-    the existing folders in ``paths`` but no longer exists (what ``prune`` deletes).
-
-    A missing folder contributes nothing: it may be an unmounted drive, not a deletion.
-    """
-    folders = []
-    for given in paths:
-        path = source_for(given)
-        if os.path.isdir(path):
-            folders.append(path.rstrip(os.sep) + os.sep)
-    if not folders:
-        return []
-    gone: list[tuple[str, str]] = []
-    offset = 0
-    while True:
-        docs = store.list_documents(tenant, limit=page, offset=offset)
-        for doc in docs:
-            src = doc.source
-            if "://" not in src and src.startswith(tuple(folders)) and _gone(src):
-                gone.append((doc.id, src))
-        if len(docs) < page:
-            return gone
-        offset += page
-
-
-def _gone(path: str) -> bool:
-    """Known not to exist (``os.path.lexists`` is also False behind an unreadable folder,
-    and pruning on that deleted documents of files that were still there)."""
-    try:
-        os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return True
-    except OSError:  # permission denied, an I/O error: it may well exist
-        return False
-    return False

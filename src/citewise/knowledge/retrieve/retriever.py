@@ -337,7 +337,7 @@ def _absolute_sources(flt: Filters) -> Filters:
     means the absolute path it resolves to here."""
     if not flt.sources:
         return flt
-    from citewise.knowledge.ingest.pipeline import source_for
+    from citewise.knowledge.ingest.files import source_for
 
     def fix(s: str) -> str:
         return s if "://" in s or _is_glob(s) else source_for(s)

