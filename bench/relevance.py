@@ -153,13 +153,14 @@ def bootstrap_diff(a: list[float], b: list[float], seed: int = 0) -> dict[str, f
 
 
 @contextlib.contextmanager
-def open_kb(tmp: str, server_url: str | None) -> Iterator[Any]:
+def open_kb(tmp: str, server_url: str | None, embedder: Any = None) -> Iterator[Any]:
     """The embedded knowledge base in ``tmp``, or one in a fresh database on the PostgreSQL
-    server ``server_url`` (dropped afterwards)."""
+    server ``server_url`` (dropped afterwards); ``embedder`` None = the packaged MiniLM."""
     from citewise.knowledge.base import KnowledgeBase
 
     if server_url is None:
-        with KnowledgeBase.open(Path(tmp) / "kb") as kb:  # dense on: every chunk embedded once
+        # dense on: every chunk embedded once
+        with KnowledgeBase.open(Path(tmp) / "kb", embedder=embedder) as kb:
             yield kb
         return
     import uuid
@@ -172,7 +173,7 @@ def open_kb(tmp: str, server_url: str | None) -> Iterator[Any]:
         conn.execute(f'CREATE DATABASE "{name}"')
     try:
         url = sa.make_url(server_url).set(database=name).render_as_string(hide_password=False)
-        with KnowledgeBase.open_postgres(url) as kb:
+        with KnowledgeBase.open_postgres(url, embedder=embedder) as kb:
             yield kb
     finally:
         with psycopg.connect(server_url, autocommit=True) as conn:
@@ -181,12 +182,17 @@ def open_kb(tmp: str, server_url: str | None) -> Iterator[Any]:
 
 def run_layout(
     layout: str, passages: list[dict[str, Any]], questions: list[dict[str, Any]], candidates: int,
-    server_url: str | None = None,
+    server_url: str | None = None, embedder_name: str | None = None,
 ) -> dict[str, Any]:
     from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FUSION_METHODS, fuse, fuse_rows
     from citewise.knowledge.retrieve.retriever import Retriever
 
-    with tempfile.TemporaryDirectory() as tmp, open_kb(tmp, server_url) as kb:
+    embedder = None
+    if embedder_name is not None:  # see citewise.knowledge.index.embedders.registry
+        from citewise.knowledge.index.embedders.registry import get_embedder
+
+        embedder = get_embedder(embedder_name, models_dir=ROOT / ".cache" / "ingest" / "models")
+    with tempfile.TemporaryDirectory() as tmp, open_kb(tmp, server_url, embedder) as kb:
         docs = Path(tmp) / "docs"
         docs.mkdir()
         spans = write_corpus(passages, docs, layout)
@@ -407,7 +413,12 @@ def main() -> int:
     ap.add_argument("--database-url", default=None, metavar="SERVER_URL",
                     help="measure the PostgreSQL knowledge base instead (BM25 in SQL, pgvector): "
                     "a superuser URL of a server with pgvector; a database is made per layout")
+    ap.add_argument("--embedder", default=None, metavar="NAME",
+                    help="an embedder of citewise.knowledge.index.embedders.registry (default: the "
+                    "packaged MiniLM); results then default to bench/results/relevance-NAME.json")
     args = ap.parse_args()
+    if args.embedder and args.results == RESULTS:
+        args.results = RESULTS.with_name(f"relevance-{args.embedder}.json")
 
     from citewise.knowledge.retrieve.retriever import CANDIDATES
 
@@ -417,7 +428,8 @@ def main() -> int:
     previous = json.loads(results.read_text()) if results.exists() else {}
     runs = previous.get("layouts", {}) if isinstance(previous.get("layouts"), dict) else {}
     for layout in LAYOUTS if args.layout == "both" else (args.layout,):
-        runs[layout] = run_layout(layout, passages, questions, candidates, args.database_url)
+        runs[layout] = run_layout(layout, passages, questions, candidates, args.database_url,
+                                  args.embedder)
         runs[layout]["backend"] = "postgres" if args.database_url else "embedded"
     complete = all(layout in runs and "fusion" in runs[layout] for layout in LAYOUTS)
     choice = recommend(runs) if complete else None

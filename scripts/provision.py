@@ -24,6 +24,7 @@ NPM_DIR = ROOT / ".cache" / "npm"
 #: Debian package → a file it installs (present = installed).
 APT: dict[str, str] = {
     "espeak-ng": "/usr/bin/espeak-ng",  # audioOutput: speaks answers (tests/test_agentos_outputs.py)
+    "chromium": "/usr/bin/chromium",  # the web page in a real browser (tests/test_web_*.py)
 }
 
 #: npm package spec → the folder it installs under ``.cache/npm/node_modules``.
@@ -31,6 +32,10 @@ NPM: dict[str, str] = {
     "ai@7.0.173": "ai",  # the AI SDK's UI message stream reader (tests/test_ai_sdk.py)
     "@framers/agentos@0.9.164": "@framers/agentos",  # AgentOSFinalResponseChunk under tsc
     "typescript@5": "typescript",  # tsc --strict for the AgentOS type check
+    "@ag-ui/client@1.0.0": "@ag-ui/client",  # HttpAgent.runAgent() (tests/test_agui_input.py)
+    # The MCP Inspector's CLI (--cli) against `citewise mcp` (tests/test_mcp_plain.py);
+    # the standalone inspector-cli 1.0.3 cannot start outside the inspector's own folder.
+    "@modelcontextprotocol/inspector@2.12.0": "@modelcontextprotocol/inspector",
 }
 
 

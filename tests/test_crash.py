@@ -104,6 +104,8 @@ def _assert_consistent(data: Path) -> None:
     finally:
         con.close()
     with _open(data, chunk_size=200, chunk_overlap=20) as kb:
+        kb.embed_pending()  # the open queued what has no vector; a worker embeds it
+        assert kb.store.pending_embed_jobs() == (0, 0)
         state = kb.check_consistency()
         assert state.ok, (
             len(state.missing_from_index), len(state.orphaned_in_index),
@@ -159,9 +161,9 @@ class _Counting:
 @pytest.mark.parametrize(
     "fault",
     [
-        "sync:after_commit",  # lexical index committed, no vector written yet
-        "dense:after_put",  # vectors in SQLite, not in the vector index, ops pending
-        "sync:after_documents",  # both indexes done, the outbox ops not completed
+        "sync:after_commit",  # lexical index committed, no embedding queued yet
+        "sync:after_documents",  # embedding queued, the outbox ops not completed
+        "dense:after_put",  # ops done; a worker's first batch of vectors in SQLite only
         "vectors:before_pointer",  # all committed; died saving the vector files (close)
     ],
 )
@@ -183,11 +185,13 @@ def test_crash_mid_ingest_with_embeddings(tmp_path: Path, fault: str) -> None:
         pending = con.execute("SELECT count(*) FROM index_outbox").fetchone()[0]
     finally:
         con.close()
-    assert (pending == 0) == (fault == "vectors:before_pointer")
-    assert (vec_ids == chunk_ids) == (fault != "sync:after_commit")
+    assert (pending == 0) == (fault in ("vectors:before_pointer", "dense:after_put"))
+    assert (vec_ids == chunk_ids) == (fault == "vectors:before_pointer")
 
     counting = _Counting()
     with KnowledgeBase.open(data, chunk_size=200, chunk_overlap=20, embedder=counting) as kb:  # type: ignore[arg-type]
+        assert counting.texts == []  # an open queues, never embeds
+        kb.embed_pending()
         state = kb.check_consistency()
         assert state.ok, (len(state.missing_vectors), len(state.orphaned_vectors))
         assert kb.dense is not None and kb.store.pending_index_ops() == []

@@ -70,7 +70,7 @@ def final(name: str, events: tuple[Event, ...]) -> Obj:
 
 def test_registry_has_every_dialect() -> None:
     assert set(DIALECTS) == {"citewise", "trustgraph", "agentos", "agent-event", "conversation",
-                             "answer", "ag-ui", "openai", "a2a"}
+                             "answer", "ag-ui", "openai", "a2a", "ai-sdk"}
     for name, dialect in DIALECTS.items():
         assert isinstance(dialect, Dialect)
         assert dialect.name == name
@@ -275,7 +275,7 @@ def test_conversation_response() -> None:
     assert len(objs) == 1
     body = objs[0]
     assert body == final("conversation", completed())
-    assert body["conversation_id"] == "thr_run_done" and body["kind"] == "answer"
+    assert body["conversation_id"] == "thr_run_done" and body["kind"] == "response"
     assert body["answer"] == ANSWER_TEXT and body["model_name"] == "scripted-1"
     docs = body["search_documents"]
     for cit in body["citations"]:
@@ -363,7 +363,7 @@ def test_sse_frames_are_single_data_lines(name: str) -> None:
         assert json.loads(data) == obj
         assert ("id: " in frame) == (name == "citewise")
         assert "event: " not in frame
-    if name == "openai":
+    if name in ("openai", "ai-sdk"):
         assert frames[-1] == "data: [DONE]\n\n"
 
 

@@ -41,7 +41,8 @@ from test_dialects_run import (
 )
 
 Obj = dict[str, Any]
-ENDS = {"agent-event", "ag-ui", "answer", "conversation", "openai", "a2a"}  # dialects with a last object
+#: The dialects with a last object.
+ENDS = {"agent-event", "ag-ui", "answer", "conversation", "openai", "a2a", "ai-sdk"}
 
 
 def push(dialect: Dialect, events: tuple[Event, ...]) -> list[Obj]:
@@ -222,6 +223,8 @@ def _text_of(name: str, final: Obj) -> Any:
         return final["choices"][0]["message"]["content"]
     if name == "a2a":
         return final["task"]["artifacts"][0]["parts"][0]["text"]
+    if name == "ai-sdk":
+        return "".join(p["text"] for p in final["parts"] if p["type"] == "text")
     key = {"citewise": "text", "trustgraph": "answer", "agentos": "finalResponseText",
            "agent-event": "content", "conversation": "answer", "answer": "text"}[name]
     return final[key]

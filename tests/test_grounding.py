@@ -63,7 +63,7 @@ def lookup(ctx: RunContext, query: str) -> ToolResult:
 def run(answer_text: str, *, strict: bool = False, debug: bool = False) -> list[Event]:
     model = ScriptedModel([[thought("look it up"), call("lookup", query="refunds")],
                            answer_text])
-    question = "How do refunds work?"
+    question = "How do refunds and shipping work?"  # the answers below cover both
     state = RunState(run_id="run_g", thread_id="thr_g", question=question,
                      messages=[UserMessage(content=question)])
 
@@ -222,7 +222,8 @@ def test_abstention_heading_and_lead_in_are_not_claims() -> None:
     for text in (NO_ANSWER, "## Refunds\nAccording to the handbook:\n\n- " + GOOD,
                  f"{GOOD} I hope this helps! Let me know if you need more."):
         events = run(text, strict=True)
-        assert warnings(events) == [], text
+        # Saying the documents do not answer is reported as such, and is no claim.
+        assert warnings(events) == (["no_answer_in_sources"] if text == NO_ANSWER else []), text
         assert final(events).text == text
 
 

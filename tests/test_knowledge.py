@@ -449,8 +449,12 @@ def test_dense_off_and_switched_on_later(tmp_path: Path, corpus: dict[str, Path]
         ids = kb.store.list_chunk_ids()
     embedder = HashEmbedder()
     seen: list[tuple[int, int]] = []
-    with KnowledgeBase.open(data, embedder=embedder, embed_progress=lambda d, t: seen.append((d, t))) as kb:
-        assert kb.dense is not None and kb.dense.ids() == ids  # every chunk embedded on open
+    with KnowledgeBase.open(data, embedder=embedder) as kb:
+        # The open only queues the embedding (an `ask` must not wait for the model) …
+        assert kb.dense is not None and kb.dense.ids() == set() and not embedder.embedded
+        assert kb.embedding_status().not_embedded == len(ids)
+        kb.embed_pending(progress=lambda d, t: seen.append((d, t)))  # … a worker does it
+        assert kb.dense.ids() == ids and kb.embedding_status().not_embedded == 0
         assert seen[0] == (0, len(ids)) and seen[-1] == (len(ids), len(ids))
         assert len(embedder.embedded) == len({c.text for c in kb.store.get_chunks(sorted(ids))})
         assert kb.check_consistency().ok

@@ -165,6 +165,8 @@ def test_a_writer_killed_before_embedding_is_completed_by_the_next_open(
         assert bare.search("warranty defects", k=1)[0].source.endswith("warranty.md")
     with KnowledgeBase.open_postgres(pg_url, embedder=embedder) as kb:
         assert kb.store.pending_index_ops() == []
+        assert kb.store.pending_embed_jobs()[0] > 0  # the open queued, never embeds
+        kb.embed_pending()
         assert kb.check_consistency().ok
         assert kb.search("appliance guarantee", k=1, mode="dense")[0].source.endswith(
             "warranty.md"
@@ -309,6 +311,8 @@ def test_an_open_while_a_replica_writes_leaves_its_work_alone(
     # The writer went away without finishing: the next open repairs.
     repairer = _Counting(embedder)
     with KnowledgeBase.open_postgres(pg_url, embedder=repairer) as other:  # type: ignore[arg-type]
+        assert repairer.texts == []  # the open queued the embedding: a worker does it
+        other.embed_pending()
         assert any("north garage" in t for t in repairer.texts)
         assert other.store.pending_index_ops() == [] and other.check_consistency().ok
 

@@ -89,6 +89,20 @@ def test_corrupt_pdf_is_a_typed_error(tmp_path: Path) -> None:
         assert err.value.details["path"] == str(path)
 
 
+def test_a_producer_s_placeholder_title_is_no_title(tmp_path: Path) -> None:
+    # reportlab writes "untitled" when nobody set a title: sources read "[1] untitled".
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "gauge-manual.pdf"
+    c = canvas.Canvas(str(path))
+    c.drawString(72, 720, "Float gauge manual")
+    c.drawString(72, 700, "The float gauge must be calibrated every 90 days.")
+    c.showPage()
+    c.save()
+    doc = load(PdfLoader(), path)
+    assert doc.title == "Float gauge manual"
+
+
 def test_pdf_without_text_layer_is_empty(tmp_path: Path) -> None:
     from reportlab.pdfgen import canvas
 

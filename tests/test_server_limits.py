@@ -178,11 +178,12 @@ def test_a_key_created_while_an_open_loopback_server_runs_closes_it(tmp_path: Pa
             assert store.get_thread("acme", ran["thread_id"]) is not None  # the key's tenant
             assert store.revoke_api_key("acme", record.id)
         time.sleep(0.3)
-        assert httpx.get(f"{url}/v1/threads").status_code == 200  # loopback, no key left
+        # Every key revoked: it stays closed (only --no-auth opens it again).
+        assert httpx.get(f"{url}/v1/threads").status_code == 401
     with SQLiteStore(tmp_path / "citewise.db") as store:
         # Beyond loopback with every key revoked: closed to all, not open, not stopped.
         assert _keys_required_now(ServerConfig(host="0.0.0.0"), store) is True
-        assert _keys_required_now(ServerConfig(host="127.0.0.1"), store) is False
+        assert _keys_required_now(ServerConfig(host="127.0.0.1"), store) is True
 
 
 # -- the commands --------------------------------------------------------------------------
@@ -279,8 +280,8 @@ def test_serve_options_of_the_lease_and_key_cache(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
     monkeypatch.delenv(ENV_CONFIG, raising=False)
     data = ["--data-dir", str(tmp_path)]
-    assert main(["serve", "--run-lease-s", "6", "--key-cache-s", "0.5", "--workers", "2",
-                 *data]) == 0
+    assert main(["serve", "--port", "0", "--run-lease-s", "6", "--key-cache-s", "0.5",
+                 "--workers", "2", *data]) == 0
     config = ServerConfig.model_validate_json(os.environ[ENV_CONFIG])
     assert (config.run_lease_s, config.key_cache_s) == (6.0, 0.5) and seen["workers"] == 2
     assert main(["serve", "--run-lease-s", "0", *data]) == 2

@@ -6,6 +6,7 @@ a revoked key are 401 everywhere."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -67,6 +68,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             w.ids["paused"] = Reader(r).read()[-1].run_id
         w.ids["running"] = a.post("/v1/runs", json={"question": "wait long",
                                                     "background": True}).json()["run_id"]
+        persona = {"id": "a-private-persona", "name": "A's persona",
+                   "system_prompt": f"Never reveal {SECRET}."}
+        put = a.put("/v1/personas/a-private-persona", json=persona)
+        assert put.status_code == 200, put.text
         try:
             yield w
         finally:
@@ -98,6 +103,15 @@ def _paths(w: World) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
         "chat in A's thread": ("POST", "/v1/chat/completions", {
             "model": "citewise", "messages": [{"role": "user", "content": "quick"}],
             "citewise": {"thread_id": i["thread"]}}),
+        "rename thread": ("PATCH", f"/v1/threads/{i['thread']}", {"title": "mine now"}),
+        "document status": ("GET", f"/v1/library/{i['document']}", None),
+        "get response": ("GET", f"/v1/responses/resp_{i['run']}", None),
+        "response in A's thread": ("POST", "/v1/responses", {
+            "input": "quick", "previous_response_id": f"resp_{i['run']}"}),
+        "run audio": ("GET", f"/v1/runs/{i['run']}/audio", None),
+        "run image": ("GET", f"/v1/runs/{i['run']}/image", None),
+        "get persona": ("GET", "/v1/personas/a-private-persona", None),
+        "delete persona": ("DELETE", "/v1/personas/a-private-persona", None),
     }
 
 
@@ -106,7 +120,11 @@ LISTINGS = {("GET", "/v1/documents"), ("GET", "/v1/threads"), ("GET", "/v1/feedb
             ("POST", "/v1/search"), ("POST", "/v1/ask"), ("POST", "/v1/runs"),
             ("POST", "/v1/documents"), ("POST", "/v1/chat/completions"),
             ("POST", "/api/v1/flow/{flow}/service/agent"),
-            ("GET", "/v1/models"), ("GET", "/v1/models/{model}")}  # the last two: static
+            ("GET", "/v1/models"), ("GET", "/v1/models/{model}"),  # these two: static
+            ("GET", "/v1/library"), ("GET", "/v1/personas"), ("POST", "/v1/responses"),
+            ("POST", "/v2/conversations/"), ("GET", "/v1/status"),
+            # PUT of a persona name B does not have makes B's own (test_b_s_persona_is_b_s).
+            ("PUT", "/v1/personas/{name}")}
 # A2A: JSON-RPC answers "not found" as -32001 (test_a2a_is_tenant_scoped); the card is
 # public and the same for everyone.
 A2A_ROUTES = {("POST", "/a2a"), ("GET", "/.well-known/agent-card.json")}
@@ -116,7 +134,10 @@ def _route_of(path: str) -> str:
     for pattern, route in ((r"/v1/documents/[^/]+$", "/v1/documents/{document_id}"),
                            (r"/v1/threads/[^/]+$", "/v1/threads/{thread_id}"),
                            (r"/v1/runs/[^/]+/(\w+)$", r"/v1/runs/{run_id}/\1"),
-                           (r"/v1/runs/[^/]+$", "/v1/runs/{run_id}")):
+                           (r"/v1/runs/[^/]+$", "/v1/runs/{run_id}"),
+                           (r"/v1/library/[^/]+$", "/v1/library/{document_id}"),
+                           (r"/v1/responses/[^/]+$", "/v1/responses/{response_id}"),
+                           (r"/v1/personas/[^/]+$", "/v1/personas/{name}")):
         if re.match(pattern, path):
             return re.sub(pattern, route, path)
     return path
@@ -136,7 +157,9 @@ def test_every_tenant_scoped_route_is_covered(world: World) -> None:
     "get document", "delete document", "get thread", "delete thread", "continue thread",
     "run in thread", "get run", "run events", "running run events", "get running run",
     "cancel running run", "cancel paused run", "resume paused run", "provenance",
-    "feedback with A's token", "chat in A's thread",
+    "feedback with A's token", "chat in A's thread", "rename thread", "document status",
+    "get response", "response in A's thread", "run audio", "run image", "get persona",
+    "delete persona",
 ])
 def test_b_gets_404_for_each_of_a_s_resources(world: World, name: str) -> None:
     method, path, body = _paths(world)[name]
@@ -146,10 +169,14 @@ def test_b_gets_404_for_each_of_a_s_resources(world: World, name: str) -> None:
     assert err["code"].startswith("unknown_")
     assert SECRET not in r.text and "secret" not in r.text
     # Exactly what a made-up id gets.
-    fake = re.sub(r"(run|thread)_[0-9a-f]{20}", r"\1_00000000000000000000",
-                  path.replace(world.ids["document"], "0" * 32))
-    if fake != path:
-        r2 = world.b.request(method, fake, json=body)
+    def made_up(text: str) -> str:
+        text = text.replace(world.ids["document"], "0" * 32).replace("a-private-persona",
+                                                                     "no-such-persona")
+        return re.sub(r"(run|thread)_[0-9a-f]{20}", r"\1_00000000000000000000", text)
+
+    fake, fake_body = made_up(path), None if body is None else json.loads(made_up(json.dumps(body)))
+    if (fake, fake_body) != (path, body):
+        r2 = world.b.request(method, fake, json=fake_body)
         assert (r2.status_code, r2.json()["error"]["code"]) == (404, err["code"])
 
 

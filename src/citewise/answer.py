@@ -16,10 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "Answer",
+    "AudioOutput",
     "CitationOccurrence",
     "Claim",
+    "ConversationContext",
+    "ConversationMessage",
     "DebugTranscript",
     "ErrorInfo",
+    "ImageOutput",
     "Issue",
     "Query",
     "QueryDetails",
@@ -31,6 +35,7 @@ __all__ = [
     "ToolCallRecord",
     "TraceEntry",
     "Trajectory",
+    "UICommand",
     "Usage",
 ]
 
@@ -99,7 +104,9 @@ class CitationOccurrence(_Model):
     )
     end_char: int | None = Field(default=None, ge=0, description="End of `excerpt` (exclusive).")
     support: float | None = Field(
-        default=None, description="Heuristic support score of the claim by this excerpt (0-1)."
+        default=None, description="Heuristic support of the claim, as an answer to the "
+        "question, by this excerpt (0-1): how much of the claim it covers times how much it "
+        "addresses the question. Not a proof."
     )
 
 
@@ -171,6 +178,12 @@ class QueryDetails(_Model):
     compared: int | None = Field(default=None, ge=0, description="Candidates compared when ranking.")
     planning_fallback: bool = Field(default=False, description="Query planning fell back.")
     ranking_fallback: bool = Field(default=False, description="Ranking fell back to lexical only.")
+    rewritten_query: str | None = Field(
+        default=None, description="A follow-up question rewritten with its thread's earlier "
+        "turns (their subject carried in), searched in its place; None for a standalone one.")
+    carried_terms: list[str] = Field(
+        default_factory=list, description="The words of earlier turns `rewritten_query` "
+        "carries in; each search that lacks them has them appended.")
 
 
 class StepUsage(_Model):
@@ -247,6 +260,54 @@ class DebugTranscript(_Model):
     requests: list[dict[str, Any]] = Field(default_factory=list, description="Model requests in order.")
 
 
+class UICommand(_Model):
+    """A command for the page that shows the answer (seed 001's ``UICommand``): every
+    citation opens its passage (``open_citation``), and a tool may return its own."""
+
+    command_id: str = Field(description="What to do, e.g. `open_citation`.")
+    target_element_id: str | None = Field(default=None, description="The page element meant.")
+    payload: dict[str, Any] = Field(default_factory=dict, description="The command's arguments.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Where it came from.")
+
+
+class AudioOutput(_Model):
+    """The answer spoken (seed 001's ``AudioOutputConfig``), when asked for."""
+
+    provider: str = Field(description="The speech engine (`espeak-ng`).")
+    text: str = Field(description="What is spoken: the answer's `text_plain`.")
+    url: str = Field(description="Same-server URL of the audio file.")
+    format: str = Field(default="wav", description="Audio file format.")
+    language: str | None = Field(default=None, description="Language code of the voice.")
+
+
+class ImageOutput(_Model):
+    """The first cited PDF passage as a picture (seed 001's ``ImageOutputConfig``)."""
+
+    provider: str = Field(default="pypdfium2", description="What renders it.")
+    url: str | None = Field(default=None, description="Same-server URL of the PNG.")
+    base64_data: str | None = Field(default=None, description="The PNG itself, base64.")
+    format: str = Field(default="png", description="Image format.")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Document id, page, span offsets, citation index.")
+
+
+class ConversationMessage(_Model):
+    """One message of a thread."""
+
+    id: str = Field(description="Stable id: `{thread id}:{position}`.")
+    role: Literal["user", "assistant"] = Field(description="Who wrote it.")
+    text: str = Field(description="The question, or the answer text.")
+    created_at: datetime | None = Field(default=None, description="When, when known.")
+
+
+class ConversationContext(_Model):
+    """A thread's turns after this run (seed 001's ``updatedConversationContext``)."""
+
+    thread_id: str = Field(description="The thread.")
+    messages: list[ConversationMessage] = Field(default_factory=list, description="Oldest first.")
+    summary: str = Field(default="", description="A short extractive summary of the thread.")
+
+
 class Answer(_Model):
     """The finished answer of a run."""
 
@@ -280,7 +341,21 @@ class Answer(_Model):
     issues: list[Issue] = Field(default_factory=list, description="Warnings of the run.")
     ended_by_tool: str | None = Field(default=None, description="Tool that ended the run, if any.")
     structured: Any = Field(default=None, description="Schema-valid value when one was asked for.")
+    structured_citations: dict[str, list[int]] = Field(
+        default_factory=dict, description="Each leaf value of `structured`, by JSON Pointer "
+        "(`/year`, `/authors/0`), to the `citations` it rests on (empty: nothing supports it, "
+        "and an `unsupported_value` issue says so).")
     tool_calls: list[ToolCallRecord] = Field(default_factory=list, description="Tool calls made.")
     error: ErrorInfo | None = Field(default=None, description="Why the run failed, if it did.")
     trajectory: Trajectory | None = Field(default=None, description="Feedback handle.")
     debug: DebugTranscript | None = Field(default=None, description="Model transcript, if asked.")
+    persona_id: str = Field(default="citewise", description="The persona that answered.")
+    persona: dict[str, Any] | None = Field(
+        default=None, description="That persona's definition, when the run asked for one.")
+    ui_commands: list[UICommand] = Field(
+        default_factory=list, description="Commands for the page: one `open_citation` per "
+        "citation, then any a tool returned.")
+    audio: AudioOutput | None = Field(default=None, description="The answer spoken, if asked.")
+    image: ImageOutput | None = Field(default=None, description="The cited PDF region, if asked.")
+    conversation: ConversationContext | None = Field(
+        default=None, description="The thread's turns after this run.")

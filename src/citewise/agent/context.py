@@ -29,3 +29,6 @@ class RunContext:
     tenant: str = "default"
     query: Query | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Words a follow-up question carries from its thread's earlier turns: each search
+    #: that has none of them gets them appended (:mod:`citewise.agent.followups`).
+    carried_terms: tuple[str, ...] = ()

@@ -13,11 +13,15 @@ stale, in the same transaction as the event: a run that reported in meanwhile is
 alone, and two processes sweeping at once end a run once.
 
 A process that was alive but stalled for longer than the lease (its event loop blocked
-for minutes) loses its runs too; ``LEASE_S`` is generous for that reason.
+for minutes, SIGSTOP) loses its runs too; ``LEASE_S`` is generous for that reason. The
+sweep takes such a run over before ending it — its own fencing token becomes the run's
+owner, in the transaction that writes the ``run_lost`` event — so whatever the stalled
+process tries to write of it once it wakes is refused (:mod:`citewise.store._run_fence`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -73,15 +77,21 @@ def _end(store: Store, record: RunRecord, cutoff: datetime, lease_s: float) -> b
     answer = Answer(run_id=record.id, thread_id=record.thread_id, question=record.question,
                     status="failed",
                     error=ErrorInfo(code=LOST_CODE, message=message, details=details))
+    sweep = f"lost_{os.urandom(10).hex()}"
     with store.transaction():
-        if not store.transition_run(record.tenant, record.id, ("running",), "failed",
-                                    untouched_since=cutoff):
+        # Taken over (still running, now owned by this sweep), only if still stale: the
+        # row is locked from here to the commit, so the stalled owner's writes wait, then
+        # find the run is not theirs.
+        if not store.transition_run(record.tenant, record.id, ("running",), "running",
+                                    untouched_since=cutoff, new_owner=sweep):
             return False  # it reported in (or ended) meanwhile, or another sweep took it
         seq = last_seq(store, record.tenant, record.id) + 1
         event = ErrorEvent(run_id=record.id, thread_id=record.thread_id, seq=seq,
                            code=LOST_CODE, message=message, details=details, answer=answer)
-        store.append_events(record.tenant, [EventRecord(
-            run_id=record.id, seq=seq, kind=event.kind, data=JSONText(event.model_dump_json()))])
+        if store.append_events(record.tenant, [EventRecord(
+                run_id=record.id, seq=seq, kind=event.kind,
+                data=JSONText(event.model_dump_json()))], owners={record.id: sweep}):
+            raise RuntimeError(f"run {record.id}: the lost-run event was refused")
         store.save_run(replace(record, status="failed", answer=JSONText(answer.model_dump_json()),
-                               updated_at=datetime.now(UTC)))
+                               updated_at=datetime.now(UTC), owner=sweep))
     return True

@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import AsyncIterator, Sequence
+from functools import partial
 from typing import Any
 
 from citewise._construct import trusted
@@ -56,6 +57,8 @@ from citewise.events import (
     Thought,
 )
 from citewise.grounding.assemble import assemble_answer
+from citewise.grounding.relevance import question_of
+from citewise.grounding.values import link_values
 from citewise.grounding.verify import Verifier
 from citewise.models.base import (
     AssistantMessage,
@@ -109,6 +112,7 @@ async def run_agent(
     ctx = RunContext(
         run_id=state.run_id, thread_id=state.thread_id, ledger=state.ledger,
         deps=deps, step=state.step, tenant=state.tenant, query=state.query,
+        carried_terms=tuple(state.query_details.carried_terms) if state.query_details else (),
     )
     started = time.perf_counter()
     prices = default_table()  # one price list for the whole run (read once, not per step)
@@ -233,7 +237,10 @@ async def run_agent(
                 "role": "assistant", "content": final_text, "tool_calls": []}, {"content"}))
             structured: Any = None
             if settings.output_schema is not None:
-                structured, why = check_structured(final_text, settings.output_schema)
+                # In a worker thread: the schema is the caller's and the text quotes
+                # documents (agent.safe_schema bounds it; the event loop must not wait on it).
+                structured, why = await asyncio.to_thread(check_structured, final_text,
+                                                          settings.output_schema)
                 if why is not None:
                     repairs += 1
                     if repairs > settings.max_repairs:
@@ -252,16 +259,27 @@ async def run_agent(
             if text and not buffered:
                 yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
             n_issues = len(state.issues)
-            answer, findings = assemble_answer(
-                state, final_text, ended_by_tool=ended_by, verifier=verifier,
+            assemble = partial(
+                assemble_answer, state, final_text, ended_by_tool=ended_by, verifier=verifier,
                 settings=settings.model_copy(update={"strict": False}) if closing else settings)
+            if verifier is not None and (verifier.embed or verifier.relevance_embed):
+                # A model runs in verification: off the event loop, which other runs share.
+                answer, findings = await asyncio.to_thread(assemble)
+            else:
+                answer, findings = assemble()
             if closing:  # the closing sentence after an ends_run tool asserts nothing to cite
                 findings = [f for f in findings if f.code != "uncited_claim"]
                 state.issues[n_issues:] = findings
             if structured is not None and answer.text != final_text:
-                structured = verified_structured(answer, structured, settings.output_schema,
-                                                 state.issues, findings)
+                structured = await asyncio.to_thread(
+                    verified_structured, answer, structured, settings.output_schema,
+                    state.issues, findings)
             answer.structured = structured
+            if structured is not None:  # every leaf value tied to the citations it rests on
+                unbacked = link_values(answer, structured, state.ledger, question_of(state),
+                                       verifier)
+                state.issues.extend(unbacked)
+                findings.extend(unbacked)
             for issue in findings if not buffered else ():  # streaming: say it at once
                 yield emit.warning(issue.code, issue.message, **issue.details)
             for hook in hooks:  # before anything held back goes out: hooks may redact it

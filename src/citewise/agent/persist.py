@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING
@@ -25,6 +26,13 @@ class RunRecorder:
     ``group`` when given (committed with other runs' writes, see
     :mod:`citewise.agent.group_commit`); :meth:`begin` and :meth:`finish` return only once
     their write is durable either way.
+
+    A run begun here (:meth:`begin`, its start or a resume) is fenced
+    (:mod:`citewise.store._run_fence`): the recorder holds this attempt's token
+    (``owner``), set on the run as it starts or resumes and named by every later write.
+    Once the run is another's — its lease ran out while this process stalled and a sweep
+    ended it — a write raises ``run_not_owned`` and nothing more is written. (A recorder
+    that only records an outcome, a paused run's cancellation, holds no token.)
     """
 
     def __init__(self, store: Store | None, state: RunState, *, flush_every: int = 64,
@@ -34,11 +42,14 @@ class RunRecorder:
         self.flush_every = flush_every
         self.group = group
         self._pending: list[EventRecord] = []
+        #: This attempt's fencing token, from :meth:`begin` on.
+        self.owner: str | None = None
 
     async def begin(self, *, resuming: bool) -> None:
         store, state = self.store, self.state
         if store is None:
             return
+        self.owner = f"own_{os.urandom(10).hex()}"
         if resuming:
             from citewise.store.base import cancel_key
 
@@ -46,7 +57,8 @@ class RunRecorder:
             # cancel request of the run from before its pause goes with it: asked of the
             # running attempt, it was never seen, and the resume is a newer decision.
             if not store.transition_run(state.tenant, state.run_id, ("paused",), "running",
-                                        drop_setting=cancel_key(state.tenant, state.run_id)):
+                                        drop_setting=cancel_key(state.tenant, state.run_id),
+                                        new_owner=self.owner):
                 raise UsageError(f"run {state.run_id} was already resumed",
                                  code="run_already_resumed")
             return
@@ -74,7 +86,16 @@ class RunRecorder:
     def flush(self) -> None:
         if self.store is not None and self._pending:
             batch, self._pending = self._pending, []
-            self.store.append_events(self.state.tenant, batch)
+            self._append(batch)
+
+    def _append(self, batch: list[EventRecord]) -> None:
+        assert self.store is not None
+        owners = {self.state.run_id: self.owner} if self.owner is not None else None
+        if self.store.append_events(self.state.tenant, batch, owners=owners):
+            from citewise.store.base import not_owned
+
+            raise not_owned(self.state.run_id, "its lease ran out and another process "
+                            "ended it")
 
     async def finish(self, terminal: Event) -> None:
         """Flush and record the outcome (before the terminal event reaches the caller)."""
@@ -103,7 +124,7 @@ class RunRecorder:
         # One transaction: the last events, the outcome and the thread's turn land together.
         with store.transaction():
             if self._pending:
-                store.append_events(state.tenant, self._pending)
+                self._append(self._pending)
             self._save(answer=JSONText(answer.model_dump_json()) if answer is not None else None)
             if terminal.kind == "run_finished" and answer is not None:
                 from citewise.store.base import TurnRecord
@@ -128,5 +149,5 @@ class RunRecorder:
             id=state.run_id, tenant=state.tenant, thread_id=state.thread_id,
             question=state.question, status=state.status,
             state=JSONText(state.model_dump_json()), answer=answer,
-            created_at=state.started_at, updated_at=now,
+            created_at=state.started_at, updated_at=now, owner=self.owner,
         ))

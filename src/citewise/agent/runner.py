@@ -104,8 +104,19 @@ class Agent:
             from citewise.grounding.feedback import FeedbackTokenHook, get_or_create_secret
 
             self.hooks.append(FeedbackTokenHook(get_or_create_secret(self.store)))
+        from citewise.agent.outputs import RunOutputs
+
+        #: UI commands, the thread's context, persona, audio/image (seed 001); last, so it
+        #: sees the answer as every other hook left it.
+        self.outputs = RunOutputs()
+        self.hooks.append(self.outputs)
         if verifier is None and kb is not None:
-            verifier = Verifier(document_text=kb.document_text)
+            # The knowledge base's embedder, when it has one, also judges whether each
+            # cited passage addresses the question (grounding.relevance).
+            dense = getattr(kb, "dense", None)
+            embedder = getattr(dense, "embedder", None)
+            verifier = Verifier(document_text=kb.document_text,
+                                relevance_embed=embedder.embed if embedder else None)
         self.verifier = verifier
         self.approval_policy = approval_policy
         # Events per store write. A host that must send each event only once it is durable
@@ -276,6 +287,14 @@ class Agent:
             from citewise.agent.search_tool import analyze_question
 
             state.query, state.query_details = analyze_question(question)
+            if history:  # a follow-up searches with its thread's subject (agent.followups)
+                from citewise.agent.followups import rewrite
+
+                follow = rewrite(question, history)
+                if follow is not None:
+                    state.query_details = state.query_details.model_copy(update={
+                        "rewritten_query": follow.rewritten,
+                        "carried_terms": list(follow.carried)})
         return state, run_settings
 
     def _history(self, thread_id: str) -> list[tuple[str, str]]:
@@ -311,6 +330,8 @@ class Agent:
                                          settings=settings, deps=self.kb, hooks=self.hooks,
                                          cancel=cancel, approval_policy=self.approval_policy,
                                          verifier=self.verifier):
+                if event.is_terminal:  # before it is stored: the thread's context (seed 001)
+                    self.outputs.on_terminal(state, getattr(event, "answer", None))
                 if recorder is not None:
                     recorder.add(event)
                     if event.is_terminal:

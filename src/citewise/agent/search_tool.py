@@ -17,7 +17,7 @@ from pydantic import Field
 from citewise.agent.context import RunContext
 from citewise.agent.prompts import wrap_untrusted
 from citewise.agent.tools import Tool, ToolResult, tool
-from citewise.answer import Query, QueryDetails
+from citewise.answer import Issue, Query, QueryDetails
 from citewise.errors import InvalidInput
 from citewise.knowledge.retrieve.hits import Hit
 
@@ -56,12 +56,21 @@ def make_search_tool(kb: Searcher) -> Tool:
             k: How many passages to return (1-50).
         """
         text, applied = _filters(ctx, query, filters)
+        if ctx.carried_terms:  # a follow-up: its thread's subject goes into every search
+            from citewise.agent.followups import carry_into
+
+            carried = carry_into(text, ctx.carried_terms)
+            if carried != text:
+                query, text = carry_into(query, ctx.carried_terms), carried
         retrieve = getattr(kb, "retrieve", None)
         if callable(retrieve):  # a KnowledgeBase: the counts of the ranking come along
             found = retrieve(text, k=k, filters=applied)
             hits: list[Hit] = found.hits
             counts = {"retrieved": found.retrieved, "compared": found.compared,
                       "ranking_fallback": found.ranking_fallback}
+            backlog = getattr(kb, "embedding_backlog", lambda: None)()
+            if backlog is not None:  # vectors still being computed (issue 23): say so
+                counts["not_embedded"], counts["chunks"] = backlog
         else:
             hits = kb.search(text, k=k, filters=applied)
             counts = {"retrieved": len(hits), "compared": len(hits), "ranking_fallback": False}
@@ -83,6 +92,8 @@ def make_search_tool(kb: Searcher) -> Tool:
                 "chunk_id": hit.chunk_id,
                 "score": hit.score,
                 "source": hit.source,
+                "title": hit.title,
+                "section": hit.section,
                 "text": hit.text,
             })
         text = wrap_untrusted("\n\n".join(lines))
@@ -151,6 +162,13 @@ class SearchDetailsRecorder:
             "selected": len(state.ledger.context_chunk_ids),
             "ranking_fallback": d.ranking_fallback or bool(data.get("ranking_fallback")),
         })
+        missing = data.get("not_embedded")
+        if missing and not any(i.code == "embedding_incomplete" for i in state.issues):
+            state.issues.append(Issue(
+                code="embedding_incomplete", severity="info",
+                message=f"{missing} of {data.get('chunks')} chunks are not embedded yet: "
+                        "keyword search covered every chunk, vector search the others",
+                details={"not_embedded": missing, "chunks": data.get("chunks")}))
         return ()
 
     def on_answer(self, state: RunState, answer: Answer, emit: Emitter) -> Sequence[Event]:

@@ -4,6 +4,10 @@ The model's text is parsed leniently (a fenced ```json block, the whole text, or
 value inside prose — the first that validates wins),
 validated with ``jsonschema``; on failure the loop re-prompts with the validator's message.
 Citation markers may appear inside string values and are grounded like any other text.
+
+The schema is the caller's and the text quotes documents: validation is untrusted work, so
+it goes through :mod:`citewise.agent.safe_schema` (RE2 regexes, a deadline), and the loop
+runs it in a worker thread.
 """
 
 from __future__ import annotations
@@ -13,8 +17,16 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from citewise.agent.safe_schema import (
+    VALIDATION_S,
+    ValidationTimeout,
+    bounded,
+    check_patterns,
+    check_size,
+    safe_validator,
+)
 from citewise.answer import Answer, Issue
-from citewise.errors import InvalidInput
+from citewise.errors import InvalidInput, RunFailure
 
 if TYPE_CHECKING:
     from referencing import Resource
@@ -30,11 +42,15 @@ def check_schema(schema: dict[str, Any]) -> None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
+    check_size(schema)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise InvalidInput(f"output_schema is not a valid JSON Schema: {exc.message}",
                            code="invalid_output_schema") from None
+    from referencing.jsonschema import DRAFT202012
+
+    check_patterns(_subschemas(DRAFT202012.create_resource(schema)))
     ref = _unresolvable_ref(schema)
     if ref is not None:
         raise InvalidInput(f"output_schema refers to {ref!r}, which it does not contain "
@@ -108,11 +124,20 @@ def check_structured(text: str, schema: dict[str, Any]) -> tuple[Any, str | None
 
     The first candidate that validates wins; when none does, the reason given is the
     validator's message for the largest JSON value found (the one the model most likely
-    meant as its answer).
+    meant as its answer). Validation that takes longer than ``VALIDATION_S`` in all ends
+    the run (``structured_output_invalid``, reason ``validation_timeout``).
     """
-    from jsonschema import Draft202012Validator
+    try:
+        with bounded(VALIDATION_S):
+            return _check(text, schema)
+    except ValidationTimeout:
+        raise RunFailure(f"validating the answer against output_schema took longer than "
+                         f"{VALIDATION_S:g} s", code="structured_output_invalid",
+                         details={"reason": "validation_timeout"}) from None
 
-    validator = Draft202012Validator(schema)
+
+def _check(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
+    validator = safe_validator(schema)
     candidates = _candidates(text)
     if not candidates:
         try:

@@ -24,6 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--output-schema", metavar="JSON_OR_FILE",
                    help="JSON Schema the answer must follow (inline JSON or a file path)")
     p.add_argument("--strict", action="store_true", help="remove unsupported sentences")
+    p.add_argument("--persona", metavar="NAME", default=None,
+                   help="answer as this persona (personas.toml in the data dir, or the API's)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print the steps")
     # Wire formats (issue 7): see _ask_formatted below.
     p.add_argument("--format", metavar="NAME", default=None,
@@ -64,6 +66,7 @@ def run_question(args: argparse.Namespace, question: str) -> int:
     from citewise.agent.runner import Agent
     from citewise.agent.state import RunSettings
     from citewise.errors import EmptyQuestion
+    from citewise.personas import use_cli_persona
 
     if not question.strip():
         raise EmptyQuestion("the question is empty")
@@ -77,6 +80,7 @@ def run_question(args: argparse.Namespace, question: str) -> int:
     with open_kb(args, must_exist=True) as kb:
         agent = Agent(kb, model=args.model or os.environ.get("CITEWISE_MODEL") or "extractive",
                       settings=RunSettings(strict=bool(getattr(args, "strict", False))))
+        use_cli_persona(agent, getattr(args, "persona", None), kb.data_dir)
         # Validate before anything streams: a bad thread id writes nothing.
         agent.prepare(question, thread_id=args.thread, output_schema=schema)
         printer = None if args.quiet else StepPrinter()
@@ -136,6 +140,8 @@ def _ask_formatted(args: argparse.Namespace, question: str,
         options: dict[str, Any] = {"output_schema": schema} if schema is not None else {}
         if getattr(args, "strict", False):
             options["strict"] = True
+        if getattr(args, "persona", None):
+            options["persona"] = args.persona
         key = getattr(args, "api_key", None) or os.environ.get(ENV_API_KEY)
         async with Client(args.server, key) as client:
             async for event in client.stream(question, thread_id=args.thread, **options):
@@ -160,10 +166,12 @@ def _ask_formatted(args: argparse.Namespace, question: str,
     else:
         from citewise.agent.runner import Agent
         from citewise.agent.state import RunSettings
+        from citewise.personas import use_cli_persona
 
         with open_kb(args, must_exist=True) as kb:
             agent = Agent(kb, model=args.model or os.environ.get("CITEWISE_MODEL") or "extractive",
                           settings=RunSettings(strict=bool(getattr(args, "strict", False))))
+            use_cli_persona(agent, getattr(args, "persona", None), kb.data_dir)
             agent.prepare(question, thread_id=args.thread, output_schema=schema)
             terminal = asyncio.run(go(agent.stream(question, thread_id=args.thread,
                                                    output_schema=schema)))

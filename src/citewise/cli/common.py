@@ -119,16 +119,6 @@ def progress_bar(done: int, total: int, unit: str) -> None:
     sys.stderr.flush()
 
 
-def _finishing(done: int, total: int) -> None:
-    """Embedding left to do, done on open: said once, so a command that takes minutes to
-    start says why (the work is kept slice by slice if it is interrupted again)."""
-    if done == 0 and total:
-        sys.stderr.write(f"embedding {total} chunks not embedded yet (an interrupted "
-                         "ingest, or a knowledge base new to dense search)\n")
-        sys.stderr.flush()
-    progress_bar(done, total, "chunks embedded")
-
-
 def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeBase:
     """Open (or, unless ``must_exist``, create) the knowledge base of ``--data-dir``, or
     the one in the ``--database-url`` database."""
@@ -145,7 +135,7 @@ def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeB
     if must_exist and not (path / DB_NAME).exists():
         raise NotFound(f"no knowledge base in {path}; run `citewise ingest PATH` first",
                        code="no_knowledge_base")
-    return KnowledgeBase.open(path, tenant=tenant, embed_progress=_finishing)
+    return KnowledgeBase.open(path, tenant=tenant)
 
 
 class StepPrinter:
@@ -190,9 +180,10 @@ _LINE_TYPES = frozenset({"text/plain", "text/markdown"})
 
 
 def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = None) -> None:
-    """The answer, then its sources: quote and where it is for every citation — file:line
-    for plain text and markdown, the page for a PDF, the file alone for other formats
-    (their stored text is extracted: its lines are not the file's)."""
+    """The answer, then its sources: each cited document once — where it is (file:line
+    for plain text and markdown, the page for a PDF, the file alone for other formats,
+    whose stored text is extracted: its lines are not the file's), its section when it has
+    one — and under it every quote the answer took from it."""
     from citewise.text import line_of
 
     out = out or sys.stdout
@@ -200,8 +191,16 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     if not answer.citations:
         return
     out.write("\nSources:\n")
+    quotes: dict[int, list[str]] = {}
+    heads: dict[int, str] = {}
     for c in answer.citations:
         doc = answer.search_documents[c.document_index - 1]
+        quote = _one_line(c.excerpt)
+        quote = quote if len(quote) <= 160 else quote[:157] + "…"
+        if quote not in quotes.setdefault(c.document_index, []):
+            quotes[c.document_index].append(quote)
+        if c.document_index in heads:
+            continue
         where = doc.source
         snippet = doc.snippets[c.snippet_index] if c.snippet_index is not None else None
         if snippet is not None and snippet.page is not None:
@@ -211,5 +210,13 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
             text = kb.document_text(str(doc.document.get("id")))
             if text is not None:
                 where = f"{doc.source}:{line_of(text, c.start_char)}"
-        quote = c.excerpt if len(c.excerpt) <= 160 else c.excerpt[:157] + "…"
-        out.write(f"[{c.document_index}] {where}\n    “{quote}”\n")
+        section = _one_line(snippet.section or "") if snippet is not None else ""
+        heads[c.document_index] = f"{where} — {section}" if section else where
+    for n, head in heads.items():
+        out.write(f"[{n}] {head}\n" + "".join(f"    “{q}”\n" for q in quotes[n]))
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line, without permalink marks (a page ingested before the HTML
+    loader dropped them still has them in its section paths)."""
+    return " ".join(text.replace("¶", " ").split())

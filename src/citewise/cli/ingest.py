@@ -1,15 +1,29 @@
-"""``citewise ingest PATH…``"""
+"""``citewise ingest PATH…``: store and index the files, then embed them here.
+
+The documents are searchable (BM25) as soon as they are stored; embedding them — the
+slow part — follows in this process with a progress line (rate, ETA), unless
+``--no-wait`` leaves it to workers. Either way it is durable queued work: Ctrl-C or a
+kill loses at most the batch being computed.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from citewise.cli.common import add_data_dir, open_kb, progress_bar
+from citewise.cli.progress import Meter, duration
+from citewise.cli.watch import add_watch_options
 
-__all__ = ["embed_progress", "progress", "register"]
+if TYPE_CHECKING:
+    from citewise.knowledge.base import KnowledgeBase
+    from citewise.knowledge.ingest.report import IngestReport
+
+__all__ = ["embed_progress", "print_report", "progress", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,17 +38,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="also remove documents of files that no longer exist under the given folders",
     )
+    p.add_argument(
+        "--no-wait", action="store_true",
+        help="return once the documents are searchable (lexically): leave their embedding "
+             "to `citewise worker` or `citewise serve`")
+    add_watch_options(p)
     add_data_dir(p, tenant=True)
     p.set_defaults(func=run)
 
 
 def progress(done: int, total: int) -> None:
-    """Files read."""
+    """Files read (the ``--watch`` first pass)."""
     progress_bar(done, total, "files")
 
 
 def embed_progress(done: int, total: int) -> None:
-    """Chunks embedded for dense retrieval (the slow part of a large ingest)."""
+    """Chunks embedded for dense retrieval (the ``--watch`` first pass)."""
     progress_bar(done, total, "chunks embedded")
 
 
@@ -46,19 +65,75 @@ def run(args: argparse.Namespace) -> int:
         # Nothing to do: refuse before creating or touching the knowledge base.
         raise IngestError(f"no such file or folder: {missing[0]}", code="path_not_found")
     with open_kb(args) as kb:
-        report = kb.ingest(
-            args.paths,
-            collection=args.collection,
-            progress=progress,
-            embed_progress=embed_progress,
-            prune=args.prune,
-        )
+        if args.watch:  # until stopped: citewise/cli/watch.py
+            from citewise.cli.watch import watch
+
+            return watch(kb, args, progress=progress, embed_progress=embed_progress)
+        files = Meter("files")
+        try:
+            report = kb.ingest(
+                args.paths,
+                collection=args.collection,
+                progress=files,
+                on_file=files.file,
+                prune=args.prune,
+                wait=False,  # searchable now; the vectors follow below (or from workers)
+            )
+        finally:
+            files.end()
+        print_report(report)
+        status = 0 if not report.failed else (
+            1 if report.added or report.updated or report.unchanged or report.removed else 2)
+        if kb.dense is None:
+            return status
+        if args.no_wait:
+            left = kb.embedding_status()
+            sys.stderr.write(
+                f"{left.not_embedded} chunks left to embed: `citewise worker` (or `serve`) "
+                "embeds them; searches use what is embedded meanwhile\n")
+            return status
+        return _embed(kb) or status
+
+
+def print_report(report: IngestReport) -> None:
+    """Every failure and every skipped file on its own line, then the summary."""
     for failure in report.failed:  # every one, each with the file it is about
         said = failure.message
         if failure.path not in said:
             said = f"{failure.path}: {said}"
         sys.stderr.write(f"error: {said} [{failure.code}]\n")
+    for path in report.skipped:
+        sys.stderr.write(f"skipped: {path} ({report.skip_reason(path)})\n")
     print(report.summary())
-    if not report.failed:
+
+
+def _embed(kb: KnowledgeBase) -> int:
+    """Embed what is queued, in this process (beside any other worker); Ctrl-C keeps every
+    batch already committed: the next ingest, or a worker, goes on from there."""
+    before = kb.embedding_status()
+    if not before.queue.pending:
         return 0
-    return 1 if report.added or report.updated or report.unchanged or report.removed else 2
+    sys.stderr.write(f"searchable now (lexically); embedding {before.not_embedded} "
+                     "chunks for dense search — Ctrl-C stops, the next run resumes\n")
+    meter = Meter("chunks embedded")
+    kb.embedding_only()  # nothing searches in this process: do not hold the vectors too
+    try:
+        stats = kb.embed_pending(progress=meter)
+    except KeyboardInterrupt:
+        meter.end()
+        left = kb.embedding_status()
+        sys.stderr.write(f"interrupted: {left.not_embedded} chunks not embedded yet (kept "
+                         "what was done; `citewise ingest` again or `citewise worker` "
+                         "goes on)\n")
+        return 130
+    finally:
+        meter.end()
+    after = kb.embedding_status()
+    took = duration(time.monotonic() - meter.started)
+    line = f"embedded {stats.embedded} chunks in {took}"
+    if stats.embedded and meter.rate():
+        line += f" ({stats.embedded / max(time.monotonic() - meter.started, 1e-9):.1f}/s)"
+    if after.queue.failed:
+        line += f"; {after.queue.failed} jobs failed (see `citewise status`)"
+    sys.stderr.write(line + "\n")
+    return 1 if after.queue.failed else 0

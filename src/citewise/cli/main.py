@@ -14,11 +14,15 @@ __all__ = ["COMMANDS", "main"]
 COMMANDS = (
     "citewise.cli.quickstart",
     "citewise.cli.ingest",
+    "citewise.cli.docs",
     "citewise.cli.ask",
+    "citewise.cli.eval",
     "citewise.cli.explain",
     "citewise.cli.resume",
     "citewise.cli.mcp",
     "citewise.cli.serve",
+    "citewise.cli.worker",
+    "citewise.cli.status",
     "citewise.cli.keys",
 )
 

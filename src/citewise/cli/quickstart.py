@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     sys.stderr.write(
         f"\nNext: citewise ingest YOUR_FOLDER --data-dir {target.parent}\n"
         f'      citewise ask "your question" --data-dir {target.parent}\n'
+        f"      citewise serve --data-dir {target}   # the web page: http://127.0.0.1:8080/\n"
     )
     return code
 

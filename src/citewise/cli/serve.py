@@ -1,9 +1,18 @@
-"""``citewise serve``: the HTTP API on uvicorn."""
+"""``citewise serve``: the HTTP API on uvicorn.
+
+The listening socket is bound before the "serving … on" line is printed: a busy port is
+one line ``error: … [address_in_use]`` and exit status 2, not a claim to serve followed
+by uvicorn's ``Errno 98``. With one worker the bound socket itself is handed to uvicorn
+(no window for another process to take the port); with several, uvicorn binds again
+right after the check.
+"""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from typing import TYPE_CHECKING
 
@@ -29,6 +38,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="runs in progress per tenant and process (default 64)")
     p.add_argument("--rate-limit", type=float, default=None, metavar="PER_S",
                    help="requests per second per API key (0 = off; default 20)")
+    p.add_argument("--auth-failure-rate", type=float, default=None, metavar="PER_S",
+                   help="failed authentications per second per client address before "
+                        "429 (0 = off; default 10, bursts of 200)")
     p.add_argument("--run-lease-s", type=float, default=None, metavar="S",
                    help="a running run not touched for S seconds has lost its process and "
                         "is ended run_lost by any replica (default 120)")
@@ -57,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         fields["max_concurrent_runs"] = args.max_concurrent_runs
     if args.rate_limit is not None:
         fields["rate_limit_per_s"] = args.rate_limit
+    if args.auth_failure_rate is not None:
+        fields["auth_failure_rate_per_s"] = args.auth_failure_rate
     if args.run_lease_s is not None:
         fields["run_lease_s"] = args.run_lease_s
     if args.key_cache_s is not None:
@@ -68,8 +82,14 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     mode = "API keys" if required else f"no auth (tenant {config.default_tenant!r})"
-    sys.stderr.write(f"citewise: serving {where(args)} on http://{config.host}:{config.port} "
+    sock = bind(config.host, config.port)
+    port = sock.getsockname()[1]  # the one bound (--port 0 picks a free one)
+    if config.workers > 1:
+        sock.close()  # uvicorn's supervisor binds its own, shared by the workers
+    sys.stderr.write(f"citewise: serving {where(args)} on http://{config.host}:{port} "
                      f"({mode}, {config.workers} worker(s))\n")
+    sys.stderr.write(f"citewise: the web page is at http://{config.host}:{port}/ "
+                     "(API reference: /docs)\n")
     import uvicorn
 
     if config.workers > 1:
@@ -79,13 +99,42 @@ def run(args: argparse.Namespace) -> int:
     else:
         from citewise.server.app import create_app
 
-        uvicorn.run(create_app(config), host=config.host, port=config.port,
-                    log_level=args.log_level)
+        server = uvicorn.Server(uvicorn.Config(create_app(config), host=config.host,
+                                               port=config.port, log_level=args.log_level))
+        with sock:
+            server.run(sockets=[sock])
     return 0
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host:port`` as uvicorn binds one (``SO_REUSEADDR``), or
+    ``UsageError`` ``address_in_use`` / ``address_unavailable``."""
+    from citewise.errors import UsageError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError(f"--host {host}: {exc.strerror or exc}", code="address_unavailable",
+                         details={"host": host}) from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        code = "address_in_use" if exc.errno == errno.EADDRINUSE else "address_unavailable"
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code=code,
+                         details={"host": host, "port": port}) from None
+    sock.set_inheritable(True)
+    return sock
 
 
 # The flag that sets each validated field, for the message about a bad value.
 _FLAGS = {"max_concurrent_runs": "--max-concurrent-runs", "rate_limit_per_s": "--rate-limit",
+          "auth_failure_rate_per_s": "--auth-failure-rate",
           "run_lease_s": "--run-lease-s", "key_cache_s": "--key-cache-s", "port": "--port",
           "workers": "--workers", "model": "--model", "host": "--host"}
 

@@ -34,6 +34,8 @@ def ask_remote(args: argparse.Namespace, question: str,
         options["strict"] = True
     if output_schema is not None:
         options["output_schema"] = output_schema
+    if getattr(args, "persona", None):
+        options["persona"] = args.persona
 
     async def go() -> Any:
         terminal = None

@@ -279,7 +279,7 @@ class Client:
 
 def _run_body(question: str, thread_id: str | None, options: dict[str, Any], *,
               stream: bool) -> dict[str, Any]:
-    allowed = {"strict", "max_steps", "output_schema"}
+    allowed = {"strict", "max_steps", "output_schema", "persona", "audio", "image"}
     unknown = set(options) - allowed
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")

@@ -16,6 +16,7 @@ from citewise.dialects.a2a import A2ADialect
 from citewise.dialects.agent_event import AgentEventDialect
 from citewise.dialects.agentos import AgentOSDialect
 from citewise.dialects.agui import AgUiDialect
+from citewise.dialects.ai_sdk import AiSdkDialect
 from citewise.dialects.aio import astream, sse_astream
 from citewise.dialects.answer_response import AnswerDialect
 from citewise.dialects.base import (
@@ -40,6 +41,7 @@ __all__ = [
     "AgUiDialect",
     "AgentEventDialect",
     "AgentOSDialect",
+    "AiSdkDialect",
     "AnswerDialect",
     "CitewiseDialect",
     "ConversationDialect",
@@ -69,6 +71,7 @@ _ALL: tuple[Dialect, ...] = (
     AgUiDialect(),
     OpenAIChatDialect(),
     A2ADialect(),
+    AiSdkDialect(),
 )
 
 DIALECTS: MappingProxyType[str, Dialect] = MappingProxyType({d.name: d for d in _ALL})

@@ -24,6 +24,14 @@ Every chunk carries the AgentOS base fields: ``type``, ``streamId`` (the run id)
 ``ReasoningEntryType`` names and, lacking per-step clocks, the chunk's timestamp;
 ``ragSources`` are every chunk shown to the model (RagRetrievedChunk); citations, issues
 and the feedback trajectory ride in ``metadata``.
+
+The seed's other final fields come from the Answer (see :mod:`citewise.agent.outputs`):
+``finalUiCommands`` (always: one ``open_citation`` per citation, then a tool's own),
+``updatedConversationContext`` (every run of an ``Agent``: the thread as AgentOS's
+``ConversationContext.toJSON()`` writes it — ``sessionId``, ``messages`` with ids, roles and
+text, ``sessionMetadata.summary`` — so ``ConversationContext.fromJSON`` reads it), and only
+when the run asked: ``audioOutput`` (``"audio": true``), ``imageOutput`` (``"image": true``,
+a PDF cited), ``activePersonaDetails`` (``"persona"``; then the final ``personaId`` is it).
 """
 
 from __future__ import annotations
@@ -32,8 +40,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from citewise.answer import Answer, TraceEntry, Usage
-from citewise.dialects.base import DataOnlySSE, Obj, answer_of, iso
+from citewise.answer import (
+    Answer,
+    AudioOutput,
+    ConversationContext,
+    ImageOutput,
+    TraceEntry,
+    UICommand,
+    Usage,
+)
+from citewise.dialects.base import DataOnlySSE, Obj, answer_of, iso, millis
 from citewise.events import (
     Action,
     AnswerDelta,
@@ -151,6 +167,8 @@ class AgentOSDialect(DataOnlySSE):
         failed = answer.error is not None
         paused = answer.status == "paused"
         out = self._base("final_response", answer.run_id, answer.thread_id, ts, final=True)
+        if answer.persona_id != "citewise":  # the persona that answered (the run knew it)
+            out["personaId"] = answer.persona_id
         out["finalResponseText"] = None if failed or paused else answer.text
         out["finalResponseTextPlain"] = None if failed or paused else answer.text_plain
         if paused:
@@ -159,6 +177,11 @@ class AgentOSDialect(DataOnlySSE):
         else:
             out["finalToolCalls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments}
                                      for c in answer.tool_calls]
+        out["finalUiCommands"] = [_ui_command(c) for c in answer.ui_commands]
+        if answer.audio is not None:
+            out["audioOutput"] = _audio(answer.audio)
+        if answer.image is not None:
+            out["imageOutput"] = _image(answer.image)
         out["usage"] = _cost(answer.usage)
         out["reasoningTrace"] = [_trace(e, ts) for e in answer.reasoning_trace]
         sources = _rag_sources(answer)
@@ -167,6 +190,10 @@ class AgentOSDialect(DataOnlySSE):
         if answer.error is not None:
             out["error"] = {"code": answer.error.code, "message": answer.error.message,
                             "details": answer.error.details}
+        if answer.conversation is not None:
+            out["updatedConversationContext"] = _context(answer.conversation, answer.persona_id)
+        if answer.persona is not None:
+            out["activePersonaDetails"] = _persona(answer.persona)
         meta: dict[str, Any] = {
             "threadId": answer.thread_id,
             "status": answer.status,
@@ -181,6 +208,61 @@ class AgentOSDialect(DataOnlySSE):
             meta["interrupts"] = [i.model_dump(mode="json") for i in interrupts]
         out["metadata"] = meta
         return out
+
+
+def _ui_command(c: UICommand) -> Obj:
+    out: Obj = {"commandId": c.command_id, "payload": c.payload}
+    if c.target_element_id is not None:
+        out["targetElementId"] = c.target_element_id
+    if c.metadata:
+        out["metadata"] = c.metadata
+    return out
+
+
+def _audio(a: AudioOutput) -> Obj:
+    out: Obj = {"provider": a.provider, "textToSpeak": a.text, "url": a.url, "format": a.format}
+    if a.language is not None:
+        out["languageCode"] = a.language
+    return out
+
+
+def _image(i: ImageOutput) -> Obj:
+    out: Obj = {"provider": i.provider, "format": i.format, "metadata": i.metadata}
+    if i.url is not None:
+        out["imageUrl"] = i.url
+    if i.base64_data is not None:
+        out["base64Data"] = i.base64_data
+    return out
+
+
+def _context(c: ConversationContext, persona_id: str) -> Obj:
+    """AgentOS's ``ConversationContext`` as its ``toJSON()`` writes it (what ``fromJSON`` reads)."""
+    messages: list[Obj] = []
+    for m in c.messages:
+        msg: Obj = {"id": m.id, "role": m.role, "content": m.text}
+        if m.created_at is not None:
+            msg["timestamp"] = millis(m.created_at)
+        messages.append(msg)
+    first = next((m.created_at for m in c.messages if m.created_at is not None), None)
+    return {"sessionId": c.thread_id, "createdAt": millis(first) if first else 0,
+            "messages": messages,
+            "config": {"gmiInstanceId": c.thread_id, "activePersonaId": persona_id},
+            "sessionMetadata": {"summary": c.summary, "threadId": c.thread_id,
+                                "gmiInstanceId": c.thread_id, "activePersonaId": persona_id}}
+
+
+def _persona(p: dict[str, Any]) -> Obj:
+    """A persona definition as AgentOS's ``Partial<IPersonaDefinition>``."""
+    out: Obj = {"id": p.get("id", ""), "name": p.get("name", p.get("id", ""))}
+    for ours, theirs in (("description", "description"), ("version", "version"),
+                         ("system_prompt", "baseSystemPrompt"), ("model", "defaultModelId"),
+                         ("tools", "toolIds"), ("language", "defaultLanguage")):
+        if p.get(ours) is not None:
+            out[theirs] = p[ours]
+    custom = {k: p[k] for k in ("guardrails", "retrieval") if p.get(k) is not None}
+    if custom:
+        out["customFields"] = custom
+    return out
 
 
 def _cost(usage: Usage) -> Obj:

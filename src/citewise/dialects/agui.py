@@ -20,6 +20,15 @@
   ``expiresAt``, ``metadata: {tool, input}``); ``cancelled`` for a cancelled run. A failed
   run ends with ``RUN_ERROR`` ``{message, code}``.
 
+**Front-end tools** (a tool the client executes: an external tool, such as the ``tools`` of
+an AG-UI ``RunAgentInput``): a run paused only on calls to such tools is, in AG-UI, a run
+that *completed* leaving tool calls for the application — its stream has their
+``TOOL_CALL_START`` / ``TOOL_CALL_ARGS`` / ``TOOL_CALL_END`` and ends with outcome
+``success`` and ``pendingToolCallIds``, so that a stock client answers them with ``tool``
+messages in its next input (an ``interrupt`` outcome would make it demand a ``resume``
+instead). A resumed run announces its calls as it makes them, those too: the AG-UI route
+(:mod:`citewise.server.agui_input`) leaves out the ones its client answered itself.
+
 A resumed run keeps its citewise run id (a resume continues the run), so its
 ``RUN_STARTED`` repeats the interrupted run's ``runId``.
 
@@ -50,7 +59,7 @@ from citewise.events import (
     now,
 )
 
-__all__ = ["AgUiDialect", "AgUiEncoder"]
+__all__ = ["AgUiDialect", "AgUiEncoder", "client_side"]
 
 
 def _usage(usage: Usage, after_step: int | None = None) -> list[Obj]:
@@ -76,6 +85,25 @@ def _interrupt(i: Interrupt) -> Obj:
     return out
 
 
+def client_side(interrupt: Interrupt) -> bool:
+    """Whether the interrupt waits for a tool the host executes (only a result or a
+    rejection answers it, as its decision schema says)."""
+    props = interrupt.response_schema.get("properties")
+    action = props.get("action") if isinstance(props, dict) else None
+    return isinstance(action, dict) and action.get("enum") == ["result", "reject"]
+
+
+def _front_end_calls(interrupts: Sequence[Interrupt], ts: int) -> list[Obj]:
+    out: list[Obj] = []
+    for i in interrupts:
+        out.append({"type": "TOOL_CALL_START", "timestamp": ts, "toolCallId": i.call_id,
+                    "toolCallName": i.tool})
+        out.append({"type": "TOOL_CALL_ARGS", "timestamp": ts, "toolCallId": i.call_id,
+                    "delta": dumps(i.input)})
+        out.append({"type": "TOOL_CALL_END", "timestamp": ts, "toolCallId": i.call_id})
+    return out
+
+
 def _terminal(answer: Answer, interrupts: Sequence[Interrupt], ts: int,
               resumed_step: int | None = None) -> Obj:
     if answer.status == "cancelled":
@@ -83,6 +111,8 @@ def _terminal(answer: Answer, interrupts: Sequence[Interrupt], ts: int,
     elif answer.error is not None:
         return {"type": "RUN_ERROR", "timestamp": ts, "message": answer.error.message,
                 "code": answer.error.code}
+    elif answer.status == "paused" and interrupts and all(map(client_side, interrupts)):
+        outcome = {"type": "success", "pendingToolCallIds": [i.call_id for i in interrupts]}
     elif answer.status == "paused":
         # AG-UI requires at least one interrupt; a pause without any reports no outcome.
         outcome = ({"type": "interrupt", "interrupts": [_interrupt(i) for i in interrupts]}
@@ -217,6 +247,8 @@ class AgUiEncoder:
             terminal = _terminal(answer_of(ev), interrupts, ts, self._resumed_step)
             if terminal["type"] == "RUN_FINISHED":
                 out += self._close(ts)
+                if "pendingToolCallIds" in terminal.get("outcome", {}):
+                    out += _front_end_calls(interrupts, ts)
             out.append(terminal)
         return out
 

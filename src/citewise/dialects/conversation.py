@@ -8,9 +8,14 @@ snippet fields (claim index, offsets, page…) stay in the ``citewise`` dialect 
 * ``conversation_id`` = the thread id; ``answer`` = the text with its ``[N]`` markers;
 * ``citations[]``: ``citation_index`` (zero-based), ``document_index`` (one-based into
   ``search_documents``), ``snippet_index``, ``excerpt``;
+* ``search_documents[].source`` is ``"documents"`` — the search service's name for a
+  document index, the value its clients (``spacefrontiers-clients``' pydantic
+  ``SearchDocument``) accept; the document's own source (its file path or URI) is in
+  ``document.source``, beside ``id``, ``path`` and ``title``;
 * ``search_documents[].snippets[].chunk_id`` is the 53-bit chunk id (fits int64);
-* ``kind``: ``"answer"`` (completed), ``"interrupt"`` (paused), ``"error"`` (failed or
-  cancelled);
+* ``kind``: ``"response"`` (completed: what those clients' ``ConversationResponse``
+  requires), ``"interrupt"`` (paused), ``"error"`` (failed or cancelled) — a client that
+  knows only responses refuses the last two, as it would refuse an HTTP error;
 * ``trajectory``: ``{id, feedback_token}``; ``id`` (the stored turn's int64) is not
   known to a serialiser and is left out.
 
@@ -34,7 +39,11 @@ def _kind(answer: Answer) -> str:
         return "interrupt"
     if answer.status in ("failed", "cancelled") or answer.error is not None:
         return "error"
-    return "answer"
+    return "response"
+
+
+#: ``SearchDocument.source`` names the index a hit came from; citewise has one: documents.
+SOURCE = "documents"
 
 
 def _snippet(snip: Snippet) -> Obj:
@@ -49,9 +58,11 @@ def _snippet(snip: Snippet) -> Obj:
 
 
 def _document(doc: SearchDocument) -> Obj:
+    document = dict(doc.document)
+    document.setdefault("source", doc.source)
     return {
-        "source": doc.source,
-        "document": doc.document,
+        "source": SOURCE,
+        "document": document,
         "score": doc.score,
         "snippets": [_snippet(s) for s in doc.snippets],
     }

@@ -22,6 +22,18 @@ provenance reaches TrustGraph clients through the explain messages.
 Non-streaming (legacy): ``{"answer", "thought", "observation"}`` — the thoughts and the
 observations of the run joined by blank lines; a failed or paused run is
 ``{"error": {"message", "code"}}``.
+
+**TrustGraph 2.x** (:class:`CurrentEncoder`): the format TrustGraph's own clients parse
+today — ``trustgraph-base``'s socket clients and its gateway's ``AgentResponseTranslator``
+read ``message_type`` (``thought`` / ``action`` / ``observation`` / ``answer`` /
+``explain`` / ``error``) with ``content``, ``end_of_message`` and ``end_of_dialog``, and
+never look at ``chunk-type``. The seed's format stays the ``trustgraph`` dialect; this one
+is what ``/api/v1/socket`` speaks, and the REST route when asked (``?format=current``).
+Their clients build the answer by joining the ``answer`` chunks, so the last chunk
+(``end_of_dialog``) carries only what the deltas have not said yet — the verified text,
+which may differ from the streamed deltas, is in its ``citewise`` field (the Answer JSON),
+beside TrustGraph's ``in_token`` / ``out_token`` / ``model``. A failure or a pause is one
+``error`` chunk, ``error: {type, message, code}`` (their clients raise on it).
 """
 
 from __future__ import annotations
@@ -45,7 +57,8 @@ from citewise.events import (
 )
 from citewise.triples import IRI, Literal_, Term, Triple, Triples
 
-__all__ = ["TrustGraphDialect", "TrustGraphEncoder", "term_json", "triple_json", "triples_json"]
+__all__ = ["CurrentEncoder", "TrustGraphCurrentDialect", "TrustGraphDialect", "TrustGraphEncoder",
+           "current_final", "term_json", "triple_json", "triples_json"]
 
 
 def term_json(term: Term) -> Obj:
@@ -138,6 +151,79 @@ class TrustGraphEncoder:
         return []
 
 
+def _current(message_type: str, content: str = "", *, eom: bool = True, eod: bool = False,
+             **extra: Any) -> Obj:
+    out: Obj = {"message_type": message_type}
+    if content:  # (TrustGraph's translator leaves an empty content out)
+        out["content"] = content
+    return {**out, "end_of_message": eom, "end_of_dialog": eod, **extra}
+
+
+def _current_error(code: str, message: str) -> Obj:
+    # `type` is what TrustGraph's clients map to an exception class; citewise's code beside.
+    error = {"type": "agent-error", "message": message, "code": code}
+    return _current("error", eom=True, eod=True, error=error)
+
+
+def _current_end(answer: Answer, content: str) -> Obj:
+    extra: Obj = {"in_token": answer.usage.input_tokens, "out_token": answer.usage.output_tokens}
+    if answer.model:
+        extra["model"] = answer.model
+    return _current("answer", content, eom=True, eod=True, **extra,
+                    citewise=answer.model_dump(mode="json"))
+
+
+def current_final(answer: Answer, interrupts: Sequence[Interrupt] = ()) -> Obj:
+    """A whole run as one TrustGraph 2.x chunk (a request that did not ask to stream)."""
+    if answer.status == "paused":
+        return _current_error("run_paused", _paused_message(interrupts))
+    if answer.error is not None:
+        return _current_error(answer.error.code, answer.error.message)
+    return _current_end(answer, answer.text)
+
+
+class CurrentEncoder:
+    """TrustGraph 2.x chunks (see the module notes); remembers the answer text streamed so
+    far, so that the last chunk completes it rather than repeating it. Done after the
+    chunk with ``end_of_dialog``: a TrustGraph request ends there."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self._said = ""
+
+    def feed(self, event: Event) -> list[Obj]:
+        if self.done:
+            return []
+        if isinstance(event, Thought):
+            if event.text or event.end_of_message:
+                return [_current("thought", event.text, eom=event.end_of_message,
+                                 message_id=event.message_id)]
+        elif isinstance(event, Action):
+            return [_current("action", event.tool)]
+        elif isinstance(event, Observation):
+            return [_current("observation", event.text)]
+        elif isinstance(event, AnswerDelta):
+            if event.text or event.end_of_message:
+                self._said += event.text
+                return [_current("answer", event.text, eom=event.end_of_message,
+                                 message_id=event.message_id)]
+        elif isinstance(event, Explain):
+            return [_current("explain", explain_id=event.explain_id, explain_graph=event.graph,
+                             explain_triples=triples_json(event.triples))]
+        elif isinstance(event, RunFinished):
+            self.done = True
+            text = event.answer.text
+            rest = text[len(self._said):] if text.startswith(self._said) else ""
+            return [_current_end(event.answer, rest)]
+        elif isinstance(event, RunPaused):
+            self.done = True
+            return [_current_error("run_paused", _paused_message(event.interrupts))]
+        elif isinstance(event, ErrorEvent):
+            self.done = True
+            return [_current_error(event.code, event.message)]
+        return []
+
+
 class TrustGraphDialect(DataOnlySSE):
     name = "trustgraph"
 
@@ -159,3 +245,16 @@ class TrustGraphDialect(DataOnlySSE):
             out["observation"] = "\n\n".join(observations)
         return out
 
+
+
+class TrustGraphCurrentDialect(DataOnlySSE):
+    """TrustGraph 2.x as a dialect object for the TrustGraph routes (not in the registry:
+    ``?format=trustgraph`` stays the seed's format)."""
+
+    name = "trustgraph-current"
+
+    def encoder(self) -> CurrentEncoder:
+        return CurrentEncoder()
+
+    def final(self, answer: Answer, *, interrupts: Sequence[Interrupt] = ()) -> Obj:
+        return current_final(answer, interrupts)

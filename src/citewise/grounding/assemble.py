@@ -42,7 +42,14 @@ from citewise.grounding.claims import (
     mask_json,
     plain_text,
     rebuild,
+    says_no_answer,
     split_claims,
+)
+from citewise.grounding.relevance import (
+    NOT_IN_SOURCES,
+    QuestionRelevance,
+    question_of,
+    topical,
 )
 from citewise.grounding.verify import (
     Excerpt,
@@ -61,7 +68,12 @@ _DEFAULT = Verifier()
 ClaimStatus = Literal["supported", "unsupported", "uncited"]
 # The fields an assembled Answer reports as set (``model_fields_set``): those its
 # constructor used to be given; kind, status, structured and error keep their defaults.
-_ANSWER_GIVEN = frozenset(Answer.model_fields) - {"kind", "status", "structured", "error"}
+# The outputs of seed 001 (persona, UI commands, context, audio, image) are the
+# RunOutputs hook's to fill, later: defaults here.
+_OUTPUTS: dict[str, Any] = {"persona_id": "citewise", "persona": None, "ui_commands": [],
+                            "audio": None, "image": None, "conversation": None}
+_ANSWER_GIVEN = frozenset(Answer.model_fields) - {"kind", "status", "structured", "error",
+                                                  "structured_citations", *_OUTPUTS}
 
 
 @dataclass(slots=True)
@@ -71,7 +83,9 @@ class _Cite:
     group: MarkerGroup
     number: int
     excerpt: Excerpt | None = None
-    score: float = 0.0
+    score: float = 0.0  # how much of the claim the excerpt covers (a wrong marker: ~0)
+    relevance: float = 1.0  # how much the excerpt addresses the question
+    support: float = 0.0  # score × topical(relevance): what the answer reports
 
 
 def assemble_answer(
@@ -137,10 +151,11 @@ def assemble_answer(
         for c in mine:
             c.excerpt = next(best)
             c.score = check.score(c.excerpt) if c.excerpt is not None else 0.0
-    if check.embed_error is not None:
+    relevance = _score_relevance(state, cites, v)
+    if check.embed_error is not None or relevance.embed_error is not None:
         issues.append(Issue(code="support_embedding_failed", severity="info",
                             message="embedding similarity unavailable; support is lexical only",
-                            details={"error": check.embed_error}))
+                            details={"error": check.embed_error or relevance.embed_error}))
 
     # 3. Decide per claim.
     claims: list[Claim] = []
@@ -168,8 +183,10 @@ def assemble_answer(
             keep.append(True)
             continue
         assert d.index is not None
-        support = max((c.score for c in good), default=None)
+        support = max((c.support for c in good), default=None)
         supported = support is not None and support >= v.support_threshold
+        # Every citation verbatim and matching the claim, none about the question.
+        off_topic = bool(good) and max(c.relevance for c in good) < relevance.off_topic
         cited_docs = [doc for doc in (ledger.document(n) for n in dict.fromkeys(
             c.number for c in good)) if doc is not None]
         bad_quotes = [] if structured else [
@@ -184,6 +201,13 @@ def assemble_answer(
             issues.append(_issue("uncited_claim", f"claim {d.index + 1} cites no source", d))
         elif supported and not bad_quotes:
             status = "supported"
+        elif off_topic and not bad_quotes:
+            status = "unsupported"
+            issues.append(_issue(
+                "off_topic_evidence",
+                f"claim {d.index + 1}: the passages it cites do not address the question",
+                d, relevance=round(max(c.relevance for c in good), 4),
+                support=round(support or 0.0, 4)))
         else:
             status = "unsupported"
             reason = ("quote_not_in_source" if bad_quotes and supported
@@ -206,6 +230,17 @@ def assemble_answer(
         issues.append(Issue(code="all_claims_removed",
                             message="strict mode removed every claim of the answer",
                             details={"claims": len(claims)}))
+    if claims and not any(c.status == "supported" for c in claims) and any(
+            good for good, d in zip(claim_cites, drafts, strict=True) if d.is_claim):
+        # Verbatim, resolvable citations that bear out no sentence of the answer (any
+        # model's): the documents do not answer. Strict mode, left with nothing, says so.
+        if all(c.removed for c in claims):
+            final_text = NOT_IN_SOURCES
+        issues.append(Issue(code="no_answer_in_sources",
+                            message="no claim of the answer is supported by the retrieved "
+                            "passages: the documents do not appear to answer the question",
+                            details={"claims": len(claims), "off_topic": sum(
+                                i.code == "off_topic_evidence" for i in issues)}))
     citations: list[CitationOccurrence] = []
     by_index = {c.index: c for c in claims}
     for d, good, span in zip(drafts, claim_cites, spans, strict=True):
@@ -220,6 +255,12 @@ def assemble_answer(
             assert doc is not None
             claim.citation_indices.append(len(citations))
             citations.append(_occurrence(len(citations), c, doc, d.index))
+    if not citations and not any(i.code == "no_answer_in_sources" for i in issues) and any(
+            not d.is_claim and says_no_answer(d.text) for d in drafts):
+        issues.append(Issue(code="no_answer_in_sources", severity="info",
+                            message="the retrieved passages do not answer the question; "
+                            "nothing is cited (the closest passages are in search_documents)",
+                            details={"retrieved": len(ledger.documents)}))
     state.issues.extend(issues)
     # Every part below is typed and was validated where it entered the run (or is built
     # here): made as validation would make it (the test suite proves it), ~35 k
@@ -244,6 +285,7 @@ def assemble_answer(
         "issues": list(state.issues),
         "ended_by_tool": ended_by_tool,
         "structured": None,
+        "structured_citations": {},
         "tool_calls": list(state.tool_calls),
         "error": None,
         "trajectory": trusted(Trajectory, {"id": state.run_id, "feedback_token": None}, {"id"}),
@@ -251,6 +293,7 @@ def assemble_answer(
         # debug was on.
         "debug": DebugTranscript(requests=list(state.debug_requests))
         if settings.debug or state.debug_requests else None,
+        **_OUTPUTS, "ui_commands": [],
     }, set(_ANSWER_GIVEN))
     return answer, issues
 
@@ -332,5 +375,20 @@ def _occurrence(i: int, c: _Cite, doc: SearchDocument, claim_index: int | None
         claim_index=claim_index,
         start_char=None if base is None else base + ex.start,
         end_char=None if base is None else base + ex.end,
-        support=round(c.score, 4),
+        support=round(c.support, 4),
     )
+
+
+def _score_relevance(state: RunState, cites: list[list[_Cite]], v: Verifier
+                     ) -> QuestionRelevance:
+    """Set each citation's relevance to the question and its support (one embedding batch).
+    A follow-up is judged against its rewritten form: "and for hashing?" alone names no
+    subject."""
+    judge = QuestionRelevance(question_of(state), state.ledger.documents, v.relevance_embed)
+    scored = [(c, c.excerpt) for mine in cites for c in mine if c.excerpt is not None]
+    picks = [(state.ledger.documents[c.number - 1], ex) for c, ex in scored]
+    for (c, _), r in zip(scored, judge.excerpt_scores(picks), strict=True):
+        c.relevance = r
+    for c in (c for mine in cites for c in mine):
+        c.support = c.score * topical(c.relevance, judge.off_topic)
+    return judge

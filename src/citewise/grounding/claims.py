@@ -28,6 +28,7 @@ __all__ = [
     "mask_json",
     "plain_text",
     "rebuild",
+    "says_no_answer",
     "segments",
     "split_claims",
 ]
@@ -56,6 +57,14 @@ _ABSTAIN = re.compile(
     r"context|search\s+results?|retrieved)\b",
     re.IGNORECASE,
 )
+
+
+
+def says_no_answer(text: str) -> bool:
+    """True when ``text`` says the sources hold no answer ("I could not find … in the
+    documents"): an abstention, which ``assemble`` reports as ``no_answer_in_sources``."""
+    return _ABSTAIN.search(text) is not None
+
 
 # Courtesy addressed to the reader ("I hope this helps!") asserts nothing about the sources.
 _CHATTER = re.compile(

@@ -16,7 +16,8 @@ Refusals are :class:`~citewise.errors.UsageError` subclasses with stable codes:
 ``feedback_token_invalid`` (malformed, forged or altered), ``feedback_token_expired``,
 ``feedback_token_wrong_run`` (a token presented for a run it was not issued for),
 ``feedback_out_of_scope`` (a document or passage the answer does not have),
-``feedback_already_recorded`` (the same target rated twice) and ``invalid_rating``.
+``feedback_already_recorded`` (the same target rated twice: the store's unique index
+decides, so concurrent posts of one token store one rating) and ``invalid_rating``.
 """
 
 from __future__ import annotations
@@ -145,7 +146,8 @@ def verify_token(secret: bytes, token: str, *, run_id: str | None = None,
         given = _unb64(sig)
     except ValueError:
         raise FeedbackTokenInvalid("the feedback token is malformed") from None
-    if not hmac.compare_digest(given, _mac(secret, body)):
+    if not hmac.compare_digest(given, _mac(secret, body)) or not hmac.compare_digest(
+            sig, _b64(given)):
         raise FeedbackTokenInvalid("the feedback token's signature does not match: it was "
                                    "altered, or issued by another installation")
     try:
@@ -169,15 +171,14 @@ def verify_token(secret: bytes, token: str, *, run_id: str | None = None,
 
 
 def get_or_create_secret(store: Store, key: str = SECRET_SETTING) -> bytes:
-    """The install's feedback secret, created (32 random bytes) on first use."""
+    """The install's feedback secret, created (32 random bytes) on first use.
+
+    Created insert-if-absent, in one statement: processes starting at once on a fresh
+    database all end with the first one's secret (an upsert after a check let each
+    overwrite the others', and the tokens of all but the last stopped verifying)."""
     value = store.get_setting(key)
     if value is None:
-        store.set_setting(key, _b64(secrets.token_bytes(32)))
-        # Read back: if another process raced us, everyone uses the stored one.
-        value = store.get_setting(key)
-        if value is None:
-            raise ConfigError("the store did not keep the feedback secret",
-                              code="feedback_secret_unavailable")
+        value = store.add_setting(key, _b64(secrets.token_bytes(32)))
     try:
         secret = _unb64(value)
     except ValueError:
@@ -243,7 +244,14 @@ class FeedbackService:
             document_index=document_index, snippet_index=snippet_index, comment=text,
             created_at=datetime.fromtimestamp(self._clock(), UTC),
         )
-        return self.store.add_feedback(record)
+        try:
+            return self.store.add_feedback(record)
+        except UsageError as exc:  # a concurrent post of the same target won the insert
+            if exc.code != FeedbackAlreadyRecorded.code:
+                raise
+            raise FeedbackAlreadyRecorded(
+                "this " + _target_name(document_index, snippet_index)
+                + " of the run was already rated") from None
 
     def list(self, tenant: str, run_id: str | None = None) -> list[FeedbackRecord]:
         """Ratings of ``tenant`` (of one run when given), as the store orders them."""
@@ -322,9 +330,14 @@ def _unb64(text: str) -> bytes:
     if not text or any(c not in _B64_CHARS for c in text):
         raise ValueError("not base64url")
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError) as exc:
         raise ValueError("not base64url") from exc
+    # Strict: the unused low bits of the last character must be zero (the one encoding
+    # _b64 writes). Otherwise four spellings of one signature all verified.
+    if _b64(raw) != text:
+        raise ValueError("not canonical base64url")
+    return raw
 
 
 _B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")

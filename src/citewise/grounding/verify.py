@@ -11,7 +11,10 @@ Two kinds of check run on every answer:
   (:func:`citewise.text.overlap`), cut to 40 % when the claim has a number the passage lacks or
   when exactly one of them is negated — the two cheap tells of a claim that reuses a
   passage's words but not its meaning. With an ``embed`` function the score is blended with
-  the cosine similarity of claim and passage, which credits paraphrases. A high score means
+  the cosine similarity of claim and passage, which credits paraphrases. The assembler then
+  multiplies it by how much the passage addresses the *question*
+  (:mod:`citewise.grounding.relevance`, embedding with ``relevance_embed``): a verbatim
+  quote covers itself, and must still be about what was asked. A high score means
   the passage *probably* says what the claim says; a low one that it probably does not.
   Neither is a guarantee: treat the score as a flag for review, not as a verdict.
 """
@@ -34,7 +37,11 @@ __all__ = [
     "EmbedFn",
     "Excerpt",
     "Verifier",
+    "cosine",
+    "excerpt_spans",
     "lexical_support",
+    "negated",
+    "numbers_in",
 ]
 
 #: ``document_text(document_id)`` → the stored text of that document, or None if unknown.
@@ -115,6 +122,9 @@ class Verifier:
     mismatch_threshold: float = MISMATCH_THRESHOLD
     embed_weight: float = 0.5
     max_windows: int = 3  # windows per snippet compared by embedding
+    #: Embeds the question and the chosen excerpts (one small batch per answer) for the
+    #: question-relevance half of support (:mod:`citewise.grounding.relevance`).
+    relevance_embed: EmbedFn | None = None
 
     def begin(self) -> VerificationPass:
         """A pass over one answer (it caches document texts and embeddings)."""
@@ -204,6 +214,9 @@ class VerificationPass:
             spans = _sentences(text)
             cands = list(spans)
             cands += [(spans[i][0], spans[i + 1][1]) for i in range(len(spans) - 1)]
+            # A long sentence cut at its line breaks (a list) may be hard-wrapped prose (a
+            # licence's plain text): the whole sentence is a candidate too.
+            cands += [seg for seg in segments(text) if seg not in spans]
             scored = [
                 Excerpt(s_i, a, b, text[a:b], lexical_support(claim, text[a:b]))
                 for a, b in cands
@@ -324,3 +337,18 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     na = math.sqrt(sum(x * x for x in a))
     nb = math.sqrt(sum(y * y for y in b))
     return dot / (na * nb) if na and nb else 0.0
+
+
+#: Public names for :mod:`citewise.grounding.relevance` and :mod:`.values`.
+cosine = _cosine
+excerpt_spans = _sentences
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` says no (the tell :func:`lexical_support` compares)."""
+    return _negated(_canonical(text))
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers written in ``text``, digit groups joined ("1,889" → "1889")."""
+    return _numbers(_canonical(text))

@@ -11,7 +11,7 @@ database holds documents, full-text index and vectors. Dense retrieval is on by 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +78,9 @@ class KnowledgeBase(IndexUpkeep):
         self.writer_lock = writer_lock
         #: The folder of an embedded knowledge base (never ingested as documents).
         self.data_dir: Path | None = None
+        #: Workers embed in the background (``citewise serve`` runs them): ingests then
+        #: return without embedding unless asked to ``wait``.
+        self.background_embedding = False
 
     @classmethod
     def open(
@@ -91,7 +94,6 @@ class KnowledgeBase(IndexUpkeep):
         dense: bool = True,
         embedder: Embedder | None = None,
         hnsw_threshold: int = 20_000,
-        embed_progress: Progress | None = None,
         fusion: FusionMethod = DEFAULT_FUSION,
     ) -> KnowledgeBase:
         """Open (creating if needed) the knowledge base in ``data_dir``.
@@ -100,16 +102,17 @@ class KnowledgeBase(IndexUpkeep):
         ``"rsf"``, ``"dbsf"`` or ``"zscore"`` (see :mod:`citewise.knowledge.retrieve.fusion`).
 
         Replays index work a crashed process left pending, rebuilds the lexical index from
-        SQLite if its folder was lost, and brings the vectors in step with the chunks
-        (cheap when they are; on the first open with ``dense=True`` of a knowledge base
-        that had none, every chunk is embedded here — ``embed_progress(done, total)``
-        reports it). ``embedder`` defaults to the packaged all-MiniLM-L6-v2 (int8 ONNX);
-        vectors are stored per embedder ``name``, so switching embedders re-embeds.
+        SQLite if its folder was lost, and queues the embedding of chunks that have no
+        vector (after a crash, or on the first open with ``dense=True`` of a knowledge
+        base that had none) — it never embeds: :meth:`embed_pending` or a worker does, and
+        searches meanwhile use the vectors there are. ``embedder`` defaults to the
+        packaged all-MiniLM-L6-v2 (int8 ONNX); vectors are stored per embedder ``name``,
+        so switching embedders re-embeds.
         """
         return embedded.open_knowledge_base(
             cls, data_dir, tenant=tenant, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
             registry=registry, dense=dense, embedder=embedder, hnsw_threshold=hnsw_threshold,
-            embed_progress=embed_progress, fusion=fusion,
+            fusion=fusion,
         )
 
     @classmethod
@@ -120,7 +123,6 @@ class KnowledgeBase(IndexUpkeep):
         tenant: str = "default",
         dense: bool = True,
         embedder: Embedder | None = None,
-        embed_progress: Progress | None = None,
         **options: Any,
     ) -> KnowledgeBase:
         """Open the knowledge base held by a PostgreSQL database (with pgvector when
@@ -131,13 +133,12 @@ class KnowledgeBase(IndexUpkeep):
         from citewise.knowledge.postgres import open_knowledge_base
 
         return open_knowledge_base(
-            cls, url, tenant=tenant, dense=dense, embedder=embedder,
-            embed_progress=embed_progress, **options,
+            cls, url, tenant=tenant, dense=dense, embedder=embedder, **options,
         )
 
     def for_tenant(self, tenant: str) -> KnowledgeBase:
         """A view of the same store and indexes for another tenant (closing it is a no-op)."""
-        return KnowledgeBase(
+        view = KnowledgeBase(
             self.store,
             self.index,
             tenant=tenant,
@@ -148,6 +149,9 @@ class KnowledgeBase(IndexUpkeep):
             fusion=self.fusion,
             writer_lock=self.writer_lock,
         )
+        view.data_dir = self.data_dir
+        view.background_embedding = self.background_embedding
+        return view
 
     # -- ingest & documents ---------------------------------------------------------------
     def ingest(
@@ -158,12 +162,18 @@ class KnowledgeBase(IndexUpkeep):
         progress: Progress | None = None,
         embed_progress: Progress | None = None,
         prune: bool = False,
+        wait: bool | None = None,
+        on_file: Callable[[str], None] | None = None,
     ) -> IngestReport:
         """Ingest files and folders (recursively); see :class:`IngestReport`.
 
-        Per-file problems are reported, never raised. The indexes are synced before
-        return: ``progress(done, total)`` counts files read, ``embed_progress(done,
-        total)`` chunks embedded (texts seen before are taken from the embedding cache).
+        Per-file problems are reported, never raised. The documents are lexically
+        searchable when it returns, and the embedding of their chunks is queued
+        (:mod:`citewise.knowledge.ingest.embed_worker`). ``wait`` (default: unless
+        :attr:`background_embedding`) embeds them in this process before returning,
+        sharing the queue with any other worker. ``progress(done, total)`` counts files
+        read (``on_file(path)`` names each), ``embed_progress(done, total)`` chunks
+        embedded (texts seen before are taken from the embedding cache).
 
         ``prune``: also delete the documents of files under the given *folders* that no
         longer exist on disk (``report.removed``), so re-ingesting a folder mirrors it. A
@@ -185,17 +195,24 @@ class KnowledgeBase(IndexUpkeep):
                 chunker=self.chunker,
                 progress=progress,
                 exclude=[self.data_dir] if self.data_dir is not None else [],
+                on_file=on_file,
+                local=self.data_dir is not None,
             )
             if prune:
                 for doc_id, source in missing_under(self.store, self.tenant, paths):
                     if self.store.delete_document(self.tenant, doc_id):
                         report.removed.append(source)
-            written = report.added + report.updated + report.removed
-            self._sync_documents([document_id_for(self.tenant, s) for s in written],
-                                 progress=embed_progress)
+            written = [document_id_for(self.tenant, s)
+                       for s in report.added + report.updated + report.removed]
+            self._sync_documents(written)
             if report.removed and self.dense is not None:
                 self.dense.checkpoint()  # the deleted ids leave the saved vector files too
+        if written and self._waits(wait):  # outside the writer lock: opens may repair
+            self.embed_pending(written, progress=embed_progress)
         return report
+
+    def _waits(self, wait: bool | None) -> bool:
+        return (not self.background_embedding) if wait is None else wait
 
     def ingest_bytes(
         self,
@@ -204,13 +221,15 @@ class KnowledgeBase(IndexUpkeep):
         *,
         source: str | None = None,
         collection: str = "default",
+        wait: bool | None = None,
     ) -> IngestReport:
         """Ingest one document given as bytes (an upload, a download) rather than a file.
 
         ``name`` (a file name) picks the loader by its extension and titles the document;
         ``source`` (default: ``name``) is what its citations name and what identifies it:
         ingesting the same ``source`` again replaces the document, or leaves it unchanged.
-        Problems are reported in the returned report, never raised.
+        Problems are reported in the returned report, never raised. ``wait`` as in
+        :meth:`ingest`.
         """
         if not isinstance(name, str) or not name.strip() or "/" in name or "\\" in name:
             raise InvalidInput("name must be a file name", code="invalid_name")
@@ -224,8 +243,12 @@ class KnowledgeBase(IndexUpkeep):
         with self._writing():
             report = ingest_data(name, bytes(data), source=src, store=self.store,
                                  tenant=self.tenant, collection=collection,
-                                 registry=self.registry, chunker=self.chunker)
-            self._sync_documents([document_id_for(self.tenant, src)])
+                                 registry=self.registry, chunker=self.chunker,
+                                 local=self.data_dir is not None)
+            doc_id = document_id_for(self.tenant, src)
+            self._sync_documents([doc_id])
+        if (report.added or report.updated) and self._waits(wait):
+            self.embed_pending([doc_id])
         return report
 
     def find_source(self, source: str) -> DocumentRecord | None:

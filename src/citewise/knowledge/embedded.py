@@ -3,9 +3,9 @@
 ``data_dir`` holds ``citewise.db`` (the truth, every chunk's embedding included),
 ``index/lexical/`` (tantivy) and ``index/vectors/`` (the saved vector index). Both folders
 are derived from the database and repaired here: a lost or unreadable lexical index is
-rebuilt, pending outbox work a crashed writer left is replayed, and vectors are brought
-in step with the chunks. :mod:`citewise.knowledge.postgres` is the same for a database
-that replicas share.
+rebuilt, pending outbox work a crashed writer left is replayed, and chunks without a
+vector are queued for the embedding workers (an open never embeds).
+:mod:`citewise.knowledge.postgres` is the same for a database that replicas share.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from sqlalchemy.exc import DatabaseError
 from citewise.errors import ConfigError
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
 from citewise.knowledge.ingest.chunking import Chunker
-from citewise.knowledge.ingest.outbox import dense_sync, rebuild_index, sync_index
-from citewise.knowledge.ingest.pipeline import Progress
+from citewise.knowledge.ingest.outbox import queue_embedding, rebuild_index, sync_index
 from citewise.knowledge.ingest.writer_lock import LOCK_NAME, WriterLock
 from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FusionMethod, check_fusion
+from citewise.store.schema import utcnow
 from citewise.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -55,7 +55,6 @@ def open_knowledge_base(
     dense: bool = True,
     embedder: Embedder | None = None,
     hnsw_threshold: int = 20_000,
-    embed_progress: Progress | None = None,
     fusion: FusionMethod = DEFAULT_FUSION,
 ) -> KB:
     """:meth:`KnowledgeBase.open <citewise.knowledge.base.KnowledgeBase.open>`."""
@@ -91,7 +90,7 @@ def open_knowledge_base(
         lock = WriterLock(root / LOCK_NAME)
         if lock.try_acquire():
             try:
-                _repair(store, index, vectors, embed_progress)
+                _repair(store, index, vectors)
             finally:
                 lock.release()
         else:
@@ -112,13 +111,11 @@ def open_knowledge_base(
     return kb
 
 
-def _repair(
-    store: SQLiteStore, index: LexicalIndex, vectors: DenseIndex | None,
-    progress: Progress | None,
-) -> None:
+def _repair(store: SQLiteStore, index: LexicalIndex, vectors: DenseIndex | None) -> None:
     """With no writer alive: rebuild a missing or outdated lexical index (another process
     may have done it while this one waited to open: read its state again), replay pending
-    outbox work, and embed chunks that have no vector."""
+    outbox work, and queue the embedding of chunks that have no vector (never embedding
+    here: an open — ``citewise ask`` — must not wait for the model)."""
     index.refresh_state()
     if (index.created or index.outdated) and store.count_chunks() > 0:
         rebuild_index(store, index)
@@ -126,9 +123,11 @@ def _repair(
     else:
         if index.created or index.outdated:
             index.mark_current()  # nothing indexed yet, by any analysis
-        sync_index(store, index, on_documents=dense_sync(store, vectors, progress))
+        sync_index(store, index, on_documents=queue_embedding(store, vectors))
     if vectors is not None:
-        vectors.reconcile(store, progress=progress)
+        missing = vectors.missing_vectors(store)
+        if missing:
+            store.enqueue_embedding_chunks(missing, now=utcnow())
 
 
 def _open_index(path: Path) -> LexicalIndex:

@@ -7,10 +7,12 @@ file. API replicas and workers on several machines share no folder, so here:
   :mod:`citewise.knowledge.index.lexical_postgres`). The database indexes a chunk in the
   statement that writes it, so there is no lexical sync and nothing to rebuild.
 * vectors are pgvector rows (:mod:`citewise.knowledge.index.vectors_postgres`), embedded
-  by whoever writes the documents, through the same outbox as the embedded path.
+  by workers leasing jobs from the database's own queue (``FOR UPDATE SKIP LOCKED``:
+  :mod:`citewise.knowledge.ingest.embed_worker`), queued through the same outbox as the
+  embedded path — any replica or ``citewise worker`` process takes part.
 
-Every replica therefore sees a document as soon as its ingest returns: chunks and
-vectors are rows, not files.
+Every replica therefore searches a document lexically as soon as its ingest returns,
+and by vector as soon as a worker committed its batch: chunks and vectors are rows.
 """
 
 from __future__ import annotations
@@ -55,7 +57,6 @@ def open_knowledge_base(
     tenant: str = "default",
     dense: bool = True,
     embedder: Embedder | None = None,
-    embed_progress: Progress | None = None,
     chunk_size: int = 800,
     chunk_overlap: int = 120,
     registry: LoaderRegistry | None = None,
@@ -63,9 +64,10 @@ def open_knowledge_base(
     **store_options: Any,
 ) -> KB:
     """:meth:`KnowledgeBase.open_postgres`: connect (migrating under the advisory lock),
-    replay index work a crashed writer left, and embed chunks that have no vector."""
-    from citewise.knowledge.ingest.outbox import sync_index
+    replay index work a crashed writer left, and queue chunks that have no vector."""
+    from citewise.knowledge.ingest.outbox import queue_embedding, sync_index
     from citewise.store.postgres import PostgresStore
+    from citewise.store.schema import utcnow
 
     fusion = check_fusion(fusion)  # refuse bad options before connecting to anything
     chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
@@ -79,14 +81,11 @@ def open_knowledge_base(
         vectors = PostgresVectors(store, embedder) if dense and embedder is not None else None
         if lock.try_acquire():
             try:
-                sync_index(
-                    store, None,
-                    on_documents=None if vectors is None else (
-                        lambda ops: vectors.sync_documents(store, ops, progress=embed_progress)
-                    ),
-                )
+                sync_index(store, None, on_documents=queue_embedding(store, vectors))
                 if vectors is not None:
-                    vectors.reconcile(store, progress=embed_progress)
+                    missing = vectors.missing_vectors(store)
+                    if missing:
+                        store.enqueue_embedding_chunks(missing, now=utcnow())
             finally:
                 lock.release()
         else:

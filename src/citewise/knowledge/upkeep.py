@@ -11,59 +11,160 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from citewise.errors import ConfigError
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.ingest.embed_worker import BackgroundWorkers, DrainStats, EmbedWorker
 from citewise.knowledge.ingest.outbox import (
     Consistency,
     check_consistency,
-    dense_sync,
+    queue_embedding,
     rebuild_index,
     sync_index,
 )
+from citewise.store.schema import utcnow
+from citewise.store.work import QueueCounts
 
 if TYPE_CHECKING:
     from citewise.knowledge.index.contract import LexicalSearch, VectorSearch
     from citewise.knowledge.ingest.writer_lock import WriteLock
     from citewise.store.base import Store
 
-__all__ = ["IndexUpkeep"]
+__all__ = ["EmbeddingStatus", "IndexUpkeep"]
 
 Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingStatus:
+    """How much of a tenant's knowledge base dense search covers now: ``embedded`` of
+    ``chunks`` have a searchable vector; ``queue`` is the embedding work left
+    (``dense`` False: dense retrieval is off, nothing is ever embedded)."""
+
+    chunks: int
+    embedded: int
+    queue: QueueCounts
+    dense: bool = True
+
+    @property
+    def not_embedded(self) -> int:
+        return max(0, self.chunks - self.embedded) if self.dense else 0
 
 
 class IndexUpkeep:
     """Index maintenance over ``store``, ``index`` and ``dense`` (set by the subclass)."""
 
     store: Store
+    tenant: str
+    background_embedding: bool
     index: LexicalSearch
     dense: VectorSearch | None
     writer_lock: WriteLock | None
     _lock: threading.Lock
 
     def sync_index(self, *, progress: Progress | None = None) -> int:
-        """Apply pending index work (normally automatic); returns documents synced.
-
-        ``progress(done, total)`` counts the chunks embedded for the dense index.
+        """Apply pending index work (normally automatic) and embed what is queued;
+        returns documents synced. ``progress(done, total)`` counts the chunks embedded.
         """
         with self._writing(), self._lock:
-            return sync_index(
+            synced = sync_index(
                 self.store, self._derived_index(),
-                on_documents=dense_sync(self.store, self.dense, progress),
+                on_documents=queue_embedding(self.store, self.dense),
             )
+        self.embed_pending(progress=progress)
+        return synced
 
-    def _sync_documents(self, document_ids: Sequence[str], *,
-                        progress: Progress | None = None) -> int:
-        """Apply the index work of what this call wrote, and only that: another writer's
-        ingest in progress (another process, another replica) is its own to embed."""
+    def _sync_documents(self, document_ids: Sequence[str]) -> int:
+        """Apply the index work of what this call wrote, and only that (another writer's
+        ingest in progress is its own): lexically searchable when this returns, the
+        embedding queued (:meth:`embed_pending` does it)."""
         if not document_ids:
             return 0
         with self._lock:
             return sync_index(
                 self.store, self._derived_index(),
-                on_documents=dense_sync(self.store, self.dense, progress),
+                on_documents=queue_embedding(self.store, self.dense),
                 document_ids=document_ids,
             )
+
+    def embed_pending(
+        self,
+        document_ids: Sequence[str] | None = None,
+        *,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+    ) -> DrainStats:
+        """Embed queued chunks in this process until none (of ``document_ids``, or at all)
+        is pending — sharing the queue with any other worker; see
+        :mod:`citewise.knowledge.ingest.embed_worker`. ``progress(done, total)`` counts
+        chunks. Interrupted (Ctrl-C), it keeps every batch already committed."""
+        if self.dense is None:
+            return DrainStats()
+        with self.embed_worker() as worker:
+            return worker.drain(document_ids, progress=progress, stop=stop)
+
+    def embedding_only(self) -> None:
+        """This process embeds and does not search (``citewise worker``, the embedding
+        phase of ``citewise ingest``): what it embeds is stored, not also held in its
+        in-memory vector index — bounded memory whatever the corpus size."""
+        if self.dense is not None and hasattr(self.dense, "follow_writes"):
+            self.dense.follow_writes = False
+
+    def embed_worker(self) -> EmbedWorker:
+        """A worker on this knowledge base's queue (close it, or use it in ``with``)."""
+        if self.dense is None:
+            raise ConfigError("dense retrieval is off: there is nothing to embed",
+                              code="dense_disabled")
+        return EmbedWorker(self.store, self.dense, local=self._derived_index() is not None)
+
+    def start_workers(self, count: int = 1) -> BackgroundWorkers | None:
+        """Embed in background threads from now on (``count`` workers; None when dense
+        retrieval is off); ingests then return without waiting. Stop them before closing."""
+        if self.dense is None or count < 1:
+            return None
+        self.background_embedding = True
+        return BackgroundWorkers(self.store, self.dense, count=count,
+                                 local=self._derived_index() is not None)
+
+    def status(self, *, all_tenants: bool = False) -> list[dict[str, Any]]:
+        """Per tenant (this one, or every one with documents or jobs): documents, chunks,
+        chunks embedded / not yet, and the embedding queue — what ``citewise status`` and
+        ``GET /v1/status`` show."""
+        totals = self.store.tenant_totals(None if all_tenants else self.tenant)
+        queues = self.store.queue_counts(now=utcnow())
+        tenants = sorted(set(totals) | set(queues)) if all_tenants else [self.tenant]
+        rows: list[dict[str, Any]] = []
+        for tenant in tenants:
+            docs, chunks = totals.get(tenant, (0, 0))
+            queue = queues.get(tenant, QueueCounts())
+            embedded = chunks if self.dense is None else min(chunks, self.dense.count(tenant))
+            rows.append({
+                "tenant": tenant, "documents": docs, "chunks": chunks,
+                "dense": self.dense is not None, "embedded": embedded,
+                "not_embedded": chunks - embedded, "pending_jobs": queue.pending,
+                "running_jobs": queue.running, "pending_chunks": queue.pending_chunks,
+                "failed_jobs": queue.failed,
+            })
+        return rows
+
+    def embedding_backlog(self) -> tuple[int, int] | None:
+        """``(not embedded, chunks)`` of this tenant while its embedding is under way, else
+        None — cheap when the queue is empty (one count of the jobs table): a search calls
+        it to say that dense retrieval covered only part of the knowledge base."""
+        if self.dense is None or not self.store.pending_embed_jobs()[0]:
+            return None
+        status = self.embedding_status()
+        return (status.not_embedded, status.chunks) if status.not_embedded else None
+
+    def embedding_status(self) -> EmbeddingStatus:
+        """This tenant's chunks, how many are searchable by vector, and the queue."""
+        chunks = self.store.count_chunks(self.tenant)
+        embedded = chunks if self.dense is None else min(chunks, self.dense.count(self.tenant))
+        counts = self.store.queue_counts(now=utcnow()).get(self.tenant, QueueCounts())
+        return EmbeddingStatus(chunks=chunks, embedded=embedded, queue=counts,
+                               dense=self.dense is not None)
 
     def replay_leftovers(self) -> int:
         """Apply the index work of writers that died before finishing it (an ingest killed
@@ -82,6 +183,15 @@ class IndexUpkeep:
             lock.release()
         with self._writing():
             return self._sync_documents(orphans)
+
+    def queue_missing_vectors(self) -> int:
+        """Queue the embedding of every chunk that has no vector and no job (after a
+        crash between the outbox and the queue, or when dense search is switched on);
+        returns blocks queued. Never embeds: that is the workers'."""
+        if self.dense is None:
+            return 0
+        missing = self.dense.missing_vectors(self.store)
+        return self.store.enqueue_embedding_chunks(missing, now=utcnow()) if missing else 0
 
     def _writing(self) -> AbstractContextManager[object]:
         """Hold the writer lock (other processes' opens then leave the outbox to us)."""

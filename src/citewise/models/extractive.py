@@ -1,19 +1,25 @@
-"""``extractive``: the embedded default model. Deterministic, no weights, no server.
+"""``extractive``: the embedded default model. Deterministic, no generated words, no server.
 
 Policy, one step per model call:
 
-1. turn the question into a search query (content keywords, plus earlier turns' keywords
-   for a short follow-up) and call ``search_knowledge``;
-2. if the evidence is weak, search again with a different query (the question verbatim);
-3. answer with the best evidence sentences, each quoted verbatim from a retrieved passage
-   and followed by its citation marker.
+1. search the knowledge base with the question (plus the earlier turn's keywords for a
+   short follow-up) — ``search_knowledge``;
+2. score every sentence of the results as an answer to the question
+   (:mod:`citewise.models.sentence_rank`: words, context, what is asked, meaning under the
+   packaged embedder, document routing, structure) and the answerability of the best;
+3. if that is below :data:`ANSWERABLE`, search again with the question's keywords;
+4. answer with the best evidence sentence (and a second one only when it scores nearly as
+   well), each quoted verbatim and followed by its citation marker — or, when the
+   answerability stays below the threshold, say plainly that the documents do not answer
+   (:data:`NO_ANSWER`, nothing cited; the assembler adds ``no_answer_in_sources``).
 
 It never writes a word of its own into a claim: every sentence of an answer is a substring
 of a cited snippet (less the snippet's own bracketed footnotes, which would read as
-citation markers), so verification can only pass or report a missing document. Passages
-are cut as answers are (:func:`citewise.grounding.claims.segments`): a quoted list item is
-one claim with its own marker, and a list item or any other sentence without a full stop
-is written as a markdown list item, so it never runs on into the next claim.
+citation markers, and permalink marks at its edges), so verification can only pass or
+report a missing document. Passages are cut as answers are
+(:func:`citewise.grounding.claims.segments`): a quoted list item is one claim with its own
+marker, and a list item or any other sentence without a full stop is written as a markdown
+list item, so it never runs on into the next claim.
 
 Asked for structured output, it fills the schemas an answer of quotes can fill: a string
 (the answer), an array of strings (one quote each), or an object whose one required (or
@@ -30,7 +36,6 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
-from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
 from citewise.models.base import (
     Message,
     ModelRequest,
@@ -41,15 +46,20 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
-from citewise.text import STOPWORDS, overlap, terms
+from citewise.models.sentence_rank import answerability, candidates, rank
+from citewise.models.sentence_similarity import minilm_scorer
+from citewise.text import STOPWORDS, terms
 
-__all__ = ["NO_ANSWER", "ExtractiveModel", "create"]
+__all__ = ["ANSWERABLE", "NO_ANSWER", "ExtractiveModel", "create"]
 
 Part = TextDelta | ToolCallPart | UsagePart
 
-NO_ANSWER = "I could not find an answer to that in the knowledge base."
+NO_ANSWER = "The documents do not answer this question: no passage of the knowledge base says it."
+#: Below this answerability the model abstains (calibrated on the ``tune`` split of
+#: ``bench/data/answers``; see ``bench/README.md``).
+ANSWERABLE = 0.45
+_CLOSE = 0.08  # a second quote only when it scores nearly as well as the first
 _SEARCH = "search_knowledge"
-_TITLE_WORDS = 4
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
 
 
@@ -63,10 +73,12 @@ class _Candidate:
 class ExtractiveModel:
     """Answers by quoting the knowledge base. See the module docstring for the policy."""
 
-    def __init__(self, *, max_sentences: int = 3, weak: float = 0.5, k: int = 5) -> None:
+    def __init__(self, *, max_sentences: int = 2, k: int = 12,
+                 answerable: float = ANSWERABLE, semantic: bool = True) -> None:
         self.max_sentences = max_sentences
-        self.weak = weak
         self.k = k
+        self.answerable = answerable
+        self.semantic = semantic
 
     @property
     def name(self) -> str:
@@ -75,28 +87,32 @@ class ExtractiveModel:
     async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         question, history, observations = _read(request.messages)
         can_search = any(t.name == _SEARCH for t in request.tools)
-        candidates = self._candidates(question, observations)
-        best = candidates[0].score if candidates else 0.0
+        candidates, answerable = self._candidates(question, observations)
         if can_search and not observations:
-            query = _keywords_query(question, history)
+            query = _search_query(question, history)
             yield TextDelta(channel="thought", text=f"I will search the knowledge base for: {query}")
             yield _call(request.step, query, self.k)
-        elif can_search and len(observations) == 1 and best < self.weak:
-            query = question.strip()
+        elif can_search and len(observations) == 1 and answerable < self.answerable:
+            query = _keywords_query(question, history)
             yield TextDelta(
                 channel="thought",
-                text=f"The evidence is weak (best match {best:.2f}); searching again for: {query}",
+                text=(f"The evidence is weak (answerability {answerable:.2f}); searching "
+                      f"again for: {query}"),
             )
             yield _call(request.step, query, self.k)
         else:
-            chosen = [c for c in candidates if c.score >= min(self.weak, best)][: self.max_sentences]
-            if not chosen or best == 0.0:
-                yield TextDelta(channel="thought", text="No passage answers the question.")
+            best = candidates[0].score if candidates else 0.0
+            chosen = [c for c in candidates if c.score >= best - _CLOSE][: self.max_sentences]
+            if not chosen or answerable < self.answerable:
+                yield TextDelta(channel="thought", text=(
+                    f"No passage answers the question (answerability {answerable:.2f}, "
+                    f"below {self.answerable:.2f})."))
                 yield TextDelta(channel="answer", text=NO_ANSWER)
             else:
                 yield TextDelta(
                     channel="thought",
-                    text=f"Answering from {len(chosen)} evidence sentence(s).",
+                    text=(f"Answering from {len(chosen)} evidence sentence(s) "
+                          f"(answerability {answerable:.2f})."),
                 )
                 pieces = _render(chosen)
                 if request.output_schema is not None:
@@ -111,34 +127,16 @@ class ExtractiveModel:
         prompt = sum(len(getattr(m, "content", "")) for m in request.messages) // 4
         yield UsagePart(input_tokens=prompt, output_tokens=0)
 
-    def _candidates(self, question: str, observations: list[dict[str, Any]]) -> list[_Candidate]:
-        seen: set[str] = set()
-        out: list[_Candidate] = []
-        for obs in observations:
-            for rank, r in enumerate(obs.get("results", [])):
-                text = str(r.get("text", ""))
-                for a, b in segments(text):
-                    sentence = MARKER_GROUP.sub("", text[a:b]).strip()
-                    if sentence in seen or len(sentence) < 12 or not _asserts(text, a, b):
-                        continue
-                    seen.add(sentence)
-                    # Rank breaks ties between equally overlapping sentences.
-                    score = overlap(question, sentence) - rank * 1e-3
-                    out.append(_Candidate(score, int(r["document_index"]), sentence))
-        out.sort(key=lambda c: c.score, reverse=True)
-        return out
-
-
-def _asserts(text: str, a: int, b: int) -> bool:
-    """False for a lead-in ("Options:") and a title line ("Eiffel Tower"): a few words
-    with no full stop that are no list item name a topic, they say nothing about it."""
-    body = MARKER_GROUP.sub("", text[a:b]).rstrip()
-    if body.endswith(":") or QUESTION.search(body):
-        return False  # a lead-in, or a question (an FAQ's heading): neither answers
-    line = text.rfind("\n", 0, a) + 1
-    lead = text[line:a]
-    listed = BLOCK_LEAD.fullmatch(lead) is not None and not lead.lstrip().startswith("#")
-    return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS)
+    def _candidates(self, question: str, observations: list[dict[str, Any]]
+                    ) -> tuple[list[_Candidate], float]:
+        """The sentences of the results best first, and the answerability of the best."""
+        sentences = candidates(observations)
+        if not sentences:
+            return [], 0.0
+        scorer = minilm_scorer() if self.semantic else None
+        scored = rank(question, sentences, semantic=scorer)
+        return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text)
+                 for x in scored], answerability(question, scored, observations))
 
 
 _UNFILLABLE = object()
@@ -199,6 +197,15 @@ def _read(messages: list[Message]) -> tuple[str, list[str], list[dict[str, Any]]
         if isinstance(m, ToolMessage) and m.name == _SEARCH and isinstance(m.data, dict)
     ]
     return question, history, observations
+
+
+def _search_query(question: str, history: list[str]) -> str:
+    """The question itself (the retriever drops its stopwords and embeds it whole: the
+    whole question finds the answering passage more often than its keywords), with the
+    previous question's keywords after a short follow-up ("and for contractors?")."""
+    if history and len(_plain_terms(question)) < 3:
+        return _keywords_query(question, history)
+    return question.strip()
 
 
 def _keywords_query(question: str, history: list[str]) -> str:

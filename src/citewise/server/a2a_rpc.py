@@ -27,6 +27,7 @@ __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
+    "MAX_JSON_DEPTH",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "PROTOCOL_VERSION",
@@ -45,6 +46,7 @@ __all__ = [
     "check_version",
     "envelope",
     "error_body",
+    "parse_body",
     "result_body",
     "rpc_error_of",
 ]
@@ -158,6 +160,45 @@ def check_version(header: str) -> None:
                        f"A2A version {version} is not supported (this agent speaks "
                        f"{PROTOCOL_VERSION})", code="version_not_supported",
                        details={"supported": [PROTOCOL_VERSION]})
+
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects a request may have (A2A's own is under 10)."""
+
+
+def parse_body(raw: bytes) -> Any:
+    """The request's JSON, or a parse error: not JSON, or nested too deeply (the parser
+    itself recurses, and so would everything that walks the value after it)."""
+    try:
+        body = json.loads(raw)
+    except RecursionError:
+        body = None
+        depth = MAX_JSON_DEPTH + 1
+    except ValueError as exc:
+        raise RpcError(PARSE_ERROR, f"the body is not JSON: {exc}",
+                           code="parse_error") from None
+    else:
+        depth = _depth(body)
+    if depth > MAX_JSON_DEPTH:
+        raise RpcError(PARSE_ERROR, f"the JSON nests deeper than {MAX_JSON_DEPTH} "
+                           "levels", code="parse_error", details={"max_depth": MAX_JSON_DEPTH})
+    return body
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (iterative: no recursion limit);
+    stops counting past :data:`MAX_JSON_DEPTH`."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if deepest > MAX_JSON_DEPTH:
+                break
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 class Params(BaseModel):

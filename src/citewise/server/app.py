@@ -32,17 +32,19 @@ GC_THRESHOLD0 = 10_000  # young-generation threshold once the heap is frozen (de
 
 def auth_required(config: ServerConfig, store: Store) -> bool:
     """Whether requests need an API key; raises ``ConfigError`` (``no_api_keys``) when the
-    server would be reachable from other hosts without any key and without ``auth=none``."""
+    server would be reachable from other hosts without any key and without ``auth=none``.
+    Auto mode fails closed: once the store has had a key (even one since revoked), a
+    loopback server requires one too; only ``auth=none`` (``--no-auth``) opens it again."""
     if config.auth == "none":
         return False
     if config.auth == "keys":
         return True
-    from citewise.store.keys import active_key_count
+    from citewise.store.keys import active_key_count, any_key_ever
 
     if active_key_count(store) > 0:
         return True
     if is_loopback(config.host):
-        return False
+        return any_key_ever(store)
     from citewise.errors import ConfigError
 
     raise ConfigError(
@@ -83,7 +85,7 @@ def create_app(
         from citewise.server.auth import Authenticator
         from citewise.server.deps import AppState
         from citewise.server.leases import keep_leases
-        from citewise.server.limits import RateLimiter
+        from citewise.server.limits import AuthFailures, RateLimiter
         from citewise.server.manager import RunManager
         from citewise.server.services import Services
         from citewise.server.writer import LogWriter
@@ -101,7 +103,9 @@ def create_app(
                                  default_tenant=config.default_tenant,
                                  cache_s=config.key_cache_s,
                                  recheck=(partial(_keys_required_now, config, services.store)
-                                          if config.auth == "auto" else None))
+                                          if config.auth == "auto" else None),
+                                 failures=AuthFailures(config.auth_failure_rate_per_s,
+                                                       config.auth_failure_burst))
             limiter = RateLimiter(config.rate_limit_per_s, config.rate_limit_burst)
             state = AppState(config, services, manager, auth, limiter, ready=True)
             app.state.citewise = state
@@ -125,15 +129,31 @@ def create_app(
         summary="Grounded agent answers over your documents, streamed, with verified citations.",
         lifespan=lifespan,
         dependencies=[Depends(reject_repeated_query_parameters)],
+        docs_url=None,  # /docs and /redoc: our offline API reference (routes/web.py)
+        redoc_url=None,
     )
     install_error_handlers(app)
     for module in (health, runs, threads, documents, search, feedback):
         app.include_router(module.router)
-    from citewise.server.routes import a2a, chat, trustgraph
+    from citewise.server.routes import status as status_routes
 
-    # The compatibility routes: OpenAI chat completions, TrustGraph's agent, A2A.
-    for router in (chat.router, trustgraph.router, a2a.router):
+    app.include_router(status_routes.router)  # GET /v1/status: embedding progress
+    from citewise.server.routes import a2a, chat, spacefrontiers, trustgraph, trustgraph_socket
+
+    # The compatibility routes: OpenAI chat completions, TrustGraph's agent (REST and its
+    # socket), A2A, Space Frontiers' conversations.
+    for router in (chat.router, trustgraph.router, trustgraph_socket.router, a2a.router,
+                   spacefrontiers.router):
         app.include_router(router)
+    from citewise.server.routes import media, personas, responses  # issue 26
+
+    for router in (responses.router, personas.router, media.router):
+        app.include_router(router)
+    from citewise.server.routes import library, web
+
+    # The web page at / (with /docs and /redoc), and the library status it shows.
+    app.include_router(library.router)
+    app.include_router(web.router)
 
     upload_limit = config.max_upload_bytes + _UPLOAD_OVERHEAD
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from citewise.server.errors import Unauthorized
 
 if TYPE_CHECKING:
+    from citewise.server.limits import AuthFailures
     from citewise.store.base import ApiKeyRecord, Store
 
 __all__ = ["KEY_PREFIX", "Authenticator", "Principal", "create_key", "hash_key"]
@@ -64,11 +65,16 @@ class Authenticator:
     ``recheck`` (``auth="auto"``): asked again, at most every ``cache_s``, whether keys are
     required now — a key created while the server runs (by ``citewise keys create``, maybe
     on another machine sharing the database) closes an open loopback server within that
-    delay, as a revoked key stops working within it."""
+    delay, as a revoked key stops working within it.
+
+    ``failures`` limits failed attempts per client address: an address over it is refused
+    (429) before its key is looked up, unless the key is one this process knows valid."""
 
     def __init__(self, store: Store, *, required: bool, default_tenant: str,
-                 cache_s: float = 5.0, recheck: Callable[[], bool] | None = None) -> None:
+                 cache_s: float = 5.0, recheck: Callable[[], bool] | None = None,
+                 failures: AuthFailures | None = None) -> None:
         self.store = store
+        self.failures = failures
         self.required = required
         self.default_tenant = default_tenant
         self.cache_s = cache_s
@@ -94,9 +100,34 @@ class Authenticator:
                                code="invalid_authorization")
         return None
 
-    async def principal(self, authorization: str | None, x_api_key: str | None) -> Principal:
+    async def principal(self, authorization: str | None, x_api_key: str | None,
+                        address: str | None = None) -> Principal:
         if not await self._required():
             return Principal(tenant=self.default_tenant)
+        if self.failures is None or address is None:
+            return await self._authenticate(authorization, x_api_key)
+        known = self._known(x_api_key or authorization)
+        if known is not None:
+            return known
+        self.failures.check(address)
+        try:
+            return await self._authenticate(authorization, x_api_key)
+        except Unauthorized:
+            self.failures.failed(address)
+            raise
+
+    def _known(self, credential: str | None) -> Principal | None:
+        """The caller of a key cached as valid (no lookup, no failure counted)."""
+        if not credential:
+            return None
+        key = credential.strip()
+        if key[:7].lower() == "bearer ":
+            key = key[7:].strip()
+        hit = self._cache.get(hash_key(key))
+        return hit[1] if hit is not None and hit[0] > time.monotonic() else None
+
+    async def _authenticate(self, authorization: str | None,
+                            x_api_key: str | None) -> Principal:
         key = self.key_of(authorization, x_api_key)
         if key is None:
             raise Unauthorized("an API key is required (Authorization: Bearer <key>)",

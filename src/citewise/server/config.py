@@ -63,6 +63,11 @@ class ServerConfig(BaseModel):
         default=20.0, ge=0, description="Sustained requests per second per API key (0 = off)."
     )
     rate_limit_burst: int = Field(default=100, ge=1, description="Token-bucket size per API key.")
+    auth_failure_rate_per_s: float = Field(
+        default=10.0, ge=0,
+        description="Failed authentications per second per client address (0 = off).")
+    auth_failure_burst: int = Field(
+        default=200, ge=1, description="Failed authentications an address may make at once.")
     max_concurrent_runs: int = Field(
         default=64, ge=1, description="Runs in progress per tenant in one process."
     )

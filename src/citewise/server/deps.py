@@ -53,7 +53,8 @@ async def caller(
     authorization = request.headers.get("authorization")
     if bearer is not None:
         authorization = f"Bearer {bearer.credentials}"
-    principal = await state.auth.principal(authorization, api_key)
+    address = request.client.host if request.client is not None else None
+    principal = await state.auth.principal(authorization, api_key, address)
     state.limiter.check(principal.limit_key)
     return principal
 

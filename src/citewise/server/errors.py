@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
 
 from citewise.errors import (
     CitewiseError,
@@ -168,8 +169,9 @@ def allowed_methods(request: Request) -> list[str]:
     return []
 
 
-async def reject_repeated_query_parameters(request: Request) -> None:
-    """No parameter of this API is a list: ``?k=a&k=b`` is refused, not silently narrowed."""
+async def reject_repeated_query_parameters(request: HTTPConnection) -> None:
+    """No parameter of this API is a list: ``?k=a&k=b`` is refused, not silently narrowed.
+    (An app-wide dependency: ``HTTPConnection``, so websocket routes get it too.)"""
     if b"&" not in request.scope.get("query_string", b""):
         return  # one parameter at most: nothing to parse
     params = request.query_params

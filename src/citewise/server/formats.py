@@ -28,7 +28,8 @@ from citewise.dialects.base import Obj
 from citewise.errors import EmptyQuestion, InvalidInput, UsageError
 from citewise.events import ErrorEvent, Event, RunFinished, RunPaused, event_adapter
 from citewise.server.errors import ApiError
-from citewise.server.manager import Frame, LiveRun, RunOptions
+from citewise.server.manager import Frame, LiveRun
+from citewise.server.run_options import RunOptions
 from citewise.server.sse import HEARTBEAT, sse_response
 
 if TYPE_CHECKING:

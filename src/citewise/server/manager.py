@@ -21,10 +21,9 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from citewise.agent.state import check_question_text
 from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
@@ -33,6 +32,7 @@ from citewise.server.config import ServerConfig
 from citewise.server.limits import RunSlots
 from citewise.server.live import Frame, LiveRun, flatten
 from citewise.server.remote_cancels import RemoteCancels
+from citewise.server.run_options import RunOptions
 from citewise.server.runstore import RunStore
 from citewise.server.services import Services
 from citewise.server.tail import tail
@@ -43,21 +43,13 @@ from citewise.store.base import CANCEL_PREFIX
 if TYPE_CHECKING:
     from citewise.agent.runner import Agent
     from citewise.agent.state import Decision, RunSettings
+    from citewise.agent.tools import Tool
     from citewise.store.base import RunRecord, Store, ThreadRecord, TurnRecord
 
 __all__ = ["CANCEL_PREFIX", "Frame", "LiveRun", "RunManager", "RunOptions"]
 
 log = logging.getLogger("citewise.server")
 
-
-
-@dataclass(slots=True)
-class RunOptions:
-    """Per-request run switches (validated by the API schema)."""
-
-    strict: bool = False
-    max_steps: int | None = None
-    output_schema: dict[str, Any] | None = None
 
 
 class RunManager:
@@ -102,8 +94,9 @@ class RunManager:
         steps = min(options.max_steps or self.config.max_steps, self.config.max_steps)
         return RunSettings(max_steps=steps, strict=options.strict)
 
-    def _agent(self, tenant: str, run_store: RunStore, settings: RunSettings) -> Agent:
-        return self.services.agent(tenant, cast("Store", run_store), settings)
+    def _agent(self, tenant: str, run_store: RunStore, settings: RunSettings,
+               tools: Sequence[Tool] = ()) -> Agent:
+        return self.services.agent(tenant, cast("Store", run_store), settings, tools)
 
     def _run_store(self, tenant: str, thread: ThreadRecord | None = None,
                    turns: Sequence[TurnRecord] | None = None) -> RunStore:
@@ -149,10 +142,16 @@ class RunManager:
                 id=thread_id, tenant=tenant, title=question[:80], created_at=now,
                 updated_at=now), [])
             new_thread = True
-        agent = self._agent(tenant, run_store, settings)
+        agent = self._agent(tenant, run_store, settings, options.tools)
+        from citewise.server.run_extras import configure_agent
+
+        configure_agent(self.services, tenant, agent, options)
         # Validate before anything is written: a bad schema or thread writes nothing.
         agent.prepare(question, thread_id=thread_id, run_id=run_id,
                       output_schema=options.output_schema)
+        from citewise.server.run_extras import remember
+
+        await asyncio.to_thread(remember, self.services, tenant, run_id, options)
         if new_thread:
             run_store.create_thread(tenant, thread_id, title=question[:80])
         live = LiveRun(tenant, run_id, thread_id, question, agent, first_seq=1)
@@ -172,6 +171,9 @@ class RunManager:
         self.slots.acquire(tenant)
         try:
             agent = self._agent(tenant, self._run_store(tenant), settings)
+            from citewise.server.run_extras import configure_resumed
+
+            await asyncio.to_thread(configure_resumed, self.services, tenant, run_id, agent)
             stream = agent.resume(run_id, decisions, settings=settings)
             first = await stream.__anext__()
             # The resumed run is the same run: its start and question are the record's
@@ -203,6 +205,12 @@ class RunManager:
                 self._emit(live, first)
             async for event in stream:
                 self._emit(live, event)
+                if event.kind == "action" and not await self.writer.barrier(live.run_id):
+                    # A tool runs only once its call is durable — and so known to be this
+                    # process's to make: a run lost while this process stalled (its lease
+                    # taken over by another replica) has its action refused, and the
+                    # failed publish has stopped it (LiveRun.deliver). See store._run_fence.
+                    return
                 if self.writer.backlog > self.config.max_write_backlog:
                     await self.writer.barrier()  # back-pressure: let the writer catch up
         except asyncio.CancelledError:
@@ -238,10 +246,14 @@ class RunManager:
                            code=code, message=message, answer=answer)
         record = EventRecord(run_id=live.run_id, seq=event.seq, kind=event.kind,
                              data=JSONText(event_json(event)))
-        self.writer.submit(Append(live.tenant, [record]))
+        # Fenced like the agent's own writes: a run another process took over gets nothing.
+        owner: str | None = getattr(live.agent.store, "owner", None)
+        self.writer.submit(Append(live.tenant, [record],
+                                  {live.run_id: owner} if owner is not None else None))
         self.writer.submit(Call("transition_run",
                                 (live.tenant, live.run_id, ("running",),
-                                 "cancelled" if cancelled else "failed"), live.run_id))
+                                 "cancelled" if cancelled else "failed"), live.run_id,
+                                {"owner": owner}))
         self._emit(live, event)
 
     def _finished(self, live: LiveRun, ok: bool) -> None:

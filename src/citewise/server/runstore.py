@@ -20,9 +20,16 @@ from typing import TYPE_CHECKING, Any
 from citewise.server.writer import Append, Call, LogWriter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
-    from citewise.store.base import EventRecord, RunRecord, Store, ThreadRecord, TurnRecord
+    from citewise.store.base import (
+        EventRecord,
+        RunRecord,
+        RunStatus,
+        Store,
+        ThreadRecord,
+        TurnRecord,
+    )
 
 __all__ = ["RunStore"]
 
@@ -40,6 +47,8 @@ class RunStore:
         self._tenant = tenant
         self._thread = thread
         self._turns = list(turns) if turns is not None else None
+        #: The fencing token of the run's attempt (store._run_fence), once it is known.
+        self.owner: str | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
@@ -77,11 +86,24 @@ class RunStore:
         waiting behind whatever batch the writer thread is committing.)"""
         yield
 
-    def append_events(self, tenant: str, events: Sequence[EventRecord]) -> None:
-        self._writer.submit(Append(tenant, list(events)))
+    def append_events(self, tenant: str, events: Sequence[EventRecord], *,
+                      owners: Mapping[str, str] | None = None) -> list[str]:
+        """Queued; a refusal comes back as the run's failed publish (see LogWriter)."""
+        self._writer.submit(Append(tenant, list(events), dict(owners) if owners else None))
+        return []
 
     def save_run(self, run: RunRecord) -> None:
+        if run.owner is not None:
+            self.owner = run.owner
         self._writer.submit(Call("save_run", (run,), run.id))
+
+    def transition_run(self, tenant: str, run_id: str, from_status: Iterable[RunStatus],
+                       to_status: RunStatus, **options: Any) -> bool:
+        """Passed on (a resume's atomic paused → running), noting the new owner."""
+        moved = self._store.transition_run(tenant, run_id, from_status, to_status, **options)
+        if moved and options.get("new_owner") is not None:
+            self.owner = options["new_owner"]
+        return moved
 
     def add_turn(self, tenant: str, turn: TurnRecord) -> None:
         self._writer.submit(Call("add_turn", (tenant, turn), turn.run_id))

@@ -56,6 +56,12 @@ class AskRequest(_Request):
                                   description="Model calls (at most the server's limit).")
     output_schema: dict[str, Any] | None = Field(
         default=None, description="JSON Schema the answer must follow (`Answer.structured`).")
+    persona: str | None = Field(default=None, min_length=1, max_length=64, description=(
+        "Answer as this persona (`GET /v1/personas`); default: the built-in `citewise`."))
+    audio: bool = Field(default=False, description=(
+        "Also speak the answer (`Answer.audio`: `GET /v1/runs/{id}/audio`, a WAV)."))
+    image: bool = Field(default=False, description=(
+        "Also picture the first cited PDF passage (`Answer.image`: `GET /v1/runs/{id}/image`)."))
 
 
 class RunRequest(AskRequest):

@@ -6,6 +6,7 @@ a moment, so it happens in a worker thread before the first request is served).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from citewise.grounding.feedback import FeedbackService
     from citewise.grounding.verify import Verifier
     from citewise.knowledge.base import KnowledgeBase
+    from citewise.knowledge.ingest.embed_worker import BackgroundWorkers
     from citewise.models.base import Model
+    from citewise.server.ingest_queue import DocumentJobs
     from citewise.store.base import Store
 
 __all__ = ["ModelSource", "Services"]
@@ -51,6 +54,8 @@ class Services:
         self._verifiers: dict[str, Verifier] = {}
         self._feedback: FeedbackService | None = None
         self._secret_setting: str | None = None
+        self._jobs: DocumentJobs | None = None
+        self._embedders: BackgroundWorkers | None = None
 
     def open(self) -> None:
         """Open the knowledge base (store + index; in ``database_url`` when set, else in
@@ -63,6 +68,9 @@ class Services:
             self._root = KnowledgeBase.open_postgres(url, tenant=self.config.default_tenant)
         else:
             self._root = KnowledgeBase.open(self.data_dir, tenant=self.config.default_tenant)
+        # Uploads return once searchable; these threads embed (issue 23).
+        self._embedders = self._root.start_workers(
+            int(os.environ.get("CITEWISE_EMBED_WORKERS", "1")))
         secret = get_or_create_secret(self._root.store)
         self._secret_setting = self._root.store.get_setting(SECRET_SETTING)
         self._feedback = FeedbackService(self._root.store, secret)
@@ -111,8 +119,10 @@ class Services:
 
         return self._secret_setting if key == SECRET_SETTING else None
 
-    def agent(self, tenant: str, store: Store, settings: RunSettings) -> Agent:
-        """An agent for one run of ``tenant``, cheap to build.
+    def agent(self, tenant: str, store: Store, settings: RunSettings,
+              extra_tools: Sequence[Tool] = ()) -> Agent:
+        """An agent for one run of ``tenant``, cheap to build (``extra_tools``: that run's
+        own, beside the server's).
 
         ``Agent(kb)`` would build a new search tool (a pydantic model: ~3 ms, 20 ms on a
         busy box) for every run; the tool and the verifier are per tenant and stateless,
@@ -131,20 +141,43 @@ class Services:
         if verifier is None:
             from citewise.grounding.verify import Verifier
 
-            verifier = self._verifiers[tenant] = Verifier(document_text=kb.document_text)
+            # The embedder, when the knowledge base has one, also judges whether a cited
+            # passage addresses the question (grounding.relevance; the loop runs it in a
+            # worker thread).
+            embedder = getattr(kb.dense, "embedder", None)
+            verifier = self._verifiers[tenant] = Verifier(
+                document_text=kb.document_text,
+                relevance_embed=embedder.embed if embedder is not None else None)
         # No cancel watch of its own (cancel_poll_s=None): the run manager reads the cancel
         # requests of other processes for all its runs and keeps their leases.
         from citewise.agent.search_tool import SearchDetailsRecorder
 
         # As Agent(kb) adds it: every search_knowledge call counted into query_details.
         hooks = [*self.hooks(), SearchDetailsRecorder()]
-        agent = Agent(None, model=self.model(), tools=[search, *self.tools], store=store,
+        agent = Agent(None, model=self.model(), tools=[search, *self.tools, *extra_tools],
+                      store=store,
                       settings=settings, hooks=hooks, tenant=tenant, event_batch=1,
                       verifier=verifier, cancel_poll_s=None)
         agent.kb = kb  # what tools see as ctx.deps, as with Agent(kb)
         return agent
 
+    @property
+    def jobs(self) -> DocumentJobs:
+        """Where uploads and deletes run: threads of their own, tenants taking turns
+        (:mod:`citewise.server.ingest_queue`), never the event loop's default executor."""
+        if self._jobs is None:
+            from citewise.server.ingest_queue import DocumentJobs
+
+            self._jobs = DocumentJobs()
+        return self._jobs
+
     def close(self) -> None:
+        if self._jobs is not None:
+            self._jobs.close()
+            self._jobs = None
+        if self._embedders is not None:
+            self._embedders.stop()
+            self._embedders = None
         if self._root is not None:
             self._root.close()
             self._root = None

@@ -46,9 +46,11 @@ async def tail(manager: RunManager, tenant: str, run_id: str,
                 last_out = time.monotonic()
                 continue
             if live.done:
-                if live.broken:
+                if live.broken and not await _ended_elsewhere(manager, tenant, run_id):
                     return  # its log could not be written: nothing more will be sent
-                # Ended here; anything later (a resume on another replica) is in the store.
+                # Ended here; anything later (a resume on another replica) is in the store,
+                # as is the end of a run stopped here because it was no longer this
+                # process's to write (another replica ended it run_lost: store._run_fence).
                 last_terminal = last_terminal or (
                     bool(live.frames) and live.frames[-1].terminal)
                 live = None
@@ -112,3 +114,12 @@ async def tail(manager: RunManager, tenant: str, run_id: str,
         if time.monotonic() - last_out >= beat:
             yield None
             last_out = time.monotonic()
+
+
+async def _ended_elsewhere(manager: RunManager, tenant: str, run_id: str) -> bool:
+    """Whether the store has the run ended (by the process that took it over)."""
+    try:
+        record = await manager.record(tenant, run_id)
+    except Exception:
+        return False
+    return record is not None and record.status in ("completed", "failed", "cancelled")

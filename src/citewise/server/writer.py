@@ -16,6 +16,11 @@ tried again until it commits or ``OUTAGE_S`` has passed, so a short outage delay
 and loses none. After that, its runs fail; a run whose write failed gets no more writes
 (its process stops it, and another replica's lease sweep ends its log with ``run_lost``:
 nothing may follow that).
+
+Run fencing (:mod:`citewise.store._run_fence`) lands here the same way: the events of a run
+this process no longer owns are refused by the store, and a write of its record raises
+``run_not_owned``; either marks the run failed, so its events are never published and its
+process stops it (``LiveRun.deliver``), and nothing else of it is written.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from citewise.errors import NotFound
+from citewise.errors import CitewiseError, NotFound
 from citewise.store._sql import database_down
+from citewise.store.base import NOT_OWNED
 
 if TYPE_CHECKING:
     from citewise.store.base import EventRecord, Store
@@ -48,6 +54,8 @@ OUTAGE_S = 60.0
 class Append:
     tenant: str
     records: list[EventRecord]
+    #: The fencing token of each run whose events these are (store._run_fence).
+    owners: dict[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -57,6 +65,7 @@ class Call:
     name: str
     args: tuple[Any, ...] = ()
     run_id: str | None = None
+    options: dict[str, Any] | None = None  # keyword arguments
 
 
 @dataclass(slots=True)
@@ -79,6 +88,8 @@ class _Stats:
 
 
 Op = Append | Call | Publish
+#: One write of a tick: method name, arguments, the runs it writes, keyword arguments.
+_Write = tuple[str, tuple[Any, ...], set[str], dict[str, Any]]
 
 
 class LogWriter:
@@ -113,15 +124,16 @@ class LogWriter:
             self._idle.clear()
             self._cond.notify()
 
-    async def barrier(self) -> bool:
-        """Wait until everything queued so far has committed (False: a write failed)."""
+    async def barrier(self, run_id: str = "") -> bool:
+        """Wait until everything queued so far has committed (False: a write of ``run_id``
+        failed or was refused)."""
         fut: asyncio.Future[bool] = self.loop.create_future()
 
         def deliver(ok: bool) -> None:
             if not fut.done():
                 fut.set_result(ok)
 
-        self.submit(Publish(run_id="", deliver=deliver))
+        self.submit(Publish(run_id=run_id, deliver=deliver))
         return await fut
 
     def forget(self, run_id: str) -> None:
@@ -157,11 +169,11 @@ class LogWriter:
         failed: set[str] = set()
         publishes: list[Publish] = []
         # Writes in order; consecutive event appends of a tenant become one call.
-        writes: list[tuple[str, tuple[Any, ...], set[str]]] = []
+        writes: list[_Write] = []
         for op in batch:
             if isinstance(op, Append) and stats.failed_runs:
                 op = Append(op.tenant, [r for r in op.records
-                                        if r.run_id not in stats.failed_runs])
+                                        if r.run_id not in stats.failed_runs], op.owners)
                 if not op.records:
                     continue
             elif isinstance(op, Call) and op.run_id in stats.failed_runs:
@@ -170,12 +182,16 @@ class LogWriter:
                 last = writes[-1] if writes else None
                 if last is not None and last[0] == "append_events" and last[1][0] == op.tenant:
                     last[1][1].extend(op.records)
+                    if op.owners:
+                        last[1][2].update(op.owners)
                     last[2].update(r.run_id for r in op.records)
                 else:
-                    writes.append(("append_events", (op.tenant, list(op.records)),
-                                   {r.run_id for r in op.records}))
+                    writes.append(("append_events", (op.tenant, list(op.records),
+                                                     dict(op.owners or {})),
+                                   {r.run_id for r in op.records}, {}))
             elif isinstance(op, Call):
-                writes.append((op.name, op.args, {op.run_id} if op.run_id else set()))
+                writes.append((op.name, op.args, {op.run_id} if op.run_id else set(),
+                               op.options or {}))
             else:
                 publishes.append(op)
         self._write(writes, failed)
@@ -187,19 +203,20 @@ class LogWriter:
             except RuntimeError:  # the loop is closed: nobody is listening any more
                 pass
 
-    def _write(self, writes: list[tuple[str, tuple[Any, ...], set[str]]],
-               failed: set[str]) -> None:
+    def _write(self, writes: list[_Write], failed: set[str]) -> None:
         """All writes of the tick in one transaction; if it fails, once more call by call,
         so that a bad write fails alone (and only its runs are reported failed)."""
         stats = self.stats
         since: float | None = None
         while True:
+            refused: set[str] = set()
             try:
                 with self.store.transaction():
-                    for name, args, _ in writes:
-                        getattr(self.store, name)(*args)
+                    for name, args, _, options in writes:
+                        refused |= self._apply(name, args, options)
                 stats.transactions += 1
-                stats.events += sum(len(a[1]) for n, a, _ in writes if n == "append_events")
+                self._refused(refused, failed)
+                stats.events += sum(len(w[1][1]) for w in writes if w[0] == "append_events")
                 if since is not None:
                     log.warning("log writer: the database is back after %.1f s",
                                 time.monotonic() - since)
@@ -218,9 +235,13 @@ class LogWriter:
                 log.warning("batched write of %d operations failed; retrying one by one",
                             len(writes), exc_info=True)
                 break
-        for name, args, run_ids in writes:
+        for name, args, run_ids, options in writes:
+            if run_ids and run_ids <= failed:
+                continue  # a run refused (or failed) earlier in this tick: nothing more of it
+            if name == "append_events" and failed:
+                args = (args[0], [r for r in args[1] if r.run_id not in failed], args[2])
             try:
-                getattr(self.store, name)(*args)
+                self._refused(self._apply(name, args, options), failed)
                 stats.transactions += 1
                 if name == "append_events":
                     stats.events += len(args[1])
@@ -229,9 +250,28 @@ class LogWriter:
                     # The thread was deleted while its run ran: no turn to keep, no failure.
                     log.info("log writer: %s", exc.message)
                     continue
-                log.exception("log writer: %s failed", name)
+                if isinstance(exc, CitewiseError) and exc.code == NOT_OWNED:
+                    log.warning("log writer: %s", exc.message)
+                else:
+                    log.exception("log writer: %s failed", name)
                 stats.failures += 1
                 failed |= run_ids
+
+    def _apply(self, name: str, args: tuple[Any, ...], options: dict[str, Any]) -> set[str]:
+        """Make one write; the runs whose events the store refused (fencing)."""
+        if name == "append_events":
+            tenant, records, owners = args
+            if not records:
+                return set()
+            return set(self.store.append_events(tenant, records, owners=owners or None) or ())
+        getattr(self.store, name)(*args, **options)
+        return set()
+
+    def _refused(self, refused: set[str], failed: set[str]) -> None:
+        for run_id in sorted(refused - failed):
+            log.warning("log writer: run %s is no longer this process's (its lease ran out "
+                        "and another process ended it): its events are dropped", run_id)
+        failed |= refused
 
 
 def _deliver_all(results: list[tuple[Callable[[bool], None], bool]]) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
 from citewise.errors import InvalidInput, NotFound, UsageError
+from citewise.store._run_fence import check_save, hold_limit, refused_appends
 from citewise.store._sql import SQLBase, batched
 from citewise.store.base import (
     LEASE_S,
@@ -44,6 +45,7 @@ def _run(r: Any) -> RunRecord:
         answer=r.answer,
         created_at=r.created_at,
         updated_at=r.updated_at,
+        owner=r.owner,
     )
 
 
@@ -54,7 +56,7 @@ def _check_status(status: str) -> None:
 
 def transition_statement(
     tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
-    untouched_since: datetime | None,
+    untouched_since: datetime | None, owner: str | None = None, new_owner: str | None = None,
 ) -> sa.Update:
     allowed = list(from_status)
     for status in (*allowed, to_status):
@@ -62,7 +64,12 @@ def transition_statement(
     where = [runs.c.tenant == tenant, runs.c.id == run_id, runs.c.status.in_(allowed)]
     if untouched_since is not None:
         where.append(runs.c.updated_at < untouched_since)
-    return sa.update(runs).where(*where).values(status=to_status, updated_at=utcnow())
+    if owner is not None:  # fenced: only while this attempt owns the run (store._run_fence)
+        where.append(runs.c.owner == owner)
+    values: dict[str, Any] = {"status": to_status, "updated_at": utcnow()}
+    if new_owner is not None:
+        values["owner"] = new_owner
+    return sa.update(runs).where(*where).values(**values)
 
 
 def drop_setting_in(c: sa.Connection, key: str) -> None:
@@ -123,7 +130,7 @@ class _RunStatements:
         )
 
 
-_RUN_UPDATE = ("thread_id", "question", "status", "state", "answer", "updated_at")
+_RUN_UPDATE = ("thread_id", "question", "status", "state", "answer", "updated_at", "owner")
 
 
 class RunsMixin(SQLBase):
@@ -179,6 +186,13 @@ class RunsMixin(SQLBase):
         )
         with self._read() as c:
             return [_thread(r) for r in c.execute(q)]
+
+    def rename_thread(self, tenant: str, thread_id: str, title: str) -> ThreadRecord | None:
+        """Set the thread's title (its ``updated_at``, the time of its last turn, stays)."""
+        with self._write() as c:
+            changed = c.execute(sa.update(threads).where(
+                threads.c.tenant == tenant, threads.c.id == thread_id).values(title=title)).rowcount
+        return self.get_thread(tenant, thread_id) if changed else None
 
     def delete_thread(self, tenant: str, thread_id: str) -> bool:
         """Delete the thread with its turns, runs, their events and feedback; refused with
@@ -253,7 +267,8 @@ class RunsMixin(SQLBase):
 
     # -- runs -----------------------------------------------------------------------------
     def save_run(self, run: RunRecord) -> None:
-        """Insert or update the run (a run id owned by another tenant is left alone)."""
+        """Insert or update the run (a run id owned by another tenant is left alone). Saved
+        with an ``owner`` token, only while that token owns it (``run_not_owned``)."""
         _check_status(run.status)
         values = {
             "id": run.id,
@@ -265,8 +280,11 @@ class RunsMixin(SQLBase):
             "answer": run.answer,
             "created_at": run.created_at,
             "updated_at": run.updated_at,
+            "owner": run.owner,
         }
         with self._write() as c:
+            if run.owner is not None:
+                check_save(c, run)
             self._run_write(c, "upsert_run", values)
             if run.status in ENDED_STATUSES:
                 # A cancel request, if any, is answered — or came too late: asked while
@@ -292,10 +310,13 @@ class RunsMixin(SQLBase):
     def transition_run(
         self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
         *, untouched_since: datetime | None = None, drop_setting: str | None = None,
+        owner: str | None = None, new_owner: str | None = None,
     ) -> bool:
         """One ``UPDATE … WHERE status IN (…)``: of two racing callers, exactly one wins."""
-        stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
+        stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since,
+                                    owner, new_owner)
         with self._write() as c:
+            hold_limit(c)  # it locks the run's row (store._run_fence)
             moved = bool(c.execute(stmt).rowcount)
             if moved:
                 drop_settings_in(c, drop_setting, tenant, run_id, to_status)
@@ -309,6 +330,7 @@ class RunsMixin(SQLBase):
             return
         now = utcnow()
         with self._write() as c:
+            hold_limit(c)  # it locks run rows (store._run_fence)
             for tenant, ids in by_tenant.items():
                 for part in batched(ids):
                     c.execute(
@@ -329,10 +351,13 @@ class RunsMixin(SQLBase):
             return [_run(r) for r in c.execute(q)]
 
     # -- the event log --------------------------------------------------------------------
-    def append_events(self, tenant: str, events_: Sequence[EventRecord]) -> None:
-        """Append events; re-appending an existing ``(run_id, seq)`` is a no-op (retries)."""
+    def append_events(self, tenant: str, events_: Sequence[EventRecord], *,
+                      owners: Mapping[str, str] | None = None) -> list[str]:
+        """Append events; re-appending an existing ``(run_id, seq)`` is a no-op (retries).
+        The runs whose events are refused (see ``store._run_fence``) are returned, sorted;
+        the others' events are written."""
         if not events_:
-            return
+            return []
         now = utcnow()
         rows = [
             {
@@ -346,7 +371,12 @@ class RunsMixin(SQLBase):
             for e in events_
         ]
         with self._write() as c:
-            self._run_write_many(c, "insert_events", rows)
+            refused = refused_appends(c, tenant, events_, owners)
+            if refused:
+                rows = [r for r in rows if r["run_id"] not in refused]
+            if rows:
+                self._run_write_many(c, "insert_events", rows)
+        return sorted(refused)
 
     def read_events(
         self, tenant: str, run_id: str, *, after: int = 0, limit: int = 1000

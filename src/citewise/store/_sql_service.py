@@ -7,7 +7,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from citewise.errors import InvalidInput
+from citewise.errors import InvalidInput, UsageError
 from citewise.store._sql import SQLBase
 from citewise.store.base import ApiKeyRecord, FeedbackRecord
 from citewise.store.schema import api_keys, feedback, settings, utcnow
@@ -42,7 +42,9 @@ def _api_key(r: Any) -> ApiKeyRecord:
 class ServiceRecordsMixin(SQLBase):
     # -- feedback -------------------------------------------------------------------------
     def add_feedback(self, record: FeedbackRecord) -> int:
-        """Store feedback; ``record.id`` is ignored, the new id is returned."""
+        """Store feedback; ``record.id`` is ignored, the new id is returned. A second rating
+        of one target (tenant, run, document, passage) is refused by the database's unique
+        index, atomically: ``UsageError`` ``feedback_already_recorded``."""
         values = {
             "tenant": record.tenant,
             "run_id": record.run_id,
@@ -52,10 +54,14 @@ class ServiceRecordsMixin(SQLBase):
             "comment": record.comment,
             "created_at": record.created_at,
         }
-        with self._write() as c:
-            new_id = c.execute(
-                sa.insert(feedback).values(**values).returning(feedback.c.id)
-            ).scalar_one()
+        try:
+            with self._write() as c:
+                new_id = c.execute(
+                    sa.insert(feedback).values(**values).returning(feedback.c.id)
+                ).scalar_one()
+        except sa.exc.IntegrityError:
+            raise UsageError("this target of the run was already rated",
+                             code="feedback_already_recorded") from None
         return int(new_id)
 
     def list_feedback(self, tenant: str, *, run_id: str | None = None) -> list[FeedbackRecord]:
@@ -87,6 +93,15 @@ class ServiceRecordsMixin(SQLBase):
         )
         with self._write() as c:
             c.execute(stmt)
+
+    def add_setting(self, key: str, value: str) -> str:
+        """Insert ``key`` only if absent (one statement: concurrent callers cannot both
+        write); returns the value stored now, whichever caller's it is."""
+        stmt = self._insert(settings).values(key=key, value=value, updated_at=utcnow())
+        with self._write() as c:
+            c.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
+            stored = c.execute(sa.select(settings.c.value).where(settings.c.key == key)).scalar()
+        return value if stored is None else str(stored)
 
     # -- API keys -------------------------------------------------------------------------
     def create_api_key(self, record: ApiKeyRecord) -> None:

@@ -9,14 +9,18 @@ another tenant's id behaves exactly as if the id did not exist. Methods are sync
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from citewise.errors import UsageError
+from citewise.store.work import WorkQueue
+
 __all__ = [
     "LEASE_S",
+    "NOT_OWNED",
     "ApiKeyRecord",
     "ChunkContext",
     "ChunkRecord",
@@ -42,6 +46,9 @@ RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
 #: :mod:`citewise.agent.lease`; the store counts a run live by it).
 LEASE_S = 120.0
 CANCEL_PREFIX = "cancel_request/"
+#: The code of a run write refused because its attempt no longer owns the run (its lease
+#: ran out and another process ended it; see :mod:`citewise.store._run_fence`).
+NOT_OWNED = "run_not_owned"
 
 
 #: The longest tenant name (every table's ``tenant`` column holds this many characters).
@@ -58,6 +65,13 @@ def check_tenant(tenant: str) -> str:
         raise InvalidInput(f"the tenant must be 1-{MAX_TENANT} characters",
                            code="invalid_tenant", details={"length": len(name)})
     return name
+
+
+def not_owned(run_id: str, why: str) -> UsageError:
+    """The error of a write refused by the run fence (part of the contract: every host
+    that writes a run's events must stop the run when it gets it)."""
+    return UsageError(f"run {run_id} is not this process's to write any more: {why}",
+                      code=NOT_OWNED, details={"run_id": run_id})
 
 
 def cancel_key(tenant: str, run_id: str) -> str:
@@ -142,6 +156,10 @@ class RunRecord:
     answer: dict[str, Any] | JSONText | None
     created_at: datetime
     updated_at: datetime
+    #: The fencing token of the attempt executing the run. Saved with one, the run is
+    #: written only while that attempt still owns it (``run_not_owned`` otherwise): see
+    #: :mod:`citewise.store._run_fence`.
+    owner: str | None = None
 
 
 @dataclass(slots=True)
@@ -211,7 +229,7 @@ class ApiKeyRecord:
     revoked_at: datetime | None = None
 
 
-class Store(Protocol):
+class Store(WorkQueue, Protocol):
     """Persistence seam. Implementations: ``SQLiteStore``, ``PostgresStore``."""
 
     # -- documents & chunks -------------------------------------------------------------
@@ -267,6 +285,7 @@ class Store(Protocol):
         self, tenant: str, *, limit: int = 100, offset: int = 0
     ) -> list[ThreadRecord]: ...
     def delete_thread(self, tenant: str, thread_id: str) -> bool: ...
+    def rename_thread(self, tenant: str, thread_id: str, title: str) -> ThreadRecord | None: ...
     def list_turns(self, tenant: str, thread_id: str) -> list[TurnRecord]: ...
     def add_turn(self, tenant: str, turn: TurnRecord) -> None: ...
 
@@ -278,10 +297,13 @@ class Store(Protocol):
     def transition_run(
         self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
         *, untouched_since: datetime | None = None, drop_setting: str | None = None,
+        owner: str | None = None, new_owner: str | None = None,
     ) -> bool:
         """Atomically move a run between statuses; False if it was not in ``from_status``
-        (or, with ``untouched_since``, was updated since then). This is how a double resume
-        is refused across processes, and how a lost run is ended only if still lost.
+        (or, with ``untouched_since``, was updated since then; or, with ``owner``, is
+        owned by another fencing token). This is how a double resume is refused across
+        processes, and how a lost run is ended only if still lost. ``new_owner`` becomes
+        the run's owner as it moves (a resume; a lease sweep taking a lost run over).
         ``drop_setting`` is deleted in the same transaction, only if the run moved (a
         resumed run's cancel request left from before its pause)."""
         ...
@@ -295,7 +317,13 @@ class Store(Protocol):
         ...
 
     # -- the durable event log ----------------------------------------------------------
-    def append_events(self, tenant: str, events: Sequence[EventRecord]) -> None: ...
+    def append_events(self, tenant: str, events: Sequence[EventRecord], *,
+                      owners: Mapping[str, str] | None = None) -> list[str]:
+        """Append events; re-appending an existing ``(run_id, seq)`` is a no-op. Never after
+        a run's final event: the events of a run that ended, or of a run ``owners`` names
+        whose owner is another (or that is no longer running), are not written, and
+        their run ids are returned (see :mod:`citewise.store._run_fence`)."""
+        ...
     def read_events(
         self, tenant: str, run_id: str, *, after: int = 0, limit: int = 1000
     ) -> list[EventRecord]: ...
@@ -307,6 +335,10 @@ class Store(Protocol):
     # -- small settings (per-install secret, …) --------------------------------------------
     def get_setting(self, key: str) -> str | None: ...
     def set_setting(self, key: str, value: str) -> None: ...
+    def add_setting(self, key: str, value: str) -> str:
+        """Store ``value`` under ``key`` only if the key is absent, atomically; returns the
+        stored value (this one, or the one a concurrent caller stored first)."""
+        ...
 
     # -- API keys (only hashes are stored) ------------------------------------------------
     def create_api_key(self, record: ApiKeyRecord) -> None: ...

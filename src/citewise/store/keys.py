@@ -1,6 +1,6 @@
 """API-key administration that the per-tenant :class:`~citewise.store.base.Store` methods
 do not cover: listing the keys of every tenant (``citewise keys list`` without a tenant,
-and the server's "are there any keys at all?" check at start-up).
+and the server's "are there any keys, has there ever been one?" checks).
 
 Backends may implement ``list_all_api_keys()`` themselves; otherwise this reads the
 ``api_keys`` table through the SQL backends' shared read seam (:class:`SQLBase`).
@@ -17,7 +17,7 @@ from citewise.store._sql import SQLBase
 from citewise.store.base import ApiKeyRecord
 from citewise.store.schema import api_keys
 
-__all__ = ["active_key_count", "list_all_api_keys"]
+__all__ = ["active_key_count", "any_key_ever", "list_all_api_keys"]
 
 
 def _record(r: Any) -> ApiKeyRecord:
@@ -41,3 +41,11 @@ def list_all_api_keys(store: object) -> list[ApiKeyRecord]:
 def active_key_count(store: object) -> int:
     """How many keys are not revoked."""
     return sum(1 for k in list_all_api_keys(store) if k.revoked_at is None)
+
+
+def any_key_ever(store: object) -> bool:
+    """Whether this store has ever had an API key. Keys are revoked, never deleted, so a
+    revoked row is the record that one existed: the server's auto mode stays closed once
+    a key was made (revoking the last key must not reopen it, and must not make the
+    revoked key a way in)."""
+    return bool(list_all_api_keys(store))

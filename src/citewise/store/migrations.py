@@ -64,10 +64,42 @@ def m003_runs_lease_index(conn: sa.Connection) -> None:
     index.create(conn, checkfirst=True)
 
 
+def m004_feedback_once_per_target(conn: sa.Connection) -> None:
+    """``ux_feedback_target``: one rating per (tenant, run, target), as the feedback API
+    promises (it checked, then inserted: concurrent posts of one token stored several).
+    Duplicates that race left are dropped first, keeping each target's first rating.
+    (``IF NOT EXISTS`` rather than ``checkfirst``: SQLAlchemy cannot reflect an expression
+    index on SQLite, and warns.)"""
+    fb = schema.feedback
+    target = (fb.c.tenant, fb.c.run_id, sa.func.coalesce(fb.c.document_index, 0),
+              sa.func.coalesce(fb.c.snippet_index, -1))
+    keep = sa.select(sa.func.min(fb.c.id)).group_by(*target)
+    conn.execute(sa.delete(fb).where(fb.c.id.not_in(keep)))
+    conn.execute(sa.schema.CreateIndex(schema.FEEDBACK_TARGET_INDEX, if_not_exists=True))
+
+
+def m005_runs_owner(conn: sa.Connection) -> None:
+    """``runs.owner``: the fencing token of the attempt executing a run (issue 25: a
+    replica stalled past its lease kept writing a run another replica had ended)."""
+    if not has_column(conn, "runs", "owner"):
+        conn.execute(sa.text("ALTER TABLE runs ADD COLUMN owner VARCHAR(64)"))
+
+
+def m006_work_queue(conn: sa.Connection) -> None:
+    """``embed_jobs`` and ``document_claims``: the store's own work queue (issue 23:
+    embedding became leased background work; one writer per document)."""
+    schema.metadata.create_all(
+        conn, tables=[schema.embed_jobs, schema.document_claims], checkfirst=True
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
     m003_runs_lease_index,
+    m004_feedback_once_per_target,
+    m005_runs_owner,
+    m006_work_queue,
 ]
 
 

@@ -43,10 +43,12 @@ from sqlalchemy.dialects import postgresql
 
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store import _pg_notify
+from citewise.store._run_fence import hold_limit
 from citewise.store._sql import shown_url
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin, drop_settings_in, transition_statement
 from citewise.store._sql_service import ServiceRecordsMixin
+from citewise.store._sql_work import WorkQueueMixin
 from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus, TurnRecord
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
 from citewise.store.schema import json_without_nul, runs
@@ -102,7 +104,7 @@ def _nul_refused(what: str) -> Iterator[None]:
         raise
 
 
-class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
+class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin):
     """The :class:`~citewise.store.base.Store` on a PostgreSQL database."""
 
     _insert = staticmethod(postgresql.insert)
@@ -214,11 +216,14 @@ class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
     def transition_run(
         self, tenant: str, run_id: str, from_status: Iterable[RunStatus], to_status: RunStatus,
         *, untouched_since: datetime | None = None, drop_setting: str | None = None,
+        owner: str | None = None, new_owner: str | None = None,
     ) -> bool:
         """One ``UPDATE … WHERE status IN (…) RETURNING``: a racing caller blocks on the row
         lock, then re-checks the status of the committed row and matches nothing."""
-        stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since)
+        stmt = transition_statement(tenant, run_id, from_status, to_status, untouched_since,
+                                    owner, new_owner)
         with self._write() as c:
+            hold_limit(c)  # it locks the run's row (store._run_fence)
             moved = c.execute(stmt.returning(runs.c.id)).first() is not None
             if moved:
                 drop_settings_in(c, drop_setting, tenant, run_id, to_status)

@@ -22,10 +22,13 @@ from sqlalchemy.engine import Dialect
 from citewise.store.base import JSONText
 
 __all__ = [
+    "FEEDBACK_TARGET_INDEX",
     "UTCDateTime",
     "api_keys",
     "chunks",
+    "document_claims",
     "documents",
+    "embed_jobs",
     "events",
     "feedback",
     "index_outbox",
@@ -207,6 +210,9 @@ runs = sa.Table(
     sa.Column("answer", json_type()),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
+    # The fencing token of the attempt executing the run (see store._run_fence): a write of
+    # the run's events or state must name it, so a process that lost the run writes nothing.
+    sa.Column("owner", sa.String(64)),
     sa.Index("ix_runs_tenant_thread", "tenant", "thread_id", "created_at"),
     sa.Index("ix_runs_tenant_status", "tenant", "status"),
     # Runs whose lease ran out, across tenants (agent.lease), without reading every run.
@@ -236,6 +242,14 @@ feedback = sa.Table(
     sa.Column("comment", sa.Text),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Index("ix_feedback_tenant_run", "tenant", "run_id"),
+)
+# "Once per target", enforced by the database: a target is the answer (no document), a
+# document (no passage) or a passage; NULLs are distinct in a unique index, so the
+# missing parts are keyed as 0 (documents count from 1) and -1 (passages from 0).
+FEEDBACK_TARGET_INDEX = sa.Index(
+    "ux_feedback_target", feedback.c.tenant, feedback.c.run_id,
+    sa.func.coalesce(feedback.c.document_index, sa.literal_column("0")),
+    sa.func.coalesce(feedback.c.snippet_index, sa.literal_column("-1")), unique=True,
 )
 
 # Per-install key/value pairs (the install secret, …): not tenant-owned.
@@ -309,4 +323,36 @@ vec_log = sa.Table(
     sa.Column("chunk_id", sa.BigInteger, nullable=False),
     sa.Index("vec_log_model_seq", "model", "seq"),
     sqlite_autoincrement=True,  # a seq is never reused, even after pruning
+)
+
+# -- the store's work queue (see store/work.py) ---------------------------------------------
+# Embedding jobs: one row per block of a document's chunks, leased by a worker at a time.
+embed_jobs = sa.Table(
+    "embed_jobs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("tenant", sa.String(128), nullable=False),
+    sa.Column("document_id", sa.String(64), nullable=False),
+    sa.Column("block", sa.Integer, nullable=False),
+    sa.Column("chunks", sa.Integer, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("failed", sa.Boolean, nullable=False),
+    sa.Column("owner", sa.String(128)),
+    sa.Column("lease_until", UTCDateTime),
+    sa.Column("error", sa.Text),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("tenant", "document_id", "block", name="ux_embed_jobs_block"),
+    sa.Index("ix_embed_jobs_lease", "failed", "lease_until"),
+    sa.Index("ix_embed_jobs_document", "document_id"),
+)
+
+# Per-document write claims: two ingests of one file never both write it.
+document_claims = sa.Table(
+    "document_claims",
+    metadata,
+    sa.Column("tenant", sa.String(128), primary_key=True),
+    sa.Column("document_id", sa.String(64), primary_key=True),
+    sa.Column("owner", sa.String(128), nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
 )

@@ -29,6 +29,7 @@ from citewise.store._sql import batched
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin
 from citewise.store._sql_service import ServiceRecordsMixin
+from citewise.store._sql_work import WorkQueueMixin
 from citewise.store._sqlite_direct import DirectStatement, dbapi_of
 from citewise.store._wal_checkpoint import WalCheckpointer
 from citewise.store.base import (
@@ -97,7 +98,7 @@ def _configure(dbapi_conn: sqlite3.Connection, *, writer: bool) -> None:
         cur.close()
 
 
-class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin):
+class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin):
     """The :class:`~citewise.store.base.Store` on one SQLite file."""
 
     _insert = staticmethod(sqlite_dialect.insert)

@@ -73,6 +73,31 @@ class VectorSearch(Protocol):
         """Embed every chunk that has no vector, drop vectors whose chunk is gone."""
         ...
 
+    # The embedding queue's side: workers embed leased blocks of chunks through these.
+    def has_vectors(self, chunk_ids: Sequence[int]) -> set[int]:
+        """Those of ``chunk_ids`` that have a stored vector."""
+        ...
+
+    def add_vectors(
+        self, tenant: str, document_id: str, items: Sequence[tuple[int, str]]
+    ) -> SyncStats:
+        """Embed ``(chunk_id, text)`` of one document and commit them at once (a batch is
+        durable when this returns: a worker killed later never recomputes it)."""
+        ...
+
+    def drop_stale(self, store: Store, document_ids: Sequence[str]) -> int:
+        """Remove the vectors of these documents' chunks that are gone; embeds nothing."""
+        ...
+
+    def missing_vectors(self, store: Store) -> list[int]:
+        """Chunk ids without a vector (vectors of gone chunks are dropped first)."""
+        ...
+
+    def refresh(self) -> None:
+        """Take in vectors stored by other processes (a no-op where the rows are the
+        index)."""
+        ...
+
     def checkpoint(self) -> None:
         """Make what is searchable durable now (a no-op where the database holds it)."""
         ...

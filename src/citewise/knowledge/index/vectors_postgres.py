@@ -143,6 +143,36 @@ class PostgresVectors:
         with self.store.reading() as c:
             return sql.missing(c, self.table, after=after, limit=SLICE)
 
+    # -- the embedding queue's side (:mod:`citewise.knowledge.ingest.embed_worker`) ------
+
+    def has_vectors(self, chunk_ids: Sequence[int]) -> set[int]:
+        with self.store.reading() as c:
+            return sql.existing(c, self.table, chunk_ids)
+
+    def add_vectors(
+        self, tenant: str, document_id: str, items: Sequence[tuple[int, str]]
+    ) -> SyncStats:
+        """Embed ``(chunk_id, text)`` and store them in ONE transaction (chunks deleted
+        meanwhile are skipped: a vector never outlives its chunk)."""
+        stats = SyncStats()
+        if items:
+            vectors = self.embedder.embed([text for _, text in items])
+            stats.embedded = len(items)
+            with self.store.writing() as c:
+                stats.added = sql.put(c, self.table, tenant, [cid for cid, _ in items], vectors)
+        return stats
+
+    def drop_stale(self, store: Store, document_ids: Sequence[str]) -> int:
+        """Nothing to drop: a chunk's vector is deleted with it (``ON DELETE CASCADE``)."""
+        return 0
+
+    def missing_vectors(self, store: Store) -> list[int]:
+        with self.store.reading() as c:
+            return sql.missing_ids(c, self.table)
+
+    def refresh(self) -> None:
+        """Nothing to take in: every replica reads the same rows."""
+
     def checkpoint(self) -> None:
         """Nothing to save: the vectors are rows, durable when committed."""
 

@@ -256,3 +256,18 @@ def missing(
     if after is not None:
         q = q.where(chunks.c.id > after)
     return [(r.tenant, int(r.id), r.text) for r in conn.execute(q)]
+
+
+def missing_ids(conn: sa.Connection, tbl: sa.Table) -> list[int]:
+    """Ids of every chunk without an embedding (what the embedding queue must cover)."""
+    q = sa.select(chunks.c.id).select_from(_without_vector(tbl)).where(tbl.c.chunk_id.is_(None))
+    return [int(r[0]) for r in conn.execute(q)]
+
+
+def existing(conn: sa.Connection, tbl: sa.Table, chunk_ids: Sequence[int]) -> set[int]:
+    """Those of ``chunk_ids`` that have an embedding."""
+    found: set[int] = set()
+    for part in batched(list(dict.fromkeys(chunk_ids))):
+        q = sa.select(tbl.c.chunk_id).where(tbl.c.chunk_id.in_(part))
+        found.update(int(r[0]) for r in conn.execute(q))
+    return found

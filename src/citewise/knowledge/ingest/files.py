@@ -67,11 +67,14 @@ def _walk(folder: Path, report: IngestReport, exclude: Iterable[Path] = ()) -> I
             continue
         if here is not None:
             seen.add(here)
+        report.hidden += sum(1 for d in dirs if d.startswith("."))
         dirs[:] = sorted(d for d in dirs
                          if not d.startswith(".") and _identity(Path(root) / d) not in seen)
         for name in sorted(files):
             if not name.startswith("."):
                 yield Path(root) / name
+            else:
+                report.hidden += 1
 
 
 def expand(

@@ -8,9 +8,10 @@ The protocol (one writer of the truth, one derived copy):
    deletes every index entry of that document (by its ``document_id`` term) and adds the
    chunks SQLite holds for it *now* — so replaying a row any number of times, in any
    order, converges on SQLite's state. One tantivy commit covers the whole batch.
-3. Then ``on_documents(ops)`` runs (the dense index embeds and stores the vectors of those
-   documents: :meth:`~citewise.knowledge.index.vectors.dense.DenseIndex.sync_documents`, itself a diff
-   against SQLite, so replaying it converges too).
+3. Then ``on_documents(ops)`` runs (:func:`queue_embedding`: the vectors of chunks gone
+   are dropped and the embedding of the documents' chunks is queued as leased jobs in the
+   store — the vectors themselves come later, from :mod:`.embed_worker`; queueing is
+   idempotent, so replaying it converges too).
 4. Only after both are the outbox rows deleted.
 
 A crash before (1) commits leaves nothing; between (1) and (4) leaves outbox rows, which
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
 from citewise.store.base import IndexOp, Store
+from citewise.store.schema import utcnow
 
 if TYPE_CHECKING:
     from citewise.knowledge.index.contract import LexicalSearch, VectorSearch
@@ -40,6 +42,7 @@ __all__ = [
     "OnDocuments",
     "check_consistency",
     "fault_point",
+    "queue_embedding",
     "rebuild_index",
     "sync_index",
 ]
@@ -162,14 +165,21 @@ def check_consistency(
     )
 
 
-def dense_sync(
-    store: Store, dense: VectorSearch | None, progress: Callable[[int, int], None] | None
+def queue_embedding(
+    store: Store, dense: VectorSearch | None
 ) -> Callable[[Sequence[IndexOp]], object] | None:
-    """The ``on_documents`` hook of :func:`sync_index` that keeps ``dense`` in step."""
+    """The ``on_documents`` hook of :func:`sync_index` that keeps ``dense`` in step: it
+    drops the vectors of chunks the documents no longer have (cheap, no model) and queues
+    the embedding of their chunks as leased jobs in the store
+    (:mod:`citewise.knowledge.ingest.embed_worker` does them). Replaying it is harmless:
+    a queued block is queued once (its version is bumped, so a run in progress re-checks
+    the new chunks)."""
     if dense is None:
         return None
 
     def apply(ops: Sequence[IndexOp]) -> object:
-        return dense.sync_documents(store, ops, progress=progress)
+        docs = list(dict.fromkeys(op.document_id for op in ops))
+        dense.drop_stale(store, docs)
+        return store.enqueue_embedding(docs, now=utcnow())
 
     return apply

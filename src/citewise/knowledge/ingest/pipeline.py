@@ -2,9 +2,12 @@
 
 One bad file never stops the rest: each failure is recorded with its typed error code.
 Unchanged files (same bytes, same collection, same loader and chunking) are not even
-decoded. SQLite writes are batched (one transaction per batch of documents); the index
-is synced once at the end of the call (see :mod:`.outbox` for why that is safe). Which
-files are read is :mod:`.files`' business; what happened, :mod:`.report`'s.
+decoded. Store writes are batched (one transaction per batch of documents, small enough
+that a folder of any size streams through in bounded memory); the index is synced once at
+the end of the call (see :mod:`.outbox` for why that is safe), and embedding is queued
+there for the workers (:mod:`.embed_worker`). Each document is claimed while it is
+written, so two ingests never both write one file. Which files are read is
+:mod:`.files`' business; what happened, :mod:`.report`'s.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import hashlib
 import json
 import re
 import stat
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +31,19 @@ from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry
 from citewise.knowledge.loaders.base import LoadedDocument, Loader
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
+from citewise.store.schema import utcnow
 
 __all__ = ["MAX_FILE_BYTES", "Progress", "document_id_for", "ingest_data", "ingest_paths", "prepare_document"]
 
 Progress = Callable[[int, int], None]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
-_FLUSH_CHUNKS = 20_000
-_FLUSH_DOCS = 500
+_FLUSH_CHUNKS = 5_000
+_FLUSH_DOCS = 200
+#: Files claimed at a time, and how long an unreleased claim (a dead ingest's) lasts.
+_CLAIM_WINDOW = 64
+CLAIM_S = 600.0
+_CLAIM_POLL_S = 0.1
 # A lone UTF-16 surrogate: a str can hold one, UTF-8 (chunk ids, SQLite, JSONB) cannot.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -182,25 +192,32 @@ def ingest_data(
     collection: str,
     registry: LoaderRegistry,
     chunker: Chunker,
+    local: bool = False,
 ) -> IngestReport:
     """Write one document given as bytes (an upload) under ``source`` (index sync not
     included); the same report as :func:`ingest_paths`, keyed by ``source``."""
     report = IngestReport()
     doc_id = document_id_for(tenant, source)
-    known = store.get_document_versions(tenant, [doc_id]).get(doc_id)
+    claims = _Claims(store, tenant, local=local)
+    claims.wait_for(doc_id)  # another upload of this source is being written: after it
     try:
-        prepared = prepare_document(Path(name), data, source=source, known=known, tenant=tenant,
-                                    collection=collection, registry=registry, chunker=chunker)
-    except IngestError as exc:
-        report.failed.append(IngestFailure(source, exc.code, exc.message))
+        known = store.get_document_versions(tenant, [doc_id]).get(doc_id)
+        try:
+            prepared = prepare_document(Path(name), data, source=source, known=known,
+                                        tenant=tenant, collection=collection,
+                                        registry=registry, chunker=chunker)
+        except IngestError as exc:
+            report.failed.append(IngestFailure(source, exc.code, exc.message))
+            return report
+        if prepared is None:
+            report.unchanged.append(source)
+            return report
+        store.replace_documents([(prepared.document, prepared.chunks)])
+        (report.added if prepared.is_new else report.updated).append(source)
+        report.chunks_written += len(prepared.chunks)
         return report
-    if prepared is None:
-        report.unchanged.append(source)
-        return report
-    store.replace_documents([(prepared.document, prepared.chunks)])
-    (report.added if prepared.is_new else report.updated).append(source)
-    report.chunks_written += len(prepared.chunks)
-    return report
+    finally:
+        claims.release_all()
 
 
 def ingest_paths(
@@ -213,62 +230,163 @@ def ingest_paths(
     chunker: Chunker,
     progress: Progress | None = None,
     exclude: Iterable[Path] = (),
+    on_file: Callable[[str], None] | None = None,
+    local: bool = False,
 ) -> IngestReport:
     """Write every changed file's document and chunks to ``store`` (index sync not
     included). Folders in ``exclude`` are not walked. A file emptied since it was ingested
     (zero bytes) has its document deleted (``removed``): its text is gone from the disk,
-    and must not go on being quoted; any other file that fails to load keeps its document."""
+    and must not go on being quoted; any other file that fails to load keeps its document.
+
+    Each document is *claimed* in the store while it is read and written (see
+    :mod:`citewise.store.work`): a file another ingest is writing right now is put off
+    to the end and done after that ingest released it — then, normally, it is unchanged —
+    so two ingests of one folder never both write (nor queue the embedding of) one file.
+    ``on_file(path)`` is told each file as its turn comes (progress displays); ``local``:
+    the store is a file of this machine (a dead process's claims are taken back at once)."""
     report = IngestReport()
     files = expand(paths, registry, report, exclude)
-    pending: list[_Prepared] = []
-    pending_chunks = 0
-
-    def flush() -> None:
-        nonlocal pending, pending_chunks
-        if pending:
-            store.replace_documents([(p.document, p.chunks) for p in pending])
-            fault_point("ingest:after_batch")
-            for p in pending:
-                (report.added if p.is_new else report.updated).append(p.document.source)
-            report.chunks_written += pending_chunks
-        pending, pending_chunks = [], 0
-
     total = len(files)
-    # One lookup for the whole call, not one per file.
-    versions = store.get_document_versions(
-        tenant, [document_id_for(tenant, str(p)) for p in files]
-    )
     if progress is not None:
         progress(0, total)
-    for done, path in enumerate(files, start=1):
-        try:
-            prepared = _prepare(
-                path,
-                known=versions.get(document_id_for(tenant, str(path))),
-                tenant=tenant,
-                collection=collection,
-                registry=registry,
-                chunker=chunker,
-            )
-        except IngestError as exc:
+    claims = _Claims(store, tenant, local=local)
+    batch = _Batch(store, report, claims)
+    done = 0
+    try:
+        deferred: list[Path] = []
+        for i in range(0, total, _CLAIM_WINDOW):
+            window = files[i : i + _CLAIM_WINDOW]
+            held = claims.take([document_id_for(tenant, str(p)) for p in window])
+            versions = store.get_document_versions(tenant, sorted(held))
+            for path in window:
+                doc_id = document_id_for(tenant, str(path))
+                if doc_id not in held:
+                    deferred.append(path)
+                    continue
+                if on_file is not None:
+                    on_file(str(path))
+                _one(path, doc_id, versions, store=store, tenant=tenant,
+                     collection=collection, registry=registry, chunker=chunker,
+                     report=report, batch=batch)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+        batch.flush()
+        for path in deferred:  # holding no claim now: no two ingests wait on each other
             doc_id = document_id_for(tenant, str(path))
-            if (exc.code == "empty_document" and doc_id in versions and _emptied(path)
-                    and store.delete_document(tenant, doc_id)):
-                report.removed.append(str(path))
-            else:
-                report.failed.append(IngestFailure(str(path), exc.code, exc.message))
-        else:
-            if prepared is None:
-                report.unchanged.append(str(path))
-            else:
-                pending.append(prepared)
-                pending_chunks += len(prepared.chunks)
-                if pending_chunks >= _FLUSH_CHUNKS or len(pending) >= _FLUSH_DOCS:
-                    flush()
-        if progress is not None:
-            progress(done, total)
-    flush()
+            claims.wait_for(doc_id)
+            if on_file is not None:
+                on_file(str(path))
+            versions = store.get_document_versions(tenant, [doc_id])
+            _one(path, doc_id, versions, store=store, tenant=tenant, collection=collection,
+                 registry=registry, chunker=chunker, report=report, batch=batch)
+            batch.flush()
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    finally:
+        claims.release_all()
     return report
+
+
+def _one(
+    path: Path, doc_id: str, versions: dict[str, tuple[str, str, dict[str, Any]]], *,
+    store: Store, tenant: str, collection: str, registry: LoaderRegistry, chunker: Chunker,
+    report: IngestReport, batch: _Batch,
+) -> None:
+    """Read, prepare and queue for writing one claimed file."""
+    try:
+        prepared = _prepare(path, known=versions.get(doc_id), tenant=tenant,
+                            collection=collection, registry=registry, chunker=chunker)
+    except IngestError as exc:
+        if (exc.code == "empty_document" and doc_id in versions and _emptied(path)
+                and store.delete_document(tenant, doc_id)):
+            report.removed.append(str(path))
+        else:
+            report.failed.append(IngestFailure(str(path), exc.code, exc.message))
+        batch.done_with(doc_id)
+        return
+    if prepared is None:
+        report.unchanged.append(str(path))
+        batch.done_with(doc_id)
+    else:
+        batch.add(prepared)
+
+
+class _Claims:
+    """This call's claims on documents (taken per window of files, released when the
+    documents are written; every one on the way out, whatever happens)."""
+
+    def __init__(self, store: Store, tenant: str, *, local: bool) -> None:
+        from citewise.knowledge.ingest.embed_worker import new_owner
+
+        self.store = store
+        self.tenant = tenant
+        self.local = local
+        self.owner = new_owner()
+        self.held: set[str] = set()
+
+    def take(self, doc_ids: list[str]) -> set[str]:
+        now = utcnow()
+        got = self.store.claim_documents(self.tenant, doc_ids, self.owner, now=now,
+                                         until=now + timedelta(seconds=CLAIM_S))
+        self.held |= got
+        return got
+
+    def wait_for(self, doc_id: str) -> None:
+        """Until this document is ours (its writer finished, died, or its claim lapsed)."""
+        from citewise.knowledge.ingest.embed_worker import owner_is_dead
+
+        while not self.take([doc_id]):
+            if self.local:
+                for owner in self.store.claim_owners(now=utcnow()):
+                    if owner_is_dead(owner):
+                        self.store.release_claims_of(owner)
+            time.sleep(_CLAIM_POLL_S)
+
+    def release(self, doc_ids: list[str]) -> None:
+        if doc_ids:
+            self.store.release_documents(self.tenant, doc_ids, self.owner)
+            self.held.difference_update(doc_ids)
+
+    def release_all(self) -> None:
+        if self.held:
+            self.store.release_claims_of(self.owner)
+            self.held.clear()
+
+
+class _Batch:
+    """Prepared documents waiting to be written together (one transaction per batch)."""
+
+    def __init__(self, store: Store, report: IngestReport, claims: _Claims) -> None:
+        self.store = store
+        self.report = report
+        self.claims = claims
+        self.pending: list[_Prepared] = []
+        self.chunks = 0
+        self.idle: list[str] = []  # claimed, nothing to write: released with the batch
+
+    def add(self, prepared: _Prepared) -> None:
+        self.pending.append(prepared)
+        self.chunks += len(prepared.chunks)
+        if self.chunks >= _FLUSH_CHUNKS or len(self.pending) >= _FLUSH_DOCS:
+            self.flush()
+
+    def done_with(self, doc_id: str) -> None:
+        self.idle.append(doc_id)
+        if len(self.idle) >= _CLAIM_WINDOW:
+            self.claims.release(self.idle)
+            self.idle = []
+
+    def flush(self) -> None:
+        if self.pending:
+            self.store.replace_documents([(p.document, p.chunks) for p in self.pending])
+            fault_point("ingest:after_batch")
+            for p in self.pending:
+                (self.report.added if p.is_new else self.report.updated).append(p.document.source)
+            self.report.chunks_written += self.chunks
+        self.claims.release([p.document.id for p in self.pending] + self.idle)
+        self.pending, self.chunks, self.idle = [], 0, []
 
 
 def _emptied(path: Path) -> bool:

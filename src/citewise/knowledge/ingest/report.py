@@ -31,6 +31,10 @@ class IngestReport:
     failed: list[IngestFailure] = field(default_factory=list)
     #: Files met while walking a folder that no loader reads (given files fail instead).
     skipped: list[str] = field(default_factory=list)
+    #: Why each of ``skipped`` was skipped (see :meth:`skip_reason`); hidden files and
+    #: folders are not read either, and only counted (``hidden``).
+    skip_reasons: dict[str, str] = field(default_factory=dict)
+    hidden: int = 0
     #: Documents deleted because their file no longer exists (``prune``) or was emptied.
     removed: list[str] = field(default_factory=list)
     chunks_written: int = 0
@@ -38,6 +42,18 @@ class IngestReport:
     @property
     def ok(self) -> bool:
         return not self.failed
+
+    def skip_reason(self, path: str) -> str:
+        """Why ``path`` was skipped, e.g. ``"no loader for .png files"``."""
+        return self.skip_reasons.get(path) or _no_loader(path)
+
+    def skipped_by_reason(self) -> dict[str, int]:
+        """How many files were skipped for each reason, most frequent first."""
+        counts: dict[str, int] = {}
+        for path in self.skipped:
+            reason = self.skip_reason(path)
+            counts[reason] = counts.get(reason, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def summary(self) -> str:
         parts = [
@@ -47,7 +63,11 @@ class IngestReport:
             f"{len(self.failed)} failed",
         ]
         if self.skipped:
-            parts.append(f"{len(self.skipped)} skipped")
+            why = "; ".join(f"{n} {reason}" for n, reason in
+                            ((n, r) for r, n in self.skipped_by_reason().items()))
+            parts.append(f"{len(self.skipped)} skipped ({why})")
+        if self.hidden:
+            parts.append(f"{self.hidden} hidden not read")
         if self.removed:
             parts.append(f"{len(self.removed)} removed")
         return ", ".join(parts) + f" ({self.chunks_written} chunks written)"
@@ -59,6 +79,14 @@ class IngestReport:
             "unchanged": list(self.unchanged),
             "failed": [{"path": f.path, "code": f.code, "message": f.message} for f in self.failed],
             "skipped": list(self.skipped),
+            "skip_reasons": {p: self.skip_reason(p) for p in self.skipped},
+            "hidden": self.hidden,
             "removed": list(self.removed),
             "chunks_written": self.chunks_written,
         }
+
+
+def _no_loader(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
+    return f"no loader for .{ext} files" if ext else "no loader for files without an extension"

@@ -62,13 +62,22 @@ class LoaderRegistry:
         return self._by_name.get(name)
 
     def for_path(self, path: str | Path) -> Loader | None:
-        """The loader for this file name (longest matching extension, any case)."""
+        """The loader for this file name (longest matching extension, any case).
+
+        A container loader (one with ``around(inner)``, such as ``.gz``) is bound to the
+        loader of the name inside it (``x.md`` of ``x.md.gz``); with none, there is none."""
         name = Path(path).name.lower()
         best: tuple[int, Loader] | None = None
         for ext, loader in self._by_ext.items():
             if name.endswith(ext) and len(name) > len(ext) and (best is None or len(ext) > best[0]):
                 best = (len(ext), loader)
-        return best[1] if best else None
+        if best is None:
+            return None
+        around = getattr(best[1], "around", None)
+        if callable(around):
+            inner = self.for_path(name[: -best[0]])
+            return None if inner is None else around(inner)
+        return best[1]
 
     def for_content_type(self, content_type: str) -> Loader | None:
         return self._by_type.get(content_type.split(";")[0].strip().lower())

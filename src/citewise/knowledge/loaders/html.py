@@ -10,7 +10,8 @@ guesses. Block elements become paragraphs separated by a blank line, list items 
 rows become lines, whitespace inside a block is collapsed, and ``<pre>`` keeps its own. The
 extracted text is what is stored; ``sections`` map it back to the page's heading structure
 (``"Install > Linux"``) and ``metadata["anchors"]`` maps element ids to offsets in it, so a
-citation can link to ``page.html#linux``.
+citation can link to ``page.html#linux``. Permalink marks (the ``¶`` self-links of Sphinx
+and Texinfo pages) are dropped: they would reach section paths and quotes.
 """
 
 from __future__ import annotations
@@ -146,6 +147,8 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             or _is_boilerplate(child, guess and not in_main)
         ):
             pass
+        elif tag == "a" and _is_permalink(child):
+            pass  # "¶": a link to the heading itself, read by no one, quoted by no one
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             out.flush("\n")
@@ -174,6 +177,21 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             _anchor(child, out)
             _walk(child, out, in_main, guess)
         child = child.next
+
+
+def _is_permalink(node: Any) -> bool:
+    """A heading's or definition's self-link (Sphinx's ``headerlink``, Texinfo's
+    ``copiable-anchor``, GitHub's ``anchor``): a mark such as ``¶`` that would end up in
+    section paths and quotes."""
+    marker = node.attributes.get("class") or ""
+    if _PERMALINK_CLASS.search(marker):
+        return True
+    return (node.text(deep=True) or "").strip() in _PERMALINK_MARKS
+
+
+_PERMALINK_CLASS = re.compile(r"(?:^|\s)(?:headerlink|copiable-anchor|anchor-link|permalink|"
+                              r"heading-anchor)(?:$|\s)")
+_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓"))
 
 
 def _anchor(node: Any, out: _Out) -> None:

@@ -4,6 +4,10 @@ Pages are joined by a blank line; ``pages`` maps each page's text back to its on
 page number, so a citation can say "page 4". A PDF without a text layer (a scan) is an
 ``empty_document`` (no OCR here); an unreadable one is ``corrupt_file``; one that needs a
 password is ``encrypted_file``.
+
+Limits, because a small PDF can describe a lot of work: more than :data:`MAX_PAGES` pages
+is ``document_too_large`` (counted from the page tree before any page is read), and a
+stream that inflates past pypdf's own output limits (75 MB each) is ``archive_bomb``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ from citewise.errors import IngestError
 from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
 from citewise.knowledge.loaders.text import file_metadata
 
-__all__ = ["PdfLoader"]
+__all__ = ["MAX_PAGES", "PdfLoader"]
+
+#: Most pages a PDF may have; a long technical manual has 2,000.
+MAX_PAGES = 10_000
 
 # Control characters pypdf passes through from odd fonts; NUL and friends are never text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
@@ -61,6 +68,7 @@ class PdfLoader:
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         from pypdf import PdfReader
+        from pypdf.errors import LimitReachedError
 
         if not data.lstrip()[:5].startswith(b"%PDF-"):
             raise _corrupt(path, ValueError("no %PDF- header"))
@@ -74,10 +82,22 @@ class PdfLoader:
                     code="encrypted_file",
                     details={"path": str(path)},
                 )
+            count = len(reader.pages)
+            if count > MAX_PAGES:
+                raise IngestError(
+                    f"{path}: {count} pages (limit {MAX_PAGES})", code="document_too_large",
+                    details={"path": str(path), "format": "pdf", "pages": count,
+                             "limit_pages": MAX_PAGES},
+                )
             page_texts = [_clean(page.extract_text() or "") for page in reader.pages]
             info = reader.metadata
         except IngestError:
             raise
+        except LimitReachedError as exc:  # pypdf's decompression/size limits
+            raise IngestError(
+                f"{path}: the PDF unpacks to more than is read ({exc})", code="archive_bomb",
+                details={"path": str(path), "format": "pdf"},
+            ) from exc
         except Exception as exc:  # pypdf raises many kinds on damaged input
             raise _corrupt(path, exc) from exc
 
@@ -105,6 +125,8 @@ class PdfLoader:
         title: str | None = None
         if info is not None:
             title = _info(info, "title")
+            if title is not None and _placeholder_title(title):
+                title = None  # what a tool writes when nobody named the document
             for key, attr in (
                 ("author", "author"),
                 ("subject", "subject"),
@@ -121,3 +143,13 @@ class PdfLoader:
         return LoadedDocument(
             text=text, content_type="application/pdf", title=title, metadata=meta, pages=pages
         )
+
+
+#: Titles PDF producers write when the author gave none (reportlab: "untitled", Word:
+#: "Microsoft Word - report.docx" keeps the file's name and is fine).
+_PLACEHOLDER_TITLES = frozenset({"untitled", "untitled document", "no title", "title",
+                                 "document", "(anonymous)", "anonymous"})
+
+
+def _placeholder_title(title: str) -> bool:
+    return title.strip().lower() in _PLACEHOLDER_TITLES

@@ -26,17 +26,21 @@ the card is public and names the key schemes when keys are required. Errors: see
 :mod:`citewise.server.a2a_rpc`; a missing ``A2A-Version`` header is taken as 1.0 (the SDK
 sends it), any other major.minor is -32009. A notification (a request without ``id``) gets
 no reply, as JSON-RPC 2.0 asks: an empty 204, the method not run.
+
+Hostile bodies are answered as what they are, never as -32603 with a logged traceback: a
+body that is not JSON or nests deeper than ``a2a_rpc.MAX_JSON_DEPTH`` is a parse error
+(-32700), and one over ``max_body_bytes`` (chunked or not) is the API's ``413
+payload_too_large``, an HTTP-level refusal like 401 and 429.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import TypeAdapter, ValidationError
 
@@ -356,11 +360,7 @@ async def a2a_rpc(request: Request, state: State, who: Caller) -> Response:
     """Serve one A2A call (see the module notes)."""
     request_id: rpc.RequestId = None
     try:
-        try:
-            body = json.loads(await request.body())
-        except ValueError as exc:
-            raise rpc.RpcError(rpc.PARSE_ERROR, f"the body is not JSON: {exc}",
-                               code="parse_error") from None
+        body = rpc.parse_body(await request.body())
         if isinstance(body, dict) and isinstance(body.get("id"), str | int) and not isinstance(
                 body.get("id"), bool):
             request_id = body["id"]
@@ -377,6 +377,8 @@ async def a2a_rpc(request: Request, state: State, who: Caller) -> Response:
         return await handler(_Call(state, who, request_id, params))
     except rpc.RpcError as exc:
         return JSONResponse(rpc.error_body(request_id, exc))
+    except HTTPException:
+        raise  # the body limit's 413 (raised while reading): the app's handler answers it
     except CitewiseError as exc:
         status = status_of(exc)
         mapped = rpc.rpc_error_of(exc, status)
@@ -389,3 +391,4 @@ async def a2a_rpc(request: Request, state: State, who: Caller) -> Response:
         log.exception("A2A call crashed")
         return JSONResponse(rpc.error_body(request_id, rpc.RpcError(
             rpc.INTERNAL_ERROR, "internal error", code="internal_error")))
+

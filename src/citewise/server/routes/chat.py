@@ -35,7 +35,7 @@ from citewise.dialects.openai_chat import OpenAIChatDialect
 from citewise.errors import InvalidInput, NotFound
 from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.formats import SSE_DOC, check_request, respond_in
-from citewise.server.manager import RunOptions
+from citewise.server.run_options import RunOptions
 
 __all__ = ["MODELS", "ChatCompletionRequest", "history_of", "router"]
 

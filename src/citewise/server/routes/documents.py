@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import re
 import threading
+from functools import partial
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +16,7 @@ from fastapi import APIRouter, File, Form, Path, Query, Request, Response, Uploa
 from citewise.errors import IngestError, InvalidInput, NotFound
 from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.errors import PayloadTooLarge
+from citewise.server.ingest_queue import BIG_BYTES
 from citewise.server.schemas import DocumentInfo, DocumentList, UploadResult
 
 if TYPE_CHECKING:
@@ -80,19 +82,32 @@ def info(doc: DocumentRecord, root: FsPath, *, text: bool = False) -> DocumentIn
 
 
 def _ingest(kb: KnowledgeBase, root: FsPath, tenant: str, name: str, data: bytes,
-            collection: str) -> UploadResult:
-    # The client's file name is the document's source: what its citations show, and what
-    # a re-upload of the same name replaces (never a path of this server).
-    with _lock(f"{tenant}\0{name}"):
-        report = kb.ingest_bytes(name, data, source=name, collection=collection)
+            collection: str, source: str | None = None) -> UploadResult:
+    # The client's file name — or the relative path it gave as ``source`` — is the
+    # document's source: what its citations show, and what a re-upload of the same source
+    # replaces (never a path of this server). Two README.md of two folders stay two.
+    src = name if source is None else _relative_source(source)
+    with _lock(f"{tenant}\0{src}"):
+        report = kb.ingest_bytes(name, data, source=src, collection=collection)
     if report.failed:
         failure = report.failed[0]
-        raise IngestError(failure.message, code=failure.code, details={"file": name})
-    doc = kb.find_source(name)
+        raise IngestError(failure.message, code=failure.code, details={"file": src})
+    doc = kb.find_source(src)
     if doc is None:  # pragma: no cover - ingest reported success
         raise IngestError("the document was not stored", code="ingest_failed")
     status = "added" if report.added else "updated" if report.updated else "unchanged"
     return UploadResult(status=status, document=info(doc, root))  # type: ignore[arg-type]
+
+
+def _relative_source(source: str) -> str:
+    """An upload's ``source``: a relative path as the client names it (``docs/README.md``),
+    with ``/`` separators, no empty, ``.`` or ``..`` part; anything else is refused."""
+    parts = source.replace("\\", "/").split("/")
+    if source.startswith(("/", "\\")) or any(p in ("", ".", "..") for p in parts) or any(
+            ord(ch) < 32 for ch in source):
+        raise InvalidInput("source must be a relative path such as docs/README.md",
+                           code="invalid_source", details={"source": source[:200]})
+    return "/".join(parts)
 
 
 async def _reject_repeated_fields(request: Request) -> None:
@@ -112,18 +127,26 @@ async def upload_document(
     file: Annotated[UploadFile, File(description="The document (any format a loader reads).")],
     collection: Annotated[str, Form(min_length=1, max_length=256,
                                     description="Collection to file it in.")] = "default",
+    source: Annotated[str | None, Form(
+        min_length=1, max_length=1024,
+        description="Its relative path (docs/README.md): the document's source, instead "
+                    "of the bare file name.")] = None,
 ) -> UploadResult:
-    """Ingest one file: loaded, chunked and indexed before this returns. Uploading a file
-    of the same name again replaces that document."""
+    """Ingest one file: loaded, chunked and lexically searchable before this returns (its
+    vectors follow from the embedding workers: ``GET /v1/status``). Uploading a file of the
+    same name — or the same ``source`` — again replaces that document."""
     await _reject_repeated_fields(request)
     limit = state.config.max_upload_bytes
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise PayloadTooLarge(f"the file is larger than {limit} bytes", code="upload_too_large",
                               details={"max_bytes": limit})
-    result = await asyncio.to_thread(_ingest, state.services.kb(who.tenant),
-                                     state.services.data_dir, who.tenant,
-                                     safe_name(file.filename), data, collection)
+    # On the document threads, in the tenant's turn (server.ingest_queue): a tenant's big
+    # upload never holds the threads every other request of every tenant needs.
+    result = await state.services.jobs.run(
+        who.tenant, partial(_ingest, state.services.kb(who.tenant), state.services.data_dir,
+                            who.tenant, safe_name(file.filename), data, collection, source),
+        big=len(data) > BIG_BYTES)
     if result.status == "unchanged":  # nothing was created (as the OpenAPI document says)
         response.status_code = 200
     return result
@@ -157,8 +180,10 @@ async def get_document(
 @router.delete("/{document_id}", status_code=204, response_class=Response,
                summary="Delete a document")
 async def delete_document(document_id: DocumentId, state: State, who: Caller) -> Response:
-    deleted = await asyncio.to_thread(state.services.kb(who.tenant).delete_document,
-                                      document_id)
+    # A delete rewrites indexes (its document may be large): a big job, in the tenant's turn.
+    deleted = await state.services.jobs.run(
+        who.tenant, partial(state.services.kb(who.tenant).delete_document, document_id),
+        big=True)
     if not deleted:
         raise NotFound(f"unknown document {document_id!r}", code="unknown_document",
                        details={"document_id": document_id})

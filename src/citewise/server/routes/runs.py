@@ -11,9 +11,13 @@ from starlette.responses import StreamingResponse
 
 from citewise.answer import Answer
 from citewise.errors import InvalidInput
+from citewise.server.agui_input import AgUiRunInput, run_agui
+from citewise.server.ai_sdk_chat import UseChatRequest, start_chat
 from citewise.server.deps import ERRORS, AppState, Caller, State
 from citewise.server.formats import render_final, run_headers, wait_terminal
-from citewise.server.manager import LiveRun, RunOptions
+from citewise.server.manager import LiveRun
+from citewise.server.run_extras import Extras, ExtrasQuery, dialect_for, merged
+from citewise.server.run_options import RunOptions
 from citewise.server.schemas import (
     AskRequest,
     CancelResult,
@@ -29,9 +33,13 @@ __all__ = ["router"]
 router = APIRouter(prefix="/v1", tags=["runs"], responses=ERRORS)
 
 RunId = Annotated[str, Path(min_length=1, max_length=128, description="Run id.")]
+#: The largest seq a client may name: what an ``INTEGER`` column holds on PostgreSQL
+#: (SQLite's hold more). A larger one was sent to the database and cut the stream with
+#: ``NumericValueOutOfRange``; now it is a 422 before anything is read.
+MAX_SEQ = 2**31 - 1
 #: The dialects of ``citewise.dialects`` (a test keeps this list equal to its registry).
 FormatName = Literal["citewise", "trustgraph", "agentos", "agent-event", "conversation",
-                     "answer", "ag-ui", "openai", "a2a"]
+                     "answer", "ag-ui", "openai", "a2a", "ai-sdk"]
 FormatQuery = Annotated[
     FormatName | None,
     Query(description="Wire format of the answer or stream (default `citewise`: our own "
@@ -76,9 +84,11 @@ def _wants_sse(request: Request, stream: bool) -> bool:
     return stream or "text/event-stream" in request.headers.get("accept", "")
 
 
-def _options(body: AskRequest) -> RunOptions:
+def _options(body: AskRequest, extras: Extras | None = None) -> RunOptions:
+    more = merged(body, extras or Extras())  # persona, audio, image (seed 001)
     return RunOptions(strict=body.strict, max_steps=body.max_steps,
-                      output_schema=body.output_schema)
+                      output_schema=body.output_schema, persona=more.persona,
+                      audio=more.audio, image=more.image)
 
 
 def _events_url(run_id: str) -> str:
@@ -94,6 +104,7 @@ async def _stream(state: AppState, tenant: str, run_id: str, after: int, dialect
         from citewise.server.formats import render_stream
 
         body = render_stream(dialect, await state.manager.open_tail(tenant, run_id, after))
+        headers = {**(headers or {}), **getattr(dialect, "headers", {})}  # ai-sdk's protocol header
     return sse_response(body, headers=headers)
 
 
@@ -133,13 +144,17 @@ async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun
                                   {"type": "object", "description": "`?format=` other than "
                                    "citewise: that format's final response"}]}},
                                   "text/event-stream": _SSE_DOC}}})
-async def ask(body: AskRequest, request: Request, state: State, who: Caller,
-              format: FormatQuery = None) -> Response:
+async def ask(body: AskRequest | AgUiRunInput, request: Request, state: State, who: Caller,
+              extras: ExtrasQuery, format: FormatQuery = None) -> Response:
     """Run the agent on one question. JSON: the final Answer (or the dialect's final
-    response); with `stream` or `Accept: text/event-stream`: every event as SSE."""
-    dialect = _dialect(format)
+    response); with `stream` or `Accept: text/event-stream`: every event as SSE. Also
+    takes an AG-UI `RunAgentInput` (see `citewise.server.agui_input`)."""
+    if isinstance(body, AgUiRunInput):
+        return await run_agui(body, request, state, who.tenant, format, stream=False)
+    options = _options(body, extras)
+    dialect = dialect_for(_dialect(format), options.persona)
     live = await state.manager.start(who.tenant, body.question, thread_id=body.thread_id,
-                                     options=_options(body))
+                                     options=options)
     if _wants_sse(request, body.stream):
         return await _stream(state, who.tenant, live.run_id, 0, dialect, run_headers(live))
     terminal = await wait_terminal(live)
@@ -154,14 +169,25 @@ async def ask(body: AskRequest, request: Request, state: State, who: Caller,
 @router.post("/runs", response_model=None, summary="Start an agent run",
              responses={**_STREAM_OR_JSON, 202: {"model": RunInfo,
                                                  "description": "Started in the background"}})
-async def start_run(body: RunRequest, request: Request, state: State, who: Caller,
+async def start_run(body: RunRequest | UseChatRequest | AgUiRunInput, request: Request,
+                    state: State, who: Caller, extras: ExtrasQuery,
                     format: FormatQuery = None) -> Response:
     """Start a run. Streams its events (SSE) by default; `background: true` answers 202
     with the run id at once; `stream: false` waits and answers the RunInfo — or, with
-    `?format=`, that format's final response."""
+    `?format=`, that format's final response. Also takes the body of a stock AI SDK
+    `useChat` (`{id, messages, trigger}`: see `citewise.server.ai_sdk_chat`), streamed,
+    and an AG-UI `RunAgentInput` (see `citewise.server.agui_input`)."""
+    if isinstance(body, AgUiRunInput):
+        return await run_agui(body, request, state, who.tenant, format)
     dialect = _dialect(format)
+    if isinstance(body, UseChatRequest):
+        live = await start_chat(state, who.tenant, body)
+        return await _respond(request, state, who.tenant, live, stream=True, background=False,
+                              dialect=dialect)
+    options = _options(body, extras)
     live = await state.manager.start(who.tenant, body.question, thread_id=body.thread_id,
-                                     options=_options(body))
+                                     options=options)
+    dialect = dialect_for(dialect, options.persona)
     return await _respond(request, state, who.tenant, live, stream=body.stream,
                           background=body.background, dialect=dialect)
 
@@ -226,8 +252,9 @@ def _last_event_id(value: str | None) -> int:
     except ValueError:
         raise InvalidInput("Last-Event-ID must be an event seq (an integer)",
                            code="invalid_last_event_id") from None
-    if seq < 0:
-        raise InvalidInput("Last-Event-ID must not be negative", code="invalid_last_event_id")
+    if not 0 <= seq <= MAX_SEQ:
+        raise InvalidInput(f"Last-Event-ID must be a seq from 0 to {MAX_SEQ}",
+                           code="invalid_last_event_id", details={"max": MAX_SEQ})
     return seq
 
 
@@ -237,9 +264,10 @@ def _last_event_id(value: str | None) -> int:
                                                                       _SSE_DOC}}})
 async def run_events(
     run_id: RunId, state: State, who: Caller,
-    after: Annotated[int | None, Query(ge=0, le=2**31, description="Send events after this seq.")] = None,
+    after: Annotated[int | None, Query(ge=0, le=MAX_SEQ,
+                                       description="Send events after this seq.")] = None,
     last_event_id: Annotated[str, Header(
-        alias="Last-Event-ID", pattern=r"^[0-9]{0,18}$",
+        alias="Last-Event-ID", pattern=r"^[0-9]{0,10}$",
         description="The seq of the last event received (sent by EventSource on reconnect).",
     )] = "",
     format: FormatQuery = None,

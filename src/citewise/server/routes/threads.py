@@ -1,4 +1,4 @@
-"""``/v1/threads``: list, read with turns, delete (with its runs, events and feedback)."""
+"""``/v1/threads``: list, read with turns, rename, delete (with its runs, events and feedback)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
+from pydantic import BaseModel, ConfigDict, Field
 
-from citewise.errors import NotFound
+from citewise.errors import InvalidInput, NotFound
 from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.schemas import ThreadDetail, ThreadInfo, ThreadList, TurnInfo
 
@@ -52,6 +53,26 @@ async def get_thread(thread_id: ThreadId, state: State, who: Caller) -> ThreadDe
     if detail is None:
         raise _unknown(thread_id)
     return detail
+
+
+class ThreadRename(BaseModel):
+    """A new title for a thread."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    title: str = Field(min_length=1, max_length=200, description="The new title.")
+
+
+@router.patch("/{thread_id}", response_model=ThreadInfo, summary="Rename a thread")
+async def rename_thread(thread_id: ThreadId, body: ThreadRename, state: State,
+                        who: Caller) -> ThreadInfo:
+    """Set the thread's title (the list stays ordered by the last turn)."""
+    title = " ".join(body.title.split())
+    if not title:
+        raise InvalidInput("the title is blank", code="validation_error")
+    t = await asyncio.to_thread(state.services.store.rename_thread, who.tenant, thread_id, title)
+    if t is None:
+        raise _unknown(thread_id)
+    return ThreadInfo(id=t.id, title=t.title, created_at=t.created_at, updated_at=t.updated_at)
 
 
 @router.delete("/{thread_id}", status_code=204, response_class=Response,

@@ -21,10 +21,12 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["MAX_TOKENS", "MiniLMEmbedder", "default_tokenizer_path"]
+__all__ = ["MAX_BATCH_TOKENS", "MAX_TOKENS", "MiniLMEmbedder", "default_tokenizer_path"]
 
 #: The model's ``max_seq_length`` in sentence-transformers (longer input is truncated).
 MAX_TOKENS = 256
+#: Padded tokens per onnxruntime run at most (bounds the activations' memory; see _batches).
+MAX_BATCH_TOKENS = 2048
 
 # Loaded (tokenizer, session, input names) per (model, tokenizer, threads, max_tokens).
 _LOADED: dict[tuple[str, str, int, int], tuple[Any, Any, frozenset[str]]] = {}
@@ -66,18 +68,23 @@ class MiniLMEmbedder:
         threads: int = 2,
         batch_size: int = 32,
         max_tokens: int = MAX_TOKENS,
+        max_batch_tokens: int = MAX_BATCH_TOKENS,
     ) -> None:
-        if threads < 1 or batch_size < 1 or not 8 <= max_tokens <= 512:
+        if (threads < 1 or batch_size < 1 or not 8 <= max_tokens <= 512
+                or max_batch_tokens < max_tokens):
             raise ConfigError(
-                "threads and batch_size must be >= 1 and max_tokens in 8..512",
+                "threads and batch_size must be >= 1, max_tokens in 8..512 and "
+                "max_batch_tokens >= max_tokens",
                 code="invalid_embedder_config",
-                details={"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens},
+                details={"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
+                         "max_batch_tokens": max_batch_tokens},
             )
         self._model_path = Path(model_path) if model_path is not None else None
         self._tokenizer_path = Path(tokenizer_path or default_tokenizer_path())
         self._threads = threads
         self.batch_size = batch_size
         self.max_tokens = max_tokens
+        self.max_batch_tokens = max_batch_tokens
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
@@ -119,6 +126,11 @@ class MiniLMEmbedder:
         opts.intra_op_num_threads = self._threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
+        # Idle intra-op threads sleep instead of spinning: on 2 shared cores a spinning
+        # thread burns the core the other one (or another process) needs. At load 7-9, 2
+        # threads ran at 17.8 chunks/s spinning vs 38.6 not (median of 3 interleaved
+        # rounds); at load 5 the two were within noise (bench/README.md, "Ingest").
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(
             str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
         )
@@ -143,7 +155,7 @@ class MiniLMEmbedder:
             return out
         self._load()
         ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
-        for batch in _batches(ids, self.batch_size):
+        for batch in _batches(ids, self.batch_size, self.max_batch_tokens):
             out[batch] = self._embed_batch([ids[i] for i in batch])
         return out
 
@@ -167,7 +179,9 @@ class MiniLMEmbedder:
         return result
 
 
-def _batches(token_ids: Sequence[Sequence[int]], size: int) -> list[list[int]]:
+def _batches(
+    token_ids: Sequence[Sequence[int]], size: int, max_batch_tokens: int = 1 << 30
+) -> list[list[int]]:
     """Indices of ``token_ids`` grouped into batches of similar length.
 
     A batch is padded to its longest text, and on CPU the padding costs as much as real
@@ -175,12 +189,19 @@ def _batches(token_ids: Sequence[Sequence[int]], size: int) -> list[list[int]]:
     the next text would pad the others by more than ~12%. Texts of one length batch fully;
     a mix of short and long ones runs in small batches (measured here on 16 handbook
     chunks of 20-620 characters: 1.7 s instead of 3.9 s for fixed batches of 32).
+
+    A batch also closes before it holds more than ``max_batch_tokens`` (padded) tokens:
+    onnxruntime keeps the activations of the largest batch it has run (its memory arena),
+    and 32 texts of 256 tokens peaked at ~900 MB RSS against ~360 MB for 8 of them; on
+    160 manual chunks embedding peaked at ~600 MB before the cap and ~380 MB with it, at
+    the same speed within the shared machine's noise (``bench/README.md``, "Ingest").
     """
     order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
     batches: list[list[int]] = []
     for i in order:
         n = len(token_ids[i])
-        if batches and len(batches[-1]) < size and n <= _fits(len(token_ids[batches[-1][0]])):
+        if (batches and len(batches[-1]) < size and n <= _fits(len(token_ids[batches[-1][0]]))
+                and (len(batches[-1]) + 1) * n <= max_batch_tokens):
             batches[-1].append(i)
         else:
             batches.append([i])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ SLICE = 4096
 _EMBED_BATCH = 256  # texts per embedder call (and per progress tick)
 _CHECKPOINT_EVERY = 50_000  # log entries replayed, at least, before the files are rewritten
 _DOCS_PER_READ = 256
+_REFRESH_S = 1.0  # how often a search looks for vectors another process stored
 
 
 @dataclass(slots=True)
@@ -90,7 +92,12 @@ class DenseIndex:
             self.vstore.close()
             raise
         self._saved_seq = self.seq
+        self._refreshed = time.monotonic()
         self._queries = QueryVectors(embedder)
+        #: Keep the in-memory index up with what this process embeds. A process that only
+        #: embeds (``citewise worker``, ``citewise ingest``) turns it off: ~1.5 KiB a chunk
+        #: it would hold for nothing; whoever searches next replays the vector log.
+        self.follow_writes = True
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -221,6 +228,63 @@ class DenseIndex:
             self._catch_up()
         return stats
 
+    # -- the embedding queue's side (:mod:`citewise.knowledge.ingest.embed_worker`) ------
+
+    def has_vectors(self, chunk_ids: Sequence[int]) -> set[int]:
+        """Those of ``chunk_ids`` that have a stored vector under this model."""
+        return self.vstore.existing(self.model, chunk_ids)
+
+    def add_vectors(
+        self, tenant: str, document_id: str, items: Sequence[tuple[int, str]]
+    ) -> SyncStats:
+        """Embed ``(chunk_id, text)`` of one document and store them in ONE transaction
+        (a chunk that has a vector by then is left as it is), then make them searchable."""
+        stats = SyncStats()
+        self._add([(cid, document_id, text) for cid, text in items], stats, lambda _n: None)
+        if self.follow_writes:
+            self._catch_up()
+        return stats
+
+    def drop_stale(self, store: Store, document_ids: Sequence[str]) -> int:
+        """Remove the vectors of these documents' chunks that are gone (the document was
+        rewritten or deleted); embeds nothing. Returns how many were removed."""
+        removed = 0
+        docs = list(dict.fromkeys(document_ids))
+        for i in range(0, len(docs), _DOCS_PER_READ):
+            part = docs[i : i + _DOCS_PER_READ]
+            have = self.vstore.chunks_of_documents(self.model, part)
+            if not have:
+                continue
+            current = store.document_chunk_ids(part)
+            gone = sorted(cid for doc, ids in have.items()
+                          for cid in ids - current.get(doc, set()))
+            if gone:
+                removed += self.vstore.delete(self.model, gone)
+        if removed:
+            self._catch_up()
+        return removed
+
+    def missing_vectors(self, store: Store) -> list[int]:
+        """Drop vectors whose chunk is gone; return the chunk ids that have no vector
+        (what the embedding queue must cover after a crash or a switch of embedder)."""
+        live = store.list_chunk_ids()
+        have = self.vstore.chunk_ids(self.model)
+        gone = sorted(have - live)
+        if gone:
+            self.vstore.delete(self.model, gone)
+            self._catch_up()
+        return sorted(live - have)
+
+    def refresh(self) -> None:
+        """Take in vectors other processes stored (a ``citewise worker`` beside this
+        one); cheap when there are none (one ``max(seq)``), and at most once a second."""
+        now = time.monotonic()
+        if now - self._refreshed < _REFRESH_S:
+            return
+        self._refreshed = now
+        if self.vstore.last_seq(self.model) != self.seq:
+            self._catch_up()
+
     def checkpoint(self) -> None:
         """Save the vector index files now and prune the log they make unnecessary (also
         done on close). After a delete this leaves the deleted ids nowhere on disk."""
@@ -264,11 +328,13 @@ class DenseIndex:
 
         The index is sharded by tenant: another tenant's chunk is never a candidate."""
         vec = self.embed_query(query) if isinstance(query, str) else query
+        self.refresh()
         with self._lock:
             return self.index.search(vec, k, tenant=tenant, allow=allow)
 
     def count(self, tenant: str | None = None) -> int:
         """Vectors in the index: of ``tenant``, or of every tenant when None."""
+        self.refresh()
         with self._lock:
             if tenant is None:
                 return len(self.index)

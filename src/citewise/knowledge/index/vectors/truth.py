@@ -215,6 +215,11 @@ class VectorStore:
                 )
             )
 
+    def existing(self, model: str, chunk_ids: Sequence[int]) -> set[int]:
+        """Those of ``chunk_ids`` that have a vector under ``model``."""
+        with self.engine.connect() as c:
+            return self._existing(c, model, chunk_ids)
+
     def _existing(self, c: Connection, model: str, chunk_ids: Sequence[int]) -> set[int]:
         have: set[int] = set()
         ids = list(dict.fromkeys(chunk_ids))

@@ -1,0 +1,86 @@
+"""How long does a warm question take at 10k chunks: search + evidence choice + assembly?
+
+Run by hand (not part of the test suite)::
+
+    python bench/answer_latency.py                 # ~10k chunks, every question of bench/data/answers
+    python bench/answer_latency.py --copies 2      # fewer chunks
+
+Why: the extractive model now scores every retrieved sentence (words, context, intent,
+structure) and embeds a shortlist of them with MiniLM (:mod:`citewise.models.sentence_rank`);
+issue #27 asks that a warm ``kb.search`` plus answer assembly stay at p50 <= 150 ms and
+p99 <= 400 ms at 10k chunks. The knowledge base is the three Debian manuals of
+``bench/answers.py`` ingested ``--copies`` times under different file names (so ranking
+sees look-alikes, as a real folder of versions would), lexical only by default: embedding
+10k chunks with MiniLM takes ~20 min on this 2-core machine (``--dense`` includes it; the
+dense search itself adds ~1-2 ms at this size, ``bench/README.md`` "Retrieval", and the
+query's embedding ~6 ms). The sentence shortlist is embedded with MiniLM either way.
+Each question is asked once with ``Agent.ask`` after one warm-up question, so no sentence
+embedding of a question's own candidates is cached from an earlier ask of it; the time is
+the whole ask (search, possibly a second search, ranking, verification, the Answer), in
+one process. Prints p50 / p99 / max and the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import answers as bench  # bench/answers.py: the corpora and their questions
+
+    from citewise import Agent, KnowledgeBase
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--copies", type=int, default=4)
+    parser.add_argument("--dense", action=argparse.BooleanOptionalAction, default=False)
+    args = parser.parse_args(argv)
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="citewise-latency-") as tmp:
+        docs = Path(tmp) / "docs"
+        questions = []
+        for name, corpus in bench.CORPORA.items():
+            for copy in range(args.copies):
+                for path in bench.locate(corpus, install=False):
+                    target = docs / name / f"copy{copy}" / path.name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(path, target)
+            questions += [q.question for q in bench.load_labels(corpus)]
+        t0 = time.perf_counter()
+        with KnowledgeBase.open(Path(tmp) / "kb", dense=args.dense) as kb:
+            report = kb.ingest([docs])
+            ingest_s = time.perf_counter() - t0
+            agent = Agent(kb)
+            agent.ask("What does this manual cover?")  # warm-up: models loaded
+            times = []
+            for q in questions:
+                t1 = time.perf_counter()
+                agent.ask(q)
+                times.append((time.perf_counter() - t1) * 1000)
+    times.sort()
+    p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+    result = {
+        "chunks": report.chunks_written, "copies": args.copies, "dense": args.dense,
+        "questions": len(times), "ingest_s": round(ingest_s, 1),
+        "p50_ms": round(statistics.median(times), 1), "p99_ms": round(p99, 1),
+        "max_ms": round(times[-1], 1),
+        "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+    }
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

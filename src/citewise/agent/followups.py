@@ -1,0 +1,130 @@
+"""Follow-up questions: a thread's question rewritten with its earlier turns before search.
+
+"And what does that do to hashing?" asked after a question about ``__eq__`` searches for
+``hashing`` alone unless something carries ``__eq__`` in. A language model may do it in
+its own query; the extractive model, and a model that does not, would not. So the host
+does it, for every model, deterministically and without a model call:
+
+1. a question is a **follow-up** when its thread has earlier turns and it leans on them —
+   it opens with a connective ("and …", "what about …", "how about …", "also …"), or
+   refers back with a pronoun or demonstrative ("it", "that", "those", "this one") while
+   naming little of its own, or names at most one thing at all ("and for contractors?");
+2. its **antecedent** is the salient words of the previous question (already rewritten,
+   when that was a follow-up too), falling back to the previous answer's first sentence
+   when the question names nothing: identifiers first (``__eq__``, ``os.path``,
+   ``Config.load``, ``HTTP/2``), then the other content words, at most :data:`MAX_CARRIED`,
+   leaving out what the new question already says;
+3. the **rewritten query** is the question followed by those words; it is reported in
+   ``QueryDetails.rewritten_query`` and every search of the run that lacks all of them
+   gets them appended (:func:`carry_into`), whatever query the model chose.
+
+A heuristic: a follow-up that changes the subject while saying "it" gets the old subject
+added to its search. That costs ranking a little; a lost antecedent costs the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewise.text import STOPWORDS, content_terms
+
+__all__ = ["MAX_CARRIED", "FollowUp", "carry_into", "rewrite"]
+
+#: At most this many words are carried from earlier turns into a search.
+MAX_CARRIED = 5
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_CONNECTIVE = re.compile(
+    r"^\W*(?:and|also|but|so|then|or|plus|what\s+about|how\s+about|what\s+if|same\s+for|"
+    r"and\s+for|and\s+if|and\s+what|and\s+how|as\s+for|in\s+that\s+case)\b", re.IGNORECASE)
+_ANAPHORA = _words(
+    "it its it's itself that this these those they them their theirs he she him her his "
+    "one ones there such former latter same above previous")
+_WORD = re.compile(r"[A-Za-z_][\w]*(?:[./:-][\w]+)*(?:\(\))?|\d[\w.]*")
+_IDENTIFIER = re.compile(r"_|\(\)|[./:]|\d|[a-z][A-Z]|^[A-Z]{2,}")
+# Words that ask rather than name (kept out of a carried antecedent).
+_ASKING = _words(
+    "happen happens happened work works mean means get gets take takes know want need "
+    "way thing things exactly actually possible used use uses using")
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """A follow-up question and the search query it stands for."""
+
+    question: str
+    rewritten: str
+    carried: tuple[str, ...]
+
+
+def rewrite(question: str, history: Sequence[tuple[str, str]]) -> FollowUp | None:
+    """The follow-up ``question`` rewritten with ``history`` (earlier ``(question,
+    answer)`` turns, oldest first); None when it stands on its own."""
+    previous: str | None = None
+    last_answer = ""
+    for q, a in history:
+        # Each earlier question as it was searched: a chain of follow-ups keeps its subject.
+        step = _rewrite_one(q, previous, a) if previous is not None else None
+        previous = step.rewritten if step is not None else q
+        last_answer = a
+    if previous is None:
+        return None
+    return _rewrite_one(question, previous, last_answer)
+
+
+def carry_into(query: str, carried: Sequence[str]) -> str:
+    """``query`` with the ``carried`` words appended, unless it has one of them already
+    (a model that resolved the reference itself keeps its own query)."""
+    if not carried:
+        return query
+    have = set(content_terms(query))
+    if any(set(content_terms(w)) & have for w in carried):
+        return query
+    return f"{query.rstrip()} {' '.join(carried)}"
+
+
+def _rewrite_one(question: str, previous: str, answer: str) -> FollowUp | None:
+    if not _leans_back(question):
+        return None
+    own = set(content_terms(question))
+    carried = _salient(previous, own)
+    if not carried:
+        first = re.split(r"(?<=[.!?])\s", answer.strip(), maxsplit=1)[0]
+        carried = _salient(re.sub(r"\[\d+(?:,\s*\d+)*\]", "", first), own)
+    if not carried:
+        return None
+    return FollowUp(question, f"{question.strip()} {' '.join(carried)}", tuple(carried))
+
+
+def _leans_back(question: str) -> bool:
+    words = [w.lower() for w in re.findall(r"[\w']+", question)]
+    named = [t for t in content_terms(question) if len(t) > 1 and t not in _ASKING]
+    if _CONNECTIVE.match(question) or len(named) <= 1:
+        return True
+    return any(w in _ANAPHORA for w in words) and len(named) <= 3
+
+
+def _salient(text: str, exclude: set[str]) -> list[str]:
+    """The words of ``text`` worth carrying: identifiers first, then content words."""
+    idents: list[str] = []
+    plain: list[str] = []
+    seen: set[str] = set()
+    for i, m in enumerate(_WORD.finditer(text)):
+        word = m.group(0).removesuffix("()")
+        low = word.lower()
+        stems = set(content_terms(word))
+        if (low in STOPWORDS or low in _ANAPHORA or low in _ASKING or len(word) < 2
+                or not stems or stems & exclude or low in seen):
+            continue
+        seen.add(low)
+        # A capital that only starts the sentence marks nothing.
+        if _IDENTIFIER.search(word) or (i > 0 and word[0].isupper()):
+            idents.append(word)
+        else:
+            plain.append(word)
+    return (idents + plain)[:MAX_CARRIED]

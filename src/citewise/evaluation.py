@@ -1,0 +1,432 @@
+"""Measure answers on your own knowledge base: ``citewise eval`` and ``bench/answers.py``.
+
+Why it exists: a citation can be exact (the quote is verbatim at its offsets) and still
+quote the wrong sentence. Only labelled questions tell the two apart, and only the user's
+own documents tell whether citewise answers *their* questions. This module is the one
+definition of the metrics, shared by the CLI and the bench, so a number in
+``bench/README.md`` and a user's number mean the same thing.
+
+A question file is JSON Lines, one object per line::
+
+    {"id": "q1", "question": "How long do refunds take?",
+     "expected": ["Refunds are paid within 14 days."],   # or "unanswerable"
+     "kind": "default", "document": "policies/refunds.md", "split": "tune"}
+
+``expected`` lists sentences of the stored text that answer the question (any one is
+enough). ``kind``, ``document`` (the expected source: the stored source exactly, or a
+trailing part of its path such as the file name) and ``split`` are optional.
+
+**Matching, precisely.** Text is compared with every run of whitespace collapsed to one
+space (nothing else is normalised: case, quotes and punctuation count). A citation's
+*sentence* is the stored text of its document around its offsets, extended on both sides
+to sentence boundaries (:func:`sentence_extent`: a blank line, a list bullet at the start
+of a line, or ``.``/``!``/``?`` — optionally closed by a quote or bracket — followed by
+whitespace and a character that is not lower case; a single line break is not a
+boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."). An expected sentence
+is **matched** by a citation when, in the cited document, an occurrence of it is covered
+by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its characters —
+so a citation that contains it, equals it or quotes a part of it matches, and one that
+quotes a neighbouring sentence does not.
+
+Metrics (over the questions that have a label of that kind):
+
+* **evidence@1** — the first citation matches an expected sentence (answerable questions);
+* **evidence@any** — some citation does;
+* **document@1** — the first citation's document is the expected ``document``;
+* an answer **abstains** when it has no citation or its ``issues`` carry
+  ``no_answer_in_sources``; **abstention precision** = abstentions on unanswerable
+  questions / abstentions, **recall** = the same / unanswerable questions, and **false
+  abstention** = abstentions on answerable questions / answerable questions;
+* **latency** — wall time of each ``Agent.ask``, p50 and p99 by nearest rank.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citewise.errors import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from citewise.answer import Answer, CitationOccurrence
+    from citewise.knowledge.base import KnowledgeBase
+
+__all__ = [
+    "ABSTAIN_ISSUE",
+    "MATCH_COVERAGE",
+    "EvalQuestion",
+    "QuestionResult",
+    "abstained",
+    "evaluate",
+    "load_questions",
+    "locate",
+    "metrics",
+    "missing_labels",
+    "parse_questions",
+    "score_answer",
+    "sentence_extent",
+    "summarise",
+]
+
+#: Share of an expected sentence's characters a citation's sentence must cover.
+MATCH_COVERAGE = 0.5
+#: The issue code with which an answer says its sources do not answer the question.
+ABSTAIN_ISSUE = "no_answer_in_sources"
+UNANSWERABLE = "unanswerable"
+#: Asked once before the timed questions (see :func:`evaluate`).
+WARM_UP = "What are these documents about?"
+_KEYS = frozenset({"id", "question", "expected", "kind", "document", "split", "note"})
+_WS = re.compile(r"\s+")
+# Sentence boundaries (see the module docstring): the end of the sentence before is the
+# match's start (for punctuation, one past it and any closer), the next starts at its end.
+_BOUNDARY = re.compile(r"\n[ \t]*\n\s*|\n[ \t]*(?=[-*•]\s|\d+[.)]\s)|"
+                       r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)(?<!\bvs\.)(?<!\bcf\.)[\"'”’)\]]*\s+(?=[^\sa-z])")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalQuestion:
+    """One labelled question. ``expected`` is None for a question the documents do not
+    answer."""
+
+    id: str
+    question: str
+    expected: tuple[str, ...] | None
+    kind: str = "default"
+    document: str | None = None
+    split: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        return self.expected is not None
+
+
+@dataclass(slots=True)
+class QuestionResult:
+    """How one answer scored. The booleans are None where the metric does not apply."""
+
+    id: str
+    question: str
+    kind: str
+    split: str | None
+    answerable: bool
+    abstained: bool
+    evidence_at_1: bool | None
+    evidence_any: bool | None
+    document_at_1: bool | None
+    latency_ms: float
+    citations: int
+    first_source: str | None = None
+    first_sentence: str | None = None
+    issues: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- question files ---------------------------------------------------------------------
+
+
+def load_questions(path: str | Path) -> list[EvalQuestion]:
+    """The questions of a JSONL file; a bad line raises ``InvalidInput`` naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotFound(f"no such question file: {path}", code="path_not_found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{path}: cannot read: {exc}", code="invalid_questions") from None
+    return parse_questions(text.splitlines(), name=str(path))
+
+
+def parse_questions(lines: Iterable[str], *, name: str = "questions") -> list[EvalQuestion]:
+    """Parse JSONL question lines (blank lines skipped); errors name ``name:LINE``."""
+    out: list[EvalQuestion] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        q = _parse_line(line, f"{name}:{number}")
+        if q.id in seen:
+            raise InvalidInput(f"{name}:{number}: duplicate id {q.id!r}", code="invalid_questions")
+        seen.add(q.id)
+        out.append(q)
+    if not out:
+        raise InvalidInput(f"{name}: no questions", code="invalid_questions")
+    return out
+
+
+def _parse_line(line: str, where: str) -> EvalQuestion:
+    def bad(why: str) -> InvalidInput:
+        return InvalidInput(f"{where}: {why}", code="invalid_questions")
+
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise bad(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise bad("a line must be a JSON object")
+    unknown = sorted(set(row) - _KEYS)
+    if unknown:
+        raise bad(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    for key in ("id", "question"):
+        if not isinstance(row.get(key), str) or not row[key].strip():
+            raise bad(f"{key!r} must be a non-empty string")
+    for key in ("kind", "document", "split"):
+        if key in row and (not isinstance(row[key], str) or not row[key].strip()):
+            raise bad(f"{key!r} must be a non-empty string when given")
+    raw = row.get("expected")
+    expected: tuple[str, ...] | None
+    if raw == UNANSWERABLE:
+        expected = None
+    elif (isinstance(raw, list) and raw
+          and all(isinstance(s, str) and _norm(s) for s in raw)):
+        expected = tuple(raw)
+    else:
+        raise bad('"expected" must be a non-empty list of sentences or "unanswerable"')
+    return EvalQuestion(id=row["id"], question=row["question"], expected=expected,
+                        kind=row.get("kind", "default"), document=row.get("document"),
+                        split=row.get("split"))
+
+
+# -- matching ---------------------------------------------------------------------------
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """``text`` with whitespace runs collapsed, and each output character's offset in
+    ``text``."""
+    chars: list[str] = []
+    where: list[int] = []
+    for m in re.finditer(r"\S+", text):
+        if chars:
+            chars.append(" ")
+            where.append(m.start() - 1)
+        chars.extend(m.group())
+        where.extend(range(m.start(), m.end()))
+    return "".join(chars), where
+
+
+def locate(text: str, sentence: str, *, index: tuple[str, list[int]] | None = None
+           ) -> list[tuple[int, int]]:
+    """Every occurrence of ``sentence`` in ``text``, whitespace-insensitively, as offsets
+    of ``text``. ``index`` is ``_normalised(text)`` when the caller has it already."""
+    needle = _norm(sentence)
+    flat, where = index if index is not None else _normalised(text)
+    out: list[tuple[int, int]] = []
+    at = flat.find(needle) if needle else -1
+    while at >= 0:
+        out.append((where[at], where[at + len(needle) - 1] + 1))
+        at = flat.find(needle, at + 1)
+    return out
+
+
+def sentence_extent(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` widened to the sentence(s) it lies in (see the module docstring)."""
+    start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
+    a = max(0, start - 4000)
+    for m in _BOUNDARY.finditer(text, a):
+        if m.end() > start:
+            break
+        a = m.end()
+    b = len(text)
+    m2 = _BOUNDARY.search(text, max(end - 1, start))
+    if m2 is not None:
+        b = m2.start()
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    while a < b and text[a].isspace():
+        a += 1
+    return (a, max(b, end)) if b > a else (start, end)
+
+
+def _covered(extent: tuple[int, int], occurrence: tuple[int, int]) -> float:
+    inter = min(extent[1], occurrence[1]) - max(extent[0], occurrence[0])
+    return max(0, inter) / max(1, occurrence[1] - occurrence[0])
+
+
+def _source_matches(source: str, document: str) -> bool:
+    source, document = source.replace("\\", "/"), document.replace("\\", "/").strip("/")
+    return source == document or source.endswith("/" + document)
+
+
+@dataclass(slots=True)
+class _Texts:
+    """Stored document texts (and their whitespace-collapsed index), read once each."""
+
+    kb: KnowledgeBase
+    cache: dict[str, tuple[str, tuple[str, list[int]]] | None] = field(default_factory=dict)
+
+    def get(self, document_id: str) -> tuple[str, tuple[str, list[int]]] | None:
+        if document_id not in self.cache:
+            text = self.kb.document_text(document_id)
+            self.cache[document_id] = None if text is None else (text, _normalised(text))
+        return self.cache[document_id]
+
+
+def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[str],
+                    texts: _Texts) -> tuple[bool, str | None, str]:
+    """Whether citation ``c`` matches an expected sentence; its source and sentence."""
+    doc = answer.search_documents[c.document_index - 1]
+    got = texts.get(str(doc.document.get("id", "")))
+    if got is None:  # the document is gone: compare the excerpt alone
+        quote = _norm(c.excerpt)
+        ok = any(_norm(e) in quote or (quote in _norm(e) and len(quote) >= MATCH_COVERAGE
+                                       * len(_norm(e))) for e in expected)
+        return ok, doc.source, c.excerpt
+    text, index = got
+    if c.start_char is not None and c.end_char is not None:
+        span = (c.start_char, c.end_char)
+    else:  # no offsets: where the excerpt is in the text, if it is
+        found = locate(text, c.excerpt, index=index)
+        span = found[0] if found else (0, 0)
+    extent = sentence_extent(text, *span) if span[1] > span[0] else span
+    ok = any(_covered(extent, occ) >= MATCH_COVERAGE
+             for e in expected for occ in locate(text, e, index=index))
+    return ok, doc.source, _norm(text[extent[0]:extent[1]]) or c.excerpt
+
+
+def abstained(answer: Answer) -> bool:
+    """Whether the answer says the documents do not answer: no citation, or the issue."""
+    return not answer.citations or any(i.code == ABSTAIN_ISSUE for i in answer.issues)
+
+
+def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,
+                 latency_ms: float) -> QuestionResult:
+    """Score one answer against its question's labels."""
+    if not isinstance(texts, _Texts):
+        texts = _Texts(texts)
+    abst = abstained(answer)
+    r = QuestionResult(id=q.id, question=q.question, kind=q.kind, split=q.split,
+                       answerable=q.answerable, abstained=abst, evidence_at_1=None,
+                       evidence_any=None, document_at_1=None, latency_ms=round(latency_ms, 2),
+                       citations=len(answer.citations),
+                       issues=sorted({i.code for i in answer.issues}),
+                       error=answer.error.code if answer.error is not None else None)
+    matches = [_citation_match(answer, c, q.expected or (), texts) for c in answer.citations]
+    if matches:
+        r.first_source, r.first_sentence = matches[0][1], matches[0][2]
+    if q.expected is not None:
+        r.evidence_at_1 = bool(matches) and matches[0][0] and not abst
+        r.evidence_any = any(m[0] for m in matches) and not abst
+        if q.document is not None:
+            r.document_at_1 = (bool(matches) and not abst and matches[0][1] is not None
+                               and _source_matches(matches[0][1], q.document))
+    return r
+
+
+def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion]
+                   ) -> dict[str, list[str]]:
+    """Expected sentences found nowhere they should be (in the named ``document`` when the
+    question has one, else in any document): ``{question id: [sentence, …]}``. A label
+    that is not in the stored text can never be matched, so it is a broken label."""
+    docs: list[tuple[str, str]] = []
+    offset = 0
+    while True:
+        page = kb.list_documents(limit=500, offset=offset)
+        docs += [(d.source, _normalised(d.text)[0]) for d in page]
+        if len(page) < 500:
+            break
+        offset += 500
+    out: dict[str, list[str]] = {}
+    for q in questions:
+        pool = [flat for src, flat in docs
+                if q.document is None or _source_matches(src, q.document)]
+        lost = [e for e in q.expected or () if not any(_norm(e) in flat for flat in pool)]
+        if lost:
+            out[q.id] = lost
+    return out
+
+
+# -- running and summarising ------------------------------------------------------------
+
+
+def evaluate(kb: KnowledgeBase, questions: Sequence[EvalQuestion], *,
+             model: str = "extractive", strict: bool = False, warm_up: bool = True,
+             progress: Callable[[int, int], None] | None = None) -> list[QuestionResult]:
+    """Ask every question with ``Agent(kb, model=…)`` and score the answers.
+
+    The runs are recorded in a scratch store in a temporary folder, not in the knowledge
+    base's own: measuring must not fill the user's threads with a few hundred runs. With
+    ``warm_up`` a question that is none of them (:data:`WARM_UP`) is asked first, unscored
+    and untimed, so the latencies are those of a running process (the embedder loaded)
+    rather than of a cold start, and no question gains from a cache the warm-up filled.
+    """
+    from citewise.agent.runner import Agent
+    from citewise.agent.state import RunSettings
+    from citewise.store.sqlite import SQLiteStore
+
+    texts = _Texts(kb)
+    results: list[QuestionResult] = []
+    with tempfile.TemporaryDirectory(prefix="citewise-eval-") as tmp:
+        store = SQLiteStore(Path(tmp) / "runs.db")
+        try:
+            agent = Agent(kb, model=model, store=store, settings=RunSettings(strict=strict))
+            if warm_up:
+                agent.ask(WARM_UP)
+            for n, q in enumerate(questions, 1):
+                t0 = time.perf_counter()
+                answer = agent.ask(q.question)
+                ms = (time.perf_counter() - t0) * 1000
+                results.append(score_answer(q, answer, texts, ms))
+                if progress is not None:
+                    progress(n, len(questions))
+        finally:
+            store.close()
+    return results
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _percentile(values: Sequence[float], p: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)], 2)
+
+
+def metrics(results: Sequence[QuestionResult]) -> dict[str, Any]:
+    """The metrics of one group of results (see the module docstring)."""
+    ans = [r for r in results if r.answerable]
+    una = [r for r in results if not r.answerable]
+    docs = [r for r in ans if r.document_at_1 is not None]
+    abst = [r for r in results if r.abstained]
+    lat = [r.latency_ms for r in results]
+    return {
+        "questions": len(results),
+        "answerable": len(ans),
+        "unanswerable": len(una),
+        "evidence_at_1": _ratio(sum(bool(r.evidence_at_1) for r in ans), len(ans)),
+        "evidence_any": _ratio(sum(bool(r.evidence_any) for r in ans), len(ans)),
+        "document_at_1": _ratio(sum(bool(r.document_at_1) for r in docs), len(docs)),
+        "with_document": len(docs),
+        "abstained": len(abst),
+        "abstention_precision": _ratio(sum(not r.answerable for r in abst), len(abst)),
+        "abstention_recall": _ratio(sum(r.abstained for r in una), len(una)),
+        "false_abstention": _ratio(sum(r.abstained for r in ans), len(ans)),
+        "errors": sum(r.error is not None for r in results),
+        "latency_ms_p50": _percentile(lat, 50),
+        "latency_ms_p99": _percentile(lat, 99),
+    }
+
+
+def summarise(results: Sequence[QuestionResult]) -> dict[str, Any]:
+    """``{"all": …, "by_kind": {kind: …}, "by_split": {split: …}}`` of :func:`metrics`."""
+    def grouped(key: Callable[[QuestionResult], str | None]) -> dict[str, Any]:
+        names = sorted({k for r in results if (k := key(r)) is not None})
+        return {n: metrics([r for r in results if key(r) == n]) for n in names}
+
+    return {"all": metrics(results), "by_kind": grouped(lambda r: r.kind),
+            "by_split": grouped(lambda r: r.split)}

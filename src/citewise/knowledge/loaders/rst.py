@@ -1,0 +1,262 @@
+"""reStructuredText (``.rst``, ``.rest``): the text a reader of the rendered page reads, with
+its section structure.
+
+Why docutils: rST is hard to read correctly with regexes (title adornments of any
+punctuation, nested lists, definition and field lists, grid tables, literal blocks opened by
+``::``), and docutils is the reference parser, pure Python. Its doctree is walked here and the
+stored text is assembled block by block, so every section span is an exact offset into it.
+What a reader reads: no title adornments, no inline markup (``**x**`` → ``x``), link
+targets, comments and substitution definitions left out, lists as ``- item`` lines, table
+rows as ``a | b``, literal and code blocks verbatim, admonitions as ``Note: …``.
+
+Sphinx sources are the common case, and docutils does not know Sphinx's roles and
+directives. An unknown role keeps its text (``:ref:`Install <install>``` → ``Install``,
+``:func:`~pkg.mod.f``` → ``f``); an unknown directive's arguments and content are read as
+rST (``.. versionadded:: 2.0`` → ``2.0``, a ``py:function`` signature and its description),
+except for those that hold no prose (``toctree``, ``automodule``, ``index`` …), which are
+dropped. Nothing is registered with docutils, so no other user of it in the process is
+affected.
+
+Safety: ``include``, ``raw`` and ``csv-table :file:`` are disabled (a document must not read
+other files of the server), docutils configuration files are not read, and no parse problem
+stops the load: docutils reports them into a sink and goes on.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import IngestError
+from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.text import decode_text, file_metadata
+
+__all__ = ["RstLoader", "render_rst"]
+
+_SETTINGS: dict[str, Any] = {
+    "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
+    "doctitle_xform": False, "sectsubtitle_xform": False, "syntax_highlight": "none",
+    "_disable_config": True, "input_encoding": "unicode", "docinfo_xform": False,
+    "pep_references": False, "rfc_references": False, "smart_quotes": False,
+    "character_level_inline_markup": False,
+}
+_ROLE = re.compile(r"^:[\w:.+-]+:`(?P<body>.*)`$", re.S)
+_TARGET = re.compile(r"^(?P<title>.*?)\s*<[^<>]*>$", re.S)
+_NO_PROSE = frozenset((
+    "toctree", "autosummary", "automodule", "autoclass", "autofunction", "automethod",
+    "autoattribute", "autodata", "autoexception", "autoprogram", "literalinclude", "highlight",
+    "index", "tabularcolumns", "currentmodule", "py:currentmodule", "module", "py:module",
+    "sectionauthor", "moduleauthor", "codeauthor", "only", "ifconfig", "graphviz", "digraph",
+    "plot", "mermaid", "uml", "todolist", "include", "raw",
+))
+_DIRECTIVE = re.compile(r"^\.\.\s+([\w:.+-]+)::[ \t]*(.*)$")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass
+class _Out:
+    parts: list[str] = field(default_factory=list)
+    length: int = 0
+    line: list[str] = field(default_factory=list)
+    prefix: str = ""  # "- " or "3. " for the first block of a list item
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
+    pending_sep: str = ""
+
+    def write(self, text: str, sep: str = "\n\n") -> int | None:
+        if not text.strip():
+            return None
+        if self.length:
+            joint = self.pending_sep or sep
+            self.parts.append(joint)
+            self.length += len(joint)
+        if self.prefix:
+            text, self.prefix = self.prefix + text, ""
+        start = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        self.pending_sep = sep
+        return start
+
+    def flush(self, sep: str = "\n\n") -> int | None:
+        text = _SPACE.sub(" ", "".join(self.line)).strip()
+        self.line.clear()
+        return self.write(text, sep)
+
+
+def _inline(node: Any, out: _Out) -> None:
+    """Inline content of a text element, markup dropped."""
+    from docutils import nodes
+
+    for child in node.children:
+        if isinstance(child, nodes.Text):
+            out.line.append(str(child))
+        elif isinstance(child, nodes.system_message | nodes.target | nodes.substitution_definition
+                        | nodes.raw | nodes.comment | nodes.image):
+            continue
+        elif isinstance(child, nodes.problematic):
+            out.line.append(_unknown_role(child.astext()))
+        elif isinstance(child, nodes.footnote_reference | nodes.citation_reference):
+            out.line.append(f"[{child.astext()}]")
+        else:
+            _inline(child, out)
+
+
+def _unknown_role(raw: str) -> str:
+    """The text a Sphinx role shows: ``:ref:`Title <x>``` → Title, ``:func:`~a.b``` → b."""
+    m = _ROLE.match(raw)
+    if m is None:
+        return raw
+    body = m.group("body")
+    target = _TARGET.match(body)
+    if target is not None and target.group("title"):
+        return target.group("title")
+    if body.startswith("~"):
+        return body[1:].rsplit(".", 1)[-1]
+    return body.lstrip("!")
+
+
+def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
+    from docutils import nodes
+
+    list_kind: str | None = None
+    if isinstance(node, nodes.enumerated_list):
+        list_kind = "enum"
+    elif isinstance(node, nodes.bullet_list):
+        list_kind = "bullet"
+    number = int(node.get("start", 1)) if list_kind == "enum" else 0
+    for child in node.children:
+        if isinstance(child, nodes.Text):
+            out.line.append(str(child))
+        elif isinstance(child, nodes.comment | nodes.target | nodes.substitution_definition
+                        | nodes.raw | nodes.pending | nodes.image | nodes.transition):
+            continue
+        elif isinstance(child, nodes.system_message):
+            _unknown_directive(child, out, level)
+        elif isinstance(child, nodes.section):
+            out.flush()
+            title = child.next_node(nodes.title)
+            if title is not None:
+                _inline(title, out)
+            start = out.flush()
+            if start is not None and path_ok:
+                heading = out.parts[-1]
+                out.headings.append((start, level, heading))
+            _walk(child, out, level + 1, path_ok)
+        elif isinstance(child, nodes.title) and isinstance(node, nodes.section):
+            continue  # written with its section
+        elif isinstance(child, nodes.literal_block | nodes.doctest_block | nodes.math_block):
+            out.flush()
+            out.write(child.astext().rstrip())
+        elif isinstance(child, nodes.list_item):
+            out.flush()
+            if list_kind == "enum":
+                out.prefix = f"{number}. "
+                number += 1
+            elif list_kind == "bullet":
+                out.prefix = "- "
+            _walk(child, out, level, path_ok)
+            out.flush("\n")
+            out.pending_sep = "\n"
+        elif isinstance(child, nodes.row):
+            out.flush()
+            cells = []
+            for entry in child.children:
+                cell = _Out()
+                _walk(entry, cell, level, False)
+                cell.flush()
+                cells.append(_SPACE.sub(" ", "".join(cell.parts)).strip())
+            out.write(" | ".join(cells), "\n")
+        elif isinstance(child, nodes.Admonition):
+            out.flush()
+            name = type(child).__name__.replace("_", " ").capitalize()
+            if isinstance(child, nodes.admonition):  # a titled one: its title says it
+                name = ""
+            out.prefix = f"{name}: " if name else ""
+            _walk(child, out, level, path_ok)
+            out.flush()
+        elif isinstance(child, nodes.footnote | nodes.citation):
+            out.flush()
+            label = child.next_node(nodes.label)
+            out.prefix = f"[{label.astext()}] " if label is not None else ""
+            _walk(child, out, level, path_ok)
+            out.flush()
+        elif isinstance(child, nodes.label):
+            continue  # a footnote's, written as its prefix
+        elif isinstance(child, nodes.TextElement):
+            out.flush()
+            _inline(child, out)
+            sep = "\n" if isinstance(child, nodes.term | nodes.line | nodes.field_name) else "\n\n"
+            out.flush(sep)
+        else:
+            _walk(child, out, level, path_ok)
+            if isinstance(child, nodes.table | nodes.definition_list | nodes.field_list
+                          | nodes.line_block | nodes.option_list):
+                out.flush()
+                out.pending_sep = "\n\n"  # its rows and items were lines of one block
+    if list_kind is not None:
+        out.pending_sep = "\n\n"
+
+
+def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
+    """An unknown (Sphinx) directive: its arguments and content read as rST; others of
+    docutils' messages are no text of the document."""
+    from docutils import nodes
+
+    block = msg.next_node(nodes.literal_block)
+    if block is None or "Unknown directive type" not in msg.astext():
+        return
+    lines = block.astext().splitlines()
+    m = _DIRECTIVE.match(lines[0]) if lines else None
+    if m is None or m.group(1).lower() in _NO_PROSE:
+        return
+    body = [ln for ln in lines[1:] if not re.match(r"^\s+:[\w-]+:", ln)]
+    source = m.group(2) + "\n\n" + textwrap.dedent("\n".join(body))
+    doc = _parse(source)
+    out.flush()
+    _walk(doc, out, level, False)
+
+
+def _parse(text: str) -> Any:
+    from docutils.core import publish_doctree
+
+    return publish_doctree(text, settings_overrides={**_SETTINGS,
+                                                     "warning_stream": io.StringIO()})
+
+
+def render_rst(source: str) -> tuple[str, str | None, list[SectionSpan]]:
+    """``(text, title, sections)`` of an rST document."""
+    out = _Out()
+    _walk(_parse(source), out, 1, True)
+    out.flush()
+    text = "".join(out.parts)
+    spans: list[SectionSpan] = []
+    stack: list[tuple[int, str]] = []
+    for i, (start, level, title) in enumerate(out.headings):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        end = out.headings[i + 1][0] if i + 1 < len(out.headings) else len(text)
+        if end > start:
+            spans.append((start, end, " > ".join(t for _, t in stack)))
+    return text, (out.headings[0][2] if out.headings else None), spans
+
+
+class RstLoader:
+    """``.rst`` / ``.rest`` files."""
+
+    name = "rst"
+    extensions: tuple[str, ...] = (".rst", ".rest")
+    content_types: tuple[str, ...] = ("text/x-rst", "text/prs.fallenstein.rst")
+
+    def load(self, path: Path, data: bytes) -> LoadedDocument:
+        source, encoding = decode_text(path, data)
+        text, title, sections = render_rst(source)
+        if not text.strip():
+            raise IngestError(f"{path}: no readable text in the document",
+                              code="empty_document", details={"path": str(path)})
+        return LoadedDocument(text=text, content_type="text/x-rst", title=title or path.stem,
+                              metadata=file_metadata(path, data, encoding), sections=sections)

@@ -1,0 +1,402 @@
+"""Which retrieved sentence answers the question: the extractive model's evidence choice.
+
+Why this exists: choosing the sentence with the most words in common with the question
+quotes the wrong sentence for most real questions (issue #27). A question names an entity
+(a setting, a command, a document) *and* asks something about it (its default, what happens
+if, what it is, whether it may, how to). The sentence that repeats the entity's name is
+usually its heading, its signature or the notice naming the document; the sentence that
+answers is often the one *after* it ("The default is 1 GB."), sharing one word or none.
+
+So every sentence of every retrieved chunk is scored on (weights in :data:`WEIGHTS`, set on
+the ``tune`` split of ``bench/data/answers``):
+
+* **lexical evidence** — the idf-weighted share of the question's content terms it has,
+  where words of the document's title or file name (the entity) weigh half: naming the
+  document is not answering about it; "how long" / "how many" are what is asked, not
+  what it is about;
+* **context** — the same share for its paragraph before it, from its heading on (the
+  setting a "The default is 1 GB." sentence belongs to), weighing more when the sentence
+  leans on it (a default, "This", "It");
+* **what is asked** (:func:`intent`) — a "default" question wants a sentence that states
+  a default, a limit question a number (cues for other kinds matched too much to help);
+* **meaning** — cosine similarity under the packaged MiniLM
+  (:mod:`.sentence_similarity`) for a shortlist of the best-scoring sentences (all of
+  them would cost too much per question on a CPU), averaged over the whole question and
+  the question less the retrieved documents' title words;
+* **routing** — a sentence of the document whose title or file name the question names;
+* **substance** — words beyond the question's and the title's ("Some background on X."
+  says nothing);
+* **structure** — headings and questions (an FAQ's) are context only, never candidates;
+  navigation bars, notices (copyright, licence), version-change notes, table rows, code
+  and glued run-on "sentences" rank below prose; code only when the question asks for it.
+
+Every sentence keeps being a verbatim slice of the retrieved text: trimming only drops
+permalink marks (``¶``) and blanks at its edges, never a character inside, and a sentence
+with a mark inside is no candidate.
+
+:func:`answerability` says how likely the best sentences answer at all; the threshold
+below which the model abstains (``extractive.ANSWERABLE``) was calibrated on ``tune``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
+from citewise.text import content_terms
+
+__all__ = [
+    "WEIGHTS",
+    "Scored",
+    "SemanticScorer",
+    "Sentence",
+    "answerability",
+    "candidates",
+    "intent",
+    "rank",
+    "structure_penalty",
+]
+
+#: cosine similarities of the question with each text, 0..1-ish.
+SemanticScorer = Callable[[str, Sequence[str]], Sequence[float]]
+
+_SHORTLIST = 10
+_MIN_CHARS = 12
+_TITLE_WORDS = 4
+_LEAD_IN_WORDS = 8  # a longer sentence before a colon still says something
+_SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
+_EDGE = " \t\r\n¶#§"  # trimmed off a sentence's edges: blanks and permalink marks
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One candidate: ``text`` is verbatim in the retrieved passage of ``document_index``."""
+
+    document_index: int
+    rank: int  # the passage's rank in its search (0 = best)
+    text: str
+    before: str  # its context: the heading and sentences before it in its paragraph
+    source: str
+    title: str
+    asserts: bool  # a full sentence or list item, not a lead-in, question or title line
+
+
+@dataclass(slots=True)
+class Scored:
+    sentence: Sentence
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+
+
+# -- what the question asks ----------------------------------------------------------------
+
+_INTENTS: dict[str, re.Pattern[str]] = {
+    "default": re.compile(
+        r"\bdefaults?\b|out of the box|unless (?:i|you|configured)|if i (?:don'?t|do not) "
+        r"(?:change|set|say)|fresh install|\bnormally\b|by itself|with no (?:arguments|options)"
+        r"|if i just|otherwise\b|give neither|without (?:a|any) ", re.I),
+    "consequence": re.compile(
+        r"^\s*(?:what happens|will\b|does\b|do\b|is\b|are\b)|\bwhat happens\b|\bif\b|"
+        r"\bwhen\b|\bwhy\b|\bwhile\b", re.I),
+    "definition": re.compile(r"^\s*(?:what (?:is|are|does)|what's|which|how many|how big|"
+                             r"how much|how long)\b", re.I),
+    "yesno": re.compile(r"^\s*(?:can|could|is|are|does|do|will|should|may|must)\b", re.I),
+    "procedure": re.compile(r"^\s*(?:how (?:do|can|should|would) (?:i|you|we)|what'?s the "
+                            r"(?:safe|best|right) way|which (?:file|option|command|flag))\b|"
+                            r"\bwhat (?:must|should|do|need) (?:i|you|we)\b", re.I),
+    "limit": re.compile(r"\b(?:longest|largest|maximum|minimum|max|min|limit|how many|how "
+                        r"long|how big|how much|which \w+ can)\b", re.I),
+    "code": re.compile(r"\b(?:example|syntax|snippet|code|command line|signature)\b", re.I),
+}
+
+# What a sentence that answers each kind of question tends to contain.
+_ANSWERS: dict[str, re.Pattern[str]] = {
+    "default": re.compile(r"\bdefaults?\b|\bby default\b|\bnormally\b|\bunless\b|"
+                          r"\bif (?:not|no|omitted|unset|neither)\b", re.I),
+    "consequence": re.compile(r"\b(?:if|when|unless|will|cannot|can't|not|never|only|"
+                              r"causes?|results? in|prevents?|removes?|discards?|fails?|"
+                              r"since|because|so that|therefore)\b", re.I),
+    "definition": re.compile(r"\b(?:is|are|means|refers to|called|consists? of|contains?|"
+                             r"determines?|specif(?:y|ies))\b", re.I),
+    "yesno": re.compile(r"\b(?:can|cannot|can't|may|must|not|never|only|always|does|will|"
+                        r"allowed|disallowed|safe)\b", re.I),
+    "procedure": re.compile(r"\b(?:use|run|set|specify|give|pass|add|put|enable|with the|"
+                            r"option|must|only if|need to|have to|"
+                            r"to (?:prevent|avoid|make|keep|get))\b", re.I),
+    "limit": re.compile(r"\d|\b(?:only|at most|at least|cannot exceed|maximum|minimum|"
+                        r"limit(?:ed)?|up to)\b", re.I),
+}
+
+_ANAPHORA = re.compile(r"(?:this|that|these|those|it|its|such|otherwise|the default|if not|"
+                      r"if (?:omitted|unset|none)|when (?:omitted|unset))\b", re.I)
+
+# Only the cues that held up: a default question wants the sentence stating the default
+# (the kind that failed worst), a limit question a number. The cues for consequences,
+# yes/no, definitions and procedures matched too many sentences that answer something else
+# ("If …", "may", "is") and were worth nothing on the tune split.
+_INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno": 0.0,
+                  "procedure": 0.0, "limit": 0.15}
+
+
+def intent(question: str) -> frozenset[str]:
+    """The kinds of answer ``question`` asks for (a question can ask for more than one)."""
+    return frozenset(name for name, pattern in _INTENTS.items() if pattern.search(question))
+
+
+# -- structure --------------------------------------------------------------------------------
+
+_NOTICE = re.compile(r"copyright|©|\(c\) \d{4}|all rights reserved|licen[cs]ed? under|"
+                     r"\bgnu (?:general|free documentation)|permission is granted|"
+                     r"this (?:page|document) was (?:generated|last)", re.I)
+_NAVIGATION = re.compile(r"\b(?:prev|next|home|up|top)\b(?:\s*\|\s*\b(?:prev|next|home|up|"
+                         r"top)\b)+|^\s*(?:prev|next)\s*\|", re.I)
+_VERSION_NOTE = re.compile(r"^\s*(?:changed|new|added|deprecated|removed) (?:in|since) "
+                           r"(?:version )?\d", re.I)
+_CODE = re.compile(r"^\s*(?:\$ |>>> |\.\.\. |#!|[\w.-]+\s*\(.*\)\s*[{;]?\s*$)|[{};]\s*$|"
+                   r"\b\w+\([^)]*\)\s*¶?\s*$")
+
+
+def structure_penalty(s: Sentence, code_wanted: bool) -> float:
+    """How much less ``s`` is worth as an answer for its role (0 for plain prose)."""
+    text = s.text
+    if _NOTICE.search(text) or _NAVIGATION.search(text):
+        return 0.6
+    penalty = 0.0
+    if not s.asserts:  # a heading or lead-in: context for its section, not an answer
+        penalty += 0.4 if len(text.split()) <= _LEAD_IN_WORDS else 0.1
+    if _VERSION_NOTE.search(text):
+        penalty += 0.25  # the change note ranks below the current behaviour
+    if text.count("|") >= 2:
+        penalty += 0.25  # a table row or a navigation bar
+    if not code_wanted:
+        symbols = sum(not (c.isalnum() or c.isspace()) for c in text)
+        if _CODE.search(text) or symbols > 0.18 * len(text):
+            penalty += 0.3
+    return penalty
+
+
+# -- candidates ------------------------------------------------------------------------------
+
+def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
+    """Every distinct sentence of the search results, in rank order, with its neighbour."""
+    seen: set[tuple[str, str]] = set()
+    out: list[Sentence] = []
+    for obs in observations:
+        for rank, r in enumerate(obs.get("results", [])):
+            text = str(r.get("text", ""))
+            source = str(r.get("source", ""))
+            title = str(r.get("title") or "")
+            context: list[str] = []  # the paragraph so far, from its heading on
+            end = 0
+            for a, b in segments(text):
+                a, b = _trim(text, a, b)
+                if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
+                    context = context[:2] if context and context[0] == _HEAD else []
+                end = b
+                sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
+                asserts = _asserts(text, a, b)
+                if not asserts:
+                    context = [_HEAD, sentence]
+                    # Headings and questions (an FAQ's) are context for what follows,
+                    # never the answer; a long lead-in ("…, run psql with …:") may be.
+                    if not (sentence.endswith(":") and len(sentence.split()) > _LEAD_IN_WORDS):
+                        continue
+                before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
+                # Chunks overlap: the same sentence comes again, maybe with its context.
+                if len(sentence) < _MIN_CHARS or (sentence, before) in seen or "¶" in sentence:
+                    continue
+                seen.add((sentence, before))
+                out.append(Sentence(int(r["document_index"]), rank, sentence, before,
+                                    source, title, asserts))
+                if asserts:
+                    context.append(sentence)
+    return out
+
+
+_HEAD = "\x00"  # marks a context that starts at a heading
+_CONTEXT = 3
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a] in _EDGE:
+        a += 1
+    while b > a and text[b - 1] in _EDGE:
+        b -= 1
+    return a, b
+
+
+def _asserts(text: str, a: int, b: int) -> bool:
+    """False for a lead-in ("Options:"), a question (an FAQ's heading) and a title line:
+    a few words with no full stop that are no list item name a topic, they say nothing."""
+    body = MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)
+    if body.endswith(":") or QUESTION.search(body):
+        return False
+    line = text.rfind("\n", 0, a) + 1
+    lead = text[line:a]
+    if lead.lstrip().startswith("#"):
+        return False  # a markdown heading, however long
+    listed = BLOCK_LEAD.fullmatch(lead) is not None
+    return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS)
+
+
+# -- scoring ----------------------------------------------------------------------------------
+
+_NAME_SPLIT = re.compile(r"[-_.\s/]+")
+
+
+def _name_terms(s: Sentence) -> frozenset[str]:
+    stem = PurePosixPath(s.source).stem if s.source else ""
+    return frozenset(content_terms(" ".join([s.title, *_NAME_SPLIT.split(stem)])))
+
+
+#: How much each part of a sentence's score counts (tuned on the ``tune`` split).
+WEIGHTS: dict[str, float] = {
+    "lexical": 0.5, "context_leaning": 0.3, "context": 0.25, "intent": 1.5, "routing": 0.6,
+    "structure": 1.0, "rank": 0.015, "length": 0.1, "semantic": 0.8, "substance": 0.2,
+}
+_HOW = re.compile(r"\bhow (long|many|much|big|often|large|soon)\b", re.I)
+_ENTITY = 0.5  # a word of the document's title or file name: naming it is not answering
+_SUBSTANCE = 6  # new content words that make a sentence informative enough
+_LONG = 350  # characters; longer "sentences" are mostly several glued by the splitter
+
+
+def _combine(parts: dict[str, float]) -> float:
+    return sum(WEIGHTS.get(k, 0.0) * v for k, v in parts.items())
+
+
+def rank(question: str, sentences: Sequence[Sentence], *,
+         semantic: SemanticScorer | None = None) -> list[Scored]:
+    """``sentences`` scored for ``question``, best first (see the module docstring)."""
+    if not sentences:
+        return []
+    asked = set(content_terms(" ".join(_HOW.findall(question))))  # "how long": intent
+    q_terms = [t for t in dict.fromkeys(content_terms(question)) if t not in asked]
+    asks = intent(question)
+    code_wanted = "code" in asks
+    sent_terms = [frozenset(content_terms(s.text)) for s in sentences]
+    before_terms = [frozenset(content_terms(s.before)) for s in sentences]
+    n = len(sentences)
+    df = {t: sum(t in st for st in sent_terms) for t in q_terms}
+    # A term that no retrieved sentence has still counts in the total: a question about
+    # something the passages never mention covers little of itself anywhere.
+    idf = {t: math.log(1.0 + n / (1 + df[t])) for t in q_terms}
+    names = {s.source: _name_terms(s) for s in sentences}
+    name_df: dict[str, int] = {}
+    for terms in names.values():
+        for t in terms:
+            name_df[t] = name_df.get(t, 0) + 1
+    routed = _routing(q_terms, names, name_df)
+
+    def share(have: frozenset[str], entity: frozenset[str]) -> float:
+        total = sum(idf[t] * (_ENTITY if t in entity else 1.0) for t in q_terms)
+        got = sum(idf[t] * (_ENTITY if t in entity else 1.0) for t in q_terms if t in have)
+        return got / total if total else 0.0
+
+    best: dict[str, Scored] = {}
+    for k, s in enumerate(sentences):
+        entity = names[s.source]
+        answers = [a for a in asks if a in _ANSWERS and _ANSWERS[a].search(s.text)]
+        # A sentence that leans on what came before ("The default is 1 GB.", "This is on
+        # by default") is about its context's subject: the context weighs more then.
+        leans = bool(answers) or _ANAPHORA.match(s.text) is not None
+        context = share(before_terms[k] - sent_terms[k], entity)
+        parts = {
+            "lexical": share(sent_terms[k], entity),
+            "context_leaning": context if leans else 0.0,
+            "context": 0.0 if leans else context,
+            "intent": sum(_INTENT_WEIGHT[a] for a in answers),
+            "routing": routed.get(s.source, 0.0),
+            "structure": -structure_penalty(s, code_wanted),
+            "rank": -float(s.rank),
+            "length": -max(0.0, len(s.text) - _LONG) / _LONG,
+            # An answer says something beyond the question's and the title's words
+            # ("Some background on fjords." says nothing about how they form).
+            "substance": min(1.0, len(sent_terms[k] - set(q_terms) - entity) / _SUBSTANCE),
+        }
+        scored = Scored(s, _combine(parts), parts)
+        if s.text not in best or scored.score > best[s.text].score:
+            best[s.text] = scored
+    out = sorted(best.values(), key=lambda x: x.score, reverse=True)
+    if semantic is not None:
+        short = out[:_SHORTLIST]
+        texts = [x.sentence.text for x in short]
+        # Meaning is compared twice: with the whole question, and with the question less
+        # the words of the retrieved documents' titles — an embedding, too, finds a title
+        # notice close to a question that names the title. What is asked then counts.
+        named = {t for terms in names.values() for t in terms}
+        masked = _masked(question, named)
+        try:
+            whole = [float(v) for v in semantic(question, texts)]
+            topical = ([float(v) for v in semantic(masked, texts)] if masked != question
+                       else whole)
+        except Exception:
+            whole = topical = []
+        for x, full, sim in zip(short, whole, topical, strict=False):
+            x.parts["semantic"] = (full + sim) / 2
+            x.score = _combine(x.parts)
+            x.parts["similarity"] = full  # for answerability; no weight in the score
+        short.sort(key=lambda x: x.score, reverse=True)
+        out[:_SHORTLIST] = short
+    return out
+
+
+def _masked(question: str, named: set[str]) -> str:
+    """``question`` without its words whose term is in ``named`` (or itself when that
+    would leave no content word)."""
+    kept = [w for w in question.split()
+            if not (set(content_terms(w)) & named)]
+    text = " ".join(kept)
+    return text if content_terms(text) else question
+
+
+def _routing(q_terms: Sequence[str], names: dict[str, frozenset[str]],
+             name_df: dict[str, int]) -> dict[str, float]:
+    """Per source, how much the question names it: its distinctive title/file-name words
+    (those not in every retrieved document's name) that the question has."""
+    n = len(names)
+    if n < 2:
+        return {}
+    out: dict[str, float] = {}
+    for source, terms in names.items():
+        distinctive = [t for t in terms if name_df[t] < n]
+        hit = [t for t in distinctive if t in q_terms]
+        if hit:
+            out[source] = min(1.0, len(hit) / max(1, min(2, len(distinctive))))
+    return out
+
+
+def answerability(question: str, scored: Sequence[Scored],
+                  observations: Sequence[dict[str, Any]]) -> float:
+    """How likely the retrieved passages answer ``question``, roughly 0..1: the best
+    semantic similarity of a shortlisted sentence to the question (the lexical share when
+    the embedder is missing), and 0 when the question names something — a product, a
+    company, a tool (a capitalised word inside the question) — that no passage mentions:
+    "InnoDB's buffer pool" is not answered by PostgreSQL's shared buffers (nor is a
+    question naming a file or identifier, "cmd.exe", that none of them contains)."""
+    if not scored:
+        return 0.0
+    seen = " ".join(str(r.get("text", "")) for o in observations
+                    for r in o.get("results", [])).lower()
+    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question)]:
+        name = _POSSESSIVE.sub("", m.group(1)).lower()
+        if name not in seen:
+            return 0.0
+    short = scored[:_SHORTLIST]
+    if any("similarity" in x.parts for x in short):
+        return max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
+                   for x in short)
+    return max(x.parts["lexical"] for x in short)
+
+
+_LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
+# A capitalised word that does not start the question or a sentence of it.
+_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w.'’-]*[A-Za-z0-9])")
+# A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size").
+# Not a version ("2.39") nor an abbreviation ("e.g."): a letter first, parts of 2+ chars.
+_IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
+_POSSESSIVE = re.compile(r"['’]s$")

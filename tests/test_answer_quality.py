@@ -1,0 +1,225 @@
+"""Does the extractive model quote the sentence that answers, or abstain? One test per
+failure class of issue #27, on text shaped like real documentation and licences:
+
+* entity words instead of the predicate (a licence's title notice vs. its clause);
+* boilerplate and structure as evidence (a Sphinx page: ``¶`` marks, doctests, a
+  "Changed in version" note, a copyright footer);
+* a look-alike document outranking the one the question names;
+* an off-topic question answered with a confident quote.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise import Agent, KnowledgeBase
+from citewise.answer import Answer
+from citewise.models.sentence_rank import Sentence, intent, structure_penalty
+
+LICENCE = """\
+# The Harbour Public Licence, version 2.1
+
+The Harbour Public Licence, version 2.1, is published by the Harbour Software Foundation.
+Copyright (C) 2019 Harbour Software Foundation. Everyone is permitted to copy and
+distribute verbatim copies of this licence document, but changing it is not allowed.
+
+## 1. Definitions
+
+"The Software" means the source code and object code distributed under this licence.
+"You" means the individual or legal entity exercising rights under this licence.
+
+## 2. Distribution
+
+You may distribute modified versions of the Software only if every modified file carries
+a prominent notice stating that you changed it and the date of the change. When you
+distribute the Software in object code form, you must also make the corresponding source
+code available for at least three years.
+
+## 3. Termination
+
+Your rights under this licence end automatically if you fail to comply with any of its
+terms; they are reinstated if you cure the violation within 30 days of notice.
+"""
+
+SPHINX = """\
+<!DOCTYPE html><html><head>
+<title>json — JSON encoder and decoder — Python 3.12 documentation</title></head>
+<body><div class="related"><a href="index.html">Home</a> | <a href="prev.html">Previous</a>
+| <a href="next.html">Next</a></div>
+<main>
+<h1>json — JSON encoder and decoder<a class="headerlink" href="#module-json">¶</a></h1>
+<p>JSON (JavaScript Object Notation) is a lightweight data interchange format inspired by
+JavaScript object literal syntax.</p>
+<h2>Basic Usage<a class="headerlink" href="#basic-usage">¶</a></h2>
+<dl class="py function">
+<dt class="sig sig-object py" id="json.dumps">json.dumps(<em>obj</em>, <em>*</em>,
+<em>skipkeys=False</em>, <em>indent=None</em>, <em>sort_keys=False</em>)<a
+class="headerlink" href="#json.dumps">¶</a></dt>
+<dd><p>Serialize <em>obj</em> to a JSON formatted str using this conversion table.</p>
+<div class="highlight"><pre>&gt;&gt;&gt; import json
+&gt;&gt;&gt; print(json.dumps({'indent': 4}, indent=4))  # pretty-printed with an indent of 4
+{
+    "indent": 4
+}</pre></div>
+<p>If <em>indent</em> is a non-negative integer or string, then JSON array elements and
+object members will be pretty-printed with that indent level.</p>
+<div class="versionchanged"><p><span class="versionmodified changed">Changed in version
+3.2: </span>Allow strings for indent in addition to integers.</p></div>
+<p>If <em>sort_keys</em> is true (default: False), then the output of dictionaries will be
+sorted by key.</p>
+</dd></dl>
+</main>
+<p>© Copyright 2001-2024, Python Software Foundation. This page is licensed under the Python
+Software Foundation License Version 2.</p>
+</body></html>
+"""
+
+NORTH = """\
+# Northline Rail: refunds and delays
+
+Northline Rail refunds a cancelled ticket to the original payment card within 14 days.
+A Northline Rail season ticket can be refunded for the unused full weeks only.
+Delay compensation is paid when a Northline train arrives 60 minutes late or more.
+"""
+
+SOUTH = """\
+# Southmoor Rail: refunds and delays
+
+Refunds for cancelled tickets reach your card within 5 days.
+A Southmoor Rail season ticket can be refunded for the unused days at a daily rate.
+Delay compensation is paid when a Southmoor train arrives 30 minutes late or more.
+"""
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    root = tmp_path_factory.mktemp("quality")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "harbour-licence.md").write_text(LICENCE, encoding="utf-8")
+    (docs / "json.html").write_text(SPHINX, encoding="utf-8")
+    (docs / "northline-rail.md").write_text(NORTH, encoding="utf-8")
+    (docs / "southmoor-rail.md").write_text(SOUTH, encoding="utf-8")
+    base = KnowledgeBase.open(root / "kb")
+    report = base.ingest([docs])
+    assert not report.failed
+    return base
+
+
+def _ask(kb: KnowledgeBase, question: str) -> Answer:
+    answer = Agent(kb).ask(question)
+    assert answer.status == "completed"
+    for c in answer.citations:  # the verbatim guarantee, whatever was chosen
+        doc = answer.search_documents[c.document_index - 1]
+        text = kb.document_text(str(doc.document["id"]))
+        assert text is not None and c.start_char is not None
+        assert text[c.start_char:c.end_char] == c.excerpt
+    return answer
+
+
+def _first(answer: Answer) -> tuple[str, str]:
+    assert answer.citations, answer.text
+    c = answer.citations[0]
+    return Path(answer.search_documents[c.document_index - 1].source).name, c.excerpt
+
+
+def test_the_clause_that_answers_beats_the_notice_that_names_the_licence(
+        kb: KnowledgeBase) -> None:
+    # The notice shares "Harbour Public Licence" and "distribute" with the question; the
+    # clause shares only "modified", "distribute" and what is asked: a condition.
+    answer = _ask(kb, "Under the Harbour Public Licence, what must I do before I can "
+                      "distribute a modified version?")
+    source, excerpt = _first(answer)
+    assert source == "harbour-licence.md"
+    assert "prominent notice stating that you changed it" in excerpt
+    assert "Copyright" not in answer.text
+
+
+def test_a_sphinx_page_quotes_prose_not_marks_doctests_or_change_notes(
+        kb: KnowledgeBase) -> None:
+    answer = _ask(kb, "What does the indent argument of json.dumps do?")
+    source, excerpt = _first(answer)
+    assert source == "json.html"
+    assert "pretty-printed with that indent level" in excerpt
+    for c in answer.citations:
+        assert "¶" not in c.excerpt and ">>>" not in c.excerpt
+        assert not c.excerpt.startswith("Changed in version")
+    for doc in answer.search_documents:
+        for snip in doc.snippets:
+            assert "¶" not in (snip.section or "")
+
+
+def test_the_named_document_beats_its_look_alike(kb: KnowledgeBase) -> None:
+    # Northline's sentence shares more words with the question than Southmoor's own.
+    answer = _ask(kb, "How long does Southmoor take to refund a cancelled ticket to the "
+                      "original payment card?")
+    source, excerpt = _first(answer)
+    assert source == "southmoor-rail.md"
+    assert "within 5 days" in excerpt
+    assert all(Path(answer.search_documents[c.document_index - 1].source).name
+               == "southmoor-rail.md" for c in answer.citations)
+
+
+@pytest.mark.parametrize("question", [
+    "What is the boiling point of water at sea level?",
+    "How do I set the execution policy in PowerShell?",
+])
+def test_an_off_topic_question_is_not_answered(kb: KnowledgeBase, question: str) -> None:
+    answer = _ask(kb, question)
+    assert answer.citations == []
+    assert "do not answer" in answer.text
+    assert "no_answer_in_sources" in {i.code for i in answer.issues}
+    assert answer.search_documents  # the closest passages are still shown
+
+
+def test_what_a_question_asks_for() -> None:
+    assert "default" in intent("How many connections does it allow out of the box?")
+    assert "yesno" in intent("Can I use a sequence for gap-free numbers?")
+    assert "procedure" in intent("How do I skip the pre-commit hook?")
+    assert "code" not in intent("What does the indent argument do?")
+
+
+def _sentence(text: str, *, asserts: bool = True) -> Sentence:
+    return Sentence(1, 0, text, "", "page.html", "Page", asserts)
+
+
+@pytest.mark.parametrize("text", [
+    "© Copyright 2001-2024, Python Software Foundation.",
+    "Prev | Up | Next",
+    ">>> json.dumps([1, 2], indent=4)",
+    "json.dumps(obj, *, skipkeys=False, indent=None)",
+    "Changed in version 3.2: Allow strings for indent in addition to integers.",
+    "character varying(n), varchar(n) | variable-length with limit | text",
+])
+def test_structure_ranks_below_prose(text: str) -> None:
+    prose = "If indent is a non-negative integer, members are pretty-printed with it."
+    assert structure_penalty(_sentence(text), code_wanted=False) > 0.2
+    assert structure_penalty(_sentence(prose), code_wanted=False) == 0.0
+
+
+def test_the_html_loader_drops_permalink_marks(tmp_path: Path) -> None:
+    from citewise.knowledge.loaders.html import HtmlLoader
+
+    page = tmp_path / "json.html"
+    page.write_text(SPHINX, encoding="utf-8")
+    doc = HtmlLoader().load(page, page.read_bytes())
+    assert "¶" not in doc.text
+    assert [s[2] for s in doc.sections] == [
+        "json — JSON encoder and decoder", "json — JSON encoder and decoder > Basic Usage"]
+    assert "json.dumps(obj, *, skipkeys=False, indent=None, sort_keys=False)\n" in doc.text
+    for start, end, _ in doc.sections:
+        assert doc.text[start:end].strip()
+
+
+def test_a_question_naming_what_no_passage_mentions_is_unanswerable() -> None:
+    from citewise.models.sentence_rank import Scored, answerability
+
+    passage = "The prompt string PS1 is expanded before each primary prompt is displayed."
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    seen = [{"results": [{"text": passage}]}]
+    assert answerability("How is the prompt string PS1 expanded?", best, seen) > 0.8
+    for question in ("How is the prompt of cmd.exe expanded?",  # an identifier
+                     "How is the PowerShell prompt expanded?"):  # a name
+        assert answerability(question, best, seen) == 0.0

@@ -1,0 +1,136 @@
+"""``citewise docs list | show | rm | stats`` on a real knowledge base made by ``citewise
+ingest``: tenant-scoped, the HTTP API's JSON shapes, and typed one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewise.cli.main import main
+from citewise.server.schemas import DocumentInfo, DocumentList
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def as_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    code, out, err = run(capsys, *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture
+def kb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    """A data dir with two documents of tenant ``default`` and one of ``acme``."""
+    src = tmp_path / "src"
+    (src / "team").mkdir(parents=True)
+    (src / "tents.md").write_text("# Tents\n\nAir tents daily after rain.\n\n## Poles\n\n"
+                                  "Carry two spare poles.\n")
+    (src / "stoves.txt").write_text("Light stoves outdoors only.\n")
+    (src / "team" / "acme.txt").write_text("Acme keeps its own notes on canoes.\n")
+    data = tmp_path / "kb"
+    for args in ([str(src / "tents.md"), str(src / "stoves.txt")],
+                 [str(src / "team" / "acme.txt"), "--tenant", "acme"]):
+        code, _, err = run(capsys, "ingest", *args, "--data-dir", str(data))
+        assert code == 0, err
+    return data, src
+
+
+def test_list_is_tenant_scoped_in_the_http_shape(kb: tuple[Path, Path],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data, src = kb
+    listed = DocumentList.model_validate(as_json(capsys, "docs", "list", "--data-dir", str(data)))
+    assert sorted(d.source for d in listed.documents) == [str(src / "stoves.txt"),
+                                                          str(src / "tents.md")]
+    assert all(d.text is None for d in listed.documents)  # as GET /v1/documents
+    tents = next(d for d in listed.documents if d.source.endswith("tents.md"))
+    assert tents.title == "Tents" and tents.content_type == "text/markdown"
+    assert tents.length == len((src / "tents.md").read_text())
+    acme = as_json(capsys, "docs", "list", "--tenant", "acme", "--data-dir", str(data))
+    assert [d["source"] for d in acme["documents"]] == [str(src / "team" / "acme.txt")]
+    code, out, _ = run(capsys, "docs", "list", "--data-dir", str(data))
+    assert code == 0
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert {r[0] for r in rows} == {d.id for d in listed.documents}
+    assert {r[4] for r in rows} == {d.source for d in listed.documents}
+    page = as_json(capsys, "docs", "list", "--limit", "1", "--offset", "1",
+                   "--data-dir", str(data))
+    assert [d["id"] for d in page["documents"]] == [listed.documents[1].id]
+
+
+def test_show_by_id_or_path(kb: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    data, src = kb
+    by_path = DocumentInfo.model_validate(as_json(capsys, "docs", "show", str(src / "tents.md"),
+                                                  "--text", "--data-dir", str(data)))
+    assert by_path.text == (src / "tents.md").read_text()  # the text offsets index
+    by_id = as_json(capsys, "docs", "show", by_path.id, "--data-dir", str(data))
+    assert by_id["id"] == by_path.id and by_id["text"] is None
+    code, out, _ = run(capsys, "docs", "show", by_path.id, "--data-dir", str(data))
+    assert code == 0
+    assert f"id:           {by_path.id}" in out
+    assert "chunks:" in out and "  Tents > Poles\n" in out  # its sections
+    # Another tenant's document is unknown to this one.
+    code, _, err = run(capsys, "docs", "show", by_path.id, "--tenant", "acme",
+                       "--data-dir", str(data))
+    assert code != 0
+    assert err == f"error: unknown document {by_path.id!r} [unknown_document]\n"
+
+
+def test_rm_checks_every_name_first(kb: tuple[Path, Path],
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from citewise.knowledge.base import KnowledgeBase
+
+    data, src = kb
+    docs = as_json(capsys, "docs", "list", "--data-dir", str(data))["documents"]
+    ids = [d["id"] for d in docs]
+    tents = next(d["id"] for d in docs if d["source"].endswith("tents.md"))
+    code, _, err = run(capsys, "docs", "rm", tents, "no-such-doc", "--data-dir", str(data))
+    assert code != 0
+    assert err == "error: unknown document 'no-such-doc' [unknown_document]\n"
+    assert len(as_json(capsys, "docs", "list", "--data-dir", str(data))["documents"]) == 2
+    removed = as_json(capsys, "docs", "rm", tents, str(src / "stoves.txt"), tents,
+                      "--data-dir", str(data))
+    assert sorted(r["id"] for r in removed["removed"]) == sorted(ids)
+    assert as_json(capsys, "docs", "list", "--data-dir", str(data))["documents"] == []
+    with KnowledgeBase.open(data, dense=False) as kb_:
+        assert kb_.search("spare poles") == []  # gone from the index as well
+        assert kb_.for_tenant("acme").search("canoes")  # another tenant's is kept
+
+
+def test_stats(kb: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    data, src = kb
+    got = as_json(capsys, "docs", "stats", "--data-dir", str(data))
+    chars = len((src / "tents.md").read_text()) + len((src / "stoves.txt").read_text())
+    assert got["tenant"] == "default" and got["documents"] == 2
+    assert got["characters"] == chars and got["chunks"] >= 2
+    assert got["content_types"] == {"text/markdown": 1, "text/plain": 1}
+    assert got["collections"] == {"default": 2}
+    code, out, _ = run(capsys, "docs", "stats", "--tenant", "acme", "--data-dir", str(data))
+    assert code == 0 and "documents:   1\n" in out
+
+
+def test_errors_are_one_line_and_create_nothing(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nothing-here"
+    for args in (["list"], ["show", "abc"], ["stats"]):
+        code, out, err = run(capsys, "docs", *args, "--data-dir", str(missing))
+        assert code != 0 and out == ""
+        assert err == (f"error: no knowledge base in {missing}; run `citewise ingest PATH` "
+                       "first [no_knowledge_base]\n")
+    # The real command, as a user runs it: the same one line, no traceback.
+    proc = subprocess.run([sys.executable, "-m", "citewise", "docs", "rm", "abc"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "CITEWISE_DATA_DIR": str(missing)})
+    assert proc.returncode != 0
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("error: ") and proc.stderr.endswith("[no_knowledge_base]\n")
+    assert not missing.exists()

@@ -1,0 +1,379 @@
+"""``citewise eval`` and :mod:`citewise.evaluation`: question files, the matching rule, the
+metrics, and the command run for real on a tiny knowledge base in tmp_path.
+
+The matching and metric tests build answers by hand (citations at chosen offsets of a
+really stored document), so they test the measurement and not today's model; the CLI
+tests run the default model and check what the report says about its own results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewise.answer import Answer, CitationOccurrence, Issue, SearchDocument
+from citewise.errors import InvalidInput, NotFound
+from citewise.evaluation import (
+    EvalQuestion,
+    load_questions,
+    locate,
+    metrics,
+    missing_labels,
+    parse_questions,
+    score_answer,
+    sentence_extent,
+    summarise,
+)
+
+REFUNDS = (
+    "# Refunds\n\n"
+    "Refunds are paid within 14 days of the return reaching our warehouse. Gift cards "
+    "cannot be refunded, e.g. after a sale. Store credit never expires.\n\n"
+    "## Shipping\n\n"
+    "Standard shipping takes 3 to 5 working days. Express orders placed before noon\n"
+    "ship the same day.\n"
+)
+PAYMENT = "# Payment\n\nWe accept cards and bank transfers. Invoices are due in 30 days.\n"
+REFUND_SENTENCE = "Refunds are paid within 14 days of the return reaching our warehouse."
+EXPRESS_SENTENCE = "Express orders placed before noon ship the same day."
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("eval-docs")
+    (folder / "refunds.md").write_text(REFUNDS, encoding="utf-8")
+    (folder / "payment.md").write_text(PAYMENT, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def kb(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from citewise import KnowledgeBase
+
+    base = KnowledgeBase.open(tmp_path_factory.mktemp("eval-kb"), dense=False)
+    report = base.ingest([corpus])
+    assert not report.failed
+    yield base
+    base.close()
+
+
+def _doc(kb: Any, corpus: Path, name: str) -> Any:
+    record = kb.find_document(corpus / name)
+    assert record is not None
+    return record
+
+
+def _answer(kb: Any, corpus: Path, quotes: list[tuple[str, str]], *,
+            issues: tuple[str, ...] = ()) -> Answer:
+    """An answer citing each (file, quote) at the quote's real offsets in the stored text."""
+    documents: list[SearchDocument] = []
+    citations: list[CitationOccurrence] = []
+    for n, (name, quote) in enumerate(quotes):
+        record = _doc(kb, corpus, name)
+        start = record.text.index(quote)
+        if not any(d.source == record.source for d in documents):
+            documents.append(SearchDocument(source=record.source, document={"id": record.id}))
+        index = next(i for i, d in enumerate(documents, 1) if d.source == record.source)
+        citations.append(CitationOccurrence(citation_index=n, document_index=index,
+                                            excerpt=quote, start_char=start,
+                                            end_char=start + len(quote)))
+    return Answer(run_id="r", thread_id="t", citations=citations, search_documents=documents,
+                  issues=[Issue(code=c, message=c) for c in issues])
+
+
+def question(qid: str = "q", expected: tuple[str, ...] | None = (REFUND_SENTENCE,),
+             **kw: Any) -> EvalQuestion:
+    return EvalQuestion(id=qid, question="How long do refunds take?", expected=expected, **kw)
+
+
+# -- question files ---------------------------------------------------------------------
+
+
+def test_parse_questions_reads_every_field_and_skips_blank_lines() -> None:
+    lines = [
+        json.dumps({"id": "a", "question": "Q?", "expected": ["S."], "kind": "default",
+                    "document": "x.md", "split": "tune"}),
+        "",
+        json.dumps({"id": "b", "question": "Q2?", "expected": "unanswerable"}),
+    ]
+    a, b = parse_questions(lines)
+    assert (a.id, a.expected, a.kind, a.document, a.split) == ("a", ("S.",), "default",
+                                                               "x.md", "tune")
+    assert a.answerable and not b.answerable
+    assert (b.kind, b.document, b.split) == ("default", None, None)
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("{not json", "not JSON"),
+    ("[1, 2]", "must be a JSON object"),
+    ('{"id": "a", "question": "Q?"}', '"expected" must be'),
+    ('{"id": "a", "question": "Q?", "expected": []}', '"expected" must be'),
+    ('{"id": "a", "question": "Q?", "expected": "nope"}', '"expected" must be'),
+    ('{"id": "a", "question": "Q?", "expected": ["  "]}', '"expected" must be'),
+    ('{"id": "", "question": "Q?", "expected": ["S."]}', "'id' must be"),
+    ('{"id": "a", "question": 3, "expected": ["S."]}', "'question' must be"),
+    ('{"id": "a", "question": "Q?", "expected": ["S."], "kind": ""}', "'kind' must be"),
+    ('{"id": "a", "question": "Q?", "expected": ["S."], "expect": 1}', "unknown field(s) expect"),
+])
+def test_a_bad_line_is_one_error_naming_the_line(line: str, why: str) -> None:
+    good = json.dumps({"id": "ok", "question": "Q?", "expected": ["S."]})
+    with pytest.raises(InvalidInput) as err:
+        parse_questions([good, "", line], name="qs.jsonl")
+    assert err.value.code == "invalid_questions"
+    assert err.value.message.startswith("qs.jsonl:3: ")
+    assert why in err.value.message
+
+
+def test_duplicate_ids_and_empty_files_are_refused(tmp_path: Path) -> None:
+    row = json.dumps({"id": "a", "question": "Q?", "expected": ["S."]})
+    with pytest.raises(InvalidInput, match=r"qs:2: duplicate id 'a'"):
+        parse_questions([row, row], name="qs")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="no questions"):
+        load_questions(empty)
+    with pytest.raises(NotFound) as err:
+        load_questions(tmp_path / "missing.jsonl")
+    assert err.value.code == "path_not_found"
+
+
+# -- the matching rule ------------------------------------------------------------------
+
+
+def test_locate_ignores_whitespace_and_finds_every_occurrence() -> None:
+    text = "One.  Two\nthree.\n\nOne. Two three."
+    assert locate(text, "Two three.") == [(6, 16), (23, 33)]
+    assert locate(text, "One. Two three.") == [(0, 16), (18, 33)]
+    assert locate(text, "Four.") == []
+
+
+def test_sentence_extent_widens_to_the_sentence_and_stops_at_boundaries() -> None:
+    text = REFUNDS
+    inner = text.index("within 14 days")
+    a, b = sentence_extent(text, inner, inner + 6)
+    assert text[a:b] == REFUND_SENTENCE
+    # "e.g." does not end the sentence; a hard line break inside one does not either.
+    at = text.index("after a sale")
+    a, b = sentence_extent(text, at, at + 5)
+    assert text[a:b] == "Gift cards cannot be refunded, e.g. after a sale."
+    at = text.index("ship the same")
+    a, b = sentence_extent(text, at, at + 4)
+    assert " ".join(text[a:b].split()) == EXPRESS_SENTENCE
+    # A heading is its own unit (blank lines around it).
+    at = text.index("Shipping")
+    assert text[slice(*sentence_extent(text, at, at + 3))] == "## Shipping"
+
+
+def test_a_citation_matches_when_its_sentence_covers_half_the_expected_one(
+        kb: Any, corpus: Path) -> None:
+    q = question()
+    exact = score_answer(q, _answer(kb, corpus, [("refunds.md", REFUND_SENTENCE)]), kb, 5.0)
+    part = score_answer(q, _answer(kb, corpus, [("refunds.md", "within 14 days")]), kb, 5.0)
+    assert exact.evidence_at_1 and part.evidence_at_1  # a part widens to its sentence
+    assert part.first_sentence == REFUND_SENTENCE
+    # A neighbouring sentence of the right document is not the answer…
+    near = score_answer(q, _answer(kb, corpus, [("refunds.md", "Store credit never expires.")]),
+                        kb, 5.0)
+    assert near.evidence_at_1 is False and near.evidence_any is False
+    # …but a later citation that is counts for evidence@any only.
+    second = score_answer(q, _answer(kb, corpus, [("payment.md", "Invoices are due in 30 days."),
+                                                  ("refunds.md", "14 days of the return")]),
+                          kb, 5.0)
+    assert (second.evidence_at_1, second.evidence_any) == (False, True)
+    # An expected sentence split over two of the splitter's sentences: covering one
+    # half of the characters or more is a match, less is not.
+    two = question(expected=("Gift cards cannot be refunded, e.g. after a sale. "
+                             "Store credit never expires.",))
+    long_half = score_answer(two, _answer(kb, corpus, [("refunds.md", "Gift cards")]), kb, 1)
+    short_half = score_answer(two, _answer(kb, corpus, [("refunds.md", "Store credit")]), kb, 1)
+    assert long_half.evidence_at_1 is True and short_half.evidence_at_1 is False
+
+
+def test_document_at_1_compares_the_source_by_trailing_path(kb: Any, corpus: Path) -> None:
+    right = question(document="refunds.md")
+    by_path = question(document=f"{corpus.name}/refunds.md")
+    wrong = question(document="payment.md")
+    partial = question(document="funds.md")  # a suffix of the name, not of the path
+    answer = _answer(kb, corpus, [("refunds.md", REFUND_SENTENCE)])
+    assert score_answer(right, answer, kb, 1).document_at_1 is True
+    assert score_answer(by_path, answer, kb, 1).document_at_1 is True
+    assert score_answer(wrong, answer, kb, 1).document_at_1 is False
+    assert score_answer(partial, answer, kb, 1).document_at_1 is False
+    assert score_answer(question(), answer, kb, 1).document_at_1 is None
+
+
+def test_abstention_is_no_citation_or_the_no_answer_issue(kb: Any, corpus: Path) -> None:
+    none = score_answer(question(), _answer(kb, corpus, []), kb, 1)
+    flagged = score_answer(question(), _answer(kb, corpus, [("refunds.md", REFUND_SENTENCE)],
+                                               issues=("no_answer_in_sources",)), kb, 1)
+    other = score_answer(question(), _answer(kb, corpus, [("refunds.md", REFUND_SENTENCE)],
+                                             issues=("unsupported_claim",)), kb, 1)
+    assert none.abstained and flagged.abstained and not other.abstained
+    # An abstaining answer answered nothing, whatever it still cites.
+    assert flagged.evidence_at_1 is False and flagged.evidence_any is False
+    assert none.first_sentence is None and none.citations == 0
+
+
+def test_metrics_count_each_question_once_per_group(kb: Any, corpus: Path) -> None:
+    hit = _answer(kb, corpus, [("refunds.md", REFUND_SENTENCE)])
+    miss = _answer(kb, corpus, [("payment.md", "We accept cards and bank transfers.")])
+    silent = _answer(kb, corpus, [])
+    results = [
+        score_answer(question("a", kind="default", split="tune", document="refunds.md"),
+                     hit, kb, 10.0),
+        score_answer(question("b", kind="default", split="heldout", document="refunds.md"),
+                     miss, kb, 20.0),
+        score_answer(question("c", kind="procedure", split="tune"), silent, kb, 30.0),
+        score_answer(question("u1", expected=None, kind="general", split="tune"), silent,
+                     kb, 40.0),
+        score_answer(question("u2", expected=None, kind="general", split="heldout"), miss,
+                     kb, 1000.0),
+    ]
+    m = metrics(results)
+    assert (m["questions"], m["answerable"], m["unanswerable"]) == (5, 3, 2)
+    assert m["evidence_at_1"] == round(1 / 3, 4) and m["evidence_any"] == round(1 / 3, 4)
+    assert (m["document_at_1"], m["with_document"]) == (0.5, 2)
+    assert m["abstained"] == 2  # c (answerable) and u1
+    assert m["abstention_precision"] == 0.5 and m["abstention_recall"] == 0.5
+    assert m["false_abstention"] == round(1 / 3, 4)
+    assert (m["latency_ms_p50"], m["latency_ms_p99"]) == (30.0, 1000.0)
+    s = summarise(results)
+    assert sorted(s["by_kind"]) == ["default", "general", "procedure"]
+    assert s["by_kind"]["default"]["evidence_at_1"] == 0.5
+    assert s["by_kind"]["general"]["evidence_at_1"] is None
+    assert s["by_split"]["tune"]["questions"] == 3
+    assert s["by_split"]["heldout"]["abstention_recall"] == 0.0
+
+
+def test_missing_labels_names_sentences_not_in_the_stored_text(kb: Any) -> None:
+    qs = [question("ok"), question("spaced", expected=(REFUND_SENTENCE.replace(" ", "\n  "),)),
+          question("typo", expected=(REFUND_SENTENCE, "Refunds take 3 days.")),
+          question("elsewhere", document="payment.md"), question("u", expected=None)]
+    assert missing_labels(kb, qs) == {"typo": ["Refunds take 3 days."],
+                                      "elsewhere": [REFUND_SENTENCE]}
+
+
+# -- the command ------------------------------------------------------------------------
+
+
+def cli(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CITEWISE_DATA_DIR": str(data_dir)}
+    return subprocess.run([sys.executable, "-m", "citewise", *args], capture_output=True,
+                          text=True, env=env, timeout=180)
+
+
+@pytest.fixture(scope="module")
+def data_dir(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("eval-cli")
+    proc = cli("ingest", str(corpus), data_dir=folder)
+    assert proc.returncode == 0, proc.stderr
+    return folder
+
+
+def _write(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+ROWS: list[dict[str, Any]] = [
+    {"id": "refund", "question": "How long do refunds take?", "expected": [REFUND_SENTENCE],
+     "kind": "default", "document": "refunds.md", "split": "tune"},
+    {"id": "express", "question": "When do express orders ship?",
+     "expected": [EXPRESS_SENTENCE], "kind": "procedure", "split": "heldout"},
+    {"id": "typo", "question": "When are invoices due?", "expected": ["Invoices are due soon."],
+     "kind": "default", "split": "heldout"},
+    {"id": "peru", "question": "What is the capital of Peru?", "expected": "unanswerable",
+     "kind": "general-knowledge", "split": "tune"},
+]
+
+
+@pytest.mark.slow
+def test_eval_prints_a_table_and_json_that_agree(data_dir: Path, tmp_path: Path) -> None:
+    path = _write(tmp_path, ROWS)
+    as_json = cli("eval", str(path), "--json", data_dir=data_dir)
+    assert as_json.returncode == 0, as_json.stderr
+    report = json.loads(as_json.stdout)
+    assert [r["id"] for r in report["results"]] == ["refund", "express", "typo", "peru"]
+    assert report["labels_not_found"] == {"typo": ["Invoices are due soon."]}
+    assert "warning: typo: expected sentence not in the stored text of any document" in (
+        as_json.stderr)
+    from citewise.evaluation import QuestionResult
+
+    results = [QuestionResult(**r) for r in report["results"]]
+    assert report["summary"] == json.loads(json.dumps(summarise(results)))
+    assert all(r.latency_ms > 0 for r in results)
+    assert results[2].evidence_at_1 is False  # a label that is not there never matches
+    assert results[3].evidence_at_1 is None and results[3].document_at_1 is None
+    # The evaluation's runs went to a scratch store: the knowledge base has no thread.
+    from citewise.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(data_dir / "citewise.db")
+    try:
+        assert store.list_threads("default") == []
+    finally:
+        store.close()
+
+    table = cli("eval", str(path), "--split", "tune", data_dir=data_dir)
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].split()[:4] == ["id", "kind", "split", "ev@1"]
+    ids = [line.split()[0] for line in lines[2:] if line.strip()]
+    assert ids[:2] == ["refund", "peru"]
+    refund = next(r for r in results if r.id == "refund")
+    row = lines[2].split()
+    assert row[3] == ("yes" if refund.evidence_at_1 else "no")
+    assert any(line.startswith("all ") and "1 + 1 unanswerable" in line for line in lines)
+    assert any(line.startswith("split tune") for line in lines)
+    assert not any(line.startswith("split heldout") for line in lines)
+
+
+def test_eval_errors_are_one_line_and_non_zero(data_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(ROWS[0]) + "\n{\"id\": \"x\", \"question\": \"Q\"}\n",
+                    encoding="utf-8")
+    proc = cli("eval", str(path), data_dir=data_dir)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f'error: {path}:2: "expected" must be a non-empty list of sentences or '
+        '"unanswerable" [invalid_questions]']
+    missing = cli("eval", str(tmp_path / "nope.jsonl"), data_dir=data_dir)
+    assert missing.returncode == 2 and "[path_not_found]" in missing.stderr
+    none = cli("eval", str(_write(tmp_path, ROWS)), "--split", "nope", data_dir=data_dir)
+    assert none.returncode == 2 and none.stderr.strip().endswith("[no_questions]")
+    no_kb = cli("eval", str(_write(tmp_path, ROWS)), data_dir=tmp_path / "no-kb")
+    assert no_kb.returncode == 2 and no_kb.stderr.strip().endswith("[no_knowledge_base]")
+    assert not (tmp_path / "no-kb").exists()
+
+
+# -- the bench's question files (bench/answers.py reads them; no corpus needed here) -----
+
+
+def test_bench_question_files_parse_and_are_split_by_the_hash(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("bench_answers", root / "bench" / "answers.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_answers", bench)  # its dataclasses look it up
+    spec.loader.exec_module(bench)
+    ids: set[str] = set()
+    answerable = unanswerable = 0
+    for name, corpus in bench.CORPORA.items():
+        qs = load_questions(root / "bench" / "data" / "answers" / f"{name}.jsonl")
+        assert all(q.split == bench.split_of(q.id) for q in qs), name
+        pages = {Path(p).name for p in corpus.pages}
+        assert all(q.document in pages for q in qs if q.answerable), name
+        assert sum(q.answerable for q in qs) >= 50, name
+        ids |= {q.id for q in qs}
+        answerable += sum(q.answerable for q in qs)
+        unanswerable += sum(not q.answerable for q in qs)
+    assert answerable >= 150 and unanswerable >= 30
+    assert len(ids) == answerable + unanswerable  # ids are unique across corpora

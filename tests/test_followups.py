@@ -1,0 +1,113 @@
+"""Follow-ups in a thread search with the earlier turns' subject, for every model.
+
+"And what does that do to hashing?" after a question about ``__eq__`` must not search for
+``hashing`` alone: over Python's reference that finds ``hashlib`` (a hash *library*), not
+what ``__eq__`` does to ``__hash__``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.agent.followups import MAX_CARRIED, carry_into, rewrite
+from citewise.agent.runner import Agent
+from citewise.knowledge.base import KnowledgeBase
+from citewise.models.scripted import ScriptedModel, call
+
+DATAMODEL = """\
+object.__eq__(self, other)
+
+These are the so-called "rich comparison" methods. A rich comparison method may return the
+singleton NotImplemented if it does not implement the operation for a given pair of
+arguments. By default, __ne__() delegates to __eq__() and inverts the result unless it is
+NotImplemented.
+
+object.__hash__(self)
+
+A class that overrides __eq__() and does not define __hash__() will have its __hash__()
+implicitly set to None. When the __hash__() method of a class is None, instances of the
+class will raise an appropriate TypeError when a program attempts to retrieve their hash
+value.
+"""
+
+HASHLIB = """\
+hashlib — Secure hashes and message digests
+
+This module implements a common interface to many different secure hash and message digest
+algorithms. Hashing passwords should use a key derivation function such as scrypt rather
+than a plain hash. The hashing functions accept bytes-like objects.
+"""
+
+FIRST = "What does __eq__ return when the comparison is not implemented?"
+FOLLOW = "And what does that do to hashing?"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    root = tmp_path_factory.mktemp("followups")
+    (root / "datamodel.txt").write_text(DATAMODEL)
+    (root / "hashlib.txt").write_text(HASHLIB)
+    base = KnowledgeBase.open(root / "kb", dense=False)
+    assert len(base.ingest([root / "datamodel.txt", root / "hashlib.txt"]).added) == 2
+    return base
+
+
+def test_a_pronoun_follow_up_carries_the_earlier_subject() -> None:
+    follow = rewrite(FOLLOW, [(FIRST, "A rich comparison method may return NotImplemented.")])
+    assert follow is not None
+    assert follow.carried[0] == "__eq__"  # identifiers first
+    assert follow.rewritten.startswith(FOLLOW) and "__eq__" in follow.rewritten
+    assert len(follow.carried) <= MAX_CARRIED
+    assert "hashing" not in follow.carried  # what the follow-up says itself is not carried
+
+
+def test_ellipsis_and_chains() -> None:
+    turns = [("How many vacation days do employees get per year?", "25 days [1].")]
+    short = rewrite("and for contractors?", turns)
+    assert short is not None and {"vacation", "days"} <= set(short.carried)
+    # a follow-up of a follow-up keeps the thread's subject
+    chain = rewrite("And do they expire?", [*turns, ("and for contractors?", "10 days [1].")])
+    assert chain is not None and "vacation" in chain.carried and "contractors" in chain.carried
+
+
+def test_a_standalone_question_is_left_alone() -> None:
+    turns = [(FIRST, "A rich comparison method may return NotImplemented.")]
+    assert rewrite("How does hashlib hash passwords with scrypt?", turns) is None
+    assert rewrite(FOLLOW, []) is None  # no earlier turn: nothing to lean on
+
+
+def test_a_query_that_resolved_the_reference_is_kept() -> None:
+    assert carry_into("hashing", ("__eq__", "comparison")) == "hashing __eq__ comparison"
+    assert carry_into("__eq__ hashing", ("__eq__", "comparison")) == "__eq__ hashing"
+
+
+def test_extractive_follow_up_searches_with_the_antecedent(kb: KnowledgeBase) -> None:
+    agent = Agent(kb, provenance=False)
+    first = agent.ask(FIRST)
+    assert first.query_details is not None and first.query_details.rewritten_query is None
+    answer = agent.ask(FOLLOW, thread_id=first.thread_id)
+    details = answer.query_details
+    assert details is not None and details.rewritten_query is not None
+    assert "__eq__" in details.rewritten_query and "__eq__" in details.carried_terms
+    assert details.queries and all("__eq__" in q for q in details.queries)
+    # the passage about __eq__ and __hash__ is found, not only the hash library's
+    assert answer.search_documents[0].source.endswith("datamodel.txt")
+
+
+def test_a_model_searching_the_bare_follow_up_gets_the_antecedent(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    model = ScriptedModel([
+        call("search_knowledge", query="comparison __eq__ not implemented"), "x",
+        # the follow-up's own words only, as a careless model would search
+        call("search_knowledge", query="hashing"), "y",
+    ])
+    agent = Agent(kb, model=model, provenance=False)
+    first = agent.ask(FIRST)
+    answer = agent.ask(FOLLOW, thread_id=first.thread_id)
+    assert answer.tool_calls[0].arguments["query"] == "hashing"  # what the model asked
+    details = answer.query_details
+    assert details is not None
+    assert details.queries == [f"hashing {' '.join(details.carried_terms)}"]
+    assert answer.search_documents[0].source.endswith("datamodel.txt")

@@ -1,0 +1,345 @@
+"""The formats people keep, on real files written here: source code, man pages (also
+gzipped), EPUB, anything inside ``.gz`` — each loaded through the registry with section
+spans whose offsets index the stored text — then a folder of them (and of the markup
+formats of ``test_loaders_markup.py``) ingested."""
+
+from __future__ import annotations
+
+import gzip
+import zipfile
+from pathlib import Path
+
+import pytest
+from tests._loaders import load, section, section_of
+from tests.test_loaders_markup import ADOC, RST
+
+from citewise.errors import IngestError
+from citewise.knowledge.loaders import LoadedDocument, default_registry
+
+# -- source code -----------------------------------------------------------------------------
+
+PY = '''\
+"""Stove helpers."""
+
+import os
+
+MAX_FLAME = 3
+
+
+@functools.cache
+def light(match: bool) -> str:
+    return "lit" if match else "cold"
+
+
+class Stove:
+    """A camping stove."""
+
+    def fuel(self) -> int:
+        return 1
+
+
+async def cool_down() -> None:
+    pass
+'''
+
+
+def test_python_source_is_the_file_with_a_section_per_definition(tmp_path: Path) -> None:
+    path = tmp_path / "stoves.py"
+    path.write_bytes(PY.encode())
+    doc = load(path)
+    assert doc.text == PY  # cited by line: the stored text is the file's own
+    assert doc.content_type == "text/x-python"
+    assert doc.metadata["language"] == "python"
+    assert doc.metadata["lines"] == PY.count("\n")
+    assert [n for _, _, n in doc.sections] == ["def light", "class Stove", "def cool_down"]
+    light = section(doc, "def light")
+    assert light.startswith("@functools.cache\ndef light")  # its decorator comes along
+    assert "def fuel" in section(doc, "class Stove")
+    assert section(doc, "def cool_down").endswith("pass\n")
+    assert section_of(doc, "MAX_FLAME = 3") is None  # before the first definition
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "sections"),
+    [
+        ("main.go", "package main\n\n// Serve runs it.\nfunc Serve() {\n}\n\n"
+                    "type Tent struct {\n\tPoles int\n}\n\nfunc (t *Tent) Pitch() {}\n",
+         ["func Serve", "type Tent", "func Pitch"]),
+        ("lib.rs", "use std::io;\n\n#[derive(Debug)]\npub struct Tent {\n    poles: u8,\n}\n\n"
+                   "impl Tent {\n    fn new() -> Self { Tent { poles: 2 } }\n}\n\n"
+                   "pub fn pitch() {}\n",
+         ["struct Tent", "impl Tent", "fn pitch"]),
+        ("app.ts", "import x from 'y';\n\nexport function pitch(n: number) {\n  return n;\n}\n\n"
+                   "export const fold = async (t: Tent) => {\n};\n\nclass Tent {}\n",
+         ["function pitch", "fold", "class Tent"]),
+        ("config.toml", "title = \"x\"\n\n[server]\nport = 80\n\n[[plugins]]\nname = \"a\"\n",
+         ["[server]", "[[plugins]]"]),
+        ("ci.yaml", "# CI\nname: build\non:\n  push: {}\njobs:\n  test:\n    runs-on: x\n",
+         ["name", "on", "jobs"]),
+        ("schema.sql", "-- tents\nCREATE TABLE tents (id int);\n\n"
+                       "create index if not exists tents_id on tents (id);\n",
+         ["tents", "tents_id"]),
+        ("run.sh", "#!/bin/sh\nset -e\n\nbuild() {\n  make\n}\n\nfunction deploy {\n  :\n}\n",
+         ["build", "function deploy"]),
+    ],
+)
+def test_other_languages_have_top_level_sections(tmp_path: Path, name: str, body: str,
+                                                 sections: list[str]) -> None:
+    path = tmp_path / name
+    path.write_text(body)
+    doc = load(path)
+    assert doc.text == body
+    assert [n for _, _, n in doc.sections] == sections
+
+
+def test_binary_named_like_source_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "video.ts"  # an MPEG transport stream, not TypeScript
+    path.write_bytes(b"\x47\x00\x11\x10" * 400)
+    with pytest.raises(IngestError) as err:
+        load(path)
+    assert err.value.code == "binary_file"
+
+
+# -- man pages -------------------------------------------------------------------------------
+
+MAN = r""".\" Manual page for pitch(1)
+.TH PITCH 1 "2026-01-01" "outfit 2.1" "User Commands"
+.SH NAME
+pitch \- put up a tent
+.SH SYNOPSIS
+.B pitch
+[\fB\-f\fR]
+.RI [ tent ]
+.SH DESCRIPTION
+.B pitch
+raises the tent named
+.IR tent ,
+or the default one.
+It needs two poles \(em never fewer.
+.PP
+A second paragraph with \*(lqquotes\*(rq and caf\[u00E9].
+.SS Options
+.TP
+.BR \-f ", " \-\-force
+Pitch even in the rain.
+.TP
+.B \-q
+Say nothing.
+.IP \(bu 2
+A bullet item.
+.SH EXAMPLES
+.nf
+pitch \-f mytent
+pitch \-q
+.fi
+.de XX
+never shown
+..
+.SH "SEE ALSO"
+.BR fold (1)
+"""
+
+
+def _check_man(doc: LoadedDocument) -> None:
+    assert doc.content_type == "text/troff"
+    assert doc.title == "PITCH(1)"
+    text = doc.text
+    assert "\\" not in text and ".TP" not in text and "never shown" not in text
+    assert "pitch - put up a tent" in text
+    assert "pitch [-f] [tent]" in text
+    assert "pitch raises the tent named tent, or the default one." in text
+    assert "two poles — never fewer." in text
+    assert "“quotes” and café." in text
+    assert "-f, --force\n    Pitch even in the rain." in text
+    assert "-q\n    Say nothing." in text
+    assert "•\n    A bullet item." in text
+    assert "pitch -f mytent\npitch -q" in text
+    assert "fold(1)" in text
+    assert [n for _, _, n in doc.sections] == [
+        "NAME", "SYNOPSIS", "DESCRIPTION", "DESCRIPTION > Options", "EXAMPLES", "SEE ALSO"]
+    assert section(doc, "DESCRIPTION > Options").startswith("Options\n\n-f, --force")
+    assert section(doc, "EXAMPLES") == "EXAMPLES\n\npitch -f mytent\npitch -q\n\n"
+
+
+def test_man_page_renders_to_text_with_sections(tmp_path: Path) -> None:
+    path = tmp_path / "pitch.1"
+    path.write_text(MAN)
+    _check_man(load(path))
+
+
+def test_gzipped_man_page(tmp_path: Path) -> None:
+    path = tmp_path / "pitch.1.gz"
+    path.write_bytes(gzip.compress(MAN.encode()))
+    doc = load(path)
+    _check_man(doc)
+    assert doc.metadata["compression"] == "gzip"
+    assert doc.metadata["filename"] == "pitch.1.gz"
+    assert doc.metadata["size_bytes"] == len(MAN.encode())
+
+
+def test_mdoc_page(tmp_path: Path) -> None:
+    path = tmp_path / "fold.8"
+    path.write_text(".Dd January 1, 2026\n.Dt FOLD 8\n.Os\n.Sh NAME\n.Nm fold\n"
+                    ".Nd fold a tent\n.Sh SYNOPSIS\n.Nm\n.Op Fl q\n.Ar tent\n"
+                    ".Sh DESCRIPTION\nSee\n.Xr pitch 1 .\n")
+    doc = load(path)
+    assert doc.title == "FOLD(8)"
+    assert "fold — fold a tent" in doc.text
+    assert "fold [-q] tent" in doc.text
+    assert "See pitch(1)." in doc.text
+    assert [n for _, _, n in doc.sections] == ["NAME", "SYNOPSIS", "DESCRIPTION"]
+
+
+def test_file_named_like_a_man_page_without_roff_is_text(tmp_path: Path) -> None:
+    path = tmp_path / "release.1"
+    path.write_text("Release notes, version one.\n")
+    doc = load(path)
+    assert doc.text == "Release notes, version one.\n"
+    assert doc.content_type == "text/plain"
+
+
+def test_system_man_pages_render(tmp_path: Path) -> None:
+    """Real pages as Debian ships them, where the machine has any."""
+    pages = sorted(Path("/usr/share/man/man1").glob("*.1.gz"))[:40]
+    if not pages:
+        pytest.skip("no man pages installed")
+    for page in pages:
+        doc = load(page)
+        assert doc.text.strip()
+        assert doc.sections and doc.sections[0][2] == "NAME", page
+
+
+# -- EPUB ------------------------------------------------------------------------------------
+
+CONTAINER = """<?xml version="1.0"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+  <rootfiles><rootfile full-path="OEBPS/content.opf"
+   media-type="application/oebps-package+xml"/></rootfiles>
+</container>"""
+OPF = """<?xml version="1.0" encoding="utf-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:identifier id="id">urn:uuid:1</dc:identifier>
+    <dc:title>The Outfitter's Year</dc:title>
+    <dc:creator>A. Walker</dc:creator>
+    <dc:language>en</dc:language>
+  </metadata>
+  <manifest>
+    <item id="c2" href="text/ch%202.xhtml" media-type="application/xhtml+xml"/>
+    <item id="c1" href="text/ch1.xhtml" media-type="application/xhtml+xml"/>
+    <item id="cover" href="cover.xhtml" media-type="application/xhtml+xml"/>
+    <item id="img" href="cover.png" media-type="image/png"/>
+  </manifest>
+  <spine><itemref idref="cover"/><itemref idref="c1"/><itemref idref="c2"/></spine>
+</package>"""
+
+
+def _xhtml(title: str, body: str) -> str:
+    return (f'<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+            f"<head><title>{title}</title></head><body>{body}</body></html>")
+
+
+def write_epub(path: Path, *, extra: dict[str, bytes] | None = None) -> None:
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        zf.writestr("META-INF/container.xml", CONTAINER)
+        zf.writestr("OEBPS/content.opf", OPF, compress_type=zipfile.ZIP_DEFLATED)
+        zf.writestr("OEBPS/cover.xhtml", _xhtml("Cover", '<img src="cover.png"/>'))
+        zf.writestr("OEBPS/cover.png", b"\x89PNG\r\n\x1a\n")
+        zf.writestr("OEBPS/text/ch1.xhtml", _xhtml("One", "<h1>Spring</h1><p>Thaw comes.</p>"
+                                                  "<h2>Boots</h2><p>Wax them twice.</p>"))
+        zf.writestr("OEBPS/text/ch 2.xhtml", _xhtml("Two", "<p>Opening words.</p>"
+                                                   "<h2>Tents</h2><p>Air them daily.</p>"))
+        for name, data in (extra or {}).items():
+            zf.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
+
+
+def test_epub_chapters_in_spine_order(tmp_path: Path) -> None:
+    path = tmp_path / "year.epub"
+    write_epub(path)
+    doc = load(path)
+    assert doc.title == "The Outfitter's Year"
+    assert doc.metadata["author"] == "A. Walker"
+    assert doc.metadata["language"] == "en"
+    assert doc.metadata["chapters"] == 2  # the cover has no text
+    text = doc.text
+    assert text.index("Thaw comes.") < text.index("Air them daily.")  # spine, not manifest
+    assert [n for _, _, n in doc.sections] == ["Spring", "Spring > Boots", "Two",
+                                               "Two > Tents"]
+    assert section(doc, "Spring > Boots") == "Boots\n\nWax them twice."  # not the joint
+    assert section(doc, "Two") == "Opening words.\n\n"
+    assert section(doc, "Two > Tents") == "Tents\n\nAir them daily."
+
+
+def test_epub_bomb_and_damage_are_typed(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.epub"
+    write_epub(bomb, extra={"OEBPS/pad.xhtml": b"\0" * (20 * 1024 * 1024)})
+    with pytest.raises(IngestError) as err:
+        load(bomb)
+    assert err.value.code == "archive_bomb"
+    broken = tmp_path / "broken.epub"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(IngestError) as err:
+        load(broken)
+    assert err.value.code == "corrupt_file"
+
+
+# -- anything inside .gz ---------------------------------------------------------------------
+
+
+def test_markdown_inside_gzip(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md.gz"
+    body = "# Notes\n\nDry the tent.\n\n## Later\n\nFold it.\n"
+    path.write_bytes(gzip.compress(body.encode()))
+    doc = load(path)
+    assert doc.text == body
+    assert doc.content_type == "text/markdown"
+    assert doc.title == "Notes"
+    assert section(doc, "Notes > Later") == "## Later\n\nFold it.\n"
+    assert default_registry().for_path("backup.tar.gz") is None  # nothing reads a tar
+    assert default_registry().for_path("x.gz") is None
+
+
+def test_gzip_bomb_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.txt.gz"
+    path.write_bytes(gzip.compress(b"a" * (80 * 1024 * 1024), compresslevel=1))
+    assert path.stat().st_size < 1024 * 1024
+    with pytest.raises(IngestError) as err:
+        load(path)
+    assert err.value.code == "archive_bomb"
+    damaged = tmp_path / "damaged.md.gz"
+    damaged.write_bytes(gzip.compress(b"# x\n\nhello\n")[:-6])
+    with pytest.raises(IngestError) as err:
+        load(damaged)
+    assert err.value.code == "corrupt_file"
+
+
+# -- a folder of them ------------------------------------------------------------------------
+
+
+def test_folder_ingest_reads_the_new_formats(tmp_path: Path) -> None:
+    from citewise.knowledge.base import KnowledgeBase
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "guide.rst").write_text(RST)
+    (folder / "guide.adoc").write_text(ADOC)
+    (folder / "stoves.py").write_text(PY)
+    (folder / "pitch.1.gz").write_bytes(gzip.compress(MAN.encode()))
+    write_epub(folder / "year.epub")
+    (folder / "notes.md.gz").write_bytes(gzip.compress(b"# Notes\n\nDry the tent.\n"))
+    (folder / "bomb.txt.gz").write_bytes(gzip.compress(b"a" * (80 * 1024 * 1024), 1))
+    (folder / "backup.tar.gz").write_bytes(gzip.compress(b"not read"))
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        report = kb.ingest([folder])
+        assert len(report.added) == 6, report.to_dict()
+        assert report.skipped == [str(folder / "backup.tar.gz")]
+        assert [(Path(f.path).name, f.code) for f in report.failed] == [
+            ("bomb.txt.gz", "archive_bomb")]
+        for doc in kb.list_documents():
+            for chunk in kb.store.get_document_chunks(kb.tenant, doc.id):
+                assert doc.text[chunk.start_char:chunk.end_char] == chunk.text
+        hits = kb.search("Wax them twice", k=3)
+        assert hits and hits[0].source.endswith("year.epub")
+        hits = kb.search("pitch even in the rain", k=3)
+        assert hits and hits[0].source.endswith("pitch.1.gz")

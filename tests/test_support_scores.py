@@ -1,0 +1,234 @@
+"""Support means "the cited text supports this claim as an answer to the question".
+
+A verbatim quote used to score 1.0 against itself, whatever was asked. Here a real
+knowledge base (sections of the Apache License 2.0 and of Python's data-model reference,
+as they are written) answers questions through a scripted model that quotes it verbatim,
+as the extractive model does, or paraphrases, as a language model does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.agent.runner import Agent
+from citewise.agent.state import RunSettings
+from citewise.answer import Answer
+from citewise.grounding.assemble import assemble_answer
+from citewise.grounding.relevance import NOT_IN_SOURCES, OFF_TOPIC_LEXICAL, QuestionRelevance
+from citewise.grounding.verify import Verifier
+from citewise.knowledge.base import KnowledgeBase
+from citewise.models.scripted import ScriptedModel, call
+
+APACHE = """\
+   3. Grant of Patent License. Subject to the terms and conditions of
+      this License, each Contributor hereby grants to You a perpetual,
+      worldwide, non-exclusive, no-charge, royalty-free, irrevocable
+      (except as stated in this section) patent license to make, have made,
+      use, offer to sell, sell, import, and otherwise transfer the Work,
+      where such license applies only to those patent claims licensable
+      by such Contributor that are necessarily infringed by their
+      Contribution(s) alone or by combination of their Contribution(s)
+      with the Work to which such Contribution(s) was submitted.
+
+   7. Disclaimer of Warranty. Unless required by applicable law or
+      agreed to in writing, Licensor provides the Work (and each
+      Contributor provides its Contributions) on an "AS IS" BASIS,
+      WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or
+      implied, including, without limitation, any warranties or conditions
+      of TITLE, NON-INFRINGEMENT, MERCHANTABILITY, or FITNESS FOR A
+      PARTICULAR PURPOSE. You are solely responsible for determining the
+      appropriateness of using or redistributing the Work and assume any
+      risks associated with Your exercise of permissions under this License.
+"""
+
+DATAMODEL = """\
+object.__hash__(self)
+
+Called by built-in function hash() and for operations on members of hashed collections
+including set, frozenset, and dict. The __hash__() method should return an integer. The
+only required property is that objects which compare equal have the same hash value.
+
+A class that overrides __eq__() and does not define __hash__() will have its __hash__()
+implicitly set to None. When the __hash__() method of a class is None, instances of the
+class will raise an appropriate TypeError when a program attempts to retrieve their hash
+value.
+"""
+
+# The disclaimer, quoted verbatim (as the extractive model quotes): it matches itself
+# word for word, and says nothing about any vacuum cleaner.
+DISCLAIMER = ("Unless required by applicable law or agreed to in writing, Licensor provides "
+              "the Work (and each Contributor provides its Contributions) on an \"AS IS\" "
+              "BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied, "
+              "including, without limitation, any warranties or conditions of TITLE, "
+              "NON-INFRINGEMENT, MERCHANTABILITY, or FITNESS FOR A PARTICULAR PURPOSE.")
+PATENT = ("Subject to the terms and conditions of this License, each Contributor hereby "
+          "grants to You a perpetual, worldwide, non-exclusive, no-charge, royalty-free, "
+          "irrevocable (except as stated in this section) patent license to make, have made, "
+          "use, offer to sell, sell, import, and otherwise transfer the Work, where such "
+          "license applies only to those patent claims licensable by such Contributor that "
+          "are necessarily infringed by their Contribution(s) alone or by combination of "
+          "their Contribution(s) with the Work to which such Contribution(s) was submitted.")
+HASH_NONE = ("A class that overrides __eq__() and does not define __hash__() will have its "
+             "__hash__() implicitly set to None.")
+
+OFF_TOPIC_Q = "What is the warranty period of the Acme X200 vacuum cleaner?"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    root = tmp_path_factory.mktemp("support")
+    (root / "apache-2.0.txt").write_text(APACHE)
+    (root / "datamodel.txt").write_text(DATAMODEL)
+    base = KnowledgeBase.open(root / "kb", dense=False)
+    report = base.ingest([root / "apache-2.0.txt", root / "datamodel.txt"])
+    assert len(report.added) == 2
+    return base
+
+
+def ask(kb: KnowledgeBase, question: str, answer: str, *, query: str | None = None,
+        strict: bool = False, verifier: Verifier | None = None) -> Answer:
+    model = ScriptedModel([call("search_knowledge", query=query or question, k=5), answer])
+    agent = Agent(kb, model=model, settings=RunSettings(strict=strict), verifier=verifier,
+                  provenance=False)
+    return agent.ask(question)
+
+
+def doc_of(answer: Answer, name: str) -> int:
+    return next(i for i, d in enumerate(answer.search_documents, start=1)
+                if d.source.endswith(name))
+
+
+def codes(answer: Answer) -> list[str]:
+    return [i.code for i in answer.issues]
+
+
+def test_a_verbatim_quote_that_does_not_answer_scores_low(kb: KnowledgeBase) -> None:
+    probe = ask(kb, OFF_TOPIC_Q, "x")
+    n = doc_of(probe, "apache-2.0.txt")  # the disclaimer is retrieved ("warranty")
+    answer = ask(kb, OFF_TOPIC_Q, f"{DISCLAIMER} [{n}]")
+    cit = answer.citations[0]
+    assert cit.excerpt in APACHE.replace("\n      ", "\n      ")  # verbatim, as ever
+    assert cit.support is not None and cit.support < 0.5
+    claim = answer.claims[0]
+    assert claim.status == "unsupported" and claim.support is not None and claim.support < 0.5
+    off = [i for i in answer.issues if i.code == "off_topic_evidence"]
+    assert len(off) == 1 and off[0].details["relevance"] < OFF_TOPIC_LEXICAL
+    assert "no_answer_in_sources" in codes(answer)
+
+
+def test_strict_drops_the_off_topic_quote_and_says_the_documents_do_not_answer(
+        kb: KnowledgeBase) -> None:
+    n = doc_of(ask(kb, OFF_TOPIC_Q, "x"), "apache-2.0.txt")
+    answer = ask(kb, OFF_TOPIC_Q, f"{DISCLAIMER} [{n}]", strict=True)
+    assert answer.text == NOT_IN_SOURCES
+    assert answer.citations == [] and answer.claims[0].removed
+    assert {"off_topic_evidence", "all_claims_removed", "no_answer_in_sources"} <= set(
+        codes(answer))
+    assert answer.search_documents  # the closest passages are still shown
+
+
+def test_the_same_quote_for_a_question_it_answers_scores_high(kb: KnowledgeBase) -> None:
+    q = "Which patent license does each Contributor grant?"
+    n = doc_of(ask(kb, q, "x"), "apache-2.0.txt")
+    answer = ask(kb, q, f"{PATENT} [{n}]")
+    assert answer.claims[0].status == "supported"
+    assert answer.citations[0].support is not None and answer.citations[0].support >= 0.9
+    assert codes(answer) == []
+
+
+def test_only_the_sentence_that_strays_is_flagged_and_dropped(kb: KnowledgeBase) -> None:
+    q = "What happens to __hash__ when a class overrides __eq__?"
+    probe = ask(kb, q, "x", query="hash __eq__ class overrides warranty")
+    d, a = doc_of(probe, "datamodel.txt"), doc_of(probe, "apache-2.0.txt")
+    text = f"{HASH_NONE} [{d}] {DISCLAIMER} [{a}]"
+    answer = ask(kb, q, text, query="hash __eq__ class overrides warranty")
+    assert [c.status for c in answer.claims] == ["supported", "unsupported"]
+    assert codes(answer) == ["off_topic_evidence"]  # the answer as a whole still answers
+    strict = ask(kb, q, text, query="hash __eq__ class overrides warranty", strict=True)
+    assert strict.text == f"{HASH_NONE} [{d}]"
+    assert [c.document_index for c in strict.citations] == [d]
+
+
+def test_a_language_model_answer_none_of_whose_claims_holds_is_flagged(
+        kb: KnowledgeBase) -> None:
+    q = "What happens to __hash__ when a class overrides __eq__?"
+    n = doc_of(ask(kb, q, "x"), "datamodel.txt")
+    # An LLM-style answer: on topic, cited, and wrong (the document says None, not id()).
+    text = (f"When a class overrides __eq__(), Python keeps the inherited __hash__() "
+            f"based on id() [{n}]. Such instances can still be used as dict keys [{n}].")
+    answer = ask(kb, q, text)
+    assert [c.status for c in answer.claims] == ["unsupported", "unsupported"]
+    assert "no_answer_in_sources" in codes(answer)
+    strict = ask(kb, q, text, strict=True)
+    assert strict.text == NOT_IN_SOURCES and strict.citations == []
+    # one right sentence among them: the answer is not flagged
+    mixed = ask(kb, q, f"{HASH_NONE} [{n}] " + text)
+    assert "no_answer_in_sources" not in codes(mixed)
+
+
+def test_the_embedder_judges_a_paraphrased_question(kb: KnowledgeBase) -> None:
+    # No content word of the question is in the quote; an embedder that knows they mean
+    # the same thing lifts it over the line, one batch per answer.
+    q = "Do authors give away rights to their inventions?"
+    n = doc_of(ask(kb, q, "x", query="Contributor patent license"), "apache-2.0.txt")
+    lexical = ask(kb, q, f"{PATENT} [{n}]", query="Contributor patent license")
+    assert "off_topic_evidence" in codes(lexical)
+    batches: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        batches.append(texts)
+        return [[1.0, 0.0] if t == q or t.startswith("Subject to the terms") else [0.0, 1.0]
+                for t in texts]
+
+    verifier = Verifier(document_text=kb.document_text, relevance_embed=embed)
+    semantic = ask(kb, q, f"{PATENT} [{n}]", query="Contributor patent license",
+                   verifier=verifier)
+    assert semantic.claims[0].status == "supported" and codes(semantic) == []
+    assert len(batches) == 1 and batches[0][0] == q
+
+
+def test_relevance_weighs_words_every_passage_shares_less() -> None:
+    from citewise.answer import SearchDocument, Snippet
+
+    docs = [SearchDocument(source=f"/kb/{i}.md", snippets=[Snippet(text=t)]) for i, t in
+            enumerate(["Python 3.11 is faster than Python 3.10.",
+                       "Python supports multiple inheritance.",
+                       "Python code is compiled to bytecode."])]
+    judge = QuestionRelevance("What is the warranty period for Python?", docs)
+    # "python" is in every retrieved passage: sharing it is not addressing the question
+    assert judge.lexical("Python 3.11 is faster than Python 3.10.") < 0.2
+    assert judge.lexical("The warranty period is two years.") > 0.8
+    assert QuestionRelevance("Why?", docs).lexical("anything at all") == 1.0
+
+
+def test_a_stale_quote_still_fails_verification(tmp_path: Path) -> None:
+    from citewise.agent.state import RunState
+    from citewise.knowledge.retrieve.hits import Hit
+
+    stored = "Refunds are issued within 5 business days of the return."
+    stale = "Refunds are issued within 3 business days of the return."
+    state = RunState(run_id="r", thread_id="t", question="How long do refunds take?")
+    state.ledger.add([Hit(chunk_id=1, document_id="d", source="/kb/r.md", text=stale,
+                          start_char=0, end_char=len(stale), field_length=len(stale),
+                          score=1.0)])
+    answer, issues = assemble_answer(state, f"{stale} [1]", settings=RunSettings(),
+                                     ended_by_tool=None,
+                                     verifier=Verifier(document_text=lambda _: stored))
+    assert answer.citations == []
+    assert "snippet_not_verbatim" in [i.code for i in issues]
+
+
+@pytest.mark.slow  # embeds the document with the packaged model
+def test_the_knowledge_base_embedder_is_used_by_default(tmp_path: Path) -> None:
+    # An Agent over a knowledge base with vectors judges relevance with its embedder too.
+    (tmp_path / "apache-2.0.txt").write_text(APACHE)
+    with KnowledgeBase.open(tmp_path / "kb") as base:
+        base.ingest([tmp_path / "apache-2.0.txt"])
+        agent = Agent(base, model=ScriptedModel([]), provenance=False)
+        assert agent.verifier is not None and agent.verifier.relevance_embed is not None
+        q = "Who won the 2018 football world cup?"
+        answer = ask(base, q, f"{PATENT} [1]", query="Contributor grants patent license")
+        assert "off_topic_evidence" in codes(answer)
+        assert answer.claims[0].support is not None and answer.claims[0].support < 0.5
