@@ -118,10 +118,12 @@ def test_an_index_of_an_older_analysis_is_rebuilt_on_open(
 def test_postgresql_search_cuts_cjk_the_same_way(pg_url: str, tmp_path: Path) -> None:
     import sqlalchemy as sa
 
-    from citewise.store import _pg_fts
+    from citewise.knowledge.index import lexical_postgres as _pg_fts
     from citewise.store.postgres import PostgresStore
 
-    # A database whose column was made before the bigrams: rebuilt when a store opens it.
+    # A database whose column was made before the bigrams: rebuilt when a knowledge base
+    # opens it (the lexical index owns the column).
+    KnowledgeBase.open_postgres(pg_url, dense=False).close()
     with PostgresStore(pg_url) as store, store.engine.begin() as conn:
         conn.exec_driver_sql(f"ALTER TABLE chunks DROP COLUMN {_pg_fts.COLUMN}")
         conn.exec_driver_sql(f"ALTER TABLE chunks ADD COLUMN {_pg_fts.COLUMN} tsvector"

@@ -289,6 +289,8 @@ def test_ask_never_waits_for_embedding_and_says_what_is_not_embedded(tmp_path: P
     assert "carved by glaciers" in answer["text"] and "embedding" not in first.stderr
     issue = next(i for i in answer["issues"] if i["code"] == "embedding_incomplete")
     assert issue["details"] == {"not_embedded": 1, "chunks": 1}
+    plain = cli("ask", "How were fjords made?", data_dir=tmp_path / "kb", check=True)
+    assert "note: 1 of 1 chunks are not embedded yet" in plain.stderr
     with KnowledgeBase.open(tmp_path / "kb") as kb:  # still queued: nobody embedded it
         assert kb.embedding_status().not_embedded == 1
 

@@ -338,3 +338,25 @@ def test_cli_no_wait_then_status_then_a_worker_drains_it(tmp_path: Path) -> None
     assert row["pending_jobs"] == 0 and row["not_embedded"] == 0
     assert row["embedded"] == row["chunks"] == len(Counter(k for _, ks in _batches(log)
                                                            for k in ks))
+
+
+def test_a_claim_left_by_a_dead_ingest_is_taken_back_at_once(tmp_path: Path) -> None:
+    import socket
+
+    from citewise.knowledge.ingest.pipeline import document_id_for
+
+    docs = tmp_path / "docs"
+    (path,) = _corpus(docs, 1, 3)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    owner = f"{socket.gethostname()}:{dead.stdout.strip()}:deadbeef"  # killed mid-read
+    with KnowledgeBase.open(tmp_path / "kb", embedder=LoggingEmbedder(str(tmp_path / "l"), 0)
+                            ) as kb:
+        doc_id = document_id_for("default", str(path))
+        assert kb.store.claim_documents("default", [doc_id], owner, now=_now(),
+                                        until=_now(later=600)) == {doc_id}
+        assert kb.store.claim_documents("default", [doc_id], "other", now=_now(),
+                                        until=_now(later=600)) == set()  # held
+        # Its process is gone: the claim is taken back now, not after its 600 s.
+        assert kb.ingest([path]).added == [str(path)]
+        assert kb.store.claim_owners(now=_now()) == set()  # and nothing left claimed

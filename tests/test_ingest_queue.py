@@ -147,8 +147,9 @@ def test_a_tenants_burst_of_uploads_leaves_other_requests_alone(
 @pytest.mark.slow
 def test_one_tenants_big_upload_delays_anothers_small_one_by_seconds_at_most(
         tmp_path: Path) -> None:
-    """Tenant A's one-line upload while tenant B's ~1 MB upload is in progress (it waited
-    for all of B's ingest: 119 s for 19 MB)."""
+    """Tenant A's one-line upload while tenant B's ~6 MB upload is in progress (it waited
+    for all of B's ingest: 119 s for 19 MB). Big enough that B is still being stored and
+    indexed when A asks, now that embedding happens after the upload returns."""
     import random
 
     from citewise.server.auth import create_key
@@ -159,7 +160,7 @@ def test_one_tenants_big_upload_delays_anothers_small_one_by_seconds_at_most(
     rng = random.Random(1)
     words = [f"w{i}" for i in range(500)]
     big = "\n\n".join(" ".join(rng.choice(words) for _ in range(12)) + "."
-                      for _ in range(14_000))
+                      for _ in range(84_000))
     with serve(create_app(config)) as url:
         with SQLiteStore(tmp_path / "srv" / "citewise.db") as store:
             key_a, key_b = create_key(store, "A")[1], create_key(store, "B")[1]
@@ -175,7 +176,7 @@ def test_one_tenants_big_upload_delays_anothers_small_one_by_seconds_at_most(
 
         b = threading.Thread(target=upload, args=(key_b, "big.md", big))
         b.start()
-        time.sleep(0.5)
+        time.sleep(0.3)
         assert b.is_alive()  # B's upload is in progress
         upload(key_a, "small.md", "One line about refunds.")
         b.join()

@@ -152,6 +152,12 @@ def test_a_document_uploaded_on_a_is_listed_searched_and_cited_on_b(pair: Pair) 
     # No word in common: only the vectors A's upload stored find it (the API's search is
     # hybrid; its lexical half has nothing to match here).
     assert not set(NO_SHARED_WORD.split()) & set(re.findall(r"\w+", DOC.lower()))
+    # The upload returned once searchable by keyword; the vectors come from the replicas'
+    # embedding workers (issue 23): B's status says when they are there.
+    deadline = time.monotonic() + 60
+    while pair.b.get("/v1/status").json()["not_embedded"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
     dense = pair.b.post("/v1/search", json={"query": NO_SHARED_WORD}).json()["hits"]
     assert dense and {h["document_id"] for h in dense} == {doc["id"]}
     filtered = pair.b.post("/v1/search", json={"query": "refunds issued",

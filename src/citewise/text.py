@@ -16,12 +16,16 @@ __all__ = [
     "cjk_bigrams",
     "content_terms",
     "has_nul",
+    "is_compounded",
+    "is_content_word",
     "join_abbreviations",
     "line_of",
     "overlap",
+    "plain_terms",
     "sentence_spans",
     "spaced_cjk",
     "terms",
+    "word_term",
 ]
 
 # A sentence ends at . ! ? … followed by closing quotes/brackets and space, after CJK 。！？,
@@ -34,6 +38,7 @@ _SENT_END = re.compile(r"[.!?…][\"'”’)\]]*\s+|[。！？]|\n\s*\n")
 # The gap after punctuation that sits just before ``start`` (outside the searched range).
 _GAP = re.compile(r"[\"'”’)\]]*\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_JOINED = re.compile(r"\w+(?:['-]\w+)*")
 
 STOPWORDS = frozenset(
     """
@@ -74,16 +79,94 @@ def cjk_bigrams(run: str) -> list[str]:
 
 
 def terms(text: str) -> list[str]:
-    """Lower-cased word tokens; runs of CJK characters as character bigrams."""
-    if text.isascii():
+    """Lower-cased word tokens; runs of CJK characters as character bigrams. A
+    contraction's tail is no term ("what's" is ``what``, "don't" is ``do``)."""
+    if text.isascii() and "'" not in text:
         return [w.lower() for w in _WORD.findall(text)]
-    out: list[str] = []
-    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
+    return [t for t, _ in _tokens(text)]
+
+
+def _tokens(text: str) -> list[tuple[str, bool]]:
+    """:func:`terms` with, for each, whether it is part of a hyphenated compound."""
+    out: list[tuple[str, bool]] = []
+    if text.isascii():
+        # Words joined by apostrophes and hyphens come as one match (a maximal one: what
+        # lies around it joins nothing), so only those are looked at word by word.
+        for joined in _JOINED.findall(text):
+            if "'" not in joined and "-" not in joined:
+                out.append((joined.lower(), False))
+            else:
+                out.extend(_joined_tokens(joined))
+        return out
+    text = unicodedata.normalize("NFKC", text)
+    for m in _TOKEN.finditer(text):
+        token = m.group()
         if _CJK_RUN.match(token):
-            out.extend(cjk_bigrams(token))
-        else:
-            out.append(token.lower())
+            out.extend((g, False) for g in cjk_bigrams(token))
+            continue
+        term = word_term(text, m.start(), m.end())
+        if term is not None:
+            out.append((term.lower(), is_compounded(text, m.start(), m.end())))
     return out
+
+
+@lru_cache(maxsize=65536)
+def _joined_tokens(joined: str) -> tuple[tuple[str, bool], ...]:
+    """:func:`_tokens` of one ASCII match of words joined by apostrophes or hyphens."""
+    out: list[tuple[str, bool]] = []
+    for m in _WORD.finditer(joined):
+        term = word_term(joined, m.start(), m.end())
+        if term is not None:
+            out.append((term.lower(), is_compounded(joined, m.start(), m.end())))
+    return tuple(out)
+
+
+# English contractions: the clitic after an apostrophe is no word of its own ("what's",
+# "it's", "we're", "they've", "you'll", "I'd", "I'm"), and a negation ("isn't", "don't")
+# leaves its verb, which is a stopword (the "not" it stands for is one too). "won't",
+# "can't", "shan't" and "ain't" leave nothing: their stems are no prefix of the word.
+_CLITIC_TAILS = frozenset(("s", "re", "ve", "ll", "d", "m"))
+_APOSTROPHES = "'\u2019"
+_NEGATION_STUBS = frozenset(("ca", "wo", "sha", "ai"))
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def word_term(text: str, start: int, end: int) -> str | None:
+    """The term the word ``text[start:end]`` stands for (not lower-cased): the word
+    itself, or for part of a contraction its meaningful part, or None (a clitic's tail)."""
+    if start > 1 and text[start - 1] in _APOSTROPHES and _word_char(text[start - 2]):
+        tail = text[start:end].lower()
+        if tail in _CLITIC_TAILS or tail == "t":
+            return None
+    if (
+        end + 2 <= len(text)
+        and text[end] in _APOSTROPHES
+        and text[end + 1] in "tT"
+        and (end + 2 == len(text) or not _word_char(text[end + 2]))
+        and text[end - 1] in "nN"
+        and end - start > 1
+    ):
+        stub = text[start : end - 1]
+        return None if stub.lower() in _NEGATION_STUBS else stub
+    return text[start:end]
+
+
+def is_compounded(text: str, start: int, end: int) -> bool:
+    """Whether the word ``text[start:end]`` is joined to another by a hyphen ("read-only",
+    "built-in"): there a stopword is part of a term's meaning."""
+    return (start > 1 and text[start - 1] == "-" and _word_char(text[start - 2])) or (
+        end + 1 < len(text) and text[end] == "-" and _word_char(text[end + 1])
+    )
+
+
+def is_content_word(term: str, compounded: bool) -> bool:
+    """Whether a lower-cased term counts for :func:`content_terms`: not a stopword, unless
+    a hyphen joins it into a compound and it is longer than two letters ("read-only"
+    keeps ``only``, "up-to-date" loses ``up`` and ``to``)."""
+    return term not in STOPWORDS or (compounded and len(term) > 2)
 
 
 def spaced_cjk(text: str, *, unigrams: bool = False) -> str:
@@ -105,8 +188,16 @@ def spaced_cjk(text: str, *, unigrams: bool = False) -> str:
 
 
 def content_terms(text: str) -> list[str]:
-    """Word tokens without stopwords, stemmed lightly (plural/verb endings)."""
-    return [_stem(t) for t in terms(text) if t not in STOPWORDS]
+    """Word tokens without stopwords (see :func:`is_content_word`), stemmed lightly
+    (plural/verb endings)."""
+    if text.isascii() and "'" not in text and "-" not in text:
+        return [_stem(t) for t in (w.lower() for w in _WORD.findall(text)) if t not in STOPWORDS]
+    return [_stem(t) for t, joined in _tokens(text) if is_content_word(t, joined)]
+
+
+def plain_terms(text: str) -> list[str]:
+    """:func:`content_terms` unstemmed: the words a keyword query is made of."""
+    return [t for t, joined in _tokens(text) if is_content_word(t, joined)]
 
 
 @lru_cache(maxsize=65536)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from citewise.cli.common import StepPrinter, add_data_dir, open_kb, print_answer
+from citewise.cli.common import StepPrinter, add_data_dir, add_embedder, open_kb, print_answer
 
 __all__ = ["register", "run_question"]
 
@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="print each stream object of --format (default citewise) as one JSON "
                    "line as it happens")
     add_data_dir(p, tenant=True)
+    add_embedder(p)
     from citewise.client.cli import add_server_arguments  # --server URL / --api-key
 
     add_server_arguments(p)

@@ -32,6 +32,7 @@ _PASSAGE = re.compile(r"^\[\d+\] ", re.MULTILINE)
 ENV_DATA_DIR = "CITEWISE_DATA_DIR"
 ENV_DATABASE_URL = "CITEWISE_DATABASE_URL"
 ENV_TENANT = "CITEWISE_TENANT"
+ENV_EMBEDDER = "CITEWISE_EMBEDDER"
 DB_NAME = "citewise.db"
 
 
@@ -61,6 +62,19 @@ def add_data_dir(parser: argparse.ArgumentParser, *, tenant: bool = False) -> No
             help=f"the tenant whose documents, threads and runs to use (env {ENV_TENANT}; "
             "default: default) — the tenant an API key of the service acts for",
         )
+
+
+def add_embedder(parser: argparse.ArgumentParser) -> None:
+    """``--embedder NAME``: the text-embedding model of the knowledge base (remembered)."""
+    parser.add_argument(
+        "--embedder", metavar="NAME", default=argparse.SUPPRESS,
+        help=f"the embedding model: minilm (default), minilm-128, static-minilm (~80x faster "
+        f"to embed, a little less relevant), minilm-l3 (env {ENV_EMBEDDER}; remembered by the "
+        "knowledge base: later commands use it without being told; see the README's table)")
+
+
+def embedder_name(args: argparse.Namespace) -> str | None:
+    return getattr(args, "embedder", None) or os.environ.get(ENV_EMBEDDER) or None
 
 
 def data_dir(args: argparse.Namespace) -> Path:
@@ -130,12 +144,12 @@ def open_kb(args: argparse.Namespace, *, must_exist: bool = False) -> KnowledgeB
     tenant = check_tenant(getattr(args, "tenant", None) or os.environ.get(ENV_TENANT)
                           or "default")
     if url is not None:
-        return KnowledgeBase.open_postgres(url, tenant=tenant)
+        return KnowledgeBase.open_postgres(url, tenant=tenant, embedder_name=embedder_name(args))
     path = data_dir(args)
     if must_exist and not (path / DB_NAME).exists():
         raise NotFound(f"no knowledge base in {path}; run `citewise ingest PATH` first",
                        code="no_knowledge_base")
-    return KnowledgeBase.open(path, tenant=tenant)
+    return KnowledgeBase.open(path, tenant=tenant, embedder_name=embedder_name(args))
 
 
 class StepPrinter:
@@ -188,6 +202,9 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
 
     out = out or sys.stdout
     out.write(answer.text.strip() + "\n")
+    for issue in answer.issues:  # vectors still being computed: the answer says so
+        if issue.code == "embedding_incomplete":
+            sys.stderr.write(f"note: {issue.message} (`citewise status`)\n")
     if not answer.citations:
         return
     out.write("\nSources:\n")

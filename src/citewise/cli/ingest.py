@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.cli.common import add_data_dir, open_kb, progress_bar
+from citewise.cli.common import add_data_dir, add_embedder, open_kb, progress_bar
 from citewise.cli.progress import Meter, duration
 from citewise.cli.watch import add_watch_options
 
@@ -44,6 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
              "to `citewise worker` or `citewise serve`")
     add_watch_options(p)
     add_data_dir(p, tenant=True)
+    add_embedder(p)
     p.set_defaults(func=run)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from citewise.cli.common import add_data_dir, open_kb
+from citewise.cli.common import add_data_dir, add_embedder, open_kb
 
 __all__ = ["register"]
 
@@ -19,6 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("mcp", help="serve the knowledge base as an MCP server over stdio")
     p.add_argument("--model", default=None, help="model string for `ask` (default: extractive)")
     add_data_dir(p, tenant=True)
+    add_embedder(p)
     p.set_defaults(func=run)
 
 

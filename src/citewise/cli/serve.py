@@ -16,7 +16,15 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from citewise.cli.common import add_data_dir, data_dir, database_url, open_store, where
+from citewise.cli.common import (
+    add_data_dir,
+    add_embedder,
+    data_dir,
+    database_url,
+    embedder_name,
+    open_store,
+    where,
+)
 
 if TYPE_CHECKING:
     from citewise.server.config import ServerConfig
@@ -50,6 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--log-level", default="info",
                    choices=("critical", "error", "warning", "info", "debug"))
     add_data_dir(p)
+    add_embedder(p)
     p.set_defaults(func=run)
 
 
@@ -65,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.model:
         fields["model"] = args.model
+    if embedder_name(args):
+        fields["embedder"] = embedder_name(args)
     if args.max_concurrent_runs is not None:
         fields["max_concurrent_runs"] = args.max_concurrent_runs
     if args.rate_limit is not None:
@@ -136,7 +147,7 @@ def bind(host: str, port: int) -> socket.socket:
 _FLAGS = {"max_concurrent_runs": "--max-concurrent-runs", "rate_limit_per_s": "--rate-limit",
           "auth_failure_rate_per_s": "--auth-failure-rate",
           "run_lease_s": "--run-lease-s", "key_cache_s": "--key-cache-s", "port": "--port",
-          "workers": "--workers", "model": "--model", "host": "--host"}
+          "workers": "--workers", "model": "--model", "host": "--host", "embedder": "--embedder"}
 
 
 def _config(fields: dict[str, object]) -> ServerConfig:

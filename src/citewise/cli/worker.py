@@ -17,7 +17,7 @@ import threading
 import time
 from types import FrameType
 
-from citewise.cli.common import add_data_dir, open_kb
+from citewise.cli.common import add_data_dir, add_embedder, open_kb
 from citewise.cli.progress import LOG_EVERY_S, duration
 
 __all__ = ["register"]
@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--idle", type=float, default=1.0, metavar="S",
                    help="seconds between looks at an empty queue (default 1)")
     add_data_dir(p)
+    add_embedder(p)
     p.set_defaults(func=run)
 
 

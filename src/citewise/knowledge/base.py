@@ -33,6 +33,7 @@ from citewise.store.base import DocumentRecord, Store, check_tenant
 if TYPE_CHECKING:
     from citewise.knowledge.index.contract import LexicalSearch, VectorSearch
     from citewise.knowledge.index.embedders.base import Embedder
+    from citewise.knowledge.ingest.embed_worker import BackgroundWorkers
     from citewise.knowledge.ingest.writer_lock import WriteLock
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
@@ -81,6 +82,7 @@ class KnowledgeBase(IndexUpkeep):
         #: Workers embed in the background (``citewise serve`` runs them): ingests then
         #: return without embedding unless asked to ``wait``.
         self.background_embedding = False
+        self._workers: list[BackgroundWorkers] = []
 
     @classmethod
     def open(
@@ -93,6 +95,7 @@ class KnowledgeBase(IndexUpkeep):
         registry: LoaderRegistry | None = None,
         dense: bool = True,
         embedder: Embedder | None = None,
+        embedder_name: str | None = None,
         hnsw_threshold: int = 20_000,
         fusion: FusionMethod = DEFAULT_FUSION,
     ) -> KnowledgeBase:
@@ -105,13 +108,16 @@ class KnowledgeBase(IndexUpkeep):
         SQLite if its folder was lost, and queues the embedding of chunks that have no
         vector (after a crash, or on the first open with ``dense=True`` of a knowledge
         base that had none) — it never embeds: :meth:`embed_pending` or a worker does, and
-        searches meanwhile use the vectors there are. ``embedder`` defaults to the
-        packaged all-MiniLM-L6-v2 (int8 ONNX); vectors are stored per embedder ``name``,
-        so switching embedders re-embeds.
+        searches meanwhile use the vectors there are. ``embedder`` (an instance) or
+        ``embedder_name`` (a name of :data:`~citewise.knowledge.index.embedders.registry.EMBEDDERS`,
+        remembered for later opens) picks the model; by default the one it was last opened
+        with, at first the packaged all-MiniLM-L6-v2 (int8 ONNX). Vectors are stored per
+        embedder, so switching embedders re-embeds.
         """
         return embedded.open_knowledge_base(
             cls, data_dir, tenant=tenant, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-            registry=registry, dense=dense, embedder=embedder, hnsw_threshold=hnsw_threshold,
+            registry=registry, dense=dense, embedder=embedder, embedder_name=embedder_name,
+            hnsw_threshold=hnsw_threshold,
             fusion=fusion,
         )
 
@@ -123,6 +129,7 @@ class KnowledgeBase(IndexUpkeep):
         tenant: str = "default",
         dense: bool = True,
         embedder: Embedder | None = None,
+        embedder_name: str | None = None,
         **options: Any,
     ) -> KnowledgeBase:
         """Open the knowledge base held by a PostgreSQL database (with pgvector when
@@ -133,7 +140,8 @@ class KnowledgeBase(IndexUpkeep):
         from citewise.knowledge.postgres import open_knowledge_base
 
         return open_knowledge_base(
-            cls, url, tenant=tenant, dense=dense, embedder=embedder, **options,
+            cls, url, tenant=tenant, dense=dense, embedder=embedder, embedder_name=embedder_name,
+            **options,
         )
 
     def for_tenant(self, tenant: str) -> KnowledgeBase:
@@ -342,6 +350,7 @@ class KnowledgeBase(IndexUpkeep):
         if self._closed:
             return
         self._closed = True
+        self._stop_workers()
         if self._owns:
             try:
                 if self.dense is not None:

@@ -54,6 +54,7 @@ def open_knowledge_base(
     registry: LoaderRegistry | None = None,
     dense: bool = True,
     embedder: Embedder | None = None,
+    embedder_name: str | None = None,
     hnsw_threshold: int = 20_000,
     fusion: FusionMethod = DEFAULT_FUSION,
 ) -> KB:
@@ -79,11 +80,18 @@ def open_knowledge_base(
         opened.append(index.close)
         vectors: DenseIndex | None = None
         if dense:
-            from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
+            from citewise.knowledge.index.embedders.registry import (
+                chosen_embedder,
+                remember_embedder,
+            )
+
+            if embedder is None:
+                embedder, name = chosen_embedder(store, embedder_name, models_dir=root / "models")
+                remember_embedder(store, name)
             from citewise.knowledge.index.vectors.dense import DenseIndex
 
             vectors = DenseIndex(
-                root / DB_NAME, root / VECTORS_DIR, embedder or MiniLMEmbedder(),
+                root / DB_NAME, root / VECTORS_DIR, embedder,
                 hnsw_threshold=hnsw_threshold,
             )
             opened.append(vectors.vstore.close)

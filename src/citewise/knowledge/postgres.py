@@ -57,6 +57,7 @@ def open_knowledge_base(
     tenant: str = "default",
     dense: bool = True,
     embedder: Embedder | None = None,
+    embedder_name: str | None = None,
     chunk_size: int = 800,
     chunk_overlap: int = 120,
     registry: LoaderRegistry | None = None,
@@ -71,14 +72,17 @@ def open_knowledge_base(
 
     fusion = check_fusion(fusion)  # refuse bad options before connecting to anything
     chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
-    if dense and embedder is None:
-        from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
-
-        embedder = MiniLMEmbedder()
     store = PostgresStore(url, **store_options)
+    from citewise.knowledge.index.embedders.registry import chosen_embedder, remember_embedder
+
     lock = DatabaseWriterLock(store)
     try:
+        name = None
+        if dense and embedder is None:
+            embedder, name = chosen_embedder(store, embedder_name)
         vectors = PostgresVectors(store, embedder) if dense and embedder is not None else None
+        if name is not None:  # only once the database took it (one embedder per database)
+            remember_embedder(store, name)
         if lock.try_acquire():
             try:
                 sync_index(store, None, on_documents=queue_embedding(store, vectors))

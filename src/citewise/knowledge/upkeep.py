@@ -59,6 +59,7 @@ class IndexUpkeep:
     store: Store
     tenant: str
     background_embedding: bool
+    _workers: list[BackgroundWorkers]
     index: LexicalSearch
     dense: VectorSearch | None
     writer_lock: WriteLock | None
@@ -125,8 +126,14 @@ class IndexUpkeep:
         if self.dense is None or count < 1:
             return None
         self.background_embedding = True
-        return BackgroundWorkers(self.store, self.dense, count=count,
-                                 local=self._derived_index() is not None)
+        workers = BackgroundWorkers(self.store, self.dense, count=count,
+                                    local=self._derived_index() is not None)
+        self._workers.append(workers)  # stopped by close() at the latest
+        return workers
+
+    def _stop_workers(self) -> None:
+        while self._workers:
+            self._workers.pop().stop()
 
     def status(self, *, all_tenants: bool = False) -> list[dict[str, Any]]:
         """Per tenant (this one, or every one with documents or jobs): documents, chunks,

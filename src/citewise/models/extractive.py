@@ -22,10 +22,15 @@ marker, and a list item or any other sentence without a full stop is written as 
 list item, so it never runs on into the next claim.
 
 Asked for structured output, it fills the schemas an answer of quotes can fill: a string
-(the answer), an array of strings (one quote each), or an object whose one required (or
-only) string property takes the answer. It cannot invent values for any other shape: it
-says so in a thought and answers in prose, and the run ends ``structured_output_invalid``
-after its repairs, without searching again.
+(the answer), an array of strings (one quote each), or an object whose one string property
+takes the answer and whose numbers, dates and booleans are read from the quotes
+(:func:`citewise.grounding.values.value_from_quotes`; the loop then cites each value in
+``structured_citations``). It cannot invent values: for any other shape, or a required
+value no quote holds, it says so in a thought and answers in prose, and the run ends
+``structured_output_invalid`` after its repairs, without searching again.
+
+A follow-up in a thread is searched with its thread's subject (``agent/followups.py``);
+the sentences found are scored against that searched query too, not the bare follow-up.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
+from citewise.grounding.relevance import NOT_IN_SOURCES
+from citewise.grounding.values import UNFILLED, value_from_quotes
 from citewise.models.base import (
     Message,
     ModelRequest,
@@ -48,13 +55,14 @@ from citewise.models.base import (
 )
 from citewise.models.sentence_rank import answerability, candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer
-from citewise.text import STOPWORDS, terms
+from citewise.text import content_terms, plain_terms
 
 __all__ = ["ANSWERABLE", "NO_ANSWER", "ExtractiveModel", "create"]
 
 Part = TextDelta | ToolCallPart | UsagePart
 
-NO_ANSWER = "The documents do not answer this question: no passage of the knowledge base says it."
+#: The abstention's wording: the one grounding uses when strict mode removes every claim.
+NO_ANSWER = NOT_IN_SOURCES
 #: Below this answerability the model abstains (calibrated on the ``tune`` split of
 #: ``bench/data/answers``; see ``bench/README.md``).
 ANSWERABLE = 0.45
@@ -133,20 +141,47 @@ class ExtractiveModel:
         sentences = candidates(observations)
         if not sentences:
             return [], 0.0
+        question = _scoring_question(question, observations)
         scorer = minilm_scorer() if self.semantic else None
         scored = rank(question, sentences, semantic=scorer)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text)
                  for x in scored], answerability(question, scored, observations))
 
 
+def _scoring_question(question: str, observations: list[dict[str, Any]]) -> str:
+    """What the found sentences answer: the question, plus the words its searches added
+    (a follow-up's search carries its thread's subject — "How is it harvested?" searched
+    as "… saffron" — and so does this model's keyword retry after a short follow-up).
+    Scored against the bare follow-up, sentences that name the subject look off-topic."""
+    have = set(content_terms(question))
+    extra: list[str] = []
+    for observation in observations:
+        searched = observation.get("query")
+        if not isinstance(searched, str):
+            continue
+        for word in plain_terms(searched):
+            stems = set(content_terms(word))
+            if stems and not stems <= have:
+                have |= stems
+                extra.append(word)
+    return f"{question.rstrip()} {' '.join(extra)}" if extra else question
+
+
 _UNFILLABLE = object()
 _CANNOT_FILL = ("This schema needs values that quotes cannot give (the extractive model fills "
-                "a string, an array of strings, or one required string property of an "
-                "object); answering in prose — choose a language model for this schema.")
+                "a string, an array of strings, or an object's one string property and the "
+                "numbers, dates and yes/no values its quotes state); answering in prose — "
+                "choose a language model for this schema.")
+_SCALARS = frozenset(("integer", "number", "boolean"))
 
 
 def _fill(schema: dict[str, Any], answer: str, quotes: list[str]) -> Any:
-    """The answer as a value of ``schema``, for the shapes quotes can fill."""
+    """The answer as a value of ``schema``, for the shapes quotes can fill: a string (the
+    answer), an array of strings (the quotes), or an object whose string property (one at
+    most) takes the answer and whose numbers, dates and booleans are read from the quotes
+    (:func:`~citewise.grounding.values.value_from_quotes`, which the loop then cites). A
+    required value the quotes do not hold makes the schema unfillable; an optional one is
+    read only when no string property carries the answer (an optional boolean never)."""
     kind = schema.get("type")
     if kind == "string":
         return answer
@@ -156,13 +191,37 @@ def _fill(schema: dict[str, Any], answer: str, quotes: list[str]) -> Any:
     properties = schema.get("properties")
     if kind != "object" or not isinstance(properties, dict):
         return _UNFILLABLE
-    required = list(schema.get("required") or [])
-    strings = [name for name, sub in properties.items()
-               if isinstance(sub, dict) and sub.get("type") == "string"]
-    target = required if required else strings
-    if len(target) == 1 and target[0] in strings:
-        return {target[0]: answer}
-    return _UNFILLABLE
+    required = [k for k in schema.get("required") or [] if isinstance(k, str)]
+    targets = required or list(properties)
+    strings = [k for k in targets if _is_text(properties.get(k))]
+    if len(strings) > 1 and (required or not any(_is_scalar(properties.get(k)) for k in targets)):
+        return _UNFILLABLE  # one answer cannot fill two texts
+    value: dict[str, Any] = {}
+    if len(strings) == 1:
+        value[strings[0]] = answer
+    for key in targets:
+        sub = properties.get(key)
+        if key in value or key in strings:
+            continue
+        # An optional value only where no string carries the answer, never a guessed boolean.
+        if isinstance(sub, dict) and _is_scalar(sub) and (
+                key in required or (not strings and sub.get("type") != "boolean")):
+            found = value_from_quotes(sub, key, quotes)
+            if found is not UNFILLED:
+                value[key] = found
+                continue
+        if key in required:
+            return _UNFILLABLE
+    return value or _UNFILLABLE
+
+
+def _is_text(sub: Any) -> bool:
+    return isinstance(sub, dict) and sub.get("type") == "string" and sub.get("format") != "date"
+
+
+def _is_scalar(sub: Any) -> bool:
+    return isinstance(sub, dict) and (
+        sub.get("type") in _SCALARS or (sub.get("type") == "string" and sub.get("format") == "date"))
 
 
 def _render(chosen: list[_Candidate]) -> list[str]:
@@ -217,7 +276,8 @@ def _keywords_query(question: str, history: list[str]) -> str:
 
 
 def _plain_terms(text: str) -> list[str]:
-    return [w for w in terms(text) if w not in STOPWORDS]
+    # Contractions leave no stray "s"/"t", and "read-only" keeps its "only".
+    return plain_terms(text)
 
 
 def _unique(words: Any) -> list[str]:

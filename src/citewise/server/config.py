@@ -55,6 +55,10 @@ class ServerConfig(BaseModel):
     default_tenant: str = Field(default="default", min_length=1, max_length=128,
                                 description="The tenant of every request when auth is off.")
     model: str = Field(default="extractive", description="Model string for runs.")
+    embedder: str | None = Field(
+        default=None, max_length=64,
+        description="The knowledge base's embedding model by name (default: the one it was "
+                    "last opened with, at first minilm).")
     max_steps: int = Field(default=8, ge=1, le=100, description="Model calls per run.")
     max_body_bytes: int = Field(default=1 << 20, ge=1024, description="Largest JSON request body.")
     max_upload_bytes: int = Field(default=20 << 20, ge=1024, description="Largest uploaded file.")

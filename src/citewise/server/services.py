@@ -65,9 +65,11 @@ class Services:
 
         url = self.config.database_url
         if url:
-            self._root = KnowledgeBase.open_postgres(url, tenant=self.config.default_tenant)
+            self._root = KnowledgeBase.open_postgres(url, tenant=self.config.default_tenant,
+                                                     embedder_name=self.config.embedder)
         else:
-            self._root = KnowledgeBase.open(self.data_dir, tenant=self.config.default_tenant)
+            self._root = KnowledgeBase.open(self.data_dir, tenant=self.config.default_tenant,
+                                            embedder_name=self.config.embedder)
         # Uploads return once searchable; these threads embed (issue 23).
         self._embedders = self._root.start_workers(
             int(os.environ.get("CITEWISE_EMBED_WORKERS", "1")))

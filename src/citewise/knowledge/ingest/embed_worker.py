@@ -305,7 +305,9 @@ class BackgroundWorkers:
             t.start()
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        """Stop after the batch in progress, and give the jobs held back."""
+        """Stop after the batch in progress, and give the jobs held back (again: no-op)."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         for t in self._threads:
             t.join(timeout=timeout_s)

@@ -16,22 +16,20 @@ import hashlib
 import json
 import re
 import stat
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.ingest.chunking import Chunker
+from citewise.knowledge.ingest.claims import DocumentClaims
 from citewise.knowledge.ingest.files import expand
 from citewise.knowledge.ingest.outbox import fault_point
 from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry
 from citewise.knowledge.loaders.base import LoadedDocument, Loader
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
-from citewise.store.schema import utcnow
 
 __all__ = ["MAX_FILE_BYTES", "Progress", "document_id_for", "ingest_data", "ingest_paths", "prepare_document"]
 
@@ -40,10 +38,8 @@ Progress = Callable[[int, int], None]
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _FLUSH_CHUNKS = 5_000
 _FLUSH_DOCS = 200
-#: Files claimed at a time, and how long an unreleased claim (a dead ingest's) lasts.
+#: Files claimed at a time.
 _CLAIM_WINDOW = 64
-CLAIM_S = 600.0
-_CLAIM_POLL_S = 0.1
 # A lone UTF-16 surrogate: a str can hold one, UTF-8 (chunk ids, SQLite, JSONB) cannot.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -198,7 +194,7 @@ def ingest_data(
     included); the same report as :func:`ingest_paths`, keyed by ``source``."""
     report = IngestReport()
     doc_id = document_id_for(tenant, source)
-    claims = _Claims(store, tenant, local=local)
+    claims = DocumentClaims(store, tenant, local=local)
     claims.wait_for(doc_id)  # another upload of this source is being written: after it
     try:
         known = store.get_document_versions(tenant, [doc_id]).get(doc_id)
@@ -249,7 +245,7 @@ def ingest_paths(
     total = len(files)
     if progress is not None:
         progress(0, total)
-    claims = _Claims(store, tenant, local=local)
+    claims = DocumentClaims(store, tenant, local=local)
     batch = _Batch(store, report, claims)
     done = 0
     try:
@@ -313,52 +309,10 @@ def _one(
         batch.add(prepared)
 
 
-class _Claims:
-    """This call's claims on documents (taken per window of files, released when the
-    documents are written; every one on the way out, whatever happens)."""
-
-    def __init__(self, store: Store, tenant: str, *, local: bool) -> None:
-        from citewise.knowledge.ingest.embed_worker import new_owner
-
-        self.store = store
-        self.tenant = tenant
-        self.local = local
-        self.owner = new_owner()
-        self.held: set[str] = set()
-
-    def take(self, doc_ids: list[str]) -> set[str]:
-        now = utcnow()
-        got = self.store.claim_documents(self.tenant, doc_ids, self.owner, now=now,
-                                         until=now + timedelta(seconds=CLAIM_S))
-        self.held |= got
-        return got
-
-    def wait_for(self, doc_id: str) -> None:
-        """Until this document is ours (its writer finished, died, or its claim lapsed)."""
-        from citewise.knowledge.ingest.embed_worker import owner_is_dead
-
-        while not self.take([doc_id]):
-            if self.local:
-                for owner in self.store.claim_owners(now=utcnow()):
-                    if owner_is_dead(owner):
-                        self.store.release_claims_of(owner)
-            time.sleep(_CLAIM_POLL_S)
-
-    def release(self, doc_ids: list[str]) -> None:
-        if doc_ids:
-            self.store.release_documents(self.tenant, doc_ids, self.owner)
-            self.held.difference_update(doc_ids)
-
-    def release_all(self) -> None:
-        if self.held:
-            self.store.release_claims_of(self.owner)
-            self.held.clear()
-
-
 class _Batch:
     """Prepared documents waiting to be written together (one transaction per batch)."""
 
-    def __init__(self, store: Store, report: IngestReport, claims: _Claims) -> None:
+    def __init__(self, store: Store, report: IngestReport, claims: DocumentClaims) -> None:
         self.store = store
         self.report = report
         self.claims = claims

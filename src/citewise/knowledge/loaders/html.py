@@ -48,6 +48,22 @@ _BOILERPLATE = re.compile(
     r"social|breadcrumbs?|newsletter|popup|skip-link)(?:$|[\s_-])",
     re.IGNORECASE,
 )
+# Navigation bars: the class names of DocBook XSL and Texinfo 7, the link relations and
+# words of a Prev/Up/Home/Next bar, and what else such a bar holds (labels, separators).
+_BAR_TAGS = frozenset(("div", "table", "p", "ul", "ol", "span", "center"))
+_NAV_CLASSES = frozenset(("navheader", "navfooter", "nav-panel"))
+_NAV_RELS = frozenset(
+    ("prev", "previous", "next", "up", "home", "start", "first", "last", "contents", "index",
+     "top", "parent")
+)
+_NAV_WORDS = frozenset(
+    ("prev", "previous", "next", "up", "home", "top", "contents", "index", "back", "forward",
+     "first", "last")
+)
+_NAV_RESIDUE = re.compile(
+    r"(?i)(?:\b(?:next|prev|previous|up|home|top|contents|index|back|forward)\b\s*:?)|"
+    r"[\s|\[\](){},;:.·•«»<>←→↑\-]+"
+)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _SPACE = re.compile(r"\s+")
 
@@ -131,6 +147,45 @@ def _is_boilerplate(node: Any, guess: bool) -> bool:
     return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
 
 
+def _is_navigation(node: Any) -> bool:
+    """A generated manual's navigation bar, wherever it sits (these names and shapes do
+    not describe content even inside ``<main>``): DocBook's ``navheader``/``navfooter``,
+    Texinfo's ``nav-panel``, or a block whose only text is Prev/Up/Home/Next-style links
+    with their labels and separators (Texinfo 6's ``<div class="header">``, a bare table of
+    such links). Never an element holding the page's main content."""
+    classes = set((node.attributes.get("class") or "").lower().split())
+    named = bool(classes & _NAV_CLASSES)
+    if not named and not _is_link_bar(node):
+        return False
+    return node.css_first("main, article") is None
+
+
+def _is_link_bar(node: Any) -> bool:
+    links = node.css("a")
+    if not links or len(links) > 12 or not all(_is_nav_link(a) for a in links):
+        return False
+    text = node.text(deep=True, separator=" ") or ""
+    if len(text) > 600:
+        return False
+    for link in links:  # what is left once the links are out: labels, separators only
+        text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
+        title = (link.attributes.get("title") or "").strip()
+        if title:
+            text = text.replace(title, " ")
+    return not _NAV_RESIDUE.sub("", text)
+
+
+def _is_nav_link(link: Any) -> bool:
+    attrs = link.attributes
+    rels = set((attrs.get("rel") or "").lower().split())
+    if rels & _NAV_RELS or (attrs.get("accesskey") or "").lower() in {"p", "n", "u", "h"}:
+        return True
+    words = link.text(deep=True) or " ".join(
+        img.attributes.get("alt") or "" for img in link.css("img")
+    )
+    return re.sub(r"[^a-z]", "", words.lower()) in _NAV_WORDS
+
+
 def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> None:
     """Write ``node``'s readable content to ``out``; ``in_main``: inside the page's main
     content, where only structural chrome is left out."""
@@ -145,6 +200,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             tag in ("-comment", "-doctype")
             or tag in _DROP
             or _is_boilerplate(child, guess and not in_main)
+            or (tag in _BAR_TAGS and _is_navigation(child))
         ):
             pass
         elif tag == "a" and _is_permalink(child):

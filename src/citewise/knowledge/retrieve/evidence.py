@@ -30,7 +30,10 @@ from citewise.text import (
     _push,
     _stem,
     content_terms,
+    is_compounded,
+    is_content_word,
     sentence_spans,
+    word_term,
 )
 
 __all__ = ["QueryTerms", "SentenceScorer", "best_window", "prepare", "with_evidence"]
@@ -75,7 +78,9 @@ def _phrase_bonus(q: QueryTerms, sentence_terms: Sequence[str]) -> float:
 def _ascii_terms(low: str, a: int, b: int) -> list[str]:
     """``content_terms(snippet[a:b])`` for an ASCII snippet, given ``low = snippet.lower()``
     (ASCII lower-casing is per character, so tokenising the lowered text is the same)."""
-    return [_stem(t) for t in _WORD.findall(low, a, b) if t not in STOPWORDS]
+    if low.find("'", a, b) < 0 and low.find("-", a, b) < 0:
+        return [_stem(t) for t in _WORD.findall(low, a, b) if t not in STOPWORDS]
+    return content_terms(low[a:b])  # contractions and compounds: the general rule
 
 
 _WORD_CHAR = re.compile(r"\w").match  # as _WORD sees a character (ASCII text here)
@@ -169,9 +174,17 @@ def _sentence_terms(
             word = _WORD.match(low, at, b)
             if word is None:
                 continue
-            w = word.group()
+            # Contractions and compounds as content_terms sees them in the sentence alone:
+            # the same in ``low``, where whitespace (or the snippet's edge) surrounds it.
+            w: str | None = word.group()
+            stop = word.end()
+            if (at and low[at - 1] in "'-") or (stop < b and low[stop] in "'-"):
+                w = word_term(low, at, stop)  # rare: part of a contraction or a compound
+                keep = w is not None and is_content_word(w, is_compounded(low, at, stop))
+            else:
+                keep = w not in STOPWORDS
             t = low[at:end]
-            if w not in STOPWORDS and _stem(w) == t:
+            if keep and w is not None and _stem(w) == t:
                 found.setdefault(k, set()).add(t)
         for k, have in found.items():
             hit_terms[k] = frozenset(have)

@@ -30,7 +30,13 @@ from citewise.text import STOPWORDS
 
 __all__ = ["analyze", "details", "detect_language", "filters_of", "keywords", "resolve"]
 
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+# A word: letters and digits, joined by apostrophes, hyphens and underscores ("isn't",
+# "read-only", "pg_dump": an identifier is one keyword, as the question wrote it).
+_WORD = re.compile(r"[^\W_]+(?:['’_-][^\W_]+)*", re.UNICODE)
+# An English contraction's tail: "what's" is the keyword "what" (a stopword), "isn't" is
+# "is" ("not" is a stopword too); "won't"/"can't"/"shan't"/"ain't" are nothing but that.
+_CLITIC = re.compile(r"['’](?:s|re|ve|ll|d|m)$|n['’]t$", re.IGNORECASE)
+_NEGATED = frozenset(("won't", "can't", "shan't", "ain't", "won’t", "can’t", "shan’t", "ain’t"))
 # Han, kana and Hangul are written without spaces: split a "word" where the script changes,
 # and drop hiragana-only runs (particles and endings such as "とは", "ですか").
 _CJK_RUNS = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]+|[\u30a0-\u30ff]+|[\u3040-\u309f]+|"
@@ -187,6 +193,9 @@ def keywords(text: str, language: str | None = None) -> list[str]:
     stop = _STOP.get(language or "en", _STOP["en"]) | _STOP["en"]
     out: list[str] = []
     for word in _WORD.findall(text):
+        if word.lower() in _NEGATED:
+            continue
+        word = _CLITIC.sub("", word)
         for run in _CJK_RUNS.findall(word):
             w = unicodedata.normalize("NFC", run.lower())
             cjk = ord(w[0]) >= 0x3040

@@ -126,6 +126,10 @@ class MiniLMEmbedder:
         opts.intra_op_num_threads = self._threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
+        # A memory pattern is planned and kept per input shape, and length-sorted batches
+        # come in many shapes: RSS grew to ~600 MiB on 512 long chunks with it, 384 without,
+        # at the same speed (issue 23's memory bound; bench/README.md).
+        opts.enable_mem_pattern = False
         # Idle intra-op threads sleep instead of spinning: on 2 shared cores a spinning
         # thread burns the core the other one (or another process) needs. At load 7-9, 2
         # threads ran at 17.8 chunks/s spinning vs 38.6 not (median of 3 interleaved

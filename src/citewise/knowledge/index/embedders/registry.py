@@ -29,10 +29,16 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from citewise.knowledge.index.embedders.base import Embedder
+    from citewise.store.base import Store
 
 __all__ = [
-    "DEFAULT_EMBEDDER", "EMBEDDERS", "MiniLML3Embedder", "default_models_dir", "get_embedder",
+    "DEFAULT_EMBEDDER", "EMBEDDERS", "EMBEDDER_SETTING", "MiniLML3Embedder", "chosen_embedder",
+    "default_models_dir", "get_embedder", "remember_embedder",
 ]
+
+#: The setting naming the embedder a knowledge base was last opened with (its registry
+#: name), so that every later command uses it without being told again.
+EMBEDDER_SETTING = "knowledge.embedder"
 
 DEFAULT_EMBEDDER = "minilm"
 #: Every name :func:`get_embedder` knows, with one line about it (for ``--help``).
@@ -89,6 +95,24 @@ def get_embedder(
         f"unknown embedder {name!r} (known: {', '.join(EMBEDDERS)})",
         code="unknown_embedder", details={"embedder": name, "known": list(EMBEDDERS)},
     )
+
+
+def chosen_embedder(store: Store, name: str | None, *, models_dir: str | Path | None = None
+                    ) -> tuple[Embedder, str]:
+    """The embedder a knowledge base opens with, and its name: ``name`` when given, else
+    the one it was last opened with (:func:`remember_embedder`), else
+    :data:`DEFAULT_EMBEDDER`. An unknown name is refused here, before anything changes."""
+    pick = name or store.get_setting(EMBEDDER_SETTING) or DEFAULT_EMBEDDER
+    return get_embedder(pick, models_dir=models_dir), pick
+
+
+def remember_embedder(store: Store, name: str) -> None:
+    """Record the embedder later opens use without being told. Vectors are stored per
+    embedder, so naming another one re-embeds an embedded knowledge base in the background;
+    on PostgreSQL (one vector table of one width) the opener refuses it first
+    (``embedder_mismatch``), and nothing is recorded."""
+    if store.get_setting(EMBEDDER_SETTING) != name:
+        store.set_setting(EMBEDDER_SETTING, name)
 
 
 def _l3_model_path() -> Path:

@@ -1,0 +1,58 @@
+"""A follow-up in a thread is searched with its thread's subject (``carried_terms``: the
+search observation's ``query`` says what was searched); the extractive model must score
+the sentences it found, and their answerability, against that same query — the bare
+follow-up ("How is it harvested?") names nothing, so it used to abstain."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from citewise.models.base import AssistantMessage, ModelRequest, TextDelta, ToolMessage, UserMessage
+from citewise.models.extractive import NO_ANSWER, ExtractiveModel
+
+SAFFRON = (
+    "Saffron is a spice derived from the flower of Crocus sativus. "
+    "To make saffron, the red stigmas of the crocus flowers are picked by hand at dawn "
+    "and dried. It takes about 150 flowers to yield one gram of dried saffron threads."
+)
+OTHER = (
+    "Rice is harvested when the grains turn golden. A combine cuts the stalks and threshes "
+    "them in one pass."
+)
+
+
+def _answer(question: str, searched: str, *, earlier: str | None = None) -> str:
+    results: list[dict[str, Any]] = [
+        {"text": SAFFRON, "document_index": 1, "title": "Spices"},
+        {"text": OTHER, "document_index": 2, "title": "Grains"},
+    ]
+    messages: list[Any] = []
+    if earlier:
+        messages += [UserMessage(content=earlier),
+                     AssistantMessage(content="Saffron is a spice derived from the flower of "
+                                              "Crocus sativus. [1]")]
+    messages += [
+        UserMessage(content=question),
+        ToolMessage(call_id="c1", name="search_knowledge", content="",
+                    data={"query": searched, "results": results}),
+    ]
+    request = ModelRequest(messages=messages)
+
+    async def go() -> str:
+        return "".join([p.text async for p in ExtractiveModel().stream(request)
+                        if isinstance(p, TextDelta) and p.channel == "answer"])
+
+    return asyncio.run(go())
+
+
+def test_a_follow_up_is_scored_against_the_query_that_carries_its_subject() -> None:
+    text = _answer("How is it harvested?", "How is it harvested? saffron",
+                   earlier="What is saffron?")
+    assert text != NO_ANSWER
+    assert text.startswith("To make saffron, the red stigmas")
+
+
+def test_a_question_that_names_its_subject_is_unchanged() -> None:
+    text = _answer("How is rice harvested?", "How is rice harvested?")
+    assert text.startswith("Rice is harvested when the grains turn golden.")

@@ -1,0 +1,144 @@
+"""Navigation bars of generated manuals (DocBook's ``navheader``/``navfooter``, Texinfo's
+``Next: … Previous: … Up:`` header, a bare table of Prev/Up/Home/Next links) are page
+chrome: they must not be indexed as text, while the content around them is kept whole.
+
+The fixtures are modelled on real pages (PostgreSQL 15's DocBook HTML manual, the Debian
+Reference, the Bash Texinfo manual) and built here, so nothing needs to be installed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from citewise.knowledge.loaders.html import HtmlLoader, extract_html
+
+_NAV_WORDS = re.compile(r"\b(?:Prev|Previous|Next|Up|Home)\b")
+
+# The shape of /usr/share/doc/postgresql-doc-15/html/auth-pg-hba-conf.html (DocBook XSL).
+_DOCBOOK = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"
+ "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd"><html xmlns="http://www.w3.org/1999/xhtml"><head>
+<meta http-equiv="Content-Type" content="text/html; charset=UTF-8" />
+<title>21.1. The pg_hba.conf File</title>
+<link rel="prev" href="client-authentication.html" title="Chapter 21. Client Authentication" /></head>
+<body id="docContent" class="container-fluid col-10"><div class="navheader"><table width="100%"
+ summary="Navigation header"><tr><th colspan="5" align="center">21.1. The
+ <code class="filename">pg_hba.conf</code> File</th></tr><tr><td width="10%" align="left">
+<a accesskey="p" href="client-authentication.html"
+ title="Chapter 21. Client Authentication">Prev</a> </td><td width="10%" align="left"><a accesskey="u"
+ href="client-authentication.html" title="Chapter 21. Client Authentication">Up</a></td><th width="60%"
+ align="center">Chapter 21. Client Authentication</th><td width="10%" align="right"><a accesskey="h"
+ href="index.html" title="PostgreSQL 15.20 Documentation">Home</a></td><td width="10%" align="right">
+ <a accesskey="n" href="auth-username-maps.html" title="21.2. User Name Maps">Next</a></td></tr>
+</table><hr />
+</div><div class="sect1" id="AUTH-PG-HBA-CONF"><div class="titlepage"><div><div><h2 class="title"
+ style="clear: both">21.1. The <code class="filename">pg_hba.conf</code> File</h2></div></div></div>
+<a id="id-1.6.8.8.2" class="indexterm"></a><p>
+   Client authentication is controlled by a configuration file,
+   which traditionally is named
+   <code class="filename">pg_hba.conf</code> and is stored in the database
+   cluster's data directory.</p>
+<div class="table" id="AUTH-TABLE"><p class="title"><strong>Table 21.1. Methods</strong></p><table
+ class="table" summary="Methods" border="1"><tr><th>Method</th><th>Meaning</th></tr>
+<tr><td><code>trust</code></td><td>Allow the connection unconditionally.</td></tr>
+<tr><td><code>reject</code></td><td>Reject the connection. See
+ <a href="auth-trust.html">Next steps</a>.</td></tr>
+</table></div>
+</div><div class="navfooter"><hr /><table width="100%" summary="Navigation footer"><tr><td width="40%"
+ align="left"><a accesskey="p" href="client-authentication.html" title="Chapter 21.
+ Client Authentication">Prev</a></td><td width="20%" align="center">
+<a accesskey="u" href="client-authentication.html"
+ title="Chapter 21. Client Authentication">Up</a></td><td width="40%" align="right"> <a accesskey="n"
+ href="auth-username-maps.html" title="21.2. User Name Maps">Next</a></td></tr><tr><td width="40%"
+ align="left" valign="top">Chapter 21. Client Authentication </td><td width="20%" align="center"><a
+ accesskey="h" href="index.html" title="PostgreSQL 15.20 Documentation">Home</a></td><td width="40%"
+ align="right" valign="top"> 21.2. User Name Maps</td></tr></table></div></body></html>"""
+
+
+def test_docbook_navheader_and_navfooter_are_not_text(tmp_path: Path) -> None:
+    page = tmp_path / "auth-pg-hba-conf.html"
+    page.write_text(_DOCBOOK, encoding="utf-8")
+    doc = HtmlLoader().load(page, page.read_bytes())
+    assert not _NAV_WORDS.search(doc.text.replace("See Next steps.", "")), doc.text
+    assert "Chapter 21. Client Authentication" not in doc.text
+    assert "User Name Maps" not in doc.text
+    # The content is whole: the heading, the prose, the content table with its own link.
+    assert doc.text.startswith("21.1. The pg_hba.conf File\n\n")
+    assert "Client authentication is controlled by a configuration file" in doc.text
+    assert "reject | Reject the connection. See Next steps." in doc.text
+    assert [s[2] for s in doc.sections] == ["21.1. The pg_hba.conf File"]
+    for start, end, title in doc.sections:
+        assert doc.text[start:end].startswith(title)
+
+
+def test_docbook_navigation_inside_main_content_is_still_chrome() -> None:
+    # The PostgreSQL web site wraps the same DocBook output in a <main>/<div id=docContent>.
+    body = _DOCBOOK.split("<body", 1)[1].split(">", 1)[1].rsplit("</body>", 1)[0]
+    text, _, _, _ = extract_html(f"<html><body><main>{body}</main></body></html>")
+    assert not _NAV_WORDS.search(text.replace("See Next steps.", "")), text
+    assert "Allow the connection unconditionally." in text
+
+
+def test_image_only_navigation_of_the_debian_reference_is_dropped() -> None:
+    html = """<html><body><div class="navheader"><table summary="Navigation header"><tr>
+      <th colspan="3" align="center">Chapter 1. GNU/Linux tutorials</th></tr><tr>
+      <td align="left"><a accesskey="p" href="pr01.en.html"><img src="images/prev.png" alt="Prev"/></a></td>
+      <th width="60%" align="center"> </th><td align="right"><a accesskey="n" href="ch02.en.html">
+      <img src="images/next.png" alt="Next"/></a></td></tr></table><hr/></div>
+      <div class="chapter"><h1 class="title">Chapter 1. GNU/Linux tutorials</h1>
+      <p>The shell prompt ends with a dollar sign.</p></div>
+      <div class="navfooter"><hr/><table summary="Navigation footer"><tr>
+      <td align="left" valign="top">Preface </td><td align="center"><a accesskey="h"
+      href="index.en.html"><img src="images/home.png" alt="Home"/></a></td>
+      <td align="right" valign="top"> Chapter 2. Debian package management</td></tr></table></div>
+      </body></html>"""
+    text, _, _, _ = extract_html(html)
+    assert text == "Chapter 1. GNU/Linux tutorials\n\nThe shell prompt ends with a dollar sign."
+
+
+def test_texinfo_header_of_next_previous_up_links_is_dropped() -> None:
+    # The shape of /usr/share/doc/bash-doc/bashref.html (Texinfo 6).
+    html = """<html><body><div class="header"><p>
+      Next: <a href="#Introduction" accesskey="n" rel="next">Introduction</a>, Previous:
+      <a href="dir.html#Top" accesskey="p" rel="prev">(dir)</a>, Up: <a href="dir.html#Top"
+      accesskey="u" rel="up">(dir)</a> &nbsp; [<a href="#SEC_Contents" title="Table of contents"
+      rel="contents">Contents</a>][<a href="#Indexes" title="Index" rel="index">Index</a>]</p></div>
+      <span id="Bash-Features-1"></span><h1 class="top">Bash Features</h1>
+      <p>This text is a brief description of the features that are present in the Bash shell.
+      Next: the <a href="#Introduction">Introduction</a> describes what a shell is.</p>
+      <div class="nav-panel"><p>Next: <a href="#Shell-Syntax" accesskey="n" rel="next">Shell Syntax</a>,
+      Up: <a href="#Basic-Shell-Features" accesskey="u" rel="up">Basic Shell Features</a></p></div>
+      </body></html>"""
+    text, _, _, _ = extract_html(html)
+    assert text == (
+        "Bash Features\n\nThis text is a brief description of the features that are present in"
+        " the Bash shell. Next: the Introduction describes what a shell is."
+    )
+
+
+def test_a_classless_table_of_only_prev_up_home_next_links_is_dropped() -> None:
+    html = """<html><body><table><tr><td><a href="a.html">&lt;&lt; Prev</a></td>
+      <td><a href="index.html">Up</a></td><td><a href="/">Home</a></td>
+      <td><a href="c.html">Next &gt;&gt;</a></td></tr></table>
+      <p>Replication copies every change to the standby.</p>
+      <table><tr><td>Next</td><td>The next value of the sequence.</td></tr>
+      <tr><td><a href="up.html">Up</a></td><td>Moves the cursor up.</td></tr></table>
+      </body></html>"""
+    text, _, _, _ = extract_html(html)
+    assert text == (
+        "Replication copies every change to the standby.\n\n"
+        "Next | The next value of the sequence.\nUp | Moves the cursor up."
+    )
+
+
+def test_real_postgresql_page_loses_its_navigation_only(tmp_path: Path) -> None:
+    # Not a fixture of the test: it only guards the same property on the real page when it
+    # happens to be installed, skipped otherwise.
+    import pytest
+
+    page = Path("/usr/share/doc/postgresql-doc-15/html/auth-pg-hba-conf.html")
+    if not page.is_file():
+        pytest.skip("postgresql-doc-15 is not installed")
+    doc = HtmlLoader().load(page, page.read_bytes())
+    assert "Prev | Up" not in doc.text and "| Home |" not in doc.text
+    assert doc.text.startswith("21.1. The pg_hba.conf File\n\nClient authentication is controlled")
