@@ -101,3 +101,28 @@ def test_inspector_cli_lists_tools_and_calls_ask(data: Path, tmp_path: Path) -> 
     assert called["isError"] is False
     _check_answer(called["structuredContent"])
     assert json.loads(called["content"][0]["text"]) == called["structuredContent"]
+
+
+def test_a_venv_with_no_extras_serves_mcp(data: Path, tmp_path: Path) -> None:
+    # What a user gets from `pip install citewise`: a fresh venv, the project installed
+    # without any extra (dependencies from the package index, most from pip's cache).
+    venv = tmp_path / "plain"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(ROOT)],
+                         capture_output=True, text=True, timeout=900, check=False)
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    extras = subprocess.run([str(venv / "bin" / "python"), "-c",
+                             "import importlib.util as u; print(u.find_spec('llama_cpp'),"
+                             " u.find_spec('pytest'))"],
+                            capture_output=True, text=True, timeout=60, check=True)
+    assert extras.stdout.split() == ["None", "None"]  # no test or local-model extra here
+    params = StdioServerParameters(command=str(venv / "bin" / "citewise"),
+                                   args=["mcp", "--data-dir", str(data)])
+
+    async def go() -> dict[str, Any]:
+        async with Client(params, read_timeout_seconds=120) as client:
+            result = await client.call_tool("ask", {"question": QUESTION})
+        assert not result.is_error
+        return dict(result.structured_content or {})
+
+    _check_answer(asyncio.run(go()))

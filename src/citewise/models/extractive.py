@@ -111,6 +111,7 @@ class ExtractiveModel:
         else:
             best = candidates[0].score if candidates else 0.0
             chosen = [c for c in candidates if c.score >= best - _CLOSE][: self.max_sentences]
+            chosen = _cover_parts(question, candidates, chosen, self.max_sentences + 1)
             if not chosen or answerable < self.answerable:
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "
@@ -146,6 +147,35 @@ class ExtractiveModel:
         scored = rank(question, sentences, semantic=scorer)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text)
                  for x in scored], answerability(question, scored, observations))
+
+
+#: Words that join the parts of one question ("which fuel does X burn, and Y?").
+_PARTS = re.compile(r",|;|\b(?:and|or|as well as|versus|vs)\b", re.IGNORECASE)
+_NAME = re.compile(r"\b(?:[A-Z][\w-]*|\w*[_.\d]\w*)")
+
+
+def _cover_parts(question: str, candidates: list[_Candidate], chosen: list[_Candidate],
+                 limit: int) -> list[_Candidate]:
+    """For a question of several parts, add the best sentence for each part the chosen
+    ones leave out: a part is a name the question gives (a capitalised word past its first,
+    or an identifier: "the Flint stove … and the Cinder stove?", "pg_dump or pg_restore")
+    that few candidate sentences share, found in a candidate but in none of the chosen. A
+    question of one part keeps its one or two quotes."""
+    if not chosen or not _PARTS.search(question):
+        return chosen
+    names = {t for w in _NAME.findall(question.split(None, 1)[-1]) for t in content_terms(w)}
+    pool = [set(content_terms(c.text)) for c in candidates]
+    rare = {t for t in names
+            if 0 < sum(t in words for words in pool) <= max(1, len(pool) // 3)}
+    covered = set().union(*(set(content_terms(c.text)) for c in chosen))
+    picked = list(chosen)
+    for cand, words in zip(candidates, pool, strict=True):
+        if len(picked) >= limit:
+            break
+        if cand not in picked and (words & rare) - covered:
+            picked.append(cand)
+            covered |= words
+    return picked
 
 
 def _scoring_question(question: str, observations: list[dict[str, Any]]) -> str:
