@@ -48,9 +48,11 @@ class LoggingEmbedder:
 
 def _patch(log: str, delay: float) -> None:
     """Make the default embedder this one (the CLI opens the default)."""
-    from citewise.knowledge.index.embedders import minilm
+    from citewise.knowledge.index.embedders import minilm, registry
 
-    minilm.MiniLMEmbedder = lambda *a, **k: LoggingEmbedder(log, delay)  # type: ignore[assignment,misc]
+    fake = lambda *a, **k: LoggingEmbedder(log, delay)  # noqa: E731
+    minilm.MiniLMEmbedder = fake  # type: ignore[assignment,misc]
+    registry.MiniLMEmbedder = fake  # type: ignore[assignment,misc]  (what --embedder resolves)
 
 
 def main() -> int:
