@@ -321,3 +321,22 @@ def test_files_of_the_unsharded_format_are_rebuilt_not_trusted(tmp_path: Path) -
     pointer = tmp_path / "v.json"
     pointer.write_text(pointer.read_text().replace('"format": 2', '"format": 1'))
     assert VectorIndex.load(tmp_path, "v", model="m", dim=DIM) is None
+
+
+def test_a_save_leaves_another_writers_files_alone(tmp_path: Path) -> None:
+    # Two processes saving one knowledge base's vectors at once (two ingests): the first
+    # to finish deleted the other's temporary and newer files, and the second failed to
+    # move its pointer into place (FileNotFoundError, an ingest ending "internal error").
+    index = VectorIndex(3)
+    index.add([1, 2], np.eye(3, dtype=np.float32)[:2])
+    theirs_tmp = tmp_path / "v.json.99999.cafe.tmp"
+    theirs_tmp.write_text("half written")
+    theirs_newer = tmp_path / "v.9.default.ids.npy"
+    theirs_newer.write_bytes(b"\x93NUMPY")
+    index.save(tmp_path, "v", seq=5, model="m")
+    assert theirs_tmp.exists() and theirs_newer.exists()
+    index.add([3], np.eye(3, dtype=np.float32)[2:])
+    index.save(tmp_path, "v", seq=6, model="m")  # its own older generation still goes
+    assert not list(tmp_path.glob("v.5.*"))
+    loaded = VectorIndex.load(tmp_path, "v", model="m", dim=3)
+    assert loaded is not None and loaded[1] == 6

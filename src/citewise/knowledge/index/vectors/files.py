@@ -20,6 +20,8 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,6 +70,10 @@ def _save_shard(shard: Shard, directory: Path, stem: str) -> dict[str, Any]:
     return meta
 
 
+#: A temporary file this old is a crashed writer's, and any save may remove it.
+_STALE_TMP_S = 3600.0
+
+
 def save(index: VectorIndex, directory: Path, name: str, seq: int, model: str) -> None:
     """Write ``index`` as of log ``seq``; the ``<name>.json`` pointer is replaced last."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -103,9 +109,24 @@ def save(index: VectorIndex, directory: Path, name: str, seq: int, model: str) -
         shard.saved = info
     keep = {pointer.name, *(f for meta in shards for f in meta["files"])}
     for old in directory.glob(f"{name}.*"):  # data files of older generations
-        if old.name not in keep:
+        if old.name not in keep and _older(old, name, seq):
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+def _older(path: Path, name: str, seq: int) -> bool:
+    """Whether ``path`` is another generation's file this save may delete: one of an older
+    log seq, or a temporary file left by a crash (an hour old). Another process saving the
+    same index at once (two ingests of one knowledge base) writes files of its own seq and
+    its own temporaries: those are not this save's to remove."""
+    rest = path.name[len(name) + 1:]
+    if rest.endswith(".tmp"):
+        try:
+            return time.time() - path.stat().st_mtime > _STALE_TMP_S
+        except OSError:
+            return False
+    head = rest.split(".", 1)[0]
+    return head.isdigit() and int(head) < seq
 
 
 def load(
@@ -176,7 +197,9 @@ def _save_npy(path: Path, array: Any) -> None:
 
 
 def _atomic(path: Path, write: Callable[[Path], object]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
+    # A name of its own per writer: two processes saving at once must not move each
+    # other's half-written file into place (nor find it gone when they do).
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     write(tmp)
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
