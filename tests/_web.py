@@ -205,6 +205,32 @@ def pages(browser: Any) -> Iterator[Any]:
     assert errors == [], errors
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium per test module (import this fixture, and ``page_of``, from here)."""
+    yield from launch_browser()
+
+
+@pytest.fixture
+def page_of(browser: Any) -> Iterator[Any]:
+    yield from pages(browser)
+
+
+def serve_with(data_dir: Path, documents: dict[str, str]) -> Iterator[str]:
+    """For a module's ``base`` fixture: a real server on loopback over ``data_dir`` with
+    ``documents`` (name → text) uploaded through the API; yields its URL."""
+    import httpx
+
+    from citewise.server.testing import serve
+
+    with serve(make_app(data_dir)) as url:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            for name, text in documents.items():
+                r = http.post("/v1/documents", files={"file": (name, text.encode())})
+                assert r.status_code == 201, r.text
+        yield url
+
+
 def ready(page: Any, path: str = "/") -> None:
     page.goto(path)
     page.wait_for_selector("html[data-ready=true]")

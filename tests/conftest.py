@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 
-# The PostgreSQL fixtures (pg_server, pg_url, store) for every module, without imports
-# that shadow them (ruff F811).
-pytest_plugins = ["_stores"]
+# The PostgreSQL fixtures (pg_server, pg_url, store) and the browser ones (browser,
+# page_of) for every module, without imports that shadow them (ruff F811).
+pytest_plugins = ["_stores", "_web"]
 
 os.environ.setdefault("CITEWISE_ALLOW_MODEL_REQUESTS", "0")
 # Every model the hot path builds without validation is validated and compared in tests.

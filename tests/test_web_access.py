@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from _web import ask, launch_browser, make_app, pages, ready, screenshot
+from _web import ask, make_app, ready, screenshot, serve_with
 from citewise.server.auth import create_key
 from citewise.server.testing import serve
 from citewise.store.sqlite import SQLiteStore
@@ -24,21 +24,8 @@ DOC = ("# Opening hours\n\nThe shop opens at 9 am on weekdays and at 10 am on Sa
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
-
-
-@pytest.fixture
-def page_of(browser: Any) -> Iterator[Any]:
-    yield from pages(browser)
-
-
-@pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serve(make_app(tmp_path_factory.mktemp("web-access"))) as url:
-        with httpx.Client(base_url=url, timeout=60) as http:
-            assert http.post("/v1/documents", files={"file": ("hours.md", DOC.encode())}).is_success
-        yield url
+    yield from serve_with(tmp_path_factory.mktemp("web-access"), {"hours.md": DOC})
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from _web import ask, launch_browser, make_app, pages, ready, screenshot
-from citewise.server.testing import serve
+from _web import ask, ready, screenshot, serve_with
 
 pytestmark = pytest.mark.slow
 
@@ -26,19 +25,8 @@ BINARY = bytes(range(256)) * 8
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
-
-
-@pytest.fixture
-def page_of(browser: Any) -> Iterator[Any]:
-    yield from pages(browser)
-
-
-@pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serve(make_app(tmp_path_factory.mktemp("web-lib"))) as url:
-        yield url
+    yield from serve_with(tmp_path_factory.mktemp("web-lib"), {})
 
 
 @pytest.fixture

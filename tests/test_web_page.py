@@ -15,9 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from _web import CuttingProxy, ask, launch_browser, make_app, pages, ready, screenshot
+from _web import CuttingProxy, ask, ready, screenshot, serve_with
 from citewise.client.sse import SSEDecoder
-from citewise.server.testing import serve
 
 pytestmark = pytest.mark.slow
 
@@ -30,22 +29,8 @@ HANDBOOK = ("# Outfitter handbook\n\n🎉🏕️ Welcome to the shop! 🎒\n\n" 
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
-
-
-@pytest.fixture
-def page_of(browser: Any) -> Iterator[Any]:
-    yield from pages(browser)
-
-
-@pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serve(make_app(tmp_path_factory.mktemp("web"))) as url:
-        with httpx.Client(base_url=url, timeout=60) as http:
-            r = http.post("/v1/documents", files={"file": ("handbook.md", HANDBOOK.encode())})
-            assert r.status_code == 201, r.text
-        yield url
+    yield from serve_with(tmp_path_factory.mktemp("web"), {"handbook.md": HANDBOOK})
 
 
 @pytest.fixture

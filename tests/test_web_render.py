@@ -13,8 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from _web import ask, launch_browser, make_app, pages, ready
-from citewise.server.testing import serve
+from _web import ask, ready, serve_with
 
 pytestmark = pytest.mark.slow
 
@@ -28,22 +27,8 @@ GEAR = ("# Stove guide\n\n"
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch_browser()
-
-
-@pytest.fixture
-def page_of(browser: Any) -> Iterator[Any]:
-    yield from pages(browser)
-
-
-@pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serve(make_app(tmp_path_factory.mktemp("web-render"))) as url:
-        with httpx.Client(base_url=url, timeout=60) as http:
-            r = http.post("/v1/documents", files={"file": ("stoves.md", GEAR.encode())})
-            assert r.status_code == 201, r.text
-        yield url
+    yield from serve_with(tmp_path_factory.mktemp("web-render"), {"stoves.md": GEAR})
 
 
 def last_answer(page: Any, http: httpx.Client) -> dict[str, Any]:
