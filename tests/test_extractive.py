@@ -175,3 +175,27 @@ def test_a_question_in_the_source_is_not_quoted_as_the_answer(tmp_path: Path) ->
 def test_a_question_is_not_a_claim_and_its_marker_is_removed() -> None:
     drafts = split_claims("How long is the warranty? [1] It lasts two years [1].")
     assert [d.is_claim for d in drafts] == [False, True]
+
+
+DROP = ("# DROP TABLE\n\nCASCADE\n\nAutomatically drop objects that depend on the table "
+        "(such as views).\n\nRESTRICT\n\nRefuse to drop the table if any objects depend on "
+        "it. This is the default.\n")
+
+
+def test_a_sentence_that_only_points_back_is_quoted_with_the_one_before(tmp_path: Path) -> None:
+    # "This is the default." was quoted alone: true, verified, and useless as an answer.
+    answer, kb = ask(tmp_path, "drop.md", DROP,
+                     "What does DROP TABLE do by default when other objects depend on it?",
+                     strict=True)
+    try:
+        quotes = ["Refuse to drop the table if any objects depend on it.", "This is the default."]
+        assert [c.excerpt for c in answer.citations] == quotes  # two claims, each cited
+        assert answer.issues == []
+        assert all(c.status == "supported" and not c.removed for c in answer.claims)
+        for c in answer.citations:
+            doc = answer.search_documents[c.document_index - 1]
+            text = kb.document_text(str(doc.document["id"]))
+            assert text is not None and c.start_char is not None
+            assert text[c.start_char : c.end_char] == c.excerpt
+    finally:
+        kb.close()

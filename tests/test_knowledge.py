@@ -465,6 +465,27 @@ def test_dense_off_and_switched_on_later(tmp_path: Path, corpus: dict[str, Path]
     assert len(embedder.embedded) == before
 
 
+def test_rebuild_index_queues_missing_vectors_and_embeds_nothing(
+    tmp_path: Path, corpus: dict[str, Path]
+) -> None:
+    embedder = HashEmbedder()
+    with KnowledgeBase.open(tmp_path / "data", embedder=embedder) as kb:
+        kb.ingest([corpus["refunds"].parent], wait=True)
+        assert kb.dense is not None
+        ids = sorted(kb.store.list_chunk_ids())
+        lost = ids[:3]
+        kb.dense.vstore.delete(kb.dense.model, lost)  # e.g. a vector file restored from an old backup
+        before = len(embedder.embedded)
+        assert kb.rebuild_index() == len(kb.list_documents(limit=100))
+        assert len(embedder.embedded) == before  # queued for the workers, not embedded inline
+        assert kb.embedding_status().queue.pending_chunks == len(lost)
+        assert kb.search("Rotterdam warehouse")[0].source == str(corpus["shipping"])
+        assert kb.embed_pending().jobs >= 1
+        assert kb.embedding_status().queue.pending_chunks == 0
+        assert kb.dense.vstore.chunk_ids(kb.dense.model) == set(ids)
+        assert kb.check_consistency().ok
+
+
 def test_changed_file_embeds_only_new_texts(tmp_path: Path, corpus: dict[str, Path]) -> None:
     embedder = HashEmbedder()
     seen: list[tuple[int, int]] = []

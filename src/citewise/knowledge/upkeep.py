@@ -209,16 +209,17 @@ class IndexUpkeep:
         return self.index if isinstance(self.index, LexicalIndex) else None
 
     def rebuild_index(self) -> int:
-        """Rebuild the search index from SQLite (and bring the vectors in step with the
-        chunks); returns documents indexed."""
+        """Rebuild the search index from SQLite and bring the vectors in step with the
+        chunks: vectors of gone chunks are dropped, chunks without one are *queued* for
+        the workers (:meth:`embed_pending`), never embedded here — a rebuild of a large
+        knowledge base is searchable in seconds. Returns documents indexed."""
         with self._writing(), self._lock:
             derived = self._derived_index()
             synced = rebuild_index(self.store, derived)
             if derived is not None:
                 derived.mark_current()
-            if self.dense is not None:
-                self.dense.reconcile(self.store)
-            return synced
+        self.queue_missing_vectors()
+        return synced
 
     def check_consistency(self) -> Consistency:
         """Chunk ids in SQLite vs in the indexes (all tenants); ``.ok`` when they agree."""

@@ -41,6 +41,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
+from citewise.grounding.claims import segments
 from citewise.grounding.relevance import NOT_IN_SOURCES
 from citewise.grounding.values import UNFILLED, value_from_quotes
 from citewise.models.base import (
@@ -260,8 +261,17 @@ def _render(chosen: list[_Candidate]) -> list[str]:
     the claim splitter would glue it to the next sentence."""
     prose = all(_SENTENCE_END.search(c.text) for c in chosen)
     sep, bullet = (" ", "") if prose else ("\n", "- ")
-    return [f"{sep if i else ''}{bullet}{c.text} [{c.document_index}]"
-            for i, c in enumerate(chosen)]
+    return [f"{sep if i else ''}{bullet}{_marked(c)}" for i, c in enumerate(chosen)]
+
+
+def _marked(c: _Candidate) -> str:
+    """``c``'s quote with its marker after each of its sentences: a quote of two ("Refuse
+    to drop the table if … it. This is the default.") is two claims, each cited."""
+    marker = f" [{c.document_index}]"
+    spans = segments(c.text)
+    if len(spans) < 2:
+        return c.text + marker
+    return " ".join(c.text[a:b] + marker for a, b in spans)
 
 
 def _call(step: int, query: str, k: int) -> ToolCallPart:

@@ -65,7 +65,7 @@ __all__ = [
 #: cosine similarities of the question with each text, 0..1-ish.
 SemanticScorer = Callable[[str, Sequence[str]], Sequence[float]]
 
-_SHORTLIST = 10
+_SHORTLIST = 20
 _MIN_CHARS = 12
 _TITLE_WORDS = 4
 _LEAD_IN_WORDS = 8  # a longer sentence before a colon still says something
@@ -193,13 +193,22 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             title = str(r.get("title") or "")
             context: list[str] = []  # the paragraph so far, from its heading on
             end = 0
+            previous: int | None = None  # where the paragraph's last full sentence starts
             for a, b in segments(text):
                 a, b = _trim(text, a, b)
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     context = context[:2] if context and context[0] == _HEAD else []
+                    previous = None
                 end = b
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
                 asserts = _asserts(text, a, b)
+                start = a
+                if asserts and previous is not None and _leans_whole(sentence):
+                    # "This is the default." says nothing alone: quote it with the
+                    # sentence it points back to (one verbatim span of the passage).
+                    start = previous
+                    sentence = MARKER_GROUP.sub("", text[start:b]).strip(_EDGE)
+                previous = a if asserts else None
                 if not asserts:
                     context = [_HEAD, sentence]
                     # Headings and questions (an FAQ's) are context for what follows,
@@ -220,6 +229,15 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
 
 _HEAD = "\x00"  # marks a context that starts at a heading
 _CONTEXT = 3
+_POINTS_BACK = re.compile(r"(?:this|that|these|those|it|such|the (?:latter|former|same))\b", re.I)
+_POINTS_BACK_WORDS = 8
+
+
+def _leans_whole(sentence: str) -> bool:
+    """A short sentence that only points back ("This is the default.", "It is off by
+    default."): its meaning is the sentence before it."""
+    return (_POINTS_BACK.match(sentence) is not None
+            and len(sentence.split()) <= _POINTS_BACK_WORDS)
 
 
 def _trim(text: str, a: int, b: int) -> tuple[int, int]:
