@@ -214,7 +214,8 @@ def test_the_html_loader_drops_permalink_marks(tmp_path: Path) -> None:
 
 
 def test_a_question_naming_what_no_passage_mentions_is_unanswerable() -> None:
-    from citewise.models.sentence_rank import Scored, answerability
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
 
     passage = "The prompt string PS1 is expanded before each primary prompt is displayed."
     best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]

@@ -44,6 +44,7 @@ from typing import Any
 from citewise.grounding.claims import segments
 from citewise.grounding.relevance import NOT_IN_SOURCES
 from citewise.grounding.values import UNFILLED, value_from_quotes
+from citewise.models.answerability import answerability
 from citewise.models.base import (
     Message,
     ModelRequest,
@@ -54,7 +55,7 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
-from citewise.models.sentence_rank import answerability, candidates, rank
+from citewise.models.sentence_rank import candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer
 from citewise.text import content_terms, plain_terms
 

@@ -34,8 +34,9 @@ Every sentence keeps being a verbatim slice of the retrieved text: trimming only
 permalink marks (``¶``) and blanks at its edges, never a character inside, and a sentence
 with a mark inside is no candidate.
 
-:func:`answerability` says how likely the best sentences answer at all; the threshold
-below which the model abstains (``extractive.ANSWERABLE``) was calibrated on ``tune``.
+:func:`citewise.models.answerability.answerability` says how likely the best sentences
+answer at all; the threshold below which the model abstains (``extractive.ANSWERABLE``)
+was calibrated on ``tune``.
 """
 
 from __future__ import annotations
@@ -51,11 +52,11 @@ from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segmen
 from citewise.text import content_terms
 
 __all__ = [
+    "SHORTLIST",
     "WEIGHTS",
     "Scored",
     "SemanticScorer",
     "Sentence",
-    "answerability",
     "candidates",
     "intent",
     "rank",
@@ -65,7 +66,8 @@ __all__ = [
 #: cosine similarities of the question with each text, 0..1-ish.
 SemanticScorer = Callable[[str, Sequence[str]], Sequence[float]]
 
-_SHORTLIST = 20
+#: How many of the best sentences by words are also compared by meaning (MiniLM).
+SHORTLIST = 20
 _MIN_CHARS = 12
 _TITLE_WORDS = 4
 _LEAD_IN_WORDS = 8  # a longer sentence before a colon still says something
@@ -341,7 +343,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             best[s.text] = scored
     out = sorted(best.values(), key=lambda x: x.score, reverse=True)
     if semantic is not None:
-        short = out[:_SHORTLIST]
+        short = out[:SHORTLIST]
         texts = [x.sentence.text for x in short]
         # Meaning is compared twice: with the whole question, and with the question less
         # the words of the retrieved documents' titles — an embedding, too, finds a title
@@ -359,7 +361,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             x.score = _combine(x.parts)
             x.parts["similarity"] = full  # for answerability; no weight in the score
         short.sort(key=lambda x: x.score, reverse=True)
-        out[:_SHORTLIST] = short
+        out[:SHORTLIST] = short
     return out
 
 
@@ -386,35 +388,3 @@ def _routing(q_terms: Sequence[str], names: dict[str, frozenset[str]],
         if hit:
             out[source] = min(1.0, len(hit) / max(1, min(2, len(distinctive))))
     return out
-
-
-def answerability(question: str, scored: Sequence[Scored],
-                  observations: Sequence[dict[str, Any]]) -> float:
-    """How likely the retrieved passages answer ``question``, roughly 0..1: the best
-    semantic similarity of a shortlisted sentence to the question (the lexical share when
-    the embedder is missing), and 0 when the question names something — a product, a
-    company, a tool (a capitalised word inside the question) — that no passage mentions:
-    "InnoDB's buffer pool" is not answered by PostgreSQL's shared buffers (nor is a
-    question naming a file or identifier, "cmd.exe", that none of them contains)."""
-    if not scored:
-        return 0.0
-    seen = " ".join(str(r.get("text", "")) for o in observations
-                    for r in o.get("results", [])).lower()
-    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question)]:
-        name = _POSSESSIVE.sub("", m.group(1)).lower()
-        if name not in seen:
-            return 0.0
-    short = scored[:_SHORTLIST]
-    if any("similarity" in x.parts for x in short):
-        return max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
-                   for x in short)
-    return max(x.parts["lexical"] for x in short)
-
-
-_LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
-# A capitalised word that does not start the question or a sentence of it.
-_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w.'’-]*[A-Za-z0-9])")
-# A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size").
-# Not a version ("2.39") nor an abbreviation ("e.g."): a letter first, parts of 2+ chars.
-_IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
-_POSSESSIVE = re.compile(r"['’]s$")

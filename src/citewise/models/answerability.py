@@ -1,0 +1,51 @@
+"""How likely the retrieved passages answer the question at all: the extractive model's
+abstention score.
+
+Why apart from the ranking (:mod:`.sentence_rank`): ranking orders sentences *relative to
+each other*, so the best of unrelated passages still comes first; whether to answer at
+all needs an absolute score, calibrated on the ``tune`` split of ``bench/data/answers``
+(``extractive.ANSWERABLE``), and a check the ranking cannot make — that the thing the
+question names exists in the passages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from citewise.models.sentence_rank import SHORTLIST, Scored
+
+__all__ = ["answerability"]
+
+
+def answerability(question: str, scored: Sequence[Scored],
+                  observations: Sequence[dict[str, Any]]) -> float:
+    """How likely the retrieved passages answer ``question``, roughly 0..1: the best
+    semantic similarity of a shortlisted sentence to the question (the lexical share when
+    the embedder is missing), and 0 when the question names something — a product, a
+    company, a tool (a capitalised word inside the question) — that no passage mentions:
+    "InnoDB's buffer pool" is not answered by PostgreSQL's shared buffers (nor is a
+    question naming a file or identifier, "cmd.exe", that none of them contains)."""
+    if not scored:
+        return 0.0
+    seen = " ".join(str(r.get("text", "")) for o in observations
+                    for r in o.get("results", [])).lower()
+    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question)]:
+        name = _POSSESSIVE.sub("", m.group(1)).lower()
+        if name not in seen:
+            return 0.0
+    short = scored[:SHORTLIST]
+    if any("similarity" in x.parts for x in short):
+        return max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
+                   for x in short)
+    return max(x.parts["lexical"] for x in short)
+
+
+_LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
+# A capitalised word that does not start the question or a sentence of it.
+_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w.'’-]*[A-Za-z0-9])")
+# A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size").
+# Not a version ("2.39") nor an abbreviation ("e.g."): a letter first, parts of 2+ chars.
+_IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
+_POSSESSIVE = re.compile(r"['’]s$")
