@@ -42,17 +42,24 @@ Metrics (over the questions that have a label of that kind):
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citewise.errors import InvalidInput, NotFound
+from citewise.evaluation_questions import (
+    UNANSWERABLE,
+    EvalQuestion,
+    load_questions,
+    parse_questions,
+)
+from citewise.evaluation_questions import (
+    norm as _norm,
+)
 
 if TYPE_CHECKING:
     from citewise.answer import Answer, CitationOccurrence
@@ -61,6 +68,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ABSTAIN_ISSUE",
     "MATCH_COVERAGE",
+    "UNANSWERABLE",
     "EvalQuestion",
     "QuestionResult",
     "abstained",
@@ -79,32 +87,12 @@ __all__ = [
 MATCH_COVERAGE = 0.5
 #: The issue code with which an answer says its sources do not answer the question.
 ABSTAIN_ISSUE = "no_answer_in_sources"
-UNANSWERABLE = "unanswerable"
 #: Asked once before the timed questions (see :func:`evaluate`).
 WARM_UP = "What are these documents about?"
-_KEYS = frozenset({"id", "question", "expected", "kind", "document", "split", "note"})
-_WS = re.compile(r"\s+")
 # Sentence boundaries (see the module docstring): the end of the sentence before is the
 # match's start (for punctuation, one past it and any closer), the next starts at its end.
 _BOUNDARY = re.compile(r"\n[ \t]*\n\s*|\n[ \t]*(?=[-*•]\s|\d+[.)]\s)|"
                        r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)(?<!\bvs\.)(?<!\bcf\.)[\"'”’)\]]*\s+(?=[^\sa-z])")
-
-
-@dataclass(frozen=True, slots=True)
-class EvalQuestion:
-    """One labelled question. ``expected`` is None for a question the documents do not
-    answer."""
-
-    id: str
-    question: str
-    expected: tuple[str, ...] | None
-    kind: str = "default"
-    document: str | None = None
-    split: str | None = None
-
-    @property
-    def answerable(self) -> bool:
-        return self.expected is not None
 
 
 @dataclass(slots=True)
@@ -131,76 +119,7 @@ class QuestionResult:
         return asdict(self)
 
 
-# -- question files ---------------------------------------------------------------------
-
-
-def load_questions(path: str | Path) -> list[EvalQuestion]:
-    """The questions of a JSONL file; a bad line raises ``InvalidInput`` naming it."""
-    path = Path(path)
-    if not path.is_file():
-        raise NotFound(f"no such question file: {path}", code="path_not_found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{path}: cannot read: {exc}", code="invalid_questions") from None
-    return parse_questions(text.splitlines(), name=str(path))
-
-
-def parse_questions(lines: Iterable[str], *, name: str = "questions") -> list[EvalQuestion]:
-    """Parse JSONL question lines (blank lines skipped); errors name ``name:LINE``."""
-    out: list[EvalQuestion] = []
-    seen: set[str] = set()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        q = _parse_line(line, f"{name}:{number}")
-        if q.id in seen:
-            raise InvalidInput(f"{name}:{number}: duplicate id {q.id!r}", code="invalid_questions")
-        seen.add(q.id)
-        out.append(q)
-    if not out:
-        raise InvalidInput(f"{name}: no questions", code="invalid_questions")
-    return out
-
-
-def _parse_line(line: str, where: str) -> EvalQuestion:
-    def bad(why: str) -> InvalidInput:
-        return InvalidInput(f"{where}: {why}", code="invalid_questions")
-
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise bad(f"not JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(row, dict):
-        raise bad("a line must be a JSON object")
-    unknown = sorted(set(row) - _KEYS)
-    if unknown:
-        raise bad(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
-    for key in ("id", "question"):
-        if not isinstance(row.get(key), str) or not row[key].strip():
-            raise bad(f"{key!r} must be a non-empty string")
-    for key in ("kind", "document", "split"):
-        if key in row and (not isinstance(row[key], str) or not row[key].strip()):
-            raise bad(f"{key!r} must be a non-empty string when given")
-    raw = row.get("expected")
-    expected: tuple[str, ...] | None
-    if raw == UNANSWERABLE:
-        expected = None
-    elif (isinstance(raw, list) and raw
-          and all(isinstance(s, str) and _norm(s) for s in raw)):
-        expected = tuple(raw)
-    else:
-        raise bad('"expected" must be a non-empty list of sentences or "unanswerable"')
-    return EvalQuestion(id=row["id"], question=row["question"], expected=expected,
-                        kind=row.get("kind", "default"), document=row.get("document"),
-                        split=row.get("split"))
-
-
 # -- matching ---------------------------------------------------------------------------
-
-
-def _norm(text: str) -> str:
-    return _WS.sub(" ", text).strip()
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:

@@ -1,0 +1,109 @@
+"""Question files for ``citewise eval``: JSON Lines of labelled questions, checked line by line.
+
+Why apart from :mod:`citewise.evaluation`: reading a user's file is its own job — every bad
+line must be refused with its file and line number and a stable code
+(``invalid_questions``), before a single question is asked — and the metrics need none of
+it. The format is described in :mod:`citewise.evaluation`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewise.errors import InvalidInput, NotFound
+
+__all__ = ["UNANSWERABLE", "EvalQuestion", "load_questions", "norm", "parse_questions"]
+
+#: The ``expected`` value of a question the documents do not answer.
+UNANSWERABLE = "unanswerable"
+_KEYS = frozenset({"id", "question", "expected", "kind", "document", "split", "note"})
+_WS = re.compile(r"\s+")
+
+
+def norm(text: str) -> str:
+    """``text`` with every run of whitespace collapsed to one space, stripped."""
+    return _WS.sub(" ", text).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class EvalQuestion:
+    """One labelled question. ``expected`` is None for a question the documents do not
+    answer."""
+
+    id: str
+    question: str
+    expected: tuple[str, ...] | None
+    kind: str = "default"
+    document: str | None = None
+    split: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        return self.expected is not None
+
+
+
+def load_questions(path: str | Path) -> list[EvalQuestion]:
+    """The questions of a JSONL file; a bad line raises ``InvalidInput`` naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotFound(f"no such question file: {path}", code="path_not_found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{path}: cannot read: {exc}", code="invalid_questions") from None
+    return parse_questions(text.splitlines(), name=str(path))
+
+
+def parse_questions(lines: Iterable[str], *, name: str = "questions") -> list[EvalQuestion]:
+    """Parse JSONL question lines (blank lines skipped); errors name ``name:LINE``."""
+    out: list[EvalQuestion] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        q = _parse_line(line, f"{name}:{number}")
+        if q.id in seen:
+            raise InvalidInput(f"{name}:{number}: duplicate id {q.id!r}", code="invalid_questions")
+        seen.add(q.id)
+        out.append(q)
+    if not out:
+        raise InvalidInput(f"{name}: no questions", code="invalid_questions")
+    return out
+
+
+def _parse_line(line: str, where: str) -> EvalQuestion:
+    def bad(why: str) -> InvalidInput:
+        return InvalidInput(f"{where}: {why}", code="invalid_questions")
+
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise bad(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise bad("a line must be a JSON object")
+    unknown = sorted(set(row) - _KEYS)
+    if unknown:
+        raise bad(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    for key in ("id", "question"):
+        if not isinstance(row.get(key), str) or not row[key].strip():
+            raise bad(f"{key!r} must be a non-empty string")
+    for key in ("kind", "document", "split"):
+        if key in row and (not isinstance(row[key], str) or not row[key].strip()):
+            raise bad(f"{key!r} must be a non-empty string when given")
+    raw = row.get("expected")
+    expected: tuple[str, ...] | None
+    if raw == UNANSWERABLE:
+        expected = None
+    elif (isinstance(raw, list) and raw
+          and all(isinstance(s, str) and norm(s) for s in raw)):
+        expected = tuple(raw)
+    else:
+        raise bad('"expected" must be a non-empty list of sentences or "unanswerable"')
+    return EvalQuestion(id=row["id"], question=row["question"], expected=expected,
+                        kind=row.get("kind", "default"), document=row.get("document"),
+                        split=row.get("split"))
