@@ -81,6 +81,8 @@ SCRIPTS: dict[str, list[Any]] = {
     "broken": [[call("show_order", order_id="A-17")]],  # then no turn left: model_error
     "pay": [[call("refund_order", order_id="A-17")], [call("search_knowledge", query="refund")],
             [answer(REFUND)]],
+    "ship": [[call("show_order", order_id="A-17")], [call("refund_order", order_id="A-17")],
+             [call("search_knowledge", query="refund")], [answer(REFUND)]],
 }
 
 
@@ -184,6 +186,17 @@ def test_ui_commands_and_context_on_every_final_chunk(http: httpx.Client) -> Non
     assert order["finalUiCommands"][1] == {"commandId": "show_order",
                                            "targetElementId": "order-panel",
                                            "payload": {"orderId": "A-17"}}
+    # … also when the run paused after that tool and was resumed (the commands live in
+    # the run's state, not in the process that ran the tool).
+    paused = agentos(http, {"question": "ship A-17 and refund it?"})
+    [pending] = paused["metadata"]["interrupts"]
+    r = http.post(f"/v1/runs/{paused['streamId']}/resume", params={"format": "agentos"},
+                  json={"decisions": [{"interrupt_id": pending["id"], "action": "approve"}],
+                        "stream": False})
+    assert r.status_code == 200, r.text
+    resumed = r.json()
+    assert [c["commandId"] for c in resumed["finalUiCommands"]] == ["open_citation", "show_order"]
+    assert resumed["finalUiCommands"][1]["payload"] == {"orderId": "A-17"}
 
 
 def test_audio_is_spoken_by_espeak(http: httpx.Client, monkeypatch: pytest.MonkeyPatch,

@@ -32,6 +32,7 @@ from citewise.answer import (
     ImageOutput,
     UICommand,
 )
+from citewise.models.base import ToolMessage
 
 if TYPE_CHECKING:
     from citewise.agent.emitter import Emitter
@@ -142,16 +143,12 @@ class RunOutputs:
         self.image = image
         self.speech_engine = speech_engine
         self.language = language
-        self._commands: dict[str, list[UICommand]] = {}
 
     def on_start(self, state: RunState, emit: Emitter) -> Sequence[Event]:
         return ()
 
     def on_tool_result(self, state: RunState, call: ToolCall, result: ToolResult,
                        duration_ms: float, emit: Emitter) -> Sequence[Event]:
-        commands = _tool_commands(result.data)
-        if commands:
-            self._commands.setdefault(state.run_id, []).extend(commands)
         return ()
 
     def on_terminal(self, state: RunState, answer: Answer | None) -> None:
@@ -162,13 +159,16 @@ class RunOutputs:
         answer.persona_id = self.persona_id
         answer.persona = self.persona
         answer.conversation = conversation_of(state, answer)
-        self._commands.pop(state.run_id, None)
 
     def on_answer(self, state: RunState, answer: Answer, emit: Emitter) -> Sequence[Event]:
         answer.persona_id = self.persona_id
         answer.persona = self.persona
-        answer.ui_commands = [*open_citation_commands(answer),
-                              *self._commands.pop(state.run_id, [])]
+        # A tool's commands are read from the run's own tool results, which the run's
+        # state keeps: a run paused after the tool and resumed by another process (or
+        # agent) still shows them.
+        answer.ui_commands = [*open_citation_commands(answer), *(
+            command for m in state.messages if isinstance(m, ToolMessage)
+            for command in _tool_commands(m.data))]
         answer.conversation = conversation_of(state, answer)
         if self.audio and answer.text_plain:
             answer.audio = AudioOutput(provider=self.speech_engine, text=answer.text_plain,
