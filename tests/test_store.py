@@ -424,6 +424,11 @@ def test_delete_thread_takes_its_runs_events_and_feedback(store: SQLiteStore) ->
     store.save_run(_run())
     store.append_events("t1", [EventRecord("r1", 1, "run_started", {})])
     store.add_feedback(FeedbackRecord(0, "t1", "r1", 1, None, None, None, T0))
+    from citewise.store.base import run_setting_keys
+
+    for key in run_setting_keys("t1", "r1"):  # what a paused, persona-run run keeps
+        store.set_setting(key, "{}")
+    store.set_setting("run_extras:t1:r2", "{}")  # another thread's run: kept
     assert store.delete_thread("t2", "th1") is False  # another tenant: as if absent
     assert store.get_thread("t1", "th1") is not None
     assert store.delete_thread("t1", "th1") is True
@@ -432,6 +437,8 @@ def test_delete_thread_takes_its_runs_events_and_feedback(store: SQLiteStore) ->
     assert store.get_run("t1", "r1") is None
     assert store.read_events("t1", "r1") == []
     assert store.list_feedback("t1") == []
+    assert all(store.get_setting(k) is None for k in run_setting_keys("t1", "r1"))
+    assert store.get_setting("run_extras:t1:r2") == "{}"
     assert store.delete_thread("t1", "th1") is False
 
 

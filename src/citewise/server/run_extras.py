@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, Query
 
 from citewise.personas import PersonaRegistry, apply_persona
+from citewise.store.base import run_extras_key
 
 if TYPE_CHECKING:
     from citewise.agent.runner import Agent
@@ -89,22 +90,18 @@ def dialect_for(dialect: Any, persona: str | None) -> Any:
     return AgentOSDialect(persona_id=persona)
 
 
-def _key(tenant: str, run_id: str) -> str:
-    return f"run_extras:{tenant}:{run_id}"
-
-
 def remember(services: Services, tenant: str, run_id: str, options: RunOptions) -> None:
     """Keep a run's extras for its resumption (a paused run resumes in a new agent, maybe on
     another replica). Blocking; only runs that asked for any are written."""
     if options.persona is None and not options.audio and not options.image:
         return
-    services.store.set_setting(_key(tenant, run_id), json.dumps(
+    services.store.set_setting(run_extras_key(tenant, run_id), json.dumps(
         {"persona": options.persona, "audio": options.audio, "image": options.image}))
 
 
 def configure_resumed(services: Services, tenant: str, run_id: str, agent: Agent) -> None:
     """The extras the run started with, on the agent that resumes it. Blocking."""
-    raw = services.store.get_setting(_key(tenant, run_id))
+    raw = services.store.get_setting(run_extras_key(tenant, run_id))
     if not raw:
         return
     from citewise.server.run_options import RunOptions

@@ -19,6 +19,7 @@ from citewise.store.base import (
     ThreadRecord,
     TurnRecord,
     cancel_key,
+    run_setting_keys,
 )
 from citewise.store.schema import events, feedback, runs, settings, threads, turns, utcnow
 
@@ -213,6 +214,9 @@ class RunsMixin(SQLBase):
             run_ids = sa.select(runs.c.id).where(
                 runs.c.tenant == tenant, runs.c.thread_id == thread_id
             )
+            owned = [k for (rid,) in c.execute(run_ids) for k in run_setting_keys(tenant, rid)]
+            for i in range(0, len(owned), 500):
+                c.execute(sa.delete(settings).where(settings.c.key.in_(owned[i:i + 500])))
             c.execute(
                 sa.delete(events).where(events.c.tenant == tenant, events.c.run_id.in_(run_ids))
             )

@@ -37,6 +37,8 @@ __all__ = [
     "cancel_key",
     "check_tenant",
     "decoded",
+    "run_extras_key",
+    "run_setting_keys",
 ]
 
 RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
@@ -78,6 +80,18 @@ def cancel_key(tenant: str, run_id: str) -> str:
     """The settings key of a request to cancel this run (``agent.interrupts.cancel_run``).
     A store deletes it when the run is saved or moved as ``cancelled``: answered."""
     return f"{CANCEL_PREFIX}{tenant}/{run_id}"
+
+
+def run_extras_key(tenant: str, run_id: str) -> str:
+    """The settings key of a run's seed-001 extras (persona, audio, image), kept for its
+    resumption (``server.run_extras``)."""
+    return f"run_extras:{tenant}:{run_id}"
+
+
+def run_setting_keys(tenant: str, run_id: str) -> tuple[str, ...]:
+    """Every settings key that belongs to one run: deleted with the run's thread, so
+    deleting a thread leaves nothing of its runs behind."""
+    return (cancel_key(tenant, run_id), run_extras_key(tenant, run_id))
 
 
 class JSONText(str):
