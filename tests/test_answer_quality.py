@@ -192,10 +192,21 @@ def _sentence(text: str, *, asserts: bool = True) -> Sentence:
     "json.dumps(obj, *, skipkeys=False, indent=None)",
     "Changed in version 3.2: Allow strings for indent in addition to integers.",
     "character varying(n), varchar(n) | variable-length with limit | text",
+    "psql -X --set ON_ERROR_STOP=on dbname < dumpfile",  # a command line from a <pre>
+    "git log --oneline -5",
 ])
 def test_structure_ranks_below_prose(text: str) -> None:
     prose = "If indent is a non-negative integer, members are pretty-printed with it."
     assert structure_penalty(_sentence(text), code_wanted=False) > 0.2
+    assert structure_penalty(_sentence(prose), code_wanted=False) == 0.0
+
+
+@pytest.mark.parametrize("prose", [
+    "Use the -x option to remove ignored files.",
+    "git add -p lets you stage hunks one by one.",
+    "the -n flag bypasses the hooks",
+])
+def test_prose_naming_an_option_is_no_command_line(prose: str) -> None:
     assert structure_penalty(_sentence(prose), code_wanted=False) == 0.0
 
 

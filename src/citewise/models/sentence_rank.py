@@ -163,6 +163,12 @@ _CODE = re.compile(r"^\s*(?:\$ |>>> |\.\.\. |#!|[\w.-]+\s*\(.*\)\s*[{;]?\s*$)|[{
                    r"\b\w+\([^)]*\)\s*¶?\s*$")
 
 
+# A command line: a lower-case program name, then an option, with no full stop at the end
+# ("psql -X --set ON_ERROR_STOP=on dbname < dumpfile", "git log --oneline -5").
+_COMMAND = re.compile(r"(?!(?:the|a|an|this|that|it|you|we|if|when|use|with|and|or|to)\b)"
+                      r"[a-z][\w.-]*(?: [\w.-]+)? --?[A-Za-z][^\n]*(?<![.!?:])\s*\Z")
+
+
 def structure_penalty(s: Sentence, code_wanted: bool) -> float:
     """How much less ``s`` is worth as an answer for its role (0 for plain prose)."""
     text = s.text
@@ -177,7 +183,7 @@ def structure_penalty(s: Sentence, code_wanted: bool) -> float:
         penalty += 0.25  # a table row or a navigation bar
     if not code_wanted:
         symbols = sum(not (c.isalnum() or c.isspace()) for c in text)
-        if _CODE.search(text) or symbols > 0.18 * len(text):
+        if _CODE.search(text) or symbols > 0.18 * len(text) or _COMMAND.match(text):
             penalty += 0.3
     return penalty
 
