@@ -257,12 +257,16 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
         "<html><body><main><h1>Hotels</h1><p>Breakfast is included in the hotel rate.</p>"
         "</main></body></html>")
     (docs / "notes.md").write_text("# Notes\n\nTaxi rides are reimbursed with a receipt.\n")
+    (docs / "fares.py").write_text('import math\n\n\ndef fare(km):\n'
+                                   '    """Train fares are reimbursed in second class."""\n'
+                                   '    return math.ceil(km)\n')
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         assert not kb.ingest([docs]).failed
         where = {}
         for question, name in [("How much are hotel costs reimbursed per night?", "travel.pdf"),
                                ("Is breakfast included in the hotel rate?", "hotel.html"),
-                               ("Are taxi rides reimbursed?", "notes.md")]:
+                               ("Are taxi rides reimbursed?", "notes.md"),
+                               ("Which class are train fares reimbursed in?", "fares.py")]:
             out = io.StringIO()
             print_answer(Agent(kb).ask(question), kb, out)
             line = next(x for x in out.getvalue().splitlines() if name in x)
@@ -270,6 +274,9 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
     assert where["travel.pdf"].split(" — ")[0] == f"{docs / 'travel.pdf'} (page 3)"
     assert where["hotel.html"] == f"{docs / 'hotel.html'} — Hotels"  # and its section
     assert where["notes.md"] == f"{docs / 'notes.md'}:3 — Notes"
+    # Source code is stored as the file's own text: its citations say the line too (the
+    # quote starts at the function's first line).
+    assert where["fares.py"] == f"{docs / 'fares.py'}:4 — def fare"
 
 
 def test_ask_never_waits_for_embedding_and_says_what_is_not_embedded(tmp_path: Path) -> None:

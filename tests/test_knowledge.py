@@ -480,10 +480,26 @@ def test_rebuild_index_queues_missing_vectors_and_embeds_nothing(
         assert len(embedder.embedded) == before  # queued for the workers, not embedded inline
         assert kb.embedding_status().queue.pending_chunks == len(lost)
         assert kb.search("Rotterdam warehouse")[0].source == str(corpus["shipping"])
-        assert kb.embed_pending().jobs >= 1
+        named: list[str] = []
+        assert kb.embed_pending(on_document=named.append).jobs >= 1
+        assert named and set(named) <= {d.id for d in kb.list_documents(limit=100)}
         assert kb.embedding_status().queue.pending_chunks == 0
         assert kb.dense.vstore.chunk_ids(kb.dense.model) == set(ids)
         assert kb.check_consistency().ok
+
+
+def test_queueing_what_is_missing_leaves_out_what_a_worker_stored_meanwhile(
+    tmp_path: Path, corpus: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An open (`citewise status`, `ask`) looks for chunks without a vector, then queues
+    # them; a worker that commits in between must not get its finished blocks back.
+    with KnowledgeBase.open(tmp_path / "data", embedder=HashEmbedder()) as kb:
+        kb.ingest([corpus["refunds"].parent], wait=True)
+        assert kb.dense is not None and kb.embedding_status().queue.pending == 0
+        stale = sorted(kb.store.list_chunk_ids())  # what it saw before the worker's commit
+        monkeypatch.setattr(type(kb.dense), "missing_vectors", lambda self, store: stale)
+        assert kb.queue_missing_vectors() == 0
+        assert kb.embedding_status().queue.pending == 0
 
 
 def test_changed_file_embeds_only_new_texts(tmp_path: Path, corpus: dict[str, Path]) -> None:

@@ -349,3 +349,15 @@ def test_many_concurrent_uploads_share_one_writer_hold(
         t.join(120)
     assert results == [True] * 12
     assert kb.check_consistency().ok
+
+
+def test_queueing_what_is_missing_leaves_out_what_a_worker_stored_meanwhile(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert kb.dense is not None
+    kb.embed_pending()
+    assert kb.embedding_status().queue.pending == 0
+    stale = sorted(kb.store.list_chunk_ids())  # seen before a worker committed them all
+    monkeypatch.setattr(type(kb.dense), "missing_vectors", lambda self, store: stale)
+    assert kb.queue_missing_vectors() == 0
+    assert kb.embedding_status().queue.pending == 0

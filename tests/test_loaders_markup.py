@@ -205,3 +205,13 @@ def test_asciidoc_unclosed_block_and_empty(tmp_path: Path) -> None:
     with pytest.raises(IngestError) as err:
         load(empty)
     assert err.value.code == "empty_document"
+
+
+def test_asciidoc_link_without_text_reads_as_its_url(tmp_path: Path) -> None:
+    # Asciidoctor renders ``link:URL[]`` as the URL; it was dropped ("available at .").
+    path = tmp_path / "README.adoc"
+    path.write_text("= Jetty\n\nDocumentation is available at link:https://jetty.org/docs/[].\n"
+                    "See link:https://example.org/faq[the FAQ] too.\n")
+    text = load(path).text
+    assert "Documentation is available at https://jetty.org/docs/." in text
+    assert "See the FAQ too." in text

@@ -167,7 +167,8 @@ class SearchDetailsRecorder:
             state.issues.append(Issue(
                 code="embedding_incomplete", severity="info",
                 message=f"{missing} of {data.get('chunks')} chunks are not embedded yet: "
-                        "keyword search covered every chunk, vector search the others",
+                        "keyword search covered every chunk, vector search only the "
+                        "embedded ones",
                 details={"not_embedded": missing, "chunks": data.get("chunks")}))
         return ()
 

@@ -195,9 +195,9 @@ _LINE_TYPES = frozenset({"text/plain", "text/markdown"})
 
 def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = None) -> None:
     """The answer, then its sources: each cited document once — where it is (file:line
-    for plain text and markdown, the page for a PDF, the file alone for other formats,
-    whose stored text is extracted: its lines are not the file's), its section when it has
-    one — and under it every quote the answer took from it."""
+    for plain text, markdown and source code, the page for a PDF, the file alone for other
+    formats, whose stored text is extracted: its lines are not the file's), its section when
+    it has one — and under it every quote the answer took from it."""
     from citewise.text import line_of
 
     out = out or sys.stdout
@@ -223,7 +223,8 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
         if snippet is not None and snippet.page is not None:
             where = f"{doc.source} (page {snippet.page})"
         elif (kb is not None and c.start_char is not None
-              and doc.document.get("content_type") in _LINE_TYPES):
+              and (doc.document.get("content_type") in _LINE_TYPES
+                   or doc.document.get("loader") == "source")):  # code: the file's own text
             text = kb.document_text(str(doc.document.get("id")))
             if text is not None:
                 where = f"{doc.source}:{line_of(text, c.start_char)}"

@@ -119,7 +119,11 @@ def _embed(kb: KnowledgeBase) -> int:
     meter = Meter("chunks embedded")
     kb.embedding_only()  # nothing searches in this process: do not hold the vectors too
     try:
-        stats = kb.embed_pending(progress=meter)
+        def name(document_id: str) -> None:  # the progress line's current file
+            doc = kb.get_document(document_id)
+            meter.file(doc.source if doc is not None else document_id)
+
+        stats = kb.embed_pending(progress=meter, on_document=name)
     except KeyboardInterrupt:
         meter.end()
         left = kb.embedding_status()

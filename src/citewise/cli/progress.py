@@ -68,7 +68,7 @@ class Meter:
         self._rate = instant if self._rate is None else self._rate + weight * (instant - self._rate)
         self._last_t, self._last_done = now, done
 
-    def line(self) -> str:
+    def line(self, width: int | None = None) -> str:
         done, total = self.done, self.total
         parts = [f"{done}/{total} {self.unit}" if total else f"{done} {self.unit}"]
         if total:
@@ -80,7 +80,11 @@ class Meter:
                 parts.append(f"ETA {duration((total - done) / rate)}")
         parts.append(f"elapsed {duration(time.monotonic() - self.started)}")
         if self._current and done < total:
-            parts.append(self._current)
+            path, room = self._current, (width or 0) - len(" · ".join(parts)) - 3
+            if width is not None and len(path) > room:  # keep the file's end in view
+                path = "…" + path[-(room - 1):] if room >= 12 else ""
+            if path:
+                parts.append(path)
         return " · ".join(parts)
 
     def __call__(self, done: int, total: int) -> None:
@@ -101,8 +105,8 @@ class Meter:
             self._last_draw = now
 
     def _draw(self, finished: bool) -> None:
-        text = self.line()
         columns = _columns()
+        text = self.line(columns - 1)
         if len(text) > columns - 1:
             text = text[: columns - 2] + "…"
         pad = max(0, self._width - len(text))
@@ -122,6 +126,7 @@ class Meter:
 
 def _columns() -> int:
     try:
-        return os.get_terminal_size(sys.stderr.fileno()).columns
+        columns = os.get_terminal_size(sys.stderr.fileno()).columns
     except OSError:
         return 100
+    return columns if columns > 0 else 100  # a pty that reports no size (script, some CI)

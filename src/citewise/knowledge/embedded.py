@@ -133,9 +133,7 @@ def _repair(store: SQLiteStore, index: LexicalIndex, vectors: DenseIndex | None)
             index.mark_current()  # nothing indexed yet, by any analysis
         sync_index(store, index, on_documents=queue_embedding(store, vectors))
     if vectors is not None:
-        missing = vectors.missing_vectors(store)
-        if missing:
-            store.enqueue_embedding_chunks(missing, now=utcnow())
+        vectors.queue_missing(store, now=utcnow())
 
 
 def _open_index(path: Path) -> LexicalIndex:

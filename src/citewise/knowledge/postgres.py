@@ -87,9 +87,7 @@ def open_knowledge_base(
             try:
                 sync_index(store, None, on_documents=queue_embedding(store, vectors))
                 if vectors is not None:
-                    missing = vectors.missing_vectors(store)
-                    if missing:
-                        store.enqueue_embedding_chunks(missing, now=utcnow())
+                    vectors.queue_missing(store, now=utcnow())
             finally:
                 lock.release()
         else:

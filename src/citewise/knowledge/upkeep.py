@@ -96,6 +96,7 @@ class IndexUpkeep:
         *,
         progress: Progress | None = None,
         stop: threading.Event | None = None,
+        on_document: Callable[[str], None] | None = None,
     ) -> DrainStats:
         """Embed queued chunks in this process until none (of ``document_ids``, or at all)
         is pending — sharing the queue with any other worker; see
@@ -104,7 +105,8 @@ class IndexUpkeep:
         if self.dense is None:
             return DrainStats()
         with self.embed_worker() as worker:
-            return worker.drain(document_ids, progress=progress, stop=stop)
+            return worker.drain(document_ids, progress=progress, stop=stop,
+                                on_document=on_document)
 
     def embedding_only(self) -> None:
         """This process embeds and does not search (``citewise worker``, the embedding
@@ -197,8 +199,7 @@ class IndexUpkeep:
         returns blocks queued. Never embeds: that is the workers'."""
         if self.dense is None:
             return 0
-        missing = self.dense.missing_vectors(self.store)
-        return self.store.enqueue_embedding_chunks(missing, now=utcnow()) if missing else 0
+        return self.dense.queue_missing(self.store, now=utcnow())
 
     def _writing(self) -> AbstractContextManager[object]:
         """Hold the writer lock (other processes' opens then leave the outbox to us)."""

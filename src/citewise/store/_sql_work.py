@@ -67,10 +67,20 @@ class WorkQueueMixin(SQLBase):
             queued += self._enqueue(chunks.c.document_id.in_(part), now)
         return queued
 
-    def enqueue_embedding_chunks(self, chunk_ids: Sequence[int], *, now: datetime) -> int:
+    def enqueue_embedding_chunks(
+        self, chunk_ids: Sequence[int], *, now: datetime,
+        unless_in: tuple[Any, str | None] | None = None,
+    ) -> int:
         queued = 0
         for part in batched(list(dict.fromkeys(chunk_ids))):
-            queued += self._enqueue(chunks.c.id.in_(part), now, bump=False)
+            where: Any = chunks.c.id.in_(part)
+            if unless_in is not None:
+                table, model = unless_in
+                has: Any = table.c.chunk_id == chunks.c.id
+                if model is not None:
+                    has = sa.and_(has, table.c.model == model)
+                where = sa.and_(where, ~sa.exists().where(has))
+            queued += self._enqueue(where, now, bump=False)
         return queued
 
     def lease_embed_jobs(

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = ["EMBED_BLOCK", "MAX_ATTEMPTS", "EmbedJob", "QueueCounts", "WorkQueue"]
 
@@ -71,10 +71,15 @@ class WorkQueue(Protocol):
         or bumped. A document with no chunks (deleted) queues nothing."""
         ...
 
-    def enqueue_embedding_chunks(self, chunk_ids: Sequence[int], *, now: datetime) -> int:
+    def enqueue_embedding_chunks(
+        self, chunk_ids: Sequence[int], *, now: datetime,
+        unless_in: tuple[Any, str | None] | None = None,
+    ) -> int:
         """:meth:`enqueue_embedding` for the blocks holding these chunks only, and only
         those not queued already (an open repairing a crash must not disturb running
-        jobs)."""
+        jobs). ``unless_in=(table, model)``: leave out, in the same statement, the chunks
+        that have a row in that vector table (under ``model`` when given) by then — a
+        worker may have committed them since the caller looked."""
         ...
 
     def lease_embed_jobs(

@@ -10,6 +10,7 @@ database holds both (:mod:`citewise.knowledge.postgres`), so replicas share them
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -91,6 +92,12 @@ class VectorSearch(Protocol):
 
     def missing_vectors(self, store: Store) -> list[int]:
         """Chunk ids without a vector (vectors of gone chunks are dropped first)."""
+        ...
+
+    def queue_missing(self, store: Store, *, now: datetime) -> int:
+        """Queue the embedding of the chunks :meth:`missing_vectors` finds, less those a
+        worker stores meanwhile (checked in the enqueue's own statement); returns blocks
+        queued. Embeds nothing."""
         ...
 
     def refresh(self) -> None:

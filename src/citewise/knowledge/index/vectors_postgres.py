@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
@@ -169,6 +170,13 @@ class PostgresVectors:
     def missing_vectors(self, store: Store) -> list[int]:
         with self.store.reading() as c:
             return sql.missing_ids(c, self.table)
+
+    def queue_missing(self, store: Store, *, now: datetime) -> int:
+        """See :meth:`VectorSearch.queue_missing` (the vectors are rows of its table)."""
+        missing = self.missing_vectors(store)
+        if not missing:
+            return 0
+        return store.enqueue_embedding_chunks(missing, now=now, unless_in=(self.table, None))
 
     def refresh(self) -> None:
         """Nothing to take in: every replica reads the same rows."""

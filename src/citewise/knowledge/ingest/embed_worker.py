@@ -168,7 +168,8 @@ class EmbedWorker:
 
     # -- work -----------------------------------------------------------------------------
     def run_once(self, document_ids: Sequence[str] | None = None,
-                 tick: Callable[[int], None] | None = None) -> bool:
+                 tick: Callable[[int], None] | None = None,
+                 on_document: Callable[[str], None] | None = None) -> bool:
         """Lease one job and do it; False when no job was free."""
         now = _now()
         jobs = self.store.lease_embed_jobs(
@@ -178,6 +179,8 @@ class EmbedWorker:
         if not jobs:
             return False
         job = jobs[0]
+        if on_document is not None:
+            on_document(job.document_id)
         self._start_beat()
         with self._guard:
             self._held[job.id] = job
@@ -221,10 +224,12 @@ class EmbedWorker:
         *,
         progress: Progress | None = None,
         stop: threading.Event | None = None,
+        on_document: Callable[[str], None] | None = None,
     ) -> DrainStats:
         """Work until no job (of ``document_ids``, or any) is pending — including those
         other workers hold: their leases are waited out, or taken over when they lapse.
-        ``progress(done, total)`` counts chunks (embedded now or found embedded)."""
+        ``progress(done, total)`` counts chunks (embedded now or found embedded);
+        ``on_document(id)`` names the document of each job as it starts."""
         total = self.store.pending_embed_jobs(document_ids)[1]
         done = 0
 
@@ -244,7 +249,7 @@ class EmbedWorker:
         among = document_ids if document_ids is None or len(document_ids) <= _LEASE_AMONG \
             else None
         while stop is None or not stop.is_set():
-            if self.run_once(among, tick):
+            if self.run_once(among, tick, on_document):
                 continue
             if not self.store.pending_embed_jobs(document_ids)[0]:
                 break

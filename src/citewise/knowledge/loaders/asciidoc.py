@@ -23,6 +23,7 @@ words.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,8 +45,10 @@ _TERM = re.compile(r"^(.*?\S)(:{2,4}|;;)(?:[ \t]+(.*))?$")
 _SKIP_LINE = re.compile(r"^(?://(?!/).*|\[\[[^\]]*\]\]|\[[^\]]*\]|(?:include|toc|ifdef|ifndef|"
                         r"ifeval|endif)::.*|'{3,}|<{3,}|:\w[\w-]*:.*)$")
 _IMAGE = re.compile(r"^image::[^\[]*\[([^\],]*)[^\]]*\][ \t]*$")
-_INLINE = [
-    (re.compile(r"\b(?:link|mailto|xref):[^\s\[]*\[([^\]]*)\]"), r"\1"),
+_INLINE: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # ``link:url[]`` (no text) reads as the url itself, as Asciidoctor renders it
+    (re.compile(r"\b(?:link|mailto|xref):([^\s\[]*)\[([^\]]*)\]"),
+     lambda m: m.group(2) or m.group(1)),
     (re.compile(r"\b(?:https?|ftp|irc)://[^\s\[]+\[([^\]]+)\]"), r"\1"),
     (re.compile(r"<<[^,>]+,\s*([^>]+)>>"), r"\1"),
     (re.compile(r"<<([^>]+)>>"), r"\1"),

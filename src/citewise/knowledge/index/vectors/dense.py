@@ -23,11 +23,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewise.knowledge.index.embedders.base import Embedder, QueryVectors, content_hash
 from citewise.store.base import IndexOp, Store
+from citewise.store.schema import vec_chunks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -274,6 +276,13 @@ class DenseIndex:
             self.vstore.delete(self.model, gone)
             self._catch_up()
         return sorted(live - have)
+
+    def queue_missing(self, store: Store, *, now: datetime) -> int:
+        """See :meth:`VectorSearch.queue_missing` (the vectors are rows of ``vec_chunks``)."""
+        missing = self.missing_vectors(store)
+        if not missing:
+            return 0
+        return store.enqueue_embedding_chunks(missing, now=now, unless_in=(vec_chunks, self.model))
 
     def refresh(self) -> None:
         """Take in vectors other processes stored (a ``citewise worker`` beside this
