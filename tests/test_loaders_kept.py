@@ -343,3 +343,26 @@ def test_folder_ingest_reads_the_new_formats(tmp_path: Path) -> None:
         assert hits and hits[0].source.endswith("year.epub")
         hits = kb.search("pitch even in the rain", k=3)
         assert hits and hits[0].source.endswith("pitch.1.gz")
+
+
+def test_conventional_text_files_without_an_extension_are_read(tmp_path: Path) -> None:
+    # Most of /usr/share/doc and of every project: README, NEWS.Debian.gz, COPYING.
+    from citewise.knowledge.base import KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "README").write_text("The tent packs into its own pocket.\n")
+    (docs / "NEWS.Debian.gz").write_bytes(gzip.compress(b"Version 2 drops the old poles.\n"))
+    (docs / "COPYING").write_text("Copying and sharing are permitted.\n")
+    (docs / "Makefile").write_text("all:\n\ttrue\n")
+    (docs / "pictures.bin.gz").write_bytes(gzip.compress(b"\x00\x01"))
+    registry = default_registry()
+    assert registry.for_path("README.Debian") is registry.get("text")
+    assert registry.for_path("Makefile") is None and registry.for_path("readme-tool.py") is not None
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        report = kb.ingest([docs])
+        assert sorted(Path(p).name for p in report.added) == ["COPYING", "NEWS.Debian.gz", "README"]
+        assert report.skip_reason(str(docs / "Makefile")) == "no loader for files without an extension"
+        assert report.skip_reason(str(docs / "pictures.bin.gz")) == (
+            "no loader for .bin files (inside .gz)")
+        assert kb.search("old poles")[0].source.endswith("NEWS.Debian.gz")

@@ -88,5 +88,9 @@ class IngestReport:
 
 def _no_loader(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
+    inside = ""
+    if name.lower().endswith(".gz") and len(name) > 3:  # .gz is read: what is inside is not
+        name, inside = name[:-3], " (inside .gz)"
     ext = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
-    return f"no loader for .{ext} files" if ext else "no loader for files without an extension"
+    what = f".{ext} files" if ext else "files without an extension"
+    return f"no loader for {what}{inside}"

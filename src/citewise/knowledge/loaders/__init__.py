@@ -21,6 +21,7 @@ from citewise.knowledge.loaders.base import LoadedDocument, Loader, PageSpan, Se
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "TEXT_FILE_NAMES",
     "LoadedDocument",
     "Loader",
     "LoaderRegistry",
@@ -38,6 +39,15 @@ _BUILTINS = {
     "text": "citewise.knowledge.loaders.text:TextLoader",
     "markdown": "citewise.knowledge.loaders.markdown:MarkdownLoader",
 }
+
+
+#: File names (before any dot, any case) that are plain text by convention though they
+#: have no text extension: a project's or a Debian package's documents.
+TEXT_FILE_NAMES = frozenset((
+    "readme", "news", "changelog", "changes", "history", "license", "licence", "copying",
+    "copyright", "authors", "contributors", "contributing", "install", "todo", "thanks",
+    "notice", "faq", "bugs", "credits",
+))
 
 
 class LoaderRegistry:
@@ -72,7 +82,9 @@ class LoaderRegistry:
             if name.endswith(ext) and len(name) > len(ext) and (best is None or len(ext) > best[0]):
                 best = (len(ext), loader)
         if best is None:
-            return None
+            # README, NEWS, COPYING, changelog, NEWS.Debian: plain text by convention.
+            known = name.split(".", 1)[0] in TEXT_FILE_NAMES
+            return self._by_name.get("text") if known else None
         around = getattr(best[1], "around", None)
         if callable(around):
             inner = self.for_path(name[: -best[0]])
