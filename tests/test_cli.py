@@ -342,3 +342,40 @@ def test_a_password_in_a_database_url_is_never_shown() -> None:
     assert shown_url("postgresql://u:secret@h/db") == "postgresql://u:***@h/db"
     shown = shown_url("postgresql:///cw?host=/tmp/pg&user=postgres&password=topsecret")
     assert "topsecret" not in shown and "password=%2A%2A%2A" in shown and "user=postgres" in shown
+
+
+def test_ctrl_c_while_documents_are_written_says_what_was_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # It printed a bare "interrupted": the user could not tell that the files stored so
+    # far are kept and that the same command goes on.
+    from citewise.cli.main import main
+    from citewise.knowledge.base import KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"n{i}.txt").write_text(f"Note {i} about tents.\n")
+    real = KnowledgeBase.ingest
+
+    def interrupted(self: KnowledgeBase, paths: Any, **kw: Any) -> Any:
+        progress = kw["progress"]
+
+        def one_then_stop(done: int, total: int) -> None:
+            progress(done, total)
+            if done == 1:
+                raise KeyboardInterrupt
+
+        return real(self, paths, **{**kw, "progress": one_then_stop})
+
+    monkeypatch.setattr(KnowledgeBase, "ingest", interrupted)
+    assert main(["ingest", str(docs), "--data-dir", str(tmp_path / "kb")]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted after reading 1 of 3 files: the documents written so far are kept" in err
+    assert "Traceback" not in err
+    monkeypatch.setattr(KnowledgeBase, "ingest", real)
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert len(kb.list_documents()) < 3 and kb.check_consistency().ok
+    assert main(["ingest", str(docs), "--data-dir", str(tmp_path / "kb")]) == 0  # goes on
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert len(kb.list_documents()) == 3

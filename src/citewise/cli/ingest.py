@@ -80,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
                 prune=args.prune,
                 wait=False,  # searchable now; the vectors follow below (or from workers)
             )
+        except KeyboardInterrupt:
+            files.end()
+            # Each document is written in a transaction of its own: those done are kept.
+            sys.stderr.write(f"interrupted after reading {files.done} of {files.total} "
+                             "files: the documents written so far are kept and searchable; "
+                             "run the same ingest again to go on\n")
+            return 130
         finally:
             files.end()
         print_report(report)
