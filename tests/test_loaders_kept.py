@@ -366,3 +366,26 @@ def test_conventional_text_files_without_an_extension_are_read(tmp_path: Path) -
         assert report.skip_reason(str(docs / "pictures.bin.gz")) == (
             "no loader for .bin files (inside .gz)")
         assert kb.search("old poles")[0].source.endswith("NEWS.Debian.gz")
+
+
+def test_a_loader_that_renders_differently_reads_unchanged_files_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # After an upgrade that fixed a loader (the HTML loader's permalink marks), a re-ingest
+    # kept every unchanged page as the old version had rendered it.
+    from citewise.knowledge.base import KnowledgeBase
+    from citewise.knowledge.loaders.html import HtmlLoader
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.html").write_text("<html><body><main><p>Tents dry fast.</p></main></body></html>")
+    (docs / "notes.md").write_text("# Notes\n\nStoves burn gas.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert len(kb.ingest([docs]).added) == 2
+        assert len(kb.ingest([docs]).unchanged) == 2  # same bytes, same loader: skipped
+        monkeypatch.setattr(HtmlLoader, "version", "99", raising=False)
+        again = kb.ingest([docs])
+        assert [Path(p).name for p in again.updated] == ["page.html"]
+        assert [Path(p).name for p in again.unchanged] == ["notes.md"]
+        doc = kb.find_source(str(docs / "page.html"))
+        assert doc is not None and doc.metadata["loader_version"] == "99"
+        assert len(kb.ingest([docs]).unchanged) == 2

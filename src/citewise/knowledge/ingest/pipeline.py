@@ -120,6 +120,7 @@ def prepare_document(
             old_hash == content_hash
             and old_collection == collection
             and old_meta.get("loader") == loader.name
+            and str(old_meta.get("loader_version", "1")) == _version(loader)
             and old_meta.get("chunking") == chunker.signature
         ):
             return None
@@ -130,7 +131,8 @@ def prepare_document(
     except Exception as exc:  # a loader bug or a corrupt file must not stop the folder
         # The same code the loaders give a file they recognise as damaged.
         raise IngestError(f"{loader.name} loader failed: {exc}", code="corrupt_file") from exc
-    metadata = {**loaded.metadata, "loader": loader.name, "chunking": chunker.signature}
+    metadata = {**loaded.metadata, "loader": loader.name, "loader_version": _version(loader),
+                "chunking": chunker.signature}
     metadata.setdefault("path", source)
     # A plugin's metadata must not break the batch's write: anything JSON cannot hold
     # (datetimes, paths, …) is stored as its string form.
@@ -348,3 +350,9 @@ def _emptied(path: Path) -> bool:
         return path.stat().st_size == 0
     except OSError:
         return False
+
+
+def _version(loader: Loader) -> str:
+    """The loader's rendering version (``Loader.version``, "1" when it has none): a
+    document read by an older one is read again though its bytes did not change."""
+    return str(getattr(loader, "version", "1"))

@@ -36,6 +36,8 @@ class Loader(Protocol):
     """
 
     name: str
+    # Optional ``version: str`` (default "1"): raised when the loader renders the same
+    # bytes differently, so unchanged files are read again on their next ingest.
     extensions: tuple[str, ...]  # lower case, with the dot: (".md", ".markdown")
     content_types: tuple[str, ...]  # MIME types it reads
 

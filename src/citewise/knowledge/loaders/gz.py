@@ -41,6 +41,8 @@ class Gunzipped:
     def __init__(self, inner: Loader) -> None:
         self.inner = inner
         self.name = f"gzip:{inner.name}"
+        #: What it renders is the inner loader's (see ``Loader.version``).
+        self.version = str(getattr(inner, "version", "1"))
         self.extensions: tuple[str, ...] = tuple(f"{e}.gz" for e in inner.extensions)
         self.content_types: tuple[str, ...] = ()
 
