@@ -266,3 +266,19 @@ def test_batching_by_tokens_keeps_the_vectors() -> None:
     with pytest.raises(ConfigError) as err:
         MiniLMEmbedder(max_tokens=256, max_batch_tokens=128)
     assert err.value.code == "invalid_embedder_config"
+
+
+def test_building_the_static_model_is_said_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    # The first `--embedder static-minilm` spent a minute building with nothing on screen.
+    from citewise.knowledge.index.embedders import distill
+
+    table = np.eye(30522, 4, dtype=np.float32)
+    real = distill.build_static_model
+    monkeypatch.setattr(distill, "build_static_model", lambda folder, **kw: real(
+        folder, dims=4, token_vectors=lambda: table))
+    with caplog.at_level("WARNING", logger=distill.__name__):
+        ensure_static_model(tmp_path / "m", dims=4)
+        ensure_static_model(tmp_path / "m", dims=4)  # built: nothing to say
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [f"building the static-minilm embedder in {tmp_path / 'm'} (once, about a minute)"]

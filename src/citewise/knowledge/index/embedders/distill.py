@@ -20,6 +20,7 @@ Both take ~1 min on 2 cores (30,522 three-token sequences).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import shutil
@@ -299,5 +300,8 @@ def ensure_static_model(
     folder = Path(folder)
     with _BUILD_LOCK:
         if not _current(folder, source, dims):
+            # Said, not silent: the first use takes a minute and ~500 MB while it builds.
+            logging.getLogger(__name__).warning(
+                "building the static-minilm embedder in %s (once, about a minute)", folder)
             build_static_model(folder, source=source, dims=dims, threads=threads)
     return folder
