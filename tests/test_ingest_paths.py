@@ -125,6 +125,12 @@ def test_the_knowledge_base_s_own_folder_is_not_ingested(tmp_path: Path) -> None
     assert first.added == [str(tmp_path / "notes.md")] and first.failed == []
     assert again.unchanged == [str(tmp_path / "notes.md")] and again.failed == []
     assert not [s for s in first.skipped + again.skipped if "/kb/" in s]
+    # Given by name (`citewise ingest ./kb`), it is refused with its reason, not "0 added".
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        itself = kb.ingest([tmp_path / "kb", tmp_path / "kb" / "citewise.db"])
+    assert [(f.path, f.code) for f in itself.failed] == [
+        (str(tmp_path / "kb"), "data_directory"), (str(tmp_path / "kb" / "citewise.db"), "data_directory")]
+    assert itself.added == [] and itself.skipped == []
 
 
 def test_a_file_emptied_since_its_ingest_is_removed(kb: KnowledgeBase, docs: Path) -> None:

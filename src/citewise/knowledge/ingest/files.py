@@ -82,12 +82,19 @@ def expand(
     exclude: Iterable[Path] = (),
 ) -> list[Path]:
     files: dict[str, Path] = {}
+    exclude = list(exclude)
+    own = {ident for ident in map(_identity, exclude) if ident is not None}
     for given in paths:
         path = Path(source_for(given))
         if not path.exists():
             report.failed.append(
                 IngestFailure(str(path), "path_not_found", f"no such file or folder: {given}")
             )
+        elif own and any(_identity(p) in own for p in (path, *path.parents)):
+            # Said, not "0 added": its files are the knowledge base itself.
+            report.failed.append(IngestFailure(
+                str(path), "data_directory",
+                "this is the knowledge base's own data directory: its files are no documents"))
         elif path.is_dir():
             for f in _walk(path, report, exclude):
                 if registry.for_path(f) is None:
