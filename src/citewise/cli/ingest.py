@@ -121,12 +121,17 @@ def _embed(kb: KnowledgeBase) -> int:
     before = kb.embedding_status()
     if not before.queue.pending:
         return 0
-    sys.stderr.write(f"searchable now (lexically); embedding {before.not_embedded} "
-                     "chunks for dense search — Ctrl-C stops, the next run resumes\n")
+    sys.stderr.write(f"searchable now (lexically); embedding {_chunks(before.not_embedded)} "
+                     "for dense search — Ctrl-C stops, the next run resumes\n")
     meter = Meter("chunks embedded")
     kb.embedding_only()  # nothing searches in this process: do not hold the vectors too
     try:
+        last: list[str] = []
+
         def name(document_id: str) -> None:  # the progress line's current file
+            if last == [document_id]:
+                return  # the next block of the same document (a record read is its text)
+            last[:] = [document_id]
             doc = kb.get_document(document_id)
             meter.file(doc.source if doc is not None else document_id)
 
@@ -142,10 +147,16 @@ def _embed(kb: KnowledgeBase) -> int:
         meter.end()
     after = kb.embedding_status()
     took = duration(time.monotonic() - meter.started)
-    line = f"embedded {stats.embedded} chunks in {took}"
+    line = f"embedded {_chunks(stats.embedded)} in {took}"
     if stats.embedded and meter.rate():
         line += f" ({stats.embedded / max(time.monotonic() - meter.started, 1e-9):.1f}/s)"
+    if stats.skipped:  # another worker, or an earlier run, had embedded them
+        line += f"; {_chunks(stats.skipped)} found embedded already"
     if after.queue.failed:
         line += f"; {after.queue.failed} jobs failed (see `citewise status`)"
     sys.stderr.write(line + "\n")
     return 1 if after.queue.failed else 0
+
+
+def _chunks(n: int) -> str:
+    return f"{n} chunk" if n == 1 else f"{n} chunks"

@@ -70,7 +70,8 @@ class IngestReport:
             parts.append(f"{self.hidden} hidden not read")
         if self.removed:
             parts.append(f"{len(self.removed)} removed")
-        return ", ".join(parts) + f" ({self.chunks_written} chunks written)"
+        n = self.chunks_written
+        return ", ".join(parts) + f" ({n} chunk{'' if n == 1 else 's'} written)"
 
     def to_dict(self) -> dict[str, Any]:
         return {
