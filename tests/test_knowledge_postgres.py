@@ -194,35 +194,40 @@ def test_one_embedder_per_database(kb: KnowledgeBase, pg_url: str, embedder: Min
     assert kb.search("refunds", k=1)  # the database is untouched
 
 
-def _reference_bm25(store: PostgresStore, query: str) -> dict[int, float]:
+def _reference_bm25(store: PostgresStore, query: str, boost: float) -> dict[int, float]:
     """BM25 of every chunk of the default tenant, from term frequencies PostgreSQL lists
-    (``unnest(search_tsv)``) — the definition the SQL ranking must match."""
+    (``unnest(search_tsv)``, and ``unnest(heading_tsv)`` times ``boost``, its length in
+    lexemes) — the definition the SQL ranking must match."""
     import math
 
     import sqlalchemy as sa
 
     with store.reading() as c:
-        n, mean = lexical_postgres.tenant_stats(c, "default")
+        n, mean, mean_heading = lexical_postgres.tenant_stats(c, "default")
+    scores: dict[int, float] = {}
     with store.engine.connect() as c:
         lexemes = [r[0] for r in c.execute(sa.text(
             "SELECT lexeme FROM unnest(to_tsvector('english', :q))"), {"q": query})]
-        rows = c.execute(sa.text(
-            "SELECT c.id, length(c.text) AS len, u.lexeme, cardinality(u.positions) AS tf"
-            " FROM chunks c, unnest(c.search_tsv) u WHERE c.tenant = 'default'"
-            " AND u.lexeme = ANY(:l)"), {"l": lexemes}).all()
-    df: dict[str, int] = {}
-    for r in rows:
-        df[r.lexeme] = df.get(r.lexeme, 0) + 1
-    scores: dict[int, float] = {}
-    for r in rows:
-        idf = math.log(1 + (n - df[r.lexeme] + 0.5) / (df[r.lexeme] + 0.5))
-        norm = 1.2 * (0.25 + 0.75 * r.len / mean)
-        scores[r.id] = scores.get(r.id, 0.0) + idf * r.tf * 2.2 / (r.tf + norm)
-    return scores
+        for column, length, weight, avg in (
+                ("search_tsv", "length(c.text)", 1.0, mean),
+                ("heading_tsv", "length(c.heading_tsv)", boost, mean_heading)):
+            rows = c.execute(sa.text(
+                f"SELECT c.id, {length} AS len, u.lexeme, cardinality(u.positions) AS tf"
+                f" FROM chunks c, unnest(c.{column}) u WHERE c.tenant = 'default'"
+                " AND u.lexeme = ANY(:l)"), {"l": lexemes}).all()
+            df: dict[str, int] = {}
+            for r in rows:
+                df[r.lexeme] = df.get(r.lexeme, 0) + 1
+            for r in rows:
+                idf = math.log(1 + (n - df[r.lexeme] + 0.5) / (df[r.lexeme] + 0.5))
+                norm = 1.2 * (0.25 + 0.75 * r.len / max(avg, 1.0))
+                scores[r.id] = scores.get(r.id, 0.0) + weight * idf * r.tf * 2.2 / (r.tf + norm)
+    return {cid: s for cid, s in scores.items() if s > 0}
 
 
+@pytest.mark.parametrize("boost", [0.0, 2.0])
 @pytest.mark.parametrize("common", [1000, 2])  # 2: every lexeme of the corpus is common
-def test_sql_ranking_is_bm25(kb: KnowledgeBase, folder: Path, common: int,
+def test_sql_ranking_is_bm25(kb: KnowledgeBase, folder: Path, common: int, boost: float,
                              monkeypatch: pytest.MonkeyPatch) -> None:
     (folder / "extra.md").write_text(
         "Refunds, refunds and refunds: the refund desk refunds returned items. " * 3
@@ -232,8 +237,9 @@ def test_sql_ranking_is_bm25(kb: KnowledgeBase, folder: Path, common: int,
     store = kb.store
     assert isinstance(store, PostgresStore)
     for query in ("refunds warranty", "shipping charge", "the item receipt refund"):
-        want = sorted(_reference_bm25(store, query).items(), key=lambda h: (-h[1], h[0]))
-        got = PostgresLexical(store, stats_ttl_s=0).search(query, 3, tenant="default")
+        want = sorted(_reference_bm25(store, query, boost).items(), key=lambda h: (-h[1], h[0]))
+        got = PostgresLexical(store, stats_ttl_s=0, heading_boost=boost).search(
+            query, 3, tenant="default")
         assert len(got) == min(3, len(want))
         assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
         if common == 1000:

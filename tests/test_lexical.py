@@ -2,9 +2,11 @@
 score) return exactly what the plain filtered BM25 query returns, and never leak.
 
 The reference is tantivy itself, opened independently on the same folder, running the
-query the index used to run: Must(any query term) AND Must(each filter), score-free
-filters. Scores are compared with a float tolerance (tantivy adds term scores in a
-different order in the two plans), ids exactly unless scores tie at the cut.
+plain query: Must(any query term in ``text``, or in ``heading`` boosted) AND Must(each
+filter), score-free filters. The rows have titles and section paths drawn like their
+text, so heading terms are common and rare too and every shortcut meets them. Scores are
+compared with a float tolerance (tantivy adds term scores in a different order in the two
+plans), ids exactly unless scores tie at the cut.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citewise.knowledge.index import lexical_tantivy as lexical
+from citewise.knowledge.index import tantivy_schema
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
 from citewise.knowledge.index.tantivy_snapshot import Snapshot
 from citewise.store.base import IndexRow
@@ -26,11 +29,18 @@ from citewise.store.base import IndexRow
 WORDS = [f"w{i:03d}" for i in range(300)]
 
 
+BOOST = 2.0  # the heading boost of the indexes here (independent of the shipped default)
+
+
 def _text(rng: random.Random, n: int) -> str:
     # Zipf-like: the first few words are in far more than 5 % of the chunks ("common"),
     # the tail in a handful.
     weights = [1.0 / (r + 1) for r in range(len(WORDS))]
     return " ".join(rng.choices(WORDS, weights=weights, k=n))
+
+
+def _section(rng: random.Random) -> str | None:
+    return rng.choice([None, " > ".join(_text(rng, 2) for _ in range(rng.randint(1, 3)))])
 
 
 def _rows(seed: int, n_docs: int, tenants: Sequence[tuple[str, float]]) -> list[IndexRow]:
@@ -41,6 +51,7 @@ def _rows(seed: int, n_docs: int, tenants: Sequence[tuple[str, float]]) -> list[
     for d in range(n_docs):
         tenant = rng.choices(names, weights=shares)[0]
         collection = rng.choice(["handbook", "wiki", "mail"])
+        title = rng.choice([None, _text(rng, rng.randint(1, 4))])
         for c in range(rng.randint(1, 4)):
             rows.append(
                 IndexRow(
@@ -49,13 +60,15 @@ def _rows(seed: int, n_docs: int, tenants: Sequence[tuple[str, float]]) -> list[
                     tenant=tenant,
                     collection=collection,
                     text=_text(rng, rng.randint(3, 60)),
+                    title=title,
+                    section=_section(rng),
                 )
             )
     return rows
 
 
-def _build(path: Path, rows: list[IndexRow]) -> LexicalIndex:
-    index = LexicalIndex(path)
+def _build(path: Path, rows: list[IndexRow], boost: float = BOOST) -> LexicalIndex:
+    index = LexicalIndex(path, heading_boost=boost)
     with index.writer() as batch:
         batch.add(rows)
     return index
@@ -81,7 +94,11 @@ def _reference(
     def any_of(field: str, values: Sequence[str | int]) -> tantivy.Query:
         return Q.boolean_query([(Occur.Should, Q.term_query(schema, field, v)) for v in values])
 
-    clauses = [(Occur.Must, any_of("text", terms))]
+    boost = index.heading_boost if index.heading_boost is not None else 0.0
+    matched = [(Occur.Should, any_of("text", terms))]
+    if boost > 0:
+        matched.append((Occur.Should, Q.boost_query(any_of("heading", terms), boost)))
+    clauses = [(Occur.Must, Q.boolean_query(matched))]
     clauses.append((Occur.Must, Q.const_score_query(any_of("tenant", [tenant]), 0.0)))
     if collections is not None:
         clauses.append((Occur.Must, Q.const_score_query(any_of("collection", collections), 0.0)))
@@ -144,11 +161,13 @@ def test_matches_reference_across_tenants_and_filters(
     assert checked > 50  # the comparison ran on real results, not on empty lists
 
 
+# 50: the heading clauses dominate every score, so their share of the bound decides.
+@pytest.mark.parametrize("boost", [0.0, BOOST, 50.0])
 def test_common_terms_only_score_and_stay_exact(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, boost: float
 ) -> None:
     rows = _rows(3, 500, [("solo", 1.0)])
-    index = _build(tmp_path / "ix", rows)
+    index = _build(tmp_path / "ix", rows, boost)
     common = WORDS[:5]  # in far more than 5 % of chunks
     rare = WORDS[60:120]
     rng = random.Random(4)
@@ -191,7 +210,7 @@ def _lingering_delete(path: Path, rows: list[IndexRow], delete: str) -> LexicalI
     doc_freq and by BM25's N: one writer thread, one segment (LexicalIndex's writer
     uses every core, and tantivy then sometimes merges the deleted document away)."""
     path.mkdir()
-    raw = tantivy.Index(lexical._schema(), path=str(path))
+    raw = tantivy.Index(tantivy_schema.schema(), path=str(path))
     for step in ("add", "delete"):
         writer = raw.writer(heap_size=50_000_000, num_threads=1)
         if step == "add":

@@ -261,6 +261,8 @@ class DocumentsMixin(SQLBase):
                         documents.c.tenant,
                         documents.c.collection,
                         chunks.c.text,
+                        documents.c.title,
+                        chunks.c.section,
                     )
                     .join_from(chunks, documents, chunks.c.document_id == documents.c.id)
                     .where(chunks.c.document_id.in_(part))

@@ -222,13 +222,16 @@ class IndexOp:
 
 @dataclass(slots=True)
 class IndexRow:
-    """What the lexical index holds for one chunk."""
+    """What the lexical index holds for one chunk: its text, and for the heading field its
+    document's title and its section path."""
 
     chunk_id: int
     document_id: str
     tenant: str
     collection: str
     text: str
+    title: str | None = None
+    section: str | None = None
 
 
 @dataclass(slots=True)

@@ -45,7 +45,7 @@ __all__ = ["SQLiteStore"]
 SEARCH_MMAP_BYTES = 1 << 30
 BUSY_TIMEOUT_S = 30.0
 _INDEX_ROWS_SQL = (
-    "SELECT c.id, c.document_id, d.tenant, d.collection, c.text"
+    "SELECT c.id, c.document_id, d.tenant, d.collection, c.text, d.title, c.section"
     " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
     " WHERE c.document_id IN ({marks}) ORDER BY c.document_id, c.ordinal"
 )

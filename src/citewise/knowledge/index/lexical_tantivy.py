@@ -1,10 +1,10 @@
 """BM25 search over chunks with tantivy, in a folder beside the SQLite file.
 
 The index is *derived*: SQLite is the source of truth and ``knowledge/sync.py`` keeps
-this in step through the outbox. Fields: ``chunk_id`` (i64, indexed + stored + fast, so
-hits come back without loading stored documents), ``document_id`` / ``tenant`` /
-``collection`` (raw, untokenized: exact filters and delete-by-term), ``text`` (``en_stem``:
-lower-cased, English-stemmed BM25).
+this in step through the outbox. Its fields are laid out in :mod:`.tantivy_schema`:
+the chunk's ``text`` and its ``heading`` (document title and section path,
+:mod:`.headings`) are both BM25 fields; a query's terms match each, the heading's score
+multiplied by the heading boost, so a question naming a document ranks it first.
 
 User query text never meets tantivy's query parser: it is tokenized here with the same
 analyzer as ``en_stem`` and turned into term queries, so no input can make a query fail.
@@ -13,25 +13,28 @@ analyzer as ``en_stem`` and turned into term queries, so no input can make a que
 from __future__ import annotations
 
 import math
+import shutil
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import tantivy
 
+from citewise.knowledge.index import headings
+from citewise.knowledge.index.tantivy_schema import HEADING, TEXT, Batch, analyzer
+from citewise.knowledge.index.tantivy_schema import schema as _schema
 from citewise.knowledge.index.tantivy_snapshot import Snapshot
-from citewise.store.base import IndexRow
 from citewise.text import spaced_cjk
 
 __all__ = ["ANALYSIS", "LexicalIndex", "WriterBusy"]
 
-_TEXT_TOKENIZER = "en_stem"
 #: The text analysis an index was built with (``ANALYSIS`` in its folder): an index of an
-#: older one is rebuilt on open. "3": CJK runs (NFKC) indexed as character bigrams and unigrams.
-ANALYSIS = "en_stem+cjk-bigrams-3"
+#: older one is rebuilt on open. "3": CJK runs (NFKC) indexed as character bigrams and
+#: unigrams. "4": the ``heading`` field (title and section path, issue #27).
+ANALYSIS = "en_stem+cjk-bigrams-3+heading-4"
 _ANALYSIS_FILE = "ANALYSIS"
 _MAX_QUERY_TERMS = 64
 # Filter values up to this many become term queries; more, one term-set query.
@@ -51,35 +54,29 @@ _BOUND_MARGIN = 1.001
 Filters = list[tuple[str, list[str]]]
 
 
+class _Clause(NamedTuple):
+    """One query term in one field: scored ``boost`` x BM25; ``df`` its document frequency."""
+
+    field: str
+    term: str
+    boost: float
+    df: int
+
+
 class WriterBusy(RuntimeError):
     """Another process holds the index writer for longer than we were willing to wait."""
-
-
-def _schema() -> Any:
-    sb = tantivy.SchemaBuilder()
-    sb.add_integer_field("chunk_id", stored=True, indexed=True, fast=True)
-    sb.add_text_field("document_id", tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("tenant", tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("collection", tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("text", tokenizer_name=_TEXT_TOKENIZER, index_option="position")
-    return sb.build()
-
-
-def _analyzer() -> Any:
-    # The same pipeline as tantivy's built-in "en_stem" tokenizer.
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
 
 
 class LexicalIndex:
     """One tantivy index directory. Thread-safe; one writer at a time per directory."""
 
-    def __init__(self, path: str | Path, *, writer_heap_bytes: int = 128_000_000) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        writer_heap_bytes: int = 128_000_000,
+        heading_boost: float | None = None,
+    ) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         #: True when the directory held no index before (a rebuild from SQLite is due).
@@ -87,13 +84,27 @@ class LexicalIndex:
         #: True when the index was built with an older text analysis (a rebuild is due);
         #: :meth:`mark_current` records the present one once it is rebuilt.
         self.outdated = not self.created and self._analysis() != ANALYSIS
+        #: The heading field's boost; None: :data:`.headings.HEADING_BOOST` at each search.
+        self.heading_boost = heading_boost
         self._schema = _schema()
-        self._handle: tantivy.Index | None = tantivy.Index(
-            self._schema, path=str(self.path), reuse=True
-        )
-        self._analyzer = _analyzer()
+        self._handle: tantivy.Index | None = self._open()
+        self._analyzer = analyzer()
         self._heap = writer_heap_bytes
         self._write_lock = threading.Lock()
+
+    def _open(self) -> tantivy.Index:
+        try:
+            return tantivy.Index(self._schema, path=str(self.path), reuse=True)
+        except ValueError as exc:
+            if not self.outdated or "schema does not match" not in str(exc):
+                raise
+        # An index of an older analysis with fewer fields cannot be opened with today's
+        # schema: it is derived data, due for a rebuild from SQLite anyway, so it is
+        # started afresh (as a created one, which the opener rebuilds).
+        shutil.rmtree(self.path)
+        self.path.mkdir(parents=True)
+        self.created, self.outdated = True, False
+        return tantivy.Index(self._schema, path=str(self.path), reuse=True)
 
     def _analysis(self) -> str | None:
         try:
@@ -127,7 +138,7 @@ class LexicalIndex:
 
     # -- writing --------------------------------------------------------------------------
     @contextmanager
-    def writer(self, *, wait_s: float = 60.0) -> Iterator[_Batch]:
+    def writer(self, *, wait_s: float = 60.0) -> Iterator[Batch]:
         """A batch of deletes and adds, committed once when the block exits normally.
 
         Waits up to ``wait_s`` for another process's writer; raises :class:`WriterBusy`
@@ -143,7 +154,7 @@ class LexicalIndex:
             # writer's files are in flight.
             with suppress(ValueError, OSError):
                 raw.garbage_collect_files()
-            batch = _Batch(raw, self._schema)
+            batch = Batch(raw, self._schema)
             try:
                 yield batch
                 raw.commit()
@@ -199,6 +210,10 @@ class LexicalIndex:
         * Very common terms (in > ``_FREQUENT_SHARE`` of the documents) beside rarer ones
           only score, not select, documents (:meth:`_top`) — kept only when the k-th
           score provably beats anything the common terms alone could score.
+
+        Each query term is a clause in ``text`` and, unless the boost is 0, a boosted
+        clause in ``heading``; both shortcuts hold clause by clause (the filters stay
+        score-free, and a clause's bound is its boost x BM25's).
         """
         terms = self.query_terms(query)
         if not terms or k <= 0:
@@ -213,54 +228,63 @@ class LexicalIndex:
         if document_ids is not None:
             filters.append(("document_id", list(dict.fromkeys(document_ids))))
         snap = Snapshot(self._index.searcher(), self._schema, tenant)
+        boost = headings.HEADING_BOOST if self.heading_boost is None else self.heading_boost
+        fields = [(TEXT, 1.0), (HEADING, float(boost))] if boost > 0 else [(TEXT, 1.0)]
         # A term no document has (deleted ones included) matches and scores nothing.
-        dfs = {t: df for t in terms if (df := snap.searcher.doc_freq("text", t)) > 0}
-        if not dfs or snap.alive == 0:
+        clauses = [
+            _Clause(field, t, weight, df)
+            for field, weight in fields
+            for t in terms
+            if (df := snap.searcher.doc_freq(field, t)) > 0
+        ]
+        if not clauses or snap.alive == 0:
             return []
         k = min(k, snap.alive)  # no more hits exist; and tantivy sizes its heap by k
         if _broad(snap, filters):
-            hits = self._top(snap, dfs, k, ())
+            hits = self._top(snap, clauses, k, ())
             if not hits:
                 return []  # nothing matches even unfiltered
             if self._hits_pass(snap, hits, filters):
                 return _scored(snap.searcher, hits)
         flt = tuple((tantivy.Occur.Must, self._filter(f, v)) for f, v in filters)
-        return _scored(snap.searcher, self._top(snap, dfs, k, flt))
+        return _scored(snap.searcher, self._top(snap, clauses, k, flt))
 
     def _top(
-        self, snap: Snapshot, dfs: dict[str, int], k: int, flt: tuple[Any, ...]
+        self, snap: Snapshot, clauses: list[_Clause], k: int, flt: tuple[Any, ...]
     ) -> list[tuple[Any, Any]]:
-        """Top ``k`` hits of the terms (OR, BM25) under the filter clauses ``flt``."""
+        """Top ``k`` hits of the clauses (OR, boosted BM25) under the filter clauses ``flt``."""
         Q, Occur = tantivy.Query, tantivy.Occur
-        terms = list(dfs)
-        common = [t for t in terms if dfs[t] > _FREQUENT_SHARE * snap.alive]
-        rare = [t for t in terms if t not in common]
-        if common and rare and sum(dfs[t] for t in rare) >= k:
-            # MaxScore-style: only documents with a rare term are candidates; the common
-            # terms still add their score to them. A document with common terms only
-            # scores below sum(idf * (k1 + 1)) over those terms (BM25's bound as tf → ∞),
-            # so when the k-th candidate beats that, these are the exact top k.
-            split = [(Occur.Must, self._terms(rare))]
-            split += [(Occur.Should, self._terms([t])) for t in common]
+        common = [c for c in clauses if c.df > _FREQUENT_SHARE * snap.alive]
+        rare = [c for c in clauses if c not in common]
+        if common and rare and sum(c.df for c in rare) >= k:
+            # MaxScore-style: only documents with a rare clause are candidates; the common
+            # clauses still add their score to them. A document with common clauses only
+            # scores below sum(boost * idf * (k1 + 1)) over those (BM25's bound as
+            # tf → ∞), so when the k-th candidate beats that, these are the exact top k.
+            split = [(Occur.Must, self._any(rare))]
+            split += [(Occur.Should, self._any([c])) for c in common]
             hits = snap.searcher.search(Q.boolean_query([*split, *flt]), k, count=False).hits
             n = snap.total(hits[0][1]) if len(hits) == k else None
             if n is not None:
-                bound = sum(_K1_PLUS_1 * _idf(dfs[t], n) for t in common)
+                bound = sum(c.boost * _K1_PLUS_1 * _idf(c.df, n) for c in common)
                 if float(hits[-1][0]) > bound * _BOUND_MARGIN:
                     return list(hits)
-        text = self._terms(terms)
-        query = Q.boolean_query([(Occur.Must, text), *flt]) if flt else text
+        every = self._any(clauses)
+        query = Q.boolean_query([(Occur.Must, every), *flt]) if flt else every
         return list(snap.searcher.search(query, k, count=False).hits)
 
-    def _terms(self, terms: Sequence[str]) -> Any:
+    def _any(self, clauses: Sequence[_Clause]) -> Any:
         Q, Occur = tantivy.Query, tantivy.Occur
-        if len(terms) == 1:
+        queries = [Q.term_query(self._schema, c.field, c.term) for c in clauses]
+        queries = [
+            q if c.boost == 1.0 else Q.boost_query(q, c.boost)
+            for q, c in zip(queries, clauses, strict=True)
+        ]
+        if len(queries) == 1:
             # The bare term query: its block-wise scan is ~1.5x faster than the same
             # term inside a boolean query (measured on a 137k-posting term).
-            return Q.term_query(self._schema, "text", terms[0])
-        return Q.boolean_query(
-            [(Occur.Should, Q.term_query(self._schema, "text", t)) for t in terms]
-        )
+            return queries[0]
+        return Q.boolean_query([(Occur.Should, q) for q in queries])
 
     def _hits_pass(self, snap: Snapshot, hits: list[tuple[Any, Any]], filters: Filters) -> bool:
         """Whether every hit of the unfiltered query passes ``filters`` (same snapshot)."""
@@ -358,29 +382,3 @@ def _scored(searcher: Any, hits: list[tuple[Any, Any]]) -> list[tuple[int, float
         for (score, _), cid in zip(hits, ids, strict=True)
         if cid is not None
     ]
-
-
-class _Batch:
-    """Writes inside one :meth:`LexicalIndex.writer` block."""
-
-    def __init__(self, raw: Any, schema: Any) -> None:
-        self._raw = raw
-        self._schema = schema
-        self.added = 0
-
-    def delete_document(self, document_id: str) -> None:
-        self._raw.delete_documents_by_term("document_id", document_id)
-
-    def delete_all(self) -> None:
-        self._raw.delete_all_documents()
-
-    def add(self, rows: Iterable[IndexRow]) -> None:
-        for row in rows:
-            doc = tantivy.Document()
-            doc.add_integer("chunk_id", row.chunk_id)
-            doc.add_text("document_id", row.document_id)
-            doc.add_text("tenant", row.tenant)
-            doc.add_text("collection", row.collection)
-            doc.add_text("text", spaced_cjk(row.text, unigrams=True))
-            self._raw.add_document(doc)
-            self.added += 1
