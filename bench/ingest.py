@@ -222,13 +222,9 @@ def _all_documents(kb: Any) -> list[Any]:
 
 def child_pipeline(job: dict[str, Any]) -> dict[str, Any]:
     from citewise.knowledge.base import KnowledgeBase
-    from citewise.knowledge.index.embedders.registry import get_embedder
 
     load0 = _load()
-    t0 = time.perf_counter()
-    embedder = get_embedder(job["embedder"], models_dir=job["models_dir"], threads=job["threads"])
-    embedder.embed(["load the model"])
-    load_s = time.perf_counter() - t0
+    embedder, load_s = _loaded(job)
     timed = _Timed(embedder)
     ticks: list[tuple[float, int]] = []
 
@@ -261,13 +257,9 @@ def child_e2e(job: dict[str, Any]) -> dict[str, Any]:
     (``embedding_only`` + ``embed_pending``): both times, the time inside the model's
     ``embed`` calls, and the child's peak RSS."""
     from citewise.knowledge.base import KnowledgeBase
-    from citewise.knowledge.index.embedders.registry import get_embedder
 
     load0 = _load()
-    t0 = time.perf_counter()
-    embedder = get_embedder(job["embedder"], models_dir=job["models_dir"], threads=job["threads"])
-    embedder.embed(["load the model"])
-    load_s = time.perf_counter() - t0
+    embedder, load_s = _loaded(job)
     timed = _Timed(embedder)
     loads: list[list[float]] = []
     last = [time.perf_counter()]
@@ -299,6 +291,16 @@ def child_e2e(job: dict[str, Any]) -> dict[str, Any]:
         "inside_embed_calls_s": round(timed.seconds, 1), "embed_calls": timed.calls,
         "outside_embed_share_while_embedding": round(1 - timed.seconds / max(t3 - t2, 1e-9), 3),
     }
+
+
+def _loaded(job: dict[str, Any]) -> tuple[Any, float]:
+    """The job's embedder, its model loaded (one call), and the seconds that took."""
+    from citewise.knowledge.index.embedders.registry import get_embedder
+
+    t0 = time.perf_counter()
+    embedder = get_embedder(job["embedder"], models_dir=job["models_dir"], threads=job["threads"])
+    embedder.embed(["load the model"])
+    return embedder, time.perf_counter() - t0
 
 
 class _Timed:

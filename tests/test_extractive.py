@@ -63,6 +63,15 @@ def test_sentences_with_full_stops_stay_prose() -> None:
     assert "\n" not in text and text.count("[1]") == 2
 
 
+def assert_at_offsets(answer: Answer, kb: KnowledgeBase) -> None:
+    """Every citation's excerpt is the stored text of its document at its offsets."""
+    for c in answer.citations:
+        doc = answer.search_documents[c.document_index - 1]
+        text = kb.document_text(str(doc.document["id"]))
+        assert text is not None and c.start_char is not None
+        assert text[c.start_char : c.end_char] == c.excerpt
+
+
 def ask(tmp_path: Path, name: str, body: str, question: str, *, strict: bool) -> tuple[
         Answer, KnowledgeBase]:
     src = tmp_path / "src"
@@ -91,11 +100,7 @@ def test_extractive_answers_verify_end_to_end(
                                      for c in answer.claims)
         assert answer.claims[0].text == first
         assert answer.citations[0].excerpt == first
-        for c in answer.citations:  # offsets point at the exact source characters
-            doc = answer.search_documents[c.document_index - 1]
-            text = kb.document_text(str(doc.document["id"]))
-            assert text is not None and c.start_char is not None
-            assert text[c.start_char : c.end_char] == c.excerpt
+        assert_at_offsets(answer, kb)  # offsets point at the exact source characters
     finally:
         kb.close()
 
@@ -192,10 +197,6 @@ def test_a_sentence_that_only_points_back_is_quoted_with_the_one_before(tmp_path
         assert [c.excerpt for c in answer.citations] == quotes  # two claims, each cited
         assert answer.issues == []
         assert all(c.status == "supported" and not c.removed for c in answer.claims)
-        for c in answer.citations:
-            doc = answer.search_documents[c.document_index - 1]
-            text = kb.document_text(str(doc.document["id"]))
-            assert text is not None and c.start_char is not None
-            assert text[c.start_char : c.end_char] == c.excerpt
+        assert_at_offsets(answer, kb)
     finally:
         kb.close()
