@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewise.errors import IngestError
+from citewise.knowledge.loaders._blocks import Blocks
 from citewise.knowledge.loaders._roff import STRINGS, split_args, unescape
 from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
@@ -52,16 +53,12 @@ _ROFF = re.compile(r'(?m)^[.\'][ \t]*(?:TH|SH|SS|Dd|Dt|Sh|so)\b|^\.\\"')
 
 
 @dataclass
-class _Page:
+class _Page(Blocks):
     """The rendered text being assembled, block by block."""
 
-    strings: dict[str, str]
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
+    strings: dict[str, str] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)  # the open fill-mode paragraph
     lines: list[str] = field(default_factory=list)  # the open no-fill block
-    headings: list[tuple[int, int, str]] = field(default_factory=list)
-    pending_sep: str = ""
     nofill: bool = False
     indent: int = 0  # .RS depth
     body: bool = False  # inside a .TP/.IP body: indented once more
@@ -72,19 +69,6 @@ class _Page:
     @property
     def prefix(self) -> str:
         return _INDENT * (self.indent + self.body)
-
-    def write(self, text: str, sep: str = "\n\n") -> int | None:
-        if not text.strip():
-            return None
-        if self.length:
-            joint = self.pending_sep or sep
-            self.parts.append(joint)
-            self.length += len(joint)
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        self.pending_sep = sep
-        return start
 
     def flush(self, sep: str = "\n\n") -> None:
         if self.words:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
+from citewise.knowledge.loaders._blocks import Blocks
 from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
@@ -58,28 +59,14 @@ _SPACE = re.compile(r"\s+")
 
 
 @dataclass
-class _Out:
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
+class _Out(Blocks):
     line: list[str] = field(default_factory=list)
     prefix: str = ""  # "- " or "3. " for the first block of a list item
-    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
-    pending_sep: str = ""
 
     def write(self, text: str, sep: str = "\n\n") -> int | None:
-        if not text.strip():
-            return None
-        if self.length:
-            joint = self.pending_sep or sep
-            self.parts.append(joint)
-            self.length += len(joint)
-        if self.prefix:
+        if self.prefix and text.strip():
             text, self.prefix = self.prefix + text, ""
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        self.pending_sep = sep
-        return start
+        return super().write(text, sep)
 
     def flush(self, sep: str = "\n\n") -> int | None:
         text = _SPACE.sub(" ", "".join(self.line)).strip()
