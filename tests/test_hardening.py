@@ -631,3 +631,11 @@ def test_serve_takes_the_failed_auth_rate(tmp_path: Path, monkeypatch: pytest.Mo
     assert main(["serve", "--auth-failure-rate", "-1", *data]) == 2
     assert capsys.readouterr().err.endswith("error: --auth-failure-rate: input should be "
                                             "greater than or equal to 0 [invalid_option]\n")
+
+
+def test_sizes_in_messages_read_as_people_read_them() -> None:
+    from citewise.sizes import size_text
+
+    assert [size_text(n) for n in (0, 1, 1023, 1024, 1536, 64 << 20, 100 << 20, 5 << 50)] == [
+        "0 bytes", "1 byte", "1023 bytes", "1 KiB", "1.5 KiB", "64 MiB", "100 MiB",
+        "5120 TiB"]

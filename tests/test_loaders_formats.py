@@ -222,6 +222,10 @@ def test_docx_heading_sections_tables_and_metadata(tmp_path: Path) -> None:
     assert "Days | Proof\n3+ | Doctor's note" in doc.text
     a, b, name = doc.sections[1]
     assert name == "Leave > Sick leave" and doc.text[a:b].startswith("Sick leave\n\nReport")
+    assert [(doc.text[a:b], r) for a, b, r in doc.roles] == [
+        ("Leave", "heading"), ("Sick leave", "heading"), ("Days | Proof\n3+ | Doctor's note",
+                                                          "table"),
+        ("Equipment", "heading"), ("Laptops are replaced every four years.", "list_item")]
 
 
 def test_docx_title_falls_back_to_top_heading_and_corrupt_is_typed(tmp_path: Path) -> None:

@@ -269,6 +269,9 @@ def test_epub_chapters_in_spine_order(tmp_path: Path) -> None:
     assert section(doc, "Spring > Boots") == "Boots\n\nWax them twice."  # not the joint
     assert section(doc, "Two") == "Opening words.\n\n"
     assert section(doc, "Two > Tents") == "Tents\n\nAir them daily."
+    # Each chapter's role spans, shifted to where the chapter starts in the book's text.
+    assert [(doc.text[a:b], r) for a, b, r in doc.roles] == [
+        ("Spring", "heading"), ("Boots", "heading"), ("Tents", "heading")]
 
 
 def test_epub_bomb_and_damage_are_typed(tmp_path: Path) -> None:

@@ -486,7 +486,8 @@ def test_documents_chunks_and_outbox(store: SQLiteStore) -> None:
     doc = DocumentRecord("d1", "t1", "c1", "/a.txt", "A", "text/plain", "h1", text,
                          metadata={"path": "/a.txt"})
     chunks = [ChunkRecord(11, "d1", 0, 0, 10, "Alpha one.", line=1),
-              ChunkRecord(12, "d1", 1, 11, 20, "Beta two.", section="S", page=2, line=1)]
+              ChunkRecord(12, "d1", 1, 11, 20, "Beta two.", section="S", page=2, line=1,
+                          roles=((0, 4, "term"), (0, 9, "list_item")))]
     store.replace_documents([(doc, chunks)])
     got = store.get_document("t1", "d1")
     assert got is not None and got.text == text and got.metadata == {"path": "/a.txt"}
@@ -500,6 +501,7 @@ def test_documents_chunks_and_outbox(store: SQLiteStore) -> None:
     ops = store.pending_index_ops()
     assert [(o.document_id, o.op) for o in ops] == [("d1", "upsert")]
     assert [r.chunk_id for r in store.index_rows(["d1"])] == [11, 12]
+    assert store.get_document_chunks("t1", "d1") == chunks  # roles too, in order
 
     # Replacing swaps the chunks; deleting leaves no chunk behind.
     store.replace_documents([(doc, chunks[:1])])

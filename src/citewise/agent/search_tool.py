@@ -95,6 +95,8 @@ def make_search_tool(kb: Searcher) -> Tool:
                 "title": hit.title,
                 "section": hit.section,
                 "text": hit.text,
+                # For evidence choice (never shown to a language model: ``text`` above is).
+                "roles": [list(r) for r in hit.roles],
             })
         text = wrap_untrusted("\n\n".join(lines))
         return ToolResult(text=text, data={"query": query, "results": results, **counts})

@@ -130,10 +130,11 @@ def _embed(kb: KnowledgeBase) -> int:
 
         def name(document_id: str) -> None:  # the progress line's current file
             if last == [document_id]:
-                return  # the next block of the same document (a record read is its text)
+                return  # the next block of the same document
             last[:] = [document_id]
-            doc = kb.get_document(document_id)
-            meter.file(doc.source if doc is not None else document_id)
+            # Its metadata only (the record would read the document's whole text).
+            found = kb.store.get_document_versions(kb.tenant, [document_id]).get(document_id)
+            meter.file(str(found[2].get("path") or document_id) if found else document_id)
 
         stats = kb.embed_pending(progress=meter, on_document=name)
     except KeyboardInterrupt:

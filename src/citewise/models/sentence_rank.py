@@ -49,6 +49,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
+from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS, structure_penalty
 from citewise.text import content_terms
 
 __all__ = [
@@ -70,7 +71,6 @@ SemanticScorer = Callable[[str, Sequence[str]], Sequence[float]]
 SHORTLIST = 20
 _MIN_CHARS = 12
 _TITLE_WORDS = 4
-_LEAD_IN_WORDS = 8  # a longer sentence before a colon still says something
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
 _EDGE = " \t\r\n¶#§"  # trimmed off a sentence's edges: blanks and permalink marks
 
@@ -86,6 +86,7 @@ class Sentence:
     source: str
     title: str
     asserts: bool  # a full sentence or list item, not a lead-in, question or title line
+    role: str | None = None  # what its loader says it is (``loaders.base.ROLES``); None: prose
 
 
 @dataclass(slots=True)
@@ -150,44 +151,6 @@ def intent(question: str) -> frozenset[str]:
     return frozenset(name for name, pattern in _INTENTS.items() if pattern.search(question))
 
 
-# -- structure --------------------------------------------------------------------------------
-
-_NOTICE = re.compile(r"copyright|©|\(c\) \d{4}|all rights reserved|licen[cs]ed? under|"
-                     r"\bgnu (?:general|free documentation)|permission is granted|"
-                     r"this (?:page|document) was (?:generated|last)", re.I)
-_NAVIGATION = re.compile(r"\b(?:prev|next|home|up|top)\b(?:\s*\|\s*\b(?:prev|next|home|up|"
-                         r"top)\b)+|^\s*(?:prev|next)\s*\|", re.I)
-_VERSION_NOTE = re.compile(r"^\s*(?:changed|new|added|deprecated|removed) (?:in|since) "
-                           r"(?:version )?\d", re.I)
-_CODE = re.compile(r"^\s*(?:\$ |>>> |\.\.\. |#!|[\w.-]+\s*\(.*\)\s*[{;]?\s*$)|[{};]\s*$|"
-                   r"\b\w+\([^)]*\)\s*¶?\s*$")
-
-
-# A command line: a lower-case program name, then an option, with no full stop at the end
-# ("psql -X --set ON_ERROR_STOP=on dbname < dumpfile", "git log --oneline -5").
-_COMMAND = re.compile(r"(?!(?:the|a|an|this|that|it|you|we|if|when|use|with|and|or|to)\b)"
-                      r"[a-z][\w.-]*(?: [\w.-]+)? --?[A-Za-z][^\n]*(?<![.!?:])\s*\Z")
-
-
-def structure_penalty(s: Sentence, code_wanted: bool) -> float:
-    """How much less ``s`` is worth as an answer for its role (0 for plain prose)."""
-    text = s.text
-    if _NOTICE.search(text) or _NAVIGATION.search(text):
-        return 0.6
-    penalty = 0.0
-    if not s.asserts:  # a heading or lead-in: context for its section, not an answer
-        penalty += 0.4 if len(text.split()) <= _LEAD_IN_WORDS else 0.1
-    if _VERSION_NOTE.search(text):
-        penalty += 0.25  # the change note ranks below the current behaviour
-    if text.count("|") >= 2:
-        penalty += 0.25  # a table row or a navigation bar
-    if not code_wanted:
-        symbols = sum(not (c.isalnum() or c.isspace()) for c in text)
-        if _CODE.search(text) or symbols > 0.18 * len(text) or _COMMAND.match(text):
-            penalty += 0.3
-    return penalty
-
-
 # -- candidates ------------------------------------------------------------------------------
 
 def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
@@ -199,6 +162,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             text = str(r.get("text", ""))
             source = str(r.get("source", ""))
             title = str(r.get("title") or "")
+            roles = _role_spans(r.get("roles"))
             context: list[str] = []  # the paragraph so far, from its heading on
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
@@ -209,7 +173,9 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     previous = None
                 end = b
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
-                asserts = _asserts(text, a, b)
+                role = _role_at(roles, a)
+                asserts = (role not in LABEL_ROLES and (role == "list_item"
+                                                          or _asserts(text, a, b)))
                 start = a
                 if asserts and previous is not None and _leans_whole(sentence):
                     # "This is the default." says nothing alone: quote it with the
@@ -221,7 +187,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     context = [_HEAD, sentence]
                     # Headings and questions (an FAQ's) are context for what follows,
                     # never the answer; a long lead-in ("…, run psql with …:") may be.
-                    if not (sentence.endswith(":") and len(sentence.split()) > _LEAD_IN_WORDS):
+                    if not (sentence.endswith(":") and len(sentence.split()) > LEAD_IN_WORDS):
                         continue
                 before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
                 # Chunks overlap: the same sentence comes again, maybe with its context.
@@ -229,10 +195,31 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     continue
                 seen.add((sentence, before))
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
-                                    source, title, asserts))
+                                    source, title, asserts, role))
                 if asserts:
                     context.append(sentence)
     return out
+
+
+def _role_spans(raw: Any) -> list[tuple[int, int, str]]:
+    """A search result's ``roles`` (``[[start, end, role], …]``), malformed ones left out."""
+    out: list[tuple[int, int, str]] = []
+    for span in raw if isinstance(raw, list) else ():
+        if (isinstance(span, list | tuple) and len(span) == 3 and isinstance(span[0], int)
+                and isinstance(span[1], int) and isinstance(span[2], str)):
+            out.append((span[0], span[1], span[2]))
+    return out
+
+
+def _role_at(roles: Sequence[tuple[int, int, str]], at: int) -> str | None:
+    """The innermost role whose span holds offset ``at`` (spans are sorted by start)."""
+    found: str | None = None
+    for a, b, role in roles:
+        if a > at:
+            break
+        if at < b:
+            found = role
+    return found
 
 
 _HEAD = "\x00"  # marks a context that starts at a heading

@@ -18,6 +18,7 @@ from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewise.server.errors import PayloadTooLarge, RateLimited, TooManyRuns
+from citewise.sizes import size_text
 
 __all__ = ["AuthFailures", "BodyLimit", "BodyTooLarge", "RateLimiter", "RunSlots",
            "TokenBucket"]
@@ -197,7 +198,7 @@ class BodyTooLarge(HTTPException):
 
 
 def _too_large(limit: int) -> BodyTooLarge:
-    return BodyTooLarge(PayloadTooLarge(f"the request body is larger than {limit} bytes",
+    return BodyTooLarge(PayloadTooLarge(f"the request body is larger than {size_text(limit)}",
                                         details={"max_bytes": limit}))
 
 

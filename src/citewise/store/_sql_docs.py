@@ -8,7 +8,15 @@ from typing import Any, cast
 import sqlalchemy as sa
 
 from citewise.store._sql import SQLBase, batched
-from citewise.store.base import ChunkContext, ChunkRecord, DocumentRecord, IndexOp, IndexRow
+from citewise.store.base import (
+    ChunkContext,
+    ChunkRecord,
+    DocumentRecord,
+    IndexOp,
+    IndexRow,
+    decode_roles,
+    encode_roles,
+)
 from citewise.store.schema import chunks, documents, index_outbox, utcnow
 
 __all__ = ["DocumentsMixin"]
@@ -43,6 +51,7 @@ def _chunk(row: Any) -> ChunkRecord:
         page=row.page,
         section=row.section,
         line=row.line,
+        roles=decode_roles(row.roles),
     )
 
 
@@ -85,6 +94,22 @@ class DocumentsMixin(SQLBase):
         q = q.order_by(documents.c.source, documents.c.id).limit(limit).offset(offset)
         with self._read() as c:
             return [_document(r) for r in c.execute(q)]
+
+    def list_document_chunk_ids(self, tenant: str, *, limit: int = 100
+                                ) -> list[tuple[str, list[int]]]:
+        ids = (sa.select(documents.c.id).where(documents.c.tenant == tenant)
+               .order_by(documents.c.source, documents.c.id).limit(limit))
+        out: dict[str, list[int]] = {}
+        with self._read() as c:
+            for (doc_id,) in c.execute(ids):
+                out[doc_id] = []
+            for part in batched(list(out)):
+                q = (sa.select(chunks.c.document_id, chunks.c.id)
+                     .where(chunks.c.document_id.in_(part))
+                     .order_by(chunks.c.document_id, chunks.c.ordinal))
+                for doc_id, chunk in c.execute(q):
+                    out[doc_id].append(chunk)
+        return list(out.items())
 
     def get_chunks(self, chunk_ids: Sequence[int]) -> list[ChunkRecord]:
         found: dict[int, ChunkRecord] = {}
@@ -184,6 +209,7 @@ class DocumentsMixin(SQLBase):
                 "page": ch.page,
                 "section": ch.section,
                 "line": ch.line,
+                "roles": encode_roles(ch.roles),
             }
             for doc, doc_chunks in latest.values()
             for ch in doc_chunks

@@ -36,7 +36,9 @@ __all__ = [
     "TurnRecord",
     "cancel_key",
     "check_tenant",
+    "decode_roles",
     "decoded",
+    "encode_roles",
     "run_extras_key",
     "run_setting_keys",
 ]
@@ -139,6 +141,27 @@ class ChunkRecord:
     page: int | None = None
     section: str | None = None
     line: int | None = None
+    # (start, end, role) relative to ``text``: the loader's headings, code, tables… inside
+    # the chunk (``citewise.knowledge.loaders.base.ROLES``); empty when its format has none.
+    roles: tuple[tuple[int, int, str], ...] = ()
+
+
+def encode_roles(roles: Sequence[tuple[int, int, str]]) -> str | None:
+    """``chunks.roles`` as stored: compact JSON, NULL when there are none."""
+    if not roles:
+        return None
+    return json.dumps([list(r) for r in roles], separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_roles(raw: str | None) -> tuple[tuple[int, int, str], ...]:
+    """``chunks.roles`` back; anything malformed reads as no roles (they only rank)."""
+    if not raw:
+        return ()
+    try:
+        value = json.loads(raw)
+        return tuple((int(a), int(b), str(r)) for a, b, r in value)
+    except (ValueError, TypeError):
+        return ()
 
 
 @dataclass(slots=True)
@@ -278,6 +301,11 @@ class Store(WorkQueue, Protocol):
         ...
     def count_chunks(self, tenant: str | None = None) -> int: ...
     def list_chunk_ids(self, tenant: str | None = None) -> set[int]: ...
+    def list_document_chunk_ids(self, tenant: str, *, limit: int = 100
+                                ) -> list[tuple[str, list[int]]]:
+        """The first ``limit`` documents of ``tenant`` in ``list_documents`` order, each
+        with its chunk ids in order — no text read (what a status listing needs)."""
+        ...
 
     # -- the index outbox (the search index is derived from the rows above) ---------------
     def pending_index_ops(

@@ -93,6 +93,15 @@ def m006_work_queue(conn: sa.Connection) -> None:
     )
 
 
+def m007_chunk_roles(conn: sa.Connection) -> None:
+    """``chunks.roles``: the loader's role spans of each chunk (issue #27: a heading, a
+    code block or a table told apart by the format, not guessed from the words). Chunks
+    written before have none until their document is read again (the loaders' versions
+    went up, so the next ingest of an unchanged file does that)."""
+    if not has_column(conn, "chunks", "roles"):
+        conn.execute(sa.text("ALTER TABLE chunks ADD COLUMN roles TEXT"))
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
@@ -100,6 +109,7 @@ MIGRATIONS: list[Migration] = [
     m004_feedback_once_per_target,
     m005_runs_owner,
     m006_work_queue,
+    m007_chunk_roles,
 ]
 
 

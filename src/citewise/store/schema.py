@@ -170,6 +170,8 @@ chunks = sa.Table(
     sa.Column("page", sa.Integer),
     sa.Column("section", sa.Text),
     sa.Column("line", sa.Integer),
+    # The loader's role spans inside the chunk, JSON (store.base.encode_roles); NULL: none.
+    sa.Column("roles", sa.Text),
     sa.Column("text", sa.Text, nullable=False),  # last, like documents.text
     sa.Index("ix_chunks_document", "document_id", "ordinal"),
 )

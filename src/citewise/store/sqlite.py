@@ -37,6 +37,7 @@ from citewise.store.base import (
     ChunkRecord,
     DocumentRecord,
     IndexRow,
+    decode_roles,
 )
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
 
@@ -52,7 +53,7 @@ _INDEX_ROWS_SQL = (
 _CONTEXTS_SQL = (
     "SELECT c.id, c.document_id, c.ordinal, c.start_char, c.end_char, c.text, c.page,"
     " c.section, c.line, d.tenant, d.collection, d.source, d.title, d.content_type,"
-    " d.text_length, d.metadata"
+    " d.text_length, d.metadata, c.roles"
     " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
     " WHERE c.tenant = ? AND c.id IN ({marks})"
 )
@@ -198,7 +199,8 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin
             sql = _CONTEXTS_SQL.format(marks=",".join("?" * len(part)))
             for r in dbapi.execute(sql, (tenant, *part)):
                 found[r[0]] = ChunkContext(
-                    ChunkRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]),
+                    ChunkRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8],
+                                decode_roles(r[16])),
                     r[9], r[10], r[11], r[12], r[13], r[14], _metadata(r[15]),
                 )
         return [found[i] for i in chunk_ids if i in found]
@@ -221,7 +223,7 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin
         return stmt
 
     _CHUNK_COLS = ("id", "document_id", "tenant", "ordinal", "start_char", "end_char",
-                   "page", "section", "line", "text")
+                   "page", "section", "line", "roles", "text")
 
     def _insert_chunk_rows(self, c: sa.Connection, rows: list[dict[str, Any]]) -> None:
         # Plain executemany on the writer's own DBAPI connection, inside the caller's

@@ -4,7 +4,9 @@ Chunks never straddle a section or page boundary (so each chunk has one section 
 page for its citation); inside one, whole sentences are packed up to ``size`` characters
 and the next chunk starts with the last sentences of the previous one, up to ``overlap``
 characters. A sentence longer than ``size`` is cut at whitespace (or hard, when it has
-none). ``chunk.text == text[chunk.start_char:chunk.end_char]`` always holds.
+none). ``chunk.text == text[chunk.start_char:chunk.end_char]`` always holds. Each chunk
+carries the loader's role spans that fall inside it (headings, code, tables…: see
+:data:`citewise.knowledge.loaders.base.ROLES`), clipped to it and relative to its start.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.errors import ConfigError
-from citewise.knowledge.loaders.base import PageSpan, SectionSpan
+from citewise.knowledge.loaders.base import ROLES, PageSpan, RoleSpan, SectionSpan
 from citewise.store.base import ChunkRecord
 from citewise.text import sentence_spans
 
@@ -59,9 +61,11 @@ class Chunker:
         *,
         sections: Sequence[SectionSpan] = (),
         pages: Sequence[PageSpan] = (),
+        roles: Sequence[RoleSpan] = (),
     ) -> list[ChunkRecord]:
         return chunk_text(
-            document_id, text, size=self.size, overlap=self.overlap, sections=sections, pages=pages
+            document_id, text, size=self.size, overlap=self.overlap, sections=sections,
+            pages=pages, roles=roles,
         )
 
 
@@ -126,8 +130,11 @@ def chunk_text(
     overlap: int = 120,
     sections: Sequence[SectionSpan] = (),
     pages: Sequence[PageSpan] = (),
+    roles: Sequence[RoleSpan] = (),
 ) -> list[ChunkRecord]:
-    """Chunks of ``text`` in order, with page / section / one-based line of their start."""
+    """Chunks of ``text`` in order, with page / section / one-based line of their start
+    and the role spans inside them."""
+    clipper = _Clipper(_valid_roles(roles, len(text)))
     sections = sorted(sections)
     pages = sorted(pages)
     sec_starts = [s[0] for s in sections]
@@ -158,6 +165,35 @@ def chunk_text(
                 page=page if isinstance(page, int) else None,
                 section=section if isinstance(section, str) else None,
                 line=line,
+                roles=clipper.clip(s, e),
             )
         )
     return records
+
+
+def _valid_roles(roles: Sequence[RoleSpan], length: int) -> list[RoleSpan]:
+    """The well-formed spans of a known role, sorted (a plugin's bad span is left out: a
+    role only ranks evidence, it never changes text or offsets)."""
+    out = [(int(a), int(b), r) for a, b, r in roles
+           if r in ROLES and isinstance(a, int) and isinstance(b, int) and 0 <= a < b <= length]
+    out.sort()
+    return out
+
+
+class _Clipper:
+    """The role spans overlapping each chunk, clipped to it and relative to its start, in
+    one pass (chunks come in order: starts and ends never decrease)."""
+
+    def __init__(self, spans: list[RoleSpan]) -> None:
+        self._spans = spans
+        self._next = 0
+        self._open: list[RoleSpan] = []
+
+    def clip(self, s: int, e: int) -> tuple[RoleSpan, ...]:
+        spans = self._spans
+        while self._next < len(spans) and spans[self._next][0] < e:
+            self._open.append(spans[self._next])
+            self._next += 1
+        self._open = [span for span in self._open if span[1] > s]
+        return tuple((max(a, s) - s, min(b, e) - s, role) for a, b, role in self._open
+                     if a < e)

@@ -29,6 +29,7 @@ from citewise.knowledge.ingest.outbox import fault_point
 from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry
 from citewise.knowledge.loaders.base import LoadedDocument, Loader
+from citewise.sizes import size_text
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
 
 __all__ = ["MAX_FILE_BYTES", "Progress", "document_id_for", "ingest_data", "ingest_paths", "prepare_document"]
@@ -85,7 +86,7 @@ def _prepare(
         size = st.st_size
         if size > MAX_FILE_BYTES:
             raise IngestError(
-                f"file is {size} bytes, over the {MAX_FILE_BYTES}-byte limit",
+                f"file is {size_text(size)}, over the {size_text(MAX_FILE_BYTES)} limit",
                 code="file_too_large",
             )
         data = path.read_bytes()
@@ -110,7 +111,8 @@ def prepare_document(
     titles it) stored under ``source``, or None when that document is unchanged."""
     loader = _loader(registry, name)
     if len(data) > MAX_FILE_BYTES:
-        raise IngestError(f"file is {len(data)} bytes, over the {MAX_FILE_BYTES}-byte limit",
+        raise IngestError(f"file is {size_text(len(data))}, over the {size_text(MAX_FILE_BYTES)} "
+                          "limit",
                           code="file_too_large")
     doc_id = document_id_for(tenant, source)
     content_hash = hashlib.sha256(data).hexdigest()
@@ -139,7 +141,8 @@ def prepare_document(
     encoded = json.dumps(metadata, default=str, ensure_ascii=False)
     _refuse_surrogates(loader, loaded, encoded)
     metadata = json.loads(encoded)
-    chunks = chunker.chunk(doc_id, loaded.text, sections=loaded.sections, pages=loaded.pages)
+    chunks = chunker.chunk(doc_id, loaded.text, sections=loaded.sections, pages=loaded.pages,
+                           roles=getattr(loaded, "roles", ()))
     if not chunks:
         raise IngestError("no text to index", code="empty_document")
     document = DocumentRecord(

@@ -32,6 +32,7 @@ import zlib
 from typing import Any
 
 from citewise.errors import IngestError
+from citewise.sizes import size_text
 
 __all__ = [
     "CHUNK_BYTES",
@@ -82,9 +83,9 @@ def _too_much(what: str, unpacked: int, packed: int, limit: int, *, member: str 
     if member is not None:
         details["member"] = member
     if ratio > MAX_RATIO:
-        return _refuse("archive_bomb", f"{where} unpacks to over {limit} bytes at a "
+        return _refuse("archive_bomb", f"{where} unpacks to over {size_text(limit)} at a "
                        f"{ratio:.0f}:1 ratio (limit {MAX_RATIO}:1)", what, **details)
-    return _refuse("document_too_large", f"{where} unpacks to over {limit} bytes", what,
+    return _refuse("document_too_large", f"{where} unpacks to over {size_text(limit)}", what,
                    **details)
 
 

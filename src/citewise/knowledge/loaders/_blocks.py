@@ -11,7 +11,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Blocks"]
+__all__ = ["Blocks", "tidy_roles"]
+
+RoleSpan = tuple[int, int, str]
+
+
+def tidy_roles(spans: list[RoleSpan], text: str) -> list[RoleSpan]:
+    """``spans`` sorted (outer before inner), each starting at its first visible character
+    and ending after its last (a block's span is opened before the separator that precedes
+    its text); empty ones dropped."""
+    out: list[RoleSpan] = []
+    for a, b, role in spans:
+        b = min(b, len(text))
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b:
+            out.append((a, b, role))
+    out.sort(key=lambda r: (r[0], -r[1]))
+    return out
 
 
 @dataclass
@@ -20,6 +39,19 @@ class Blocks:
     length: int = 0
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
     pending_sep: str = ""
+    roles: list[RoleSpan] = field(default_factory=list)  # besides the headings'
+
+    def mark(self, since: int, role: str) -> None:
+        """What was written since offset ``since`` has ``role`` (nothing: no span)."""
+        if self.length > since:
+            self.roles.append((since, self.length, role))
+
+    def role_spans(self) -> list[RoleSpan]:
+        """Every role span of the text written: the headings' and those marked."""
+        text = "".join(self.parts)
+        heads = [(start, start + len(title), "heading") for start, _, title in self.headings
+                 if text.startswith(title, start)]
+        return tidy_roles([*heads, *self.roles], text)
 
     def write(self, text: str, sep: str = "\n\n") -> int | None:
         """Append ``text`` as a block (nothing for blank text); its start offset."""

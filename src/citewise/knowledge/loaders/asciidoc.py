@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewise.errors import IngestError
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders._blocks import tidy_roles
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["AsciiDocLoader", "render_asciidoc"]
@@ -80,8 +81,9 @@ class _Out:
     length: int = 0
     para: list[str] = field(default_factory=list)
     headings: list[tuple[int, int, str]] = field(default_factory=list)
+    roles: list[RoleSpan] = field(default_factory=list)  # besides the headings'
 
-    def write(self, text: str, sep: str = "\n\n") -> int | None:
+    def write(self, text: str, sep: str = "\n\n", role: str | None = None) -> int | None:
         if not text.strip():
             return None
         if self.length:
@@ -90,6 +92,8 @@ class _Out:
         start = self.length
         self.parts.append(text)
         self.length += len(text)
+        if role is not None:
+            self.roles.append((start, self.length, role))
         return start
 
     def flush(self) -> None:
@@ -115,6 +119,13 @@ def _title(lines: list[str], i: int) -> tuple[int, str] | None:
 def render_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
                                           dict[str, str]]:
     """``(text, title, sections, attributes)`` of an AsciiDoc document."""
+    text, title, sections, attrs, _ = read_asciidoc(source)
+    return text, title, sections, attrs
+
+
+def read_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
+                                        dict[str, str], list[RoleSpan]]:
+    """``(text, title, sections, attributes, roles)`` of an AsciiDoc document."""
     lines = source.replace("\r\n", "\n").split("\n")
     out = _Out()
     attrs: dict[str, str] = {}
@@ -138,7 +149,7 @@ def render_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
         if block is not None:
             if stripped == block:
                 if block[0] in _VERBATIM:
-                    out.write("\n".join(verbatim).rstrip())
+                    out.write("\n".join(verbatim).rstrip(), role="code")
                 verbatim.clear()
                 block = None
             elif block[0] in _VERBATIM:
@@ -225,9 +236,11 @@ def render_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
         i += 1
     end_paragraph()
     if block is not None and block[0] in _VERBATIM and verbatim:
-        out.write("\n".join(verbatim).rstrip())  # an unclosed block runs to the end
+        out.write("\n".join(verbatim).rstrip(), role="code")  # unclosed: runs to the end
     text = "".join(out.parts)
-    return text, doc_title, _sections(out.headings, len(text)), attrs
+    heads = [(start, start + len(title), "heading") for start, _, title in out.headings]
+    return (text, doc_title, _sections(out.headings, len(text)), attrs,
+            tidy_roles([*heads, *out.roles], text))
 
 
 def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str]) -> int:
@@ -254,7 +267,7 @@ def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str
         i += 1
     if cells:
         rows.append(" | ".join(cells))
-    out.write("\n".join(r for r in rows if r.strip(" |")))
+    out.write("\n".join(r for r in rows if r.strip(" |")), role="table")
     return i
 
 
@@ -275,13 +288,13 @@ class AsciiDocLoader:
     """``.adoc`` / ``.asciidoc`` files (not ``.asc``: that is a PGP signature as often)."""
 
     name = "asciidoc"
-    version = "2"  # 2: link:URL[] reads as its URL
+    version = "3"  # 2: link:URL[] reads as its URL; 3: role spans
     extensions: tuple[str, ...] = (".adoc", ".asciidoc")
     content_types: tuple[str, ...] = ("text/asciidoc", "text/x-asciidoc")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         source, encoding = decode_text(path, data)
-        text, title, sections, attrs = render_asciidoc(source)
+        text, title, sections, attrs, roles = read_asciidoc(source)
         if not text.strip():
             raise IngestError(f"{path}: no readable text in the document",
                               code="empty_document", details={"path": str(path)})
@@ -289,4 +302,5 @@ class AsciiDocLoader:
         if attrs:
             meta["attributes"] = attrs
         return LoadedDocument(text=text, content_type="text/asciidoc",
-                              title=title or path.stem, metadata=meta, sections=sections)
+                              title=title or path.stem, metadata=meta, sections=sections,
+                              roles=roles)

@@ -6,10 +6,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["LoadedDocument", "Loader", "PageSpan", "SectionSpan"]
+__all__ = ["ROLES", "LoadedDocument", "Loader", "PageSpan", "RoleSpan", "SectionSpan"]
 
 SectionSpan = tuple[int, int, str]  # (start_char, end_char, section path "Intro > Scope")
 PageSpan = tuple[int, int, int]  # (start_char, end_char, one-based page number)
+RoleSpan = tuple[int, int, str]  # (start_char, end_char, one of ROLES)
+
+#: What a span of text is, as its format says (text in no role span is prose). Why: a
+#: heading names its section and answers nothing; a code block, a doctest, a table, a
+#: signature, a notice or a version-change note is evidence only for questions about
+#: those (issue #27) — and guessing that from the words alone mistakes "work_mem
+#: (integer)" for prose and "Changed in version 3.2: …"'s second sentence for the current
+#: behaviour.
+ROLES = frozenset((
+    "heading",  # a section's title
+    "term",  # what a definition list defines: an option, a parameter, a signature
+    "list_item",
+    "code",  # a preformatted or fenced block
+    "doctest",  # an interactive session (">>> …")
+    "table",
+    "notice",  # copyright, licence, legal boilerplate
+    "version_note",  # "Changed in version 3.2: …", "Deprecated since …"
+))
 
 
 @dataclass(slots=True)
@@ -24,6 +42,8 @@ class LoadedDocument:
     # Sorted, non-overlapping spans; a char outside every span has no section/page.
     sections: list[SectionSpan] = field(default_factory=list)
     pages: list[PageSpan] = field(default_factory=list)
+    # Sorted by start; may nest (a code block in a list item): the innermost counts.
+    roles: list[RoleSpan] = field(default_factory=list)
 
 
 @runtime_checkable

@@ -27,7 +27,7 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import open_zip
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import file_metadata
 
 __all__ = ["MAX_PARAGRAPHS", "DocxLoader"]
@@ -134,6 +134,7 @@ class DocxLoader:
     """``.docx`` files (Word 2007+; the old binary ``.doc`` is not supported)."""
 
     name = "docx"
+    version = "2"  # 2: role spans
     extensions: tuple[str, ...] = (".docx",)
     content_types: tuple[str, ...] = (
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -157,22 +158,25 @@ class DocxLoader:
                     details={"path": str(path), "format": "docx", "paragraphs": paragraphs,
                              "limit_paragraphs": MAX_PARAGRAPHS},
                 )
-            levels: dict[str | None, int | None] = {}  # style id -> heading level
-            blocks: list[tuple[str, int | None]] = []  # (text, heading level or None)
+            # style id -> (heading level, a list paragraph's style)
+            levels: dict[str | None, tuple[int | None, bool]] = {}
+            blocks: list[tuple[str, int | None, str | None]] = []  # (text, level, role)
             for item in _find(body, _BLOCKS):
                 if item.tag == _TBL:
                     rows = _table_lines(item)
                     if rows:
-                        blocks.append(("\n".join(rows), None))
+                        blocks.append(("\n".join(rows), None, "table"))
                     continue
                 text = _para_text(_runs_text(item))
                 if text:
                     style_id = item.style
                     if style_id not in levels:
                         style = Paragraph(item, document).style
-                        name = style.name if style is not None else None
-                        levels[style_id] = _level(name or "")
-                    blocks.append((text, levels[style_id]))
+                        name = (style.name if style is not None else None) or ""
+                        levels[style_id] = (_level(name), name.lower().startswith("list"))
+                    level, listed = levels[style_id]
+                    role = "heading" if level is not None else "list_item" if listed else None
+                    blocks.append((text, level, role))
             props = document.core_properties
         except IngestError:
             raise
@@ -181,13 +185,16 @@ class DocxLoader:
 
         parts: list[str] = []
         headings: list[tuple[int, int, str]] = []
+        roles: list[RoleSpan] = []
         pos = 0
-        for text, level in blocks:
+        for text, level, role in blocks:
             if parts:
                 parts.append("\n\n")
                 pos += 2
             if level is not None:
                 headings.append((pos, level, " ".join(text.split())))
+            if role is not None:
+                roles.append((pos, pos + len(text), role))
             parts.append(text)
             pos += len(text)
         full = "".join(parts)
@@ -218,6 +225,7 @@ class DocxLoader:
             title=title or path.stem,
             metadata=meta,
             sections=_sections(headings, len(full)),
+            roles=roles,
         )
 
 

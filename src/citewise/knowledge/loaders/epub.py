@@ -2,7 +2,7 @@
 
 An EPUB is a zip of XHTML files plus a package document (OPF) whose *spine* says in which
 order they are read. The chapters are read in that order with the HTML loader's extraction
-(:func:`citewise.knowledge.loaders.html.extract_html`: what a reader reads, headings as
+(:func:`citewise.knowledge.loaders.html.read_html`: what a reader reads, headings as
 sections) and joined by blank lines; each chapter is a section named by the heading that opens it
 (else its ``<title>``, else its file name), and the headings inside it nest below it
 (``"Chapter 2 > The harbour"``). Spans are shifted by the chapter's offset in the joined
@@ -27,8 +27,8 @@ from xml.etree import ElementTree
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import check_zip, read_member
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
-from citewise.knowledge.loaders.html import extract_html
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
+from citewise.knowledge.loaders.html import read_html
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["EpubLoader", "read_epub"]
@@ -59,8 +59,8 @@ def _children(node: ElementTree.Element, name: str) -> list[ElementTree.Element]
 
 
 def read_epub(path: Path, data: bytes) -> tuple[str, str | None, list[SectionSpan],
-                                                 dict[str, Any]]:
-    """``(text, title, sections, metadata)`` of an EPUB's bytes."""
+                                                 dict[str, Any], list[RoleSpan]]:
+    """``(text, title, sections, metadata, roles)`` of an EPUB's bytes."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError) as exc:
@@ -86,12 +86,13 @@ def read_epub(path: Path, data: bytes) -> tuple[str, str | None, list[SectionSpa
                  if ref.get("idref") in manifest and ref.get("linear", "yes") != "no"]
         parts: list[str] = []
         sections: list[SectionSpan] = []
+        roles: list[RoleSpan] = []
         length = chapters = 0
         for member, media_type in spine:
             if member not in names or (media_type and media_type not in _HTML_TYPES):
                 continue
             html, _ = decode_text(path, read_member(zf, member, what=_WHAT))
-            text, page_title, spans, _meta = extract_html(html)
+            text, page_title, spans, _meta, page_roles = read_html(html)
             if not text.strip():
                 continue
             if parts:
@@ -101,6 +102,7 @@ def read_epub(path: Path, data: bytes) -> tuple[str, str | None, list[SectionSpa
             opening = spans[0][2].split(" > ")[0] if spans and spans[0][0] == 0 else None
             chapter = opening or page_title or posixpath.splitext(posixpath.basename(member))[0]
             sections.extend(_chapter_spans(chapter, spans, length, len(text)))
+            roles.extend((length + a, length + b, role) for a, b, role in page_roles)
             parts.append(text)
             length += len(text)
             chapters += 1
@@ -112,7 +114,7 @@ def read_epub(path: Path, data: bytes) -> tuple[str, str | None, list[SectionSpa
             meta["author" if key == "creator" else key] = (
                 values[0] if len(values) == 1 or key != "creator" else values)
     meta["chapters"] = chapters
-    return "".join(parts), meta.pop("title", None), sections, meta
+    return "".join(parts), meta.pop("title", None), sections, meta, roles
 
 
 def _chapter_spans(chapter: str, spans: list[SectionSpan], at: int,
@@ -134,11 +136,12 @@ class EpubLoader:
     """``.epub`` books."""
 
     name = "epub"
+    version = "2"  # 2: role spans
     extensions: tuple[str, ...] = (".epub",)
     content_types: tuple[str, ...] = ("application/epub+zip",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
-        text, title, sections, meta = read_epub(path, data)
+        text, title, sections, meta, roles = read_epub(path, data)
         if not text.strip():
             raise IngestError(f"{path}: the book has no readable text",
                               code="empty_document", details={"path": str(path)})
@@ -148,4 +151,5 @@ class EpubLoader:
             title=title or path.stem,
             metadata={**file_metadata(path, data, ""), **meta},
             sections=sections,
+            roles=roles,
         )

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders._blocks import tidy_roles
+from citewise.knowledge.loaders._html_chrome import is_boilerplate, is_navigation, is_permalink
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["HtmlLoader", "extract_html"]
@@ -43,27 +45,6 @@ _BLOCK = frozenset(
     )
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
-_BOILERPLATE = re.compile(
-    r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|footer|cookie|cookies|banner|advert|ads|share|"
-    r"social|breadcrumbs?|newsletter|popup|skip-link)(?:$|[\s_-])",
-    re.IGNORECASE,
-)
-# Navigation bars: the class names of DocBook XSL and Texinfo 7, the link relations and
-# words of a Prev/Up/Home/Next bar, and what else such a bar holds (labels, separators).
-_BAR_TAGS = frozenset(("div", "table", "p", "ul", "ol", "span", "center"))
-_NAV_CLASSES = frozenset(("navheader", "navfooter", "nav-panel"))
-_NAV_RELS = frozenset(
-    ("prev", "previous", "next", "up", "home", "start", "first", "last", "contents", "index",
-     "top", "parent")
-)
-_NAV_WORDS = frozenset(
-    ("prev", "previous", "next", "up", "home", "top", "contents", "index", "back", "forward",
-     "first", "last")
-)
-_NAV_RESIDUE = re.compile(
-    r"(?i)(?:\b(?:next|prev|previous|up|home|top|contents|index|back|forward)\b\s*:?)|"
-    r"[\s|\[\](){},;:.·•«»<>←→↑\-]+"
-)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _SPACE = re.compile(r"\s+")
 
@@ -77,6 +58,8 @@ class _Out:
     line: list[str] = field(default_factory=list)
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
     anchors: dict[str, int] = field(default_factory=dict)
+    roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank
+    cells: int = 0  # inside this many table cells: blocks there flow into the row
     # Ids whose offset is that of the next visible character: only then is it known where
     # whitespace collapsing and the separator before the block put it.
     waiting: list[str] = field(default_factory=list)
@@ -114,76 +97,26 @@ class _Out:
         self.pending_sep = sep
         return start, text
 
-    def raw(self, text: str) -> None:
-        """Append a preformatted block verbatim (only trailing blank lines trimmed)."""
+    def raw(self, text: str) -> tuple[int, str] | None:
+        """Append a preformatted block verbatim (only trailing blank lines trimmed);
+        returns ``(start, text)`` of what was written, if any."""
         self.flush()
         text = text.strip("\n").rstrip()
         if not text.strip():
-            return
+            return None
         if self.length:
             self.parts.append("\n\n")
             self.length += 2
         self._place(self.length + len(text) - len(text.lstrip()))
+        start = self.length
         self.parts.append(text)
         self.length += len(text)
         self.pending_sep = "\n\n"
+        return start, text
 
 
 def _stronger(a: str, b: str) -> str:
     return a if len(a) >= len(b) else b
-
-
-def _is_boilerplate(node: Any, guess: bool) -> bool:
-    """Hidden elements and ARIA landmarks of page chrome; with ``guess``, also elements whose
-    class/id names them as chrome (words that inside the main content describe content)."""
-    attrs = node.attributes
-    if "hidden" in attrs or attrs.get("aria-hidden") == "true":  # bare ``hidden`` maps to None
-        return True
-    if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search"}:
-        return True
-    if not guess:
-        return False
-    marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-    return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
-
-
-def _is_navigation(node: Any) -> bool:
-    """A generated manual's navigation bar, wherever it sits (these names and shapes do
-    not describe content even inside ``<main>``): DocBook's ``navheader``/``navfooter``,
-    Texinfo's ``nav-panel``, or a block whose only text is Prev/Up/Home/Next-style links
-    with their labels and separators (Texinfo 6's ``<div class="header">``, a bare table of
-    such links). Never an element holding the page's main content."""
-    classes = set((node.attributes.get("class") or "").lower().split())
-    named = bool(classes & _NAV_CLASSES)
-    if not named and not _is_link_bar(node):
-        return False
-    return node.css_first("main, article") is None
-
-
-def _is_link_bar(node: Any) -> bool:
-    links = node.css("a")
-    if not links or len(links) > 12 or not all(_is_nav_link(a) for a in links):
-        return False
-    text = node.text(deep=True, separator=" ") or ""
-    if len(text) > 600:
-        return False
-    for link in links:  # what is left once the links are out: labels, separators only
-        text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
-        title = (link.attributes.get("title") or "").strip()
-        if title:
-            text = text.replace(title, " ")
-    return not _NAV_RESIDUE.sub("", text)
-
-
-def _is_nav_link(link: Any) -> bool:
-    attrs = link.attributes
-    rels = set((attrs.get("rel") or "").lower().split())
-    if rels & _NAV_RELS or (attrs.get("accesskey") or "").lower() in {"p", "n", "u", "h"}:
-        return True
-    words = link.text(deep=True) or " ".join(
-        img.attributes.get("alt") or "" for img in link.css("img")
-    )
-    return re.sub(r"[^a-z]", "", words.lower()) in _NAV_WORDS
 
 
 def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> None:
@@ -199,18 +132,27 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
         elif (
             tag in ("-comment", "-doctype")
             or tag in _DROP
-            or _is_boilerplate(child, guess and not in_main)
-            or (tag in _BAR_TAGS and _is_navigation(child))
+            or is_boilerplate(child, guess and not in_main)
+            or is_navigation(child)
         ):
             pass
-        elif tag == "a" and _is_permalink(child):
+        elif tag == "a" and is_permalink(child):
             pass  # "¶": a link to the heading itself, read by no one, quoted by no one
+        elif out.cells and (tag in _BLOCK or tag in ("br", "pre") or tag in _HEADINGS):
+            # A cell's paragraphs, line breaks and lists (Sphinx puts every cell in a <p>)
+            # stay on its row's line: "count() | start, [step] | …", not a line a cell.
+            out.line.append(" ")
+            _walk(child, out, in_main, guess)
+            out.line.append(" ")
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             out.flush("\n")
         elif tag == "pre":
             _anchor(child, out)
-            out.raw(child.text(deep=True, separator="") or "")
+            written = out.raw(child.text(deep=True, separator="") or "")
+            if written:
+                role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
+                out.roles.append((written[0], written[0] + len(written[1]), role))
         elif tag in _HEADINGS:
             _anchor(child, out)
             written = out.flush()
@@ -218,36 +160,46 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             written = out.flush()
             if written:
                 out.headings.append((written[0], _HEADINGS[tag], written[1]))
+                out.roles.append((written[0], written[0] + len(written[1]), "heading"))
         elif tag in ("td", "th"):
             if out.line and "".join(out.line).strip():
                 out.line.append(" | ")
             _anchor(child, out)
+            out.cells += 1
             _walk(child, out, in_main, guess)
+            out.cells -= 1
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             out.flush(sep)
+            kind, at = _role(tag, child), out.length
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.flush(sep)
+            if kind is not None and out.length > at:
+                out.roles.append((at, out.length, kind))
         else:
             _anchor(child, out)
             _walk(child, out, in_main, guess)
         child = child.next
 
 
-def _is_permalink(node: Any) -> bool:
-    """A heading's or definition's self-link (Sphinx's ``headerlink``, Texinfo's
-    ``copiable-anchor``, GitHub's ``anchor``): a mark such as ``¶`` that would end up in
-    section paths and quotes."""
-    marker = node.attributes.get("class") or ""
-    if _PERMALINK_CLASS.search(marker):
-        return True
-    return (node.text(deep=True) or "").strip() in _PERMALINK_MARKS
+_VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
+                              "deprecated-removed", "versionremoved"))
+_NOTICE_CLASS = re.compile(r"copyright|legalnotice|licen[cs]e", re.I)
+_BLOCK_ROLES = {"li": "list_item", "dt": "term", "table": "table"}
 
 
-_PERMALINK_CLASS = re.compile(r"(?:^|\s)(?:headerlink|copiable-anchor|anchor-link|permalink|"
-                              r"heading-anchor)(?:$|\s)")
-_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓"))
+def _role(tag: str, node: Any) -> str | None:
+    """The role of a block element's text (:data:`loaders.base.ROLES`), if it has one:
+    list items, definition terms (an option, a parameter, a Sphinx signature), tables,
+    Sphinx's version-change notes, copyright and legal notices."""
+    classes = (node.attributes.get("class") or "").lower()
+    if classes:
+        if set(classes.split()) & _VERSION_CLASSES:
+            return "version_note"
+        if _NOTICE_CLASS.search(classes):
+            return "notice"
+    return _BLOCK_ROLES.get(tag)
 
 
 def _anchor(node: Any, out: _Out) -> None:
@@ -328,6 +280,13 @@ def _outermost(nodes: list[Any]) -> list[Any]:
 
 def extract_html(html: str) -> tuple[str, str | None, list[SectionSpan], dict[str, Any]]:
     """``(text, title, sections, metadata)`` of an HTML document."""
+    text, title, sections, meta, _ = read_html(html)
+    return text, title, sections, meta
+
+
+def read_html(html: str
+              ) -> tuple[str, str | None, list[SectionSpan], dict[str, Any], list[RoleSpan]]:
+    """``(text, title, sections, metadata, roles)`` of an HTML document."""
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
@@ -356,20 +315,21 @@ def extract_html(html: str) -> tuple[str, str | None, list[SectionSpan], dict[st
         meta["canonical_url"] = canonical.attributes["href"]
     if out.anchors:  # ids still waiting have no text after them: nothing to point at
         meta["anchors"] = dict(out.anchors)
-    return text, title or None, _sections(out.headings, len(text)), meta
+    return (text, title or None, _sections(out.headings, len(text)), meta,
+            tidy_roles(out.roles, text))
 
 
 class HtmlLoader:
     """``.html`` / ``.htm`` / ``.xhtml`` pages."""
 
     name = "html"
-    version = "2"  # 2: permalink marks and navigation bars dropped
+    version = "3"  # 2: permalink marks and navigation bars dropped; 3: role spans
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         html, encoding = _decode(path, data)
-        text, title, sections, meta = extract_html(html)
+        text, title, sections, meta, roles = read_html(html)
         if not text.strip():
             raise IngestError(
                 f"{path}: no readable text in the page",
@@ -382,4 +342,5 @@ class HtmlLoader:
             title=title or path.stem,
             metadata={**file_metadata(path, data, encoding), **meta},
             sections=sections,
+            roles=roles,
         )

@@ -28,7 +28,7 @@ from pathlib import Path
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks
 from citewise.knowledge.loaders._roff import STRINGS, split_args, unescape
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["ManLoader", "render_man"]
@@ -77,14 +77,18 @@ class _Page(Blocks):
             self.words.clear()
             if self.await_tag:
                 self.await_tag = False
+                at = self.length
                 self.write(self.prefix + text, "\n")
+                self.mark(at, "term")  # a .TP tag: the option its body describes
                 self.body = True
                 return
             self.write(self.prefix + text, sep)
         if self.lines:
             block = "\n".join(self.prefix + ln if ln.strip() else "" for ln in self.lines)
             self.lines.clear()
+            at = self.length
             self.write(block.rstrip(), sep)
+            self.mark(at, "code")  # a no-fill block: an example, a synopsis
 
     def text(self, text: str) -> None:
         if self.await_heading:
@@ -116,7 +120,13 @@ class _Page(Blocks):
 
 
 def render_man(source: str) -> tuple[str, str | None, list[SectionSpan]]:
-    """``(text, title, sections)`` of a man page's roff source."""
+    """``(text, title, sections)`` of a man page."""
+    text, title, sections, _ = read_man(source)
+    return text, title, sections
+
+
+def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[RoleSpan]]:
+    """``(text, title, sections, roles)`` of a man page's roff source."""
     page = _Page(strings=dict(STRINGS))
     title: str | None = None
     raw_lines = source.replace("\r\n", "\n").split("\n")
@@ -184,7 +194,8 @@ def render_man(source: str) -> tuple[str, str | None, list[SectionSpan]]:
             page.flush("\n")  # a line starting with a space breaks the line
         page.text(unescape(line.replace("\\}", ""), page.strings))
     page.flush()
-    return "".join(page.parts), title, _sections(page.headings, page.length)
+    return ("".join(page.parts), title, _sections(page.headings, page.length),
+            page.role_spans())
 
 
 def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None:
@@ -341,6 +352,7 @@ class ManLoader:
     through the gzip loader."""
 
     name = "man"
+    version = "2"  # 2: role spans
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",
@@ -355,9 +367,9 @@ class ManLoader:
             # Named like a man page (``notes.1``) but no roff in it: plain text as is.
             return LoadedDocument(text=source, content_type="text/plain", title=path.stem,
                                   metadata=meta)
-        text, title, sections = render_man(source)
+        text, title, sections, roles = read_man(source)
         if not text.strip():
             raise IngestError(f"{path}: the man page renders to no text",
                               code="empty_document", details={"path": str(path)})
         return LoadedDocument(text=text, content_type="text/troff", title=title or path.stem,
-                              metadata=meta, sections=sections)
+                              metadata=meta, sections=sections, roles=roles)

@@ -4,6 +4,8 @@ A section runs from its heading line to the next heading of any level, and is na
 its heading path (``"Intro > Scope"``). ATX (``## Scope``) and setext (``Scope`` over
 ``---``) headings count; lines inside fenced code blocks and a leading YAML front-matter
 block do not (front-matter ``key: value`` pairs go to metadata, ``title`` to the title).
+Role spans (:data:`citewise.knowledge.loaders.base.ROLES`) mark the headings, fenced code
+(a ``>>>`` session as a doctest), pipe tables and list items.
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
-__all__ = ["MarkdownLoader", "parse_headings"]
+__all__ = ["MarkdownLoader", "markdown_roles", "parse_headings"]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
+_TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 
 
@@ -80,6 +84,51 @@ def parse_headings(text: str) -> tuple[list[tuple[int, int, str]], dict[str, str
     return headings, front
 
 
+def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[RoleSpan]:
+    """The role spans of a markdown text whose headings :func:`parse_headings` found."""
+    lines = _lines(text)
+    roles: list[RoleSpan] = []
+    ends = {start: start + len(line) for start, line in lines}
+    roles.extend((start, ends[start], "heading") for start, _, _ in headings if start in ends)
+    first, _ = _front_matter(lines)
+    fence: tuple[str, int, int] | None = None  # (marker, start offset, first body line)
+    item: list[int] | None = None  # [start, end] of the open list item
+    i = first
+    while i < len(lines):
+        start, line = lines[i]
+        fm = _FENCE.match(line)
+        if fence is not None:
+            if fm and fm.group(1)[0] == fence[0][0] and len(fm.group(1)) >= len(fence[0]):
+                body = lines[fence[2]][1].lstrip() if fence[2] < i else ""
+                roles.append((fence[1], start + len(line),
+                              "doctest" if body.startswith(">>>") else "code"))
+                fence = None
+            i += 1
+            continue
+        if fm:
+            fence, item = (fm.group(1), start, i + 1), None
+            i += 1
+            continue
+        if "|" in line and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][1]):
+            j = i + 2
+            while j < len(lines) and "|" in lines[j][1] and lines[j][1].strip():
+                j += 1
+            roles.append((start, lines[j - 1][0] + len(lines[j - 1][1]), "table"))
+            i, item = j, None
+            continue
+        if _ITEM.match(line):
+            item = [start, start + len(line)]
+            roles.append((item[0], item[1], "list_item"))
+        elif item is not None and line.strip() and line[:1] in " \t":
+            roles[-1] = (item[0], start + len(line), "list_item")  # its continuation
+            item[1] = start + len(line)
+        else:
+            item = None
+        i += 1
+    roles.sort(key=lambda r: (r[0], -r[1]))
+    return roles
+
+
 def section_spans(text: str, headings: list[tuple[int, int, str]]) -> list[SectionSpan]:
     spans: list[SectionSpan] = []
     stack: list[tuple[int, str]] = []  # (level, title) of the open headings
@@ -97,6 +146,7 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
+    version = "2"  # 2: role spans
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 
@@ -114,4 +164,5 @@ class MarkdownLoader:
             title=title,
             metadata=meta,
             sections=section_spans(text, headings),
+            roles=markdown_roles(text, headings),
         )

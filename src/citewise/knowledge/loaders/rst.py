@@ -33,7 +33,7 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["RstLoader", "render_rst"]
@@ -137,7 +137,11 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
             continue  # written with its section
         elif isinstance(child, nodes.literal_block | nodes.doctest_block | nodes.math_block):
             out.flush()
-            out.write(child.astext().rstrip())
+            body = child.astext().rstrip()
+            start = out.write(body)
+            if start is not None:
+                doctest = isinstance(child, nodes.doctest_block) or body.startswith(">>>")
+                out.roles.append((start, start + len(body), "doctest" if doctest else "code"))
         elif isinstance(child, nodes.list_item):
             out.flush()
             if list_kind == "enum":
@@ -145,8 +149,10 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
                 number += 1
             elif list_kind == "bullet":
                 out.prefix = "- "
+            at = out.length
             _walk(child, out, level, path_ok)
             out.flush("\n")
+            out.mark(at, "list_item")
             out.pending_sep = "\n"
         elif isinstance(child, nodes.row):
             out.flush()
@@ -156,7 +162,9 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
                 _walk(entry, cell, level, False)
                 cell.flush()
                 cells.append(_SPACE.sub(" ", "".join(cell.parts)).strip())
+            at = out.length
             out.write(" | ".join(cells), "\n")
+            out.mark(at, "table")
         elif isinstance(child, nodes.Admonition):
             out.flush()
             name = type(child).__name__.replace("_", " ").capitalize()
@@ -177,7 +185,10 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
             out.flush()
             _inline(child, out)
             sep = "\n" if isinstance(child, nodes.term | nodes.line | nodes.field_name) else "\n\n"
+            at = out.length
             out.flush(sep)
+            if isinstance(child, nodes.term | nodes.field_name):
+                out.mark(at, "term")
         else:
             _walk(child, out, level, path_ok)
             if isinstance(child, nodes.table | nodes.definition_list | nodes.field_list
@@ -204,7 +215,14 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
     source = m.group(2) + "\n\n" + textwrap.dedent("\n".join(body))
     doc = _parse(source)
     out.flush()
+    at = out.length
     _walk(doc, out, level, False)
+    if m.group(1).lower() in _VERSION_NOTES:
+        out.flush()
+        out.mark(at, "version_note")
+
+
+_VERSION_NOTES = frozenset(("versionadded", "versionchanged", "deprecated", "versionremoved"))
 
 
 def _parse(text: str) -> Any:
@@ -216,6 +234,12 @@ def _parse(text: str) -> Any:
 
 def render_rst(source: str) -> tuple[str, str | None, list[SectionSpan]]:
     """``(text, title, sections)`` of an rST document."""
+    text, title, sections, _ = read_rst(source)
+    return text, title, sections
+
+
+def read_rst(source: str) -> tuple[str, str | None, list[SectionSpan], list[RoleSpan]]:
+    """``(text, title, sections, roles)`` of an rST document."""
     out = _Out()
     _walk(_parse(source), out, 1, True)
     out.flush()
@@ -229,21 +253,23 @@ def render_rst(source: str) -> tuple[str, str | None, list[SectionSpan]]:
         end = out.headings[i + 1][0] if i + 1 < len(out.headings) else len(text)
         if end > start:
             spans.append((start, end, " > ".join(t for _, t in stack)))
-    return text, (out.headings[0][2] if out.headings else None), spans
+    return text, (out.headings[0][2] if out.headings else None), spans, out.role_spans()
 
 
 class RstLoader:
     """``.rst`` / ``.rest`` files."""
 
     name = "rst"
+    version = "2"  # 2: role spans
     extensions: tuple[str, ...] = (".rst", ".rest")
     content_types: tuple[str, ...] = ("text/x-rst", "text/prs.fallenstein.rst")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         source, encoding = decode_text(path, data)
-        text, title, sections = render_rst(source)
+        text, title, sections, roles = read_rst(source)
         if not text.strip():
             raise IngestError(f"{path}: no readable text in the document",
                               code="empty_document", details={"path": str(path)})
         return LoadedDocument(text=text, content_type="text/x-rst", title=title or path.stem,
-                              metadata=file_metadata(path, data, encoding), sections=sections)
+                              metadata=file_metadata(path, data, encoding), sections=sections,
+                              roles=roles)

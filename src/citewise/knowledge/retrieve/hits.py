@@ -32,3 +32,6 @@ class Hit:
     line: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     evidence: SnippetEvidence | None = None
+    # (start, end, role) relative to ``text``: what the loader said its spans are
+    # (headings, code, tables…; ``citewise.knowledge.loaders.base.ROLES``).
+    roles: tuple[tuple[int, int, str], ...] = ()

@@ -391,4 +391,5 @@ def _hit(ctx: ChunkContext, score: float, evidence: SnippetEvidence | None = Non
             "content_type": ctx.content_type,
         },
         evidence=evidence,
+        roles=chunk.roles,
     )

@@ -18,6 +18,7 @@ from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.errors import PayloadTooLarge
 from citewise.server.ingest_queue import BIG_BYTES
 from citewise.server.schemas import DocumentInfo, DocumentList, UploadResult
+from citewise.sizes import size_text
 
 if TYPE_CHECKING:
     from citewise.knowledge.base import KnowledgeBase
@@ -139,7 +140,7 @@ async def upload_document(
     limit = state.config.max_upload_bytes
     data = await file.read(limit + 1)
     if len(data) > limit:
-        raise PayloadTooLarge(f"the file is larger than {limit} bytes", code="upload_too_large",
+        raise PayloadTooLarge(f"the file is larger than {size_text(limit)}", code="upload_too_large",
                               details={"max_bytes": limit})
     # On the document threads, in the tenant's turn (server.ingest_queue): a tenant's big
     # upload never holds the threads every other request of every tenant needs.

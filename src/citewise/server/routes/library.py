@@ -64,12 +64,14 @@ def _indexed(kb: KnowledgeBase) -> tuple[set[int], set[int] | None]:
     return lexical, vectors
 
 
-def _status(doc_id: str, chunks: list[ChunkRecord], lexical: set[int],
+def _status(doc_id: str, chunks: list[ChunkRecord] | list[int], lexical: set[int],
             vectors: set[int] | None, *, pages: bool = False) -> DocumentStatus:
-    ids = {c.id for c in chunks}
+    ids = {c if isinstance(c, int) else c.id for c in chunks}
     spans: dict[int, list[int]] = {}
     if pages:
         for c in chunks:
+            if isinstance(c, int):
+                continue
             if c.page is not None:
                 span = spans.setdefault(c.page, [c.start_char, c.end_char])
                 span[0], span[1] = min(span[0], c.start_char), max(span[1], c.end_char)
@@ -87,10 +89,11 @@ async def library(
     kb = state.services.kb(who.tenant)
 
     def load() -> LibraryStatus:
-        docs = kb.list_documents(limit=limit)
+        # Ids only: reading every chunk's (and document's) text made this linear in the
+        # corpus's size, ~0.4 s at 12k chunks.
+        docs = kb.store.list_document_chunk_ids(who.tenant, limit=limit)
         lexical, vectors = _indexed(kb)
-        items = [_status(d.id, kb.store.get_document_chunks(who.tenant, d.id), lexical, vectors)
-                 for d in docs]
+        items = [_status(doc_id, ids, lexical, vectors) for doc_id, ids in docs]
         return LibraryStatus(documents=len(docs), chunks=kb.store.count_chunks(who.tenant),
                              dense=vectors is not None, items=items)
 

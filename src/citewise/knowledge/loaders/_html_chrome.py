@@ -1,0 +1,105 @@
+"""What of an HTML page is page chrome, not content: boilerplate, navigation bars,
+permalink marks (:mod:`citewise.knowledge.loaders.html` leaves them out).
+
+Apart from the text assembly because these are guesses about names and shapes — class
+names of DocBook XSL, Texinfo and Sphinx, the words of a Prev/Up/Home/Next bar — that
+grow with every generator met, while the assembly's rules do not.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["is_boilerplate", "is_navigation", "is_permalink"]
+
+_BOILERPLATE = re.compile(
+    r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|footer|cookie|cookies|banner|advert|ads|share|"
+    r"social|breadcrumbs?|newsletter|popup|skip-link)(?:$|[\s_-])",
+    re.IGNORECASE,
+)
+# Navigation bars: the class names of DocBook XSL and Texinfo 7, the link relations and
+# words of a Prev/Up/Home/Next bar, and what else such a bar holds (labels, separators).
+_BAR_TAGS = frozenset(("div", "table", "p", "ul", "ol", "span", "center"))
+_NAV_CLASSES = frozenset(("navheader", "navfooter", "nav-panel"))
+_NAV_RELS = frozenset(
+    ("prev", "previous", "next", "up", "home", "start", "first", "last", "contents", "index",
+     "top", "parent")
+)
+_NAV_WORDS = frozenset(
+    ("prev", "previous", "next", "up", "home", "top", "contents", "index", "back", "forward",
+     "first", "last")
+)
+_NAV_RESIDUE = re.compile(
+    r"(?i)(?:\b(?:next|prev|previous|up|home|top|contents|index|back|forward)\b\s*:?)|"
+    r"[\s|\[\](){},;:.·•«»<>←→↑\-]+"
+)
+
+def is_boilerplate(node: Any, guess: bool) -> bool:
+    """Hidden elements and ARIA landmarks of page chrome; with ``guess``, also elements whose
+    class/id names them as chrome (words that inside the main content describe content)."""
+    attrs = node.attributes
+    if "hidden" in attrs or attrs.get("aria-hidden") == "true":  # bare ``hidden`` maps to None
+        return True
+    if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search"}:
+        return True
+    if not guess:
+        return False
+    marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+    return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
+
+
+def is_navigation(node: Any) -> bool:
+    """A generated manual's navigation bar, wherever it sits (these names and shapes do
+    not describe content even inside ``<main>``): DocBook's ``navheader``/``navfooter``,
+    Texinfo's ``nav-panel``, or a block whose only text is Prev/Up/Home/Next-style links
+    with their labels and separators (Texinfo 6's ``<div class="header">``, a bare table of
+    such links). Never an element holding the page's main content."""
+    if node.tag not in _BAR_TAGS:
+        return False
+    classes = set((node.attributes.get("class") or "").lower().split())
+    named = bool(classes & _NAV_CLASSES)
+    if not named and not _is_link_bar(node):
+        return False
+    return node.css_first("main, article") is None
+
+
+def _is_link_bar(node: Any) -> bool:
+    links = node.css("a")
+    if not links or len(links) > 12 or not all(_is_nav_link(a) for a in links):
+        return False
+    text = node.text(deep=True, separator=" ") or ""
+    if len(text) > 600:
+        return False
+    for link in links:  # what is left once the links are out: labels, separators only
+        text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
+        title = (link.attributes.get("title") or "").strip()
+        if title:
+            text = text.replace(title, " ")
+    return not _NAV_RESIDUE.sub("", text)
+
+
+def _is_nav_link(link: Any) -> bool:
+    attrs = link.attributes
+    rels = set((attrs.get("rel") or "").lower().split())
+    if rels & _NAV_RELS or (attrs.get("accesskey") or "").lower() in {"p", "n", "u", "h"}:
+        return True
+    words = link.text(deep=True) or " ".join(
+        img.attributes.get("alt") or "" for img in link.css("img")
+    )
+    return re.sub(r"[^a-z]", "", words.lower()) in _NAV_WORDS
+
+
+def is_permalink(node: Any) -> bool:
+    """A heading's or definition's self-link (Sphinx's ``headerlink``, Texinfo's
+    ``copiable-anchor``, GitHub's ``anchor``): a mark such as ``¶`` that would end up in
+    section paths and quotes."""
+    marker = node.attributes.get("class") or ""
+    if _PERMALINK_CLASS.search(marker):
+        return True
+    return (node.text(deep=True) or "").strip() in _PERMALINK_MARKS
+
+
+_PERMALINK_CLASS = re.compile(r"(?:^|\s)(?:headerlink|copiable-anchor|anchor-link|permalink|"
+                              r"heading-anchor)(?:$|\s)")
+_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓"))

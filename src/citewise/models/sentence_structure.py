@@ -1,0 +1,61 @@
+"""A candidate sentence's role as evidence: what its structure makes it worth as an answer.
+
+Apart from the ranking (:mod:`.sentence_rank`) because these are facts about documents,
+not about questions: a notice, a navigation bar, a version-change note, a table row or a
+line of code is worth less as an answer to anything. Where the loader said what a span is
+(``Sentence.role``: HTML, markdown, reStructuredText and man pages do), that counts; the
+patterns here catch the same things in formats that say nothing (plain text, PDF).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from citewise.models.sentence_rank import Sentence
+
+__all__ = ["CODE_ROLES", "LABEL_ROLES", "LEAD_IN_WORDS", "structure_penalty"]
+
+LEAD_IN_WORDS = 8  # a longer sentence before a colon still says something
+
+_NOTICE = re.compile(r"copyright|©|\(c\) \d{4}|all rights reserved|licen[cs]ed? under|"
+                     r"\bgnu (?:general|free documentation)|permission is granted|"
+                     r"this (?:page|document) was (?:generated|last)", re.I)
+_NAVIGATION = re.compile(r"\b(?:prev|next|home|up|top)\b(?:\s*\|\s*\b(?:prev|next|home|up|"
+                         r"top)\b)+|^\s*(?:prev|next)\s*\|", re.I)
+_VERSION_NOTE = re.compile(r"^\s*(?:changed|new|added|deprecated|removed) (?:in|since) "
+                           r"(?:version )?\d", re.I)
+_CODE = re.compile(r"^\s*(?:\$ |>>> |\.\.\. |#!|[\w.-]+\s*\(.*\)\s*[{;]?\s*$)|[{};]\s*$|"
+                   r"\b\w+\([^)]*\)\s*¶?\s*$")
+
+
+# A command line: a lower-case program name, then an option, with no full stop at the end
+# ("psql -X --set ON_ERROR_STOP=on dbname < dumpfile", "git log --oneline -5").
+_COMMAND = re.compile(r"(?!(?:the|a|an|this|that|it|you|we|if|when|use|with|and|or|to)\b)"
+                      r"[a-z][\w.-]*(?: [\w.-]+)? --?[A-Za-z][^\n]*(?<![.!?:])\s*\Z")
+
+
+def structure_penalty(s: Sentence, code_wanted: bool) -> float:
+    """How much less ``s`` is worth as an answer for its role (0 for plain prose)."""
+    text = s.text
+    if s.role == "notice" or _NOTICE.search(text) or _NAVIGATION.search(text):
+        return 0.6
+    penalty = 0.0
+    if not s.asserts:  # a heading or lead-in: context for its section, not an answer
+        penalty += 0.4 if len(text.split()) <= LEAD_IN_WORDS else 0.1
+    if s.role == "version_note" or _VERSION_NOTE.search(text):
+        penalty += 0.25  # the change note ranks below the current behaviour
+    if s.role == "table" or text.count("|") >= 2:
+        penalty += 0.25  # a table row or a navigation bar
+    if not code_wanted:
+        symbols = sum(not (c.isalnum() or c.isspace()) for c in text)
+        if (s.role in CODE_ROLES or _CODE.search(text) or symbols > 0.18 * len(text)
+                or _COMMAND.match(text)):
+            penalty += 0.3
+    return penalty
+
+
+CODE_ROLES = frozenset(("code", "doctest"))
+#: Roles whose text names what follows (a section, an option, a signature): context only.
+LABEL_ROLES = frozenset(("heading", "term"))
