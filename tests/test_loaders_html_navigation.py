@@ -142,3 +142,25 @@ def test_real_postgresql_page_loses_its_navigation_only(tmp_path: Path) -> None:
     doc = HtmlLoader().load(page, page.read_bytes())
     assert "Prev | Up" not in doc.text and "| Home |" not in doc.text
     assert doc.text.startswith("21.1. The pg_hba.conf File\n\nClient authentication is controlled")
+
+
+_CHAPTER = """<html><head><title>Chapter 20. Server Configuration</title></head><body>
+<div class="chapter"><h2>Chapter 20. Server Configuration</h2>
+<div class="toc"><p><b>Table of Contents</b></p><dl class="toc">
+<dt><span class="sect1"><a href="a.html">20.1. Setting Parameters</a></span></dt>
+<dt><span class="sect1"><a href="b.html">20.2. File Locations</a></span></dt></dl></div>
+<p>There are many configuration parameters that affect the behavior of the system.</p>
+<div class="list-of-tables"><p><b>List of Tables</b></p><dl><dt>20.1. Modes</dt></dl></div>
+</div></body></html>"""
+
+
+def test_a_docbook_table_of_contents_is_chrome_unless_it_is_the_whole_page() -> None:
+    text, _, _, _ = extract_html(_CHAPTER)
+    assert text == ("Chapter 20. Server Configuration\n\nThere are many configuration "
+                    "parameters that affect the behavior of the system.")
+    # A page that is nothing but its contents (a manual's index page) keeps them.
+    only = _CHAPTER.replace('<h2>Chapter 20. Server Configuration</h2>', '').replace(
+        "<p>There are many configuration parameters that affect the behavior of the "
+        "system.</p>", "")
+    kept, _, _, _ = extract_html(only)
+    assert "20.1. Setting Parameters" in kept and "20.2. File Locations" in kept

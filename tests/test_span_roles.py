@@ -139,12 +139,19 @@ def _hit_roles(kb: KnowledgeBase, query: str) -> list[tuple[str, str]]:
     return [(role, hits[0].text[a:b]) for a, b, role in hits[0].roles]
 
 
-def test_a_search_hit_carries_its_chunks_roles(tmp_path: Path) -> None:
+def _ingested(tmp_path: Path) -> Path:
+    """A knowledge base holding the Sphinx page; its folder of documents."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "tidy.html").write_text(SPHINX, encoding="utf-8")
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         kb.ingest([docs])
+    return docs
+
+
+def test_a_search_hit_carries_its_chunks_roles(tmp_path: Path) -> None:
+    _ingested(tmp_path)
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         roles = _hit_roles(kb, "hidden files moved")
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:  # as stored, reopened
         assert _hit_roles(kb, "hidden files moved") == roles
@@ -174,11 +181,7 @@ def test_every_store_keeps_chunk_roles(store: Any) -> None:  # noqa: F811
 
 
 def test_an_old_database_gets_the_roles_column_and_rereads_its_pages(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "tidy.html").write_text(SPHINX, encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([docs])
+    docs = _ingested(tmp_path)
     db = next((tmp_path / "kb").glob("*.db"))
     with sqlite3.connect(db) as conn:  # as a database before m007 was, by an older html loader
         conn.execute("ALTER TABLE chunks DROP COLUMN roles")

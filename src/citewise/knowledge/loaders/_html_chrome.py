@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["is_boilerplate", "is_navigation", "is_permalink"]
+__all__ = ["is_boilerplate", "is_contents", "is_navigation", "is_permalink"]
 
 _BOILERPLATE = re.compile(
     r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|footer|cookie|cookies|banner|advert|ads|share|"
@@ -47,6 +47,21 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
         return False
     marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
     return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
+
+
+# A generated manual's table of contents (DocBook XSL's ``toc`` and lists of tables,
+# figures, examples): every section title again, in one block that matches any search for
+# them and answers none.
+_CONTENTS_CLASSES = frozenset(("toc", "list-of-tables", "list-of-figures", "list-of-examples",
+                               "list-of-procedures"))
+
+
+def is_contents(node: Any) -> bool:
+    """A table of contents of the kind above (never an element holding main content)."""
+    if node.tag not in ("div", "dl", "ul", "ol", "nav"):
+        return False
+    classes = set((node.attributes.get("class") or "").lower().split())
+    return bool(classes & _CONTENTS_CLASSES) and node.css_first("main, article") is None
 
 
 def is_navigation(node: Any) -> bool:

@@ -23,7 +23,12 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import tidy_roles
-from citewise.knowledge.loaders._html_chrome import is_boilerplate, is_navigation, is_permalink
+from citewise.knowledge.loaders._html_chrome import (
+    is_boilerplate,
+    is_contents,
+    is_navigation,
+    is_permalink,
+)
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
@@ -60,6 +65,7 @@ class _Out:
     anchors: dict[str, int] = field(default_factory=dict)
     roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank
     cells: int = 0  # inside this many table cells: blocks there flow into the row
+    contents: bool = False  # keep tables of contents (a page that is nothing else)
     # Ids whose offset is that of the next visible character: only then is it known where
     # whitespace collapsing and the separator before the block put it.
     waiting: list[str] = field(default_factory=list)
@@ -134,6 +140,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             or tag in _DROP
             or is_boilerplate(child, guess and not in_main)
             or is_navigation(child)
+            or (not out.contents and is_contents(child))
         ):
             pass
         elif tag == "a" and is_permalink(child):
@@ -247,16 +254,17 @@ def _meta(tree: Any, *names: str) -> str | None:
 def _read(tree: Any) -> _Out:
     """The page's text: its main content, else the body, else the body without the class/id
     guesses, whichever is the first to have any text (a page built from ``<div class="menu">``
-    is still a page)."""
+    is still a page); a generated table of contents only when the page has nothing else."""
     main = tree.css_first("main") or tree.css_first('[role="main"]')
     # Without a <main>, every article of the page is its content (a blog's or a news
     # site's index page has several; the first alone lost the rest).
     mains = [main] if main is not None else _outermost(tree.css("article"))
     body = tree.body if tree.body is not None else tree.root
-    tries = [(mains, True, False)] if mains else []
-    tries += [([body], False, True), ([body], False, False)]
-    for roots, in_main, guess in tries:
-        out = _Out()
+    tries = [(mains, True, False, False)] if mains else []
+    tries += [([body], False, True, False), ([body], False, False, False),
+              ([body], False, False, True)]  # a page that is its table of contents
+    for roots, in_main, guess, contents in tries:
+        out = _Out(contents=contents)
         for root in roots:
             if root is not None:
                 _walk(root, out, in_main, guess)
@@ -323,7 +331,7 @@ class HtmlLoader:
     """``.html`` / ``.htm`` / ``.xhtml`` pages."""
 
     name = "html"
-    version = "3"  # 2: permalink marks and navigation bars dropped; 3: role spans
+    version = "3"  # 2: permalink marks, navigation bars dropped; 3: role spans, no contents
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
