@@ -279,6 +279,34 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
     assert where["fares.py"] == f"{docs / 'fares.py'}:4 — def fare"
 
 
+def test_a_second_quote_of_a_document_says_its_own_section_and_line(tmp_path: Path) -> None:
+    # The sources printed one header per document: a quote from another section was shown
+    # under the first quote's section and line.
+    import io
+
+    from citewise import Agent
+    from citewise.cli.common import print_answer
+    from citewise.knowledge.base import KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fern.md").write_text("# Fern care\n\n## Watering\n\nWater the fern twice a week "
+                                  "in summer.\n\n## Winter\n\nIn winter, water the fern once a "
+                                  "week.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert not kb.ingest([docs]).failed
+        out = io.StringIO()
+        print_answer(Agent(kb).ask("How often do I water the fern in summer, and in winter?"),
+                     kb, out)
+    sources = out.getvalue().split("Sources:\n", 1)[1].splitlines()
+    assert sources == [
+        f"[1] {docs / 'fern.md'}:5 — Fern care > Watering",
+        "    “Water the fern twice a week in summer.”",
+        "    at fern.md:9 — Fern care > Winter:",
+        "    “In winter, water the fern once a week.”",
+    ]
+
+
 def test_ask_never_waits_for_embedding_and_says_what_is_not_embedded(tmp_path: Path) -> None:
     # `ask` after an interrupted ingest embedded the backlog on open, for minutes (issue 23):
     # now it answers from what is indexed and says how much is not embedded yet.

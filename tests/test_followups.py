@@ -72,6 +72,22 @@ def test_ellipsis_and_chains() -> None:
     assert chain is not None and "vacation" in chain.carried and "contractors" in chain.carried
 
 
+def test_a_demonstrative_before_an_earlier_noun_is_a_follow_up_however_long() -> None:
+    # "that cache" names four things of its own, so it did not read as a follow-up: it was
+    # searched without the earlier turn (its rewritten query was null).
+    turns = [("How can I cache the results of an expensive function?",
+              "Decorate it with @functools.lru_cache to wrap it with a memoizing callable [1].")]
+    second = rewrite("What is the default size limit of that cache?", turns)
+    assert second is not None and {"expensive", "function"} <= set(second.carried)
+    third = rewrite("And how do I clear it?",
+                    [*turns, ("What is the default size limit of that cache?",
+                              "If maxsize is set to None, the LRU feature is disabled [1].")])
+    assert third is not None and {"cache", "results"} <= set(third.carried)
+    # A demonstrative naming something new is no reference back.
+    assert rewrite("What is the default size limit of that deque in collections?",
+                   turns) is None
+
+
 def test_a_standalone_question_is_left_alone() -> None:
     turns = [(FIRST, "A rich comparison method may return NotImplemented.")]
     assert rewrite("How does hashlib hash passwords with scrypt?", turns) is None

@@ -257,3 +257,25 @@ def test_a_table_whose_cells_hold_paragraphs_keeps_a_row_a_line(tmp_path: Path) 
     assert doc.text == ("Iterator | Results\n\ncount() | start, start+step forever\n"
                         "cycle() | p0, p1 again")
     assert _spans(doc.text, doc.roles)["table"] == [doc.text]
+
+
+def test_an_answer_links_to_its_page_element_and_leaves_the_id_map_home(
+        tmp_path: Path) -> None:
+    # Every search document carried the page's whole id map (hundreds of ids on a Python
+    # docs page): ~48 KB an answer. A snippet now says the one id to link to.
+    from citewise import Agent
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    ids = "".join(f'<span id="x{i}"></span>' for i in range(300))
+    (docs / "care.html").write_text(
+        f'<html><body><main><section id="watering"><h1>Watering</h1>{ids}<p>Water the fern '
+        "twice a week in summer.</p></section></main></body></html>", encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([docs])
+        assert "anchors" in kb.list_documents()[0].metadata  # still stored with the page
+        answer = Agent(kb).ask("How often should the fern be watered in summer?")
+    doc = answer.search_documents[0]
+    assert "anchors" not in doc.document
+    assert doc.snippets[0].anchor == "watering"
+    assert len(answer.model_dump_json()) < 8_000

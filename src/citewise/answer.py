@@ -74,6 +74,9 @@ class Snippet(_Model):
     page: int | None = Field(default=None, description="One-based page number, when known.")
     section: str | None = Field(default=None, description="Section path (e.g. `Intro > Scope`).")
     line: int | None = Field(default=None, description="One-based line of `start_char`.")
+    anchor: str | None = Field(
+        default=None, description="Id of the page element nearest before the snippet "
+        "(HTML): link to it as `page.html#anchor`.")
 
 
 class SearchDocument(_Model):

@@ -89,7 +89,7 @@ def carry_into(query: str, carried: Sequence[str]) -> str:
 
 
 def _rewrite_one(question: str, previous: str, answer: str) -> FollowUp | None:
-    if not _leans_back(question):
+    if not _leans_back(question) and not _points_back(question, f"{previous} {answer}"):
         return None
     own = set(content_terms(question))
     carried = _salient(previous, own)
@@ -107,6 +107,18 @@ def _leans_back(question: str) -> bool:
     if _CONNECTIVE.match(question) or len(named) <= 1:
         return True
     return any(w in _ANAPHORA for w in words) and len(named) <= 3
+
+
+_DEMONSTRATIVE = re.compile(r"\b(?:this|that|these|those|the\s+same)\s+([A-Za-z][\w-]*)",
+                            re.IGNORECASE)
+
+
+def _points_back(question: str, before: str) -> bool:
+    """A demonstrative before a noun the earlier turn used ("the default size of *that
+    cache*", "can *this function* …"): a reference back however much else it names."""
+    earlier = set(content_terms(before))
+    return any(set(content_terms(m.group(1))) & earlier
+               for m in _DEMONSTRATIVE.finditer(question))
 
 
 def _salient(text: str, exclude: set[str]) -> list[str]:

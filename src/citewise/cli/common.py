@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from citewise.events import Event
 
 if TYPE_CHECKING:
-    from citewise.answer import Answer
+    from citewise.answer import Answer, CitationOccurrence
     from citewise.knowledge.base import KnowledgeBase
     from citewise.store.base import Store
 
@@ -197,9 +197,8 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     """The answer, then its sources: each cited document once — where it is (file:line
     for plain text, markdown and source code, the page for a PDF, the file alone for other
     formats, whose stored text is extracted: its lines are not the file's), its section when
-    it has one — and under it every quote the answer took from it."""
-    from citewise.text import line_of
-
+    it has one — and under it every quote the answer took from it; a quote from another
+    section, page or line of the same document says where it is first."""
     out = out or sys.stdout
     out.write(answer.text.strip() + "\n")
     for issue in answer.issues:  # vectors still being computed: the answer says so
@@ -208,30 +207,47 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     if not answer.citations:
         return
     out.write("\nSources:\n")
-    quotes: dict[int, list[str]] = {}
-    heads: dict[int, str] = {}
+    quotes: dict[int, list[tuple[str, str]]] = {}  # per document: (place, quote)
+    texts: dict[str, str | None] = {}
     for c in answer.citations:
-        doc = answer.search_documents[c.document_index - 1]
         quote = _one_line(c.excerpt)
         quote = quote if len(quote) <= 160 else quote[:157] + "…"
-        if quote not in quotes.setdefault(c.document_index, []):
-            quotes[c.document_index].append(quote)
-        if c.document_index in heads:
-            continue
-        where = doc.source
-        snippet = doc.snippets[c.snippet_index] if c.snippet_index is not None else None
-        if snippet is not None and snippet.page is not None:
-            where = f"{doc.source} (page {snippet.page})"
-        elif (kb is not None and c.start_char is not None
-              and (doc.document.get("content_type") in _LINE_TYPES
-                   or doc.document.get("loader") == "source")):  # code: the file's own text
-            text = kb.document_text(str(doc.document.get("id")))
-            if text is not None:
-                where = f"{doc.source}:{line_of(text, c.start_char)}"
-        section = _one_line(snippet.section or "") if snippet is not None else ""
-        heads[c.document_index] = f"{where} — {section}" if section else where
-    for n, head in heads.items():
-        out.write(f"[{n}] {head}\n" + "".join(f"    “{q}”\n" for q in quotes[n]))
+        seen = quotes.setdefault(c.document_index, [])
+        if all(q != quote for _, q in seen):
+            seen.append((_place(answer, c, kb, texts), quote))
+    for n, items in quotes.items():
+        source = answer.search_documents[n - 1].source
+        last = items[0][0]
+        out.write(f"[{n}] {source}{last}\n")
+        for place, quote in items:
+            if place != last:
+                out.write(f"    at {source.rsplit('/', 1)[-1]}{place}:\n")
+                last = place
+            out.write(f"    “{quote}”\n")
+
+
+def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
+           texts: dict[str, str | None]) -> str:
+    """Where in its document a citation is, as a suffix of the document's source:
+    ``" (page 3) — Costs"``, ``":12 — Install > Linux"``, ``" — Hotels"`` or ``""``."""
+    from citewise.text import line_of
+
+    doc = answer.search_documents[c.document_index - 1]
+    snippet = doc.snippets[c.snippet_index] if c.snippet_index is not None else None
+    where = ""
+    if snippet is not None and snippet.page is not None:
+        where = f" (page {snippet.page})"
+    elif (kb is not None and c.start_char is not None
+          and (doc.document.get("content_type") in _LINE_TYPES
+               or doc.document.get("loader") == "source")):  # code: the file's own text
+        key = str(doc.document.get("id"))
+        if key not in texts:
+            texts[key] = kb.document_text(key)
+        text = texts[key]
+        if text is not None:
+            where = f":{line_of(text, c.start_char)}"
+    section = _one_line(snippet.section or "") if snippet is not None else ""
+    return f"{where} — {section}" if section else where
 
 
 def _one_line(text: str) -> str:

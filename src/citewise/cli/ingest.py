@@ -96,9 +96,10 @@ def run(args: argparse.Namespace) -> int:
             return status
         if args.no_wait:
             left = kb.embedding_status()
-            sys.stderr.write(
-                f"{left.not_embedded} chunks left to embed: `citewise worker` (or `serve`) "
-                "embeds them; searches use what is embedded meanwhile\n")
+            if left.not_embedded:
+                sys.stderr.write(
+                    f"{_chunks(left.not_embedded)} left to embed: `citewise worker` (or "
+                    "`serve`) embeds them; searches use what is embedded meanwhile\n")
             return status
         return _embed(kb) or status
 

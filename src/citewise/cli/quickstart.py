@@ -41,10 +41,15 @@ def run(args: argparse.Namespace) -> int:
     ns = argparse.Namespace(data_dir=str(target), database_url=None, thread=None, json=False,
                             model=None, output_schema=None, strict=False, quiet=False)
     code = run_question(ns, args.question)
+    # Two places, said apart: the sample's knowledge base, and the data folder a user's
+    # own documents go to (serving the sample's folder after ingesting there showed only
+    # the sample).
     sys.stderr.write(
-        f"\nNext: citewise ingest YOUR_FOLDER --data-dir {target.parent}\n"
-        f'      citewise ask "your question" --data-dir {target.parent}\n'
-        f"      citewise serve --data-dir {target}   # the web page: http://127.0.0.1:8080/\n"
+        f"\nThe sample on the web page: citewise serve --data-dir {target}"
+        "   # the web page: http://127.0.0.1:8080/\n"
+        f"Your own documents:  citewise ingest YOUR_FOLDER --data-dir {target.parent}\n"
+        f'                     citewise ask "your question" --data-dir {target.parent}\n'
+        f"                     citewise serve --data-dir {target.parent}\n"
     )
     return code
 

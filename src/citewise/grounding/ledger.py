@@ -85,6 +85,7 @@ class EvidenceLedger(BaseModel):
                     page=hit.page,
                     section=hit.section,
                     line=hit.line,
+                    anchor=hit.anchor,
                 )
             )
             doc.score = max(doc.score, hit.score)

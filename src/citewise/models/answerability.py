@@ -43,8 +43,10 @@ def answerability(question: str, scored: Sequence[Scored],
 
 
 _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
-# A capitalised word that does not start the question or a sentence of it.
-_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w.'’-]*[A-Za-z0-9])")
+# A capitalised word that does not start the question or a sentence of it — not "I" and
+# its contractions ("when I'm done", "I'd", "I've": the asker, not a thing named).
+_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b(?!I(?:['’](?:m|d|ll|ve|s))?\b)"
+                   r"([A-Z][\w.'’-]*[A-Za-z0-9])")
 # A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size").
 # Not a version ("2.39") nor an abbreviation ("e.g."): a letter first, parts of 2+ chars.
 _IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")

@@ -35,3 +35,4 @@ class Hit:
     # (start, end, role) relative to ``text``: what the loader said its spans are
     # (headings, code, tables…; ``citewise.knowledge.loaders.base.ROLES``).
     roles: tuple[tuple[int, int, str], ...] = ()
+    anchor: str | None = None  # the page element id nearest before the chunk (HTML)
