@@ -113,10 +113,11 @@ class Agent:
         if verifier is None and kb is not None:
             # The knowledge base's embedder, when it has one, also judges whether each
             # cited passage addresses the question (grounding.relevance).
-            dense = getattr(kb, "dense", None)
-            embedder = getattr(dense, "embedder", None)
+            from citewise.models.sentence_similarity import relevance_embed
+
+            embedder = getattr(getattr(kb, "dense", None), "embedder", None)
             verifier = Verifier(document_text=kb.document_text,
-                                relevance_embed=embedder.embed if embedder else None)
+                                relevance_embed=relevance_embed(embedder))
         self.verifier = verifier
         self.approval_policy = approval_policy
         # Events per store write. A host that must send each event only once it is durable

@@ -25,10 +25,11 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from citewise.answer import SearchDocument, Snippet
 from citewise.grounding.claims import MARKER_GROUP, segments
-from citewise.text import overlap, terms
+from citewise.text import content_terms, terms
 
 __all__ = [
     "MISMATCH_THRESHOLD",
@@ -79,14 +80,27 @@ _LONG_SENTENCE = 300
 
 def lexical_support(claim: str, evidence: str) -> float:
     """Heuristic support of ``claim`` by ``evidence`` from their words alone (0..1)."""
-    claim, evidence = _canonical(claim), _canonical(evidence)
-    score = overlap(claim, evidence)
+    c_terms, c_numbers, c_negated = _features(claim)
+    e_terms, e_numbers, e_negated = _features(evidence)
+    # :func:`citewise.text.overlap` of the canonical texts.
+    score = len(c_terms & e_terms) / len(c_terms) if c_terms else 0.0
     # Each tell alone keeps even a full word overlap below SUPPORT_THRESHOLD.
-    if _numbers(claim) - _numbers(evidence):
+    if c_numbers - e_numbers:
         score *= _PENALTY
-    if _negated(claim) != _negated(evidence):
+    if c_negated != e_negated:
         score *= _PENALTY
     return score
+
+
+@lru_cache(maxsize=8192)
+def _features(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
+    """What :func:`lexical_support` compares of a text: its content terms, numbers and
+    whether it says no, of its canonical form. Cached: every window of a snippet is
+    compared with every claim of an answer (~350 comparisons an answer, most of the
+    verification's time when each one tokenised both texts again)."""
+    canonical = _canonical(text)
+    return (frozenset(content_terms(canonical)), frozenset(_numbers(canonical)),
+            _negated(canonical))
 
 
 @dataclass(frozen=True, slots=True)

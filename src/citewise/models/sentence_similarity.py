@@ -10,13 +10,13 @@ scorer is None and sentences rank on words alone.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from citewise.errors import ConfigError
 from citewise.models.sentence_rank import SemanticScorer
 
-__all__ = ["minilm_scorer"]
+__all__ = ["minilm_scorer", "relevance_embed"]
 
 _EMBEDDER: list[Any] = []
 _LOCK = threading.Lock()
@@ -24,9 +24,7 @@ _CACHE: dict[str, Any] = {}
 _CACHE_MAX = 20_000
 
 
-def minilm_scorer() -> SemanticScorer | None:
-    """Cosine similarity under the packaged MiniLM (cached per text), or None when the
-    model is not installed."""
+def _embedder() -> Any:
     with _LOCK:
         if not _EMBEDDER:
             try:
@@ -38,19 +36,52 @@ def minilm_scorer() -> SemanticScorer | None:
                 _EMBEDDER.append(None)
             else:
                 _EMBEDDER.append(embedder)
-    embedder = _EMBEDDER[0]
-    if embedder is None:
-        return None
+    return _EMBEDDER[0]
 
-    def score(question: str, texts: Sequence[str]) -> Sequence[float]:
-        wanted = [t for t in dict.fromkeys([question, *texts]) if t not in _CACHE]
+
+def _vectors(embedder: Any, texts: Sequence[str]) -> list[Any]:
+    """The vectors of ``texts``, cached; the lock keeps a clear in one thread from
+    pulling a vector from under a reader in another (the verifier runs off the loop)."""
+    with _LOCK:
+        wanted = [t for t in dict.fromkeys(texts) if t not in _CACHE]
         if wanted:
             vectors = embedder.embed(wanted)
             if len(_CACHE) + len(wanted) > _CACHE_MAX:
                 _CACHE.clear()
             for t, v in zip(wanted, vectors, strict=True):
                 _CACHE[t] = v
-        q = _CACHE[question]
-        return [float(q @ _CACHE[t]) for t in texts]
+        return [_CACHE[t] for t in texts]
+
+
+def minilm_scorer() -> SemanticScorer | None:
+    """Cosine similarity under the packaged MiniLM (cached per text), or None when the
+    model is not installed."""
+    embedder = _embedder()
+    if embedder is None:
+        return None
+
+    def score(question: str, texts: Sequence[str]) -> Sequence[float]:
+        q, *rest = _vectors(embedder, [question, *texts])
+        return [float(q @ v) for v in rest]
 
     return score
+
+
+def relevance_embed(embedder: Any) -> Callable[[Sequence[str]], Any] | None:
+    """The verifier's ``embed(texts)`` for a knowledge base with ``embedder`` (None: no
+    embedder). With the packaged MiniLM it reads this scorer's cache: the question and the
+    quotes the extractive model chose were embedded a moment ago to choose them, and
+    embedding them again was a third of the verification's time."""
+    if embedder is None:
+        return None
+    from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
+
+    if getattr(embedder, "name", None) != MiniLMEmbedder.name:
+        return embedder.embed  # type: ignore[no-any-return]
+    fallback = embedder.embed
+
+    def embed(texts: Sequence[str]) -> Any:
+        scorer_model = _embedder()
+        return fallback(texts) if scorer_model is None else _vectors(scorer_model, list(texts))
+
+    return embed
