@@ -307,6 +307,29 @@ def test_a_second_quote_of_a_document_says_its_own_section_and_line(tmp_path: Pa
     ]
 
 
+def test_an_abstention_shows_the_closest_passages_as_no_answer(tmp_path: Path) -> None:
+    import io
+
+    from citewise import Agent
+    from citewise.cli.common import print_answer
+    from citewise.knowledge.base import KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fern.md").write_text("# Fern care\n\n## Watering\n\nWater the fern twice a week "
+                                  "in summer.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert not kb.ingest([docs]).failed
+        out = io.StringIO()
+        answer = Agent(kb).ask("How do I configure middleware in Django?")
+        print_answer(answer, kb, out)
+    assert not answer.citations
+    text = out.getvalue()
+    assert "Closest passages (they do not answer it):" in text
+    assert f"[1] {docs / 'fern.md'} — Fern care > Watering" in text
+    assert "“Water the fern twice a week in summer.”" in text and "Sources:" not in text
+
+
 def test_ask_never_waits_for_embedding_and_says_what_is_not_embedded(tmp_path: Path) -> None:
     # `ask` after an interrupted ingest embedded the backlog on open, for minutes (issue 23):
     # now it answers from what is indexed and says how much is not embedded yet.

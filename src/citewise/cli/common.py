@@ -205,6 +205,7 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
         if issue.code == "embedding_incomplete":
             sys.stderr.write(f"note: {issue.message} (`citewise status`)\n")
     if not answer.citations:
+        _closest(answer, out)
         return
     out.write("\nSources:\n")
     quotes: dict[int, list[tuple[str, str]]] = {}  # per document: (place, quote)
@@ -224,6 +225,26 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
                 out.write(f"    at {source.rsplit('/', 1)[-1]}{place}:\n")
                 last = place
             out.write(f"    “{quote}”\n")
+
+
+def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
+    """When the documents do not answer: the closest passages the search found, said to
+    be no answer (a reader can judge; the JSON has them all in ``search_documents``)."""
+    if not answer.search_documents or not any(
+            i.code == "no_answer_in_sources" for i in answer.issues):
+        return
+    out.write("\nClosest passages (they do not answer it):\n")
+    for n, doc in enumerate(answer.search_documents[:limit], 1):
+        if not doc.snippets:
+            continue
+        snippet = doc.snippets[0]
+        raw = snippet.evidence.text if snippet.evidence else snippet.text
+        # A markdown heading line is the section's name, shown after the source already.
+        text = _one_line(" ".join(ln for ln in raw.splitlines()
+                                  if not ln.lstrip().startswith("#")) or raw)
+        text = text if len(text) <= 160 else text[:157] + "…"
+        section = f" — {_one_line(snippet.section)}" if snippet.section else ""
+        out.write(f"[{n}] {doc.source}{section}\n    “{text}”\n")
 
 
 def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
