@@ -279,3 +279,10 @@ def test_an_answer_links_to_its_page_element_and_leaves_the_id_map_home(
     assert "anchors" not in doc.document
     assert doc.snippets[0].anchor == "watering"
     assert len(answer.model_dump_json()) < 8_000
+
+
+def test_a_plugins_malformed_role_span_is_dropped_not_a_failure() -> None:
+    text = "One sentence here. Another one there."
+    bad: list[Any] = [(0, 3), ("a", 5, "code"), (0, 5, "code", "x"), None, (0, 18, "heading")]
+    (chunk,) = chunk_text("d1", text, size=400, overlap=60, roles=bad)
+    assert chunk.roles == ((0, 18, "heading"),)

@@ -174,8 +174,10 @@ def chunk_text(
 def _valid_roles(roles: Sequence[RoleSpan], length: int) -> list[RoleSpan]:
     """The well-formed spans of a known role, sorted (a plugin's bad span is left out: a
     role only ranks evidence, it never changes text or offsets)."""
-    out = [(int(a), int(b), r) for a, b, r in roles
-           if r in ROLES and isinstance(a, int) and isinstance(b, int) and 0 <= a < b <= length]
+    out = [(span[0], span[1], span[2]) for span in roles
+           if isinstance(span, tuple | list) and len(span) == 3 and span[2] in ROLES
+           and isinstance(span[0], int) and isinstance(span[1], int)
+           and 0 <= span[0] < span[1] <= length]
     out.sort()
     return out
 

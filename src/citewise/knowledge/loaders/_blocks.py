@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Blocks", "tidy_roles"]
+__all__ = ["Blocks", "heading_roles", "tidy_roles"]
 
 RoleSpan = tuple[int, int, str]
+
+
+def heading_roles(headings: list[tuple[int, int, str]], text: str) -> list[RoleSpan]:
+    """The ``heading`` spans of ``(start, level, title)`` headings written into ``text``."""
+    return [(start, start + len(title), "heading") for start, _, title in headings
+            if text.startswith(title, start)]
 
 
 def tidy_roles(spans: list[RoleSpan], text: str) -> list[RoleSpan]:
@@ -49,9 +55,7 @@ class Blocks:
     def role_spans(self) -> list[RoleSpan]:
         """Every role span of the text written: the headings' and those marked."""
         text = "".join(self.parts)
-        heads = [(start, start + len(title), "heading") for start, _, title in self.headings
-                 if text.startswith(title, start)]
-        return tidy_roles([*heads, *self.roles], text)
+        return tidy_roles([*heading_roles(self.headings, text), *self.roles], text)
 
     def write(self, text: str, sep: str = "\n\n") -> int | None:
         """Append ``text`` as a block (nothing for blank text); its start offset."""

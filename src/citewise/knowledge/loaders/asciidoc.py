@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewise.errors import IngestError
-from citewise.knowledge.loaders._blocks import tidy_roles
+from citewise.knowledge.loaders._blocks import heading_roles, tidy_roles
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
@@ -238,9 +238,8 @@ def read_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
     if block is not None and block[0] in _VERBATIM and verbatim:
         out.write("\n".join(verbatim).rstrip(), role="code")  # unclosed: runs to the end
     text = "".join(out.parts)
-    heads = [(start, start + len(title), "heading") for start, _, title in out.headings]
     return (text, doc_title, _sections(out.headings, len(text)), attrs,
-            tidy_roles([*heads, *out.roles], text))
+            tidy_roles([*heading_roles(out.headings, text), *out.roles], text))
 
 
 def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str]) -> int:
