@@ -13,10 +13,12 @@ Why: the labelled sets of ``bench/citations.py`` and ``bench/relevance.py`` were
 the team, so their questions share words with their answers. Here the text is real
 manuals installed from Debian — PostgreSQL 15's HTML manual (``postgresql-doc-15``),
 git's HTML manual pages (``git-doc``) and the Bash Reference Manual (``bash-doc``, with
-the Debian Reference's tutorial chapter, ``debian-reference-en``, as a look-alike), and
-two *fresh* corpora whose questions were written after the ranking was tuned and are held
+the Debian Reference's tutorial chapter, ``debian-reference-en``, as a look-alike), two
+*fresh* corpora whose questions were written after the ranking was tuned and are held
 out whole: Python 3.11's library reference (``python3.11-doc``, Sphinx HTML) and chapters
-2–12 of the Debian Reference — and the
+2–12 of the Debian Reference, and three *new* ones written a session later, split like the
+first: SQLite's documentation (``sqlite3-doc``), Apache httpd's manual (``apache2-doc``)
+and fifteen man pages (ssh, tmux, rsync, curl, tar, find, … as groff/mdoc sources) — and the
 questions (``bench/data/answers/<corpus>.jsonl``) are phrased as users ask them, each
 labelled with the exact sentence(s) of the stored text that answer it, or "unanswerable".
 
@@ -65,6 +67,8 @@ class Corpus:
     pages: tuple[str, ...]  # relative to root: the fixed, documented subset
     # Written after the ranking was tuned and never tuned on: every question is ``heldout``.
     fresh: bool = False
+    # Which set it belongs to (:data:`GROUPS`): what has been tuned on, and when it came.
+    group: str = "tuned"
 
 
 _PG = "/usr/share/doc/postgresql-doc-15/html"
@@ -105,11 +109,51 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "dataclasses.html", "enum.html", "textwrap.html", "random.html", "time.html",
                "urllib.parse.html", "asyncio-task.html", "threading.html", "string.html",
                "pickle.html", "copy.html", "heapq.html", "bisect.html", "statistics.html"),
-           fresh=True),
+           fresh=True, group="fresh"),
     Corpus("debref", "Debian Reference, chapters 2–12 (HTML)", ("debian-reference-en",),
            "/usr/share/doc/debian-reference-en/docs", tuple(
-               f"ch{n:02d}.en.html" for n in range(2, 13)), fresh=True),
+               f"ch{n:02d}.en.html" for n in range(2, 13)), fresh=True, group="fresh"),
+    # Three corpora added in session 15 (2026-12-02), their questions written from the pages
+    # alone by people who never saw an answer: split by the id's hash like the first three,
+    # so that a change can be tuned on one half and reported on the other.
+    Corpus("sqlite", "SQLite 3.40 documentation (HTML)", ("sqlite3-doc",),
+           "/usr/share/doc/sqlite3", tuple(f"{p}.html" for p in (
+               "lang_createtable", "lang_altertable", "lang_upsert", "lang_vacuum",
+               "lang_transaction", "lang_returning", "lang_datefunc", "lang_corefunc",
+               "lang_aggfunc", "pragma", "datatype3", "autoinc", "foreignkeys", "wal",
+               "lockingv3", "json1", "partialindex", "gencol", "lang_with", "cli", "limits",
+               "stricttables", "withoutrowid", "lang_attach", "lang_analyze",
+               "queryplanner", "isolation", "lang_conflict", "lang_createtrigger",
+               "lang_createview", "lang_insert", "lang_delete", "uri", "quirks", "nulls",
+               "faq", "rowidtable", "lang_createindex")), group="new"),
+    Corpus("apache", "Apache HTTP Server 2.4 manual (HTML)", ("apache2-doc",),
+           "/usr/share/doc/apache2-doc/manual/en", tuple(f"{p}.html" for p in (
+               "bind", "caching", "configuring", "content-negotiation", "custom-error",
+               "logs", "mpm", "sections", "urlmapping", "vhosts/name-based",
+               "vhosts/examples", "mod/core", "mod/mod_rewrite", "rewrite/flags",
+               "mod/mod_alias", "mod/mod_proxy", "mod/mod_ssl", "mod/mod_headers",
+               "mod/mod_deflate", "mod/mod_expires", "mod/mod_dir", "mod/mod_autoindex",
+               "mod/mod_auth_basic", "mod/mod_authz_core", "mod/mod_log_config",
+               "mod/mod_mime", "mod/mpm_common", "mod/event", "mod/prefork",
+               "programs/apachectl", "programs/htpasswd", "programs/ab", "howto/htaccess",
+               "howto/auth", "stopping", "env", "mod/mod_setenvif", "mod/mod_cache",
+               "mod/mod_status", "mod/mod_ratelimit")), group="new"),
+    Corpus("manpages", "Unix manual pages (groff sources)",
+           ("openssh-client", "tmux", "rsync", "curl", "tar", "grep", "sed", "findutils",
+            "less", "coreutils"), "/usr/share/man", (
+               "man1/ssh.1.gz", "man5/ssh_config.5.gz", "man1/scp.1.gz", "man1/tmux.1.gz",
+               "man1/rsync.1.gz", "man5/rsyncd.conf.5.gz", "man1/curl.1.gz",
+               "man1/tar.1.gz", "man1/grep.1.gz", "man1/sed.1.gz", "man1/find.1.gz",
+               "man1/less.1.gz", "man1/sort.1.gz", "man1/xargs.1.gz", "man1/chmod.1.gz"),
+           group="new"),
 )}
+
+#: The sets of corpora, as the README reports them apart.
+GROUPS = {
+    "tuned": "tuned-on (postgresql + git + bash; session 13)",
+    "fresh": "fresh (python + debref; session 14, held out whole)",
+    "new": "new (sqlite + apache + manpages; session 15)",
+}
 
 
 def split_of(question_id: str) -> str:
@@ -245,10 +289,8 @@ def run(names: list[str], *, install: bool, kb_dir: Path | None, split: str | No
         corpora[name] = run_corpus(CORPORA[name], install=install, kb_dir=kb_dir,
                                    split=split, model=model)
     every = [QuestionResult(**r) for c in corpora.values() for r in c["results"]]
-    fresh = [QuestionResult(**r) for n, c in corpora.items() if CORPORA[n].fresh
-             for r in c["results"]]
-    older = [QuestionResult(**r) for n, c in corpora.items() if not CORPORA[n].fresh
-             for r in c["results"]]
+    groups = {g: [QuestionResult(**r) for n, c in corpora.items() if CORPORA[n].group == g
+                  for r in c["results"]] for g in GROUPS}
     return {
         "benchmark": "answers",
         "model": model,
@@ -260,10 +302,8 @@ def run(names: list[str], *, install: bool, kb_dir: Path | None, split: str | No
         "split": split,
         "seconds": round(time.perf_counter() - t0, 1),
         "overall": summarise(every),
-        # The corpora written after the ranking was tuned (held out whole) apart from the
-        # three it was tuned on, whose "heldout" split has been looked at before.
-        "fresh": summarise(fresh) if fresh else None,
-        "tuned_corpora": summarise(older) if older else None,
+        # Each set of corpora apart: what the ranking was tuned on, and what came later.
+        "groups": {g: summarise(rs) for g, rs in groups.items() if rs},
         "corpora": corpora,
     }
 
@@ -290,14 +330,15 @@ def markdown(result: dict[str, Any]) -> str:
              "real manuals installed from Debian, each a fixed subset of pages ingested into "
              "a knowledge base of its own (the page lists are in `bench/answers.py`; "
              "`apt-get install postgresql-doc-15 git-doc bash-doc debian-reference-en "
-             "python3.11-doc`, or `--install`). Questions and labels: "
+             "python3.11-doc sqlite3-doc apache2-doc rsync`, or `--install`). Questions and "
+             "labels: "
              "`bench/data/answers/<corpus>.jsonl`, "
              "phrased as users ask, each labelled with the exact sentence(s) of the stored "
              "text that answer it (checked present exactly once before the run) or "
-             "`unanswerable`. On the first three corpora `split` (`tune` / `heldout`) is "
-             "fixed by a hash of the id; `python` and `debref` are *fresh*: written after "
-             "the ranking was tuned, by people who did not see its output, and held out "
-             "whole. Metrics as `citewise eval` "
+             "`unanswerable`. `split` (`tune` / `heldout`) is fixed by a hash of the id, except "
+             "on `python` and `debref`, which are *fresh*: held out whole. Every set after "
+             "the first was written by people who did not see citewise's answers, after the "
+             "ranking had been tuned. Metrics as `citewise eval` "
              "(`citewise/evaluation.py`): a citation's sentence is its stored text widened "
              "to sentence boundaries, and it matches an expected sentence when it covers at "
              "least half of it (whitespace-insensitive); an answer abstains when it cites "
@@ -311,19 +352,18 @@ def markdown(result: dict[str, Any]) -> str:
         for split, s in c["summary"]["by_split"].items():
             lines.append(_row(f"{name} {split}", s))
     lines.append(_row("**all corpora**", result["overall"]["all"]))
-    if result.get("fresh"):
-        lines.append(_row("**fresh corpora (python + debref)**", result["fresh"]["all"]))
-    if result.get("tuned_corpora"):
-        lines.append(_row("tuned-on corpora (postgresql + git + bash)",
-                          result["tuned_corpora"]["all"]))
+    for g, summary in result.get("groups", {}).items():
+        lines.append(_row(f"**{GROUPS.get(g, g)}**", summary["all"]))
+        for split, s in summary["by_split"].items():
+            lines.append(_row(f"{g} {split}", s))
     for split, s in result["overall"]["by_split"].items():
         lines.append(_row(f"all {split}", s))
     lines += ["", _HEAD.format("question kind (all corpora)")]
     for kind, s in result["overall"]["by_kind"].items():
         lines.append(_row(kind, s))
-    if result.get("fresh"):
-        lines += ["", _HEAD.format("question kind (fresh corpora)")]
-        for kind, s in result["fresh"]["by_kind"].items():
+    if result.get("groups", {}).get("new"):
+        lines += ["", _HEAD.format("question kind (new corpora)")]
+        for kind, s in result["groups"]["new"]["by_kind"].items():
             lines.append(_row(kind, s))
     ingest = ", ".join(f"{n} {c['pages']} pages → {c['ingest']['chunks_written']} chunks "
                        f"in {c['ingest']['seconds']} s" for n, c in result["corpora"].items())

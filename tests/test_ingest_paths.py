@@ -144,3 +144,32 @@ def test_a_file_emptied_since_its_ingest_is_removed(kb: KnowledgeBase, docs: Pat
     again = kb.ingest([docs])  # still empty, nothing stored for it: an empty file fails
     assert [(f.path, f.code) for f in again.failed] == [(str(docs / "france.txt"),
                                                          "empty_document")]
+
+
+def test_a_sphinx_builds_sources_and_assets_and_dependencies_are_left_out(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Python's HTML docs folder holds every page twice (``_sources/x.rst.txt``) plus the
+    site's scripts: ingested whole, each answer was found twice. The pages are read; a
+    ``_static`` outside a Sphinx build is a folder like any other."""
+    html = tmp_path / "html"
+    (html / "_sources").mkdir(parents=True)
+    (html / "_static").mkdir()
+    (html / "node_modules" / "pkg").mkdir(parents=True)
+    (html / "searchindex.js").write_text("Search.setIndex({})\n")
+    (html / "objects.inv").write_bytes(b"# Sphinx inventory version 2\n")
+    (html / "json.html").write_text("<html><body><p>Dumps encode JSON.</p></body></html>")
+    (html / "_sources" / "json.rst.txt").write_text("Dumps encode JSON.\n")
+    (html / "_static" / "basic.css").write_text("body { margin: 0 }\n")
+    (html / "node_modules" / "pkg" / "README.md").write_text("A dependency.\n")
+    site = tmp_path / "site" / "_static"
+    site.mkdir(parents=True)
+    (site / "notes.md").write_text("Static notes stay.\n")
+    report = kb.ingest([html, site.parent])
+    names = sorted(Path(p).name for p in report.added)
+    assert names == ["json.html", "notes.md"], names
+    assert sorted(Path(p).name for p in report.left_out) == [
+        "_sources", "_static", "node_modules", "searchindex.js"]
+    assert "4 build or dependency folders and files not read" in report.summary()
+    # A file named in the call is read wherever it is.
+    again = kb.ingest([html / "_sources" / "json.rst.txt"])
+    assert [Path(p).name for p in again.added] == ["json.rst.txt"]

@@ -80,3 +80,18 @@ def test_upload_of_jsonl_with_a_lone_surrogate(http: httpx.Client) -> None:
     assert r.status_code == 201, r.text
     doc = http.get(f"/v1/documents/{r.json()['document']['id']}", params={"text": "true"})
     assert doc.json()["text"].startswith("Broken emoji \ufffd here.")
+
+
+def test_an_html_pages_anchors_come_with_its_text_not_in_listings(http: httpx.Client) -> None:
+    page = (b"<html><head><title>Ferns</title></head><body><h1 id='top'>Ferns</h1>"
+            b"<p id='water'>Water ferns weekly.</p></body></html>")
+    up = http.post("/v1/documents", files={"file": ("ferns.html", page)})
+    assert up.status_code in (200, 201), up.text
+    doc_id = up.json()["document"]["id"]
+    assert "anchors" not in up.json()["document"]["metadata"]
+    listed = [d for d in http.get("/v1/documents").json()["documents"] if d["id"] == doc_id]
+    assert listed and "anchors" not in listed[0]["metadata"]
+    assert "anchors" not in http.get(f"/v1/documents/{doc_id}").json()["metadata"]
+    full = http.get(f"/v1/documents/{doc_id}", params={"text": "true"}).json()
+    anchors = full["metadata"]["anchors"]
+    assert full["text"][anchors["water"]:].startswith("Water ferns weekly.")

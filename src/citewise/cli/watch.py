@@ -66,8 +66,11 @@ def _identity(path: str) -> tuple[int, int] | None:
 
 
 def _files(root: str, kb: KnowledgeBase, exclude: set[tuple[int, int]]) -> Iterator[str]:
-    """What a folder ingest reads under ``root``: files a loader reads, no hidden names,
-    symlinked folders followed once, the data directory left out."""
+    """What a folder ingest reads under ``root``: files a loader reads, no hidden names nor
+    the folders an ingest leaves out, symlinked folders followed once, the data directory
+    left out."""
+    from citewise.knowledge.ingest.files import left_out_file, left_out_folder
+
     seen = set(exclude)
     for here, dirs, files in os.walk(root, followlinks=True):
         ident = _identity(here)
@@ -76,9 +79,10 @@ def _files(root: str, kb: KnowledgeBase, exclude: set[tuple[int, int]]) -> Itera
             continue
         if ident is not None:
             seen.add(ident)
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        dirs[:] = [d for d in dirs if not left_out_folder(here, d)]
         for name in files:
-            if not name.startswith(".") and kb.registry.for_path(name) is not None:
+            if (not name.startswith(".") and not left_out_file(here, name)
+                    and kb.registry.for_path(name) is not None):
                 yield os.path.join(here, name)
 
 

@@ -16,7 +16,32 @@ from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry
 from citewise.store.base import Store
 
-__all__ = ["expand", "missing_under", "shown", "source_for"]
+__all__ = ["expand", "left_out_file", "left_out_folder", "missing_under", "shown", "source_for"]
+
+# Folders that hold no documents of their own: installed dependencies and caches.
+_NEVER = frozenset(("node_modules", "__pycache__"))
+# A Sphinx HTML build (``searchindex.js``, ``objects.inv`` beside them): ``_sources`` holds
+# every page again as its reStructuredText source (each answer found twice, cited as
+# ``_sources/x.rst.txt``), ``_static`` the site's scripts and stylesheets.
+_SPHINX_BUILD = frozenset(("_sources", "_static"))
+_SPHINX_MARKS = ("objects.inv", "searchindex.js")
+
+
+def left_out_file(parent: str | Path, name: str) -> bool:
+    """Whether a folder walk leaves the file ``name`` out though a loader reads it: a
+    Sphinx build's search index (``searchindex.js``: every term of every page, in one
+    script)."""
+    return name == "searchindex.js" and os.path.isfile(os.path.join(parent, "objects.inv"))
+
+
+def left_out_folder(parent: str | Path, name: str) -> bool:
+    """Whether a folder walk leaves the folder ``name`` under ``parent`` out: hidden
+    folders, dependencies and caches, a Sphinx build's copies of its sources and its assets
+    (the pages themselves are read). A file named in the call is read wherever it is."""
+    if name.startswith(".") or name in _NEVER:
+        return True
+    return name in _SPHINX_BUILD and any(
+        os.path.isfile(os.path.join(parent, mark)) for mark in _SPHINX_MARKS)
 
 
 def source_for(path: str | Path) -> str:
@@ -48,11 +73,11 @@ def _identity(path: str | Path) -> tuple[int, int] | None:
 
 
 def _walk(folder: Path, report: IngestReport, exclude: Iterable[Path] = ()) -> Iterator[Path]:
-    """Files under ``folder``, sorted, skipping hidden files and folders and the folders
-    in ``exclude`` (a knowledge base's own data directory: its index files are no
-    documents). Symlinked folders are followed, as symlinked files are, each folder once
-    (a link back up the tree is no loop). A folder that cannot be read is a failure of
-    the call, not silently nothing."""
+    """Files under ``folder``, sorted, skipping hidden files, what :func:`left_out_folder`
+    and :func:`left_out_file` name, and the folders in ``exclude`` (a knowledge base's own
+    data directory: its index files are no documents). Symlinked folders are followed, as
+    symlinked files are, each folder once (a link back up the tree is no loop). A folder
+    that cannot be read is a failure of the call, not silently nothing."""
     seen = {ident for ident in map(_identity, exclude) if ident is not None}
 
     def unreadable(err: OSError) -> None:
@@ -67,14 +92,18 @@ def _walk(folder: Path, report: IngestReport, exclude: Iterable[Path] = ()) -> I
             continue
         if here is not None:
             seen.add(here)
-        report.hidden += sum(1 for d in dirs if d.startswith("."))
+        left = [d for d in dirs if left_out_folder(root, d)]
+        report.hidden += sum(1 for d in left if d.startswith("."))
+        report.left_out.extend(shown(Path(root) / d) for d in left if not d.startswith("."))
         dirs[:] = sorted(d for d in dirs
-                         if not d.startswith(".") and _identity(Path(root) / d) not in seen)
+                         if d not in left and _identity(Path(root) / d) not in seen)
         for name in sorted(files):
-            if not name.startswith("."):
-                yield Path(root) / name
-            else:
+            if name.startswith("."):
                 report.hidden += 1
+            elif left_out_file(root, name):
+                report.left_out.append(shown(Path(root) / name))
+            else:
+                yield Path(root) / name
 
 
 def expand(

@@ -35,6 +35,10 @@ class IngestReport:
     #: folders are not read either, and only counted (``hidden``).
     skip_reasons: dict[str, str] = field(default_factory=dict)
     hidden: int = 0
+    #: Folders a walk did not enter though not hidden, and files it did not read though a
+    #: loader could (``ingest.files.left_out_folder`` / ``left_out_file``: ``node_modules``,
+    #: a Sphinx build's ``_sources``, ``_static`` and ``searchindex.js``).
+    left_out: list[str] = field(default_factory=list)
     #: Documents deleted because their file no longer exists (``prune``) or was emptied.
     removed: list[str] = field(default_factory=list)
     chunks_written: int = 0
@@ -68,6 +72,11 @@ class IngestReport:
             parts.append(f"{len(self.skipped)} skipped ({why})")
         if self.hidden:
             parts.append(f"{self.hidden} hidden not read")
+        if self.left_out:
+            n = len(self.left_out)
+            parts.append(f"{n} build or dependency folder{'' if n == 1 else 's'} and "
+                         f"files not read ({', '.join(_tail(p) for p in self.left_out[:3])}"
+                         f"{', …' if n > 3 else ''})")
         if self.removed:
             parts.append(f"{len(self.removed)} removed")
         n = self.chunks_written
@@ -82,9 +91,14 @@ class IngestReport:
             "skipped": list(self.skipped),
             "skip_reasons": {p: self.skip_reason(p) for p in self.skipped},
             "hidden": self.hidden,
+            "left_out": list(self.left_out),
             "removed": list(self.removed),
             "chunks_written": self.chunks_written,
         }
+
+
+def _tail(path: str) -> str:
+    return "/".join(path.rstrip("/").rsplit("/", 2)[-2:])
 
 
 def _no_loader(path: str) -> str:

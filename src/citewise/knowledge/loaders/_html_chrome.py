@@ -15,9 +15,10 @@ __all__ = ["is_boilerplate", "is_contents", "is_navigation", "is_permalink"]
 
 _BOILERPLATE = re.compile(
     r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|footer|cookie|cookies|banner|advert|ads|share|"
-    r"social|breadcrumbs?|newsletter|popup|skip-link)(?:$|[\s_-])",
+    r"social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline)(?:$|[\s_-])",
     re.IGNORECASE,
 )
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 # Navigation bars: the class names of DocBook XSL and Texinfo 7, the link relations and
 # words of a Prev/Up/Home/Next bar, and what else such a bar holds (labels, separators).
 _BAR_TAGS = frozenset(("div", "table", "p", "ul", "ol", "span", "center"))
@@ -41,6 +42,8 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     attrs = node.attributes
     if "hidden" in attrs or attrs.get("aria-hidden") == "true":  # bare ``hidden`` maps to None
         return True
+    if _HIDDEN_STYLE.search(attrs.get("style") or ""):  # SQLite's search-only headings
+        return True
     if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search"}:
         return True
     if not guess:
@@ -61,7 +64,26 @@ def is_contents(node: Any) -> bool:
     if node.tag not in ("div", "dl", "ul", "ol", "nav"):
         return False
     classes = set((node.attributes.get("class") or "").lower().split())
-    return bool(classes & _CONTENTS_CLASSES) and node.css_first("main, article") is None
+    classes.add((node.attributes.get("id") or "").lower())  # Apache's <ul id="toc">
+    named = bool(classes & _CONTENTS_CLASSES) or _in_page_links(node)
+    return named and node.css_first("main, article") is None
+
+
+def _in_page_links(node: Any) -> bool:
+    """A list of three or more items, each nothing but a link into the page itself
+    (``<li><a href="#expiresactive">ExpiresActive</a></li>``): the page's own contents."""
+    if node.tag not in ("ul", "ol"):
+        return False
+    items = [c for c in node.iter() if c.tag == "li"]
+    if len(items) < 3:
+        return False
+    for item in items:
+        links = item.css("a")
+        if len(links) != 1 or not (links[0].attributes.get("href") or "").startswith("#"):
+            return False
+        if (item.text(deep=True) or "").strip() != (links[0].text(deep=True) or "").strip():
+            return False
+    return True
 
 
 def is_navigation(node: Any) -> bool:
@@ -74,9 +96,31 @@ def is_navigation(node: Any) -> bool:
         return False
     classes = set((node.attributes.get("class") or "").lower().split())
     named = bool(classes & _NAV_CLASSES)
-    if not named and not _is_link_bar(node):
+    if not named and not _is_link_bar(node) and not _is_trail(node):
         return False
     return node.css_first("main, article") is None
+
+
+_TRAIL_SEPARATORS = re.compile(r"[\s>›»/|:]+")
+
+
+def _is_trail(node: Any) -> bool:
+    """A breadcrumb trail ("Apache > HTTP Server > Documentation > Modules") or a language
+    switcher ("Available Languages: en | fr | ja", its links ``hreflang``): links and
+    separators only, read on every page of a manual and answering nothing."""
+    links = node.css("a")
+    if len(links) < 2 or len(links) > 20:
+        return False
+    text = node.text(deep=True, separator=" ") or ""
+    if len(text) > 400:
+        return False
+    for link in links:
+        text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
+    rest = _TRAIL_SEPARATORS.sub("", text)
+    if not rest and re.search(r"[>›»]", text):
+        return True  # a trail: nothing but links and arrows
+    languages = sum(1 for a in links if a.attributes.get("hreflang"))
+    return languages >= len(links) - 1 and re.sub(r"(?i)\W|languages?|available", "", rest) == ""
 
 
 def _is_link_bar(node: Any) -> bool:

@@ -66,6 +66,7 @@ class _Out:
     roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank
     cells: int = 0  # inside this many table cells: blocks there flow into the row
     contents: bool = False  # keep tables of contents (a page that is nothing else)
+    numbers: list[list[Any]] = field(default_factory=list)  # open <ol>s: [next, type]
     # Ids whose offset is that of the next visible character: only then is it known where
     # whitespace collapsing and the separator before the block put it.
     waiting: list[str] = field(default_factory=list)
@@ -180,14 +181,61 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             out.flush(sep)
             kind, at = _role(tag, child), out.length
+            if tag == "ol":
+                out.numbers.append([_int(child.attributes.get("start"), 1),
+                                    child.attributes.get("type") or "1"])
+            elif tag == "li" and out.numbers and child.parent is not None \
+                    and child.parent.tag == "ol":
+                out.text(_item_number(out.numbers[-1], child.attributes.get("value")))
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.flush(sep)
+            if tag == "ol":
+                out.numbers.pop()
             if kind is not None and out.length > at:
                 out.roles.append((at, out.length, kind))
+        elif tag == "sup" and _is_exponent(child, out):
+            out.text("^")  # 2<sup>31</sup> is 2^31, not 231
+            _walk(child, out, in_main, guess)
         else:
             _anchor(child, out)
             _walk(child, out, in_main, guess)
         child = child.next
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return default
+
+
+def _item_number(numbering: list[Any], value: Any) -> str:
+    """An ordered list item's marker as a browser shows it ("3. ", "c. ", "iv. "):
+    the text says "see step 8", and the steps' numbers were lost without it."""
+    n = _int(value, numbering[0]) if value is not None else numbering[0]
+    numbering[0] = n + 1
+    kind = numbering[1]
+    if kind in ("a", "A") and 1 <= n <= 26:
+        label = chr(ord(kind) + n - 1)
+    elif kind in ("i", "I") and 1 <= n < 40:
+        roman = "".join(r * c for r, c in zip(
+            ("x", "ix", "v", "iv", "i"),
+            (n // 10, n % 10 // 9, n % 10 % 9 // 5, n % 10 % 9 % 5 // 4, n % 10 % 9 % 5 % 4),
+            strict=True))
+        label = roman if kind == "i" else roman.upper()
+    else:
+        label = str(n)
+    return f"{label}. "
+
+
+_EXPONENT = re.compile(r"[-−+]?(?:\d+|[a-zA-Z])")
+
+
+def _is_exponent(node: Any, out: _Out) -> bool:
+    """A superscript right after a digit that reads as a power (``2<sup>64</sup>``)."""
+    before = "".join(out.line[-2:])
+    return (bool(before) and before[-1].isdigit()
+            and _EXPONENT.fullmatch((node.text(deep=True) or "").strip()) is not None)
 
 
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
@@ -331,7 +379,9 @@ class HtmlLoader:
     """``.html`` / ``.htm`` / ``.xhtml`` pages."""
 
     name = "html"
-    version = "3"  # 2: permalink marks, navigation bars dropped; 3: role spans, no contents
+    # 2: permalink marks, navigation bars dropped; 3: role spans, no contents; 4: ordered
+    # list numbers, exponents, elements hidden by their style
+    version = "4"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

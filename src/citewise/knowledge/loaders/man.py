@@ -27,7 +27,9 @@ from pathlib import Path
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks
+from citewise.knowledge.loaders._mdoc import PUNCT, inline, is_inline, join_lines
 from citewise.knowledge.loaders._roff import STRINGS, split_args, unescape
+from citewise.knowledge.loaders._tbl import Table
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
@@ -36,16 +38,6 @@ __all__ = ["ManLoader", "render_man"]
 _FONT_PAIRS = {"BR", "RB", "IR", "RI", "BI", "IB"}
 _FONTS = {"B", "I", "SM", "SB", "CW", "R"}
 _PARAS = {"PP", "LP", "P", "HP", "Pp", "Lp"}
-# mdoc macros whose name is dropped and whose arguments are text.
-_MDOC_PREFIX = {"Fl": "-", "Cm": "", "Ar": "", "Pa": "", "Em": "", "Sy": "", "Li": "",
-                "Ev": "", "Va": "", "Dv": "", "Er": "", "Ic": "", "No": "", "Fn": "", "Ft": "",
-                "Fa": "", "Ad": "", "An": "", "Lb": "", "Ms": "", "Tn": "", "Ux": "", "St": "",
-                "Cd": "", "Vt": "", "Mt": "", "Ot": "", "In": ""}
-_MDOC_QUOTES = {"Dq": ("“", "”"), "Do": ("“", "”"), "Sq": ("‘", "’"), "Ql": ("‘", "’"),
-                "Pq": ("(", ")"), "Op": ("[", "]"), "Oo": ("[", ""), "Brq": ("{", "}"),
-                "Bq": ("[", "]"), "Aq": ("⟨", "⟩")}
-_MDOC_CLOSE = {"Dc": "”", "Sc": "’", "Pc": ")", "Oc": "]", "Brc": "}", "Bc": "]", "Ac": "⟩"}
-_PUNCT = re.compile(r"^[.,:;)\]?!]+$")
 _INDENT = "    "
 # A page has a title, a section, an include or a roff comment somewhere; a text file named
 # ``notes.1`` (or a rotated log, ``syslog.1``) has none of them.
@@ -61,6 +53,7 @@ class _Page(Blocks):
     lines: list[str] = field(default_factory=list)  # the open no-fill block
     nofill: bool = False
     indent: int = 0  # .RS depth
+    saved: list[tuple[int, bool]] = field(default_factory=list)  # at each open .RS
     body: bool = False  # inside a .TP/.IP body: indented once more
     await_tag: bool = False
     await_heading: int = 0
@@ -105,6 +98,7 @@ class _Page(Blocks):
         self.flush()
         self.body = False
         self.indent = 0
+        self.saved.clear()
         title = " ".join(title.split())
         if not title:
             self.await_heading = level
@@ -139,6 +133,8 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
     skip_until: str | None = None
     skip_braces = 0
     else_branch = False
+    xo: list[tuple[str, bool]] | None = None
+    table: Table | None = None
     for line in lines:
         if skip_until is not None:
             if line.strip().startswith(skip_until):
@@ -148,6 +144,31 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             skip_braces += line.count("\\{") - line.count("\\}")
             continue
         line = re.sub(r'(?<!\\)\\".*$', "", line)  # a comment to the end of the line
+        if table is not None:
+            if line.startswith(".TE"):
+                page.flush()
+                at = page.length
+                page.write("\n".join(page.prefix + row for row in table.lines()))
+                page.mark(at, "table")
+                table = None
+            else:
+                table.feed(line)
+            continue
+        if line.startswith(".TS"):
+            page.flush()
+            table = Table(page.strings)
+            continue
+        if xo is not None:  # an ``.It … Xo`` tag goes on to its ``.Xc``
+            if _gather(page, xo, line):
+                _item(page, join_lines(xo))
+                xo = None
+            continue
+        if line.startswith((".It ", "'It ")) and "Xo" in line.split():
+            page.flush()
+            page.body = False
+            xo = [(inline(" ".join(w for w in line[3:].split() if w != "Xo"), page.strings),
+                   False)]
+            continue
         if line.startswith((".", "'")):
             request = line[1:].strip()
             if not request:
@@ -198,6 +219,37 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             page.role_spans())
 
 
+def _gather(page: _Page, xo: list[tuple[str, bool]], line: str) -> bool:
+    """Render a line of an ``.It … Xo`` tag into ``xo``; True at its ``.Xc``."""
+    after_sm = page.strings.pop("\x02Sm0", None) is not None
+    glued = page.strings.get("\x02Sm") == "off" and not after_sm
+    if not line.startswith((".", "'")):
+        xo.append((unescape(line, page.strings), glued))
+        return False
+    name, _, rest = line[1:].strip().partition(" ")
+    if name == "Xc":
+        return True
+    if name == "Sm":
+        _request(page, name, rest, None)
+        page.strings["\x02Sm0"] = "1"  # the line after ``.Sm off`` is still spaced
+        return False
+    words = f"{name} {rest}".split()
+    end = words[-1:] == ["Xc"]
+    xo.append((inline(" ".join(words[:-1] if end else words), page.strings), glued))
+    return end
+
+
+def _item(page: _Page, tag: str) -> None:
+    """An ``.It`` list item: its tag on a line, the body indented below it; a bullet."""
+    bullet = bool(page.mdoc_list and page.mdoc_list[-1])
+    if bullet:
+        page.words.append("• " + tag if tag else "•")
+    elif tag:
+        page.write(page.prefix + tag)
+        page.pending_sep = "\n"
+        page.body = True
+
+
 def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None:
     """Apply one request or macro; returns the page title when it sets one."""
     args = [unescape(a, page.strings) for a in split_args(rest)]
@@ -224,13 +276,14 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
             page.write(page.prefix + args[0])
             page.pending_sep = "\n"
         page.body = True
-    elif name in ("RS",):
+    elif name in ("RS",):  # indent from where the text is, back there at its .RE
         page.flush()
+        page.saved.append((page.indent, page.body))
         page.indent += 1 + page.body
         page.body = False
     elif name in ("RE",):
         page.flush()
-        page.indent = max(0, page.indent - 1)
+        page.indent, page.body = page.saved.pop() if page.saved else (0, False)
     elif name in ("nf", "EX", "Bd") and (name != "Bd" or "-literal" in args or "-unfilled" in args):
         page.flush()
         page.nofill = True
@@ -253,7 +306,9 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
     elif name == "OP":
         page.text(f"[{text}]")
     elif name == "ds" and args:
-        page.strings[args[0]] = rest.partition(" ")[2].lstrip().lstrip('"')
+        # Read now: ``.ds Sd \fISed\fP`` is printed as "Sed" wherever ``\*(Sd`` stands.
+        page.strings[args[0]] = unescape(rest.partition(" ")[2].lstrip().lstrip('"'),
+                                         page.strings)
     elif name == "so":
         page.text(f"See {text}.")
     elif name in ("Bl",):
@@ -267,71 +322,36 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
     elif name == "It":
         page.flush()
         page.body = False
-        bullet = bool(page.mdoc_list and page.mdoc_list[-1])
-        tag = _mdoc_inline(rest, page.strings)
-        if bullet:
-            page.words.append("• " + tag if tag else "•")
-        elif tag:
-            page.write(page.prefix + tag)
-            page.pending_sep = "\n"
-            page.body = True
+        _item(page, inline(rest, page.strings))
     elif name == "Nm":
         if page.headings and page.headings[-1][2] == "SYNOPSIS":
             page.flush("\n")  # each synopsis form on its own line
-        value = text or page.strings.get("\x02Nm", "")
-        page.strings.setdefault("\x02Nm", text)
-        page.text(_mdoc_inline(rest, page.strings) if text else value)
+        name_ = page.strings.get("\x02Nm", "")
+        if args and all(PUNCT.match(a) for a in args):  # ``.Nm ,``: the name, then ","
+            page.text(name_ + "".join(args))
+        else:
+            page.strings.setdefault("\x02Nm", text)
+            page.text(inline(rest, page.strings) if text else name_)
+    elif name == "D1":  # a one-line display: a line of its own
+        page.flush()
+        page.text(inline(rest, page.strings))
+        page.flush("\n")
+    elif name == "Dl":  # a one-line literal display: an example command
+        page.flush()
+        was, page.nofill = page.nofill, True
+        page.text(inline(rest, page.strings))
+        page.flush()
+        page.nofill = was
+    elif name == "Sm":  # spacing mode: ``.Sm off`` … ``.Sm on`` (no argument toggles)
+        off = page.strings.get("\x02Sm") == "off"
+        page.strings["\x02Sm"] = rest.split()[0] if rest.split() else ("on" if off else "off")
     elif name == "Nd":
-        page.text("— " + _mdoc_inline(rest, page.strings))
-    elif name in _MDOC_PREFIX or name == "Xr" or name in _MDOC_QUOTES or name in _MDOC_CLOSE or name == "Lk":
-        page.text(_mdoc_inline(f"{name} {rest}", page.strings))
+        page.text("— " + inline(rest, page.strings))
+    elif is_inline(name):
+        page.text(inline(f"{name} {rest}", page.strings))
     # Anything else (layout requests .in .ti .ne .ad .na .hy .nh .ft .ps .ll .ta .nr .tr
     # .Dd .Os …) prints nothing.
     return None
-
-
-def _mdoc_inline(rest: str, strings: dict[str, str]) -> str:
-    """An mdoc line's callable macros, flattened to text (``Fl a Ar file`` → ``-a file``)."""
-    out: list[str] = []
-    closers: list[str] = []
-    nospace = False
-    prefix = ""
-    xref = 0
-    for tok in (unescape(a, strings) for a in split_args(rest)):
-        if tok in _MDOC_PREFIX:
-            prefix = _MDOC_PREFIX[tok]
-            continue
-        if tok in _MDOC_QUOTES:
-            opening, closing = _MDOC_QUOTES[tok]
-            out.append(opening + "\x01")
-            if closing:
-                closers.append(closing)
-            continue
-        if tok in _MDOC_CLOSE:
-            out.append("\x01" + _MDOC_CLOSE[tok])
-            continue
-        if tok == "Ns":
-            nospace = True
-            continue
-        if tok == "Xr":
-            xref = 2
-            continue
-        if xref == 1 and re.fullmatch(r"\d\w*", tok):  # ``Xr ls 1`` → ls(1)
-            out[-1] += f"({tok})"
-            xref = 0
-            continue
-        xref = 1 if xref == 2 else 0
-        if tok in ("Lk", "Ta", "Pf"):
-            continue
-        piece = prefix + tok
-        prefix = ""
-        if out and (nospace or _PUNCT.match(tok)):
-            out[-1] += "\x01" + piece
-        else:
-            out.append(piece)
-        nospace = False
-    text = " ".join(out) + "".join("\x01" + c for c in reversed(closers))
-    return re.sub(r" ?\x01 ?", "", text).strip()
 
 
 def _sections(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
@@ -352,7 +372,7 @@ class ManLoader:
     through the gzip loader."""
 
     name = "man"
-    version = "2"  # 2: role spans
+    version = "3"  # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm)
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",

@@ -74,10 +74,14 @@ def display_source(source: str, root: FsPath) -> str:
 
 
 def info(doc: DocumentRecord, root: FsPath, *, text: bool = False) -> DocumentInfo:
+    """What the API says of a document. An HTML page's ``anchors`` (element id → offset,
+    ~48 KB for a page of Python's library reference) come only with its ``text``, which
+    they point into: a listing of a hundred pages carried megabytes of them."""
     source = display_source(doc.source, root)
+    metadata = {k: v for k, v in (doc.metadata or {}).items() if text or k != "anchors"}
     return DocumentInfo(id=doc.id, collection=doc.collection, source=source, title=doc.title,
                         content_type=doc.content_type, content_hash=doc.content_hash,
-                        length=len(doc.text), metadata=dict(doc.metadata or {}),
+                        length=len(doc.text), metadata=metadata,
                         created_at=doc.created_at, updated_at=doc.updated_at,
                         text=doc.text if text else None)
 

@@ -1,0 +1,61 @@
+"""HTML text as a reader of the page sees it, found wrong on real manuals (SQLite's and
+Apache httpd's, session 15): ordered lists lost their numbers though the text says "step
+8", 2<sup>64</sup> read "264", search-only hidden headings were glued to the paragraph
+before them, and every page carried its breadcrumb trail, language switcher and list of
+in-page links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests._loaders import load
+
+
+def _page(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "page.html"
+    path.write_text(f"<html><head><title>T</title></head><body>{body}</body></html>",
+                    encoding="utf-8")
+    return load(path).text
+
+
+def test_ordered_lists_keep_their_numbers(tmp_path: Path) -> None:
+    text = _page(tmp_path, "<p>Follow these steps.</p><ol><li>Save the schema.</li>"
+                 "<li>Do what step 1 said.</li><li value=8>Rename it.</li><li>Check.</li>"
+                 "</ol><ol start=3 type=i><li>three</li></ol><ol type=A><li>one</li></ol>"
+                 "<ul><li>a bullet</li></ul>")
+    assert "1. Save the schema.\n2. Do what step 1 said.\n8. Rename it.\n9. Check." in text
+    assert "iii. three" in text and "A. one" in text
+    assert "\na bullet" in text  # unordered items have no number
+
+
+def test_a_superscript_after_a_digit_is_a_power(tmp_path: Path) -> None:
+    text = _page(tmp_path, "<p>At most 2<sup>64</sup> rows, or 2<sup>31</sup>-1 pages; "
+                 "see note<sup>1</sup>.</p>")
+    assert "At most 2^64 rows, or 2^31-1 pages; see note1." in text
+
+
+def test_elements_hidden_by_their_style_are_not_text(tmp_path: Path) -> None:
+    text = _page(tmp_path, "<p>Higher bits are reserved.</p>"
+                 "<h _id=p style='display:none'> PRAGMA auto_vacuum</h><hr>"
+                 "<p>PRAGMA auto_vacuum = 0 disables it.</p>"
+                 "<div style='visibility: hidden'>ghost</div>")
+    assert "PRAGMA auto_vacuum\n" not in text and "ghost" not in text
+    assert "Higher bits are reserved.\n\nPRAGMA auto_vacuum = 0 disables it." in text
+
+
+def test_breadcrumbs_language_switchers_and_in_page_link_lists_are_chrome(
+        tmp_path: Path) -> None:
+    text = _page(tmp_path, (
+        "<div id='path'><a href='/'>Apache</a> &gt; <a href='/httpd'>HTTP Server</a> &gt; "
+        "<a href='/docs'>Documentation</a></div>"
+        "<div class='toplang'><p><span>Available Languages: </span><a href='en'>en</a> | "
+        "<a href='fr' hreflang='fr'>fr</a> | <a href='ja' hreflang='ja'>ja</a></p></div>"
+        "<h1>mod_expires</h1><ul id='toc'><li><a href='#a'>ExpiresActive</a></li>"
+        "<li><a href='#b'>ExpiresByType</a></li><li><a href='#c'>ExpiresDefault</a></li></ul>"
+        "<p>This module controls the Expires header.</p>"
+        "<ul><li><a href='#a'>ExpiresActive</a> turns it on.</li><li>Plain</li>"
+        "<li>Items</li></ul>"))
+    assert "Apache" not in text and "Available Languages" not in text
+    assert "ExpiresByType" not in text
+    assert "mod_expires\n\nThis module controls the Expires header." in text
+    assert "ExpiresActive turns it on." in text  # a list with words of its own stays

@@ -1,0 +1,113 @@
+"""mdoc details that lose or garble words when ignored: the predefined names (``.Ux``)
+and spacing mode (``.Sm off``), as OpenSSH's pages use them."""
+
+from __future__ import annotations
+
+from citewise.knowledge.loaders.man import render_man
+
+_SSH = """.Dd $Mdocdate: January 1 2026 $
+.Dt TUNNEL 1
+.Os
+.Sh NAME
+.Nm tunnel
+.Nd secure tunnels
+.Sh DESCRIPTION
+X11 connections, arbitrary TCP ports and
+.Ux Ns -domain
+sockets can also be forwarded.
+It connects to
+.Ar destination ,
+given as either
+.Sm off
+.Oo user @ Oc hostname
+.Sm on
+or a URI of the form
+.Sm off
+.No tunnel:// Oo user @ Oc hostname Op : port .
+.Sm on
+The user must prove who they are.
+Ported from
+.Ox
+and
+.Bx .
+"""
+
+
+def test_predefined_names_print_their_word() -> None:
+    text, _, _ = render_man(_SSH)
+    assert "TCP ports and UNIX-domain sockets can also be forwarded." in text
+    assert "Ported from OpenBSD and BSD." in text
+
+
+def test_spacing_mode_off_joins_the_words_and_punctuation_closes_the_brackets() -> None:
+    text, _, _ = render_man(_SSH)
+    assert "given as either [user@]hostname or a URI of the form tunnel://[user@]hostname[:port]." in text
+    assert "The user must prove who they are." in text  # spacing is back on after .Sm on
+
+
+def test_punctuation_inside_a_quote_stays_inside() -> None:
+    text, _, _ = render_man(".Dd x\n.Dt A 1\n.Sh DESCRIPTION\nUse\n.Op Fl a , Fl b\nnow.\n")
+    assert "Use [-a, -b] now." in text
+
+
+_CONFIG = """.Dd x
+.Dt CONF 5
+.Sh DESCRIPTION
+.Bl -tag -width Ds
+.It Fl D Xo
+.Sm off
+.Oo Ar bind_address : Oc
+.Ar port
+.Sm on
+.Xc
+Forwards a port.
+See
+.Sx PATTERNS
+for more.
+.It Xo Ic attach-session
+.Op Fl d
+.Op Fl t Ar target
+.Xc
+.D1 Pq alias: Ic attach
+If run from outside
+.Nm ,
+attach.
+.El
+The list may be obtained using
+.Qq ssh -Q cipher .
+Fingerprints are shown by
+.Xr keygen 1 :
+.Pp
+.Dl $ keygen -l -f key
+.Pp
+Each
+.Sq n
+is an integer \\*(Ge 1; a dot is written
+.Ql . ,
+closing it.
+"""
+
+
+def test_extended_item_tags_sections_quotes_and_displays() -> None:
+    text, _, _ = render_man(".Nm conf\n" + _CONFIG)
+    assert "-D [bind_address:]port\n    Forwards a port. See PATTERNS for more." in text
+    assert "attach-session [-d] [-t target]\n    (alias: attach)\n" in text
+    assert "If run from outside conf, attach." in text  # ``.Nm ,``: the name, then ","
+    assert 'may be obtained using "ssh -Q cipher".' in text
+    assert "keygen(1):\n\n$ keygen -l -f key\n\nEach" in text
+    assert "is an integer ≥ 1; a dot is written ‘.’, closing it." in text
+    assert "Xo" not in text and "Xc" not in text
+
+
+def test_man_strings_tables_and_nested_indents() -> None:
+    source = (".TH FIND 1\n.ds Sd \\fISed\\fP\n.SH DESCRIPTION\n\\*(Sd is a stream editor.\n"
+              ".TS\nl l l .\nFeature\tAdded in\tAlso occurs in\n\\-files0\\-from\t4.9.0\n"
+              "\\-newerXY\t4.3.3\tBSD\n.TE\n"
+              ".TP\n.B \\-\\-backup\nMakes backups.\n.RS\n.TP\nnone\nNever.\n.RE\n"
+              ".TP\n.B \\-\\-add\\-file\nAdds a file.\n")
+    text, _, _ = render_man(source)
+    assert "Sed is a stream editor." in text
+    assert ("Feature | Added in | Also occurs in\n-files0-from | 4.9.0\n"
+            "-newerXY | 4.3.3 | BSD") in text
+    # .RE goes back to where .RS started: the next option is not nested under --backup.
+    assert "\n--add-file\n    Adds a file." in text
