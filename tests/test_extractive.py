@@ -200,3 +200,21 @@ def test_a_sentence_that_only_points_back_is_quoted_with_the_one_before(tmp_path
         assert_at_offsets(answer, kb)
     finally:
         kb.close()
+
+
+def test_a_hard_wrapped_markdown_paragraph_is_answered_as_one_line(tmp_path: Path) -> None:
+    """The answer read "Water them\\ntwice a week …" (the file's line breaks); its citation
+    still points at the stored characters, line breaks and all."""
+    body = ("# Fern care\n\nFerns like shade and\nmoist soil. Water them\ntwice a week in "
+            "summer and\nonce a week in winter.\n")
+    answer, kb = ask(tmp_path, "fern.md", body, "How often should I water ferns in winter?",
+                     strict=True)
+    try:
+        assert answer.text.startswith(
+            "Water them twice a week in summer and once a week in winter. [1]"), answer.text
+        assert answer.citations[0].excerpt == ("Water them\ntwice a week in summer and\n"
+                                               "once a week in winter.")
+        assert answer.claims[0].status == "supported"
+        assert_at_offsets(answer, kb)
+    finally:
+        kb.close()

@@ -102,6 +102,14 @@ def test_rst_without_headings_and_empty(tmp_path: Path) -> None:
     with pytest.raises(IngestError) as err:
         load(empty)
     assert err.value.code == "empty_document"
+    # A docs/index.rst that only includes the README says so (includes are never read).
+    index = tmp_path / "index.rst"
+    index.write_text(".. include:: ../README.rst\n")
+    with pytest.raises(IngestError) as err:
+        load(index)
+    assert err.value.code == "empty_document"
+    assert "only includes ../README.rst" in err.value.message
+    assert err.value.details["includes"] == ["../README.rst"]
 
 
 

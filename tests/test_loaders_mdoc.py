@@ -111,3 +111,13 @@ def test_man_strings_tables_and_nested_indents() -> None:
             "-newerXY | 4.3.3 | BSD") in text
     # .RE goes back to where .RS started: the next option is not nested under --backup.
     assert "\n--add-file\n    Adds a file." in text
+
+
+def test_references_and_standard_exit_sentences() -> None:
+    source = (".Dd x\n.Dt SCP 1\n.Sh NAME\n.Nm scp\n.Sh EXIT STATUS\n.Ex -std scp\n"
+              ".Sh STANDARDS\n.Rs\n.%A T. Ylonen\n.%A C. Lonvick\n.%D January 2006\n"
+              ".%R RFC 4251\n.%T The Secure Shell (SSH) Protocol Architecture\n.Re\n")
+    text, _, _ = render_man(source)
+    assert "The scp utility exits 0 on success, and >0 if an error occurs." in text
+    assert ("T. Ylonen and C. Lonvick, The Secure Shell (SSH) Protocol Architecture, "
+            "RFC 4251, January 2006.") in text

@@ -271,8 +271,21 @@ def _marked(c: _Candidate) -> str:
     marker = f" [{c.document_index}]"
     spans = segments(c.text)
     if len(spans) < 2:
-        return c.text + marker
-    return " ".join(c.text[a:b] + marker for a, b in spans)
+        return _unwrapped(c.text) + marker
+    return " ".join(_unwrapped(c.text[a:b]) + marker for a, b in spans)
+
+
+_WRAP = re.compile(r"[ \t]*\n[ \t]*")
+
+
+def _unwrapped(text: str) -> str:
+    """A prose quote's hard line breaks (a markdown paragraph wrapped at 72 columns) as
+    spaces: the answer reads as a sentence. Its citation still points at the stored text,
+    line breaks and all; a quote with a blank line or an indented line (code, a list) is
+    kept as it is."""
+    if "\n\n" in text or re.search(r"\n[ \t]", text):
+        return text
+    return _WRAP.sub(" ", text)
 
 
 def _call(step: int, query: str, k: int) -> ToolCallPart:

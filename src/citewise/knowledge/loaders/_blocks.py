@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Blocks", "heading_roles", "tidy_roles"]
+__all__ = ["Blocks", "heading_roles", "section_spans", "tidy_roles"]
 
 RoleSpan = tuple[int, int, str]
+SectionSpan = tuple[int, int, str]
 
 
 def heading_roles(headings: list[tuple[int, int, str]], text: str) -> list[RoleSpan]:
@@ -37,6 +38,21 @@ def tidy_roles(spans: list[RoleSpan], text: str) -> list[RoleSpan]:
             out.append((a, b, role))
     out.sort(key=lambda r: (r[0], -r[1]))
     return out
+
+
+def section_spans(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
+    """Each heading's section, ``(start, stop, "Top > Sub")``: from the heading to the
+    next one (or ``end``), named by the path of the headings above it by level."""
+    spans: list[SectionSpan] = []
+    path: list[tuple[int, str]] = []
+    for i, (start, level, title) in enumerate(headings):
+        while path and path[-1][0] >= level:
+            path.pop()
+        path.append((level, title))
+        stop = headings[i + 1][0] if i + 1 < len(headings) else end
+        if stop > start:
+            spans.append((start, stop, " > ".join(t for _, t in path)))
+    return spans
 
 
 @dataclass

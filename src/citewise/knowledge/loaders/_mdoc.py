@@ -15,7 +15,7 @@ import re
 
 from citewise.knowledge.loaders._roff import split_args, unescape
 
-__all__ = ["PUNCT", "inline", "is_inline", "join_lines"]
+__all__ = ["PUNCT", "inline", "is_inline", "join_lines", "reference", "standard_text"]
 
 # Macros whose name is dropped and whose arguments are text.
 _PREFIX = {"Fl": "-", "Cm": "", "Ar": "", "Pa": "", "Em": "", "Sy": "", "Li": "",
@@ -113,3 +113,28 @@ def join_lines(pieces: list[tuple[str, bool]]) -> str:
             continue
         out += text if (glued or not out or PUNCT.match(text.split()[0])) else " " + text
     return out
+
+
+# A reference's parts in the order mandoc prints them (``.%A`` authors first, ``.%D`` late).
+_REFERENCE_ORDER = "ATBIJRNVUPQCDO"
+
+
+def reference(parts: list[tuple[str, str]]) -> str:
+    """An ``.Rs`` … ``.Re`` block as one line: "S. Lehtinen and C. Lonvick, The Secure
+    Shell (SSH) Protocol Assigned Numbers, RFC 4250, January 2006." (the STANDARDS
+    section of OpenSSH's pages was empty without it)."""
+    authors = [v for k, v in parts if k == "A" and v]
+    names = (", ".join(authors[:-1]) + " and " + authors[-1]) if len(authors) > 1 else \
+        "".join(authors)
+    rest = [v for key in _REFERENCE_ORDER[1:] for k, v in parts if k == key and v]
+    text = ", ".join([names, *rest] if names else rest)
+    return text + "." if text and not text.endswith(".") else text
+
+
+def standard_text(macro: str, args: list[str], name: str) -> str:
+    """``.Ex -std`` / ``.Rv -std``: the sentences they stand for."""
+    who = " ".join(a for a in args if a != "-std") or name
+    if macro == "Ex":
+        return f"The {who} utility exits 0 on success, and >0 if an error occurs."
+    return (f"The {who}() function returns the value 0 if successful; otherwise the value -1 "
+            "is returned and the global variable errno is set to indicate the error.")

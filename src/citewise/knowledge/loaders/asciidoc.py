@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewise.errors import IngestError
-from citewise.knowledge.loaders._blocks import heading_roles, tidy_roles
+from citewise.knowledge.loaders._blocks import heading_roles, section_spans, tidy_roles
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.text import decode_text, file_metadata
 
@@ -238,7 +238,7 @@ def read_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
     if block is not None and block[0] in _VERBATIM and verbatim:
         out.write("\n".join(verbatim).rstrip(), role="code")  # unclosed: runs to the end
     text = "".join(out.parts)
-    return (text, doc_title, _sections(out.headings, len(text)), attrs,
+    return (text, doc_title, section_spans(out.headings, len(text)), attrs,
             tidy_roles([*heading_roles(out.headings, text), *out.roles], text))
 
 
@@ -269,18 +269,6 @@ def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str
     out.write("\n".join(r for r in rows if r.strip(" |")), role="table")
     return i
 
-
-def _sections(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
-    spans: list[SectionSpan] = []
-    stack: list[tuple[int, str]] = []
-    for i, (start, level, title) in enumerate(headings):
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, title))
-        stop = headings[i + 1][0] if i + 1 < len(headings) else end
-        if stop > start:
-            spans.append((start, stop, " > ".join(t for _, t in stack)))
-    return spans
 
 
 class AsciiDocLoader:

@@ -27,7 +27,8 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import open_zip
-from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
+from citewise.knowledge.loaders._blocks import section_spans
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan
 from citewise.knowledge.loaders.text import file_metadata
 
 __all__ = ["MAX_PARAGRAPHS", "DocxLoader"]
@@ -224,18 +225,7 @@ class DocxLoader:
             content_type=self.content_types[0],
             title=title or path.stem,
             metadata=meta,
-            sections=_sections(headings, len(full)),
+            sections=section_spans(headings, len(full)),
             roles=roles,
         )
 
-
-def _sections(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
-    spans: list[SectionSpan] = []
-    path: list[tuple[int, str]] = []
-    for i, (start, level, title) in enumerate(headings):
-        while path and path[-1][0] >= level:
-            path.pop()
-        path.append((level, title))
-        stop = headings[i + 1][0] if i + 1 < len(headings) else end
-        spans.append((start, stop, " > ".join(t for _, t in path)))
-    return spans

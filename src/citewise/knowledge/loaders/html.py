@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
-from citewise.knowledge.loaders._blocks import tidy_roles
+from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
 from citewise.knowledge.loaders._html_chrome import (
     is_boilerplate,
     is_contents,
@@ -265,18 +265,6 @@ def _anchor(node: Any, out: _Out) -> None:
         out.waiting.append(ident)
 
 
-def _sections(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
-    spans: list[SectionSpan] = []
-    path: list[tuple[int, str]] = []
-    for i, (start, level, title) in enumerate(headings):
-        while path and path[-1][0] >= level:
-            path.pop()
-        path.append((level, title))
-        stop = headings[i + 1][0] if i + 1 < len(headings) else end
-        if stop > start:
-            spans.append((start, stop, " > ".join(t for _, t in path)))
-    return spans
-
 
 def _decode(path: Path, data: bytes) -> tuple[str, str]:
     m = _META_CHARSET.search(data[:4096])
@@ -371,7 +359,7 @@ def read_html(html: str
         meta["canonical_url"] = canonical.attributes["href"]
     if out.anchors:  # ids still waiting have no text after them: nothing to point at
         meta["anchors"] = dict(out.anchors)
-    return (text, title or None, _sections(out.headings, len(text)), meta,
+    return (text, title or None, section_spans(out.headings, len(text)), meta,
             tidy_roles(out.roles, text))
 
 

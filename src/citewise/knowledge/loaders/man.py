@@ -26,8 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewise.errors import IngestError
-from citewise.knowledge.loaders._blocks import Blocks
-from citewise.knowledge.loaders._mdoc import PUNCT, inline, is_inline, join_lines
+from citewise.knowledge.loaders._blocks import Blocks, section_spans
+from citewise.knowledge.loaders._mdoc import (
+    PUNCT,
+    inline,
+    is_inline,
+    join_lines,
+    reference,
+    standard_text,
+)
 from citewise.knowledge.loaders._roff import STRINGS, split_args, unescape
 from citewise.knowledge.loaders._tbl import Table
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -54,6 +61,7 @@ class _Page(Blocks):
     nofill: bool = False
     indent: int = 0  # .RS depth
     saved: list[tuple[int, bool]] = field(default_factory=list)  # at each open .RS
+    ref: list[tuple[str, str]] | None = None  # the open .Rs reference's parts
     body: bool = False  # inside a .TP/.IP body: indented once more
     await_tag: bool = False
     await_heading: int = 0
@@ -215,7 +223,7 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             page.flush("\n")  # a line starting with a space breaks the line
         page.text(unescape(line.replace("\\}", ""), page.strings))
     page.flush()
-    return ("".join(page.parts), title, _sections(page.headings, page.length),
+    return ("".join(page.parts), title, section_spans(page.headings, page.length),
             page.role_spans())
 
 
@@ -345,6 +353,15 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
     elif name == "Sm":  # spacing mode: ``.Sm off`` … ``.Sm on`` (no argument toggles)
         off = page.strings.get("\x02Sm") == "off"
         page.strings["\x02Sm"] = rest.split()[0] if rest.split() else ("on" if off else "off")
+    elif name == "Rs":  # a bibliographic reference, ``.%A`` … lines to its ``.Re``
+        page.ref = []
+    elif name.startswith("%") and page.ref is not None:
+        page.ref.append((name[1:], text))
+    elif name == "Re" and page.ref is not None:
+        page.text(reference(page.ref))
+        page.ref = None
+    elif name in ("Ex", "Rv"):
+        page.text(standard_text(name, args, page.strings.get("\x02Nm", "")))
     elif name == "Nd":
         page.text("— " + inline(rest, page.strings))
     elif is_inline(name):
@@ -353,18 +370,6 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
     # .Dd .Os …) prints nothing.
     return None
 
-
-def _sections(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
-    spans: list[SectionSpan] = []
-    top = ""
-    for i, (start, level, name) in enumerate(headings):
-        if level == 1:
-            top = name
-        path = name if level == 1 or not top else f"{top} > {name}"
-        stop = headings[i + 1][0] if i + 1 < len(headings) else end
-        if stop > start:
-            spans.append((start, stop, path))
-    return spans
 
 
 class ManLoader:

@@ -256,6 +256,9 @@ def read_rst(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
     return text, (out.headings[0][2] if out.headings else None), spans, out.role_spans()
 
 
+_INCLUDE = re.compile(r"(?m)^\.\.\s+include::\s*(\S+)")
+
+
 class RstLoader:
     """``.rst`` / ``.rest`` files."""
 
@@ -268,8 +271,13 @@ class RstLoader:
         source, encoding = decode_text(path, data)
         text, title, sections, roles = read_rst(source)
         if not text.strip():
-            raise IngestError(f"{path}: no readable text in the document",
-                              code="empty_document", details={"path": str(path)})
+            included = _INCLUDE.findall(source)
+            why = (f"it only includes {', '.join(included[:3])} (includes are not followed: "
+                   "ingest those files themselves)" if included
+                   else "no readable text in the document")
+            raise IngestError(f"{path}: {why}", code="empty_document",
+                              details={"path": str(path), **({"includes": included}
+                                                             if included else {})})
         return LoadedDocument(text=text, content_type="text/x-rst", title=title or path.stem,
                               metadata=file_metadata(path, data, encoding), sections=sections,
                               roles=roles)
