@@ -415,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-labels", action="store_true",
                         help="ingest and check the labels only; ask nothing")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--capture", type=Path, default=None,
+                        help="write every ranking of the extractive model to FILE (JSON "
+                        "lines, bench/capture.py) for bench/rerank_offline.py")
     parser.add_argument("--no-save", action="store_true", help="write no results file")
     parser.add_argument("--readme", action="store_true",
                         help="rewrite the '## Answers' section of bench/README.md")
@@ -436,9 +439,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {c['questions']} questions, every label found exactly once "
                   f"({c['chunks_written']} chunks written)")
         return 0
+    from contextlib import nullcontext
+
+    from capture import capturing
+
     try:
-        result = run(names, install=args.install, kb_dir=args.kb_dir, split=args.split,
-                     model=args.model)
+        with capturing(args.capture) if args.capture else nullcontext():
+            result = run(names, install=args.install, kb_dir=args.kb_dir, split=args.split,
+                         model=args.model)
     except Exception as exc:
         from citewise.errors import CitewiseError
 
