@@ -22,7 +22,7 @@ and fifteen man pages (ssh, tmux, rsync, curl, tar, find, … as groff/mdoc sour
 questions (``bench/data/answers/<corpus>.jsonl``) are phrased as users ask them, each
 labelled with the exact sentence(s) of the stored text that answer it, or "unanswerable".
 
-Each corpus is a fixed list of pages (below, :data:`CORPORA`) holding every labelled
+Each corpus is a fixed list of pages (:data:`answer_corpora.CORPORA`) holding every labelled
 answer and distractors around it, ingested into a knowledge base of its own (a fresh one in
 a temporary folder unless ``--kb-dir``: a kept one is re-ingested incrementally, so it
 measures answering changes, not loader or chunker changes — delete it for those). Before
@@ -37,7 +37,6 @@ moves a question between ``tune`` and ``heldout`` by hand. The metrics are those
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -46,119 +45,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from answer_corpora import CORPORA, GROUPS, Corpus, split_of
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "answers"
 RESULTS = HERE / "results" / "answers.json"
 README = HERE / "README.md"
 SECTION = "## Answers"
-
-
-@dataclass(frozen=True, slots=True)
-class Corpus:
-    name: str
-    title: str
-    packages: tuple[str, ...]  # Debian packages that install it
-    root: str  # the folder the pages are under
-    pages: tuple[str, ...]  # relative to root: the fixed, documented subset
-    # Written after the ranking was tuned and never tuned on: every question is ``heldout``.
-    fresh: bool = False
-    # Which set it belongs to (:data:`GROUPS`): what has been tuned on, and when it came.
-    group: str = "tuned"
-
-
-_PG = "/usr/share/doc/postgresql-doc-15/html"
-CORPORA: dict[str, Corpus] = {c.name: c for c in (
-    Corpus("postgresql", "PostgreSQL 15 manual (HTML)", ("postgresql-doc-15",), _PG, (
-        "runtime-config-connection.html", "runtime-config-resource.html",
-        "runtime-config-wal.html", "runtime-config-autovacuum.html",
-        "runtime-config-logging.html", "datatype-numeric.html", "datatype-character.html",
-        "datatype-datetime.html", "datatype-boolean.html", "datatype-json.html",
-        "sql-createtable.html", "sql-vacuum.html", "sql-createindex.html",
-        "sql-truncate.html", "sql-copy.html", "sql-explain.html", "routine-vacuuming.html",
-        "indexes-types.html", "indexes-partial.html", "ddl-constraints.html",
-        "transaction-iso.html", "app-pgdump.html", "auth-pg-hba-conf.html",
-        "backup-dump.html", "wal-intro.html", "datatype-uuid.html",
-        "sql-createsequence.html", "populate.html", "sql-droptable.html",
-        "tutorial-transactions.html")),
-    Corpus("git", "git 2.39 manual pages (HTML)", ("git-doc",), "/usr/share/doc/git-doc", (
-        "git-commit.html", "git-rebase.html", "git-stash.html", "git-reset.html",
-        "git-clone.html", "git-push.html", "git-fetch.html", "git-merge.html",
-        "git-branch.html", "git-switch.html", "git-restore.html", "git-tag.html",
-        "git-add.html", "git-rm.html", "git-clean.html", "git-gc.html",
-        "git-cherry-pick.html", "git-revert.html", "git-bisect.html", "git-blame.html",
-        "git-remote.html", "git-worktree.html", "git-status.html", "gitignore.html",
-        "git-describe.html", "git-reflog.html", "git-init.html", "git-archive.html",
-        "git-mv.html", "git-grep.html", "git-sparse-checkout.html",
-        "git-maintenance.html", "githooks.html")),
-    Corpus("bash", "Bash 5.2 Reference Manual (HTML) + Debian Reference ch. 1",
-           ("bash-doc", "debian-reference-en"), "/usr/share/doc", (
-               "bash/bashref.html", "debian-reference-en/docs/ch01.en.html")),
-    # Two corpora added in session 14 (2026-12-01 night), their questions written by people
-    # who did not see the ranker's output, before any tuning of that session: held out whole.
-    Corpus("python", "Python 3.11 library reference (HTML)", ("python3.11-doc",),
-           "/usr/share/doc/python3.11-doc/html/library", (
-               "functools.html", "itertools.html", "collections.html", "pathlib.html",
-               "os.path.html", "subprocess.html", "json.html", "datetime.html",
-               "logging.html", "argparse.html", "re.html", "shutil.html", "sqlite3.html",
-               "csv.html", "hashlib.html", "tempfile.html", "zipfile.html",
-               "dataclasses.html", "enum.html", "textwrap.html", "random.html", "time.html",
-               "urllib.parse.html", "asyncio-task.html", "threading.html", "string.html",
-               "pickle.html", "copy.html", "heapq.html", "bisect.html", "statistics.html"),
-           fresh=True, group="fresh"),
-    Corpus("debref", "Debian Reference, chapters 2–12 (HTML)", ("debian-reference-en",),
-           "/usr/share/doc/debian-reference-en/docs", tuple(
-               f"ch{n:02d}.en.html" for n in range(2, 13)), fresh=True, group="fresh"),
-    # Three corpora added in session 15 (2026-12-02), their questions written from the pages
-    # alone by people who never saw an answer: split by the id's hash like the first three,
-    # so that a change can be tuned on one half and reported on the other.
-    Corpus("sqlite", "SQLite 3.40 documentation (HTML)", ("sqlite3-doc",),
-           "/usr/share/doc/sqlite3", tuple(f"{p}.html" for p in (
-               "lang_createtable", "lang_altertable", "lang_upsert", "lang_vacuum",
-               "lang_transaction", "lang_returning", "lang_datefunc", "lang_corefunc",
-               "lang_aggfunc", "pragma", "datatype3", "autoinc", "foreignkeys", "wal",
-               "lockingv3", "json1", "partialindex", "gencol", "lang_with", "cli", "limits",
-               "stricttables", "withoutrowid", "lang_attach", "lang_analyze",
-               "queryplanner", "isolation", "lang_conflict", "lang_createtrigger",
-               "lang_createview", "lang_insert", "lang_delete", "uri", "quirks", "nulls",
-               "faq", "rowidtable", "lang_createindex")), group="new"),
-    Corpus("apache", "Apache HTTP Server 2.4 manual (HTML)", ("apache2-doc",),
-           "/usr/share/doc/apache2-doc/manual/en", tuple(f"{p}.html" for p in (
-               "bind", "caching", "configuring", "content-negotiation", "custom-error",
-               "logs", "mpm", "sections", "urlmapping", "vhosts/name-based",
-               "vhosts/examples", "mod/core", "mod/mod_rewrite", "rewrite/flags",
-               "mod/mod_alias", "mod/mod_proxy", "mod/mod_ssl", "mod/mod_headers",
-               "mod/mod_deflate", "mod/mod_expires", "mod/mod_dir", "mod/mod_autoindex",
-               "mod/mod_auth_basic", "mod/mod_authz_core", "mod/mod_log_config",
-               "mod/mod_mime", "mod/mpm_common", "mod/event", "mod/prefork",
-               "programs/apachectl", "programs/htpasswd", "programs/ab", "howto/htaccess",
-               "howto/auth", "stopping", "env", "mod/mod_setenvif", "mod/mod_cache",
-               "mod/mod_status", "mod/mod_ratelimit")), group="new"),
-    Corpus("manpages", "Unix manual pages (groff sources)",
-           ("openssh-client", "tmux", "rsync", "curl", "tar", "grep", "sed", "findutils",
-            "less", "coreutils"), "/usr/share/man", (
-               "man1/ssh.1.gz", "man5/ssh_config.5.gz", "man1/scp.1.gz", "man1/tmux.1.gz",
-               "man1/rsync.1.gz", "man5/rsyncd.conf.5.gz", "man1/curl.1.gz",
-               "man1/tar.1.gz", "man1/grep.1.gz", "man1/sed.1.gz", "man1/find.1.gz",
-               "man1/less.1.gz", "man1/sort.1.gz", "man1/xargs.1.gz", "man1/chmod.1.gz"),
-           group="new"),
-)}
-
-#: The sets of corpora, as the README reports them apart.
-GROUPS = {
-    "tuned": "tuned-on (postgresql + git + bash; session 13)",
-    "fresh": "fresh (python + debref; session 14, held out whole)",
-    "new": "new (sqlite + apache + manpages; session 15)",
-}
-
-
-def split_of(question_id: str) -> str:
-    """``tune`` or ``heldout``, fixed by the id: the first byte of its SHA-256, even or odd."""
-    return "tune" if hashlib.sha256(question_id.encode()).digest()[0] % 2 == 0 else "heldout"
 
 
 class BenchError(SystemExit):
@@ -328,7 +225,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [SECTION, "",
              f"`python bench/answers.py --readme` — the `{result['model']}` model over "
              "real manuals installed from Debian, each a fixed subset of pages ingested into "
-             "a knowledge base of its own (the page lists are in `bench/answers.py`; "
+             "a knowledge base of its own (the page lists are in `bench/answer_corpora.py`; "
              "`apt-get install postgresql-doc-15 git-doc bash-doc debian-reference-en "
              "python3.11-doc sqlite3-doc apache2-doc rsync`, or `--install`). Questions and "
              "labels: "

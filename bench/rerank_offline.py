@@ -9,7 +9,7 @@ have chosen, in a second instead of a bench run (run by hand, not part of the su
 Why: in session 15 every weight of :data:`citewise.models.sentence_rank.WEIGHTS` moved
 evidence@1 by a question or two either way on the tune split of six corpora; what limits
 the ranking is the ranking's features, and this says so in a second for the next idea.
-Counts per set of corpora (``answers.GROUPS``): how often the first sentence is a labelled
+Counts per set of corpora (``answer_corpora.GROUPS``): how often the first sentence is a labelled
 one (the bench's matching rule simplified: containment, whitespace-insensitive), and how
 often a labelled sentence is anywhere in the MiniLM shortlist (the ceiling of any
 reranking of it). Only look at the split you tune on.
