@@ -239,6 +239,28 @@ def _start_long(replica: Replica, label: str) -> str:
     return run_id
 
 
+def _diagnosis(cluster: Cluster) -> str:
+    """The database's sessions and waiting locks, and the tail of each replica's log: what
+    a run that was not ended in time was waiting on."""
+    lines = []
+    with cluster.store.engine.connect() as c:
+        for row in c.execute(sa.text(
+                "SELECT pid, application_name, state, wait_event_type, wait_event, "
+                "now() - xact_start AS xact_age, left(query, 120) AS query "
+                "FROM pg_stat_activity WHERE datname = current_database()")):
+            lines.append(f"session {tuple(row)}")
+        for row in c.execute(sa.text(
+                "SELECT pid, locktype, relation::regclass, mode FROM pg_locks "
+                "WHERE NOT granted")):
+            lines.append(f"waiting lock {tuple(row)}")
+    for replica in (cluster.a, cluster.b):
+        log = cluster.marks.with_suffix(f".{replica.name}.log")
+        if log.exists():
+            tail = log.read_text(errors="replace").splitlines()[-15:]
+            lines += [f"{replica.name}| {line}" for line in tail]
+    return "\n".join(lines)
+
+
 def _counts(store: PostgresStore) -> tuple[int, int]:
     with store.engine.connect() as c:
         runs = c.execute(sa.text("SELECT count(*) FROM runs")).scalar_one()
@@ -261,6 +283,8 @@ def test_a_replica_stopped_past_its_lease_writes_nothing_more(cluster: Cluster) 
         try:
             record = _poll(lambda: store.get_run(TENANT, run_id),
                            lambda r: r is not None and r.status != "running", 6 * LEASE_S)
+        except AssertionError as exc:  # flaky in full-suite runs once: say what held it
+            raise AssertionError(f"{exc}\n{_diagnosis(cluster)}") from None
         finally:
             a.signal(signal.SIGCONT)
         woke = time.time()
