@@ -134,3 +134,20 @@ def test_errors_are_one_line_and_create_nothing(tmp_path: Path,
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("error: ") and proc.stderr.endswith("[no_knowledge_base]\n")
     assert not missing.exists()
+
+
+def test_an_html_pages_anchors_are_counted_unless_its_text_is_shown(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "ferns.html"
+    page.write_text("<html><body><h1 id='top'>Ferns</h1><p id='water'>Water weekly.</p>"
+                    "</body></html>")
+    data = tmp_path / "kb"
+    code, _, err = run(capsys, "ingest", str(page), "--data-dir", str(data))
+    assert code == 0, err
+    code, out, _ = run(capsys, "docs", "show", str(page), "--data-dir", str(data))
+    assert code == 0
+    assert '  anchors: "2 element ids (shown with --text)"' in out
+    assert "anchors" not in as_json(capsys, "docs", "show", str(page),
+                                    "--data-dir", str(data))["metadata"]
+    full = as_json(capsys, "docs", "show", str(page), "--text", "--data-dir", str(data))
+    assert full["text"][full["metadata"]["anchors"]["water"]:].startswith("Water weekly.")

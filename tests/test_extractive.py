@@ -218,3 +218,14 @@ def test_a_hard_wrapped_markdown_paragraph_is_answered_as_one_line(tmp_path: Pat
         assert_at_offsets(answer, kb)
     finally:
         kb.close()
+
+
+def test_a_sentence_retrieved_twice_is_quoted_once() -> None:
+    """Overlapping chunks bring a sentence twice, once with the short sentence after it
+    that points back: the answer quoted it two times (rsync's --progress, session 15)."""
+    option = ("--progress\n    This option tells rsync to print information showing the "
+              "progress of the transfer.")
+    text = extractive_answer("How can I make rsync show progress while copying?",
+                             f"{option} This gives a bored user something to watch.",
+                             f"Options:\n\n{option}\n\n--partial\n    Keeps partial files.")
+    assert text.count("print information showing the progress") == 1, text

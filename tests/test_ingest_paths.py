@@ -168,8 +168,9 @@ def test_a_sphinx_builds_sources_and_assets_and_dependencies_are_left_out(
     names = sorted(Path(p).name for p in report.added)
     assert names == ["json.html", "notes.md"], names
     assert sorted(Path(p).name for p in report.left_out) == [
-        "_sources", "_static", "node_modules", "searchindex.js"]
-    assert "4 build or dependency folders and files not read" in report.summary()
+        "_sources", "_static", "node_modules", "objects.inv", "searchindex.js"]
+    assert "5 build or dependency folders and files not read" in report.summary()
+    assert report.skipped == []  # objects.inv is left out as the build's, not "no loader"
     # A file named in the call is read wherever it is.
     again = kb.ingest([html / "_sources" / "json.rst.txt"])
     assert [Path(p).name for p in again.added] == ["json.rst.txt"]

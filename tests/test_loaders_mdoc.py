@@ -104,13 +104,15 @@ def test_man_strings_tables_and_nested_indents() -> None:
               ".TS\nl l l .\nFeature\tAdded in\tAlso occurs in\n\\-files0\\-from\t4.9.0\n"
               "\\-newerXY\t4.3.3\tBSD\n.TE\n"
               ".TP\n.B \\-\\-backup\nMakes backups.\n.RS\n.TP\nnone\nNever.\n.RE\n"
-              ".TP\n.B \\-\\-add\\-file\nAdds a file.\n")
+              ".TP\n.B \\-\\-add\\-file\nAdds a file.\n"
+              '.TP\n.B "\\-\\-show\\\\-limits"\nShows the limits.\n')
     text, _, _ = render_man(source)
     assert "Sed is a stream editor." in text
     assert ("Feature | Added in | Also occurs in\n-files0-from | 4.9.0\n"
             "-newerXY | 4.3.3 | BSD") in text
     # .RE goes back to where .RS started: the next option is not nested under --backup.
     assert "\n--add-file\n    Adds a file." in text
+    assert "\n--show-limits\n    Shows the limits." in text  # ``\\-`` in a macro is "-"
 
 
 def test_references_and_standard_exit_sentences() -> None:

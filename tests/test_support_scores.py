@@ -232,3 +232,25 @@ def test_the_knowledge_base_embedder_is_used_by_default(tmp_path: Path) -> None:
         answer = ask(base, q, f"{PATENT} [1]", query="Contributor grants patent license")
         assert "off_topic_evidence" in codes(answer)
         assert answer.claims[0].support is not None and answer.claims[0].support < 0.5
+
+
+def test_the_cli_says_when_the_sources_do_not_support_the_answer(kb: KnowledgeBase) -> None:
+    """All claims unsupported: `citewise ask` printed the quotes as a normal answer and
+    said so only in a warning on stderr (new-user review, session 15)."""
+    import io
+
+    from citewise.cli.common import print_answer
+
+    n = doc_of(ask(kb, OFF_TOPIC_Q, "x"), "apache-2.0.txt")
+    answer = ask(kb, OFF_TOPIC_Q, f"{DISCLAIMER} [{n}]")
+    assert "no_answer_in_sources" in codes(answer) and answer.citations
+    out = io.StringIO()
+    print_answer(answer, kb, out)
+    text = out.getvalue()
+    assert "The sources below do not support this answer" in text
+    assert text.index("do not support") < text.index("Sources:")
+    supported = ask(kb, "Does a class that overrides __eq__ keep its hash?",
+                    f"{HASH_NONE} [{doc_of(ask(kb, 'hash __eq__', 'x'), 'datamodel.txt')}]")
+    out = io.StringIO()
+    print_answer(supported, kb, out)
+    assert "do not support" not in out.getvalue()

@@ -207,6 +207,11 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     if not answer.citations:
         _closest(answer, out)
         return
+    if any(i.code == "no_answer_in_sources" for i in answer.issues):
+        # Every claim unsupported (a quote off the question, a model's own words): said
+        # where the answer is read, not only in a warning on stderr.
+        out.write("\nThe sources below do not support this answer: read them as the closest "
+                  "passages, not as an answer.\n")
     out.write("\nSources:\n")
     quotes: dict[int, list[tuple[str, str]]] = {}  # per document: (place, quote)
     texts: dict[str, str | None] = {}

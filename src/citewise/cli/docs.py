@@ -91,7 +91,9 @@ def _info(doc: DocumentRecord, *, text: bool = False) -> DocumentInfo:
     return DocumentInfo(id=doc.id, collection=doc.collection, source=doc.source,
                         title=doc.title, content_type=doc.content_type,
                         content_hash=doc.content_hash, length=len(doc.text),
-                        metadata=dict(doc.metadata or {}), created_at=doc.created_at,
+                        # As the API: an HTML page's anchors come with its text only.
+                        metadata={k: v for k, v in (doc.metadata or {}).items()
+                                  if text or k != "anchors"}, created_at=doc.created_at,
                         updated_at=doc.updated_at, text=doc.text if text else None)
 
 
@@ -173,6 +175,9 @@ def show_doc(args: argparse.Namespace) -> int:
     if sections:
         w("sections:\n" + "".join(f"  {s}\n" for s in sections))
     meta = {k: v for k, v in (doc.metadata or {}).items() if k not in ("path", "chunking")}
+    anchors = meta.pop("anchors", None) if not args.text else None
+    if isinstance(anchors, dict):  # ~48 KB on one line for a page of Python's reference
+        meta["anchors"] = f"{len(anchors)} element ids (shown with --text)"
     if meta:
         w("metadata:\n" + "".join(f"  {k}: {json.dumps(v, ensure_ascii=False, default=str)}\n"
                                   for k, v in sorted(meta.items())))

@@ -112,7 +112,8 @@ class ExtractiveModel:
             yield _call(request.step, query, self.k)
         else:
             best = candidates[0].score if candidates else 0.0
-            chosen = [c for c in candidates if c.score >= best - _CLOSE][: self.max_sentences]
+            chosen = _distinct([c for c in candidates if c.score >= best - _CLOSE]
+                               )[: self.max_sentences]
             chosen = _cover_parts(question, candidates, chosen, self.max_sentences + 1)
             if not chosen or answerable < self.answerable:
                 yield TextDelta(channel="thought", text=(
@@ -174,10 +175,27 @@ def _cover_parts(question: str, candidates: list[_Candidate], chosen: list[_Cand
     for cand, words in zip(candidates, pool, strict=True):
         if len(picked) >= limit:
             break
-        if cand not in picked and (words & rare) - covered:
+        if not _repeats(cand, picked) and (words & rare) - covered:
             picked.append(cand)
             covered |= words
     return picked
+
+
+def _repeats(cand: _Candidate, chosen: list[_Candidate]) -> bool:
+    """Whether ``cand`` quotes what a chosen one already does: the same text, or text one
+    holds (a sentence, and the same sentence quoted with the one before it)."""
+    return any(cand.text in c.text or c.text in cand.text for c in chosen)
+
+
+def _distinct(candidates: list[_Candidate]) -> list[_Candidate]:
+    """``candidates`` without those repeating an earlier one (a chunk's overlap brings a
+    sentence twice, once with its neighbour: "--progress … [1] This gives a bored user
+    something to watch. [1] --progress … [1]")."""
+    out: list[_Candidate] = []
+    for cand in candidates:
+        if not _repeats(cand, out):
+            out.append(cand)
+    return out
 
 
 def _scoring_question(question: str, observations: list[dict[str, Any]]) -> str:

@@ -28,10 +28,11 @@ _SPHINX_MARKS = ("objects.inv", "searchindex.js")
 
 
 def left_out_file(parent: str | Path, name: str) -> bool:
-    """Whether a folder walk leaves the file ``name`` out though a loader reads it: a
-    Sphinx build's search index (``searchindex.js``: every term of every page, in one
-    script)."""
-    return name == "searchindex.js" and os.path.isfile(os.path.join(parent, "objects.inv"))
+    """Whether a folder walk leaves the file ``name`` out, said as such rather than as a
+    file no loader reads: a Sphinx build's search index (``searchindex.js``: every term of
+    every page, in one script) and its inventory (``objects.inv``)."""
+    return name in ("searchindex.js", "objects.inv") and os.path.isfile(
+        os.path.join(parent, "objects.inv"))
 
 
 def left_out_folder(parent: str | Path, name: str) -> bool:

@@ -260,7 +260,8 @@ def _item(page: _Page, tag: str) -> None:
 
 def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None:
     """Apply one request or macro; returns the page title when it sets one."""
-    args = [unescape(a, page.strings) for a in split_args(rest)]
+    # A macro's arguments are read twice by roff: ``\\-`` in one is ``\-`` ("-").
+    args = [unescape(a.replace("\\\\", "\\"), page.strings) for a in split_args(rest)]
     text = " ".join(args)
     if name in ("TH", "Dt"):
         if args:
