@@ -359,6 +359,7 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
     import importlib.util
 
     root = Path(__file__).resolve().parent.parent
+    monkeypatch.syspath_prepend(str(root / "bench"))  # as when run: its corpora module beside it
     spec = importlib.util.spec_from_file_location("bench_answers", root / "bench" / "answers.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
