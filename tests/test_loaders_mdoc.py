@@ -123,3 +123,13 @@ def test_references_and_standard_exit_sentences() -> None:
     assert "The scp utility exits 0 on success, and >0 if an error occurs." in text
     assert ("T. Ylonen and C. Lonvick, The Secure Shell (SSH) Protocol Architecture, "
             "RFC 4251, January 2006.") in text
+
+
+def test_an_unclosed_table_or_item_tag_loses_no_text() -> None:
+    """A page that never closes its ``.TS`` or its ``.It … Xo`` keeps what follows."""
+    text, _, sections = render_man(".TH A 1\n.SH ONE\n.TS\nl l .\na\tb\n.SH TWO\nAfter it.\n")
+    assert "a | b" in text and "After it." in text
+    assert [name for _, _, name in sections] == ["ONE", "TWO"]
+    text, _, _ = render_man(".Dd x\n.Dt B 1\n.Sh ONE\n.Bl -tag\n.It Xo Fl v\n.Ar level\n"
+                            ".Sh TWO\nStill here.\n")
+    assert "-v level" in text and "Still here." in text

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from citewise.knowledge.loaders._blocks import Blocks
 from citewise.knowledge.loaders._roff import unescape
 
 __all__ = ["Table"]
@@ -81,3 +82,9 @@ class Table:
             if any(cells):
                 out.append(" | ".join(c for c in cells))
         return out
+
+    def write(self, page: Blocks, prefix: str = "") -> None:
+        """Write the rows to ``page`` as one block, its span marked ``table``."""
+        at = page.length
+        page.write("\n".join(prefix + row for row in self.lines()))
+        page.mark(at, "table")

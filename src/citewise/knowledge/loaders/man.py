@@ -152,25 +152,27 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             skip_braces += line.count("\\{") - line.count("\\}")
             continue
         line = re.sub(r'(?<!\\)\\".*$', "", line)  # a comment to the end of the line
+        # A table or an ``.It … Xo`` tag left open ends at the next section, not never.
+        closes = line.startswith(_ENDS_OPEN)
         if table is not None:
-            if line.startswith(".TE"):
-                page.flush()
-                at = page.length
-                page.write("\n".join(page.prefix + row for row in table.lines()))
-                page.mark(at, "table")
-                table = None
-            else:
+            if not closes and not line.startswith(".TE"):
                 table.feed(line)
-            continue
+                continue
+            page.flush()
+            table.write(page, page.prefix)
+            table = None
+            if not closes:
+                continue
         if line.startswith(".TS"):
             page.flush()
             table = Table(page.strings)
             continue
         if xo is not None:  # an ``.It … Xo`` tag goes on to its ``.Xc``
-            if _gather(page, xo, line):
+            if closes or _gather(page, xo, line):
                 _item(page, join_lines(xo))
                 xo = None
-            continue
+            if not closes:
+                continue
         if line.startswith((".It ", "'It ")) and "Xo" in line.split():
             page.flush()
             page.body = False
@@ -222,9 +224,18 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
         if line[0] in " \t" and not page.nofill:
             page.flush("\n")  # a line starting with a space breaks the line
         page.text(unescape(line.replace("\\}", ""), page.strings))
+    if table is not None:
+        page.flush()
+        table.write(page, page.prefix)
+    if xo is not None:
+        _item(page, join_lines(xo))
     page.flush()
     return ("".join(page.parts), title, section_spans(page.headings, page.length),
             page.role_spans())
+
+
+_ENDS_OPEN = (".SH", ".Sh", ".SS", ".Ss", ".It ", ".El")
+
 
 
 def _gather(page: _Page, xo: list[tuple[str, bool]], line: str) -> bool:
