@@ -86,14 +86,13 @@ def _store(args: argparse.Namespace) -> Store:
 
 
 def _info(doc: DocumentRecord, *, text: bool = False) -> DocumentInfo:
-    from citewise.server.schemas import DocumentInfo
+    from citewise.server.schemas import DocumentInfo, document_metadata
 
     return DocumentInfo(id=doc.id, collection=doc.collection, source=doc.source,
                         title=doc.title, content_type=doc.content_type,
                         content_hash=doc.content_hash, length=len(doc.text),
-                        # As the API: an HTML page's anchors come with its text only.
-                        metadata={k: v for k, v in (doc.metadata or {}).items()
-                                  if text or k != "anchors"}, created_at=doc.created_at,
+                        metadata=document_metadata(doc.metadata, text=text),
+                        created_at=doc.created_at,
                         updated_at=doc.updated_at, text=doc.text if text else None)
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "ThreadList",
     "TurnInfo",
     "UploadResult",
+    "document_metadata",
 ]
 
 RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
@@ -131,6 +132,13 @@ class ThreadDetail(ThreadInfo):
 
 class ThreadList(BaseModel):
     threads: list[ThreadInfo] = Field(description="Most recently updated first.")
+
+
+def document_metadata(metadata: dict[str, Any] | None, *, text: bool) -> dict[str, Any]:
+    """A document's loader metadata as the API and ``citewise docs`` show it: an HTML page's
+    ``anchors`` (element id → offset, ~48 KB for a page of Python's library reference) only
+    with its text, which they point into — a listing of a hundred pages carried megabytes."""
+    return {k: v for k, v in (metadata or {}).items() if text or k != "anchors"}
 
 
 class DocumentInfo(BaseModel):

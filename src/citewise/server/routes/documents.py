@@ -17,7 +17,12 @@ from citewise.errors import IngestError, InvalidInput, NotFound
 from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.errors import PayloadTooLarge
 from citewise.server.ingest_queue import BIG_BYTES
-from citewise.server.schemas import DocumentInfo, DocumentList, UploadResult
+from citewise.server.schemas import (
+    DocumentInfo,
+    DocumentList,
+    UploadResult,
+    document_metadata,
+)
 from citewise.sizes import size_text
 
 if TYPE_CHECKING:
@@ -74,11 +79,9 @@ def display_source(source: str, root: FsPath) -> str:
 
 
 def info(doc: DocumentRecord, root: FsPath, *, text: bool = False) -> DocumentInfo:
-    """What the API says of a document. An HTML page's ``anchors`` (element id → offset,
-    ~48 KB for a page of Python's library reference) come only with its ``text``, which
-    they point into: a listing of a hundred pages carried megabytes of them."""
+    """What the API says of a document (its anchors only with its text)."""
     source = display_source(doc.source, root)
-    metadata = {k: v for k, v in (doc.metadata or {}).items() if text or k != "anchors"}
+    metadata = document_metadata(doc.metadata, text=text)
     return DocumentInfo(id=doc.id, collection=doc.collection, source=source, title=doc.title,
                         content_type=doc.content_type, content_hash=doc.content_hash,
                         length=len(doc.text), metadata=metadata,
