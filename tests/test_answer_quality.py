@@ -180,6 +180,13 @@ def test_what_a_question_asks_for() -> None:
     assert "yesno" in intent("Can I use a sequence for gap-free numbers?")
     assert "procedure" in intent("How do I skip the pre-commit hook?")
     assert "code" not in intent("What does the indent argument do?")
+    # What is left unsaid asks for a default too, however it is put.
+    for unsaid in ("I never set a timeout; how long does it wait?",
+                   "Which engine do I get if I don't choose one?",
+                   "The reply has no body and no length header. What then?",
+                   "I haven't configured logging. Where do messages go?"):
+        assert "default" in intent(unsaid), unsaid
+    assert "default" not in intent("How do I pick a port?")
 
 
 def _sentence(text: str, *, asserts: bool = True) -> Sentence:

@@ -104,7 +104,15 @@ _INTENTS: dict[str, re.Pattern[str]] = {
     "default": re.compile(
         r"\bdefaults?\b|out of the box|unless (?:i|you|configured)|if i (?:don'?t|do not) "
         r"(?:change|set|say)|fresh install|\bnormally\b|by itself|with no (?:arguments|options)"
-        r"|if i just|otherwise\b|give neither|without (?:a|any) ", re.I),
+        r"|if i just|otherwise\b|give neither|without (?:a|any) "
+        # What is left unsaid, in the words people use (session 16, tune split): "without
+        # saying VIRTUAL", "don't pick an MPM", "never wrote ON DELETE", "haven't changed".
+        r"|\bwithout (?:saying|specifying|setting|giving|options|arguments)\b"
+        r"|\b(?:do not|don'?t|didn'?t|never) (?:pick|tell|say|specify|give|set|change|touch"
+        r"|configure|write|wrote|choose|pass|add)\b"
+        r"|\bhaven'?t (?:changed|configured|set|said|specified|touched)\b"
+        r"|\bwith nothing after\b|\bonly give\b|\bon (?:its|their) own\b"
+        r"|\bno \w+ (?:and|or) no\b", re.I),
     "consequence": re.compile(
         r"^\s*(?:what happens|will\b|does\b|do\b|is\b|are\b)|\bwhat happens\b|\bif\b|"
         r"\bwhen\b|\bwhy\b|\bwhile\b", re.I),
@@ -175,7 +183,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     previous = None
                 end = b
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
-                role = _role_at(roles, a)
+                role = _described(roles, text, a, b)
                 asserts = (role not in LABEL_ROLES and (role == "list_item"
                                                           or _asserts(text, a, b)))
                 start = a
@@ -214,14 +222,31 @@ def _role_spans(raw: Any) -> list[tuple[int, int, str]]:
 
 
 def _role_at(roles: Sequence[tuple[int, int, str]], at: int) -> str | None:
-    """The innermost role whose span holds offset ``at`` (spans are sorted by start)."""
+    """The innermost (narrowest) role whose span holds offset ``at`` (spans are sorted by
+    start; a list item and the heading that opens it start together)."""
     found: str | None = None
+    width = math.inf
     for a, b, role in roles:
         if a > at:
             break
-        if at < b:
-            found = role
+        if at < b and b - a < width:
+            found, width = role, b - a
     return found
+
+
+def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int) -> str | None:
+    """The role of the span ``a:b``: that of its first character, except for a term glued
+    to its description ("-P max-procs\n    Run up to max-procs processes at a time; the
+    default is 1." is one sentence to the splitter). That is the description, quoted with
+    its term: the answer to "how many does it run at once?" that names the option."""
+    role = _role_at(roles, a)
+    if role != "term":
+        return role
+    end = max((e for s, e, r in roles if r == "term" and s <= a < e), default=a)
+    rest = end
+    while rest < b and text[rest].isspace():
+        rest += 1
+    return _role_at(roles, rest) if rest < b else role
 
 
 _HEAD = "\x00"  # marks a context that starts at a heading

@@ -172,13 +172,14 @@ def chunk_text(
 
 
 def _valid_roles(roles: Sequence[RoleSpan], length: int) -> list[RoleSpan]:
-    """The well-formed spans of a known role, sorted (a plugin's bad span is left out: a
-    role only ranks evidence, it never changes text or offsets)."""
+    """The well-formed spans of a known role, sorted as loaders give them, outer before
+    inner (a plugin's bad span is left out: a role only ranks evidence, it never changes
+    text or offsets)."""
     out = [(span[0], span[1], span[2]) for span in roles
            if isinstance(span, tuple | list) and len(span) == 3 and span[2] in ROLES
            and isinstance(span[0], int) and isinstance(span[1], int)
            and 0 <= span[0] < span[1] <= length]
-    out.sort()
+    out.sort(key=lambda r: (r[0], -r[1]))
     return out
 
 

@@ -71,10 +71,18 @@ class _Out:
     # whitespace collapsing and the separator before the block put it.
     waiting: list[str] = field(default_factory=list)
     pending_sep: str = ""
+    marker: str = ""  # an ordered list item's number, written before its first text
 
     def text(self, text: str) -> None:
         """Add inline text to the open block, placing any waiting anchors at its first
-        visible character."""
+        visible character. A pending item number goes first, on the same line: in
+        ``<li><p>Title</p>…`` the number belongs to the title, not a line of its own."""
+        if self.marker and text.strip():
+            marker, self.marker = self.marker, ""
+            self._inline(marker)
+        self._inline(text)
+
+    def _inline(self, text: str) -> None:
         if self.waiting:
             visible = len(text) - len(text.lstrip())
             if visible < len(text):
@@ -186,9 +194,13 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                                     child.attributes.get("type") or "1"])
             elif tag == "li" and out.numbers and child.parent is not None \
                     and child.parent.tag == "ol":
-                out.text(_item_number(out.numbers[-1], child.attributes.get("value")))
+                if out.marker:  # an item that opens with a list: its number stays
+                    out._inline(out.marker)
+                out.marker = _item_number(out.numbers[-1], child.attributes.get("value"))
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.flush(sep)
+            if tag == "li":
+                out.marker = ""  # an item with no text: its number is not written
             if tag == "ol":
                 out.numbers.pop()
             if kind is not None and out.length > at:
@@ -254,7 +266,34 @@ def _role(tag: str, node: Any) -> str | None:
             return "version_note"
         if _NOTICE_CLASS.search(classes):
             return "notice"
+    if tag == "p" and _is_bold_title(node):
+        return "heading"
     return _BLOCK_ROLES.get(tag)
+
+
+_TITLE_END = re.compile(r"[.!?:;,]\s*\Z")
+_TITLE_WORDS = 12
+
+
+def _is_bold_title(node: Any) -> bool:
+    """A paragraph that is nothing but one bold phrase (``<p><b>Maximum Number Of Tables
+    In A Join</b></p>``): a heading written without a heading element, which names what
+    follows and answers nothing. A bold sentence (one ending in a full stop) is prose."""
+    bold = None
+    child = node.child
+    while child is not None:
+        if child.tag == "-text":
+            if (child.text_content or "").strip():
+                return False
+        elif child.tag in ("b", "strong") and bold is None:
+            bold = child
+        elif child.tag != "-comment" and (child.tag != "a"
+                                           or (child.text(deep=True) or "").strip()):
+            return False
+        child = child.next
+    text = (bold.text(deep=True) or "").strip() if bold is not None else ""
+    return (bool(text) and len(text.split()) <= _TITLE_WORDS
+            and _TITLE_END.search(text) is None)
 
 
 def _anchor(node: Any, out: _Out) -> None:
@@ -368,8 +407,9 @@ class HtmlLoader:
 
     name = "html"
     # 2: permalink marks, navigation bars dropped; 3: role spans, no contents; 4: ordered
-    # list numbers, exponents, elements hidden by their style
-    version = "4"
+    # list numbers, exponents, elements hidden by their style; 5: an item's number on its
+    # first paragraph's line, bold-only paragraphs are headings
+    version = "5"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
