@@ -2,10 +2,11 @@
 
 Used by ``bench/answers.py --capture FILE`` (and read by ``bench/rerank_offline.py``): each
 call of the evidence ranking appends one JSON line — the question as scored, every
-candidate sentence with its source, role, passage rank, context and score parts, and the
-answerability of the ranking. The model's behaviour is unchanged (the functions it calls
-are wrapped, not replaced), so a captured run is also a normal bench run. Re-scoring a
-capture with other weights takes a second; a bench run takes minutes.
+candidate sentence with its source, role, passage rank, context and score parts, the
+answerability of the ranking and the retrieved passages' text. The model's behaviour is
+unchanged (the functions it calls are wrapped, not replaced), so a captured run is also a
+normal bench run. Re-scoring a capture with other weights takes a second; a bench run
+takes minutes.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ def capturing(path: Path) -> Iterator[None]:
 
     def answerable(question: str, scored: Any, observations: Any) -> float:
         value = float(answerability(question, scored, observations))
-        out.write(json.dumps({**last, "answerability": value}, ensure_ascii=False) + "\n")
+        # The retrieved passages too: a labelled sentence in them but in no candidate is a
+        # sentence the candidates lost (a term glued to it was one, session 16).
+        passages = [{"source": str(r.get("source", "")), "text": str(r.get("text", ""))}
+                    for o in observations for r in o.get("results", [])]
+        out.write(json.dumps({**last, "answerability": value, "passages": passages},
+                             ensure_ascii=False) + "\n")
         return value
 
     extractive.rank, extractive.answerability = ranked, answerable  # type: ignore[assignment]

@@ -57,8 +57,10 @@ def rankings(capture: Path, split: str) -> dict[str, list[tuple[Any, dict[str, A
 
 
 def evaluate(groups: dict[str, list[tuple[Any, dict[str, Any]]]],
-             weights: dict[str, float]) -> dict[str, tuple[int, int, int]]:
-    """Per group: ``(questions, first sentence labelled, a labelled one in the shortlist)``."""
+             weights: dict[str, float]) -> dict[str, dict[str, int]]:
+    """Per group: questions, how often the first sentence is a labelled one, a labelled one
+    is in the shortlist, in a retrieved passage at all, and in a retrieved passage but in
+    no candidate (lost by the candidates; captures before session 16 have no passages)."""
     from citewise.models.sentence_rank import SHORTLIST
 
     def score(x: dict[str, Any]) -> float:
@@ -66,12 +68,18 @@ def evaluate(groups: dict[str, list[tuple[Any, dict[str, Any]]]],
 
     out = {}
     for group, items in groups.items():
-        first = listed = 0
+        counts = dict.fromkeys(("questions", "first", "shortlist", "retrieved", "lost"), 0)
         for q, record in items:
             ranked = sorted(record["scored"], key=score, reverse=True)
-            first += bool(ranked) and hit(ranked[0]["text"], q.expected)
-            listed += any(hit(x["text"], q.expected) for x in ranked[:SHORTLIST])
-        out[group] = (len(items), first, listed)
+            counts["questions"] += 1
+            counts["first"] += bool(ranked) and hit(ranked[0]["text"], q.expected)
+            counts["shortlist"] += any(hit(x["text"], q.expected) for x in ranked[:SHORTLIST])
+            keys = [_key(e) for e in q.expected]
+            retrieved = any(k in _key(p["text"]) for p in record.get("passages", ())
+                            for k in keys)
+            counts["retrieved"] += retrieved
+            counts["lost"] += retrieved and not any(hit(x["text"], q.expected) for x in ranked)
+        out[group] = counts
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import threading
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import suppress
@@ -242,5 +243,12 @@ def ask(page: Any, question: str) -> None:
 
 
 def screenshot(page: Any, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / name))
+    """Take the README's screenshot ``name``: into ``docs/screenshots`` when
+    ``CITEWISE_UPDATE_SCREENSHOTS=1`` (to refresh them on purpose), else into a
+    temporary folder, so that a test run leaves the checkout as it was."""
+    if os.environ.get("CITEWISE_UPDATE_SCREENSHOTS") == "1":
+        folder = SCREENSHOTS
+    else:
+        folder = Path(tempfile.gettempdir()) / "citewise-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / name))

@@ -133,3 +133,36 @@ def test_an_unclosed_table_or_item_tag_loses_no_text() -> None:
     text, _, _ = render_man(".Dd x\n.Dt B 1\n.Sh ONE\n.Bl -tag\n.It Xo Fl v\n.Ar level\n"
                             ".Sh TWO\nStill here.\n")
     assert "-v level" in text and "Still here." in text
+
+
+_KEYWORDS = """.Dd $Mdocdate: January 1 2026 $
+.Dt TUNNEL_CONFIG 5
+.Os
+.Sh NAME
+.Nm tunnel_config
+.Nd tunnel configuration file
+.Sh DESCRIPTION
+.Bl -tag -width Ds
+.It Cm KeepAliveSeconds
+Sets how long the client waits before it checks the server.
+The default is 0, which sends no checks.
+.It Cm Compression
+Whether to compress.
+.El
+"""
+
+
+def test_an_item_tag_is_a_term_and_its_description_a_candidate() -> None:
+    from citewise.knowledge.loaders.man import read_man
+    from citewise.models.sentence_rank import candidates
+
+    text, _, _, roles = read_man(_KEYWORDS)
+    tag = text.index("KeepAliveSeconds")
+    assert (tag, tag + len("KeepAliveSeconds"), "term") in roles
+    found = candidates([{"results": [{"document_index": 1, "text": text, "title": "",
+                                      "source": "tunnel_config.5",
+                                      "roles": [list(r) for r in roles]}]}])
+    described = next(s for s in found if "Sets how long" in s.text)
+    assert described.text.startswith("KeepAliveSeconds") and described.asserts
+    default = next(s for s in found if s.text == "The default is 0, which sends no checks.")
+    assert "KeepAliveSeconds" in default.before

@@ -22,11 +22,11 @@ no-fill blocks (examples, synopses) line for line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewise.errors import IngestError
-from citewise.knowledge.loaders._blocks import Blocks, section_spans
+from citewise.knowledge.loaders._blocks import section_spans
+from citewise.knowledge.loaders._man_page import Page as _Page
 from citewise.knowledge.loaders._mdoc import (
     PUNCT,
     inline,
@@ -45,80 +45,9 @@ __all__ = ["ManLoader", "render_man"]
 _FONT_PAIRS = {"BR", "RB", "IR", "RI", "BI", "IB"}
 _FONTS = {"B", "I", "SM", "SB", "CW", "R"}
 _PARAS = {"PP", "LP", "P", "HP", "Pp", "Lp"}
-_INDENT = "    "
 # A page has a title, a section, an include or a roff comment somewhere; a text file named
 # ``notes.1`` (or a rotated log, ``syslog.1``) has none of them.
 _ROFF = re.compile(r'(?m)^[.\'][ \t]*(?:TH|SH|SS|Dd|Dt|Sh|so)\b|^\.\\"')
-
-
-@dataclass
-class _Page(Blocks):
-    """The rendered text being assembled, block by block."""
-
-    strings: dict[str, str] = field(default_factory=dict)
-    words: list[str] = field(default_factory=list)  # the open fill-mode paragraph
-    lines: list[str] = field(default_factory=list)  # the open no-fill block
-    nofill: bool = False
-    indent: int = 0  # .RS depth
-    saved: list[tuple[int, bool]] = field(default_factory=list)  # at each open .RS
-    ref: list[tuple[str, str]] | None = None  # the open .Rs reference's parts
-    body: bool = False  # inside a .TP/.IP body: indented once more
-    await_tag: bool = False
-    await_heading: int = 0
-    mdoc_list: list[str] = field(default_factory=list)
-
-    @property
-    def prefix(self) -> str:
-        return _INDENT * (self.indent + self.body)
-
-    def flush(self, sep: str = "\n\n") -> None:
-        if self.words:
-            text = " ".join(" ".join(self.words).split(" ")).strip()
-            text = re.sub(r"[ \t]+", " ", text).replace("\x01", "")
-            self.words.clear()
-            if self.await_tag:
-                self.await_tag = False
-                at = self.length
-                self.write(self.prefix + text, "\n")
-                self.mark(at, "term")  # a .TP tag: the option its body describes
-                self.body = True
-                return
-            self.write(self.prefix + text, sep)
-        if self.lines:
-            block = "\n".join(self.prefix + ln if ln.strip() else "" for ln in self.lines)
-            self.lines.clear()
-            at = self.length
-            self.write(block.rstrip(), sep)
-            self.mark(at, "code")  # a no-fill block: an example, a synopsis
-
-    def text(self, text: str) -> None:
-        if self.await_heading:
-            level, self.await_heading = self.await_heading, 0
-            self.heading(level, text)
-        elif self.nofill:
-            self.lines.append(text.rstrip())
-        else:
-            self.words.append(text)
-            if self.await_tag:
-                self.flush()
-
-    def heading(self, level: int, title: str) -> None:
-        self.flush()
-        self.body = False
-        self.indent = 0
-        self.saved.clear()
-        title = " ".join(title.split())
-        if not title:
-            self.await_heading = level
-            return
-        start = self.write(title)
-        if start is not None:
-            self.headings.append((start, level, title))
-
-    def paragraph(self) -> None:
-        self.flush()
-        self.body = False
-        self.pending_sep = "\n\n" if self.length else ""
 
 
 def render_man(source: str) -> tuple[str, str | None, list[SectionSpan]]:
@@ -264,7 +193,9 @@ def _item(page: _Page, tag: str) -> None:
     if bullet:
         page.words.append("• " + tag if tag else "•")
     elif tag:
+        at = page.length
         page.write(page.prefix + tag)
+        page.mark(at, "term")  # what the item describes: an option, a keyword
         page.pending_sep = "\n"
         page.body = True
 
@@ -389,7 +320,8 @@ class ManLoader:
     through the gzip loader."""
 
     name = "man"
-    version = "3"  # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm)
+    # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm); 4: an .It tag is a term
+    version = "4"
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",

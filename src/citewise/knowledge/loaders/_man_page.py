@@ -1,0 +1,87 @@
+"""The text of a man page being rendered, block by block (:mod:`.man` drives it).
+
+Apart from the request handling because it is the one piece of state every request reads
+and writes: the open paragraph or no-fill block, the ``.RS`` indentation, whether a
+``.TP`` tag is awaited, and the strings ``.ds`` defined.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from citewise.knowledge.loaders._blocks import Blocks
+
+__all__ = ["INDENT", "Page"]
+
+INDENT = "    "
+
+
+@dataclass
+class Page(Blocks):
+    """The rendered text being assembled, block by block."""
+
+    strings: dict[str, str] = field(default_factory=dict)
+    words: list[str] = field(default_factory=list)  # the open fill-mode paragraph
+    lines: list[str] = field(default_factory=list)  # the open no-fill block
+    nofill: bool = False
+    indent: int = 0  # .RS depth
+    saved: list[tuple[int, bool]] = field(default_factory=list)  # at each open .RS
+    ref: list[tuple[str, str]] | None = None  # the open .Rs reference's parts
+    body: bool = False  # inside a .TP/.IP body: indented once more
+    await_tag: bool = False
+    await_heading: int = 0
+    mdoc_list: list[str] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> str:
+        return INDENT * (self.indent + self.body)
+
+    def flush(self, sep: str = "\n\n") -> None:
+        if self.words:
+            text = " ".join(" ".join(self.words).split(" ")).strip()
+            text = re.sub(r"[ \t]+", " ", text).replace("\x01", "")
+            self.words.clear()
+            if self.await_tag:
+                self.await_tag = False
+                at = self.length
+                self.write(self.prefix + text, "\n")
+                self.mark(at, "term")  # a .TP tag: the option its body describes
+                self.body = True
+                return
+            self.write(self.prefix + text, sep)
+        if self.lines:
+            block = "\n".join(self.prefix + ln if ln.strip() else "" for ln in self.lines)
+            self.lines.clear()
+            at = self.length
+            self.write(block.rstrip(), sep)
+            self.mark(at, "code")  # a no-fill block: an example, a synopsis
+
+    def text(self, text: str) -> None:
+        if self.await_heading:
+            level, self.await_heading = self.await_heading, 0
+            self.heading(level, text)
+        elif self.nofill:
+            self.lines.append(text.rstrip())
+        else:
+            self.words.append(text)
+            if self.await_tag:
+                self.flush()
+
+    def heading(self, level: int, title: str) -> None:
+        self.flush()
+        self.body = False
+        self.indent = 0
+        self.saved.clear()
+        title = " ".join(title.split())
+        if not title:
+            self.await_heading = level
+            return
+        start = self.write(title)
+        if start is not None:
+            self.headings.append((start, level, title))
+
+    def paragraph(self) -> None:
+        self.flush()
+        self.body = False
+        self.pending_sep = "\n\n" if self.length else ""
