@@ -241,12 +241,14 @@ def test_a_question_naming_what_no_passage_mentions_is_unanswerable() -> None:
     seen = [{"results": [{"text": passage}]}]
     assert answerability("How is the prompt string PS1 expanded?", best, seen) > 0.8
     for question in ("How is the prompt of cmd.exe expanded?",  # an identifier
-                     "How is the PowerShell prompt expanded?"):  # a name
+                     "How is the PowerShell prompt expanded?",  # a name
+                     "How is the prompt string expanded by promptfmt()?"):  # a function
         assert answerability(question, best, seen) == 0.0
     # The asker is no name: "I'm", "I’ve", "I'd" mid-question name nothing to look for.
     for question in ("How is PS1 expanded when I'm in a prompt?",
                      "I’ve set PS1: how is the prompt string expanded?",
-                     "Once I'd set PS1, how is it expanded?"):
+                     "Once I'd set PS1, how is it expanded?",
+                     "Is the prompt string expanded() before it is displayed?"):
         assert answerability(question, best, seen) > 0.8, question
 
 

@@ -26,12 +26,14 @@ def answerability(question: str, scored: Sequence[Scored],
     the embedder is missing), and 0 when the question names something — a product, a
     company, a tool (a capitalised word inside the question) — that no passage mentions:
     "InnoDB's buffer pool" is not answered by PostgreSQL's shared buffers (nor is a
-    question naming a file or identifier, "cmd.exe", that none of them contains)."""
+    question naming a file, identifier or function, "cmd.exe", "bm25()", that none of them
+    contains)."""
     if not scored:
         return 0.0
     seen = " ".join(str(r.get("text", "")) for o in observations
                     for r in o.get("results", [])).lower()
-    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question)]:
+    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question),
+              *_CALL.finditer(question)]:
         name = _POSSESSIVE.sub("", m.group(1)).lower()
         if name not in seen:
             return 0.0
@@ -50,4 +52,6 @@ _NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b(?!I(?:['’](?:m|d|ll|ve|s))?\b)"
 # A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size").
 # Not a version ("2.39") nor an abbreviation ("e.g."): a letter first, parts of 2+ chars.
 _IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
+# A function named with its parentheses ("bm25()"): a lower-case name too.
+_CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
 _POSSESSIVE = re.compile(r"['’]s$")
