@@ -41,7 +41,10 @@ LIMITS = """<html><head><title>Limits In SQLite</title></head><body><h1>Limits I
 This limit arises from the bitmaps of the query optimizer.</p></li>
 <li><p><b>Maximum Depth Of An Expression Tree</b></p>
 <p>SQLite parses expressions into a tree for processing.</p></li>
-<li><p><b>Only a bold sentence, which is prose.</b></p></li></ol></body></html>"""
+<li><p><b>Only a bold sentence, which is prose.</b></p></li></ol>
+<a name="q18"></a><p><b>(18) Case-insensitive matching of Unicode does not work.</b></p>
+<blockquote>The default configuration only folds the case of ASCII characters.</blockquote>
+</body></html>"""
 
 
 def _observation(doc: LoadedDocument, source: str) -> list[dict[str, Any]]:
@@ -76,6 +79,9 @@ def test_a_bold_only_paragraph_is_a_heading_with_its_item_number(tmp_path: Path)
     assert not any("Maximum Number Of Tables In A Join" in t for t in texts)
     assert "6. Only a bold sentence, which is prose." in doc.text
     assert any("Only a bold sentence, which is prose." in t for t in texts)
+    assert not any("(18) Case-insensitive" in t for t in texts)  # an FAQ's numbered entry
+    ascii_only = next(s for s in told if s.text.startswith("The default configuration"))
+    assert "Case-insensitive matching" in ascii_only.before
     limit = next(s for s in told if s.text.startswith("SQLite does not support joins"))
     assert "Maximum Number Of Tables In A Join" in limit.before
     best = rank("Is there a maximum number of tables I can put in one join?", told)[0]

@@ -278,7 +278,8 @@ _TITLE_WORDS = 12
 def _is_bold_title(node: Any) -> bool:
     """A paragraph that is nothing but one bold phrase (``<p><b>Maximum Number Of Tables
     In A Join</b></p>``): a heading written without a heading element, which names what
-    follows and answers nothing. A bold sentence (one ending in a full stop) is prose."""
+    follows and answers nothing. A bold sentence (one ending in a full stop) is prose,
+    unless it is numbered like an FAQ's entries."""
     bold = None
     child = node.child
     while child is not None:
@@ -293,7 +294,12 @@ def _is_bold_title(node: Any) -> bool:
         child = child.next
     text = (bold.text(deep=True) or "").strip() if bold is not None else ""
     return (bool(text) and len(text.split()) <= _TITLE_WORDS
-            and _TITLE_END.search(text) is None)
+            and (_TITLE_END.search(text) is None or _NUMBERED.match(text) is not None))
+
+
+# A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not
+# work.": a heading even when it is written as a sentence.
+_NUMBERED = re.compile(r"\(?\d{1,3}[.)]\s")
 
 
 def _anchor(node: Any, out: _Out) -> None:
@@ -408,7 +414,7 @@ class HtmlLoader:
     name = "html"
     # 2: permalink marks, navigation bars dropped; 3: role spans, no contents; 4: ordered
     # list numbers, exponents, elements hidden by their style; 5: an item's number on its
-    # first paragraph's line, bold-only paragraphs are headings
+    # first paragraph's line, bold-only (or numbered bold) paragraphs are headings
     version = "5"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
