@@ -117,7 +117,9 @@ def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
      ['The captain shouted "Abandon ship. Now!" when the hull cracked.', "Nobody moved."]),
     ("She asked “Is it safe? Really?” and waited. It was.",
      ["She asked “Is it safe? Really?” and waited.", "It was."]),
-    ('He said "Go." Then he left.', ['He said "Go.', "Then he left."]),  # (quotes: the gap's)
+    ('He said "Go." Then he left.', ['He said "Go."', "Then he left."]),  # closed quotes
+    ("One case. (This method, if present, is rare.) The next.",
+     ["One case.", "(This method, if present, is rare.)", "The next."]),
     ("Dr.\n\nSmith approves refunds.", ["Dr.", "Smith approves refunds."]),  # a blank line
 ])
 def test_abbreviations_do_not_end_a_claim(text: str, expected: list[str]) -> None:

@@ -264,7 +264,17 @@ def join_abbreviations(text: str, spans: list[tuple[int, int]]) -> list[tuple[in
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))
-    return out
+    return [(a, _closed(text, b)) for a, b in out]
+
+
+def _closed(text: str, b: int) -> int:
+    """The end of a whole sentence ending at ``b``: with the closing quotes and brackets
+    right after its final punctuation, so that '(This is rare.)' and 'He said "Go."' are
+    quoted whole, not '(This is rare.' with its ')' lost in the gap after it."""
+    if b and text[b - 1] in ".!?…":
+        while b < len(text) and text[b] in _CLOSERS:
+            b += 1
+    return b
 
 
 def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
