@@ -93,3 +93,20 @@ def test_a_bold_only_paragraph_is_a_heading_with_its_item_number(tmp_path: Path)
                "roles": [list(x) for x in r.roles]} for r in records]
     stored = candidates([{"results": chunks}])
     assert stored and not any("Maximum Number Of Tables" in x.text for x in stored)
+
+
+def test_a_sentence_without_a_subject_is_quoted_with_the_one_it_completes() -> None:
+    # adduser.conf(5): the value is in a sentence that only says "Defaults to …".
+    text = ("FIRST_UID, LAST_UID\n    specifies an inclusive range of UIDs from which "
+            "normal user's UIDs are allocated. Defaults to 1000 - 59999.\n\nDSHELL\n"
+            "    The login shell to be used for all new users. Default: /bin/bash.")
+    found = [s.text for s in candidates([{"results": [{
+        "document_index": 1, "text": text, "source": "adduser.conf.5", "title": "",
+        "roles": [[0, 19, "term"], [133, 139, "term"]]}]}])]
+    assert any(t.endswith("are allocated. Defaults to 1000 - 59999.") for t in found)
+    assert any(t.endswith("for all new users. Default: /bin/bash.") for t in found)
+    assert "Defaults to 1000 - 59999." not in found and "Default: /bin/bash." not in found
+    best = rank("Which UIDs are allocated to normal users by default?",
+                candidates([{"results": [{"document_index": 1, "text": text,
+                                          "source": "adduser.conf.5", "title": ""}]}]))[0]
+    assert "1000 - 59999" in best.sentence.text

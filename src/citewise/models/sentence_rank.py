@@ -251,7 +251,10 @@ def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int)
 
 _HEAD = "\x00"  # marks a context that starts at a heading
 _CONTEXT = 3
-_POINTS_BACK = re.compile(r"(?:this|that|these|those|it|such|the (?:latter|former|same))\b", re.I)
+# A sentence without a subject of its own leans on the one before it too: "Defaults to
+# 1000 - 59999." (adduser.conf(5)), "Default: 30 seconds."
+_POINTS_BACK = re.compile(r"(?:this|that|these|those|it|such|the (?:latter|former|same)"
+                          r"|defaults? (?:to|is)|default:)(?:\b|\s)", re.I)
 _POINTS_BACK_WORDS = 8
 
 
