@@ -200,6 +200,11 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     it has one — and under it every quote the answer took from it; a quote from another
     section, page or line of the same document says where it is first."""
     out = out or sys.stdout
+    if answer.citations and any(i.code == "no_answer_in_sources" for i in answer.issues):
+        # Every claim unsupported (a quote off the question, a model's own words): said
+        # first, where the answer is read, not after it nor only in a warning on stderr.
+        out.write("The sources do not support this answer: what follows quotes the closest "
+                  "passages, it does not answer the question.\n\n")
     out.write(answer.text.strip() + "\n")
     for issue in answer.issues:  # vectors still being computed: the answer says so
         if issue.code == "embedding_incomplete":
@@ -207,11 +212,6 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     if not answer.citations:
         _closest(answer, out)
         return
-    if any(i.code == "no_answer_in_sources" for i in answer.issues):
-        # Every claim unsupported (a quote off the question, a model's own words): said
-        # where the answer is read, not only in a warning on stderr.
-        out.write("\nThe sources below do not support this answer: read them as the closest "
-                  "passages, not as an answer.\n")
     out.write("\nSources:\n")
     quotes: dict[int, list[tuple[str, str]]] = {}  # per document: (place, quote)
     texts: dict[str, str | None] = {}
