@@ -195,6 +195,9 @@ def test_a_sentence_that_only_points_back_is_quoted_with_the_one_before(tmp_path
     try:
         quotes = ["Refuse to drop the table if any objects depend on it.", "This is the default."]
         assert [c.excerpt for c in answer.citations] == quotes  # two claims, each cited
+        # The step says as many sentences as the answer quotes (it said 1 here).
+        assert any("Answering from 2 evidence sentence(s)" in (t.thought or "")
+                   for t in answer.reasoning_trace)
         assert answer.issues == []
         assert all(c.status == "supported" and not c.removed for c in answer.claims)
         assert_at_offsets(answer, kb)

@@ -121,9 +121,11 @@ class ExtractiveModel:
                     f"below {self.answerable:.2f})."))
                 yield TextDelta(channel="answer", text=NO_ANSWER)
             else:
+                # Counted as the answer cites them: a quote of two sentences is two.
+                quoted = sum(max(1, len(segments(c.text))) for c in chosen)
                 yield TextDelta(
                     channel="thought",
-                    text=(f"Answering from {len(chosen)} evidence sentence(s) "
+                    text=(f"Answering from {quoted} evidence sentence(s) "
                           f"(answerability {answerable:.2f})."),
                 )
                 pieces = _render(chosen)
