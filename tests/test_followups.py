@@ -127,3 +127,31 @@ def test_a_model_searching_the_bare_follow_up_gets_the_antecedent(
     assert details is not None
     assert details.queries == [f"hashing {' '.join(details.carried_terms)}"]
     assert answer.search_documents[0].source.endswith("datamodel.txt")
+
+
+def test_the_steps_show_the_query_a_follow_up_searched(kb: KnowledgeBase) -> None:
+    """The step line showed the model's query, "hashing", while the search ran with the
+    thread's subject added (new-user review, session 16): the observation says so."""
+    import asyncio
+    import io
+
+    from citewise.cli.common import StepPrinter
+
+    model = ScriptedModel([
+        call("search_knowledge", query="comparison __eq__ not implemented"), "x",
+        call("search_knowledge", query="hashing"), "y",
+    ])
+    agent = Agent(kb, model=model, provenance=False)
+    first = agent.ask(FIRST)
+
+    async def steps() -> str:
+        out = io.StringIO()
+        printer = StepPrinter(out)
+        async for event in agent.stream(FOLLOW, thread_id=first.thread_id):
+            printer(event)
+        return out.getvalue()
+
+    printed = asyncio.run(steps())
+    assert '→ search_knowledge {"query": "hashing"}' in printed
+    searched = next(line for line in printed.splitlines() if "Searched for:" in line)
+    assert "hashing" in searched and "__eq__" in searched

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from citewise.events import Event
     from citewise.models.base import ToolCall
 
-__all__ = ["SearchDetailsRecorder", "Searcher", "analyze_question", "make_search_tool"]
+__all__ = ["SEARCHED", "SearchDetailsRecorder", "Searcher", "analyze_question", "make_search_tool"]
 
 _TOOL = "search_knowledge"
 
@@ -37,6 +37,11 @@ class Searcher(Protocol):
     """What the tool needs of a knowledge base."""
 
     def search(self, query: str, *, k: int = 5, filters: dict[str, Any] | None = None) -> list[Hit]: ...
+
+
+#: How an observation starts when the search ran another query than the one asked for (a
+#: follow-up's carried words): the steps show what was searched, not only what was asked.
+SEARCHED = "Searched for: "
 
 
 def make_search_tool(kb: Searcher) -> Tool:
@@ -56,12 +61,14 @@ def make_search_tool(kb: Searcher) -> Tool:
             k: How many passages to return (1-50).
         """
         text, applied = _filters(ctx, query, filters)
+        searched = ""  # said first in the observation when it is not the query asked for
         if ctx.carried_terms:  # a follow-up: its thread's subject goes into every search
             from citewise.agent.followups import carry_into
 
             carried = carry_into(text, ctx.carried_terms)
             if carried != text:
                 query, text = carry_into(query, ctx.carried_terms), carried
+                searched = f"{SEARCHED}{query} (the thread's subject added)\n\n"
         retrieve = getattr(kb, "retrieve", None)
         if callable(retrieve):  # a KnowledgeBase: the counts of the ranking come along
             found = retrieve(text, k=k, filters=applied)
@@ -79,7 +86,7 @@ def make_search_tool(kb: Searcher) -> Tool:
         details["queries"].append(query)
         details["retrieved"] += len(hits)
         if not hits:
-            return ToolResult(text="No passages matched.",
+            return ToolResult(text=f"{searched}No passages matched.",
                               data={"query": query, "results": [], **counts})
         lines: list[str] = []
         results: list[dict[str, Any]] = []
@@ -98,7 +105,7 @@ def make_search_tool(kb: Searcher) -> Tool:
                 # For evidence choice (never shown to a language model: ``text`` above is).
                 "roles": [list(r) for r in hit.roles],
             })
-        text = wrap_untrusted("\n\n".join(lines))
+        text = searched + wrap_untrusted("\n\n".join(lines))
         return ToolResult(text=text, data={"query": query, "results": results, **counts})
 
     return tool(search_knowledge)
