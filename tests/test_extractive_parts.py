@@ -45,3 +45,10 @@ def test_each_named_part_gets_its_quote(agent: Agent) -> None:
 def test_a_question_of_one_part_keeps_its_one_quote(agent: Agent, tmp_path: Path) -> None:
     quoted = _quoted(agent, "Which fuel does the Flint stove burn?")
     assert quoted and all("Flint" in q for q in quoted)
+
+
+def test_one_name_behind_a_comma_is_no_question_of_parts(agent: Agent) -> None:
+    # "Out of the box, which severity does Python's logging let through?" got a third
+    # quote for "Python", about open()'s encoding (new-user review, session 16).
+    quoted = _quoted(agent, "After a trip, what should I clean on the Flint stove?")
+    assert quoted == ["Clean the jet of a stove after every trip."]  # not its fuel too

@@ -172,6 +172,10 @@ def _cover_parts(question: str, candidates: list[_Candidate], chosen: list[_Cand
     pool = [set(content_terms(c.text)) for c in candidates]
     rare = {t for t in names
             if 0 < sum(t in words for words in pool) <= max(1, len(pool) // 3)}
+    if len(rare) < 2:
+        # One name is no question of parts ("Out of the box, which severity does Python's
+        # logging let through?"): a sentence added for "Python" answered nothing asked.
+        return chosen
     covered = set().union(*(set(content_terms(c.text)) for c in chosen))
     picked = list(chosen)
     for cand, words in zip(candidates, pool, strict=True):
