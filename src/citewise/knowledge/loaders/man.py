@@ -121,7 +121,10 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
                     cond_true, body_text = else_branch, rest
                 else:
                     cond, _, body_text = rest.strip().partition(" ")
-                    cond_true = cond in ("n", "!t", "!o") or cond.startswith("!e")
+                    # nroff, not troff; and groff (register .g), as man(1) renders it:
+                    # mawk(1) defines its quotes as \(lq \(rq only "if \n(.g".
+                    cond_true = (cond in ("n", "!t", "!o", "\\n(.g", "\\n[.g]")
+                                 or cond.startswith("!e"))
                     else_branch = not cond_true
                 body_text = body_text.strip()
                 opens = body_text.startswith("\\{")
@@ -320,7 +323,8 @@ class ManLoader:
     through the gzip loader."""
 
     name = "man"
-    # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm); 4: an .It tag is a term
+    # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm); 4: an .It tag is a term,
+    # groff conditions (.g) true
     version = "4"
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
