@@ -78,6 +78,10 @@ def test_show_by_id_or_path(kb: tuple[Path, Path], capsys: pytest.CaptureFixture
     assert code == 0
     assert f"id:           {by_path.id}" in out
     assert "chunks:" in out and "  Tents > Poles\n" in out  # its sections
+    # The text alone, to grep it or read it at a citation's offsets (review, session 16).
+    code, out, _ = run(capsys, "docs", "show", by_path.id, "--text-only", "--data-dir",
+                       str(data))
+    assert code == 0 and out == (src / "tents.md").read_text()
     # Another tenant's document is unknown to this one.
     code, _, err = run(capsys, "docs", "show", by_path.id, "--tenant", "acme",
                        "--data-dir", str(data))

@@ -52,6 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                       "the stored text every citation offset indexes")
     show.add_argument("ref", metavar="ID|PATH")
     show.add_argument("--text", action="store_true", help="include the stored text")
+    show.add_argument("--text-only", action="store_true",
+                      help="print the stored text alone, as citations index it (for grep)")
     show.set_defaults(func=show_doc)
 
     rm = ds.add_parser("rm", help="delete documents (chunks, index entries and vectors)")
@@ -159,10 +161,13 @@ def show_doc(args: argparse.Namespace) -> int:
         if doc is None:
             raise _unknown([args.ref])
         chunks = store.get_document_chunks(tenant, doc.id)
+    w = sys.stdout.write
+    if args.text_only:
+        w(doc.text + ("" if doc.text.endswith("\n") else "\n"))
+        return 0
     if args.json:
         _print_json(_info(doc, text=args.text).model_dump(mode="json"))
         return 0
-    w = sys.stdout.write
     for label, value in (("id", doc.id), ("source", doc.source), ("title", doc.title),
                          ("collection", doc.collection), ("content type", doc.content_type),
                          ("length", f"{len(doc.text)} characters"), ("chunks", len(chunks)),
