@@ -306,9 +306,16 @@ def _unwrapped(text: str) -> str:
     """A prose quote's hard line breaks (a markdown paragraph wrapped at 72 columns) as
     spaces: the answer reads as a sentence. Its citation still points at the stored text,
     line breaks and all; a quote with a blank line or an indented line (code, a list) is
-    kept as it is."""
-    if "\n\n" in text or re.search(r"\n[ \t]", text):
+    kept as it is — except a definition: a term on its line and its sentence indented
+    below it ("-w, --wrap=COLS\n    wrap encoded lines after COLS characters."), which
+    reads as one line too."""
+    if "\n\n" in text:
         return text
+    if re.search(r"\n[ \t]", text):
+        first, *rest = text.split("\n")
+        indents = {len(line) - len(line.lstrip()) for line in rest if line.strip()}
+        if first[:1].isspace() or len(indents) != 1 or not _SENTENCE_END.search(text):
+            return text
     return _WRAP.sub(" ", text)
 
 
