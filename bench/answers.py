@@ -179,6 +179,7 @@ def run(names: list[str], *, install: bool, kb_dir: Path | None, split: str | No
     from citewise.evaluation import QuestionResult, summarise
 
     load_before = os.getloadavg()
+    commit = _commit()  # the code that runs: read before, not after, edits made meanwhile
     t0 = time.perf_counter()
     corpora = {}
     for name in names:
@@ -192,7 +193,7 @@ def run(names: list[str], *, install: bool, kb_dir: Path | None, split: str | No
         "benchmark": "answers",
         "model": model,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": _commit(),
+        "commit": commit,
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
                     "cpus": os.cpu_count(), "load_before": [round(x, 2) for x in load_before],
                     "load_after": [round(x, 2) for x in os.getloadavg()]},
