@@ -155,9 +155,14 @@ def _check_man(doc: LoadedDocument) -> None:
     assert "•\n    A bullet item." in text
     assert "pitch -f mytent\npitch -q" in text
     assert "fold(1)" in text
+    # An item's tag is a sub-section (a citation names the option); a bullet is none.
     assert [n for _, _, n in doc.sections] == [
-        "NAME", "SYNOPSIS", "DESCRIPTION", "DESCRIPTION > Options", "EXAMPLES", "SEE ALSO"]
-    assert section(doc, "DESCRIPTION > Options").startswith("Options\n\n-f, --force")
+        "NAME", "SYNOPSIS", "DESCRIPTION", "DESCRIPTION > Options",
+        "DESCRIPTION > Options > -f, --force", "DESCRIPTION > Options > -q", "EXAMPLES",
+        "SEE ALSO"]
+    assert section(doc, "DESCRIPTION > Options > -f, --force") == (
+        "-f, --force\n    Pitch even in the rain.\n\n")
+    assert section(doc, "DESCRIPTION > Options > -q").endswith("•\n    A bullet item.\n\n")
     assert section(doc, "EXAMPLES") == "EXAMPLES\n\npitch -f mytent\npitch -q\n\n"
 
 

@@ -156,9 +156,12 @@ def test_an_item_tag_is_a_term_and_its_description_a_candidate() -> None:
     from citewise.knowledge.loaders.man import read_man
     from citewise.models.sentence_rank import candidates
 
-    text, _, _, roles = read_man(_KEYWORDS)
+    text, _, sections, roles = read_man(_KEYWORDS)
     tag = text.index("KeepAliveSeconds")
     assert (tag, tag + len("KeepAliveSeconds"), "term") in roles
+    # and a sub-section: citations say "DESCRIPTION > KeepAliveSeconds", not "DESCRIPTION"
+    assert [n for _, _, n in sections] == [
+        "NAME", "DESCRIPTION", "DESCRIPTION > KeepAliveSeconds", "DESCRIPTION > Compression"]
     found = candidates([{"results": [{"document_index": 1, "text": text, "title": "",
                                       "source": "tunnel_config.5",
                                       "roles": [list(r) for r in roles]}]}])

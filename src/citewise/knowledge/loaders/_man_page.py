@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 from citewise.knowledge.loaders._blocks import Blocks
 
-__all__ = ["INDENT", "Page"]
+__all__ = ["INDENT", "SUBSECTION", "TERM_TITLE", "Page"]
 
 INDENT = "    "
+SUBSECTION = 3  # an item's level: below .SH (1) and .SS (2); one more per .RS
+TERM_TITLE = 60  # characters; a longer tag is prose set as a tag, no title
 
 
 @dataclass
@@ -32,6 +34,9 @@ class Page(Blocks):
     await_tag: bool = False
     await_heading: int = 0
     mdoc_list: list[str] = field(default_factory=list)
+    # Item tags as sub-sections, (start, level, title): a citation of an option's text says
+    # which option ("OPTIONS > --partial"), and the title field can route a question to it.
+    terms: list[tuple[int, int, str]] = field(default_factory=list)
 
     @property
     def prefix(self) -> str:
@@ -44,10 +49,7 @@ class Page(Blocks):
             self.words.clear()
             if self.await_tag:
                 self.await_tag = False
-                at = self.length
-                self.write(self.prefix + text, "\n")
-                self.mark(at, "term")  # a .TP tag: the option its body describes
-                self.body = True
+                self.term(text)  # a .TP tag: the option its body describes
                 return
             self.write(self.prefix + text, sep)
         if self.lines:
@@ -56,6 +58,15 @@ class Page(Blocks):
             at = self.length
             self.write(block.rstrip(), sep)
             self.mark(at, "code")  # a no-fill block: an example, a synopsis
+
+    def term(self, text: str) -> None:
+        """An item's tag on its line, its body indented below it."""
+        at = self.length
+        start = self.write(self.prefix + text, "\n")
+        self.mark(at, "term")
+        if start is not None and len(text) <= TERM_TITLE and any(c.isalnum() for c in text):
+            self.terms.append((start + len(self.prefix), SUBSECTION + self.indent, text))
+        self.body = True
 
     def text(self, text: str) -> None:
         if self.await_heading:

@@ -13,7 +13,8 @@ characters (``\\(em``, ``\\[u00E9]``, ``\\-``) become the characters they print.
 else is read as text without its macro name, so an unknown macro loses formatting, never
 words. ``.so`` (include another page) is shown as a reference, never followed.
 
-The layout is plain: a heading line per ``.SH`` (the sections; ``.SS`` nests below it),
+The layout is plain: a heading line per ``.SH`` (the sections; ``.SS`` nests below it, and
+an item's tag — ``.TP``/``.IP``, mdoc's ``.It`` — below that: "OPTIONS > --partial"),
 paragraphs as single lines separated by blank lines (no line filling, no justification),
 a ``.TP``/``.IP`` tag on its own line with its body indented by four spaces, and
 no-fill blocks (examples, synopses) line for line.
@@ -162,7 +163,8 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
     if xo is not None:
         _item(page, join_lines(xo))
     page.flush()
-    return ("".join(page.parts), title, section_spans(page.headings, page.length),
+    return ("".join(page.parts), title,
+            section_spans(sorted([*page.headings, *page.terms]), page.length),
             page.role_spans())
 
 
@@ -196,11 +198,7 @@ def _item(page: _Page, tag: str) -> None:
     if bullet:
         page.words.append("• " + tag if tag else "•")
     elif tag:
-        at = page.length
-        page.write(page.prefix + tag)
-        page.mark(at, "term")  # what the item describes: an option, a keyword
-        page.pending_sep = "\n"
-        page.body = True
+        page.term(tag)  # what the item describes: an option, a keyword
 
 
 def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None:
@@ -324,8 +322,8 @@ class ManLoader:
 
     name = "man"
     # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm); 4: an .It tag is a term,
-    # groff conditions (.g) true
-    version = "4"
+    # groff conditions (.g) true; 5: item tags are sub-sections
+    version = "5"
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",
