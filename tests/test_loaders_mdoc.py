@@ -173,8 +173,6 @@ def test_an_item_tag_is_a_term_and_its_description_a_candidate() -> None:
 
 def test_groff_conditions_take_the_groff_branch() -> None:
     # mawk(1) defines its quotes for groff only; the other branch printed ``\n'' (session 16).
-    from citewise.knowledge.loaders.man import render_man
-
     source = (".TH MINI 1\n.ie \\n(.g .ds `` \\(lq\n.el       .ds `` ``\n"
               ".ie \\n(.g .ds '' \\(rq\n.el       .ds '' ''\n.SH DESCRIPTION\n"
               "Initially, RS = \\*(``\\en\\*('' and records are lines.\n")
