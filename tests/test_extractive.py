@@ -57,6 +57,13 @@ def test_list_items_are_quoted_one_claim_each_with_a_marker() -> None:
     assert "Shipping options:" not in text  # a lead-in asserts nothing
 
 
+def test_one_quote_is_no_list() -> None:
+    # A lone list item was answered "- Freight shipping takes …", and an option as
+    # "- -i, --ignore-initial=SKIP1:SKIP2", which reads as a double dash (review, session 16).
+    assert (extractive_answer("How long does freight shipping take?", SHIPPING)
+            == "Freight shipping takes 10 business days [1]")
+
+
 def test_sentences_with_full_stops_stay_prose() -> None:
     text = extractive_answer("When was the tower finished and built?",
                              "The tower was finished in 1889. The tower was built by a firm.")
@@ -249,3 +256,25 @@ def test_a_sentence_retrieved_twice_is_quoted_once() -> None:
                              f"{option} This gives a bored user something to watch.",
                              f"Options:\n\n{option}\n\n--partial\n    Keeps partial files.")
     assert text.count("print information showing the progress") == 1, text
+
+
+def test_the_printed_sources_quote_a_long_sentence_whole(tmp_path: Path) -> None:
+    """The sources cut quotes at 160 characters, once right on the answer ("events of
+    severity WARNING a…", review, session 16)."""
+    import io
+
+    from citewise.cli.common import print_answer
+
+    long = ("The default level is WARNING, which means that only events of this severity "
+            "and higher will be tracked, unless the logging package is configured to do "
+            "otherwise, and events that are tracked can be handled in different ways, the "
+            "simplest of which is printing them to the console.")
+    assert 160 < len(long) < 400
+    answer, kb = ask(tmp_path, "levels.md", f"# Levels\n\n{long}\n",
+                     "Which level does logging use by default?", strict=False)
+    try:
+        out = io.StringIO()
+        print_answer(answer, kb, out)
+        assert f"“{long}”" in out.getvalue()
+    finally:
+        kb.close()

@@ -220,7 +220,9 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     texts: dict[str, str | None] = {}
     for c in answer.citations:
         quote = _one_line(c.excerpt)
-        quote = quote if len(quote) <= 160 else quote[:157] + "…"
+        # A quote is the evidence: cut only a very long one (at 160 the cut fell on the
+        # answer itself, "events of severity WARNING a…", review, session 16).
+        quote = quote if len(quote) <= _QUOTE_CHARS else quote[:_QUOTE_CHARS - 1] + "…"
         seen = quotes.setdefault(c.document_index, [])
         if all(q != quote for _, q in seen):
             seen.append((_place(answer, c, kb, texts), quote))
@@ -233,6 +235,9 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
                 out.write(f"    at {source.rsplit('/', 1)[-1]}{place}:\n")
                 last = place
             out.write(f"    “{quote}”\n")
+
+
+_QUOTE_CHARS = 400
 
 
 def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:

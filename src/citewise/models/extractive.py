@@ -284,7 +284,8 @@ def _render(chosen: list[_Candidate]) -> list[str]:
     """The answer's pieces: sentences run on as prose, each followed by its marker; when
     one lacks a closing full stop (a list item, a heading), all are written as a list, or
     the claim splitter would glue it to the next sentence."""
-    prose = all(_SENTENCE_END.search(c.text) for c in chosen)
+    # One quote is no list ("- -i, --ignore-initial=SKIP" read as a double dash).
+    prose = len(chosen) == 1 or all(_SENTENCE_END.search(c.text) for c in chosen)
     sep, bullet = (" ", "") if prose else ("\n", "- ")
     return [f"{sep if i else ''}{bullet}{_marked(c)}" for i, c in enumerate(chosen)]
 
