@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from citewise.models.sentence_rank import Sentence
+    from citewise.models.sentence_candidates import Sentence
 
 __all__ = ["CODE_ROLES", "LABEL_ROLES", "LEAD_IN_WORDS", "structure_penalty"]
 

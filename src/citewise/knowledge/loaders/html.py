@@ -23,6 +23,12 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
+from citewise.knowledge.loaders._html_blocks import (
+    block_role,
+    is_exponent,
+    item_number,
+    start_number,
+)
 from citewise.knowledge.loaders._html_chrome import (
     is_boilerplate,
     is_contents,
@@ -188,15 +194,15 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             out.flush(sep)
-            kind, at = _role(tag, child), out.length
+            kind, at = block_role(tag, child), out.length
             if tag == "ol":
-                out.numbers.append([_int(child.attributes.get("start"), 1),
+                out.numbers.append([start_number(child.attributes.get("start")),
                                     child.attributes.get("type") or "1"])
             elif tag == "li" and out.numbers and child.parent is not None \
                     and child.parent.tag == "ol":
                 if out.marker:  # an item that opens with a list: its number stays
                     out._inline(out.marker)
-                out.marker = _item_number(out.numbers[-1], child.attributes.get("value"))
+                out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.flush(sep)
             if tag == "li":
@@ -205,101 +211,13 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                 out.numbers.pop()
             if kind is not None and out.length > at:
                 out.roles.append((at, out.length, kind))
-        elif tag == "sup" and _is_exponent(child, out):
+        elif tag == "sup" and is_exponent(child, "".join(out.line[-2:])):
             out.text("^")  # 2<sup>31</sup> is 2^31, not 231
             _walk(child, out, in_main, guess)
         else:
             _anchor(child, out)
             _walk(child, out, in_main, guess)
         child = child.next
-
-
-def _int(value: Any, default: int) -> int:
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        return default
-
-
-def _item_number(numbering: list[Any], value: Any) -> str:
-    """An ordered list item's marker as a browser shows it ("3. ", "c. ", "iv. "):
-    the text says "see step 8", and the steps' numbers were lost without it."""
-    n = _int(value, numbering[0]) if value is not None else numbering[0]
-    numbering[0] = n + 1
-    kind = numbering[1]
-    if kind in ("a", "A") and 1 <= n <= 26:
-        label = chr(ord(kind) + n - 1)
-    elif kind in ("i", "I") and 1 <= n < 40:
-        roman = "".join(r * c for r, c in zip(
-            ("x", "ix", "v", "iv", "i"),
-            (n // 10, n % 10 // 9, n % 10 % 9 // 5, n % 10 % 9 % 5 // 4, n % 10 % 9 % 5 % 4),
-            strict=True))
-        label = roman if kind == "i" else roman.upper()
-    else:
-        label = str(n)
-    return f"{label}. "
-
-
-_EXPONENT = re.compile(r"[-−+]?(?:\d+|[a-zA-Z])")
-
-
-def _is_exponent(node: Any, out: _Out) -> bool:
-    """A superscript right after a digit that reads as a power (``2<sup>64</sup>``)."""
-    before = "".join(out.line[-2:])
-    return (bool(before) and before[-1].isdigit()
-            and _EXPONENT.fullmatch((node.text(deep=True) or "").strip()) is not None)
-
-
-_VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
-                              "deprecated-removed", "versionremoved"))
-_NOTICE_CLASS = re.compile(r"copyright|legalnotice|licen[cs]e", re.I)
-_BLOCK_ROLES = {"li": "list_item", "dt": "term", "table": "table"}
-
-
-def _role(tag: str, node: Any) -> str | None:
-    """The role of a block element's text (:data:`loaders.base.ROLES`), if it has one:
-    list items, definition terms (an option, a parameter, a Sphinx signature), tables,
-    Sphinx's version-change notes, copyright and legal notices."""
-    classes = (node.attributes.get("class") or "").lower()
-    if classes:
-        if set(classes.split()) & _VERSION_CLASSES:
-            return "version_note"
-        if _NOTICE_CLASS.search(classes):
-            return "notice"
-    if tag == "p" and _is_bold_title(node):
-        return "heading"
-    return _BLOCK_ROLES.get(tag)
-
-
-_TITLE_END = re.compile(r"[.!?:;,]\s*\Z")
-_TITLE_WORDS = 12
-
-
-def _is_bold_title(node: Any) -> bool:
-    """A paragraph that is nothing but one bold phrase (``<p><b>Maximum Number Of Tables
-    In A Join</b></p>``): a heading written without a heading element, which names what
-    follows and answers nothing. A bold sentence (one ending in a full stop) is prose,
-    unless it is numbered like an FAQ's entries."""
-    bold = None
-    child = node.child
-    while child is not None:
-        if child.tag == "-text":
-            if (child.text_content or "").strip():
-                return False
-        elif child.tag in ("b", "strong") and bold is None:
-            bold = child
-        elif child.tag != "-comment" and (child.tag != "a"
-                                           or (child.text(deep=True) or "").strip()):
-            return False
-        child = child.next
-    text = (bold.text(deep=True) or "").strip() if bold is not None else ""
-    return (bool(text) and len(text.split()) <= _TITLE_WORDS
-            and (_TITLE_END.search(text) is None or _NUMBERED.match(text) is not None))
-
-
-# A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not
-# work.": a heading even when it is written as a sentence.
-_NUMBERED = re.compile(r"\(?\d{1,3}[.)]\s")
 
 
 def _anchor(node: Any, out: _Out) -> None:

@@ -1,0 +1,107 @@
+"""What an HTML block element is, and the text a browser shows for it beyond its own.
+
+Apart from the walk (:mod:`.html`) because these are facts about single elements: an
+element's role as evidence (a definition's term, a table, a version-change note, a notice,
+a bold-only paragraph that is a heading), an ordered list item's number ("3. ", "c. ",
+"iv. "), and a superscript that reads as a power.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["block_role", "is_exponent", "item_number", "start_number"]
+
+
+def start_number(value: Any) -> int:
+    """An ``<ol start>``: the first item's number (1 when missing or malformed)."""
+    return _int(value, 1)
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return default
+
+
+def item_number(numbering: list[Any], value: Any) -> str:
+    """An ordered list item's marker as a browser shows it ("3. ", "c. ", "iv. "):
+    the text says "see step 8", and the steps' numbers were lost without it."""
+    n = _int(value, numbering[0]) if value is not None else numbering[0]
+    numbering[0] = n + 1
+    kind = numbering[1]
+    if kind in ("a", "A") and 1 <= n <= 26:
+        label = chr(ord(kind) + n - 1)
+    elif kind in ("i", "I") and 1 <= n < 40:
+        roman = "".join(r * c for r, c in zip(
+            ("x", "ix", "v", "iv", "i"),
+            (n // 10, n % 10 // 9, n % 10 % 9 // 5, n % 10 % 9 % 5 // 4, n % 10 % 9 % 5 % 4),
+            strict=True))
+        label = roman if kind == "i" else roman.upper()
+    else:
+        label = str(n)
+    return f"{label}. "
+
+
+_EXPONENT = re.compile(r"[-−+]?(?:\d+|[a-zA-Z])")
+
+
+def is_exponent(node: Any, before: str) -> bool:
+    """A superscript right after a digit (``before``: the text just before it) that reads
+    as a power (``2<sup>64</sup>``)."""
+    return (bool(before) and before[-1].isdigit()
+            and _EXPONENT.fullmatch((node.text(deep=True) or "").strip()) is not None)
+
+
+_VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
+                              "deprecated-removed", "versionremoved"))
+_NOTICE_CLASS = re.compile(r"copyright|legalnotice|licen[cs]e", re.I)
+_BLOCK_ROLES = {"li": "list_item", "dt": "term", "table": "table"}
+
+
+def block_role(tag: str, node: Any) -> str | None:
+    """The role of a block element's text (:data:`loaders.base.ROLES`), if it has one:
+    list items, definition terms (an option, a parameter, a Sphinx signature), tables,
+    Sphinx's version-change notes, copyright and legal notices."""
+    classes = (node.attributes.get("class") or "").lower()
+    if classes:
+        if set(classes.split()) & _VERSION_CLASSES:
+            return "version_note"
+        if _NOTICE_CLASS.search(classes):
+            return "notice"
+    if tag == "p" and _is_bold_title(node):
+        return "heading"
+    return _BLOCK_ROLES.get(tag)
+
+
+_TITLE_END = re.compile(r"[.!?:;,]\s*\Z")
+_TITLE_WORDS = 12
+
+
+def _is_bold_title(node: Any) -> bool:
+    """A paragraph that is nothing but one bold phrase (``<p><b>Maximum Number Of Tables
+    In A Join</b></p>``): a heading written without a heading element, which names what
+    follows and answers nothing. A bold sentence (one ending in a full stop) is prose,
+    unless it is numbered like an FAQ's entries."""
+    bold = None
+    child = node.child
+    while child is not None:
+        if child.tag == "-text":
+            if (child.text_content or "").strip():
+                return False
+        elif child.tag in ("b", "strong") and bold is None:
+            bold = child
+        elif child.tag != "-comment" and (child.tag != "a"
+                                           or (child.text(deep=True) or "").strip()):
+            return False
+        child = child.next
+    text = (bold.text(deep=True) or "").strip() if bold is not None else ""
+    return (bool(text) and len(text.split()) <= _TITLE_WORDS
+            and (_TITLE_END.search(text) is None or _NUMBERED.match(text) is not None))
+
+
+# A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not
+# work.": a heading even when it is written as a sentence.
+_NUMBERED = re.compile(r"\(?\d{1,3}[.)]\s")

@@ -1,0 +1,167 @@
+"""The candidates for evidence: every sentence of the retrieved passages, with its context.
+
+Apart from the ranking (:mod:`.sentence_rank`) because this is about where sentences are
+in a passage, not about the question: a heading or an option's term is context for the
+sentences below it, never a candidate; a term glued to its description by the splitter is
+quoted with it; a sentence that only points back ("This is the default.", "Defaults to
+1000.") is quoted with the sentence it completes; chunks overlap, so a sentence comes once.
+Every candidate is a verbatim slice of its passage: trimming only drops permalink marks
+(``¶``) and blanks at its edges, never a character inside, and a sentence with a mark
+inside is no candidate.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
+from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS
+
+__all__ = ["Sentence", "candidates"]
+
+_MIN_CHARS = 12
+_TITLE_WORDS = 4
+_SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
+_EDGE = " \t\r\n¶#§"  # trimmed off a sentence's edges: blanks and permalink marks
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One candidate: ``text`` is verbatim in the retrieved passage of ``document_index``."""
+
+    document_index: int
+    rank: int  # the passage's rank in its search (0 = best)
+    text: str
+    before: str  # its context: the heading and sentences before it in its paragraph
+    source: str
+    title: str
+    asserts: bool  # a full sentence or list item, not a lead-in, question or title line
+    role: str | None = None  # what its loader says it is (``loaders.base.ROLES``); None: prose
+
+
+def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
+    """Every distinct sentence of the search results, in rank order, with its neighbour."""
+    seen: set[tuple[str, str]] = set()
+    out: list[Sentence] = []
+    for obs in observations:
+        for rank, r in enumerate(obs.get("results", [])):
+            text = str(r.get("text", ""))
+            source = str(r.get("source", ""))
+            title = str(r.get("title") or "")
+            roles = _role_spans(r.get("roles"))
+            context: list[str] = []  # the paragraph so far, from its heading on
+            end = 0
+            previous: int | None = None  # where the paragraph's last full sentence starts
+            for a, b in segments(text):
+                a, b = _trim(text, a, b)
+                if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
+                    context = context[:2] if context and context[0] == _HEAD else []
+                    previous = None
+                end = b
+                sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
+                role = _described(roles, text, a, b)
+                asserts = (role not in LABEL_ROLES and (role == "list_item"
+                                                          or _asserts(text, a, b)))
+                start = a
+                if asserts and previous is not None and _leans_whole(sentence):
+                    # "This is the default." says nothing alone: quote it with the
+                    # sentence it points back to (one verbatim span of the passage).
+                    start = previous
+                    sentence = MARKER_GROUP.sub("", text[start:b]).strip(_EDGE)
+                previous = a if asserts else None
+                if not asserts:
+                    context = [_HEAD, sentence]
+                    # Headings and questions (an FAQ's) are context for what follows,
+                    # never the answer; a long lead-in ("…, run psql with …:") may be.
+                    if not (sentence.endswith(":") and len(sentence.split()) > LEAD_IN_WORDS):
+                        continue
+                before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
+                # Chunks overlap: the same sentence comes again, maybe with its context.
+                if len(sentence) < _MIN_CHARS or (sentence, before) in seen or "¶" in sentence:
+                    continue
+                seen.add((sentence, before))
+                out.append(Sentence(int(r["document_index"]), rank, sentence, before,
+                                    source, title, asserts, role))
+                if asserts:
+                    context.append(sentence)
+    return out
+
+
+def _role_spans(raw: Any) -> list[tuple[int, int, str]]:
+    """A search result's ``roles`` (``[[start, end, role], …]``), malformed ones left out."""
+    out: list[tuple[int, int, str]] = []
+    for span in raw if isinstance(raw, list) else ():
+        if (isinstance(span, list | tuple) and len(span) == 3 and isinstance(span[0], int)
+                and isinstance(span[1], int) and isinstance(span[2], str)):
+            out.append((span[0], span[1], span[2]))
+    return out
+
+
+def _role_at(roles: Sequence[tuple[int, int, str]], at: int) -> str | None:
+    """The innermost (narrowest) role whose span holds offset ``at`` (spans are sorted by
+    start; a list item and the heading that opens it start together)."""
+    found: str | None = None
+    width = math.inf
+    for a, b, role in roles:
+        if a > at:
+            break
+        if at < b and b - a < width:
+            found, width = role, b - a
+    return found
+
+
+def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int) -> str | None:
+    """The role of the span ``a:b``: that of its first character, except for a term glued
+    to its description ("-P max-procs\n    Run up to max-procs processes at a time; the
+    default is 1." is one sentence to the splitter). That is the description, quoted with
+    its term: the answer to "how many does it run at once?" that names the option."""
+    role = _role_at(roles, a)
+    if role != "term":
+        return role
+    end = max((e for s, e, r in roles if r == "term" and s <= a < e), default=a)
+    rest = end
+    while rest < b and text[rest].isspace():
+        rest += 1
+    return _role_at(roles, rest) if rest < b else role
+
+
+_HEAD = "\x00"  # marks a context that starts at a heading
+_CONTEXT = 3
+# A sentence without a subject of its own leans on the one before it too: "Defaults to
+# 1000 - 59999." (adduser.conf(5)), "Default: 30 seconds."
+_POINTS_BACK = re.compile(r"(?:this|that|these|those|it|such|the (?:latter|former|same)"
+                          r"|defaults? (?:to|is)|default:)(?:\b|\s)", re.I)
+_POINTS_BACK_WORDS = 8
+
+
+def _leans_whole(sentence: str) -> bool:
+    """A short sentence that only points back ("This is the default.", "It is off by
+    default."): its meaning is the sentence before it."""
+    return (_POINTS_BACK.match(sentence) is not None
+            and len(sentence.split()) <= _POINTS_BACK_WORDS)
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a] in _EDGE:
+        a += 1
+    while b > a and text[b - 1] in _EDGE:
+        b -= 1
+    return a, b
+
+
+def _asserts(text: str, a: int, b: int) -> bool:
+    """False for a lead-in ("Options:"), a question (an FAQ's heading) and a title line:
+    a few words with no full stop that are no list item name a topic, they say nothing."""
+    body = MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)
+    if body.endswith(":") or QUESTION.search(body):
+        return False
+    line = text.rfind("\n", 0, a) + 1
+    lead = text[line:a]
+    if lead.lstrip().startswith("#"):
+        return False  # a markdown heading, however long
+    listed = BLOCK_LEAD.fullmatch(lead) is not None
+    return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS)
