@@ -110,3 +110,17 @@ def test_a_sentence_without_a_subject_is_quoted_with_the_one_it_completes() -> N
                 candidates([{"results": [{"document_index": 1, "text": text,
                                           "source": "adduser.conf.5", "title": ""}]}]))[0]
     assert "1000 - 59999" in best.sentence.text
+
+
+def test_two_terms_glued_to_one_description_are_quoted_with_it(tmp_path: Path) -> None:
+    # git's "-n\n--dry-run\nDon't actually remove anything." read as terms only.
+    path = tmp_path / "clean.html"
+    path.write_text("<html><body><h1>git-clean</h1><dl><dt>-n</dt><dt>--dry-run</dt>"
+                    "<dd>Don't actually remove anything, just show what would be done. "
+                    "Nothing is deleted then.</dd></dl></body></html>", encoding="utf-8")
+    doc = load(path)
+    told = candidates(_observation(doc, str(path)))
+    first = next(s for s in told if "Don't actually remove" in s.text)
+    assert first.text.startswith("-n\n--dry-run\n") and first.asserts
+    later = next(s for s in told if s.text == "Nothing is deleted then.")
+    assert "--dry-run" in later.before  # the terms are the definition's context

@@ -63,9 +63,11 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     previous = None
                 end = b
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
-                role = _described(roles, text, a, b)
+                role, lead = _described(roles, text, a, b)
                 asserts = (role not in LABEL_ROLES and (role == "list_item"
                                                           or _asserts(text, a, b)))
+                if asserts and lead > a:  # the term is the context of its definition
+                    context = [_HEAD, " ".join(text[a:lead].split())]
                 start = a
                 if asserts and previous is not None and _leans_whole(sentence):
                     # "This is the default." says nothing alone: quote it with the
@@ -114,19 +116,23 @@ def _role_at(roles: Sequence[tuple[int, int, str]], at: int) -> str | None:
     return found
 
 
-def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int) -> str | None:
-    """The role of the span ``a:b``: that of its first character, except for a term glued
-    to its description ("-P max-procs\n    Run up to max-procs processes at a time; the
-    default is 1." is one sentence to the splitter). That is the description, quoted with
-    its term: the answer to "how many does it run at once?" that names the option."""
+def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int
+               ) -> tuple[str | None, int]:
+    """The role of the span ``a:b`` and where what it says starts: its first character's,
+    except for a term glued to its description ("-P max-procs\n    Run up to max-procs
+    processes at a time; the default is 1." is one sentence to the splitter). That is the
+    description, quoted with its term: the answer to "how many does it run at once?" that
+    names the option."""
     role = _role_at(roles, a)
-    if role != "term":
-        return role
-    end = max((e for s, e, r in roles if r == "term" and s <= a < e), default=a)
-    rest = end
-    while rest < b and text[rest].isspace():
-        rest += 1
-    return _role_at(roles, rest) if rest < b else role
+    at = a
+    while role == "term":  # past the term, and a second one ("re.I\nre.IGNORECASE")
+        end = max((e for s, e, r in roles if r == "term" and s <= at < e), default=at)
+        while end < b and text[end].isspace():
+            end += 1
+        if end >= b or end == at:
+            return "term", a  # a term alone, or terms only: context
+        at, role = end, _role_at(roles, end)
+    return role, at
 
 
 _HEAD = "\x00"  # marks a context that starts at a heading
