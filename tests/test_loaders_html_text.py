@@ -26,6 +26,11 @@ def test_ordered_lists_keep_their_numbers(tmp_path: Path) -> None:
     assert "1. Save the schema.\n2. Do what step 1 said.\n8. Rename it.\n9. Check." in text
     assert "iii. three" in text and "A. one" in text
     assert "\na bullet" in text  # unordered items have no number
+    # An item's number goes on its first paragraph's line; one holding only code keeps it.
+    text = _page(tmp_path, "<ol><li><p>Configure.</p><p>Then wait.</p></li>"
+                 "<li><pre>make install</pre></li><li>Done.</li></ol>")
+    assert "1. Configure.\n\nThen wait." in text
+    assert "2.\n\nmake install" in text and "3. Done." in text
 
 
 def test_a_superscript_after_a_digit_is_a_power(tmp_path: Path) -> None:

@@ -120,7 +120,11 @@ class _Out:
 
     def raw(self, text: str) -> tuple[int, str] | None:
         """Append a preformatted block verbatim (only trailing blank lines trimmed);
-        returns ``(start, text)`` of what was written, if any."""
+        returns ``(start, text)`` of what was written, if any. A pending item number is
+        written first, on a line of its own (``<li><pre>make</pre>``: step 3 stays 3)."""
+        if self.marker:
+            marker, self.marker = self.marker, ""
+            self._inline(marker)
         self.flush()
         text = text.strip("\n").rstrip()
         if not text.strip():
