@@ -127,6 +127,8 @@ Pitch even in the rain.
 Say nothing.
 .IP \(bu 2
 A bullet item.
+.IP 2.
+A numbered item.
 .SH EXAMPLES
 .nf
 pitch \-f mytent
@@ -155,14 +157,16 @@ def _check_man(doc: LoadedDocument) -> None:
     assert "•\n    A bullet item." in text
     assert "pitch -f mytent\npitch -q" in text
     assert "fold(1)" in text
-    # An item's tag is a sub-section (a citation names the option); a bullet is none.
+    # An item's tag is a sub-section (a citation names the option); a bullet is none, nor
+    # is a number.
     assert [n for _, _, n in doc.sections] == [
         "NAME", "SYNOPSIS", "DESCRIPTION", "DESCRIPTION > Options",
         "DESCRIPTION > Options > -f, --force", "DESCRIPTION > Options > -q", "EXAMPLES",
         "SEE ALSO"]
     assert section(doc, "DESCRIPTION > Options > -f, --force") == (
         "-f, --force\n    Pitch even in the rain.\n\n")
-    assert section(doc, "DESCRIPTION > Options > -q").endswith("•\n    A bullet item.\n\n")
+    assert section(doc, "DESCRIPTION > Options > -q").endswith(
+        "•\n    A bullet item.\n\n2.\n    A numbered item.\n\n")
     assert section(doc, "EXAMPLES") == "EXAMPLES\n\npitch -f mytent\npitch -q\n\n"
 
 

@@ -64,7 +64,8 @@ class Page(Blocks):
         at = self.length
         start = self.write(self.prefix + text, "\n")
         self.mark(at, "term")
-        if start is not None and len(text) <= TERM_TITLE and any(c.isalnum() for c in text):
+        # A bullet or a number ("•", "2.") names nothing: no title.
+        if start is not None and len(text) <= TERM_TITLE and any(c.isalpha() for c in text):
             self.terms.append((start + len(self.prefix), SUBSECTION + self.indent, text))
         self.body = True
 
