@@ -129,6 +129,8 @@ Say nothing.
 A bullet item.
 .IP 2.
 A numbered item.
+.IP "\fB\-\-quiet\fP"
+Say even less.
 .SH EXAMPLES
 .nf
 pitch \-f mytent
@@ -161,8 +163,8 @@ def _check_man(doc: LoadedDocument) -> None:
     # is a number.
     assert [n for _, _, n in doc.sections] == [
         "NAME", "SYNOPSIS", "DESCRIPTION", "DESCRIPTION > Options",
-        "DESCRIPTION > Options > -f, --force", "DESCRIPTION > Options > -q", "EXAMPLES",
-        "SEE ALSO"]
+        "DESCRIPTION > Options > -f, --force", "DESCRIPTION > Options > -q",
+        "DESCRIPTION > Options > --quiet", "EXAMPLES", "SEE ALSO"]
     assert section(doc, "DESCRIPTION > Options > -f, --force") == (
         "-f, --force\n    Pitch even in the rain.\n\n")
     assert section(doc, "DESCRIPTION > Options > -q").endswith(

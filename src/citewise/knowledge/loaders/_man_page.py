@@ -64,8 +64,9 @@ class Page(Blocks):
         at = self.length
         start = self.write(self.prefix + text, "\n")
         self.mark(at, "term")
-        # A bullet or a number ("•", "2.") names nothing: no title.
-        if start is not None and len(text) <= TERM_TITLE and any(c.isalpha() for c in text):
+        # A bullet or a number ("•", "o", "2.") names nothing: no title.
+        if (start is not None and 1 < len(text) <= TERM_TITLE
+                and any(c.isalpha() for c in text)):
             self.terms.append((start + len(self.prefix), SUBSECTION + self.indent, text))
         self.body = True
 

@@ -224,8 +224,11 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
     elif name == "IP":
         page.flush()
         page.body = False
-        if args and args[0].strip():
-            page.write(page.prefix + args[0])
+        tag = args[0].strip() if args else ""
+        if len(tag) > 1 and any(c.isalpha() for c in tag):
+            page.term(tag)  # an option, as rsync(1), curl(1) and less(1) write theirs
+        elif tag:  # a bullet ("o", "•") or a number: no term
+            page.write(page.prefix + tag)
             page.pending_sep = "\n"
         page.body = True
     elif name in ("RS",):  # indent from where the text is, back there at its .RE
@@ -322,8 +325,9 @@ class ManLoader:
 
     name = "man"
     # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm); 4: an .It tag is a term,
-    # groff conditions (.g) true; 5: item tags are sub-sections
-    version = "5"
+    # groff conditions (.g) true; 5: item tags (.TP, .It) are sub-sections; 6: an .IP tag
+    # that names something is a term and a sub-section too
+    version = "6"
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",
