@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from citewise.agent.search_tool import SEARCHED
 from citewise.events import Event
 
 if TYPE_CHECKING:
@@ -175,6 +174,8 @@ class StepPrinter:
 
             w(f"→ {event.tool} {json.dumps(event.input, ensure_ascii=False)}\n")
         elif event.kind == "observation":
+            from citewise.agent.search_tool import SEARCHED  # here, not at the CLI's start
+
             first = event.text.strip().splitlines()[0] if event.text.strip() else ""
             if first.startswith(SEARCHED):  # a follow-up's search, its subject carried in
                 w(f"  {first}\n")

@@ -83,10 +83,15 @@ class _Out:
         """Add inline text to the open block, placing any waiting anchors at its first
         visible character. A pending item number goes first, on the same line: in
         ``<li><p>Title</p>…`` the number belongs to the title, not a line of its own."""
-        if self.marker and text.strip():
+        if text.strip():
+            self.write_marker()
+        self._inline(text)
+
+    def write_marker(self) -> None:
+        """Write the pending item number, if any, where the text is now."""
+        if self.marker:
             marker, self.marker = self.marker, ""
             self._inline(marker)
-        self._inline(text)
 
     def _inline(self, text: str) -> None:
         if self.waiting:
@@ -122,9 +127,7 @@ class _Out:
         """Append a preformatted block verbatim (only trailing blank lines trimmed);
         returns ``(start, text)`` of what was written, if any. A pending item number is
         written first, on a line of its own (``<li><pre>make</pre>``: step 3 stays 3)."""
-        if self.marker:
-            marker, self.marker = self.marker, ""
-            self._inline(marker)
+        self.write_marker()
         self.flush()
         text = text.strip("\n").rstrip()
         if not text.strip():
@@ -204,8 +207,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                                     child.attributes.get("type") or "1"])
             elif tag == "li" and out.numbers and child.parent is not None \
                     and child.parent.tag == "ol":
-                if out.marker:  # an item that opens with a list: its number stays
-                    out._inline(out.marker)
+                out.write_marker()  # an item that opens with a list: its number stays
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.flush(sep)
