@@ -252,6 +252,30 @@ def test_a_question_naming_what_no_passage_mentions_is_unanswerable() -> None:
         assert answerability(question, best, seen) > 0.8, question
 
 
+@pytest.mark.parametrize("question", [
+    "My copy of a big ISO stopped halfway: how is the prompt string PS1 expanded?",  # a unit
+    "With 10 GB free, how is the prompt string PS1 expanded?",
+    "If PS1 is 'Prompt:', how is the prompt string expanded?",  # a quoted value
+    "How is PS1 expanded for a name, e.g. O'Brien?",  # an example
+    "How is PS1 expanded in a locale, say Portuguese, then Spanish?"])
+def test_the_askers_own_data_is_not_a_name_the_passages_must_mention(question: str) -> None:
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
+
+    passage = "The prompt string PS1 is expanded before each primary prompt is displayed."
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    assert answerability(question, best, [{"results": [{"text": passage}]}]) > 0.8
+
+
+def test_a_name_inside_a_compound_or_comparison_still_counts() -> None:
+    from citewise.models.answerability import named
+
+    assert named("What happens to my LUKS-encrypted drive?") == ["luks"]
+    assert "perforce" in named("How do I lock a file in git, like Perforce checkouts?")
+    assert "javascript-style" in named("Can json.loads accept JavaScript-style comments?")
+    assert "powershell" in named("Is 'x' quoted by the PowerShell prompt?")
+
+
 def test_verification_reuses_the_vectors_the_quotes_were_chosen_with(
         kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     # The verifier embedded the question and every quote again with the knowledge base's

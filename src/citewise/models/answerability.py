@@ -16,7 +16,7 @@ from typing import Any
 
 from citewise.models.sentence_rank import SHORTLIST, Scored
 
-__all__ = ["answerability"]
+__all__ = ["answerability", "named"]
 
 
 def answerability(question: str, scored: Sequence[Scored],
@@ -32,16 +32,30 @@ def answerability(question: str, scored: Sequence[Scored],
         return 0.0
     seen = " ".join(str(r.get("text", "")) for o in observations
                     for r in o.get("results", [])).lower()
-    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question),
-              *_CALL.finditer(question)]:
-        name = _POSSESSIVE.sub("", m.group(1)).lower()
-        if name not in seen:
-            return 0.0
+    if any(name not in seen for name in named(question)):
+        return 0.0
     short = scored[:SHORTLIST]
     if any("similarity" in x.parts for x in short):
         return max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
                    for x in short)
     return max(x.parts["lexical"] for x in short)
+
+
+def named(question: str) -> list[str]:
+    """The things ``question`` names that a passage must mention to answer it, lower-cased:
+    capitalised words, identifiers and ``name()`` calls — but not the asker's own data
+    (a quoted value, what follows "e.g." / "for example" / ", say"), nor units and general
+    abbreviations ("10 GB", "a big ISO", "the CPU"); "LUKS-encrypted" names LUKS."""
+    examples = [m.span() for m in _EXAMPLE.finditer(question)]
+    names = []
+    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question),
+              *_CALL.finditer(question)]:
+        if any(a <= m.start(1) < b for a, b in examples):
+            continue
+        name = _MODIFIED.sub("", _POSSESSIVE.sub("", m.group(1)))
+        if name.upper() not in _GENERIC:
+            names.append(name.lower())
+    return names
 
 
 _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
@@ -55,3 +69,13 @@ _IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
 _POSSESSIVE = re.compile(r"['’]s$")
+# The asker's own data, not a thing the documents must name: a quoted value, or an example
+# ("e.g. O'Brien", "for example …", ", say Portuguese, then …") up to the end of its clause.
+_EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`)(?!\w)"
+                      r"|\b(?:e\.g\.|for example|for instance|,\s*say\b)[^?.;!]*")
+# "LUKS-encrypted", "FAT32-formatted": the name is the part before the participle. Not
+# "-style" ("JavaScript-style" still names JavaScript, as "like Perforce" names Perforce).
+_MODIFIED = re.compile(r"(?<=[A-Z0-9])-[a-z]+ed$")
+# Units and abbreviations every manual may leave unsaid.
+_GENERIC = frozenset({"KB", "MB", "GB", "TB", "PB", "KIB", "MIB", "GIB", "TIB", "ISO",
+                      "ID", "OK", "CPU", "RAM", "OS", "PC"})
