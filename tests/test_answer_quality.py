@@ -267,6 +267,24 @@ def test_the_askers_own_data_is_not_a_name_the_passages_must_mention(question: s
     assert answerability(question, best, [{"results": [{"text": passage}]}]) > 0.8
 
 
+def test_a_name_is_mentioned_as_a_word_not_inside_another() -> None:
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
+
+    notice = "Permission is granted to copy and redistribute this manual on a Mac."
+    best = [Scored(_sentence(notice), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    seen = [{"results": [{"text": notice, "title": "Time Machine"}]}]
+    assert answerability("What port does Redis listen on by default?", best, seen) == 0.0
+    # A plural, a version after the name, or the passage's title are mentions.
+    for question in ("Can I redistribute it to two Macs?", "Is it for Mac?",
+                     "Does Time Machine copy it?"):
+        assert answerability(question, best, seen) > 0.8, question
+    seen = [{"results": [{"text": "Set LC_ALL or LANG to override python3's locale.",
+                          "title": None}]}]
+    for question in ("Which wins, LC_ or LANG?", "What does Python do with the locale?"):
+        assert answerability(question, best, seen) > 0.8, question
+
+
 def test_a_name_inside_a_compound_or_comparison_still_counts() -> None:
     from citewise.models.answerability import named
 

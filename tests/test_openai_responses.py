@@ -141,7 +141,7 @@ def test_create_parses_with_annotations_at_the_markers(base: str, sdk: openai.Op
 def test_stream_events_and_final_response(base: str, sdk: openai.OpenAI) -> None:
     with sdk.responses.stream(model="citewise", input=[
             {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": [{"type": "input_text", "text": "How fast?"}]}]) as s:
+            {"role": "user", "content": [{"type": "input_text", "text": "How fast are refunds?"}]}]) as s:
         events = list(s)
         final = s.get_final_response()
     types = [e.type for e in events]

@@ -9,6 +9,7 @@ as the extractive model does, or paraphrases, as a language model does.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -254,3 +255,40 @@ def test_the_cli_says_when_the_sources_do_not_support_the_answer(kb: KnowledgeBa
     out = io.StringIO()
     print_answer(supported, kb, out)
     assert "do not support" not in out.getvalue()
+
+
+def test_an_unsupported_answer_says_so_in_its_text_for_clients_that_read_only_text(
+        kb: KnowledgeBase) -> None:
+    # An OpenAI SDK or a chat UI reads `content` alone: the closest passages, quoted with
+    # `finish_reason: stop` and the flag only in `citewise.issues`, read as an answer.
+    import asyncio
+    import io
+
+    from citewise.cli.common import print_answer
+    from citewise.dialects.openai_chat import OpenAIChatDialect
+    from citewise.events import AnswerDelta
+    from citewise.grounding.relevance import UNSUPPORTED_NOTE
+
+    n = doc_of(ask(kb, OFF_TOPIC_Q, "x"), "apache-2.0.txt")
+    model = ScriptedModel([call("search_knowledge", query=OFF_TOPIC_Q, k=5),
+                           f"{DISCLAIMER} [{n}]"])
+    agent = Agent(kb, model=model, provenance=False)
+
+    async def run() -> list[Any]:
+        return [e async for e in agent.stream(OFF_TOPIC_Q)]
+
+    events = asyncio.run(run())
+    answer = events[-1].answer
+    assert "no_answer_in_sources" in codes(answer) and answer.citations
+    assert answer.text.endswith(f"\n\n{UNSUPPORTED_NOTE}")
+    streamed = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    assert streamed.rstrip() == answer.text  # the note streams too, once
+    assert [e.end_of_message for e in events if isinstance(e, AnswerDelta)][-1]
+    content = OpenAIChatDialect().final(answer)["choices"][0]["message"]["content"]
+    assert content.endswith(UNSUPPORTED_NOTE)
+    out = io.StringIO()
+    print_answer(answer, kb, out)
+    assert out.getvalue().count("do not support this answer") == 1  # said first, once
+    supported = ask(kb, "Does a class that overrides __eq__ keep its hash?",
+                    f"{HASH_NONE} [{doc_of(ask(kb, 'hash __eq__', 'x'), 'datamodel.txt')}]")
+    assert UNSUPPORTED_NOTE not in supported.text

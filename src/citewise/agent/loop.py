@@ -57,7 +57,7 @@ from citewise.events import (
     Thought,
 )
 from citewise.grounding.assemble import assemble_answer
-from citewise.grounding.relevance import question_of
+from citewise.grounding.relevance import UNSUPPORTED_NOTE, question_of
 from citewise.grounding.values import link_values
 from citewise.grounding.verify import Verifier
 from citewise.models.base import (
@@ -256,8 +256,6 @@ async def run_agent(
             state.trace.append(trace_entry(state.step, "answer", thought="".join(thought) or None,
                                       duration_ms=duration, input_tokens=in_tok,
                                       output_tokens=out_tok))
-            if text and not buffered:
-                yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
             n_issues = len(state.issues)
             assemble = partial(
                 assemble_answer, state, final_text, ended_by_tool=ended_by, verifier=verifier,
@@ -270,7 +268,9 @@ async def run_agent(
             if closing:  # the closing sentence after an ends_run tool asserts nothing to cite
                 findings = [f for f in findings if f.code != "uncited_claim"]
                 state.issues[n_issues:] = findings
-            if structured is not None and answer.text != final_text:
+            noted = answer.text.endswith(UNSUPPORTED_NOTE)  # assembly's note, not an edit
+            if structured is not None and answer.text != (
+                    f"{final_text.rstrip()}\n\n{UNSUPPORTED_NOTE}" if noted else final_text):
                 structured = await asyncio.to_thread(
                     verified_structured, answer, structured, settings.output_schema,
                     state.issues, findings)
@@ -280,6 +280,11 @@ async def run_agent(
                                        verifier)
                 state.issues.extend(unbacked)
                 findings.extend(unbacked)
+            if text and not buffered:  # what assembly added at the end streams too
+                if noted:
+                    yield emit(AnswerDelta, message_id=answer_id,
+                               text=f"\n\n{UNSUPPORTED_NOTE}")
+                yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
             for issue in findings if not buffered else ():  # streaming: say it at once
                 yield emit.warning(issue.code, issue.message, **issue.details)
             for hook in hooks:  # before anything held back goes out: hooks may redact it

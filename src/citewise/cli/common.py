@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from citewise.events import Event
+from citewise.grounding.relevance import UNSUPPORTED_NOTE
 
 if TYPE_CHECKING:
     from citewise.answer import Answer, CitationOccurrence
@@ -209,7 +210,7 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
         # first, where the answer is read, not after it nor only in a warning on stderr.
         out.write("The sources do not support this answer: what follows quotes the closest "
                   "passages, it does not answer the question.\n\n")
-    out.write(answer.text.strip() + "\n")
+    out.write(answer.text.removesuffix(UNSUPPORTED_NOTE).strip() + "\n")  # said above
     for issue in answer.issues:  # vectors still being computed: the answer says so
         if issue.code == "embedding_incomplete":
             sys.stderr.write(f"note: {issue.message} (`citewise status`)\n")

@@ -48,12 +48,17 @@ from citewise.text import content_terms
 if TYPE_CHECKING:
     from citewise.agent.state import RunState
 
-__all__ = ["NOT_IN_SOURCES", "OFF_TOPIC", "OFF_TOPIC_LEXICAL", "QuestionRelevance",
-           "neighbours", "question_of", "topical"]
+__all__ = ["NOT_IN_SOURCES", "OFF_TOPIC", "OFF_TOPIC_LEXICAL", "UNSUPPORTED_NOTE",
+           "QuestionRelevance", "neighbours", "question_of", "topical"]
 
 #: The answer's text when strict mode removed every claim: no sentence was borne out.
 NOT_IN_SOURCES = ("The documents do not answer this question: no passage of the knowledge "
                   "base supports an answer to it.")
+#: Appended to an answer whose quotes or claims no retrieved passage bears out (outside
+#: strict mode): a client that reads only the text — an OpenAI SDK, a chat UI — must not
+#: take the closest passages for an answer.
+UNSUPPORTED_NOTE = ("(The sources do not support this answer: what it quotes are the "
+                    "closest passages, and they do not answer the question.)")
 
 #: An excerpt whose relevance (lexical and semantic) is below this does not address the
 #: question; from twice this on, its support is its coverage of the claim alone.

@@ -27,12 +27,12 @@ def answerability(question: str, scored: Sequence[Scored],
     company, a tool (a capitalised word inside the question) — that no passage mentions:
     "InnoDB's buffer pool" is not answered by PostgreSQL's shared buffers (nor is a
     question naming a file, identifier or function, "cmd.exe", "bm25()", that none of them
-    contains)."""
+    contains). A passage's document title and section count as mentions."""
     if not scored:
         return 0.0
-    seen = " ".join(str(r.get("text", "")) for o in observations
-                    for r in o.get("results", [])).lower()
-    if any(name not in seen for name in named(question)):
+    seen = " ".join(f"{r.get('title') or ''} {r.get('section') or ''} {r.get('text', '')}"
+                    for o in observations for r in o.get("results", [])).lower()
+    if not all(_mentioned(name, seen) for name in named(question)):
         return 0.0
     short = scored[:SHORTLIST]
     if any("similarity" in x.parts for x in short):
@@ -56,6 +56,14 @@ def named(question: str) -> list[str]:
         if name.upper() not in _GENERIC:
             names.append(name.lower())
     return names
+
+
+def _mentioned(name: str, seen: str) -> bool:
+    """``name`` occurs in ``seen`` as a word of its own, either of them plural, or followed
+    by a version ("python3", "LC_ALL" for "LC_") — not inside another word: "Redis" is not
+    mentioned by "redistribute", nor "Mac" by "Time Machine"."""
+    stem = re.escape(name[:-1] if len(name) > 3 and name.endswith("s") else name)
+    return re.search(rf"(?<![a-z0-9]){stem}(?:e?s)?(?![a-z])", seen) is not None
 
 
 _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
