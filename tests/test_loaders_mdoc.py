@@ -178,3 +178,23 @@ def test_groff_conditions_take_the_groff_branch() -> None:
               "Initially, RS = \\*(``\\en\\*('' and records are lines.\n")
     text, _, _ = render_man(source)
     assert "Initially, RS = “\\n” and records are lines." in text
+
+
+def test_a_paragraph_after_the_last_option_is_its_sections_again() -> None:
+    # df(1): the block-size paragraph after ".TP --version" was cited as
+    # "OPTIONS > --version" (new-user review, session 18).
+    page = (".TH DF 1\n.SH OPTIONS\n.TP\n\\fB\\-h\\fR, \\fB\\-\\-human\\-readable\\fR\n"
+            "print sizes in powers of 1024\n.TP\n\\fB\\-\\-version\\fR\n"
+            "output version information and exit\n.PP\n"
+            "Display values are in units of the first available SIZE.\n.sp\nMore of it.\n"
+            ".SH BUGS\n.TP\n\\-x\nan option\n.sp\nstill the option's\n")
+    text, _, sections = render_man(page)
+
+    def section_of(phrase: str) -> str:
+        at = text.index(phrase)
+        return [n for a, b, n in sections if a <= at < b][-1]
+
+    assert section_of("output version") == "OPTIONS > --version"
+    assert section_of("Display values") == "OPTIONS"
+    assert section_of("More of it") == "OPTIONS"
+    assert section_of("still the option's") == "BUGS > -x"  # .sp is no new margin

@@ -37,6 +37,7 @@ class Page(Blocks):
     # Item tags as sub-sections, (start, level, title): a citation of an option's text says
     # which option ("OPTIONS > --partial"), and the title field can route a question to it.
     terms: list[tuple[int, int, str]] = field(default_factory=list)
+    reopen: bool = False  # a .PP ended an item's body: what follows is its section's again
 
     @property
     def prefix(self) -> str:
@@ -83,6 +84,7 @@ class Page(Blocks):
 
     def heading(self, level: int, title: str) -> None:
         self.flush()
+        self.reopen = False
         self.body = False
         self.indent = 0
         self.saved.clear()
@@ -94,7 +96,22 @@ class Page(Blocks):
         if start is not None:
             self.headings.append((start, level, title))
 
-    def paragraph(self) -> None:
+    def write(self, text: str, sep: str = "\n\n") -> int | None:
+        start = super().write(text, sep)
+        if self.reopen and start is not None:
+            self.reopen = False
+            _, level, title = self.headings[-1]
+            self.terms.append((start, level, title))  # the section again, not the last item
+        return start
+
+    def paragraph(self, *, margin: bool = False) -> None:
+        """A new paragraph; ``margin``: at the left margin (man's ``.PP``, not ``.sp`` nor
+        mdoc's ``.Pp`` inside a list item)."""
         self.flush()
+        # df(1): ".TP --version … .PP Display values are in units of …" — the paragraph is
+        # back at the left margin, no longer the last option's text.
+        self.reopen = bool(margin and self.body and not self.indent and not self.mdoc_list
+                           and self.terms and self.headings
+                           and self.terms[-1][0] > self.headings[-1][0])
         self.body = False
         self.pending_sep = "\n\n" if self.length else ""

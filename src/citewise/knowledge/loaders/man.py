@@ -214,7 +214,7 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
     elif name in ("SS", "Ss"):
         page.heading(2, text)
     elif name in _PARAS or name == "sp":
-        page.paragraph()
+        page.paragraph(margin=name in ("PP", "LP", "P", "HP"))
     elif name == "br":
         page.flush("\n")
     elif name in ("TP", "TQ"):
