@@ -56,3 +56,32 @@ def test_a_follow_up_is_scored_against_the_query_that_carries_its_subject() -> N
 def test_a_question_that_names_its_subject_is_unchanged() -> None:
     text = _answer("How is rice harvested?", "How is rice harvested?")
     assert text.startswith("Rice is harvested when the grains turn golden.")
+
+
+def test_a_follow_up_does_not_quote_the_earlier_answer_again() -> None:
+    # "And which one is the fastest?" after the default level: searched with the earlier
+    # subject, the sentence already quoted won again (new-user review, session 18).
+    gzip = ("The default compression level is -6 (that is, biased towards high compression "
+            "at expense of speed). Regulate the speed of compression using the specified "
+            "digit, where -1 or --fast indicates the fastest compression method (less "
+            "compression) and -9 or --best indicates the slowest compression method.")
+    results = [{"text": gzip, "document_index": 1, "title": "gzip"}]
+    earlier = ("The default compression level is -6 (that is, biased towards high "
+               "compression at expense of speed). [1]")
+
+    def answer(messages: list[Any]) -> str:
+        async def go() -> str:
+            return "".join([p.text async for p in ExtractiveModel().stream(
+                ModelRequest(messages=messages)) if isinstance(p, TextDelta)
+                and p.channel == "answer"])
+        return asyncio.run(go())
+
+    follow_up = [UserMessage(content="And which level is the fastest?"),
+                 ToolMessage(call_id="c1", name="search_knowledge", content="", data={
+                     "query": "which level fastest default compression level gzip",
+                     "results": results})]
+    alone = answer(follow_up)
+    assert alone.startswith("The default compression level is -6")  # as it was
+    text = answer([UserMessage(content="What compression level does gzip use by default?"),
+                   AssistantMessage(content=earlier), *follow_up])
+    assert text.startswith("Regulate the speed of compression"), text

@@ -57,6 +57,7 @@ from citewise.models.base import (
 )
 from citewise.models.sentence_rank import candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer
+from citewise.models.thread_repeats import earlier_answers, not_repeated
 from citewise.text import content_terms, plain_terms
 
 __all__ = ["ANSWERABLE", "NO_ANSWER", "ExtractiveModel", "create"]
@@ -98,6 +99,7 @@ class ExtractiveModel:
         question, history, observations = _read(request.messages)
         can_search = any(t.name == _SEARCH for t in request.tools)
         candidates, answerable = self._candidates(question, observations)
+        candidates = not_repeated(candidates, earlier_answers(request.messages), _CLOSE)
         if can_search and not observations:
             query = _search_query(question, history)
             yield TextDelta(channel="thought", text=f"I will search the knowledge base for: {query}")
