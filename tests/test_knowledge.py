@@ -620,6 +620,9 @@ def test_ingest_bytes_reports_bad_input_and_writes_nothing(tmp_path: Path) -> No
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         bad = kb.ingest_bytes("image.bin", b"\x00\x01\x02")
         assert [f.code for f in bad.failed] == ["unsupported_format"]
+        # One line a person reads, not the ~130 known extensions (new-user review).
+        assert "does not read .bin files" in bad.failed[0].message
+        assert len(bad.failed[0].message) < 200
         empty = kb.ingest_bytes("empty.txt", b"   ")
         assert [f.code for f in empty.failed] == ["empty_document"]
         for kwargs, code in (({"name": "a/b.txt"}, "invalid_name"),

@@ -60,9 +60,14 @@ class _Prepared:
 def _loader(registry: LoaderRegistry, name: Path) -> Loader:
     loader = registry.for_path(name)
     if loader is None:
+        # One line a person reads (the ~130 extensions are in ``details``, for a program).
+        kind = f"{name.suffix} files" if name.suffix else "files without an extension"
         raise IngestError(
-            f"no loader for {name.name} (known: {', '.join(registry.extensions)})",
+            f"no loader for {name.name}: citewise does not read {kind} (it reads text, "
+            "markdown, HTML, PDF, DOCX, EPUB, man pages, source code and more; a loader "
+            "plugin can add a format)",
             code="unsupported_format",
+            details={"path": str(name), "known": list(registry.extensions)},
         )
     return loader
 
