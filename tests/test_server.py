@@ -572,6 +572,21 @@ def test_heartbeats_keep_a_quiet_stream_open(http: httpx.Client) -> None:
 # -- the one error shape -----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/runs"])
+def test_a_bad_citewise_body_is_told_only_its_own_faults(http: httpx.Client,
+                                                          path: str) -> None:
+    # The body is also read as AG-UI's RunAgentInput (and, on /v1/runs, the AI SDK's):
+    # an empty question came back as "threadId, runId, messages missing" (review).
+    r = http.post(path, json={"question": ""})
+    assert r.status_code == 422
+    message = r.json()["error"]["message"]
+    assert "question" in message
+    assert not any(w in message for w in ("threadId", "runId", "messages"))
+    agui = http.post(path, json={"threadId": "t", "runId": "r", "messages": []})
+    assert agui.status_code == 422 and "messages" in agui.json()["error"]["message"]
+    assert "question" not in agui.json()["error"]["message"]
+
+
 @pytest.mark.parametrize(("method", "path", "body", "status", "code"), [
     ("GET", "/v1/nowhere", None, 404, "not_found"),
     ("DELETE", "/v1/ask", None, 405, "method_not_allowed"),

@@ -148,6 +148,22 @@ def _validation_details(exc: RequestValidationError) -> dict[str, Any]:
     return {"errors": _jsonable(errors)}
 
 
+def _validation_message(details: dict[str, Any]) -> str:
+    """What is wrong, in the message a person reads first: "the request is not valid:
+    question: String should have at least 1 character" (the first three faults; all of
+    them are in ``details``)."""
+    faults = [f"{'.'.join(p for p in e['loc'] if p not in _LOC_NOISE) or 'body'}: {e['msg']}"
+              for e in details["errors"][:3]]
+    more = len(details["errors"]) - len(faults)
+    return "the request is not valid" + (": " + "; ".join(faults) if faults else "") + (
+        f" (and {more} more)" if more > 0 else "")
+
+
+# Where a fault is, less what says only which body it was read as (the Tags of the
+# request unions in routes/runs.py).
+_LOC_NOISE = frozenset({"body", "citewise", "agui", "ai_sdk"})
+
+
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
                415: "unsupported_media_type", 422: "validation_error", 429: "rate_limited"}
@@ -194,8 +210,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return error_response(422, "validation_error", "the request is not valid",
-                              _validation_details(exc))
+        details = _validation_details(exc)
+        return error_response(422, "validation_error", _validation_message(details),
+                              details)
 
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)

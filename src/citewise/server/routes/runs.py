@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
+from pydantic import Discriminator, Tag
 from starlette.responses import StreamingResponse
 
 from citewise.answer import Answer
@@ -136,6 +137,27 @@ async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun
     return JSONResponse(live_info(live).model_dump(mode="json"), headers=headers)
 
 
+def _body_kind(body: Any) -> str:
+    """Which request a body is, from the fields only it has — so that a bad citewise body
+    is told what is wrong with it, not also every field AG-UI's would need (an empty
+    ``question`` came back as "threadId, runId, messages missing")."""
+    if not isinstance(body, dict):
+        return "citewise"
+    if "threadId" in body or "runId" in body:
+        return "agui"
+    return "ai_sdk" if "messages" in body else "citewise"
+
+
+def _ask_kind(body: Any) -> str:
+    return "agui" if _body_kind(body) == "ai_sdk" else _body_kind(body)  # no AI SDK here
+
+
+AskBody = Annotated[Annotated[AskRequest, Tag("citewise")] | Annotated[AgUiRunInput, Tag("agui")],
+                    Discriminator(_ask_kind)]
+RunBody = Annotated[Annotated[RunRequest, Tag("citewise")] | Annotated[AgUiRunInput, Tag("agui")]
+                    | Annotated[UseChatRequest, Tag("ai_sdk")], Discriminator(_body_kind)]
+
+
 @router.post("/ask", response_model=None, summary="Ask one question",
              responses={200: {"description": "The Answer (JSON), the chosen format's final "
                               "response, or an SSE stream of events",
@@ -144,7 +166,7 @@ async def _respond(request: Request, state: AppState, tenant: str, live: LiveRun
                                   {"type": "object", "description": "`?format=` other than "
                                    "citewise: that format's final response"}]}},
                                   "text/event-stream": _SSE_DOC}}})
-async def ask(body: AskRequest | AgUiRunInput, request: Request, state: State, who: Caller,
+async def ask(body: AskBody, request: Request, state: State, who: Caller,
               extras: ExtrasQuery, format: FormatQuery = None) -> Response:
     """Run the agent on one question. JSON: the final Answer (or the dialect's final
     response); with `stream` or `Accept: text/event-stream`: every event as SSE. Also
@@ -169,7 +191,7 @@ async def ask(body: AskRequest | AgUiRunInput, request: Request, state: State, w
 @router.post("/runs", response_model=None, summary="Start an agent run",
              responses={**_STREAM_OR_JSON, 202: {"model": RunInfo,
                                                  "description": "Started in the background"}})
-async def start_run(body: RunRequest | UseChatRequest | AgUiRunInput, request: Request,
+async def start_run(body: RunBody, request: Request,
                     state: State, who: Caller, extras: ExtrasQuery,
                     format: FormatQuery = None) -> Response:
     """Start a run. Streams its events (SSE) by default; `background: true` answers 202
