@@ -326,8 +326,9 @@ class ManLoader:
     name = "man"
     # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm); 4: an .It tag is a term,
     # groff conditions (.g) true; 5: item tags (.TP, .It) are sub-sections; 6: an .IP tag
-    # that names something is a term and a sub-section too
-    version = "6"
+    # that names something is a term and a sub-section too; 7: a .PP after an item's body
+    # is the section's again
+    version = "7"
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",
