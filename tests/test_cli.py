@@ -134,6 +134,8 @@ def test_reingest_unchanged_changes_nothing(kb_dir: Path, corpus: Path) -> None:
         (("ingest", "/definitely/missing/path"), "path_not_found"),
         (("ask", "   "), "empty_question"),
         (("ask", "anything", "--thread", "thread_does_not_exist"), "unknown_thread"),
+        (("ask", "anything", "--output-schema", '{"type": "object", "properties": {'),
+         "invalid_output_schema"),
     ],
 )
 def test_error_paths_are_one_line(kb_dir: Path, args: tuple[str, ...], code: str) -> None:
@@ -145,6 +147,8 @@ def test_error_paths_are_one_line(kb_dir: Path, args: tuple[str, ...], code: str
     assert f"[{code}]" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert db.read_bytes() == before
+    if code == "invalid_output_schema":  # where the JSON breaks off, not only that it does
+        assert "line 1 column 35" in proc.stderr, proc.stderr
 
 
 def test_binary_and_empty_files_are_refused(tmp_path: Path) -> None:

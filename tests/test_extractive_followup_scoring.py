@@ -85,3 +85,22 @@ def test_a_follow_up_does_not_quote_the_earlier_answer_again() -> None:
     text = answer([UserMessage(content="What compression level does gzip use by default?"),
                    AssistantMessage(content=earlier), *follow_up])
     assert text.startswith("Regulate the speed of compression"), text
+
+
+def test_a_follow_up_the_earlier_quote_answers_gets_it_again() -> None:
+    # Only a sentence with the follow-up's own words displaces the earlier quote.
+    messages: list[Any] = [
+        UserMessage(content="What is saffron?"),
+        AssistantMessage(content="To make saffron, the red stigmas of the crocus flowers "
+                                 "are picked by hand at dawn and dried. [1]"),
+        UserMessage(content="And how are they picked?"),
+        ToolMessage(call_id="c1", name="search_knowledge", content="", data={
+            "query": "how are they picked saffron", "results": [
+                {"text": SAFFRON, "document_index": 1, "title": "Spices"}]})]
+
+    async def go() -> str:
+        return "".join([p.text async for p in ExtractiveModel().stream(
+            ModelRequest(messages=messages)) if isinstance(p, TextDelta)
+            and p.channel == "answer"])
+
+    assert asyncio.run(go()).startswith("To make saffron, the red stigmas")

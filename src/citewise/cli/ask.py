@@ -56,8 +56,10 @@ def _schema(value: str | None) -> dict[str, Any] | None:
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidInput(f"--output-schema is not JSON: {exc.msg}",
-                           code="invalid_output_schema") from None
+        raise InvalidInput(f"--output-schema is not JSON: {exc.msg} at line {exc.lineno} "
+                           f"column {exc.colno} (character {exc.pos})",
+                           code="invalid_output_schema",
+                           details={"line": exc.lineno, "column": exc.colno}) from None
     if not isinstance(schema, dict):
         raise InvalidInput("--output-schema must be a JSON object", code="invalid_output_schema")
     return schema
