@@ -144,7 +144,7 @@ def test_async_socket_multiplexes_requests_and_raises_errors(base: str) -> None:
     async def go() -> tuple[list[str], list[BaseException]]:
         async with Api(url=f"{base}/").async_socket() as sock:
             flow = sock.flow("default")
-            answers = await asyncio.gather(*(ask(flow, f"How fast {n}?") for n in range(3)))
+            answers = await asyncio.gather(*(ask(flow, f"How fast are refunds, {n}?") for n in range(3)))
             errors = []
             for question in ("Where is A-17?", "Refund order A-17"):
                 try:
@@ -239,6 +239,6 @@ def test_the_gateway_refusals_on_a_raw_socket(base: str) -> None:
         ws.send(json.dumps({"id": "r3", "service": "agent", "request": {"question": ""}}))
         assert json.loads(ws.recv())["error"]["type"] == "request-error"
         ws.send(json.dumps({"id": "r4", "service": "agent",
-                            "request": {"question": "How fast?", "streaming": False}}))
+                            "request": {"question": "How fast are refunds?", "streaming": False}}))
         final = json.loads(ws.recv())
         assert final["complete"] and final["response"]["content"] == TEXT

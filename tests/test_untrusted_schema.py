@@ -127,6 +127,11 @@ def test_healthz_stays_fast_while_a_run_validates_the_evil_schema(tmp_path: Path
         poller = threading.Thread(target=poll)
         poller.start()
         try:
+            # Polling before the runs start: on a loaded machine the three runs could end
+            # before the first /healthz came back, and nothing was measured at all.
+            deadline = time.perf_counter() + 30
+            while not latencies and time.perf_counter() < deadline:
+                time.sleep(0.01)
             for _ in range(3):
                 r = http.post("/v1/ask", json={"question": "a" * 40 + "?",
                                                "output_schema": EVIL})
