@@ -100,7 +100,7 @@ class ExtractiveModel:
         can_search = any(t.name == _SEARCH for t in request.tools)
         candidates, answerable = self._candidates(question, observations)
         candidates = not_repeated(candidates, earlier_answers(request.messages), _CLOSE,
-                                  question)
+                                  question, _scoring_question(question, observations))
         if can_search and not observations:
             query = _search_query(question, history)
             yield TextDelta(channel="thought", text=f"I will search the knowledge base for: {query}")

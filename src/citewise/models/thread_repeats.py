@@ -41,30 +41,36 @@ def earlier_answers(messages: Sequence[Message]) -> str:
                       if isinstance(m, AssistantMessage) and m.content)
 
 
-def not_repeated(candidates: list[C], said: str, close: float, asked: str) -> list[C]:
-    """``candidates`` (best first, frozen dataclasses) with those an earlier answer quoted
-    moved below every other, and scored at least ``2 * close`` below the best of the others
-    so that no repeat rides along as a second quote (one within ``close`` of the first) —
-    but only when another sentence has as many of the words the follow-up itself asks
-    (``asked``, without what the search carried) as the repeat: "How is it harvested?"
-    after "What is saffron?" may be answered by the very sentence quoted before."""
+def not_repeated(candidates: list[C], said: str, close: float, asked: str,
+                 searched: str) -> list[C]:
+    """``candidates`` (best first, frozen dataclasses) re-ranked for a follow-up when an
+    earlier answer quoted one of them and others have at least as many of the words the
+    follow-up itself asks (``asked``) and one of the words the search carried in from the
+    thread (``searched`` less ``asked``: its subject). Those come first, and every other
+    sentence — the repeat included — scores at least ``2 * close`` below the best of them,
+    so that none rides along as a second quote (one within ``close`` of the first).
+    Otherwise nothing changes: "How is it harvested?" after "What is saffron?" may be
+    answered by the very sentence quoted before, and not by "Rice is harvested …"."""
     if not said:
         return candidates
     repeats = [c for c in candidates if _key(c.text) in said]
-    fresh = [c for c in candidates if _key(c.text) not in said]
-    if not repeats or not fresh:
+    if not repeats:
         return candidates
     terms = set(content_terms(asked))
+    subject = set(content_terms(searched)) - terms
 
     def covers(c: C) -> int:
         return len(terms & set(content_terms(c.text)))
 
     needed = max(1, max(covers(c) for c in repeats))
-    if not any(covers(c) >= needed for c in fresh):
+    asking = [c for c in candidates if _key(c.text) not in said and covers(c) >= needed
+              and (not subject or subject & set(content_terms(c.text)))]
+    if not asking:
         return candidates
-    floor = round(fresh[0].score - 2 * close, 6)
-    return fresh + [replace(c, score=min(c.score, floor))  # type: ignore[type-var]
-                    for c in repeats]
+    floor = round(asking[0].score - 2 * close, 6)
+    rest = [replace(c, score=min(c.score, floor))  # type: ignore[type-var]
+            for c in candidates if c not in asking]
+    return sorted([*asking, *rest], key=lambda c: c.score, reverse=True)
 
 
 def _key(text: str) -> str:
