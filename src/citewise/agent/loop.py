@@ -57,7 +57,7 @@ from citewise.events import (
     Thought,
 )
 from citewise.grounding.assemble import assemble_answer
-from citewise.grounding.relevance import UNSUPPORTED_NOTE, question_of
+from citewise.grounding.relevance import UNSUPPORTED_NOTE, noted, question_of
 from citewise.grounding.values import link_values
 from citewise.grounding.verify import Verifier
 from citewise.models.base import (
@@ -268,9 +268,9 @@ async def run_agent(
             if closing:  # the closing sentence after an ends_run tool asserts nothing to cite
                 findings = [f for f in findings if f.code != "uncited_claim"]
                 state.issues[n_issues:] = findings
-            noted = answer.text.endswith(UNSUPPORTED_NOTE)  # assembly's note, not an edit
+            has_note = answer.text.endswith(UNSUPPORTED_NOTE)  # assembly's note, not an edit
             if structured is not None and answer.text != (
-                    f"{final_text.rstrip()}\n\n{UNSUPPORTED_NOTE}" if noted else final_text):
+                    noted(final_text) if has_note else final_text):
                 structured = await asyncio.to_thread(
                     verified_structured, answer, structured, settings.output_schema,
                     state.issues, findings)
@@ -281,7 +281,7 @@ async def run_agent(
                 state.issues.extend(unbacked)
                 findings.extend(unbacked)
             if text and not buffered:  # what assembly added at the end streams too
-                if noted:
+                if has_note:
                     yield emit(AnswerDelta, message_id=answer_id,
                                text=f"\n\n{UNSUPPORTED_NOTE}")
                 yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)

@@ -47,8 +47,8 @@ from citewise.grounding.claims import (
 )
 from citewise.grounding.relevance import (
     NOT_IN_SOURCES,
-    UNSUPPORTED_NOTE,
     QuestionRelevance,
+    noted,
     question_of,
     topical,
 )
@@ -235,10 +235,8 @@ def assemble_answer(
             good for good, d in zip(claim_cites, drafts, strict=True) if d.is_claim):
         # Verbatim, resolvable citations that bear out no sentence of the answer (any
         # model's): the documents do not answer. Strict mode, left with nothing, says so.
-        if all(c.removed for c in claims):
-            final_text = NOT_IN_SOURCES
-        else:  # said in the text too, at its end (the text before it may be streamed)
-            final_text = f"{final_text.rstrip()}\n\n{UNSUPPORTED_NOTE}"
+        # Otherwise said in the text too, at its end (the text before it may be streamed).
+        final_text = NOT_IN_SOURCES if all(c.removed for c in claims) else noted(final_text)
         issues.append(Issue(code="no_answer_in_sources",
                             message="no claim of the answer is supported by the retrieved "
                             "passages: the documents do not appear to answer the question",

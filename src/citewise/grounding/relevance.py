@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from citewise.agent.state import RunState
 
 __all__ = ["NOT_IN_SOURCES", "OFF_TOPIC", "OFF_TOPIC_LEXICAL", "UNSUPPORTED_NOTE",
-           "QuestionRelevance", "neighbours", "question_of", "topical"]
+           "QuestionRelevance", "neighbours", "noted", "question_of", "topical"]
 
 #: The answer's text when strict mode removed every claim: no sentence was borne out.
 NOT_IN_SOURCES = ("The documents do not answer this question: no passage of the knowledge "
@@ -59,6 +59,12 @@ NOT_IN_SOURCES = ("The documents do not answer this question: no passage of the 
 #: take the closest passages for an answer.
 UNSUPPORTED_NOTE = ("(The sources do not support this answer: what it quotes are the "
                     "closest passages, and they do not answer the question.)")
+
+
+def noted(text: str) -> str:
+    """``text`` with :data:`UNSUPPORTED_NOTE` after it (what follows ``text`` is
+    ``noted(text)[len(text.rstrip()):]``, the part a stream has not sent)."""
+    return f"{text.rstrip()}\n\n{UNSUPPORTED_NOTE}"
 
 #: An excerpt whose relevance (lexical and semantic) is below this does not address the
 #: question; from twice this on, its support is its coverage of the claim alone.

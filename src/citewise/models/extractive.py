@@ -99,8 +99,9 @@ class ExtractiveModel:
         question, history, observations = _read(request.messages)
         can_search = any(t.name == _SEARCH for t in request.tools)
         candidates, answerable = self._candidates(question, observations)
-        candidates = not_repeated(candidates, earlier_answers(request.messages), _CLOSE,
-                                  question, _scoring_question(question, observations))
+        said = earlier_answers(request.messages[:_turn_start(request.messages)])
+        candidates = not_repeated(candidates, said, _CLOSE, question,
+                                  _scoring_question(question, observations))
         if can_search and not observations:
             query = _search_query(question, history)
             yield TextDelta(channel="thought", text=f"I will search the knowledge base for: {query}")
@@ -328,14 +329,19 @@ def _call(step: int, query: str, k: int) -> ToolCallPart:
                                       arguments={"query": query, "k": k}))
 
 
+def _turn_start(messages: list[Message]) -> int:
+    """Where this turn's tool calls begin (earlier turns come without theirs)."""
+    return next((i for i, m in enumerate(messages)
+                 if isinstance(m, ToolMessage) or getattr(m, "tool_calls", None)),
+                len(messages))
+
+
 def _read(messages: list[Message]) -> tuple[str, list[str], list[dict[str, Any]]]:
     """The current question, earlier questions, and this turn's search results. The
     question is the last user message before the turn's first tool call: one after it is
     the loop's own (a structured-output repair prompt), not a new question (earlier turns
     come as questions and answers, without their tool calls)."""
-    first_call = next((i for i, m in enumerate(messages)
-                       if isinstance(m, ToolMessage) or getattr(m, "tool_calls", None)),
-                      len(messages))
+    first_call = _turn_start(messages)
     last_user = max((i for i, m in enumerate(messages[:first_call])
                      if isinstance(m, UserMessage)), default=-1)
     question = messages[last_user].content if last_user >= 0 else ""

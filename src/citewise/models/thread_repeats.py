@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol, TypeVar
 
-from citewise.models.base import AssistantMessage, Message, ToolMessage
+from citewise.models.base import AssistantMessage, Message
 from citewise.text import content_terms
 
 __all__ = ["earlier_answers", "not_repeated"]
@@ -32,12 +32,9 @@ C = TypeVar("C", bound=_Scored)
 
 
 def earlier_answers(messages: Sequence[Message]) -> str:
-    """What the thread's earlier answers said (before this turn's first tool call), as
-    lower-case words."""
-    first_call = next((i for i, m in enumerate(messages)
-                       if isinstance(m, ToolMessage) or getattr(m, "tool_calls", None)),
-                      len(messages))
-    return " | ".join(_key(m.content) for m in messages[:first_call]
+    """What the earlier answers among ``messages`` (those before this turn's tool calls)
+    said, as lower-case words."""
+    return " | ".join(_key(m.content) for m in messages
                       if isinstance(m, AssistantMessage) and m.content)
 
 
