@@ -74,6 +74,9 @@ ITEMS = ["Refunds are issued within 5 business days", "Items bought on sale cann
     "Steps:\n" + NUMBERED,
     NUMBERED.replace("1. ", "- ").replace("2. ", "* ").replace("3. ", "+ "),
     NUMBERED.replace(" [1]\n", ". [1]\n"),
+    # Converted documents' typographic bullets and lettered enumerations.
+    NUMBERED.replace("1. ", "• ").replace("2. ", "– ").replace("3. ", "▪ "),
+    NUMBERED.replace("1. ", "(a) ").replace("2. ", "(b) ").replace("3. ", "c) "),
 ])
 def test_list_items_without_full_stops_are_one_claim_each(text: str) -> None:
     got = [t.rstrip(".") for t in claims(text)]
@@ -152,3 +155,14 @@ def test_segments_of_a_source_skip_its_footnotes_and_bullets() -> None:
             "2. Item two")
     assert [text[a:b] for a, b in segments(text)] == [
         "Tower", "The tower is 330 metres tall.", "It opened in 1889.", "Item one", "Item two"]
+
+
+def test_quoted_list_items_leave_their_typographic_bullets_behind() -> None:
+    # A bullet inside a quote is a markup fragment in the answer ("- • Items bought…").
+    from citewise.models.sentence_candidates import candidates
+
+    text = ("Returns:\n\n• Refunds are issued within 5 business days.\n"
+            "(ii) Items bought on sale cannot be refunded.\n– Store credit never expires.")
+    found = candidates([{"results": [{"text": text, "source": "a.txt", "document_index": 1}]}])
+    assert [s.text for s in found] == [f"{item}." for item in ITEMS]
+    assert all(s.text in text for s in found)  # still verbatim spans of the source

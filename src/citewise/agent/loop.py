@@ -283,7 +283,7 @@ async def run_agent(
             if text and not buffered:  # what assembly added at the end streams too
                 if has_note:
                     yield emit(AnswerDelta, message_id=answer_id,
-                               text=f"\n\n{UNSUPPORTED_NOTE}")
+                               text=noted(final_text)[len(final_text):])
                 yield emit(AnswerDelta, message_id=answer_id, text="", end_of_message=True)
             for issue in findings if not buffered else ():  # streaming: say it at once
                 yield emit.warning(issue.code, issue.message, **issue.details)

@@ -40,12 +40,16 @@ MARKER_GROUP = re.compile(rf"[ \t]*{_ONE}(?:[ \t]*{_ONE})*(?![(:])")
 MARKER = re.compile(r"\s?\[(\d{1,4})\]")
 _NUM = re.compile(r"\d{1,4}")
 _LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
+# A list item's bullet or number: markdown's, the typographic bullets and dashes of
+# converted documents ("• ", "– ", "▪ "), and "(a)" / "a)" / "(iv)" enumerations.
+_ITEM = r"(?:[-*+•·‣◦▪●○■–]|\d{1,3}[.)]|\((?:[a-z]|[ivx]{1,4}|\d{1,3})\)|[a-z]\))"
 #: The bullet, number or heading hashes a list item or heading line starts with.
-BLOCK_LEAD = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)]|#{1,6})[ \t]+")
-_MD = re.compile(r"(\*\*|__|`|^#{1,6}\s+|^\s*(?:[-*+]|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
+BLOCK_LEAD = re.compile(rf"[ \t]*(?:{_ITEM}|#{{1,6}})[ \t]+")
+_MD = re.compile(rf"(\*\*|__|`|^#{{1,6}}\s+|^\s*(?:{_ITEM}|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
 # A markdown list item or heading starts a new claim even without a full stop before it,
 # and a heading line ends one.
-_BLOCK_START = re.compile(r"\n(?=[ \t]*(?:[-*+]|\d+[.)]|#{1,6})[ \t])|(?m:^[ \t]*#{1,6}[ \t][^\n]*\n)")
+_BLOCK_START = re.compile(rf"\n(?=[ \t]*(?:{_ITEM}|\d+[.)]|#{{1,6}})[ \t])"
+                          r"|(?m:^[ \t]*#{1,6}[ \t][^\n]*\n)")
 # Quotations the answer attributes to a source. Shorter ones are names or scare quotes.
 _QUOTE = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|«([^»\n]+)»|„([^“”\n]+)[“”]")
 MIN_QUOTE_WORDS = 3

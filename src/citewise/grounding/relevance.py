@@ -62,9 +62,11 @@ UNSUPPORTED_NOTE = ("(The sources do not support this answer: what it quotes are
 
 
 def noted(text: str) -> str:
-    """``text`` with :data:`UNSUPPORTED_NOTE` after it (what follows ``text`` is
-    ``noted(text)[len(text.rstrip()):]``, the part a stream has not sent)."""
-    return f"{text.rstrip()}\n\n{UNSUPPORTED_NOTE}"
+    """``text`` with :data:`UNSUPPORTED_NOTE` after it, a blank line between. ``text`` is
+    kept as it is, trailing whitespace and all, so that ``noted(text)[len(text):]`` is
+    what a stream that has sent ``text`` still owes."""
+    gap = "" if text.endswith("\n\n") or not text else "\n" if text.endswith("\n") else "\n\n"
+    return f"{text}{gap}{UNSUPPORTED_NOTE}"
 
 #: An excerpt whose relevance (lexical and semantic) is below this does not address the
 #: question; from twice this on, its support is its coverage of the claim alone.
