@@ -156,6 +156,7 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
         with KnowledgeBase.open(where) as kb:
             report = kb.ingest(paths)
             ingest_s = time.perf_counter() - t0
+            chunks = kb.store.count_chunks(kb.tenant)
             if report.failed:
                 raise BenchError(f"{corpus.name}: ingest failed: {report.summary()}")
             stale = check_labels(kb, corpus, questions)
@@ -177,7 +178,8 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
         "stale_labels": stale,
         "pages": len(corpus.pages),
         "ingest": {"added": len(report.added), "unchanged": len(report.unchanged),
-                   "chunks_written": report.chunks_written, "seconds": round(ingest_s, 1)},
+                   "chunks_written": report.chunks_written, "chunks": chunks,
+                   "seconds": round(ingest_s, 1)},
         "ask_seconds": round(ask_s, 1),
         "summary": summarise(results),
         "results": [r.to_dict() for r in results],
@@ -290,10 +292,24 @@ def markdown(result: dict[str, Any]) -> str:
     if stale:
         lines += ["", f"Skipped, their labels no longer in the installed manuals: "
                   f"{', '.join(stale)} (`stale_labels` in the results)."]
-    ingest = ", ".join(f"{n} {c['pages']} pages → {c['ingest']['chunks_written']} chunks "
-                       f"in {c['ingest']['seconds']} s" for n, c in result["corpora"].items())
-    lines += ["", f"Ingest: {ingest}.", "", BASELINE, ""]
+    lines += ["", f"Ingest: {_ingested(result['corpora'])}.", "", BASELINE, ""]
     return "\n".join(lines)
+
+
+def _ingested(corpora: dict[str, dict[str, Any]]) -> str:
+    """Each corpus's ingest; those a kept knowledge base (``--kb-dir``) already had, apart."""
+    fresh, kept = [], []
+    for name, corpus in corpora.items():
+        ingest = corpus["ingest"]
+        size = f"{corpus['pages']} pages, {ingest.get('chunks', ingest['chunks_written'])} chunks"
+        if ingest["chunks_written"] == 0 and ingest.get("unchanged"):
+            kept.append(f"{name} {size}")
+        else:
+            fresh.append(f"{name} {size} in {ingest['seconds']} s")
+    parts = [", ".join(fresh)] if fresh else []
+    if kept:
+        parts.append("kept from an earlier run (`--kb-dir`): " + ", ".join(kept))
+    return "; ".join(parts)
 
 
 # What the first run said, kept as written (a later run's table above replaces only numbers).
