@@ -33,7 +33,8 @@ def capturing(path: Path) -> Iterator[None]:
         last.clear()
         last.update(question=question, scored=[
             {"text": x.sentence.text, "source": x.sentence.source, "role": x.sentence.role,
-             "rank": x.sentence.rank, "before": x.sentence.before, "score": x.score,
+             "rank": x.sentence.rank, "before": x.sentence.before,
+             "section": x.sentence.section, "score": x.score,
              "parts": dict(x.parts)} for x in scored])
         return scored
 
@@ -41,7 +42,8 @@ def capturing(path: Path) -> Iterator[None]:
         value = float(answerability(question, scored, observations))
         # The retrieved passages too: a labelled sentence in them but in no candidate is a
         # sentence the candidates lost (a term glued to it was one, session 16).
-        passages = [{"source": str(r.get("source", "")), "text": str(r.get("text", ""))}
+        passages = [{"source": str(r.get("source", "")), "text": str(r.get("text", "")),
+                     "section": str(r.get("section") or "")}
                     for o in observations for r in o.get("results", [])]
         out.write(json.dumps({**last, "answerability": value, "passages": passages},
                              ensure_ascii=False) + "\n")

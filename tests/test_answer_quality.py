@@ -4,7 +4,8 @@ failure class of issue #27, on text shaped like real documentation and licences:
 * entity words instead of the predicate (a licence's title notice vs. its clause);
 * boilerplate and structure as evidence (a Sphinx page: ``¶`` marks, doctests, a
   "Changed in version" note, a copyright footer);
-* a look-alike document outranking the one the question names;
+* a look-alike document outranking the one the question names, or a sibling section
+  outranking the one the question names (a shell's startup files);
 * an off-topic question answered with a confident quote.
 """
 
@@ -93,6 +94,34 @@ A Southmoor Rail season ticket can be refunded for the unused days at a daily ra
 Delay compensation is paid when a Southmoor train arrives 30 minutes late or more.
 """
 
+# Sibling sections that say nearly the same, shaped like the Bash manual's "Bash Startup
+# Files": the sentence the question asks for shares fewer of its words than the next
+# section's first sentence does; its section's heading is what the question names.
+STARTUP = """\
+# Shell startup files
+
+This section describes how the shell executes its startup files. If any of the files
+exist but cannot be read, the shell reports an error. Tildes are expanded in filenames.
+
+## Invoked as an interactive login shell, or with --login
+
+When the shell is invoked as an interactive login shell, or as a non-interactive shell with
+the --login option, it first reads and executes commands from /etc/profile, if that file
+exists. After reading that file, it looks for ~/.profile and reads the first one that exists.
+
+## Invoked as an interactive non-login shell
+
+When an interactive shell that is not a login shell is started, the shell reads and executes
+commands from ~/.shellrc, if that file exists. The --norc option inhibits this behaviour.
+
+## Invoked non-interactively
+
+As noted above, if a non-interactive shell is invoked with the --login option, the shell
+attempts to read and execute commands from the login shell startup files.
+When the shell is started non-interactively, to run a script for example, it reads the file
+named by the ENV variable.
+"""
+
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
@@ -161,6 +190,24 @@ def test_the_named_document_beats_its_look_alike(kb: KnowledgeBase) -> None:
     assert "within 5 days" in excerpt
     assert all(Path(answer.search_documents[c.document_index - 1].source).name
                == "southmoor-rail.md" for c in answer.citations)
+
+
+def test_the_section_the_question_names_beats_its_sibling(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "startup.md").write_text(STARTUP, encoding="utf-8")
+    base = KnowledgeBase.open(tmp_path / "kb")
+    assert not base.ingest([docs]).failed
+    answer = _ask(base, "Which file does an interactive non-login shell read at startup?")
+    _, excerpt = _first(answer)
+    assert "~/.shellrc" in excerpt
+    c = answer.citations[0]
+    assert c.snippet_index is not None
+    snippet = answer.search_documents[c.document_index - 1].snippets[c.snippet_index]
+    assert (snippet.section or "").endswith("Invoked as an interactive non-login shell")
+    # The sibling section's own question still gets its own sentence.
+    _, excerpt = _first(_ask(base, "What does a non-interactive shell read when it runs a script?"))
+    assert "ENV variable" in excerpt
 
 
 @pytest.mark.parametrize("question", [

@@ -41,6 +41,7 @@ class Sentence:
     title: str
     asserts: bool  # a full sentence or list item, not a lead-in, question or title line
     role: str | None = None  # what its loader says it is (``loaders.base.ROLES``); None: prose
+    section: str = ""  # its passage's section path ("Options > --delete"), when it has one
 
 
 def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
@@ -52,6 +53,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             text = str(r.get("text", ""))
             source = str(r.get("source", ""))
             title = str(r.get("title") or "")
+            section = str(r.get("section") or "")
             roles = _role_spans(r.get("roles"))
             context: list[str] = []  # the paragraph so far, from its heading on
             end = 0
@@ -87,7 +89,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     continue
                 seen.add((sentence, before))
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
-                                    source, title, asserts, role))
+                                    source, title, asserts, role, section))
                 if asserts:
                     context.append(sentence)
     return out
