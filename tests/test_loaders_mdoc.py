@@ -198,3 +198,67 @@ def test_a_paragraph_after_the_last_option_is_its_sections_again() -> None:
     assert section_of("Display values") == "OPTIONS"
     assert section_of("More of it") == "OPTIONS"
     assert section_of("still the option's") == "BUGS > -x"  # .sp is no new margin
+
+
+def test_a_macro_closed_with_blanks_after_the_dot_ends_there() -> None:
+    # util-linux's pages (Asciidoctor) close ".  am URL" with ".  ."; read as still open, the
+    # block swallowed the rest of fstab(5), which then failed as empty (new-user review).
+    page = (".TH FSTAB 5\n.de URL\n\\fI\\\\$2\\fP <\\\\$1>\\\\$3\n..\n"
+            ".if \\n[.g] \\{\\\n.  mso www.tmac\n.  am URL\n.    ad l\n.  .\n.\\}\n"
+            ".SH DESCRIPTION\nThe file fstab contains descriptive information about the "
+            "filesystems the system can mount.\n")
+    text, _, _ = render_man(page)
+    assert "The file fstab contains descriptive information" in text
+    assert "ad l" not in text and "mso" not in text
+
+
+_TIMER = """.TH "SYSTEMD\\&.TIMER" "5"
+.SH "OPTIONS"
+.PP
+Timer unit files must include a [Timer] section\\&. The options are the following:
+.PP
+\\fIAccuracySec=\\fR
+.RS 4
+Specify the accuracy the timer shall elapse with\\&. Defaults to 1min\\&.
+.TS
+allbox tab(:);
+lB lB.
+T{
+Setting
+T}:T{
+Meaning
+T}
+.TE
+.RE
+.PP
+\\fIPersistent=\\fR
+.RS 4
+Takes a boolean argument\\&. If true, the time when the service unit was last triggered is stored on disk\\&.
+.sp
+Defaults to
+\\fIfalse\\fR\\&.
+.RE
+.PP
+Also see the [Install] section\\&.
+.SH "SEE ALSO"
+.PP
+systemd(1)
+"""
+
+
+def test_a_docbook_term_over_an_indented_body_is_an_item() -> None:
+    # systemd's pages (made from DocBook) write an option as ".PP", its name, ".RS 4" and
+    # its description: every citation said only "OPTIONS", and "Defaults to false." had
+    # no subject (new-user review, 2026-12-03).
+    text, _, sections = render_man(_TIMER)
+
+    def section_of(phrase: str) -> str:
+        at = text.index(phrase)
+        return [n for a, b, n in sections if a <= at < b][-1]
+
+    assert section_of("Specify the accuracy") == "OPTIONS > AccuracySec="
+    assert section_of("Defaults to 1min") == "OPTIONS > AccuracySec="
+    assert section_of("Defaults to false") == "OPTIONS > Persistent="
+    assert section_of("Also see the [Install]") == "OPTIONS"  # back at the margin
+    assert section_of("The options are the following") == "OPTIONS"  # a lead-in, no term
+    assert "Setting | Meaning" in text and "T{" not in text and "T}" not in text

@@ -38,16 +38,21 @@ class Page(Blocks):
     # which option ("OPTIONS > --partial"), and the title field can route a question to it.
     terms: list[tuple[int, int, str]] = field(default_factory=list)
     reopen: bool = False  # a .PP ended an item's body: what follows is its section's again
+    margin_open: bool = False  # the open paragraph began at a .PP: it may be a DocBook term
 
     @property
     def prefix(self) -> str:
         return INDENT * (self.indent + self.body)
 
+    def _joined(self) -> str:
+        text = " ".join(" ".join(self.words).split(" ")).strip()
+        self.words.clear()
+        self.margin_open = False
+        return re.sub(r"[ \t]+", " ", text).replace("\x01", "")
+
     def flush(self, sep: str = "\n\n") -> None:
         if self.words:
-            text = " ".join(" ".join(self.words).split(" ")).strip()
-            text = re.sub(r"[ \t]+", " ", text).replace("\x01", "")
-            self.words.clear()
+            text = self._joined()
             if self.await_tag:
                 self.await_tag = False
                 self.term(text)  # a .TP tag: the option its body describes
@@ -60,8 +65,26 @@ class Page(Blocks):
             self.write(block.rstrip(), sep)
             self.mark(at, "code")  # a no-fill block: an example, a synopsis
 
+    def term_pending(self) -> bool:
+        """Whether the open paragraph is a DocBook list term: pages made from DocBook
+        (systemd's, journald.conf(5)) write an option as ".PP", its name on a line, then
+        ".RS 4" and its description — no ``.TP``. A sentence or a lead-in ("…:") is none."""
+        if not (self.margin_open and self.words and not self.nofill):
+            return False
+        text = " ".join(" ".join(self.words).split())
+        return len(text) <= 2 * TERM_TITLE and not text.endswith((".", ":"))
+
+    def indented_term(self) -> None:
+        """The open paragraph as a term, its ``.RS`` body below it; after the ``.RE`` the
+        body is over, so a ``.PP`` there is the section's again (as after a ``.TP`` body)."""
+        self.term(self._joined())
+        self.saved.append((self.indent, True))
+        self.indent += 1
+        self.body = False
+
     def term(self, text: str) -> None:
         """An item's tag on its line, its body indented below it."""
+        self.reopen = False  # the item's own sub-section starts here, not its section again
         at = self.length
         start = self.write(self.prefix + text, "\n")
         self.mark(at, "term")
@@ -114,4 +137,5 @@ class Page(Blocks):
                            and self.terms and self.headings
                            and self.terms[-1][0] > self.headings[-1][0])
         self.body = False
+        self.margin_open = margin
         self.pending_sep = "\n\n" if self.length else ""

@@ -52,8 +52,8 @@ class Table:
                 self.rows[-1].append(" ".join(self.block))
                 self.block = None
                 rest = line[2:].lstrip(self.tab)
-                if rest:
-                    self.rows[-1].extend(self._cells(rest))
+                if rest:  # more cells, maybe the next text block ("T}:T{", DocBook's)
+                    self._add(self.rows[-1], rest.split(self.tab))
             elif not line.startswith((".", "'")):
                 self.block.append(unescape(line, self.strings).strip())
             return
@@ -62,17 +62,17 @@ class Table:
             return
         if line.startswith((".", "'")) or line.strip() in _RULE:
             return
-        cells = line.split(self.tab)
         row: list[str] = []
         self.rows.append(row)
+        self._add(row, line.split(self.tab))
+
+    def _add(self, row: list[str], cells: list[str]) -> None:
+        """``cells`` onto ``row``; a last cell ``T{`` opens a text block instead."""
         for i, cell in enumerate(cells):
             if cell.strip() == "T{" and i == len(cells) - 1:
                 self.block = []
                 return
             row.append(unescape(cell, self.strings).strip())
-
-    def _cells(self, text: str) -> list[str]:
-        return [unescape(c, self.strings).strip() for c in text.split(self.tab)]
 
     def lines(self) -> list[str]:
         """The rows as text, ``a | b | c``; rows with no text left out."""

@@ -68,15 +68,14 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             lines[-1] = lines[-1][:-1] + line
         else:
             lines.append(line)
-    skip_until: str | None = None
+    in_block = False  # a macro definition or an ignored block: skipped to its ".."
     skip_braces = 0
     else_branch = False
     xo: list[tuple[str, bool]] | None = None
     table: Table | None = None
     for line in lines:
-        if skip_until is not None:
-            if line.strip().startswith(skip_until):
-                skip_until = None
+        if in_block:
+            in_block = _ENDS_BLOCK.match(line) is None
             continue
         if skip_braces:
             skip_braces += line.count("\\{") - line.count("\\}")
@@ -146,7 +145,7 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
                 name, _, rest = request.partition(" ")
             title = _request(page, name, rest, title) or title
             if name in ("de", "de1", "am", "ig"):
-                skip_until = ".."
+                in_block = True
             continue
         if not line.strip():
             if page.nofill:
@@ -168,6 +167,9 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             page.role_spans())
 
 
+# A block's end: "..", or with blanks after the control character (".  ." closes the
+# ".  am URL" of util-linux's pages, written by Asciidoctor: fstab(5) rendered empty).
+_ENDS_BLOCK = re.compile(r"\s*[.'][ \t]*\.(?!\S)")
 _ENDS_OPEN = (".SH", ".Sh", ".SS", ".Ss", ".It ", ".El")
 
 
@@ -231,6 +233,8 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
             page.write(page.prefix + tag)
             page.pending_sep = "\n"
         page.body = True
+    elif name in ("RS",) and page.term_pending():
+        page.indented_term()  # DocBook's ".PP" term ".RS 4" description
     elif name in ("RS",):  # indent from where the text is, back there at its .RE
         page.flush()
         page.saved.append((page.indent, page.body))
@@ -327,8 +331,9 @@ class ManLoader:
     # 2: role spans; 3: mdoc names (.Ux), spacing mode (.Sm); 4: an .It tag is a term,
     # groff conditions (.g) true; 5: item tags (.TP, .It) are sub-sections; 6: an .IP tag
     # that names something is a term and a sub-section too; 7: a .PP after an item's body
-    # is the section's again
-    version = "7"
+    # is the section's again; 8: a block closed by ".  ." ends there (util-linux's pages),
+    # DocBook's ".PP" term ".RS 4" body is an item too (systemd's), "T}:T{" table cells
+    version = "8"
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",
