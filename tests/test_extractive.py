@@ -278,3 +278,19 @@ def test_the_printed_sources_quote_a_long_sentence_whole(tmp_path: Path) -> None
         assert f"“{long}”" in out.getvalue()
     finally:
         kb.close()
+
+
+def test_a_list_of_quotes_starting_with_a_dash_is_bulleted_with_a_star() -> None:
+    # openssl-req(1): "- -key filename|uri This option …" read as an option "--key"
+    # (new-user review, 2026-12-03).
+    from citewise.models.extractive import _Candidate, _render
+
+    chosen = [_Candidate(1.0, 1, "-key filename|uri This option provides the private key"),
+              _Candidate(0.9, 1, "-x509 This option outputs a certificate instead")]
+    text = "".join(_render(chosen))
+    assert text == ("* -key filename|uri This option provides the private key [1]\n"
+                    "* -x509 This option outputs a certificate instead [1]")
+    claims = [c for c in split_claims(text) if c.is_claim]
+    assert [c.text for c in claims] == [chosen[0].text, chosen[1].text]
+    plain = [_Candidate(1.0, 1, "Shipping takes a day"), _Candidate(0.9, 1, "Freight a week")]
+    assert "".join(_render(plain)).startswith("- Shipping takes a day [1]\n- Freight")

@@ -288,9 +288,11 @@ def _render(chosen: list[_Candidate]) -> list[str]:
     """The answer's pieces: sentences run on as prose, each followed by its marker; when
     one lacks a closing full stop (a list item, a heading), all are written as a list, or
     the claim splitter would glue it to the next sentence."""
-    # One quote is no list ("- -i, --ignore-initial=SKIP" read as a double dash).
+    # One quote is no list ("- -i, --ignore-initial=SKIP" read as a double dash), and a
+    # list of quotes that start with a dash takes "* " ("- -key filename" read as "--key").
     prose = len(chosen) == 1 or all(_SENTENCE_END.search(c.text) for c in chosen)
-    sep, bullet = (" ", "") if prose else ("\n", "- ")
+    dashed = any(c.text.startswith("-") for c in chosen)
+    sep, bullet = (" ", "") if prose else ("\n", "* " if dashed else "- ")
     return [f"{sep if i else ''}{bullet}{_marked(c)}" for i, c in enumerate(chosen)]
 
 
