@@ -180,6 +180,13 @@ def test_groff_conditions_take_the_groff_branch() -> None:
     assert "Initially, RS = “\\n” and records are lines." in text
 
 
+def _section_of(rendered: tuple[str, object, list[tuple[int, int, str]]], phrase: str) -> str:
+    """The innermost section of ``render_man``'s text where ``phrase`` is."""
+    text, _, sections = rendered
+    at = text.index(phrase)
+    return [n for a, b, n in sections if a <= at < b][-1]
+
+
 def test_a_paragraph_after_the_last_option_is_its_sections_again() -> None:
     # df(1): the block-size paragraph after ".TP --version" was cited as
     # "OPTIONS > --version" (new-user review, session 18).
@@ -188,11 +195,10 @@ def test_a_paragraph_after_the_last_option_is_its_sections_again() -> None:
             "output version information and exit\n.PP\n"
             "Display values are in units of the first available SIZE.\n.sp\nMore of it.\n"
             ".SH BUGS\n.TP\n\\-x\nan option\n.sp\nstill the option's\n")
-    text, _, sections = render_man(page)
+    rendered = render_man(page)
 
     def section_of(phrase: str) -> str:
-        at = text.index(phrase)
-        return [n for a, b, n in sections if a <= at < b][-1]
+        return _section_of(rendered, phrase)
 
     assert section_of("output version") == "OPTIONS > --version"
     assert section_of("Display values") == "OPTIONS"
@@ -250,11 +256,11 @@ def test_a_docbook_term_over_an_indented_body_is_an_item() -> None:
     # systemd's pages (made from DocBook) write an option as ".PP", its name, ".RS 4" and
     # its description: every citation said only "OPTIONS", and "Defaults to false." had
     # no subject (new-user review, 2026-12-03).
-    text, _, sections = render_man(_TIMER)
+    rendered = render_man(_TIMER)
+    text = rendered[0]
 
     def section_of(phrase: str) -> str:
-        at = text.index(phrase)
-        return [n for a, b, n in sections if a <= at < b][-1]
+        return _section_of(rendered, phrase)
 
     assert section_of("Specify the accuracy") == "OPTIONS > AccuracySec="
     assert section_of("Defaults to 1min") == "OPTIONS > AccuracySec="
