@@ -18,7 +18,7 @@ import pytest
 
 from citewise import Agent, KnowledgeBase
 from citewise.answer import Answer
-from citewise.models.sentence_rank import Sentence, intent, structure_penalty
+from citewise.models.sentence_rank import Sentence, intent, rank, structure_penalty
 
 LICENCE = """\
 # The Harbour Public Licence, version 2.1
@@ -359,3 +359,20 @@ def test_verification_reuses_the_vectors_the_quotes_were_chosen_with(
     quotes = {c.excerpt for c in answer.citations}
     assert not any(quotes & set(batch) for batch in seen), seen  # only the query, if at all
     assert all(len(batch) == 1 for batch in seen)
+
+
+def test_an_option_named_as_an_identifier_is_the_section_the_question_names() -> None:
+    # logind.conf(5): "Are a user's processes killed when they log out?" is asked of the
+    # KillUserProcesses= option, whose heading shares no whole word with it (new-user
+    # review, 2026-12-03).
+    def option(text: str, name: str) -> Sentence:
+        return Sentence(1, 0, text, "", "logind.conf.5.gz", "LOGIND.CONF", True,
+                        section=f"OPTIONS > {name}")
+
+    sentences = [option("Defaults to 10s.", "UserStopDelaySec="),
+                 option('Defaults to "no".', "KillUserProcesses="),
+                 option("Defaults to 100.", "max_sessions")]
+    best = rank("Are a user's processes killed when they log out, by default?", sentences)[0]
+    assert best.sentence.section == "OPTIONS > KillUserProcesses="
+    best = rank("How many sessions at most, by default?", sentences)[0]
+    assert best.sentence.section == "OPTIONS > max_sessions"

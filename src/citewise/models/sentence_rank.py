@@ -251,8 +251,15 @@ def rank(question: str, sentences: Sequence[Sentence], *,
 
 
 def _section_terms(section: str) -> frozenset[str]:
-    """The words of the innermost part of a section path ("OPTIONS > --partial")."""
-    return frozenset(content_terms(section.rsplit(SECTION_SEPARATOR, 1)[-1]))
+    """The words of the innermost part of a section path ("OPTIONS > --partial"), an
+    identifier's parts too: "KillUserProcesses=" is about killing a user's processes,
+    "max_connections" about connections."""
+    last = section.rsplit(SECTION_SEPARATOR, 1)[-1]
+    parts = _PARTS.sub(" ", last)
+    return frozenset(content_terms(last)) | frozenset(content_terms(parts))
+
+
+_PARTS = re.compile(r"(?<=[a-z])(?=[A-Z])|_")
 
 
 def _masked(question: str, named: set[str]) -> str:
