@@ -24,10 +24,11 @@ the ``tune`` split of ``bench/data/answers``):
   them would cost too much per question on a CPU), averaged over the whole question and
   the question less the retrieved documents' title words;
 * **routing** — a sentence of the document whose title or file name the question names;
-* **section** — the same share for the innermost part of its passage's section path: of two
-  sibling sections saying nearly the same ("Invoked as an interactive non-login shell",
-  "Invoked non-interactively"), the one whose heading the question names (+2 of 164 on
-  ``tune``, none lost, the same for any weight from 0.3 to 0.6; 2026-12-03);
+* **section** — the same share for the innermost part of its passage's section path (an
+  identifier's parts too: ``KillUserProcesses=``): of two sibling sections saying nearly
+  the same ("Invoked as an interactive non-login shell", "Invoked non-interactively"), the
+  one whose heading the question names (+2 of 164 on ``tune``, none lost, the same for any
+  weight from 0.3 to 0.6; 2026-12-03);
 * **substance** — words beyond the question's and the title's ("Some background on X."
   says nothing);
 * **structure** — headings and questions (an FAQ's) are context only, never candidates;
