@@ -321,6 +321,12 @@ def test_gzip_bomb_is_refused(tmp_path: Path) -> None:
     with pytest.raises(IngestError) as err:
         load(path)
     assert err.value.code == "archive_bomb"
+    empty = tmp_path / "fstab.5.gz"  # the inner loader's error names the file on disk
+    empty.write_bytes(gzip.compress(b".TH FSTAB 5\n"))
+    with pytest.raises(IngestError) as err:
+        load(empty)
+    assert err.value.code == "empty_document"
+    assert err.value.message.startswith(f"{empty}: ") and "fstab.5:" not in err.value.message
     damaged = tmp_path / "damaged.md.gz"
     damaged.write_bytes(gzip.compress(b"# x\n\nhello\n")[:-6])
     with pytest.raises(IngestError) as err:

@@ -51,7 +51,11 @@ class Gunzipped:
         raw = gunzip(data, max_bytes=MAX_GUNZIPPED_BYTES, what="gzip")
         # The inner loader sees the inner name (its suffix picks the dialect, its stem the
         # title); the metadata still names the file that is on disk.
-        loaded = self.inner.load(inner_path, raw)
+        try:
+            loaded = self.inner.load(inner_path, raw)
+        except IngestError as err:  # said of the file on disk, not of a name it never had
+            message = err.message.replace(str(inner_path), str(path))
+            raise IngestError(message, code=err.code, details=err.details) from None
         meta = dict(loaded.metadata)
         real = file_metadata(path, data, "")
         meta.pop("modified", None)
