@@ -3,6 +3,8 @@ and spacing mode (``.Sm off``), as OpenSSH's pages use them."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from citewise.knowledge.loaders.man import render_man
 
 _SSH = """.Dd $Mdocdate: January 1 2026 $
@@ -195,10 +197,7 @@ def test_a_paragraph_after_the_last_option_is_its_sections_again() -> None:
             "output version information and exit\n.PP\n"
             "Display values are in units of the first available SIZE.\n.sp\nMore of it.\n"
             ".SH BUGS\n.TP\n\\-x\nan option\n.sp\nstill the option's\n")
-    rendered = render_man(page)
-
-    def section_of(phrase: str) -> str:
-        return _section_of(rendered, phrase)
+    section_of = partial(_section_of, render_man(page))
 
     assert section_of("output version") == "OPTIONS > --version"
     assert section_of("Display values") == "OPTIONS"
@@ -258,9 +257,7 @@ def test_a_docbook_term_over_an_indented_body_is_an_item() -> None:
     # no subject (new-user review, 2026-12-03).
     rendered = render_man(_TIMER)
     text = rendered[0]
-
-    def section_of(phrase: str) -> str:
-        return _section_of(rendered, phrase)
+    section_of = partial(_section_of, rendered)
 
     assert section_of("Specify the accuracy") == "OPTIONS > AccuracySec="
     assert section_of("Defaults to 1min") == "OPTIONS > AccuracySec="

@@ -182,7 +182,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     code_wanted = "code" in asks
     sent_terms = [frozenset(content_terms(s.text)) for s in sentences]
     before_terms = [frozenset(content_terms(s.before)) for s in sentences]
-    sections = {s.section: _section_terms(s.section) for s in sentences}  # a few per page
+    sections = {x: _section_terms(x) for x in {s.section for s in sentences}}  # a few per page
     section_terms = [sections[s.section] for s in sentences]
     n = len(sentences)
     df = {t: sum(t in st for st in sent_terms) for t in q_terms}

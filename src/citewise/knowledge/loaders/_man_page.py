@@ -44,11 +44,17 @@ class Page(Blocks):
     def prefix(self) -> str:
         return INDENT * (self.indent + self.body)
 
-    def _joined(self) -> str:
+    def _open_text(self) -> str:
+        """The open paragraph's words as one line."""
         text = " ".join(" ".join(self.words).split(" ")).strip()
+        return re.sub(r"[ \t]+", " ", text).replace("\x01", "")
+
+    def _joined(self) -> str:
+        """The open paragraph's text, closing it."""
+        text = self._open_text()
         self.words.clear()
         self.margin_open = False
-        return re.sub(r"[ \t]+", " ", text).replace("\x01", "")
+        return text
 
     def flush(self, sep: str = "\n\n") -> None:
         if self.words:
@@ -71,7 +77,7 @@ class Page(Blocks):
         ".RS 4" and its description — no ``.TP``. A sentence or a lead-in ("…:") is none."""
         if not (self.margin_open and self.words and not self.nofill):
             return False
-        text = " ".join(" ".join(self.words).split())
+        text = self._open_text()
         return len(text) <= 2 * TERM_TITLE and not text.endswith((".", ":"))
 
     def indented_term(self) -> None:
