@@ -332,6 +332,22 @@ def test_a_name_is_mentioned_as_a_word_not_inside_another() -> None:
         assert answerability(question, best, seen) > 0.8, question
 
 
+def test_a_name_of_several_words_is_mentioned_whole() -> None:
+    # "Time Machine" was found "mentioned" by a manual's "time" and "machine".
+    from citewise.models.answerability import answerability, named
+    from citewise.models.sentence_rank import Scored
+
+    assert named("How do I set up Time Machine backups on my Mac?") == ["time machine", "mac"]
+    assert named("Does asking for Read Uncommitted give dirty reads?") == ["read uncommitted"]
+    apart = "Set the time of the machine before you mount a network drive."
+    together = "Time Machine backs up\nto a network drive every hour."  # a line break inside
+    for passage, expected in ((apart, False), (together, True)):
+        best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+        found = answerability("How often does Time Machine back up to a network drive?",
+                              best, [{"results": [{"text": passage}]}])
+        assert (found > 0.8) is expected, passage
+
+
 def test_a_name_inside_a_compound_or_comparison_still_counts() -> None:
     from citewise.models.answerability import named
 

@@ -32,6 +32,7 @@ def answerability(question: str, scored: Sequence[Scored],
         return 0.0
     seen = " ".join(f"{r.get('title') or ''} {r.get('section') or ''} {r.get('text', '')}"
                     for o in observations for r in o.get("results", [])).lower()
+    seen = " ".join(seen.split())  # a name of two words may break across a line
     if not all(_mentioned(name, seen) for name in named(question)):
         return 0.0
     short = scored[:SHORTLIST]
@@ -45,13 +46,18 @@ def named(question: str) -> list[str]:
     """The things ``question`` names that a passage must mention to answer it, lower-cased:
     capitalised words, identifiers and ``name()`` calls — but not the asker's own data
     (a quoted value, what follows "e.g." / "for example" / ", say"), nor units and general
-    abbreviations ("10 GB", "a big ISO", "the CPU"); "LUKS-encrypted" names LUKS."""
+    abbreviations ("10 GB", "a big ISO", "the CPU"); "LUKS-encrypted" names LUKS. Words
+    in title case that follow each other are one name ("Time Machine", "Secure Boot"): a
+    manual that says "time" and "machine" apart does not mention it."""
     examples = [m.span() for m in _EXAMPLE.finditer(question)]
+    phrases = [m.span(1) for m in _PHRASE.finditer(question)]
     names = []
-    for m in [*_NAME.finditer(question), *_IDENTIFIER.finditer(question),
-              *_CALL.finditer(question)]:
+    for m in [*_PHRASE.finditer(question), *_NAME.finditer(question),
+              *_IDENTIFIER.finditer(question), *_CALL.finditer(question)]:
         if any(a <= m.start(1) < b for a, b in examples):
             continue
+        if m.re is _NAME and any(a <= m.start(1) < b for a, b in phrases):
+            continue  # a word of a name of several
         name = _MODIFIED.sub("", _POSSESSIVE.sub("", m.group(1)))
         if name.upper() not in _GENERIC:
             names.append(name.lower())
@@ -71,6 +77,8 @@ _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words 
 # its contractions ("when I'm done", "I'd", "I've": the asker, not a thing named).
 _NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b(?!I(?:['’](?:m|d|ll|ve|s))?\b)"
                    r"([A-Z][\w.'’-]*[A-Za-z0-9])")
+# Two or more words in title case in a row, past the question's first word: one name.
+_PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z][A-Za-z0-9]*)+)\b")
 # A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size").
 # Not a version ("2.39") nor an abbreviation ("e.g."): a letter first, parts of 2+ chars.
 _IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
