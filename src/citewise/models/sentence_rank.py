@@ -19,6 +19,8 @@ the ``tune`` split of ``bench/data/answers``):
   leans on it (a default, "This", "It");
 * **what is asked** (:func:`intent`) — a "default" question wants a sentence that states
   a default, a limit question a number (cues for other kinds matched too much to help);
+  a "how do I" question does not want the sentence saying why a setting is useful
+  ("Logging to stdout is useful when …") over the one saying what to set;
 * **meaning** — cosine similarity under the packaged MiniLM
   (:mod:`.sentence_similarity`) for a shortlist of the best-scoring sentences (all of
   them would cost too much per question on a CPU), averaged over the whole question and
@@ -129,6 +131,12 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
                         r"limit(?:ed)?|up to)\b", re.I),
 }
 
+# Why one would do something, not how: "Logging to stdout is useful when Postfix runs in a
+# container", "This can, for example, be useful to remove all build products." A "how do
+# I" question wants the sentence that says what to set or run.
+_WHY = re.compile(r"\b(?:is|are|be)\s+(?:[\w,]+\s+){0,3}?(?:useful|handy|helpful|convenient)"
+                  r"\s+(?:when|if|for|to|in)\b", re.I)
+_WHY_WEIGHT = 0.2
 _ANAPHORA = re.compile(r"(?:this|that|these|those|it|its|such|otherwise|the default|if not|"
                       r"if (?:omitted|unset|none)|when (?:omitted|unset))\b", re.I)
 
@@ -214,7 +222,8 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             "lexical": share(sent_terms[k], entity),
             "context_leaning": context if leans else 0.0,
             "context": 0.0 if leans else context,
-            "intent": sum(_INTENT_WEIGHT[a] for a in answers),
+            "intent": sum(_INTENT_WEIGHT[a] for a in answers)
+            - (_WHY_WEIGHT if "procedure" in asks and _WHY.search(s.text) else 0.0),
             "routing": routed.get(s.source, 0.0),
             "section": section,
             "structure": -structure_penalty(s, code_wanted),

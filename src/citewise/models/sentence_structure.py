@@ -1,8 +1,9 @@
 """A candidate sentence's role as evidence: what its structure makes it worth as an answer.
 
 Apart from the ranking (:mod:`.sentence_rank`) because these are facts about documents,
-not about questions: a notice, a navigation bar, a version-change note, a table row or a
-line of code is worth less as an answer to anything. Where the loader said what a span is
+not about questions: a notice, a navigation bar, a version-change note, a table row, a
+line of code, a pointer to the answer ("as described above") or a contents line ("How to
+…") is worth less as an answer to anything. Where the loader said what a span is
 (``Sentence.role``: HTML, markdown, reStructuredText and man pages do), that counts; the
 patterns here catch the same things in formats that say nothing (plain text, PDF).
 """
@@ -26,6 +27,16 @@ _NAVIGATION = re.compile(r"\b(?:prev|next|home|up|top)\b(?:\s*\|\s*\b(?:prev|nex
                          r"top)\b)+|^\s*(?:prev|next)\s*\|", re.I)
 _VERSION_NOTE = re.compile(r"^\s*(?:changed|new|added|deprecated|removed) (?:in|since) "
                            r"(?:version )?\d", re.I)
+# A sentence that sends the reader elsewhere instead of saying it ("See Section 5.3.",
+# "turn it off as described above", "Consult the Dovecot documentation …"), and a
+# contents line that names a topic ("How to turn off … warnings."): what they point at is
+# the answer, not they.
+_POINTER = re.compile(r"^\s*\(?(?:see|refer to|consult)\b|^\s*for (?:more|further|details|"
+                      r"information)\b[^.]*,\s*see\b|\bas (?:described|explained|discussed|"
+                      r"mentioned|shown|noted) (?:above|below|earlier|later|at the end|in the "
+                      r"(?:next|previous|following) section)|\b(?:see|described) (?:above|below)\b",
+                      re.I)
+_TOPIC = re.compile(r"^\s*how to\b", re.I)
 _CODE = re.compile(r"^\s*(?:\$ |>>> |\.\.\. |#!|[\w.-]+\s*\(.*\)\s*[{;]?\s*$)|[{};]\s*$|"
                    r"\b\w+\([^)]*\)\s*¶?\s*$")
 
@@ -44,6 +55,8 @@ def structure_penalty(s: Sentence, code_wanted: bool) -> float:
     penalty = 0.0
     if not s.asserts:  # a heading or lead-in: context for its section, not an answer
         penalty += 0.4 if len(text.split()) <= LEAD_IN_WORDS else 0.1
+    if _POINTER.search(text) or _TOPIC.match(text):
+        penalty += 0.25  # what it points at answers, not it
     if s.role == "version_note" or _VERSION_NOTE.search(text):
         penalty += 0.25  # the change note ranks below the current behaviour
     if s.role == "table" or text.count("|") >= 2:
