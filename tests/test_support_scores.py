@@ -257,6 +257,31 @@ def test_the_cli_says_when_the_sources_do_not_support_the_answer(kb: KnowledgeBa
     assert "do not support" not in out.getvalue()
 
 
+def test_the_cli_marks_the_quote_that_does_not_address_the_question(kb: KnowledgeBase) -> None:
+    """One claim answers, one quotes an unrelated clause: the warning was on stderr only,
+    and in the answer the unrelated quote looked as sure as the other (review, 2026-12-03)."""
+    import io
+
+    from citewise.cli.common import print_answer
+
+    question = "Does a class that overrides __eq__ keep its hash?"
+    probe = ask(kb, question, "x", query="hash __eq__ warranty disclaimer")
+    hashed, apache = doc_of(probe, "datamodel.txt"), doc_of(probe, "apache-2.0.txt")
+    answer = ask(kb, question, f"{HASH_NONE} [{hashed}] {DISCLAIMER} [{apache}]",
+                 query="hash __eq__ warranty disclaimer")
+    assert codes(answer).count("off_topic_evidence") == 1
+    assert "no_answer_in_sources" not in codes(answer)
+    out = io.StringIO()
+    print_answer(answer, kb, out)
+    lines = out.getvalue().splitlines()
+    flagged = [n for n, line in enumerate(lines) if "does not address the question" in line]
+    assert len(flagged) == 1, lines
+    assert lines[flagged[0] - 1].strip().startswith("“Unless required by applicable law")
+    assert "support 0." in lines[flagged[0]]
+    hash_line = next(n for n, line in enumerate(lines) if "implicitly set to None" in line)
+    assert "does not address" not in lines[hash_line + 1]
+
+
 def test_an_unsupported_answer_says_so_in_its_text_for_clients_that_read_only_text(
         kb: KnowledgeBase) -> None:
     # An OpenAI SDK or a chat UI reads `content` alone: the closest passages, quoted with

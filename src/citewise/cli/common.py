@@ -220,11 +220,15 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     out.write("\nSources:\n")
     quotes: dict[int, list[tuple[str, str]]] = {}  # per document: (place, quote)
     texts: dict[str, str | None] = {}
+    flagged = _flagged(answer)
     for c in answer.citations:
         quote = _one_line(c.excerpt)
         # A quote is the evidence: cut only a very long one (at 160 the cut fell on the
         # answer itself, "events of severity WARNING a…", review, session 16).
         quote = quote if len(quote) <= _QUOTE_CHARS else quote[:_QUOTE_CHARS - 1] + "…"
+        quote = f"“{quote}”"
+        if c.claim_index in flagged:
+            quote += f"\n      ({flagged[c.claim_index]})"
         seen = quotes.setdefault(c.document_index, [])
         if all(q != quote for _, q in seen):
             seen.append((_place(answer, c, kb, texts), quote))
@@ -236,7 +240,29 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
             if place != last:
                 out.write(f"    at {source.rsplit('/', 1)[-1]}{place}:\n")
                 last = place
-            out.write(f"    “{quote}”\n")
+            out.write(f"    {quote}\n")
+
+
+def _flagged(answer: Answer) -> dict[int, str]:
+    """Per claim that the checks found wanting, what to say under its quote. The warning
+    went to stderr only, and a reader of the answer saw a quote that does not address the
+    question among those that do, looking just as sure (new-user review, 2026-12-03). An
+    answer all of whose claims fail is said so above it already."""
+    if any(i.code == "no_answer_in_sources" for i in answer.issues):
+        return {}
+    out: dict[int, str] = {}
+    for issue in answer.issues:
+        index = issue.details.get("claim_index") if issue.details else None
+        if isinstance(index, int) and issue.code in _FLAGS:
+            support = issue.details.get("support")
+            score = f", support {support:.2f}" if isinstance(support, float) else ""
+            out.setdefault(index, f"{_FLAGS[issue.code]}{score}")
+    return out
+
+
+_FLAGS = {"off_topic_evidence": "this passage does not address the question",
+          "unsupported_claim": "this passage does not support the claim",
+          "quote_not_in_source": "this quote is not in the source"}
 
 
 _QUOTE_CHARS = 400
