@@ -97,6 +97,43 @@ def test_a_standalone_question_is_left_alone() -> None:
 def test_a_query_that_resolved_the_reference_is_kept() -> None:
     assert carry_into("hashing", ("__eq__", "comparison")) == "hashing __eq__ comparison"
     assert carry_into("__eq__ hashing", ("__eq__", "comparison")) == "__eq__ hashing"
+    # Some of the carried words are not the subject: what it lacks is added.
+    assert carry_into("attached database free disk space", ("VACUUM", "free", "disk")) == (
+        "attached database free disk space VACUUM")
+
+
+VACUUM = """\
+The VACUUM command rebuilds the database file, repacking it into a minimal amount of disk
+space. VACUUM needs as much as twice the size of the original database file in free disk
+space. By default VACUUM works on the main database; to rebuild an attached database
+instead, give its schema name after the command: VACUUM archive.
+"""
+
+FREELIST = """\
+When you delete information from a database, the unused disk space is added to an
+internal free-list and is reused the next time you insert data. The ATTACH DATABASE
+statement adds another database file to the current connection under a schema name; an
+attached database needs no free disk space of its own until it is written to.
+"""
+
+
+def test_a_chain_of_follow_ups_keeps_the_first_turns_subject(tmp_path: Path) -> None:
+    """The third turn's keyword query took "free disk space" from the second turn, and
+    that one carried word kept the thread's subject, VACUUM, out of the search (found
+    over SQLite's manual, 2026-12-03)."""
+    (tmp_path / "vacuum.txt").write_text(VACUUM)
+    (tmp_path / "freelist.txt").write_text(FREELIST)
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
+        assert len(base.ingest([tmp_path / "vacuum.txt", tmp_path / "freelist.txt"]).added) == 2
+        agent = Agent(base, provenance=False)
+        first = agent.ask("What does the VACUUM command do?")
+        agent.ask("How much free disk space does it need?", thread_id=first.thread_id)
+        third = agent.ask("and on an attached database?", thread_id=first.thread_id)
+        details = third.query_details
+        assert details is not None and details.queries
+        assert all("VACUUM" in q for q in details.queries), details.queries
+        # The VACUUM page comes first, not the page that shares the follow-up's own words.
+        assert third.search_documents[0].source.endswith("vacuum.txt")
 
 
 def test_extractive_follow_up_searches_with_the_antecedent(kb: KnowledgeBase) -> None:

@@ -78,14 +78,18 @@ def rewrite(question: str, history: Sequence[tuple[str, str]]) -> FollowUp | Non
 
 
 def carry_into(query: str, carried: Sequence[str]) -> str:
-    """``query`` with the ``carried`` words appended, unless it has one of them already
-    (a model that resolved the reference itself keeps its own query)."""
+    """``query`` with the ``carried`` words it lacks appended, unless it names the thread's
+    subject — the first carried word, an identifier when there is one — already: a model
+    that resolved the reference itself keeps its own query. Having *some* carried word is
+    not enough: the extractive model's keyword query for "and on an attached database?"
+    took "free disk space" from the turn before and lost that turn's subject, VACUUM."""
     if not carried:
         return query
     have = set(content_terms(query))
-    if any(set(content_terms(w)) & have for w in carried):
+    if set(content_terms(carried[0])) <= have:
         return query
-    return f"{query.rstrip()} {' '.join(carried)}"
+    missing = [w for w in carried if not set(content_terms(w)) <= have]
+    return f"{query.rstrip()} {' '.join(missing)}"
 
 
 def _rewrite_one(question: str, previous: str, answer: str) -> FollowUp | None:
