@@ -70,6 +70,7 @@ NO_ANSWER = NOT_IN_SOURCES
 #: ``bench/data/answers``; see ``bench/README.md``).
 ANSWERABLE = 0.45
 _CLOSE = 0.08  # a second quote only when it scores nearly as well as the first
+_TIE = 0.02  # a quote and the same with its completing sentence score alike within this
 _SEARCH = "search_knowledge"
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
 
@@ -203,7 +204,12 @@ def _distinct(candidates: list[_Candidate]) -> list[_Candidate]:
     something to watch. [1] --progress … [1]")."""
     out: list[_Candidate] = []
     for cand in candidates:
-        if not _repeats(cand, out):
+        held = next((i for i, c in enumerate(out) if c.text in cand.text), None)
+        if held is not None and cand.score >= out[held].score - _TIE:
+            # The sentence with the one that completes it ("… hidden files.\n\nDefault:
+            # enabled"), scored as well as the sentence alone: the fuller quote answers more.
+            out[held] = cand
+        elif not _repeats(cand, out):
             out.append(cand)
     return out
 

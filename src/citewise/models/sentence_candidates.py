@@ -4,7 +4,8 @@ Apart from the ranking (:mod:`.sentence_rank`) because this is about where sente
 in a passage, not about the question: a heading or an option's term is context for the
 sentences below it, never a candidate; a term glued to its description by the splitter is
 quoted with it; a sentence that only points back ("This is the default.", "Defaults to
-1000.") is quoted with the sentence it completes; chunks overlap, so a sentence comes once.
+1000.", "Default: enabled" as a paragraph of its own) is quoted with the sentence it
+completes; chunks overlap, so a sentence comes once.
 Every candidate is a verbatim slice of its passage: trimming only drops permalink marks
 (``¶``) and blanks at its edges, never a character inside, and a sentence with a mark
 inside is no candidate.
@@ -62,7 +63,10 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 a, b = _trim(text, a, b)
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     context = context[:2] if context and context[0] == _HEAD else []
-                    previous = None
+                    # "Default: enabled" as a paragraph of its own (an option's field body,
+                    # lighttpd's manual) still completes the paragraph before it.
+                    if not _leans_whole(MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)):
+                        previous = None
                 end = b
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
                 role, lead = _described(roles, text, a, b)
@@ -144,6 +148,8 @@ _CONTEXT = 3
 _POINTS_BACK = re.compile(r"(?:this|that|these|those|it|such|the (?:latter|former|same)"
                           r"|defaults? (?:to|is)|default:)(?:\b|\s)", re.I)
 _POINTS_BACK_WORDS = 8
+# "Default: enabled", "Defaults to 30": a value, however short, and no title.
+_STATES_DEFAULT = re.compile(r"defaults?(?::|\s+(?:to|is))\s*\S", re.I)
 
 
 def _leans_whole(sentence: str) -> bool:
@@ -172,4 +178,5 @@ def _asserts(text: str, a: int, b: int) -> bool:
     if lead.lstrip().startswith("#"):
         return False  # a markdown heading, however long
     listed = BLOCK_LEAD.fullmatch(lead) is not None
-    return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS)
+    return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS
+                or _STATES_DEFAULT.match(body))

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import heading_roles, section_spans, tidy_roles
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["AsciiDocLoader", "render_asciidoc"]
 

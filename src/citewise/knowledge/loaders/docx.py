@@ -28,8 +28,8 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import open_zip
 from citewise.knowledge.loaders._blocks import section_spans
+from citewise.knowledge.loaders._decode import file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan
-from citewise.knowledge.loaders.text import file_metadata
 
 __all__ = ["MAX_PARAGRAPHS", "DocxLoader"]
 

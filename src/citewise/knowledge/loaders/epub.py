@@ -27,9 +27,9 @@ from xml.etree import ElementTree
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import check_zip, read_member
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 from citewise.knowledge.loaders.html import read_html
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["EpubLoader", "read_epub"]
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import gunzip
+from citewise.knowledge.loaders._decode import file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, Loader
-from citewise.knowledge.loaders.text import file_metadata
 
 __all__ = ["MAX_GUNZIPPED_BYTES", "Gunzipped", "GzipLoader"]
 

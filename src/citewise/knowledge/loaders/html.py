@@ -23,6 +23,7 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     block_role,
     is_exponent,
@@ -36,7 +37,6 @@ from citewise.knowledge.loaders._html_chrome import (
     is_permalink,
 )
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["HtmlLoader", "extract_html"]
 

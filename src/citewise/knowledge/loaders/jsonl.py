@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["JsonLoader"]
 

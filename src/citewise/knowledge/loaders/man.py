@@ -27,6 +27,7 @@ from pathlib import Path
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import section_spans
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders._man_page import Page as _Page
 from citewise.knowledge.loaders._mdoc import (
     PUNCT,
@@ -39,7 +40,6 @@ from citewise.knowledge.loaders._mdoc import (
 from citewise.knowledge.loaders._roff import STRINGS, split_args, unescape
 from citewise.knowledge.loaders._tbl import Table
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["ManLoader", "render_man"]
 

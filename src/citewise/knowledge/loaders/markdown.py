@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["MarkdownLoader", "markdown_roles", "parse_headings"]
 

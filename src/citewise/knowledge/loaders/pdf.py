@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
+from citewise.knowledge.loaders._decode import file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
-from citewise.knowledge.loaders.text import file_metadata
 
 __all__ = ["MAX_PAGES", "PdfLoader"]
 

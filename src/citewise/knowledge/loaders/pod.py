@@ -19,8 +19,8 @@ from pathlib import Path
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks, section_spans
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["PodLoader", "read_pod"]
 

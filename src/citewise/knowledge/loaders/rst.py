@@ -33,10 +33,10 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
-__all__ = ["RstLoader", "render_rst"]
+__all__ = ["RstLoader", "looks_like_rst", "read_rst", "render_rst"]
 
 _SETTINGS: dict[str, Any] = {
     "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
@@ -121,6 +121,8 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
         elif isinstance(child, nodes.comment | nodes.target | nodes.substitution_definition
                         | nodes.raw | nodes.pending | nodes.image | nodes.transition):
             continue
+        elif isinstance(child, nodes.topic) and "contents" in child.get("classes", ()):
+            continue  # ".. contents::": the page's own table of contents, navigation
         elif isinstance(child, nodes.system_message):
             _unknown_directive(child, out, level)
         elif isinstance(child, nodes.section):
@@ -256,6 +258,31 @@ def read_rst(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
     return text, (out.headings[0][2] if out.headings else None), spans, out.role_spans()
 
 
+def looks_like_rst(text: str) -> bool:
+    """Whether a file with no rST extension is written in reStructuredText: it has a section
+    title adorned as rST adorns one (a line of one punctuation character under it, as long
+    as the title at least, and maybe over it), and a second title or another rST construct
+    — a directive (``.. contents::``), a field list (``:Author: …``), a literal block's
+    ``::``, an inline literal (````x````). One underlined heading alone is how plain text
+    marks a heading too, and such a file stays plain text."""
+    lines = text[:_SNIFF].splitlines()
+    titles = sum(1 for i in range(1, len(lines)) if _adorns(lines[i - 1], lines[i]))
+    return titles >= 2 or (titles == 1 and _CONSTRUCT.search(text[:_SNIFF]) is not None)
+
+
+def _adorns(title: str, line: str) -> bool:
+    title, line = title.rstrip(), line.rstrip()
+    return (len(line) >= max(3, len(title)) and len(set(line)) == 1 and line[0] in _ADORNMENT
+            and any(c.isalnum() for c in title) and not title[:1].isspace()
+            and len(title) <= 120)
+
+
+_SNIFF = 20_000  # characters read to decide: a title and a construct come early
+_ADORNMENT = frozenset("=-~^\"'`#*+:._")
+_CONSTRUCT = re.compile(r"(?m)^\.\.\s+[\w:.-]+::|^:[A-Za-z][\w .-]*:(?:\s|$)|\S::[ \t]*$|"
+                        r"``[^`\n]+``")
+
+
 _INCLUDE = re.compile(r"(?m)^\.\.\s+include::\s*(\S+)")
 
 
@@ -263,7 +290,7 @@ class RstLoader:
     """``.rst`` / ``.rest`` files."""
 
     name = "rst"
-    version = "2"  # 2: role spans
+    version = "3"  # 2: role spans; 3: no generated table of contents
     extensions: tuple[str, ...] = (".rst", ".rest")
     content_types: tuple[str, ...] = ("text/x-rst", "text/prs.fallenstein.rst")
 

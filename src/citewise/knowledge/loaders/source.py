@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
-from citewise.knowledge.loaders.text import decode_text, file_metadata
 
 __all__ = ["LANGUAGES", "SourceLoader", "definitions"]
 

@@ -1,122 +1,52 @@
-"""Plain text, decoded as is: no newline or whitespace rewriting, so offsets index the file.
-
-UTF-8 (a leading byte-order mark is dropped), UTF-16/32 with a BOM, else the legacy encoding
-that reads most plausibly among charset-normalizer's candidates and Windows-1252
-(``_charsets``), else, without charset-normalizer, Windows-1252 / Latin-1.
+"""Plain text (``.txt``): decoded as is, no newline or whitespace rewriting, so offsets index
+the file — unless the file is reStructuredText, as many projects' ``.txt`` documentation
+is (lighttpd's manual, Django's): then it is read as rST (:mod:`.rst`), with its sections and
+without its markup. Read as plain text, such a page had "===================" for a title,
+no sections, and quotes carried ``:Author:`` fields and trailing ``::`` (new-user review
+over lighttpd's manual, 2026-12-03). Only a file that shows it is rST — section titles with
+their adornment lines, and another title or rST construct besides (:func:`.rst.looks_like_rst`)
+— is read so, and it stays plain text when docutils makes little of it.
 """
 
 from __future__ import annotations
 
-import codecs
-import re
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from citewise.errors import IngestError
-from citewise.knowledge.loaders._charsets import pick
+from citewise.knowledge.loaders._decode import decode_text, file_metadata, first_line_title
 from citewise.knowledge.loaders.base import LoadedDocument
+from citewise.knowledge.loaders.rst import looks_like_rst, read_rst
 
 __all__ = ["TextLoader", "decode_text", "file_metadata"]
 
-_BOMS = (  # UTF-32 before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one.
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-# Control characters (category Cc: U+0000-U+001F, U+007F-U+009F) other than the ones real
-# text files contain (\t \n \v \f \r, ESC): beyond a trace, we are looking at a binary
-# file that happened to decode.
-_BAD_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
-_MAX_CONTROL_RATIO = 0.01
-
-
-def _binary(path: Path, why: str) -> IngestError:
-    return IngestError(
-        f"{path}: not a text file ({why})", code="binary_file", details={"path": str(path)}
-    )
-
-
-def decode_text(path: Path, data: bytes) -> tuple[str, str]:
-    """``(text, encoding)``; raises ``IngestError`` ``binary_file`` / ``empty_document``."""
-    if not data.strip():
-        raise IngestError(f"{path}: empty document", code="empty_document",
-                          details={"path": str(path)})
-    text: str | None = None
-    encoding = ""
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            try:
-                text, encoding = data[len(bom):].decode(name), name
-            except UnicodeDecodeError:
-                raise _binary(path, f"invalid {name}") from None
-            break
-    if text is None:
-        if b"\x00" in data:
-            raise _binary(path, "NUL bytes")
-        try:
-            text, encoding = data.decode("utf-8"), "utf-8"
-        except UnicodeDecodeError:
-            text, encoding = _detect(path, data)
-    if len(_BAD_CONTROLS.findall(text)) > _MAX_CONTROL_RATIO * len(text):
-        raise _binary(path, "control characters")
-    if not text.strip():
-        raise IngestError(f"{path}: empty document", code="empty_document",
-                          details={"path": str(path)})
-    return text, encoding
-
-
-def _detect(path: Path, data: bytes) -> tuple[str, str]:
-    try:
-        from charset_normalizer import from_bytes
-    except ImportError:  # optional: fall back to the usual Western encodings
-        try:
-            return data.decode("cp1252"), "cp1252"
-        except UnicodeDecodeError:
-            return data.decode("latin-1"), "latin-1"
-    matches = list(from_bytes(data))
-    if not matches:
-        raise _binary(path, "no text encoding fits")
-    return pick(data, [(m.encoding, str(m)) for m in matches])
-
-
-def file_metadata(path: Path, data: bytes, encoding: str) -> dict[str, Any]:
-    """Metadata every file-based loader records."""
-    meta: dict[str, Any] = {"path": str(path), "filename": path.name, "size_bytes": len(data)}
-    if encoding:
-        meta["encoding"] = encoding
-    try:
-        mtime = path.stat().st_mtime
-    except OSError:
-        pass
-    else:
-        meta["modified"] = datetime.fromtimestamp(mtime, UTC).isoformat()
-    return meta
-
-
-def first_line_title(text: str, fallback: str, max_len: int = 120) -> str:
-    """The first non-blank line when it is short enough to be a title, else ``fallback``."""
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line if len(line) <= max_len else fallback
-    return fallback
+# Rendered rST keeps at least this share of the file's letters and digits, or the file is
+# read as plain text after all (a "title" docutils read as something else entirely).
+_KEPT = 0.6
 
 
 class TextLoader:
     """``.txt`` files."""
 
     name = "text"
+    version = "2"  # 2: reStructuredText files read as rST
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, encoding = decode_text(path, data)
+        if looks_like_rst(text):
+            rendered, title, sections, roles = read_rst(text)
+            if _alnum(rendered) >= _KEPT * _alnum(text):
+                return LoadedDocument(
+                    text=rendered, content_type="text/x-rst", title=title or path.stem,
+                    metadata=file_metadata(path, data, encoding), sections=sections,
+                    roles=roles)
         return LoadedDocument(
             text=text,
             content_type="text/plain",
             title=first_line_title(text, path.stem),
             metadata=file_metadata(path, data, encoding),
         )
+
+
+def _alnum(text: str) -> int:
+    return sum(c.isalnum() for c in text)

@@ -1,0 +1,108 @@
+"""A file's bytes as text, and the metadata every file-based loader records.
+
+Apart from :mod:`.text` because every loader decodes, and the plain-text loader hands a
+file written in reStructuredText to :mod:`.rst`, which decodes too: one module each way
+would import the other. Decoded as is — no newline or whitespace rewriting, so offsets
+index the file. UTF-8 (a leading byte-order mark is dropped), UTF-16/32 with a BOM, else the legacy encoding
+that reads most plausibly among charset-normalizer's candidates and Windows-1252
+(``_charsets``), else, without charset-normalizer, Windows-1252 / Latin-1.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import IngestError
+from citewise.knowledge.loaders._charsets import pick
+
+__all__ = ["decode_text", "file_metadata", "first_line_title"]
+
+_BOMS = (  # UTF-32 before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one.
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# Control characters (category Cc: U+0000-U+001F, U+007F-U+009F) other than the ones real
+# text files contain (\t \n \v \f \r, ESC): beyond a trace, we are looking at a binary
+# file that happened to decode.
+_BAD_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_MAX_CONTROL_RATIO = 0.01
+
+
+def _binary(path: Path, why: str) -> IngestError:
+    return IngestError(
+        f"{path}: not a text file ({why})", code="binary_file", details={"path": str(path)}
+    )
+
+
+def decode_text(path: Path, data: bytes) -> tuple[str, str]:
+    """``(text, encoding)``; raises ``IngestError`` ``binary_file`` / ``empty_document``."""
+    if not data.strip():
+        raise IngestError(f"{path}: empty document", code="empty_document",
+                          details={"path": str(path)})
+    text: str | None = None
+    encoding = ""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            try:
+                text, encoding = data[len(bom):].decode(name), name
+            except UnicodeDecodeError:
+                raise _binary(path, f"invalid {name}") from None
+            break
+    if text is None:
+        if b"\x00" in data:
+            raise _binary(path, "NUL bytes")
+        try:
+            text, encoding = data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            text, encoding = _detect(path, data)
+    if len(_BAD_CONTROLS.findall(text)) > _MAX_CONTROL_RATIO * len(text):
+        raise _binary(path, "control characters")
+    if not text.strip():
+        raise IngestError(f"{path}: empty document", code="empty_document",
+                          details={"path": str(path)})
+    return text, encoding
+
+
+def _detect(path: Path, data: bytes) -> tuple[str, str]:
+    try:
+        from charset_normalizer import from_bytes
+    except ImportError:  # optional: fall back to the usual Western encodings
+        try:
+            return data.decode("cp1252"), "cp1252"
+        except UnicodeDecodeError:
+            return data.decode("latin-1"), "latin-1"
+    matches = list(from_bytes(data))
+    if not matches:
+        raise _binary(path, "no text encoding fits")
+    return pick(data, [(m.encoding, str(m)) for m in matches])
+
+
+def file_metadata(path: Path, data: bytes, encoding: str) -> dict[str, Any]:
+    """Metadata every file-based loader records."""
+    meta: dict[str, Any] = {"path": str(path), "filename": path.name, "size_bytes": len(data)}
+    if encoding:
+        meta["encoding"] = encoding
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        pass
+    else:
+        meta["modified"] = datetime.fromtimestamp(mtime, UTC).isoformat()
+    return meta
+
+
+def first_line_title(text: str, fallback: str, max_len: int = 120) -> str:
+    """The first line with a letter or digit when it is short enough to be a title, else
+    ``fallback``: a heading's over- or underline ("=====", "{{{") is no title."""
+    for line in text.splitlines():
+        line = line.strip()
+        if any(c.isalnum() for c in line):
+            return line if len(line) <= max_len else fallback
+    return fallback

@@ -1,0 +1,158 @@
+"""A ``.txt`` file written in reStructuredText is read as rST; plain text stays plain.
+
+lighttpd's manual (Debian's ``lighttpd-doc``) is 33 ``.txt`` pages in rST, like Django's
+documentation and many projects' READMEs. Read as plain text (new-user review, 2026-12-03)
+every page's title was its overline, "===================", no section was found, and quotes
+carried ``:Author:`` fields, ``.. contents::`` and the ``::`` that opens an example.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from _loaders import load, section
+from citewise import Agent, KnowledgeBase
+
+# Shaped like a lighttpd module page: an over- and underlined title, a subtitle, a field
+# list, a contents directive, options as a field list, an example opened by "::".
+PROXY = """\
+===================
+the Proxy Interface
+===================
+
+-----------------
+Module: mod_proxy
+-----------------
+
+:Author: A. Writer
+:Date: $Date: 2004/08/01 07:01:29 $
+
+.. contents:: Table of Contents
+
+Description
+===========
+
+The proxy module is the simplest way to connect the server to backends that speak HTTP.
+
+Options
+=======
+
+:proxy.balance:
+  might be one of 'hash', 'round-robin' or 'fair' (default).
+
+  'hash' sends the same request URI to the same backend every time, which raises the
+  backends' cache hit rate.
+
+:proxy.debug:
+  a value between 0 and 65535 that sets the debug level of the module.
+
+Example
+=======
+
+Send every PHP request to two backends ::
+
+  proxy.server = ( ".php" => ( ( "host" => "10.0.0.242" ) ) )
+"""
+
+
+def test_a_txt_page_in_rst_is_read_as_rst(tmp_path: Path) -> None:
+    page = tmp_path / "proxy.txt"
+    page.write_text(PROXY, encoding="utf-8")
+    doc = load(page)
+    assert doc.content_type == "text/x-rst"
+    assert doc.title == "the Proxy Interface"
+    options = section(doc, "the Proxy Interface > Module: mod_proxy > Options")
+    assert "might be one of 'hash', 'round-robin' or 'fair' (default)." in options
+    for junk in ("=====", ":Author:", ".. contents", "Table of Contents", "backends ::"):
+        assert junk not in doc.text, junk
+    assert 'proxy.server = ( ".php"' in doc.text  # the example, verbatim
+
+
+@pytest.mark.parametrize("text", [
+    # One underlined heading is how plain text marks a heading too.
+    "Release notes\n=============\n\nThe 2.0 release drops Python 3.8. Upgrade with pip.\n",
+    # A banner of equals signs and no rST at all.
+    "=====================\nRELEASE NOTES 2.0\n=====================\n\nIt drops Python 3.8.\n",
+    # No adornment: a line of dashes under a sentence that is longer than it.
+    "Totals for the week\n---\nTea 3, coffee 5. See you at the meeting::\n",
+])
+def test_plain_text_stays_plain_text(tmp_path: Path, text: str) -> None:
+    page = tmp_path / "NOTES.txt"
+    page.write_text(text, encoding="utf-8")
+    doc = load(page)
+    assert doc.content_type == "text/plain"
+    assert doc.text == text  # offsets index the file
+    assert any(c.isalnum() for c in doc.title)  # never a line of "="
+
+
+def test_a_page_docutils_makes_little_of_stays_plain_text(tmp_path: Path) -> None:
+    # Two "titles", but most of the file is indented under a line starting "..", which rST
+    # reads as a comment and drops: read as rST, most of the words would be lost.
+    notes = "\n".join(f"   step {n}: copy the files of batch {n} to the archive" for n in range(30))
+    text = f"Backup notes\n============\n\n.. kept from the old wiki\n{notes}\n\nDone\n====\n\nok\n"
+    page = tmp_path / "backup.txt"
+    page.write_text(text, encoding="utf-8")
+    doc = load(page)
+    assert doc.content_type == "text/plain" and doc.text == text
+
+
+def test_an_answer_from_an_rst_txt_page_cites_its_section(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "proxy.txt").write_text(PROXY, encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb") as kb:
+        assert not kb.ingest([tmp_path / "docs"]).failed
+        answer = Agent(kb).ask("Which balancing method does the proxy module use by default?")
+        assert answer.citations
+        c = answer.citations[0]
+        assert "'fair' (default)" in c.excerpt
+        doc = answer.search_documents[c.document_index - 1]
+        stored = kb.document_text(str(doc.document["id"]))
+        assert stored is not None and stored[c.start_char:c.end_char] == c.excerpt
+        assert c.snippet_index is not None
+        assert (doc.snippets[c.snippet_index].section or "").endswith("> Options")
+
+
+# Shaped like lighttpd's dirlisting page: each option's default is a paragraph of its own.
+LISTING = """\
+==================
+Directory Listings
+==================
+
+Options
+=======
+
+:dir-listing.activate:
+  enables virtual directory listings if a directory is requested and no index-file was
+  found
+
+  Default: disabled
+
+:dir-listing.hide-dotfiles:
+  if enabled, does not list hidden files in directory listings generated by the
+  dir-listing option.
+
+  Default: enabled
+
+:dir-listing.show-readme:
+  shows README.txt after the dirlisting if it exists in the directory
+
+  Default: disabled
+"""
+
+
+def test_a_default_on_a_line_of_its_own_is_quoted_with_its_option(tmp_path: Path) -> None:
+    """"Default: enabled" is the answer to "do hidden files show up?" — a short line without
+    a full stop read as a title, and a paragraph of its own never joined the description it
+    completes (review over lighttpd's manual, 2026-12-03)."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "dirlisting.txt").write_text(LISTING, encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb") as kb:
+        assert not kb.ingest([tmp_path / "docs"]).failed
+        answer = Agent(kb).ask("Do hidden dotfiles show up in the directory listings?")
+        quoted = [c.excerpt for c in answer.citations]
+        assert len(quoted) >= 2, quoted
+        assert quoted[0].endswith("does not list hidden files in directory listings generated "
+                                  "by the dir-listing option."), quoted
+        assert quoted[1] == "Default: enabled", quoted
