@@ -317,3 +317,28 @@ def test_an_unsupported_answer_says_so_in_its_text_for_clients_that_read_only_te
     supported = ask(kb, "Does a class that overrides __eq__ keep its hash?",
                     f"{HASH_NONE} [{doc_of(ask(kb, 'hash __eq__', 'x'), 'datamodel.txt')}]")
     assert UNSUPPORTED_NOTE not in supported.text
+
+
+BDAT = """\
+The SMTP server supports RFC 3030 CHUNKING (the BDAT command) without BINARYMIME, in both
+the server and the screening daemon. It is enabled by default.
+
+The first chapter of this manual was written by a volunteer. It was revised in 2019.
+"""
+
+
+@pytest.mark.slow  # embeds the document with the packaged model
+def test_a_quote_that_leans_on_the_sentence_before_is_judged_with_it(tmp_path: Path) -> None:
+    """"It is enabled by default." answers "Is BDAT chunking on out of the box?", but alone
+    its embedding is far from the question: it was called off topic, and `citewise ask`
+    printed that under the right answer (review over Postfix's READMEs, 2026-12-03)."""
+    (tmp_path / "bdat.txt").write_text(BDAT)
+    with KnowledgeBase.open(tmp_path / "kb") as base:
+        base.ingest([tmp_path / "bdat.txt"])
+        question = "Is BDAT chunking on out of the box?"
+        answer = ask(base, question, "It is enabled by default. [1]")
+        assert "off_topic_evidence" not in codes(answer), answer.issues
+        assert answer.claims[0].status == "supported"
+        # Leaning on a sentence about something else does not make a quote on topic.
+        answer = ask(base, question, "It was revised in 2019. [1]")
+        assert "off_topic_evidence" in codes(answer)

@@ -17,7 +17,9 @@ the cited text *and* the cited text must be about the question.
   "what happens") is not a content term.
 * **semantic**, when an embedder is given: the cosine of question and excerpt, mapped
   from the range where MiniLM puts unrelated pairs (≤ 0.2) and answering pairs
-  (≥ 0.5) onto 0..1; then relevance is the mean of the two.
+  (≥ 0.5) onto 0..1; then relevance is the mean of the two. An excerpt that leans on the
+  sentence before it ("It is enabled by default.", "Default: enabled") is embedded after
+  that sentence: alone, it is near no question, and right answers were called off topic.
 
 Calibrated by ``bench/off_topic.py`` on text nobody on the team wrote — Debian's
 Apache-2.0, GPL-3, MPL-2.0 and LGPL-2.1 texts, 17 paraphrased questions whose answering
@@ -155,19 +157,26 @@ class QuestionRelevance:
         return min(1.0, got / total) if total > 0 else 1.0
 
     def excerpt_scores(self, picks: Sequence[tuple[SearchDocument, Excerpt]]) -> list[float]:
-        """:meth:`scores` of excerpts of retrieved snippets, with their neighbours."""
+        """:meth:`scores` of excerpts of retrieved snippets, with their neighbours; an
+        excerpt that leans on the sentence before it is embedded with that sentence."""
         items: list[tuple[str, str]] = []
+        embedded: list[str] = []
         for doc, ex in picks:
             text = doc.snippets[ex.snippet_index].text
-            items.append((ex.text, neighbours(text, ex.start, ex.end, excerpt_spans(text))))
-        return self.scores(items)
+            spans = excerpt_spans(text)
+            items.append((ex.text, neighbours(text, ex.start, ex.end, spans)))
+            embedded.append(_with_antecedent(text, ex.start, ex.text, spans))
+        return self.scores(items, embedded)
 
-    def scores(self, items: Sequence[tuple[str, str]]) -> list[float]:
-        """Relevance of each ``(excerpt, context)``; one embedding batch for all."""
+    def scores(self, items: Sequence[tuple[str, str]],
+               embedded: Sequence[str] | None = None) -> list[float]:
+        """Relevance of each ``(excerpt, context)``; one embedding batch for all.
+        ``embedded``: what to embed for each excerpt, when not the excerpt itself."""
         lexical = [self.lexical(e, c) for e, c in items]
         if not self._weights or self.embed is None or not items or min(lexical) >= 1.0:
             return lexical  # (every question word in every excerpt: nothing to add)
-        texts = list(dict.fromkeys([self.question, *(e for e, _ in items)]))
+        embedded = list(embedded) if embedded is not None else [e for e, _ in items]
+        texts = list(dict.fromkeys([self.question, *embedded]))
         try:
             rows = [[float(x) for x in row] for row in self.embed(texts)]
             if len(rows) != len(texts):
@@ -179,7 +188,25 @@ class QuestionRelevance:
         q = vectors[self.question]
         self.off_topic = OFF_TOPIC
         return [(lex + _semantic(cosine(q, vectors[e]))) / 2
-                for lex, (e, _) in zip(lexical, items, strict=True)]
+                for lex, e in zip(lexical, embedded, strict=True)]
+
+
+def _with_antecedent(text: str, start: int, excerpt: str, spans: Iterable[tuple[int, int]]
+                     ) -> str:
+    """``excerpt``, after the sentence before it when it leans on that one ("It is enabled
+    by default.", "This is called backscatter.", "Default: enabled"): alone, its embedding
+    is far from any question, and a right answer was called off topic."""
+    if not _LEANS.match(excerpt):
+        return excerpt
+    before = ""
+    for a, b in spans:
+        if b <= start:
+            before = text[a:b]
+    return f"{before} {excerpt}" if before else excerpt
+
+
+_LEANS = re.compile(r"\s*(?:it|its|this|that|these|those|they|such|defaults?|the default)\b",
+                    re.IGNORECASE)
 
 
 def _asked_terms(text: str) -> list[str]:
