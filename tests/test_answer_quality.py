@@ -249,6 +249,12 @@ def _sentence(text: str, *, asserts: bool = True) -> Sentence:
     "character varying(n), varchar(n) | variable-length with limit | text",
     "psql -X --set ON_ERROR_STOP=on dbname < dumpfile",  # a command line from a <pre>
     "git log --oneline -5",
+    # Pointers and contents lines (test_evidence_pointers.py has them in a page).
+    "See Section 19.4 for the details of each setting.",
+    "For more information about sockets, see the systemd.socket manual.",
+    "Consult the Dovecot documentation for how to configure the authentication server.",
+    "If you require reject_unauth_pipelining, turn off CHUNKING as described above.",
+    "How to turn off backwards-compatibility warnings.",
 ])
 def test_structure_ranks_below_prose(text: str) -> None:
     prose = "If indent is a non-negative integer, members are pretty-printed with it."
@@ -260,8 +266,11 @@ def test_structure_ranks_below_prose(text: str) -> None:
     "Use the -x option to remove ignored files.",
     "git add -p lets you stage hunks one by one.",
     "the -n flag bypasses the hooks",
+    # Nor is prose that mentions seeing or describing a pointer.
+    "The server sees the client's address as described in RFC 5321.",
+    "How long a job waits is set by max_wait.",
 ])
-def test_prose_naming_an_option_is_no_command_line(prose: str) -> None:
+def test_prose_naming_an_option_or_a_reference_is_plain_prose(prose: str) -> None:
     assert structure_penalty(_sentence(prose), code_wanted=False) == 0.0
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import pytest
 
 from citewise import Agent, KnowledgeBase
-from citewise.models.sentence_rank import Sentence, structure_penalty
 
 MAILER = """\
 # Mailer logging and CHUNKING support
@@ -67,27 +66,3 @@ def test_how_do_i_is_answered_by_the_setting_not_by_why_it_is_useful(kb: Knowled
 def test_a_pointer_to_the_answer_is_not_the_answer(kb: KnowledgeBase) -> None:
     quote = _first_quote(kb, "How can I stop the mailer from advertising CHUNKING to clients?")
     assert "smtpd_discard_ehlo_keywords" in quote
-
-
-@pytest.mark.parametrize("text", [
-    "See Section 19.4 for the details of each setting.",
-    "For more information about sockets, see the systemd.socket manual.",
-    "Consult the Dovecot documentation for how to configure the authentication server.",
-    "If you require reject_unauth_pipelining, turn off CHUNKING as described above.",
-    "How to turn off backwards-compatibility warnings.",
-])
-def test_pointers_and_contents_lines_rank_below_prose(text: str) -> None:
-    assert structure_penalty(_sentence(text), code_wanted=False) > 0.2
-
-
-@pytest.mark.parametrize("text", [
-    "The server sees the client's address as described in RFC 5321.",
-    "How long a job waits is set by max_wait.",
-    "Seen from the client, the connection is closed.",
-])
-def test_prose_that_merely_mentions_seeing_is_no_pointer(text: str) -> None:
-    assert structure_penalty(_sentence(text), code_wanted=False) == 0.0
-
-
-def _sentence(text: str) -> Sentence:
-    return Sentence(1, 0, text, "", "page.html", "Page", True)
