@@ -98,6 +98,15 @@ def test_a_page_docutils_makes_little_of_stays_plain_text(tmp_path: Path) -> Non
     assert doc.content_type == "text/plain" and doc.text == text
 
 
+def test_a_large_file_stays_plain_text(tmp_path: Path) -> None:
+    # docutils reads ~1 MB a second: a 2 MB+ file would hold the ingest for seconds.
+    page = tmp_path / "big.txt"
+    text = PROXY + "\nMore words in a long appendix.\n" * 80_000
+    page.write_text(text, encoding="utf-8")
+    doc = load(page)
+    assert len(text) > 2_000_000 and doc.content_type == "text/plain" and doc.text == text
+
+
 def test_an_answer_from_an_rst_txt_page_cites_its_section(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "proxy.txt").write_text(PROXY, encoding="utf-8")

@@ -5,7 +5,7 @@ without its markup. Read as plain text, such a page had "===================" fo
 no sections, and quotes carried ``:Author:`` fields and trailing ``::`` (new-user review
 over lighttpd's manual, 2026-12-03). Only a file that shows it is rST — section titles with
 their adornment lines, and another title or rST construct besides (:func:`.rst.looks_like_rst`)
-— is read so, and it stays plain text when docutils makes little of it.
+— is read so, and it stays plain text when docutils makes little of it or it is large.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ __all__ = ["TextLoader", "decode_text", "file_metadata"]
 # Rendered rST keeps at least this share of the file's letters and digits, or the file is
 # read as plain text after all (a "title" docutils read as something else entirely).
 _KEPT = 0.6
+# docutils reads about 1 MB a second here: a larger file (a book, a log with underlined
+# headings) stays plain text, read at once, rather than parsed as rST for many seconds.
+_MAX_RST = 2_000_000
 
 
 class TextLoader:
@@ -33,7 +36,7 @@ class TextLoader:
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, encoding = decode_text(path, data)
-        if looks_like_rst(text):
+        if len(text) <= _MAX_RST and looks_like_rst(text):
             rendered, title, sections, roles = read_rst(text)
             if _alnum(rendered) >= _KEPT * _alnum(text):
                 return LoadedDocument(
