@@ -323,6 +323,9 @@ BDAT = """\
 The SMTP server supports RFC 3030 CHUNKING (the BDAT command) without BINARYMIME, in both
 the server and the screening daemon. It is enabled by default.
 
+When a spammer or worm sends mail with forged sender addresses, innocent sites are flooded
+with undeliverable mail notifications. This is called backscatter mail.
+
 The first chapter of this manual was written by a volunteer. It was revised in 2019.
 """
 
@@ -339,6 +342,11 @@ def test_a_quote_that_leans_on_the_sentence_before_is_judged_with_it(tmp_path: P
         answer = ask(base, question, "It is enabled by default. [1]")
         assert "off_topic_evidence" not in codes(answer), answer.issues
         assert answer.claims[0].status == "supported"
+        # The sentence the next one names: "This is called backscatter mail."
+        defined = ("When a spammer or worm sends mail with forged sender addresses, innocent "
+                   "sites are flooded\nwith undeliverable mail notifications. [1]")
+        answer = ask(base, "What does the term backscatter mean?", defined)
+        assert "off_topic_evidence" not in codes(answer), answer.issues
         # Leaning on a sentence about something else does not make a quote on topic.
         answer = ask(base, question, "It was revised in 2019. [1]")
         assert "off_topic_evidence" in codes(answer)

@@ -19,7 +19,8 @@ the cited text *and* the cited text must be about the question.
   from the range where MiniLM puts unrelated pairs (≤ 0.2) and answering pairs
   (≥ 0.5) onto 0..1; then relevance is the mean of the two. An excerpt that leans on the
   sentence before it ("It is enabled by default.", "Default: enabled") is embedded after
-  that sentence: alone, it is near no question, and right answers were called off topic.
+  that sentence, and one the next sentence leans on ("This is called backscatter mail.")
+  before it: alone, it is near no question, and right answers were called off topic.
 
 Calibrated by ``bench/off_topic.py`` on text nobody on the team wrote — Debian's
 Apache-2.0, GPL-3, MPL-2.0 and LGPL-2.1 texts, 17 paraphrased questions whose answering
@@ -165,7 +166,7 @@ class QuestionRelevance:
             text = doc.snippets[ex.snippet_index].text
             spans = excerpt_spans(text)
             items.append((ex.text, neighbours(text, ex.start, ex.end, spans)))
-            embedded.append(_with_antecedent(text, ex.start, ex.text, spans))
+            embedded.append(_with_antecedent(text, ex.start, ex.end, ex.text, spans))
         return self.scores(items, embedded)
 
     def scores(self, items: Sequence[tuple[str, str]],
@@ -191,18 +192,24 @@ class QuestionRelevance:
                 for lex, e in zip(lexical, embedded, strict=True)]
 
 
-def _with_antecedent(text: str, start: int, excerpt: str, spans: Iterable[tuple[int, int]]
-                     ) -> str:
-    """``excerpt``, after the sentence before it when it leans on that one ("It is enabled
-    by default.", "This is called backscatter.", "Default: enabled"): alone, its embedding
-    is far from any question, and a right answer was called off topic."""
-    if not _LEANS.match(excerpt):
-        return excerpt
-    before = ""
+def _with_antecedent(text: str, start: int, end: int, excerpt: str,
+                     spans: Iterable[tuple[int, int]]) -> str:
+    """``excerpt`` with the sentence it leans on, or that leans on it: after the sentence
+    before it when it points back ("It is enabled by default.", "Default: enabled"), before
+    the sentence after it when that one points back to it ("… flooded with undeliverable
+    mail notifications." — "This is called backscatter mail."). Alone, its embedding is far
+    from the question, and a right answer was called off topic."""
+    before = after = ""
     for a, b in spans:
         if b <= start:
             before = text[a:b]
-    return f"{before} {excerpt}" if before else excerpt
+        elif a >= end and not after:
+            after = text[a:b]
+    if before and _LEANS.match(excerpt):
+        return f"{before} {excerpt}"
+    if after and _LEANS.match(after):
+        return f"{excerpt} {after}"
+    return excerpt
 
 
 _LEANS = re.compile(r"\s*(?:it|its|this|that|these|those|they|such|defaults?|the default)\b",
