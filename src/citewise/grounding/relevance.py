@@ -164,9 +164,9 @@ class QuestionRelevance:
         embedded: list[str] = []
         for doc, ex in picks:
             text = doc.snippets[ex.snippet_index].text
-            spans = excerpt_spans(text)
-            items.append((ex.text, neighbours(text, ex.start, ex.end, spans)))
-            embedded.append(_with_antecedent(text, ex.start, ex.end, ex.text, spans))
+            before, after = _around(text, ex.start, ex.end, excerpt_spans(text))
+            items.append((ex.text, f"{before} {after}".strip()))
+            embedded.append(_with_antecedent(ex.text, before, after))
         return self.scores(items, embedded)
 
     def scores(self, items: Sequence[tuple[str, str]],
@@ -192,19 +192,12 @@ class QuestionRelevance:
                 for lex, e in zip(lexical, embedded, strict=True)]
 
 
-def _with_antecedent(text: str, start: int, end: int, excerpt: str,
-                     spans: Iterable[tuple[int, int]]) -> str:
+def _with_antecedent(excerpt: str, before: str, after: str) -> str:
     """``excerpt`` with the sentence it leans on, or that leans on it: after the sentence
-    before it when it points back ("It is enabled by default.", "Default: enabled"), before
-    the sentence after it when that one points back to it ("… flooded with undeliverable
-    mail notifications." — "This is called backscatter mail."). Alone, its embedding is far
-    from the question, and a right answer was called off topic."""
-    before = after = ""
-    for a, b in spans:
-        if b <= start:
-            before = text[a:b]
-        elif a >= end and not after:
-            after = text[a:b]
+    ``before`` it when it points back ("It is enabled by default.", "Default: enabled"),
+    before the sentence ``after`` it when that one points back to it ("… flooded with
+    undeliverable mail notifications." — "This is called backscatter mail."). Alone, its
+    embedding is far from the question, and a right answer was called off topic."""
     if before and _LEANS.match(excerpt):
         return f"{before} {excerpt}"
     if after and _LEANS.match(after):
@@ -226,10 +219,16 @@ def _semantic(cos: float) -> float:
 
 def neighbours(text: str, start: int, end: int, spans: Iterable[tuple[int, int]]) -> str:
     """The sentences of ``text`` just before and after ``text[start:end]``."""
+    before, after = _around(text, start, end, spans)
+    return f"{before} {after}".strip()
+
+
+def _around(text: str, start: int, end: int, spans: Iterable[tuple[int, int]]
+            ) -> tuple[str, str]:
     before = after = ""
     for a, b in spans:
         if b <= start:
             before = text[a:b]
         elif a >= end and not after:
             after = text[a:b]
-    return f"{before} {after}".strip()
+    return before, after
