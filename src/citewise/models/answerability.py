@@ -50,9 +50,10 @@ def named(question: str) -> list[str]:
     in title case that follow each other are one name ("Time Machine", "Secure Boot"): a
     manual that says "time" and "machine" apart does not mention it."""
     examples = [m.span() for m in _EXAMPLE.finditer(question)]
-    phrases = [m.span(1) for m in _PHRASE.finditer(question)]
+    whole = list(_PHRASE.finditer(question))
+    phrases = [m.span(1) for m in whole]
     names = []
-    for m in [*_PHRASE.finditer(question), *_NAME.finditer(question),
+    for m in [*whole, *_NAME.finditer(question),
               *_IDENTIFIER.finditer(question), *_CALL.finditer(question)]:
         if any(a <= m.start(1) < b for a, b in examples):
             continue

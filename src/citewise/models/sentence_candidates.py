@@ -61,14 +61,14 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             previous: int | None = None  # where the paragraph's last full sentence starts
             for a, b in segments(text):
                 a, b = _trim(text, a, b)
+                sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     context = context[:2] if context and context[0] == _HEAD else []
                     # "Default: enabled" as a paragraph of its own (an option's field body,
                     # lighttpd's manual) still completes the paragraph before it.
-                    if not _leans_whole(MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)):
+                    if not _leans_whole(sentence):
                         previous = None
                 end = b
-                sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
                 role, lead = _described(roles, text, a, b)
                 asserts = (role not in LABEL_ROLES and (role == "list_item"
                                                           or _asserts(text, a, b)))

@@ -265,9 +265,10 @@ def looks_like_rst(text: str) -> bool:
     — a directive (``.. contents::``), a field list (``:Author: …``), a literal block's
     ``::``, an inline literal (````x````). One underlined heading alone is how plain text
     marks a heading too, and such a file stays plain text."""
-    lines = text[:_SNIFF].splitlines()
+    head = text[:_SNIFF]
+    lines = head.splitlines()
     titles = sum(1 for i in range(1, len(lines)) if _adorns(lines[i - 1], lines[i]))
-    return titles >= 2 or (titles == 1 and _CONSTRUCT.search(text[:_SNIFF]) is not None)
+    return titles >= 2 or (titles == 1 and _CONSTRUCT.search(head) is not None)
 
 
 def _adorns(title: str, line: str) -> bool:
