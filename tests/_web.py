@@ -1,6 +1,6 @@
 """What the browser tests share: Debian's Chromium driven by Playwright (a missing browser
 fails under ``CI=true``, skips elsewhere), a real server on loopback whose model routes on
-the question (``approve …`` and ``slow …`` are scripted, anything else is the default
+the question (``approve …``, ``slow …`` and ``stray …`` are scripted, anything else is the default
 ``extractive`` model), a TCP proxy that can cut every connection mid-stream, and a page
 fixture that fails the test on any console error (404s included)."""
 
@@ -78,6 +78,11 @@ SCRIPTS: dict[str, tuple[list[Any], float, float]] = {
     # first word → (turns, delay before a turn, delay between its parts)
     "approve": ([call("refund", order="A-17"), "The refund of A-17 is done."], 0.0, 0.0),
     "slow": (_slow_turns(), 0.2, 0.15),
+    # One claim on the stove guide, one that cites the returns policy for a stove question:
+    # the verifier flags the second (off_topic_evidence), not the answer as a whole.
+    "stray": ([call("search_knowledge", query="Flint stove fuel refund"),
+               "The Flint stove burns butane canisters only [1]. "
+               "Refunds are paid to the card used at checkout [2]."], 0.0, 0.0),
 }
 
 

@@ -2,7 +2,8 @@
 answer's markdown (the list the extractive model writes when a quote has no full stop,
 `code`, **bold**) becomes lists and inline elements with every marker still its own
 citation; the sources are not numbered twice; a thread's title is readable in the
-sidebar; on a phone, a new turn and the threads drawer stay below the sticky header
+sidebar; a quote the verifier found off the question is marked where it is shown, not
+only in the warnings; on a phone, a new turn and the threads drawer stay below the sticky header
 (which wraps to two rows there)."""
 
 from __future__ import annotations
@@ -24,11 +25,14 @@ GEAR = ("# Stove guide\n\n"
         "- The Cinder stove burns dry wood and pine cones\n\n"
         "## Care\n\n"
         "Clean the jet of a stove after every trip. Store fuel away from the tent.\n")
+RETURNS = ("# Returns\n\nA parcel returned within 30 days is refunded in full. "
+           "Refunds are paid to the card used at checkout.\n")
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve_with(tmp_path_factory.mktemp("web-render"), {"stoves.md": GEAR})
+    yield from serve_with(tmp_path_factory.mktemp("web-render"),
+                          {"stoves.md": GEAR, "returns.md": RETURNS})
 
 
 def last_answer(page: Any, http: httpx.Client) -> dict[str, Any]:
@@ -161,3 +165,59 @@ def test_prev_and_next_are_disabled_when_there_is_one_citation(base: str, page_o
     page.click("#viewer-next")
     page.wait_for_function(
         "() => document.querySelector('#viewer-position').textContent.startsWith('Citation 2')")
+
+
+def test_a_quote_that_does_not_address_the_question_is_marked_where_it_is_shown(
+        base: str, page_of: Any) -> None:
+    page, _ = page_of(base, viewport={"width": 1280, "height": 800})
+    ready(page)
+    ask(page, "Stray question: which fuel does the Flint stove burn?")
+    with httpx.Client(base_url=base, timeout=60) as http:
+        answer = last_answer(page, http)
+    flagged = [i["details"]["claim_index"] for i in answer["issues"]
+               if i["code"] == "off_topic_evidence"]
+    assert flagged == [1], answer["issues"]
+    turn = page.locator(".turn:last-of-type")
+    rows = turn.locator(".sources-list > li")
+    assert rows.count() == 2
+    texts = rows.all_inner_texts()
+    ok = next(t for t in texts if "butane" in t)
+    off = next(t for t in texts if "Refunds are paid" in t)
+    assert "does not address the question" not in ok
+    assert "This passage does not address the question (support 0.00)" in off
+    # The marker of the flagged claim looks different and says why to a screen reader.
+    markers = turn.locator(".answer button.cite")
+    assert markers.evaluate_all("bs => bs.map(b => b.classList.contains('flagged'))") \
+        == [False, True]
+    assert "does not address the question" in (markers.nth(1).get_attribute("aria-label") or "")
+    markers.nth(1).hover()
+    page.wait_for_selector("#cite-card:not([hidden]) .flag")
+    markers.nth(0).hover()
+    page.wait_for_selector("#cite-card:not([hidden]) .card-support")
+    assert page.locator("#cite-card .flag").count() == 0
+
+
+# When the whole answer is said not to be in the sources, the answer says so above its
+# quotes; no quote is marked on its own (as `citewise ask` prints it).
+NO_ANSWER = """async () => {
+  const { renderSources } = await import('/web/answer.js');
+  const doc = { source: 'a.md', document: { id: 'd1', title: 'A' }, snippets: [] };
+  const answer = {
+    text: 'x [1]', search_documents: [doc],
+    citations: [{ citation_index: 0, document_index: 1, snippet_index: null, claim_index: 0,
+      excerpt: 'x', start_char: 0, end_char: 1 }],
+    issues: [{ code: 'off_topic_evidence', message: 'm', details: { claim_index: 0, support: 0.1 } }],
+  };
+  const flags = (a) => { const root = document.createElement('div');
+    renderSources(root, a, () => {}); return root.querySelectorAll('.flag').length; };
+  const none = { ...answer, issues: [...answer.issues,
+    { code: 'no_answer_in_sources', message: 'm', details: {} }] };
+  return [flags(answer), flags(none)];
+}"""
+
+
+def test_no_quote_is_marked_on_its_own_when_the_answer_is_not_in_the_sources(
+        base: str, page_of: Any) -> None:
+    page, _ = page_of(base)
+    ready(page)
+    assert page.evaluate(NO_ANSWER) == [1, 0]

@@ -30,6 +30,41 @@ function where(snippet) {
   return parts.join(" · ");
 }
 
+// What to say beside a quote whose claim the checks found wanting, as `citewise ask` says
+// it under the quote: the warnings list named the claim by number only, and a reader saw
+// a quote that does not address the question among those that do, looking just as sure.
+const FLAGS = {
+  off_topic_evidence: "This passage does not address the question",
+  unsupported_claim: "This passage does not support the claim",
+  quote_not_in_source: "This quote is not in the source",
+};
+
+/** Claim index → its flag ({ text, support }). None when the whole answer is said not to
+ * be in the sources (the answer says so above its quotes already). */
+export function claimFlags(answer) {
+  const flags = new Map();
+  const issues = answer.issues || [];
+  if (issues.some((i) => i.code === "no_answer_in_sources")) return flags;
+  for (const issue of issues) {
+    const details = issue.details || {};
+    const index = details.claim_index;
+    if (!Number.isInteger(index) || !(issue.code in FLAGS) || flags.has(index)) continue;
+    const support = typeof details.support === "number" ? details.support : null;
+    flags.set(index, { text: FLAGS[issue.code], support });
+  }
+  return flags;
+}
+
+/** A flag with the claim's support (the card shows the support on a line of its own). */
+function withSupport(flag) {
+  return flag.support === null ? flag.text : `${flag.text} (support ${flag.support.toFixed(2)})`;
+}
+
+function flagOf(flags, citation) {
+  return citation.claim_index === null || citation.claim_index === undefined
+    ? null : flags.get(citation.claim_index) || null;
+}
+
 // One card for the whole page, moved to the marker that is hovered or focused.
 let card = null;
 function showCard(marker, answer, citation) {
@@ -38,6 +73,7 @@ function showCard(marker, answer, citation) {
     document.body.append(card);
   }
   const { doc, snippet } = citedPlace(answer, citation);
+  const flag = flagOf(claimFlags(answer), citation);
   card.replaceChildren(
     h("blockquote", { class: "quote" }, citation.excerpt),
     h("p", { class: "card-doc" }, h("strong", {}, docTitle(doc)), doc && docTitle(doc) !== doc.source
@@ -45,6 +81,7 @@ function showCard(marker, answer, citation) {
     where(snippet) ? h("p", { class: "card-where" }, where(snippet)) : null,
     h("p", { class: "card-support" }, citation.support === null || citation.support === undefined
       ? "support: not scored" : `support ${citation.support.toFixed(2)}`),
+    flag ? h("p", { class: "flag" }, flag.text) : null,
   );
   card.hidden = false;
   const rect = marker.getBoundingClientRect();
@@ -81,6 +118,7 @@ function inline(el, text) {
  * marker buttons. */
 export function renderAnswerText(target, answer, onOpen) {
   target.replaceChildren();
+  const flags = claimFlags(answer);
   let occurrence = 0;
   const fill = (el, line) => {
     let last = 0;
@@ -92,9 +130,11 @@ export function renderAnswerText(target, answer, onOpen) {
         || answer.citations.find((c) => c.document_index === n) || null;
       if (citation) {
         const { doc } = citedPlace(answer, citation);
+        const flag = flagOf(flags, citation);
         el.append(h("button", {
-          type: "button", class: "cite", dataset: { citation: String(citation.citation_index) },
-          "aria-label": `Citation ${n}: ${docTitle(doc)}`,
+          type: "button", class: flag ? "cite flagged" : "cite",
+          dataset: { citation: String(citation.citation_index) },
+          "aria-label": `Citation ${n}: ${docTitle(doc)}${flag ? ` (${flag.text})` : ""}`,
           onclick: () => { hideCard(); onOpen(citation.citation_index); },
           onmouseenter: (e) => showCard(e.currentTarget, answer, citation),
           onfocus: (e) => showCard(e.currentTarget, answer, citation),
@@ -172,18 +212,22 @@ function ratingControl(label, onSend) {
 export function renderSources(target, answer, onOpen) {
   target.replaceChildren();
   const token = answer.trajectory && answer.trajectory.feedback_token;
+  const flags = claimFlags(answer);
   const seen = new Set();
   const rows = [];
   for (const c of answer.citations) {
-    const key = `${c.document_index}:${c.snippet_index}`;
+    const flag = flagOf(flags, c);
+    // A passage cited by a sound claim and by a flagged one is listed for each.
+    const key = `${c.document_index}:${c.snippet_index}:${flag ? flag.text : ""}`;
     if (seen.has(key)) continue;
     seen.add(key);
     const { doc, snippet } = citedPlace(answer, c);
-    rows.push(h("li", { class: "source" },
+    rows.push(h("li", { class: flag ? "source flagged" : "source" },
       h("button", { type: "button", class: "link", onclick: () => onOpen(c.citation_index) },
         `[${c.document_index}] ${docTitle(doc)}`),
       where(snippet) ? h("span", { class: "muted" }, ` · ${where(snippet)}`) : null,
       h("q", { class: "excerpt" }, c.excerpt),
+      flag ? h("p", { class: "flag" }, withSupport(flag)) : null,
       token ? ratingControl(`Rate citation ${c.document_index}`, (rating, comment) =>
         api.post("/v1/feedback", { token, rating, comment, document_index: c.document_index,
           snippet_index: c.snippet_index ?? null })) : null));
