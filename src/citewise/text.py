@@ -12,6 +12,7 @@ from functools import lru_cache
 
 __all__ = [
     "CJK_CHARS",
+    "POINTING_WORDS",
     "STOPWORDS",
     "cjk_bigrams",
     "content_terms",
@@ -27,6 +28,14 @@ __all__ = [
     "terms",
     "word_term",
 ]
+
+#: The words a sentence opens with when it points back at the one before ("This is the
+#: default.", "It is off unless …"), as a regex alternation. Three places ask whether a
+#: sentence leans on its neighbour, each adding its own openers to these: a short one is
+#: quoted with the sentence before (models.sentence_candidates), one is ranked by its
+#: context (models.sentence_rank), one is embedded with its neighbour
+#: (grounding.relevance).
+POINTING_WORDS = "this|that|these|those|it|such"
 
 # A sentence ends at . ! ? … followed by closing quotes/brackets and space, after CJK 。！？,
 # or at a blank line. The match starts AT the punctuation (not with a look-behind after

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 from citewise.answer import SearchDocument
 from citewise.grounding.verify import EmbedFn, Excerpt, cosine, excerpt_spans
-from citewise.text import content_terms
+from citewise.text import POINTING_WORDS, content_terms
 
 if TYPE_CHECKING:
     from citewise.agent.state import RunState
@@ -205,7 +205,7 @@ def _with_antecedent(excerpt: str, before: str, after: str) -> str:
     return excerpt
 
 
-_LEANS = re.compile(r"\s*(?:it|its|this|that|these|those|they|such|defaults?|the default)\b",
+_LEANS = re.compile(rf"\s*(?:{POINTING_WORDS}|its|they|defaults?|the default)\b",
                     re.IGNORECASE)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
 from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS
+from citewise.text import POINTING_WORDS
 
 __all__ = ["Sentence", "candidates"]
 
@@ -145,7 +146,7 @@ _HEAD = "\x00"  # marks a context that starts at a heading
 _CONTEXT = 3
 # A sentence without a subject of its own leans on the one before it too: "Defaults to
 # 1000 - 59999." (adduser.conf(5)), "Default: 30 seconds."
-_POINTS_BACK = re.compile(r"(?:this|that|these|those|it|such|the (?:latter|former|same)"
+_POINTS_BACK = re.compile(rf"(?:{POINTING_WORDS}|the (?:latter|former|same)"
                           r"|defaults? (?:to|is)|default:)(?:\b|\s)", re.I)
 _POINTS_BACK_WORDS = 8
 # "Default: enabled", "Defaults to 30": a value, however short, and no title.

@@ -56,7 +56,7 @@ from pathlib import PurePosixPath
 from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.models.sentence_candidates import Sentence, candidates
 from citewise.models.sentence_structure import structure_penalty
-from citewise.text import content_terms
+from citewise.text import POINTING_WORDS, content_terms
 
 __all__ = [
     "SHORTLIST",
@@ -137,7 +137,7 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
 _WHY = re.compile(r"\b(?:is|are|be)\s+(?:[\w,]+\s+){0,3}?(?:useful|handy|helpful|convenient)"
                   r"\s+(?:when|if|for|to|in)\b", re.I)
 _WHY_WEIGHT = 0.2
-_ANAPHORA = re.compile(r"(?:this|that|these|those|it|its|such|otherwise|the default|if not|"
+_ANAPHORA = re.compile(rf"(?:{POINTING_WORDS}|its|otherwise|the default|if not|"
                       r"if (?:omitted|unset|none)|when (?:omitted|unset))\b", re.I)
 
 # Only the cues that held up: a default question wants the sentence stating the default
