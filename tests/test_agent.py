@@ -137,9 +137,9 @@ def test_every_event_reaches_the_durable_log(kb: KnowledgeBase) -> None:
 
 
 def test_in_memory_agent_keeps_recent_threads_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    from citewise.agent import runner
+    from citewise.agent import threads
 
-    monkeypatch.setattr(runner, "MEMORY_THREADS", 2)
+    monkeypatch.setattr(threads, "MEMORY_THREADS", 2)
     agent = Agent(model=ScriptedModel(["One.", "Two.", "Three.", "Four.", "Again."]))
     first = agent.ask("q1")
     second = agent.ask("q2")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from citewise.agent.followups import MAX_CARRIED, carry_into, rewrite
+from citewise.agent.followups import MAX_CARRIED, answer_subject, carry_into, rewrite
 from citewise.agent.runner import Agent
 from citewise.knowledge.base import KnowledgeBase
 from citewise.models.scripted import ScriptedModel, call
@@ -192,3 +192,72 @@ def test_the_steps_show_the_query_a_follow_up_searched(kb: KnowledgeBase) -> Non
     assert '→ search_knowledge {"query": "hashing"}' in printed
     searched = next(line for line in printed.splitlines() if "Searched for:" in line)
     assert "hashing" in searched and "__eq__" in searched
+
+
+CONNECTIONS = """\
+# Server Configuration
+
+## Connection Settings
+
+### max_connections (integer)
+
+Determines the maximum number of concurrent connections to the database server. The default
+is typically 100 connections, but might be less if your kernel settings will not support it.
+This parameter can only be set at server start.
+
+### superuser_reserved_connections (integer)
+
+Determines the number of connection slots that are reserved for connections by superusers.
+"""
+
+SETTING = """\
+# Setting Parameters
+
+## Parameter Interaction via the Configuration File
+
+The most fundamental way to set these parameters is to edit the file postgresql.conf, which
+is normally kept in the data directory. A default copy is installed when the database
+cluster directory is initialized. Parameters that can only be set at server start, such as
+shared_buffers and max_connections, take effect after a restart.
+"""
+
+
+def test_the_subject_of_the_last_answer_is_its_cited_sections_name(tmp_path: Path) -> None:
+    """"How do I change it?" after "The default is typically 100 connections": the name
+    is the cited section's, in neither the question nor the quote (new-user review of
+    PostgreSQL's manual, 2026-12-03)."""
+    (tmp_path / "connections.md").write_text(CONNECTIONS)
+    (tmp_path / "setting.md").write_text(SETTING)
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
+        assert len(base.ingest([tmp_path / "connections.md",
+                                tmp_path / "setting.md"]).added) == 2
+        agent = Agent(base, provenance=False)
+        first = agent.ask("How many clients can be connected at once out of the box?")
+        assert "typically 100 connections" in first.citations[0].excerpt
+        assert answer_subject(first.model_dump()) == "max_connections (integer)"
+        follow = agent.ask("How do I change it?", thread_id=first.thread_id)
+        details = follow.query_details
+        assert details is not None and details.carried_terms[0] == "max_connections"
+        assert details.queries and all("max_connections" in q for q in details.queries)
+
+
+def test_a_sections_name_is_carried_only_when_neither_question_names_a_thing() -> None:
+    turns = [("How many clients can connect at once?", "The default is 100 connections [1].")]
+    subject = "max_connections (integer)"
+    follow = rewrite("How do I change it?", turns, subject)
+    assert follow is not None and follow.carried[0] == "max_connections"
+    assert len(follow.carried) <= MAX_CARRIED
+    # The follow-up names its own setting; the earlier question named one; a man page's
+    # part, a section number and a plain title name nothing.
+    assert "max_connections" not in rewrite("And for work_mem?", turns, subject).carried
+    named = [("What is the default of shared_buffers?", "128 megabytes [1].")]
+    assert rewrite("How do I change it?", named, subject).carried[0] == "shared_buffers"
+    for nothing in ("OPTIONS", "19.3.1", "Connection Settings"):
+        assert rewrite("How do I change it?", turns, nothing).carried[0] == "clients"
+
+
+def test_an_answer_without_citations_has_no_subject() -> None:
+    assert answer_subject({"citations": [], "search_documents": []}) == ""
+    assert answer_subject({}) == ""
+    assert answer_subject({"citations": [{"document_index": 3, "snippet_index": 0}],
+                           "search_documents": []}) == ""

@@ -14,6 +14,10 @@ does it, for every model, deterministically and without a model call:
    when the question names nothing: identifiers first (``__eq__``, ``os.path``,
    ``Config.load``, ``HTTP/2``), then the other content words, at most :data:`MAX_CARRIED`,
    leaving out what the new question already says;
+   when the previous question names no identifier but the previous answer's first
+   citation sits in a section that does ("How many connections does it allow by
+   default?" answered from the section ``max_connections (integer)``), that identifier is
+   the subject and comes first: the question's words were not the answer's subject;
 3. the **rewritten query** is the question followed by those words; it is reported in
    ``QueryDetails.rewritten_query`` and every search of the run that lacks all of them
    gets them appended (:func:`carry_into`), whatever query the model chose.
@@ -25,12 +29,13 @@ added to its search. That costs ranking a little; a lost antecedent costs the an
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from citewise.text import STOPWORDS, content_terms
 
-__all__ = ["MAX_CARRIED", "FollowUp", "carry_into", "rewrite"]
+__all__ = ["MAX_CARRIED", "FollowUp", "answer_subject", "carry_into", "rewrite"]
 
 #: At most this many words are carried from earlier turns into a search.
 MAX_CARRIED = 5
@@ -47,6 +52,12 @@ _ANAPHORA = _words(
     "one ones there such former latter same above previous")
 _WORD = re.compile(r"[A-Za-z_][\w]*(?:[./:-][\w]+)*(?:\(\))?|\d[\w.]*")
 _IDENTIFIER = re.compile(r"_|\(\)|[./:]|\d|[a-z][A-Z]|^[A-Z]{2,}")
+
+
+def _is_name(word: str) -> bool:
+    """An identifier that names something: ``max_connections``, ``os.path``, ``HTTP/2``;
+    not a section's number ("19.3.1") nor a version alone."""
+    return (word[:1].isalpha() or word[:1] == "_") and _IDENTIFIER.search(word) is not None
 # Words that ask rather than name (kept out of a carried antecedent).
 _ASKING = _words(
     "happen happens happened work works mean means get gets take takes know want need "
@@ -62,9 +73,11 @@ class FollowUp:
     carried: tuple[str, ...]
 
 
-def rewrite(question: str, history: Sequence[tuple[str, str]]) -> FollowUp | None:
+def rewrite(question: str, history: Sequence[tuple[str, str]],
+            subject: str = "") -> FollowUp | None:
     """The follow-up ``question`` rewritten with ``history`` (earlier ``(question,
-    answer)`` turns, oldest first); None when it stands on its own."""
+    answer)`` turns, oldest first); None when it stands on its own. ``subject`` is what the
+    last answer was about where its text does not say (:func:`answer_subject`)."""
     previous: str | None = None
     last_answer = ""
     for q, a in history:
@@ -74,7 +87,25 @@ def rewrite(question: str, history: Sequence[tuple[str, str]]) -> FollowUp | Non
         last_answer = a
     if previous is None:
         return None
-    return _rewrite_one(question, previous, last_answer)
+    return _rewrite_one(question, previous, last_answer, subject)
+
+
+def answer_subject(answer: Mapping[str, Any]) -> str:
+    """The innermost section of the passage an answer (as JSON) cites first, or "". A
+    manual's answer often says "The default is typically 100 connections" under the
+    heading ``max_connections (integer)``: the name asked about next ("How do I change
+    it?") is the heading's, in neither the question nor the quote (new-user review,
+    2026-12-03)."""
+    try:
+        first = answer["citations"][0]
+        doc = answer["search_documents"][first["document_index"] - 1]
+        section = doc["snippets"][first["snippet_index"]].get("section")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return ""
+    return section.rsplit(_SECTION_SEPARATOR, 1)[-1] if isinstance(section, str) else ""
+
+
+_SECTION_SEPARATOR = " > "  # knowledge.index.headings.SECTION_SEPARATOR
 
 
 def carry_into(query: str, carried: Sequence[str]) -> str:
@@ -92,7 +123,8 @@ def carry_into(query: str, carried: Sequence[str]) -> str:
     return f"{query.rstrip()} {' '.join(missing)}"
 
 
-def _rewrite_one(question: str, previous: str, answer: str) -> FollowUp | None:
+def _rewrite_one(question: str, previous: str, answer: str,
+                 subject: str = "") -> FollowUp | None:
     if not _leans_back(question) and not _points_back(question, f"{previous} {answer}"):
         return None
     own = set(content_terms(question))
@@ -100,6 +132,12 @@ def _rewrite_one(question: str, previous: str, answer: str) -> FollowUp | None:
     if not carried:
         first = re.split(r"(?<=[.!?])\s", answer.strip(), maxsplit=1)[0]
         carried = _salient(re.sub(r"\[\d+(?:,\s*\d+)*\]", "", first), own)
+    if subject and not subject.isupper() and not any(
+            _IDENTIFIER.search(w) for w in carried) and not any(
+            _is_name(m.group(0)) for m in _WORD.finditer(question)):
+        # Only when neither question names a thing; not a man page's part ("OPTIONS").
+        named = [w for w in _salient(subject, own) if _is_name(w)]
+        carried = [*named, *(w for w in carried if w not in named)][:MAX_CARRIED]
     if not carried:
         return None
     return FollowUp(question, f"{question.strip()} {' '.join(carried)}", tuple(carried))

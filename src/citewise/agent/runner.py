@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,9 +19,10 @@ from citewise.agent.hooks import RunHook
 from citewise.agent.loop import run_agent
 from citewise.agent.prompts import SYSTEM_PROMPT
 from citewise.agent.state import Decision, RunSettings, RunState, check_question_text
+from citewise.agent.threads import ThreadHistory
 from citewise.agent.tools import Tool, Toolset
 from citewise.answer import Answer
-from citewise.errors import EmptyQuestion, InvalidInput, NotFound, UsageError
+from citewise.errors import EmptyQuestion, InvalidInput, UsageError
 from citewise.events import Event
 from citewise.grounding.verify import Verifier
 from citewise.models.base import AssistantMessage, Message, Model, SystemMessage, UserMessage
@@ -39,10 +39,6 @@ __all__ = ["MAX_QUESTION_CHARS", "Agent"]
 
 MAX_QUESTION_CHARS = 8000
 _FLUSH_EVERY = 64
-
-
-#: Threads an agent without a store remembers (least recently used ones are forgotten).
-MEMORY_THREADS = 1024
 
 
 def new_id(prefix: str) -> str:
@@ -135,9 +131,7 @@ class Agent:
         self.tenant = tenant if tenant is not None else (
             kb.tenant if kb is not None else "default")
         self.system_prompt = system_prompt
-        # Threads of an agent without a store: the most recent MEMORY_THREADS, so a
-        # long-lived in-memory agent does not grow without bound.
-        self._memory: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
+        self._threads = ThreadHistory(self.store, self.tenant)
         self._cancels: dict[str, asyncio.Event] = {}
         self._watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CancelWatch] = (
             weakref.WeakKeyDictionary())
@@ -270,8 +264,9 @@ class Agent:
             check_schema(output_schema)
             run_settings = run_settings.model_copy(update={"output_schema": output_schema})
         history: list[tuple[str, str]] = []
+        subject = ""
         if thread_id is not None:
-            history = self._history(thread_id)
+            history, subject = self._threads.get(thread_id)
         messages: list[Message] = [SystemMessage(content=self.system_prompt)]
         for q, a in history:
             messages += [UserMessage(content=q), AssistantMessage(content=a)]
@@ -291,21 +286,12 @@ class Agent:
             if history:  # a follow-up searches with its thread's subject (agent.followups)
                 from citewise.agent.followups import rewrite
 
-                follow = rewrite(question, history)
+                follow = rewrite(question, history, subject)
                 if follow is not None:
                     state.query_details = state.query_details.model_copy(update={
                         "rewritten_query": follow.rewritten,
                         "carried_terms": list(follow.carried)})
         return state, run_settings
-
-    def _history(self, thread_id: str) -> list[tuple[str, str]]:
-        if self.store is None:
-            if thread_id not in self._memory:
-                raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
-            return list(self._memory[thread_id])
-        if self.store.get_thread(self.tenant, thread_id) is None:
-            raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
-        return [(t.question, t.answer) for t in self.store.list_turns(self.tenant, thread_id)]
 
     async def _drive(self, start: Callable[[], tuple[RunState, RunSettings]],
                      resuming: bool = False) -> AsyncIterator[Event]:
@@ -360,13 +346,8 @@ class Agent:
         return _on_loop(self._groups, lambda: GroupCommit(store))
 
     def _remember(self, state: RunState, event: Event) -> None:
-        if self.store is None and event.kind == "run_finished":
-            text = event.answer.text
-            memory = self._memory
-            memory.setdefault(state.thread_id, []).append((state.question, text))
-            memory.move_to_end(state.thread_id)
-            if len(memory) > MEMORY_THREADS:
-                memory.popitem(last=False)
+        if event.kind == "run_finished":
+            self._threads.remember(state.thread_id, state.question, event.answer)
 
 
 _T = TypeVar("_T")
