@@ -8,6 +8,7 @@ what ``__eq__`` does to ``__hash__``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -234,7 +235,7 @@ def test_the_subject_of_the_last_answer_is_its_cited_sections_name(tmp_path: Pat
         agent = Agent(base, provenance=False)
         first = agent.ask("How many clients can be connected at once out of the box?")
         assert "typically 100 connections" in first.citations[0].excerpt
-        assert answer_subject(first.model_dump()) == "max_connections (integer)"
+        assert answer_subject(first.model_dump()) == "max_connections"
         follow = agent.ask("How do I change it?", thread_id=first.thread_id)
         details = follow.query_details
         assert details is not None and details.carried_terms[0] == "max_connections"
@@ -243,7 +244,7 @@ def test_the_subject_of_the_last_answer_is_its_cited_sections_name(tmp_path: Pat
 
 def test_a_sections_name_is_carried_only_when_neither_question_names_a_thing() -> None:
     turns = [("How many clients can connect at once?", "The default is 100 connections [1].")]
-    subject = "max_connections (integer)"
+    subject = "max_connections"
     follow = rewrite("How do I change it?", turns, subject)
     assert follow is not None and follow.carried[0] == "max_connections"
     assert len(follow.carried) <= MAX_CARRIED
@@ -252,8 +253,37 @@ def test_a_sections_name_is_carried_only_when_neither_question_names_a_thing() -
     assert "max_connections" not in rewrite("And for work_mem?", turns, subject).carried
     named = [("What is the default of shared_buffers?", "128 megabytes [1].")]
     assert rewrite("How do I change it?", named, subject).carried[0] == "shared_buffers"
-    for nothing in ("OPTIONS", "19.3.1", "Connection Settings"):
-        assert rewrite("How do I change it?", turns, nothing).carried[0] == "clients"
+    assert rewrite("How do I change it?", turns, "").carried[0] == "clients"
+
+
+def cited(excerpt: str, text: str, section: str | None = None) -> dict[str, Any]:
+    return {"citation_index": 0, "document_index": 1, "snippet_index": 0, "excerpt": excerpt,
+            "_snippet": {"text": text, "section": section}}
+
+
+def answer_of(*citations: dict[str, Any]) -> dict[str, Any]:
+    return {"citations": [{k: v for k, v in c.items() if k != "_snippet"} | {
+        "document_index": n} for n, c in enumerate(citations, start=1)],
+        "search_documents": [{"snippets": [c["_snippet"]]} for c in citations]}
+
+
+def test_the_subject_is_the_name_above_a_quote_that_the_question_shares_most() -> None:
+    listen = cited("The default value is localhost.",
+                   "listen_addresses (string)\n\nSpecifies the TCP/IP addresses. "
+                   "The default value is localhost.", "20.3.1. Connection Settings")
+    conns = cited("The default is typically 100 connections.",
+                  "max_connections (integer)\n\nThe default is typically 100 connections.",
+                  "20.3.1. Connection Settings")
+    both = answer_of(listen, conns)
+    assert answer_subject(both, "How many connections by default?") == "max_connections"
+    assert answer_subject(both, "What is the default?") == "listen_addresses"  # the first
+    # A section named by an identifier; a man page's part, a section number, a sentence
+    # above the quote, a plain title: no name.
+    assert answer_subject(answer_of(cited("Off.", "Off.", "Options > wal_level (enum)"))) \
+        == "wal_level"
+    for text, section in (("OPTIONS\n\nOff.", "OPTIONS"), ("See 19.3.1.\n\nOff.", "19.3.1"),
+                          ("It uses os.path.\n\nOff.", "Connection Settings")):
+        assert answer_subject(answer_of(cited("Off.", text, section))) == ""
 
 
 def test_an_answer_without_citations_has_no_subject() -> None:

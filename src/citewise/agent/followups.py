@@ -14,10 +14,10 @@ does it, for every model, deterministically and without a model call:
    when the question names nothing: identifiers first (``__eq__``, ``os.path``,
    ``Config.load``, ``HTTP/2``), then the other content words, at most :data:`MAX_CARRIED`,
    leaving out what the new question already says;
-   when the previous question names no identifier but the previous answer's first
-   citation sits in a section that does ("How many connections does it allow by
-   default?" answered from the section ``max_connections (integer)``), that identifier is
-   the subject and comes first: the question's words were not the answer's subject;
+   when neither question names an identifier but a quote of the previous answer sits
+   under a name ("How many connections does it allow by default?" answered from under
+   ``max_connections (integer)``), that name is the subject and comes first
+   (:func:`answer_subject`);
 3. the **rewritten query** is the question followed by those words; it is reported in
    ``QueryDetails.rewritten_query`` and every search of the run that lacks all of them
    gets them appended (:func:`carry_into`), whatever query the model chose.
@@ -90,22 +90,52 @@ def rewrite(question: str, history: Sequence[tuple[str, str]],
     return _rewrite_one(question, previous, last_answer, subject)
 
 
-def answer_subject(answer: Mapping[str, Any]) -> str:
-    """The innermost section of the passage an answer (as JSON) cites first, or "". A
-    manual's answer often says "The default is typically 100 connections" under the
-    heading ``max_connections (integer)``: the name asked about next ("How do I change
-    it?") is the heading's, in neither the question nor the quote (new-user review,
-    2026-12-03)."""
-    try:
-        first = answer["citations"][0]
-        doc = answer["search_documents"][first["document_index"] - 1]
-        section = doc["snippets"][first["snippet_index"]].get("section")
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return ""
-    return section.rsplit(_SECTION_SEPARATOR, 1)[-1] if isinstance(section, str) else ""
+def answer_subject(answer: Mapping[str, Any], question: str = "") -> str:
+    """The name an answer (as JSON) is about where its quotes do not say it, or "". A
+    manual's answer often quotes "The default is typically 100 connections" under the
+    name ``max_connections (integer)``, and "How do I change it?" asks about that name,
+    in neither the question nor the quote (new-user review, 2026-12-03). The names are
+    each quote's innermost section and the term line just above its paragraph (a
+    definition list's term, as PostgreSQL's manual lists its parameters); the one sharing
+    most words with ``question`` is taken, the first quote's on a tie."""
+    asked = _parts(question)
+    best, best_shared = "", -1
+    citations = answer.get("citations")
+    for citation in citations if isinstance(citations, list) else []:
+        for name in _cited_names(answer, citation):
+            shared = len(_parts(name) & asked)
+            if shared > best_shared:
+                best, best_shared = name, shared
+    return best
 
 
 _SECTION_SEPARATOR = " > "  # knowledge.index.headings.SECTION_SEPARATOR
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_TERM_WORDS = 8
+
+
+def _cited_names(answer: Mapping[str, Any], citation: Any) -> list[str]:
+    try:
+        doc = answer["search_documents"][citation["document_index"] - 1]
+        snippet = doc["snippets"][citation["snippet_index"]]
+        section, text, excerpt = snippet.get("section"), snippet["text"], citation["excerpt"]
+        at = text.find(excerpt) if excerpt else -1
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return []
+    heads = [section.rsplit(_SECTION_SEPARATOR, 1)[-1]] if isinstance(section, str) else []
+    before = _PARAGRAPH.split(text[:at]) if at > 0 else []
+    if len(before) >= 2:  # the paragraph above the quote's, when it is a term's line
+        term = before[-2].strip()
+        if len(term.split()) <= _TERM_WORDS and not term.endswith((".", "!", "?", ":")):
+            heads.append(term)
+    # A man page's part ("OPTIONS") names nothing; nor does a section's number.
+    return [w for head in heads if not head.isupper()
+            for w in _salient(head, set()) if _is_name(w)]
+
+
+def _parts(text: str) -> set[str]:
+    """Content terms with identifiers split (``max_connections`` → max, connection)."""
+    return set(content_terms(re.sub(r"[_./:-]", " ", text)))
 
 
 def carry_into(query: str, carried: Sequence[str]) -> str:
@@ -132,10 +162,9 @@ def _rewrite_one(question: str, previous: str, answer: str,
     if not carried:
         first = re.split(r"(?<=[.!?])\s", answer.strip(), maxsplit=1)[0]
         carried = _salient(re.sub(r"\[\d+(?:,\s*\d+)*\]", "", first), own)
-    if subject and not subject.isupper() and not any(
-            _IDENTIFIER.search(w) for w in carried) and not any(
+    if subject and not any(_IDENTIFIER.search(w) for w in carried) and not any(
             _is_name(m.group(0)) for m in _WORD.finditer(question)):
-        # Only when neither question names a thing; not a man page's part ("OPTIONS").
+        # Only when neither question names a thing.
         named = [w for w in _salient(subject, own) if _is_name(w)]
         carried = [*named, *(w for w in carried if w not in named)][:MAX_CARRIED]
     if not carried:

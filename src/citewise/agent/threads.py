@@ -47,7 +47,8 @@ class ThreadHistory:
 
         records = self.store.list_turns(self.tenant, thread_id)
         last = self.store.get_run(self.tenant, records[-1].run_id) if records else None
-        subject = answer_subject(decoded(last.answer)) if last and last.answer else ""
+        subject = answer_subject(decoded(last.answer), records[-1].question) \
+            if last and last.answer else ""
         return [(t.question, t.answer) for t in records], subject
 
     def remember(self, thread_id: str, question: str, answer: Answer) -> None:
