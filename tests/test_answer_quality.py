@@ -341,6 +341,23 @@ def test_a_name_is_mentioned_as_a_word_not_inside_another() -> None:
         assert answerability(question, best, seen) > 0.8, question
 
 
+def test_a_name_in_title_case_ending_in_s_is_not_a_common_plural() -> None:
+    # "How do I install it on Windows?" was answered from HAProxy's "HTTP/2 initial window
+    # size" (new-user review, 2026-12-03): the word stripped of its "s" was found.
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
+
+    def found(question: str, passage: str) -> bool:
+        best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+        return answerability(question, best, [{"results": [{"text": passage}]}]) > 0.8
+
+    window = "HAProxy sets the HTTP/2 initial window size for outgoing connections."
+    assert not found("How do I install HAProxy on Windows?", window)
+    assert found("How do I install HAProxy on Windows?", "HAProxy runs on Windows and Linux.")
+    assert found("Can I copy it to two Macs?", "It can be copied to a Mac.")
+    assert found("How many GPUs can it use?", "It uses one GPU per process.")
+
+
 def test_a_name_of_several_words_is_mentioned_whole() -> None:
     # "Time Machine" was found "mentioned" by a manual's "time" and "machine".
     from citewise.models.answerability import answerability, named

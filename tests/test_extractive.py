@@ -258,6 +258,22 @@ def test_a_sentence_retrieved_twice_is_quoted_once() -> None:
     assert text.count("print information showing the progress") == 1, text
 
 
+def test_a_sentence_two_entries_share_is_quoted_once_however_it_is_wrapped() -> None:
+    """HAProxy's "setenv" and "presetenv" entries end alike, their lines broken at other
+    words; both copies were quoted, and both citations fell on the first (new-user
+    review, 2026-12-03)."""
+    ending = ("The changes immediately take effect so that the next line{}the configuration "
+              "file sees the new value.")
+    text = extractive_answer(
+        "How do I give an environment variable in the config a fallback value for when it "
+        "is not set?",
+        "setenv <name> <value>\n\nSets environment variable <name> to value <value>. If the "
+        "variable exists, it is overwritten. " + ending.format(" in\n"),
+        "presetenv <name> <value>\n\nSets environment variable <name> to value <value>. If "
+        "the variable exists, it is NOT overwritten. " + ending.format("\nin "))
+    assert text.count("take effect so that the next line") == 1, text
+
+
 def test_the_printed_sources_quote_a_long_sentence_whole(tmp_path: Path) -> None:
     """The sources cut quotes at 160 characters, once right on the answer ("events of
     severity WARNING a…", review, session 16)."""

@@ -30,10 +30,13 @@ def answerability(question: str, scored: Sequence[Scored],
     contains). A passage's document title and section count as mentions."""
     if not scored:
         return 0.0
-    seen = " ".join(f"{r.get('title') or ''} {r.get('section') or ''} {r.get('text', '')}"
-                    for o in observations for r in o.get("results", [])).lower()
-    seen = " ".join(seen.split())  # a name of two words may break across a line
-    if not all(_mentioned(name, seen) for name in named(question)):
+    cased = " ".join(f"{r.get('title') or ''} {r.get('section') or ''} {r.get('text', '')}"
+                     for o in observations for r in o.get("results", []))
+    cased = " ".join(cased.split())  # a name of two words may break across a line
+    seen = cased.lower()
+    titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
+    if not all(_mentioned(name, seen) if name not in titled else _titled_mentioned(
+            titled[name], seen, cased) for name in named(question)):
         return 0.0
     short = scored[:SHORTLIST]
     if any("similarity" in x.parts for x in short):
@@ -65,12 +68,22 @@ def named(question: str) -> list[str]:
     return names
 
 
-def _mentioned(name: str, seen: str) -> bool:
+def _mentioned(name: str, seen: str, exact: bool = False) -> bool:
     """``name`` occurs in ``seen`` as a word of its own, either of them plural, or followed
     by a version ("python3", "LC_ALL" for "LC_") — not inside another word: "Redis" is not
-    mentioned by "redistribute", nor "Mac" by "Time Machine"."""
-    stem = re.escape(name[:-1] if len(name) > 3 and name.endswith("s") else name)
+    mentioned by "redistribute", nor "Mac" by "Time Machine". An ``exact`` name is not read
+    as a plural."""
+    plural = not exact and len(name) > 3 and name.endswith("s")
+    stem = re.escape(name[:-1] if plural else name)
     return re.search(rf"(?<![a-z0-9]){stem}(?:e?s)?(?![a-z])", seen) is not None
+
+
+def _titled_mentioned(name: str, seen: str, cased: str) -> bool:
+    """A title-case name ending in "s": itself in any case, or its singular in title case
+    too. "Macs" is mentioned by "Mac", but "Windows" is not by HAProxy's "initial window
+    size" (new-user review, 2026-12-03)."""
+    return _mentioned(name.lower(), seen, exact=True) or re.search(
+        rf"(?<![A-Za-z0-9]){re.escape(name[:-1])}(?![a-z])", cased) is not None
 
 
 _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
@@ -86,6 +99,9 @@ _IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
 _POSSESSIVE = re.compile(r"['’]s$")
+# A word in title case ending in "s" ("Windows", "Jenkins", "Macs"): its singular counts as
+# a mention only in title case too (_titled_mentioned). "GPUs" and "URLs" are plurals.
+_TITLE_PLURAL = re.compile(r"\b([A-Z][a-z]+s)\b")
 # The asker's own data, not a thing the documents must name: a quoted value, or an example
 # ("e.g. O'Brien", "for example …", ", say Portuguese, then …") up to the end of its clause.
 _EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`)(?!\w)"

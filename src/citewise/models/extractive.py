@@ -81,6 +81,13 @@ class _Candidate:
     document_index: int
     text: str
 
+    @property
+    def words(self) -> str:
+        """The text with its whitespace collapsed: two copies of a sentence broken into
+        lines at other words are one quote (HAProxy's "setenv" and "presetenv" entries
+        say "The changes immediately take effect …" alike, and it was quoted twice)."""
+        return " ".join(self.text.split())
+
 
 class ExtractiveModel:
     """Answers by quoting the knowledge base. See the module docstring for the policy."""
@@ -195,7 +202,8 @@ def _cover_parts(question: str, candidates: list[_Candidate], chosen: list[_Cand
 def _repeats(cand: _Candidate, chosen: list[_Candidate]) -> bool:
     """Whether ``cand`` quotes what a chosen one already does: the same text, or text one
     holds (a sentence, and the same sentence quoted with the one before it)."""
-    return any(cand.text in c.text or c.text in cand.text for c in chosen)
+    words = cand.words
+    return any(words in c.words or c.words in words for c in chosen)
 
 
 def _distinct(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -204,7 +212,7 @@ def _distinct(candidates: list[_Candidate]) -> list[_Candidate]:
     something to watch. [1] --progress … [1]")."""
     out: list[_Candidate] = []
     for cand in candidates:
-        held = next((i for i, c in enumerate(out) if c.text in cand.text), None)
+        held = next((i for i, c in enumerate(out) if c.words in cand.words), None)
         if held is not None and cand.score >= out[held].score - _TIE:
             # The sentence with the one that completes it ("… hidden files.\n\nDefault:
             # enabled"), scored as well as the sentence alone: the fuller quote answers more.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["block_role", "is_exponent", "item_number", "start_number"]
+__all__ = ["block_role", "is_caption", "is_exponent", "item_number", "start_number"]
 
 
 def start_number(value: Any) -> int:
@@ -71,7 +71,7 @@ def block_role(tag: str, node: Any) -> str | None:
             return "version_note"
         if _NOTICE_CLASS.search(classes):
             return "notice"
-    if tag == "p" and _is_bold_title(node):
+    if tag in ("p", "div") and _is_bold_title(node):
         return "heading"
     return _BLOCK_ROLES.get(tag)
 
@@ -84,22 +84,44 @@ def _is_bold_title(node: Any) -> bool:
     """A paragraph that is nothing but one bold phrase (``<p><b>Maximum Number Of Tables
     In A Join</b></p>``): a heading written without a heading element, which names what
     follows and answers nothing. A bold sentence (one ending in a full stop) is prose,
-    unless it is numbered like an FAQ's entries."""
+    unless it is numbered like an FAQ's entries. After the phrase may come an argument
+    synopsis (``<div class="keyword"><b>hard-stop-after</b> <span>&lt;time&gt;</span>``,
+    each of HAProxy's 1,300 keywords): text with ``<``, ``[``, ``{`` or ``|``, not
+    words ("<b>Warning</b> do not …" is prose)."""
     bold = None
+    after: list[str] = []
     child = node.child
     while child is not None:
-        if child.tag == "-text":
-            if (child.text_content or "").strip():
-                return False
-        elif child.tag in ("b", "strong") and bold is None:
+        text = (child.text_content or "") if child.tag == "-text" else ""
+        if child.tag == "-comment" or (child.tag == "-text" and not text.strip()):
+            pass
+        elif child.tag in ("b", "strong") and bold is None and not after:
             bold = child
-        elif child.tag != "-comment" and (child.tag != "a"
-                                           or (child.text(deep=True) or "").strip()):
+        elif bold is not None and child.tag in ("-text", "span", "code", "i", "em", "var"):
+            after.append(text if child.tag == "-text" else child.text(deep=True) or "")
+        elif child.tag != "a" or (child.text(deep=True) or "").strip():
             return False
         child = child.next
     text = (bold.text(deep=True) or "").strip() if bold is not None else ""
+    synopsis = " ".join(after).strip()
+    if synopsis and (_SYNOPSIS.search(synopsis) is None
+                     or len(synopsis.split()) > _TITLE_WORDS or _TITLE_END.search(synopsis)):
+        return False
     return (bool(text) and len(text.split()) <= _TITLE_WORDS
             and (_TITLE_END.search(text) is None or _NUMBERED.match(text) is not None))
+
+
+_SYNOPSIS = re.compile(r"[<\[{|]")
+
+_CAPTION = re.compile(r"(?:Table|Example|Figure|Listing|Procedure|Equation)\s+[\dA-Z]", re.I)
+
+
+def is_caption(node: Any, text: str) -> bool:
+    """A bold block that titles a table, an example or a figure (DocBook's ``<p
+    class="title"><strong>Table 21.1. Methods</strong>``), not the text after it: a
+    caption, never a section."""
+    classes = (node.attributes.get("class") or "").lower().split()
+    return "title" in classes or "caption" in classes or _CAPTION.match(text) is not None
 
 
 # A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not

@@ -26,6 +26,7 @@ from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     block_role,
+    is_caption,
     is_exponent,
     item_number,
     start_number,
@@ -178,7 +179,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             out.flush("\n")
         elif tag == "pre":
             _anchor(child, out)
-            written = out.raw(child.text(deep=True, separator="") or "")
+            written = out.raw(_pre_text(child))
             if written:
                 role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
                 out.roles.append((written[0], written[0] + len(written[1]), role))
@@ -210,7 +211,12 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                 out.write_marker()  # an item that opens with a list: its number stays
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
             _walk(child, out, in_main or tag in ("article", "main"), guess)
-            out.flush(sep)
+            written = out.flush(sep)
+            if kind == "heading" and written is not None and not is_caption(child, written[1]):
+                # A heading written as a bold line (a FAQ's title, a manual's keyword
+                # entry "hard-stop-after <time>"): its own section, below every <hN>, so
+                # chunks do not straddle two entries and a quote's section names its entry.
+                out.headings.append((written[0], _BLOCK_HEADING, written[1]))
             if tag == "li":
                 out.marker = ""  # an item with no text: its number is not written
             if tag == "ol":
@@ -224,6 +230,26 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             _anchor(child, out)
             _walk(child, out, in_main, guess)
         child = child.next
+
+
+_BLOCK_HEADING = 7  # the level of a heading that is a bold block, not an <h1>…<h6>
+
+
+def _pre_text(node: Any) -> str:
+    """A ``<pre>``'s text as shown: without what is hidden in it (a keyword's drop-down
+    menu of the sections it is in, which Bootstrap's stylesheet hides: HAProxy's manual
+    wrote "ca-fileThis keyword is available in sections :Bind options…" in a sentence)."""
+    parts: list[str] = []
+    child = node.child
+    while child is not None:
+        if child.tag == "-text":
+            parts.append(child.text_content or "")
+        elif child.tag == "br":
+            parts.append("\n")
+        elif child.tag not in _DROP and not is_boilerplate(child, True):
+            parts.append(_pre_text(child))
+        child = child.next
+    return "".join(parts)
 
 
 def _anchor(node: Any, out: _Out) -> None:
@@ -338,8 +364,10 @@ class HtmlLoader:
     name = "html"
     # 2: permalink marks, navigation bars dropped; 3: role spans, no contents; 4: ordered
     # list numbers, exponents, elements hidden by their style; 5: an item's number on its
-    # first paragraph's line, bold-only (or numbered bold) paragraphs are headings
-    version = "5"
+    # first paragraph's line, bold-only (or numbered bold) paragraphs are headings; 6: bold
+    # blocks (with an argument synopsis: "hard-stop-after <time>") are sections, nothing
+    # hidden inside a <pre>
+    version = "6"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
