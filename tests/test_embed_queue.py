@@ -360,3 +360,22 @@ def test_a_claim_left_by_a_dead_ingest_is_taken_back_at_once(tmp_path: Path) -> 
         # Its process is gone: the claim is taken back now, not after its 600 s.
         assert kb.ingest([path]).added == [str(path)]
         assert kb.store.claim_owners(now=_now()) == set()  # and nothing left claimed
+
+
+def test_every_chunk_given_a_vector_is_counted_once_texts_repeated_in_a_batch_too(
+        tmp_path: Path) -> None:
+    """Two chunks of one batch with the same text are embedded once; the count said
+    "embedded 2835 chunks" after "2837/2837 chunks embedded" (HAProxy's manual, whose
+    keyword entries repeat, 2026-12-03)."""
+    same = "The changes immediately take effect so that the next line sees the value."
+    page = tmp_path / "env.md"
+    page.write_text(f"# Note\n\n{same}\n\n# Note\n\n{same}\n\n# unsetenv\n\nRemoves it.\n")
+    embedder = LoggingEmbedder(str(tmp_path / "embedded.log"), 0)
+    with KnowledgeBase.open(tmp_path / "kb", embedder=embedder) as kb:
+        kb.ingest([page], wait=False)
+        chunks = kb.store.count_chunks("default")
+        texts = [c.text for c in kb.store.get_chunks(sorted(kb.store.list_chunk_ids()))]
+        assert chunks == 3 and len(set(texts)) < chunks  # a text twice in one batch
+        stats = kb.embed_pending()
+        assert stats.embedded == chunks and stats.skipped == 0
+        assert kb.embedding_status().not_embedded == 0
