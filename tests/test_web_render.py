@@ -35,20 +35,26 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                           {"stoves.md": GEAR, "returns.md": RETURNS})
 
 
-def last_answer(page: Any, http: httpx.Client) -> dict[str, Any]:
+def last_answer(page: Any, base: str) -> dict[str, Any]:
+    """The last turn's answer, as the server stored it, once the page shows it."""
     page.wait_for_selector(".turn:last-of-type .answer[aria-busy=false]")
     run_id = page.evaluate("document.querySelector('.turn:last-of-type').dataset.runId")
-    answer: dict[str, Any] = http.get(f"/v1/runs/{run_id}").json()["answer"]
+    answer: dict[str, Any] = httpx.get(f"{base}/v1/runs/{run_id}", timeout=60).json()["answer"]
     return answer
+
+
+def asked(page_of: Any, base: str, question: str) -> tuple[Any, dict[str, Any]]:
+    """A desktop-sized page that asked ``question``, and the answer it shows."""
+    page, _ = page_of(base, viewport={"width": 1280, "height": 800})
+    ready(page)
+    ask(page, question)
+    return page, last_answer(page, base)
 
 
 def test_a_list_answer_is_a_list_and_its_markers_still_open_their_quotes(
         base: str, page_of: Any) -> None:
-    page, _ = page_of(base, viewport={"width": 1280, "height": 800})
-    ready(page)
-    ask(page, "Which fuel does the Flint stove burn, and the Cinder stove?")
+    page, answer = asked(page_of, base, "Which fuel does the Flint stove burn, and the Cinder stove?")
     with httpx.Client(base_url=base, timeout=60) as http:
-        answer = last_answer(page, http)
         items = [line for line in answer["text"].split("\n") if line.startswith("- ")]
         assert items, answer["text"]  # quotes without a full stop: written as a list
         shown = page.locator(".turn:last-of-type .answer ul > li")
@@ -147,19 +153,14 @@ def test_on_a_phone_turns_and_the_drawer_stay_below_the_header(base: str, page_o
 
 
 def test_prev_and_next_are_disabled_when_there_is_one_citation(base: str, page_of: Any) -> None:
-    page, _ = page_of(base, viewport={"width": 1280, "height": 800})
-    ready(page)
-    ask(page, "Where should fuel be stored?")
-    with httpx.Client(base_url=base, timeout=60) as http:
-        answer = last_answer(page, http)
+    page, answer = asked(page_of, base, "Where should fuel be stored?")
     assert len(answer["citations"]) == 1, answer["text"]
     page.click(".turn:last-of-type button.cite")
     page.wait_for_selector("#cited-span")
     assert page.locator("#viewer-prev").is_disabled() and page.locator("#viewer-next").is_disabled()
     # …and enabled again for an answer with several.
     ask(page, "Which fuel does the Flint stove burn, and the Cinder stove?")
-    with httpx.Client(base_url=base, timeout=60) as http:
-        assert len(last_answer(page, http)["citations"]) >= 2
+    assert len(last_answer(page, base)["citations"]) >= 2
     page.click(".turn:last-of-type button.cite[data-citation='0']")
     page.wait_for_function("() => !document.querySelector('#viewer-next').disabled")
     page.click("#viewer-next")
@@ -169,11 +170,7 @@ def test_prev_and_next_are_disabled_when_there_is_one_citation(base: str, page_o
 
 def test_a_quote_that_does_not_address_the_question_is_marked_where_it_is_shown(
         base: str, page_of: Any) -> None:
-    page, _ = page_of(base, viewport={"width": 1280, "height": 800})
-    ready(page)
-    ask(page, "Stray question: which fuel does the Flint stove burn?")
-    with httpx.Client(base_url=base, timeout=60) as http:
-        answer = last_answer(page, http)
+    page, answer = asked(page_of, base, "Stray question: which fuel does the Flint stove burn?")
     flagged = [i["details"]["claim_index"] for i in answer["issues"]
                if i["code"] == "off_topic_evidence"]
     assert flagged == [1], answer["issues"]
