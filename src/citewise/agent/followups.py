@@ -58,6 +58,8 @@ def _is_name(word: str) -> bool:
     """An identifier that names something: ``max_connections``, ``os.path``, ``HTTP/2``;
     not a section's number ("19.3.1") nor a version alone."""
     return (word[:1].isalpha() or word[:1] == "_") and _IDENTIFIER.search(word) is not None
+
+
 # Words that ask rather than name (kept out of a carried antecedent).
 _ASKING = _words(
     "happen happens happened work works mean means get gets take takes know want need "

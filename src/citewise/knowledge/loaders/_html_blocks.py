@@ -113,7 +113,8 @@ def _is_bold_title(node: Any) -> bool:
 
 _SYNOPSIS = re.compile(r"[<\[{|]")
 
-_CAPTION = re.compile(r"(?:Table|Example|Figure|Listing|Procedure|Equation)\s+[\dA-Z]", re.I)
+# "Table 21.1.", "Example 8.3.", "Figure A.1." (not "Example usage", which heads a section)
+_CAPTION = re.compile(r"(?:Table|Example|Figure|Listing|Procedure|Equation)\s+(?:\d|[A-Z]\.)")
 
 
 def is_caption(node: Any, text: str) -> bool:
