@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from citewise.knowledge.loaders.base import LoadedDocument
 from citewise.knowledge.loaders.html import HtmlLoader
 
 _MENU = ('<span class="dropdown"><a class="dropdown-toggle" data-toggle="dropdown" href="#">'
@@ -39,6 +40,9 @@ soft-stop.
 </b></div><pre class="text">This setting is only available when support for threads was
 built in.
 </pre>
+<pre class="prettyprint"><code>global
+    nbthread 4
+</code></pre>
 <p><b>Warning</b> the next two settings are experimental and may change.</p>
 <p>Nothing else.</p>
 <div class="table"><p class="title"><strong>Table 3.1. Limits</strong></p>
@@ -48,10 +52,14 @@ built in.
 
 
 def load(tmp_path: Path) -> tuple[str, list[tuple[int, int, str]]]:
+    doc = load_doc(tmp_path)
+    return doc.text, [(a, b, str(t)) for a, b, t in doc.sections]
+
+
+def load_doc(tmp_path: Path) -> LoadedDocument:
     page = tmp_path / "configuration.html"
     page.write_text(_PAGE, encoding="utf-8")
-    doc = HtmlLoader().load(page, page.read_bytes())
-    return doc.text, [(a, b, str(t)) for a, b, t in doc.sections]
+    return HtmlLoader().load(page, page.read_bytes())
 
 
 def test_a_keyword_line_over_its_description_is_a_section(tmp_path: Path) -> None:
@@ -79,3 +87,15 @@ def test_a_menu_hidden_in_a_pre_is_not_text(tmp_path: Path) -> None:
     text, _ = load(tmp_path)
     assert "This keyword is available" not in text and "Bind options" not in text
     assert 'relative path is used with\n"ca-file" or "crl-file" directives.' in text
+
+
+def test_a_pre_of_class_text_is_prose_and_an_example_is_code(tmp_path: Path) -> None:
+    """Every description in HAProxy's manual is a ``<pre class="text">``, its examples
+    ``<pre class="prettyprint">``: all of it was code, so a configuration example ranked
+    with the prose ("What is the default admin password for the stats page?" quoted
+    "backend stats_auth stats enable acl AUTH …")."""
+    doc = load_doc(tmp_path)
+    code = [doc.text[a:b] for a, b, role in doc.roles if role == "code"]
+    assert code == ["global\n    nbthread 4"], code
+    prose = doc.text.index("Defines the maximum time allowed")
+    assert not any(a <= prose < b for a, b, role in doc.roles if role == "code")

@@ -180,7 +180,10 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
         elif tag == "pre":
             _anchor(child, out)
             written = out.raw(_pre_text(child))
-            if written:
+            # A <pre class="text"> is prose kept in its lines (haproxy-dconv writes every
+            # description so, its examples in <pre class="prettyprint">): not code.
+            prose = "text" in (child.attributes.get("class") or "").lower().split()
+            if written and not prose:
                 role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
                 out.roles.append((written[0], written[0] + len(written[1]), role))
         elif tag in _HEADINGS:
@@ -366,8 +369,8 @@ class HtmlLoader:
     # list numbers, exponents, elements hidden by their style; 5: an item's number on its
     # first paragraph's line, bold-only (or numbered bold) paragraphs are headings; 6: bold
     # blocks (with an argument synopsis: "hard-stop-after <time>") are sections, nothing
-    # hidden inside a <pre>
-    version = "6"
+    # hidden inside a <pre>; 7: a <pre class="text"> is prose, not code
+    version = "7"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
