@@ -21,6 +21,7 @@ __all__ = [
     "is_content_word",
     "join_abbreviations",
     "line_of",
+    "name_terms",
     "overlap",
     "plain_terms",
     "sentence_spans",
@@ -202,6 +203,16 @@ def content_terms(text: str) -> list[str]:
     if text.isascii() and "'" not in text and "-" not in text:
         return [_stem(t) for t in (w.lower() for w in _WORD.findall(text)) if t not in STOPWORDS]
     return [_stem(t) for t, joined in _tokens(text) if is_content_word(t, joined)]
+
+
+def name_terms(text: str) -> frozenset[str]:
+    """The content terms of a name with an identifier's parts too: "KillUserProcesses=" is
+    about killing a user's processes, "max_connections" about connections (the ranking's
+    section feature; a follow-up's subject)."""
+    return frozenset(content_terms(text)) | frozenset(content_terms(_NAME_PARTS.sub(" ", text)))
+
+
+_NAME_PARTS = re.compile(r"(?<=[a-z])(?=[A-Z])|_")
 
 
 def plain_terms(text: str) -> list[str]:

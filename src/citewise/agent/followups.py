@@ -29,11 +29,12 @@ added to its search. That costs ranking a little; a lost antecedent costs the an
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citewise.text import STOPWORDS, content_terms
+from citewise.knowledge.index.headings import SECTION_SEPARATOR
+from citewise.text import STOPWORDS, content_terms, name_terms
 
 __all__ = ["MAX_CARRIED", "FollowUp", "answer_subject", "carry_into", "rewrite"]
 
@@ -76,10 +77,11 @@ class FollowUp:
 
 
 def rewrite(question: str, history: Sequence[tuple[str, str]],
-            subject: str = "") -> FollowUp | None:
+            subject: str | Callable[[], str] = "") -> FollowUp | None:
     """The follow-up ``question`` rewritten with ``history`` (earlier ``(question,
     answer)`` turns, oldest first); None when it stands on its own. ``subject`` is what the
-    last answer was about where its text does not say (:func:`answer_subject`)."""
+    last answer was about where its text does not say (:func:`answer_subject`), or a
+    function that finds it, called only when it is needed (it reads the last run)."""
     previous: str | None = None
     last_answer = ""
     for q, a in history:
@@ -100,18 +102,17 @@ def answer_subject(answer: Mapping[str, Any], question: str = "") -> str:
     each quote's innermost section and the term line just above its paragraph (a
     definition list's term, as PostgreSQL's manual lists its parameters); the one sharing
     most words with ``question`` is taken, the first quote's on a tie."""
-    asked = _parts(question)
+    asked = name_terms(question)
     best, best_shared = "", -1
     citations = answer.get("citations")
     for citation in citations if isinstance(citations, list) else []:
         for name in _cited_names(answer, citation):
-            shared = len(_parts(name) & asked)
+            shared = len(name_terms(name) & asked)
             if shared > best_shared:
                 best, best_shared = name, shared
     return best
 
 
-_SECTION_SEPARATOR = " > "  # knowledge.index.headings.SECTION_SEPARATOR
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _TERM_WORDS = 8
 
@@ -124,7 +125,7 @@ def _cited_names(answer: Mapping[str, Any], citation: Any) -> list[str]:
         at = text.find(excerpt) if excerpt else -1
     except (KeyError, IndexError, TypeError, AttributeError):
         return []
-    heads = [section.rsplit(_SECTION_SEPARATOR, 1)[-1]] if isinstance(section, str) else []
+    heads = [section.rsplit(SECTION_SEPARATOR, 1)[-1]] if isinstance(section, str) else []
     before = _PARAGRAPH.split(text[:at]) if at > 0 else []
     if len(before) >= 2:  # the paragraph above the quote's, when it is a term's line
         term = before[-2].strip()
@@ -133,11 +134,6 @@ def _cited_names(answer: Mapping[str, Any], citation: Any) -> list[str]:
     # A man page's part ("OPTIONS") names nothing; nor does a section's number.
     return [w for head in heads if not head.isupper()
             for w in _salient(head, set()) if _is_name(w)]
-
-
-def _parts(text: str) -> set[str]:
-    """Content terms with identifiers split (``max_connections`` → max, connection)."""
-    return set(content_terms(re.sub(r"[_./:-]", " ", text)))
 
 
 def carry_into(query: str, carried: Sequence[str]) -> str:
@@ -156,7 +152,7 @@ def carry_into(query: str, carried: Sequence[str]) -> str:
 
 
 def _rewrite_one(question: str, previous: str, answer: str,
-                 subject: str = "") -> FollowUp | None:
+                 subject: str | Callable[[], str] = "") -> FollowUp | None:
     if not _leans_back(question) and not _points_back(question, f"{previous} {answer}"):
         return None
     own = set(content_terms(question))
@@ -167,7 +163,8 @@ def _rewrite_one(question: str, previous: str, answer: str,
     if subject and not any(_IDENTIFIER.search(w) for w in carried) and not any(
             _is_name(m.group(0)) for m in _WORD.finditer(question)):
         # Only when neither question names a thing.
-        named = [w for w in _salient(subject, own) if _is_name(w)]
+        name = subject() if callable(subject) else subject
+        named = [w for w in _salient(name, own) if _is_name(w)]
         carried = [*named, *(w for w in carried if w not in named)][:MAX_CARRIED]
     if not carried:
         return None

@@ -264,7 +264,7 @@ class Agent:
             check_schema(output_schema)
             run_settings = run_settings.model_copy(update={"output_schema": output_schema})
         history: list[tuple[str, str]] = []
-        subject = ""
+        subject: str | Callable[[], str] = ""
         if thread_id is not None:
             history, subject = self._threads.get(thread_id)
         messages: list[Message] = [SystemMessage(content=self.system_prompt)]

@@ -11,6 +11,7 @@ so it searches nothing, and its memory keeps no subject.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from citewise.agent.followups import answer_subject
@@ -34,21 +35,27 @@ class ThreadHistory:
         self.tenant = tenant
         self._memory: OrderedDict[str, list[tuple[str, str]]] = OrderedDict()
 
-    def get(self, thread_id: str) -> tuple[list[tuple[str, str]], str]:
-        """The thread's turns, oldest first, and its last answer's subject; ``NotFound``
+    def get(self, thread_id: str) -> tuple[list[tuple[str, str]], Callable[[], str]]:
+        """The thread's turns, oldest first, and a function that finds its last answer's
+        subject (reading that run's answer only if a follow-up needs it); ``NotFound``
         (``unknown_thread``) for a thread there is no record of."""
         if self.store is None:
             if thread_id not in self._memory:
                 raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
-            return list(self._memory[thread_id]), ""
-        if self.store.get_thread(self.tenant, thread_id) is None:
+            return list(self._memory[thread_id]), lambda: ""
+        store = self.store
+        if store.get_thread(self.tenant, thread_id) is None:
             raise NotFound(f"unknown thread {thread_id!r}", code="unknown_thread")
-        from citewise.store.base import decoded
+        records = store.list_turns(self.tenant, thread_id)
 
-        records = self.store.list_turns(self.tenant, thread_id)
-        last = self.store.get_run(self.tenant, records[-1].run_id) if records else None
-        subject = answer_subject(decoded(last.answer), records[-1].question) \
-            if last and last.answer else ""
+        def subject() -> str:
+            from citewise.store.base import decoded
+
+            last = store.get_run(self.tenant, records[-1].run_id) if records else None
+            if last is None or not last.answer:
+                return ""
+            return answer_subject(decoded(last.answer), records[-1].question)
+
         return [(t.question, t.answer) for t in records], subject
 
     def remember(self, thread_id: str, question: str, answer: Answer) -> None:

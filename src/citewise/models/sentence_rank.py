@@ -56,7 +56,7 @@ from pathlib import PurePosixPath
 from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.models.sentence_candidates import Sentence, candidates
 from citewise.models.sentence_structure import structure_penalty
-from citewise.text import POINTING_WORDS, content_terms
+from citewise.text import POINTING_WORDS, content_terms, name_terms
 
 __all__ = [
     "SHORTLIST",
@@ -264,12 +264,7 @@ def _section_terms(section: str) -> frozenset[str]:
     """The words of the innermost part of a section path ("OPTIONS > --partial"), an
     identifier's parts too: "KillUserProcesses=" is about killing a user's processes,
     "max_connections" about connections."""
-    last = section.rsplit(SECTION_SEPARATOR, 1)[-1]
-    parts = _PARTS.sub(" ", last)
-    return frozenset(content_terms(last)) | frozenset(content_terms(parts))
-
-
-_PARTS = re.compile(r"(?<=[a-z])(?=[A-Z])|_")
+    return name_terms(section.rsplit(SECTION_SEPARATOR, 1)[-1])
 
 
 def _masked(question: str, named: set[str]) -> str:
