@@ -12,7 +12,8 @@ import pytest
 from citewise.agent.runner import Agent
 from citewise.grounding.relevance import NOT_IN_SOURCES
 from citewise.knowledge.base import KnowledgeBase
-from citewise.models.extractive import NO_ANSWER, _fill
+from citewise.models.extractive import NO_ANSWER
+from citewise.models.quote_values import UNFILLABLE, fill
 
 EIFFEL = """\
 # Eiffel Tower
@@ -71,23 +72,22 @@ QUOTES = ["Construction of the tower was completed on 31 March 1889. [1]"]
 
 def test_fill_reads_scalars_and_refuses_what_quotes_do_not_hold() -> None:
     year = {"type": "object", "properties": {"year": {"type": "integer"}}, "required": ["year"]}
-    assert _fill(year, "answer", QUOTES) == {"year": 1889}
+    assert fill(year, "answer", QUOTES) == {"year": 1889}
     date = {"type": "object", "properties": {"on": {"type": "string", "format": "date"}},
             "required": ["on"]}
-    assert _fill(date, "answer", QUOTES) == {"on": "1889-03-31"}
+    assert fill(date, "answer", QUOTES) == {"on": "1889-03-31"}
     count = {"type": "object", "properties": {"count": {"type": "integer"}},
              "required": ["count"]}
-    from citewise.models.extractive import _UNFILLABLE
 
-    assert _fill(count, "answer", ["No number is written here. [1]"]) is _UNFILLABLE
+    assert fill(count, "answer", ["No number is written here. [1]"]) is UNFILLABLE
     nested = {"type": "object", "properties": {"tags": {"type": "array"}}, "required": ["tags"]}
-    assert _fill(nested, "answer", QUOTES) is _UNFILLABLE
+    assert fill(nested, "answer", QUOTES) is UNFILLABLE
     # optional values the quotes do not hold are left out; a boolean is never guessed
     loose = {"type": "object", "properties": {"year": {"type": "integer"},
                                               "open": {"type": "boolean"},
                                               "tags": {"type": "array"}}}
-    assert _fill(loose, "answer", ["The tower opened in 1889. [1]"]) == {"year": 1889}
-    assert _fill(loose, "answer", ["No number is written here. [1]"]) is _UNFILLABLE
+    assert fill(loose, "answer", ["The tower opened in 1889. [1]"]) == {"year": 1889}
+    assert fill(loose, "answer", ["No number is written here. [1]"]) is UNFILLABLE
 
 
 def test_the_no_answer_wording_is_the_grounding_one() -> None:

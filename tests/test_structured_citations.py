@@ -146,7 +146,7 @@ def test_pointers_escape_as_rfc_6901() -> None:
 
 def test_quotes_fill_a_year_for_the_extractive_path(kb: KnowledgeBase) -> None:
     """``{"year": integer}`` filled from the extractive model's quotes, then cited: the
-    helper ``models/extractive.py``'s ``_fill`` is to call for a scalar property."""
+    helper ``models/quote_values.py``'s ``fill`` is to call for a scalar property."""
     from citewise.grounding.values import UNFILLED, link_values, value_from_quotes
 
     quote = "Construction of the tower was completed on 31 March 1889, in time for the " \

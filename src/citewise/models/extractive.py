@@ -21,12 +21,9 @@ report a missing document. Passages are cut as answers are
 marker, and a list item or any other sentence without a full stop is written as a markdown
 list item, so it never runs on into the next claim.
 
-Asked for structured output, it fills the schemas an answer of quotes can fill: a string
-(the answer), an array of strings (one quote each), or an object whose one string property
-takes the answer and whose numbers, dates and booleans are read from the quotes
-(:func:`citewise.grounding.values.value_from_quotes`; the loop then cites each value in
-``structured_citations``). It cannot invent values: for any other shape, or a required
-value no quote holds, it says so in a thought and answers in prose, and the run ends
+Asked for structured output, it fills the schemas an answer of quotes can fill
+(:mod:`.quote_values`). It cannot invent values: for any other shape, or a required value
+no quote holds, it says so in a thought and answers in prose, and the run ends
 ``structured_output_invalid`` after its repairs, without searching again.
 
 A follow-up in a thread is searched with its thread's subject (``agent/followups.py``);
@@ -43,7 +40,6 @@ from typing import Any
 
 from citewise.grounding.claims import segments
 from citewise.grounding.relevance import NOT_IN_SOURCES
-from citewise.grounding.values import UNFILLED, value_from_quotes
 from citewise.models.answerability import answerability
 from citewise.models.base import (
     Message,
@@ -55,6 +51,7 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
+from citewise.models.quote_values import CANNOT_FILL, UNFILLABLE, fill
 from citewise.models.sentence_rank import candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer
 from citewise.models.thread_repeats import earlier_answers, not_repeated
@@ -142,12 +139,12 @@ class ExtractiveModel:
                 )
                 pieces = _render(chosen)
                 if request.output_schema is not None:
-                    value = _fill(request.output_schema, "".join(pieces),
-                                  [f"{c.text} [{c.document_index}]" for c in chosen])
-                    if value is not _UNFILLABLE:
+                    value = fill(request.output_schema, "".join(pieces),
+                                 [f"{c.text} [{c.document_index}]" for c in chosen])
+                    if value is not UNFILLABLE:
                         pieces = [json.dumps(value, ensure_ascii=False)]
                     else:
-                        yield TextDelta(channel="thought", text=_CANNOT_FILL)
+                        yield TextDelta(channel="thought", text=CANNOT_FILL)
                 for piece in pieces:
                     yield TextDelta(channel="answer", text=piece)
         prompt = sum(len(getattr(m, "content", "")) for m in request.messages) // 4
@@ -239,63 +236,6 @@ def _scoring_question(question: str, observations: list[dict[str, Any]]) -> str:
                 have |= stems
                 extra.append(word)
     return f"{question.rstrip()} {' '.join(extra)}" if extra else question
-
-
-_UNFILLABLE = object()
-_CANNOT_FILL = ("This schema needs values that quotes cannot give (the extractive model fills "
-                "a string, an array of strings, or an object's one string property and the "
-                "numbers, dates and yes/no values its quotes state); answering in prose — "
-                "choose a language model for this schema.")
-_SCALARS = frozenset(("integer", "number", "boolean"))
-
-
-def _fill(schema: dict[str, Any], answer: str, quotes: list[str]) -> Any:
-    """The answer as a value of ``schema``, for the shapes quotes can fill: a string (the
-    answer), an array of strings (the quotes), or an object whose string property (one at
-    most) takes the answer and whose numbers, dates and booleans are read from the quotes
-    (:func:`~citewise.grounding.values.value_from_quotes`, which the loop then cites). A
-    required value the quotes do not hold makes the schema unfillable; an optional one is
-    read only when no string property carries the answer (an optional boolean never)."""
-    kind = schema.get("type")
-    if kind == "string":
-        return answer
-    if kind == "array" and isinstance(schema.get("items"), dict) and (
-            schema["items"].get("type") == "string"):
-        return quotes
-    properties = schema.get("properties")
-    if kind != "object" or not isinstance(properties, dict):
-        return _UNFILLABLE
-    required = [k for k in schema.get("required") or [] if isinstance(k, str)]
-    targets = required or list(properties)
-    strings = [k for k in targets if _is_text(properties.get(k))]
-    if len(strings) > 1 and (required or not any(_is_scalar(properties.get(k)) for k in targets)):
-        return _UNFILLABLE  # one answer cannot fill two texts
-    value: dict[str, Any] = {}
-    if len(strings) == 1:
-        value[strings[0]] = answer
-    for key in targets:
-        sub = properties.get(key)
-        if key in value or key in strings:
-            continue
-        # An optional value only where no string carries the answer, never a guessed boolean.
-        if isinstance(sub, dict) and _is_scalar(sub) and (
-                key in required or (not strings and sub.get("type") != "boolean")):
-            found = value_from_quotes(sub, key, quotes)
-            if found is not UNFILLED:
-                value[key] = found
-                continue
-        if key in required:
-            return _UNFILLABLE
-    return value or _UNFILLABLE
-
-
-def _is_text(sub: Any) -> bool:
-    return isinstance(sub, dict) and sub.get("type") == "string" and sub.get("format") != "date"
-
-
-def _is_scalar(sub: Any) -> bool:
-    return isinstance(sub, dict) and (
-        sub.get("type") in _SCALARS or (sub.get("type") == "string" and sub.get("format") == "date"))
 
 
 def _render(chosen: list[_Candidate]) -> list[str]:
