@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["is_boilerplate", "is_contents", "is_navigation", "is_permalink"]
+__all__ = ["is_boilerplate", "is_contents", "is_footnote", "is_navigation", "is_permalink"]
 
+# Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
+# "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
 _BOILERPLATE = re.compile(
-    r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|footer|cookie|cookies|banner|advert|ads|share|"
+    r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|sphinxsidebar|footer|cookie|cookies|banner|advert|ads|share|"
     r"social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline)(?:$|[\s_-])",
     re.IGNORECASE,
 )
@@ -50,6 +52,21 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
         return False
     marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
     return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
+
+
+# An <aside> is left out as a sidebar, except the notes a page's text refers to: docutils
+# (Sphinx) writes footnotes and citations as <aside class="footnote">, and their markers
+# ("… in some circumstances [1].") stay in the text.
+_NOTE_CLASSES = frozenset(("footnote", "footnote-list", "footnotes", "citation",
+                           "citation-list", "endnote", "endnotes"))
+_NOTE_ROLES = frozenset(("doc-footnote", "doc-endnote", "doc-endnotes"))
+
+
+def is_footnote(node: Any) -> bool:
+    """A footnote, a citation or a list of them (kept where other asides are not)."""
+    classes = set((node.attributes.get("class") or "").lower().split())
+    return bool(classes & _NOTE_CLASSES) or (
+        (node.attributes.get("role") or "").lower() in _NOTE_ROLES)
 
 
 # A generated manual's table of contents (DocBook XSL's ``toc`` and lists of tables,

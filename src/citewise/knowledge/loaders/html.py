@@ -34,6 +34,7 @@ from citewise.knowledge.loaders._html_blocks import (
 from citewise.knowledge.loaders._html_chrome import (
     is_boilerplate,
     is_contents,
+    is_footnote,
     is_navigation,
     is_permalink,
 )
@@ -50,7 +51,7 @@ _DROP = frozenset(
 )
 _BLOCK = frozenset(
     (
-        "address", "article", "blockquote", "body", "dd", "details", "div", "dl", "dt",
+        "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt",
         "fieldset", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
         "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "thead", "tfoot", "tr",
         "ul", "caption",
@@ -160,7 +161,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             _walk(child, out, in_main, guess)  # an article's own header holds its headline
         elif (
             tag in ("-comment", "-doctype")
-            or tag in _DROP
+            or (tag in _DROP and not (tag == "aside" and is_footnote(child)))
             or is_boilerplate(child, guess and not in_main)
             or is_navigation(child)
             or (not out.contents and is_contents(child))
@@ -213,6 +214,8 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                     and child.parent.tag == "ol":
                 out.write_marker()  # an item that opens with a list: its number stays
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
+            elif tag == "aside":
+                out.marker = _footnote_label(child)  # "[1] Only “nodump” … are supported."
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             written = out.flush(sep)
             if kind == "heading" and written is not None and not is_caption(child, written[1]):
@@ -236,6 +239,20 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
 
 
 _BLOCK_HEADING = 7  # the level of a heading that is a bold block, not an <h1>…<h6>
+
+
+def _footnote_label(node: Any) -> str:
+    """A docutils footnote's label ("[1] "), taken out of the tree to be written on its
+    text's line: it is a <span> before the note's <p>, which would leave it a line alone.
+    Its links back to where it is referenced ("(1,2)") go: they are navigation."""
+    label = ""
+    for span in node.css("span.label, span.backrefs"):
+        if span.parent is None or span.parent.mem_id != node.mem_id:
+            continue  # a nested note's (a list of footnotes holds each)
+        if "label" in (span.attributes.get("class") or "").split():
+            label = " ".join(span.text().split())
+        span.decompose()
+    return f"{label} " if label else ""
 
 
 def _pre_text(node: Any) -> str:
@@ -369,8 +386,9 @@ class HtmlLoader:
     # list numbers, exponents, elements hidden by their style; 5: an item's number on its
     # first paragraph's line, bold-only (or numbered bold) paragraphs are headings; 6: bold
     # blocks (with an argument synopsis: "hard-stop-after <time>") are sections, nothing
-    # hidden inside a <pre>; 7: a <pre class="text"> is prose, not code
-    version = "7"
+    # hidden inside a <pre>; 7: a <pre class="text"> is prose, not code; 8: footnotes
+    # (<aside class="footnote">) kept, Sphinx's "sphinxsidebar" left out
+    version = "8"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -1,0 +1,67 @@
+"""A Sphinx page's footnotes are text, and its sidebar is not.
+
+Docutils (Sphinx 5+) writes footnotes as ``<aside class="footnote">`` and the HTML loader
+left out every ``<aside>`` as a sidebar: BorgBackup's manual (Debian's ``borgbackup-doc``)
+lost "Only “nodump”, “immutable”, “compressed” and “append” are supported." while its
+marker stayed in the text ("Flags [7]"). Its theme's ``<div class="sphinxsidebar">``
+began every stored page with the logo's "Borg 1.2.4" (new-user review, 2026-12-04). The
+fixture is modelled on those pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.knowledge.loaders.html import HtmlLoader
+
+_PAGE = """<!DOCTYPE html><html><head><title>General — Borg documentation</title></head>
+<body><div id="left-column"><div class="sphinxsidebar"><a href="index.html"
+class="text-logo"><img src="_static/logo.svg"> Borg 1.2.4</a>
+<div class="sidebar-block"><form action="search.html"><input name="q"></form></div></div>
+</div><div id="right-column"><div role="navigation"><ol class="breadcrumb"><li><a
+href="index.html">Docs</a></li></ol></div>
+<div class="document clearer body"><section id="general"><h1>General</h1>
+<p>The following platform features are supported: ACLs <a class="footnote-reference
+brackets" href="#id10" id="id5" role="doc-noteref"><span class="fn-bracket">[</span>1<span
+class="fn-bracket">]</span></a> and flags <a class="footnote-reference brackets"
+href="#id11" id="id6" role="doc-noteref"><span class="fn-bracket">[</span>2<span
+class="fn-bracket">]</span></a>.</p>
+<aside class="footnote-list brackets">
+<aside class="footnote brackets" id="id10" role="note">
+<span class="label"><span class="fn-bracket">[</span>1<span class="fn-bracket">]</span></span>
+<span class="backrefs">(<a role="doc-backlink" href="#id5">1</a>,<a role="doc-backlink"
+href="#id14">2</a>)</span>
+<p>Only “nodump”, “immutable”, “compressed” and “append” are supported.</p>
+</aside>
+<aside class="footnote brackets" id="id11" role="note">
+<span class="label"><span class="fn-bracket">[</span><a role="doc-backlink"
+href="#id6">2</a><span class="fn-bracket">]</span></span>
+<p>Feature request #1332</p>
+</aside>
+</aside>
+<aside class="sidebar"><p>Read the release notes before upgrading.</p></aside>
+</section></div></div></body></html>"""
+
+
+def _load() -> str:
+    return HtmlLoader().load(Path("general.html"), _PAGE.encode()).text
+
+
+def test_a_footnote_is_kept_on_one_line_with_its_label() -> None:
+    text = _load()
+    assert ("[1] Only “nodump”, “immutable”, “compressed” and “append” are supported."
+            in text.splitlines())
+    assert "[2] Feature request #1332" in text.splitlines()
+    assert "(1,2)" not in text  # its links back to the references are navigation
+
+
+def test_a_footnote_anchor_points_at_its_label() -> None:
+    doc = HtmlLoader().load(Path("general.html"), _PAGE.encode())
+    at = doc.metadata["anchors"]["id10"]
+    assert doc.text[at:].startswith("[1] Only")
+
+
+def test_the_sphinx_sidebar_and_other_asides_are_left_out() -> None:
+    text = _load()
+    assert text.startswith("General\n\nThe following platform features are supported")
+    assert "Borg 1.2.4" not in text
+    assert "release notes" not in text  # an aside that is no note is still a sidebar
