@@ -434,3 +434,18 @@ def test_ctrl_c_while_documents_are_written_says_what_was_kept(
     assert main(["ingest", str(docs), "--data-dir", str(tmp_path / "kb")]) == 0  # goes on
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         assert len(kb.list_documents()) == 3
+
+
+def test_ask_help_names_every_wire_format() -> None:
+    """``ask --help`` listed eight formats while ``--format`` took ten (a2a and ai-sdk were
+    missing; review of 2026-12-04)."""
+    import argparse
+
+    from citewise.cli.main import build_parser
+    from citewise.dialects import DIALECTS
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    fmt = next(a for a in sub.choices["ask"]._actions if "--format" in a.option_strings)
+    listed = fmt.help.split("(", 1)[1].rstrip(")").split(", ") if fmt.help else []
+    assert listed == list(DIALECTS)

@@ -59,7 +59,8 @@ def test_list_is_tenant_scoped_in_the_http_shape(kb: tuple[Path, Path],
     assert [d["source"] for d in acme["documents"]] == [str(src / "team" / "acme.txt")]
     code, out, _ = run(capsys, "docs", "list", "--data-dir", str(data))
     assert code == 0
-    rows = [line.split("\t") for line in out.splitlines()]
+    head, *rows = [line.split("\t") for line in out.splitlines()]
+    assert head == ["id", "collection", "type", "chars", "source"]
     assert {r[0] for r in rows} == {d.id for d in listed.documents}
     assert {r[4] for r in rows} == {d.source for d in listed.documents}
     page = as_json(capsys, "docs", "list", "--limit", "1", "--offset", "1",

@@ -20,6 +20,7 @@ from citewise.answer import Answer, CitationOccurrence, Issue, SearchDocument
 from citewise.errors import InvalidInput, NotFound
 from citewise.evaluation import (
     EvalQuestion,
+    QuestionResult,
     load_questions,
     locate,
     metrics,
@@ -105,7 +106,30 @@ def test_parse_questions_reads_every_field_and_skips_blank_lines() -> None:
     assert (a.id, a.expected, a.kind, a.document, a.split) == ("a", ("S.",), "default",
                                                                "x.md", "tune")
     assert a.answerable and not b.answerable
-    assert (b.kind, b.document, b.split) == ("default", None, None)
+    assert (b.kind, b.document, b.split) == (None, None, None)
+
+
+def test_questions_without_a_kind_show_none_in_the_table() -> None:
+    """A file without kinds is not all of the kind "default" (a kind of question in the
+    README's own words: one asking for a default value); the review of 2026-12-04 read
+    "kind default" on every row of its report."""
+    import io
+
+    from citewise.cli.eval import render
+
+    results = [QuestionResult(id=i, question="Q?", kind=None, split=None, answerable=True,
+                              abstained=False, evidence_at_1=hit, evidence_any=hit,
+                              document_at_1=True, latency_ms=100.0, citations=1,
+                              first_sentence="S.")
+               for i, hit in (("a", True), ("b", False))]
+    out = io.StringIO()
+    render({"results": [r.to_dict() for r in results], "summary": summarise(results),
+            "labels_not_found": {}}, out)
+    text = out.getvalue()
+    assert "default" not in text
+    assert not any(line.startswith("kind") for line in text.splitlines())
+    row = next(line for line in text.splitlines() if line.startswith("a "))
+    assert row.split()[1] == "yes"  # id, then ev@1: no kind and no split written
 
 
 @pytest.mark.parametrize(("line", "why"), [
@@ -303,8 +327,6 @@ def test_eval_prints_a_table_and_json_that_agree(data_dir: Path, tmp_path: Path)
     assert report["labels_not_found"] == {"typo": ["Invoices are due soon."]}
     assert "warning: typo: expected sentence not in the stored text of any document" in (
         as_json.stderr)
-    from citewise.evaluation import QuestionResult
-
     results = [QuestionResult(**r) for r in report["results"]]
     assert report["summary"] == json.loads(json.dumps(summarise(results)))
     assert all(r.latency_ms > 0 for r in results)

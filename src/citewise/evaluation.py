@@ -10,7 +10,7 @@ A question file is JSON Lines, one object per line::
 
     {"id": "q1", "question": "How long do refunds take?",
      "expected": ["Refunds are paid within 14 days."],   # or "unanswerable"
-     "kind": "default", "document": "policies/refunds.md", "split": "tune"}
+     "kind": "limits", "document": "policies/refunds.md", "split": "tune"}
 
 ``expected`` lists sentences of the stored text that answer the question (any one is
 enough). ``kind``, ``document`` (the expected source: the stored source exactly, or a
@@ -101,7 +101,7 @@ class QuestionResult:
 
     id: str
     question: str
-    kind: str
+    kind: str | None
     split: str | None
     answerable: bool
     abstained: bool

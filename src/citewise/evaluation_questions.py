@@ -37,7 +37,7 @@ class EvalQuestion:
     id: str
     question: str
     expected: tuple[str, ...] | None
-    kind: str = "default"
+    kind: str | None = None  # the question's kind, when its file gives one
     document: str | None = None
     split: str | None = None
 
@@ -105,5 +105,5 @@ def _parse_line(line: str, where: str) -> EvalQuestion:
     else:
         raise bad('"expected" must be a non-empty list of sentences or "unanswerable"')
     return EvalQuestion(id=row["id"], question=row["question"], expected=expected,
-                        kind=row.get("kind", "default"), document=row.get("document"),
+                        kind=row.get("kind"), document=row.get("document"),
                         split=row.get("split"))

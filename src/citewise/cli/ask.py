@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # Wire formats (issue 7): see _ask_formatted below.
     p.add_argument("--format", metavar="NAME", default=None,
                    help="print the answer as this wire format's final JSON object (citewise, "
-                   "trustgraph, agentos, agent-event, conversation, answer, ag-ui, openai)")
+                   "trustgraph, agentos, agent-event, conversation, answer, ag-ui, openai, a2a, "
+                   "ai-sdk)")
     p.add_argument("--stream", action="store_true",
                    help="print each stream object of --format (default citewise) as one JSON "
                    "line as it happens")

@@ -148,6 +148,8 @@ def list_docs(args: argparse.Namespace) -> int:
             listed = DocumentList(documents=[_info(d) for d in docs])
             _print_json(listed.model_dump(mode="json"))
             return 0
+        # Tab-separated under a header row (scripts read --json, or skip the first line).
+        sys.stdout.write("id\tcollection\ttype\tchars\tsource\n")
         for d in docs:
             sys.stdout.write(f"{d.id}\t{d.collection}\t{d.content_type}\t{len(d.text)}\t"
                              f"{d.source}\n")

@@ -95,7 +95,7 @@ def render(report: dict[str, Any], out: TextIO) -> None:
     for r in report["results"]:
         first = r["first_sentence"] or "(no citation)"
         first = first if len(first) <= 70 else first[:69] + "…"
-        rows.append((r["id"], r["kind"], r["split"] or "", _mark(r["evidence_at_1"]),
+        rows.append((r["id"], r["kind"] or "", r["split"] or "", _mark(r["evidence_at_1"]),
                      _mark(r["evidence_any"]), _mark(r["document_at_1"]),
                      "yes" if r["abstained"] else "no", f"{r['latency_ms']:.0f}", first))
     _table(rows, out)
