@@ -310,3 +310,22 @@ def test_a_list_of_quotes_starting_with_a_dash_is_bulleted_with_a_star() -> None
     assert [c.text for c in claims] == [chosen[0].text, chosen[1].text]
     plain = [_Candidate(1.0, 1, "Shipping takes a day"), _Candidate(0.9, 1, "Freight a week")]
     assert "".join(_render(plain)).startswith("- Shipping takes a day [1]\n- Freight")
+
+
+def test_quotes_from_two_sections_are_two_paragraphs() -> None:
+    # Borg's FAQ: a lock warning from one entry and the security contact from another ran
+    # on as one paragraph that read as one passage (new-user review, 2026-12-04).
+    from citewise.models.extractive import _Candidate, _render
+
+    lock = _Candidate(1.0, 1, "Borg keeps an exclusive lock, which may make backups fail.",
+                      "FAQ > Can I back up from several servers?")
+    mail = _Candidate(0.95, 1, "Send a private email to the security contact.",
+                      "FAQ > How do I report a security issue?")
+    text = "".join(_render([lock, mail]))
+    assert text == (f"{lock.text} [1]\n\n{mail.text} [1]")
+    claims = [c for c in split_claims(text) if c.is_claim]
+    assert [c.text for c in claims] == [lock.text, mail.text]
+    again = _Candidate(0.9, 1, "Only one backup can write at a time.", lock.section)
+    assert "".join(_render([lock, again])) == f"{lock.text} [1] {again.text} [1]"
+    other_doc = _Candidate(0.9, 2, "Only one backup can write at a time.", lock.section)
+    assert "".join(_render([lock, other_doc])) == f"{lock.text} [1]\n\n{other_doc.text} [2]"

@@ -77,6 +77,7 @@ class _Candidate:
     score: float
     document_index: int
     text: str
+    section: str = ""  # its passage's section path: quotes from two read as two paragraphs
 
     @property
     def words(self) -> str:
@@ -159,7 +160,8 @@ class ExtractiveModel:
         question = _scoring_question(question, observations)
         scorer = minilm_scorer() if self.semantic else None
         scored = rank(question, sentences, semantic=scorer)
-        return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text)
+        return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text,
+                            x.sentence.section)
                  for x in scored], answerability(question, scored, observations))
 
 
@@ -239,15 +241,27 @@ def _scoring_question(question: str, observations: list[dict[str, Any]]) -> str:
 
 
 def _render(chosen: list[_Candidate]) -> list[str]:
-    """The answer's pieces: sentences run on as prose, each followed by its marker; when
-    one lacks a closing full stop (a list item, a heading), all are written as a list, or
-    the claim splitter would glue it to the next sentence."""
+    """The answer's pieces: sentences run on as prose, each followed by its marker (a
+    paragraph per passage); when one lacks a closing full stop (a list item, a heading),
+    all are written as a list, or the claim splitter would glue it to the next sentence."""
     # One quote is no list ("- -i, --ignore-initial=SKIP" read as a double dash), and a
     # list of quotes that start with a dash takes "* " ("- -key filename" read as "--key").
     prose = len(chosen) == 1 or all(_SENTENCE_END.search(c.text) for c in chosen)
     dashed = any(c.text.startswith("-") for c in chosen)
-    sep, bullet = (" ", "") if prose else ("\n", "* " if dashed else "- ")
-    return [f"{sep if i else ''}{bullet}{_marked(c)}" for i, c in enumerate(chosen)]
+    bullet = "" if prose else ("* " if dashed else "- ")
+    return [f"{_separator(chosen[i - 1], c, prose) if i else ''}{bullet}{_marked(c)}"
+            for i, c in enumerate(chosen)]
+
+
+def _separator(before: _Candidate, c: _Candidate, prose: bool) -> str:
+    """Between two quotes: a list's line break, or in prose a space — but a blank line
+    between quotes from two sections or documents, which run on as one paragraph read as
+    one passage ("… may make simultaneous backups fail. [1] Send a private email to the
+    security contact …", from two entries of a FAQ)."""
+    if not prose:
+        return "\n"
+    same = (before.document_index, before.section) == (c.document_index, c.section)
+    return " " if same else "\n\n"
 
 
 def _marked(c: _Candidate) -> str:
