@@ -3,7 +3,8 @@
 Apart from the walk (:mod:`.html`) because these are facts about single elements: an
 element's role as evidence (a definition's term, a table, a version-change note, a notice,
 a bold-only paragraph that is a heading), an ordered list item's number ("3. ", "c. ",
-"iv. "), and a superscript that reads as a power.
+"iv. "), a footnote's label ("[1] ", written on its note's line), and a superscript that
+reads as a power.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["block_role", "is_caption", "is_exponent", "item_number", "start_number"]
+__all__ = ["block_role", "footnote_label", "is_caption", "is_exponent", "item_number",
+           "start_number"]
 
 
 def start_number(value: Any) -> int:
@@ -128,3 +130,17 @@ def is_caption(node: Any, text: str) -> bool:
 # A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not
 # work.": a heading even when it is written as a sentence.
 _NUMBERED = re.compile(r"\(?\d{1,3}[.)]\s")
+
+
+def footnote_label(node: Any) -> str:
+    """A docutils footnote's label ("[1] "), taken out of the tree to be written on its
+    text's line: it is a <span> before the note's <p>, which would leave it a line alone.
+    Its links back to where it is referenced ("(1,2)") go: they are navigation."""
+    label = ""
+    for span in node.css("span.label, span.backrefs"):
+        if span.parent is None or span.parent.mem_id != node.mem_id:
+            continue  # a nested note's (a list of footnotes holds each)
+        if "label" in (span.attributes.get("class") or "").split():
+            label = " ".join(span.text().split())
+        span.decompose()
+    return f"{label} " if label else ""

@@ -26,6 +26,7 @@ from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     block_role,
+    footnote_label,
     is_caption,
     is_exponent,
     item_number,
@@ -215,7 +216,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                 out.write_marker()  # an item that opens with a list: its number stays
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
             elif tag == "aside":
-                out.marker = _footnote_label(child)  # "[1] Only “nodump” … are supported."
+                out.marker = footnote_label(child)  # "[1] Only “nodump” … are supported."
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             written = out.flush(sep)
             if kind == "heading" and written is not None and not is_caption(child, written[1]):
@@ -239,20 +240,6 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
 
 
 _BLOCK_HEADING = 7  # the level of a heading that is a bold block, not an <h1>…<h6>
-
-
-def _footnote_label(node: Any) -> str:
-    """A docutils footnote's label ("[1] "), taken out of the tree to be written on its
-    text's line: it is a <span> before the note's <p>, which would leave it a line alone.
-    Its links back to where it is referenced ("(1,2)") go: they are navigation."""
-    label = ""
-    for span in node.css("span.label, span.backrefs"):
-        if span.parent is None or span.parent.mem_id != node.mem_id:
-            continue  # a nested note's (a list of footnotes holds each)
-        if "label" in (span.attributes.get("class") or "").split():
-            label = " ".join(span.text().split())
-        span.decompose()
-    return f"{label} " if label else ""
 
 
 def _pre_text(node: Any) -> str:
