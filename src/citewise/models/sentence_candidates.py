@@ -71,6 +71,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                         previous = None
                 end = b
                 role, lead = _described(roles, text, a, b)
+                if role == "hidden":
+                    continue  # not on the page (an HTML comment): neither answer nor context
                 asserts = (role not in LABEL_ROLES and (role == "list_item"
                                                           or _asserts(text, a, b)))
                 if asserts and lead > a:  # the term is the context of its definition

@@ -27,6 +27,7 @@ ROLES = frozenset((
     "table",
     "notice",  # copyright, licence, legal boilerplate
     "version_note",  # "Changed in version 3.2: …", "Deprecated since …"
+    "hidden",  # in the source, not on the page: a markdown file's HTML comments, link definitions
 ))
 
 

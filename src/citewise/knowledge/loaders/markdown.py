@@ -5,7 +5,13 @@ its heading path (``"Intro > Scope"``). ATX (``## Scope``) and setext (``Scope``
 ``---``) headings count; lines inside fenced code blocks and a leading YAML front-matter
 block do not (front-matter ``key: value`` pairs go to metadata, ``title`` to the title).
 Role spans (:data:`citewise.knowledge.loaders.base.ROLES`) mark the headings, fenced code
-(a ``>>>`` session as a doctest), pipe tables and list items.
+(a ``>>>`` session as a doctest), pipe tables and list items — and what the rendered page
+does not show: HTML comments, link reference definitions (``[fs.stat()]: #fsstat…``) and
+lines of empty anchors (``<a id="x"></a>``) are ``hidden``, never evidence. Node.js's API
+docs keep each function's history in a ``<!-- YAML … -->`` comment; its ``- version: …``
+lines were read as list items and quoted as answers, and 654 link definitions filled
+passages of their own (new-user review, 2026-12-04). A heading's inline-code backticks
+are not part of its section's name ("File system > fs.readFile(path[, options], callback)").
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
 _TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
+_COMMENT = re.compile(r"^ {0,3}<!--")
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S")
+_EMPTY_ANCHORS = re.compile(r"^[ \t]*(?:<(a|i|span)\b[^>]*>[ \t]*</\1>[ \t]*)+$", re.I)
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -69,7 +78,7 @@ def parse_headings(text: str) -> tuple[list[tuple[int, int, str]], dict[str, str
             continue
         atx = _ATX.match(line)
         if atx:
-            title = " ".join((atx.group(2) or "").split())
+            title = " ".join((atx.group(2) or "").replace("`", "").split())
             if title:
                 headings.append((start, len(atx.group(1)), title))
             prev_paragraph = None
@@ -77,7 +86,8 @@ def parse_headings(text: str) -> tuple[list[tuple[int, int, str]], dict[str, str
         setext = _SETEXT.match(line)
         if setext and prev_paragraph is not None:
             level = 1 if setext.group(1)[0] == "=" else 2
-            headings.append((prev_paragraph[0], level, " ".join(prev_paragraph[1].split())))
+            title = " ".join(prev_paragraph[1].replace("`", "").split())
+            headings.append((prev_paragraph[0], level, title))
             prev_paragraph = None
             continue
         prev_paragraph = (start, line) if line.strip() else None
@@ -109,6 +119,12 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
             fence, item = (fm.group(1), start, i + 1), None
             i += 1
             continue
+        hidden = _hidden_end(text, lines, i)
+        if hidden > i:
+            last = lines[hidden - 1]
+            roles.append((start, last[0] + len(last[1]), "hidden"))
+            i, item = hidden, None
+            continue
         if "|" in line and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][1]):
             j = i + 2
             while j < len(lines) and "|" in lines[j][1] and lines[j][1].strip():
@@ -129,6 +145,25 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
     return roles
 
 
+def _hidden_end(text: str, lines: list[tuple[int, str]], i: int) -> int:
+    """The index of the line after the hidden block that starts at line ``i`` (an HTML
+    comment up to its ``-->``, link definitions or empty anchors in a row), else ``i``."""
+    start, line = lines[i]
+    if _COMMENT.match(line):
+        close = text.find("-->", start + line.index("<!--") + 4)
+        if close < 0:
+            return i  # never closed: CommonMark shows it as text
+        j = i
+        while j < len(lines) and lines[j][0] + len(lines[j][1]) < close + 3:
+            j += 1
+        return min(j + 1, len(lines))
+    j = i
+    while j < len(lines) and (_LINK_DEFINITION.match(lines[j][1])
+                              or _EMPTY_ANCHORS.match(lines[j][1])):
+        j += 1
+    return j
+
+
 def section_spans(text: str, headings: list[tuple[int, int, str]]) -> list[SectionSpan]:
     spans: list[SectionSpan] = []
     stack: list[tuple[int, str]] = []  # (level, title) of the open headings
@@ -146,7 +181,7 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "2"  # 2: role spans
+    version = "3"  # 2: role spans; 3: hidden spans, headings without backticks
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 

@@ -1,0 +1,92 @@
+"""What a markdown file holds but its rendered page does not show is never evidence.
+
+Node.js's API docs (Debian's ``nodejs-doc``) keep each function's history in a
+``<!-- YAML … -->`` comment whose ``- version: …`` lines read as list items, end every page
+with hundreds of link reference definitions, and mark anchors with lines of empty
+``<a id>`` elements. The extractive model quoted "version: v18.16.0 pr-url: … description:
+Added the `listener` argument." as the answer to a question about a listener limit, and
+link definitions filled whole passages; section names kept the headings' backticks
+(new-user review, 2026-12-04). The fixture is modelled on ``events.md``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from citewise.knowledge.loaders.markdown import MarkdownLoader
+from citewise.models.base import ModelRequest, TextDelta, ToolMessage, UserMessage
+from citewise.models.extractive import ExtractiveModel
+from citewise.models.sentence_candidates import candidates
+
+EVENTS = """# Events
+
+<!--introduced_in=v0.10.0-->
+
+<a id="events_class_eventemitter"></a>
+
+### `emitter.setMaxListeners(n)`
+
+<!-- YAML
+added: v0.3.5
+changes:
+  - version: v18.16.0
+    pr-url: https://github.com/nodejs/node/pull/46523
+    description: Added the `listener` argument to limit how many listeners are kept.
+-->
+
+* `n` {integer}
+* Returns: {EventEmitter}
+
+By default, an `EventEmitter` prints a warning if more than 10 listeners are added for a
+particular event. This is a useful default that helps finding memory leaks.
+
+See [`emitter.getMaxListeners()`][] for the limit of listeners.
+
+[`emitter.getMaxListeners()`]: #emittergetmaxlisteners
+[WHATWG-EventTarget]: https://dom.spec.whatwg.org/#interface-eventtarget
+"""
+
+
+def _load() -> Any:
+    return MarkdownLoader().load(Path("events.md"), EVENTS.encode())
+
+
+def test_comments_link_definitions_and_anchor_lines_are_hidden() -> None:
+    doc = _load()
+    hidden = [doc.text[a:b] for a, b, role in doc.roles if role == "hidden"]
+    assert hidden == [
+        "<!--introduced_in=v0.10.0-->",
+        '<a id="events_class_eventemitter"></a>',
+        EVENTS[EVENTS.index("<!-- YAML"):EVENTS.index("-->\n\n* `n`") + 3],
+        EVENTS[EVENTS.index("[`emitter.getMaxListeners()`]:"):].rstrip("\n"),
+    ]
+    items = [doc.text[a:b] for a, b, role in doc.roles if role == "list_item"]
+    assert items == ["* `n` {integer}", "* Returns: {EventEmitter}"]  # none from the comment
+    assert doc.text == EVENTS  # the file's own text, offsets and all
+
+
+def test_a_heading_names_its_section_without_backticks() -> None:
+    assert [s[2] for s in _load().sections] == ["Events", "Events > emitter.setMaxListeners(n)"]
+
+
+def test_nothing_hidden_is_a_candidate_nor_quoted() -> None:
+    doc = _load()
+    result = {"text": doc.text, "document_index": 1, "source": "events.md",
+              "title": doc.title, "roles": [list(r) for r in doc.roles]}
+    observation = {"results": [result]}
+    texts = [c.text for c in candidates([observation])]
+    assert any(t.startswith("By default, an `EventEmitter` prints a warning") for t in texts)
+    assert not [t for t in texts if "pr-url" in t or "]: " in t or "<!--" in t]
+    assert all("pr-url" not in c.before for c in candidates([observation]))  # nor context
+    request = ModelRequest(messages=[
+        UserMessage(content="Which argument was added to limit how many listeners are kept?"),
+        ToolMessage(call_id="c1", name="search_knowledge", content="", data=observation)])
+
+    async def go() -> str:
+        model = ExtractiveModel(semantic=False, answerable=0.0)
+        return "".join([p.text async for p in model.stream(request)
+                        if isinstance(p, TextDelta) and p.channel == "answer"])
+
+    # The comment's words are the question's; the page does not show them.
+    assert "pr-url" not in asyncio.run(go())
