@@ -449,3 +449,36 @@ def test_ask_help_names_every_wire_format() -> None:
     fmt = next(a for a in sub.choices["ask"]._actions if "--format" in a.option_strings)
     listed = fmt.help.split("(", 1)[1].rstrip(")").split(", ") if fmt.help else []
     assert listed == list(DIALECTS)
+
+
+def test_plain_sources_are_numbered_in_the_order_they_are_cited() -> None:
+    """A marker is the document's place among the search's results, so an answer quoting
+    only the second printed "… [2]" over sources that began at [2] (new-user reviews,
+    2026-12-03 and -04). The plain answer numbers what it cites 1, 2, …; the JSON keeps
+    the search's indices."""
+    import io
+
+    from citewise.answer import Answer, CitationOccurrence, SearchDocument, Snippet
+    from citewise.cli.common import print_answer
+
+    docs = [SearchDocument(source=f"/docs/{name}.md", snippets=[Snippet(text=text)])
+            for name, text in [("tents", "Tents need pegs."), ("kayaks", "Kayaks float."),
+                               ("canoes", "Canoes carry three.")]]
+    cites = [CitationOccurrence(citation_index=0, document_index=3, snippet_index=0,
+                                excerpt="Canoes carry three.", claim_index=0),
+             CitationOccurrence(citation_index=1, document_index=2, snippet_index=0,
+                                excerpt="Kayaks float.", claim_index=1)]
+    answer = Answer(run_id="r", thread_id="t", text="Canoes carry three. [3] Kayaks float. [2]",
+                    citations=cites, search_documents=docs)
+    out = io.StringIO()
+    print_answer(answer, None, out)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "Canoes carry three. [1] Kayaks float. [2]"
+    assert lines[lines.index("Sources:") + 1] == "[1] /docs/canoes.md"
+    assert "[2] /docs/kayaks.md" in lines
+    assert answer.text.endswith("[2]")  # the answer itself is unchanged
+    # A marker that no citation explains: nothing is renumbered, so nothing can collide.
+    stray = answer.model_copy(update={"text": answer.text + " Tents need pegs. [1]"})
+    out = io.StringIO()
+    print_answer(stray, None, out)
+    assert out.getvalue().splitlines()[0] == stray.text

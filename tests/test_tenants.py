@@ -210,6 +210,8 @@ def test_same_file_name_in_b_is_b_s_own_document(world: World) -> None:
 def test_a_s_resources_are_untouched_after_b_tried_everything(world: World) -> None:
     for method, path, body in _paths(world).values():
         world.b.request(method, path, json=body)
+    # B's own ask, so that B has a thread whichever tests ran before (alone, it had none).
+    assert world.b.post("/v1/ask", json={"question": "search vault code"}).status_code == 200
     a, i = world.a, world.ids
     assert a.get(f"/v1/documents/{i['document']}").status_code == 200
     thread = a.get(f"/v1/threads/{i['thread']}").json()

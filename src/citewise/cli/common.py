@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from citewise.events import Event
+from citewise.grounding.claims import MARKER_GROUP
 from citewise.grounding.relevance import UNSUPPORTED_NOTE
 
 if TYPE_CHECKING:
@@ -210,7 +211,9 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
         # first, where the answer is read, not after it nor only in a warning on stderr.
         out.write("The sources do not support this answer: what follows quotes the closest "
                   "passages, it does not answer the question.\n\n")
-    out.write(answer.text.removesuffix(UNSUPPORTED_NOTE).strip() + "\n")  # said above
+    shown = _shown_numbers(answer)
+    text = answer.text.removesuffix(UNSUPPORTED_NOTE).strip()  # said above
+    out.write(_renumbered(text, shown) + "\n")
     for issue in answer.issues:  # vectors still being computed: the answer says so
         if issue.code == "embedding_incomplete":
             sys.stderr.write(f"note: {issue.message} (`citewise status`)\n")
@@ -235,12 +238,36 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     for n, items in quotes.items():
         source = answer.search_documents[n - 1].source
         last = items[0][0]
-        out.write(f"[{n}] {source}{last}\n")
+        out.write(f"[{shown.get(n, n)}] {source}{last}\n")
         for place, quote in items:
             if place != last:
                 out.write(f"    at {source.rsplit('/', 1)[-1]}{place}:\n")
                 last = place
             out.write(f"    {quote}\n")
+
+
+def _shown_numbers(answer: Answer) -> dict[int, int]:
+    """The number each cited document gets in the plain answer: 1, 2, … in the order it is
+    first cited. A marker is a document's place in ``search_documents`` (the wire formats'
+    contract), so an answer from the search's second document read "… [2]" under a list of
+    sources that began at [2] (new-user reviews, 2026-12-03 and -04). Left as they are
+    when the text has a marker no citation explains: renumbered, it could collide."""
+    shown: dict[int, int] = {}
+    for c in answer.citations:
+        shown.setdefault(c.document_index, len(shown) + 1)
+    written = {int(n) for g in MARKER_GROUP.finditer(answer.text) for n in _NUMBER.findall(
+        g.group(0))}
+    return shown if written <= shown.keys() else {}
+
+
+def _renumbered(text: str, shown: dict[int, int]) -> str:
+    if not shown:
+        return text
+    return MARKER_GROUP.sub(lambda g: _NUMBER.sub(
+        lambda n: str(shown.get(int(n.group(0)), n.group(0))), g.group(0)), text)
+
+
+_NUMBER = re.compile(r"\d+")
 
 
 def _flagged(answer: Answer) -> dict[int, str]:
