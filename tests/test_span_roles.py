@@ -286,3 +286,20 @@ def test_a_plugins_malformed_role_span_is_dropped_not_a_failure() -> None:
     bad: list[Any] = [(0, 3), ("a", 5, "code"), (0, 5, "code", "x"), None, (0, 18, "heading")]
     (chunk,) = chunk_text("d1", text, size=400, overlap=60, roles=bad)
     assert chunk.roles == ((0, 18, "heading"),)
+
+
+def test_markdown_markup_is_no_code() -> None:
+    # Node.js's API docs state every default as "**Default:** `16384` (16 KiB), …": the
+    # emphasis and backticks made it symbol-dense enough to rank as code, below another
+    # option's description (new-user review, 2026-12-04).
+    from citewise.models.sentence_candidates import Sentence
+
+    def sentence(text: str) -> Sentence:
+        return Sentence(1, 0, text, "", "stream.md", "Stream", True)
+
+    default = "**Default:** `16384` (16 KiB), or `16` for `objectMode` streams."
+    assert structure_penalty(sentence(default), False) == 0.0
+    assert structure_penalty(sentence(default), True) == 0.0
+    code = "const w = new Writable({ highWaterMark: 1024 * 16 });"
+    assert structure_penalty(sentence(code), False) > 0.0  # code stays code
+    assert structure_penalty(sentence("`a[i] = b[j] + c[k]`;"), False) > 0.0

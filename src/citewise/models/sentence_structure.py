@@ -62,13 +62,17 @@ def structure_penalty(s: Sentence, code_wanted: bool) -> float:
     if s.role == "table" or text.count("|") >= 2:
         penalty += 0.25  # a table row or a navigation bar
     if not code_wanted:
-        symbols = sum(not (c.isalnum() or c.isspace()) for c in text)
-        if (s.role in CODE_ROLES or _CODE.search(text) or symbols > 0.18 * len(text)
+        # Markdown's own markup is no code: "**Default:** `16384` (16 KiB)." is prose
+        # (Node.js's API docs state every default so; it ranked as code).
+        bare = _MARKUP.sub("", text)
+        symbols = sum(not (c.isalnum() or c.isspace()) for c in bare)
+        if (s.role in CODE_ROLES or _CODE.search(text) or symbols > 0.18 * len(bare)
                 or _COMMAND.match(text)):
             penalty += 0.3
     return penalty
 
 
+_MARKUP = re.compile(r"\*\*|`")  # strong emphasis and inline code, as markdown writes them
 CODE_ROLES = frozenset(("code", "doctest"))
 #: Roles whose text names what follows (a section, an option, a signature): context only.
 LABEL_ROLES = frozenset(("heading", "term"))
