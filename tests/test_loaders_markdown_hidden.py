@@ -90,3 +90,12 @@ def test_nothing_hidden_is_a_candidate_nor_quoted() -> None:
 
     # The comment's words are the question's; the page does not show them.
     assert "pr-url" not in asyncio.run(go())
+
+
+def test_a_bracketed_line_inside_a_paragraph_is_text() -> None:
+    text = "# Notes\n\nThe release is tagged as follows,\n[v2]: the second one, and so on.\n"
+    doc = MarkdownLoader().load(Path("notes.md"), text.encode())
+    assert [r for r in doc.roles if r[2] == "hidden"] == []
+    unclosed = "# Notes\n\n<!-- a comment never closed\n\nText.\n"
+    doc = MarkdownLoader().load(Path("notes.md"), unclosed.encode())
+    assert [r for r in doc.roles if r[2] == "hidden"] == []  # not the rest of the file

@@ -16,8 +16,8 @@ __all__ = ["is_boilerplate", "is_contents", "is_footnote", "is_navigation", "is_
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
 _BOILERPLATE = re.compile(
-    r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|sphinxsidebar|footer|cookie|cookies|banner|advert|ads|share|"
-    r"social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline)(?:$|[\s_-])",
+    r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|sphinxsidebar|footer|cookie|cookies|banner|advert|"
+    r"ads|share|social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline)(?:$|[\s_-])",
     re.IGNORECASE,
 )
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)

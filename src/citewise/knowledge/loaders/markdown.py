@@ -152,11 +152,13 @@ def _hidden_end(text: str, lines: list[tuple[int, str]], i: int) -> int:
     if _COMMENT.match(line):
         close = text.find("-->", start + line.index("<!--") + 4)
         if close < 0:
-            return i  # never closed: CommonMark shows it as text
+            return i  # never closed: kept, rather than hide the rest of the file
         j = i
         while j < len(lines) and lines[j][0] + len(lines[j][1]) < close + 3:
             j += 1
         return min(j + 1, len(lines))
+    if i > 0 and lines[i - 1][1].strip():
+        return i  # inside a paragraph, "[note]: …" is text (no definition interrupts one)
     j = i
     while j < len(lines) and (_LINK_DEFINITION.match(lines[j][1])
                               or _EMPTY_ANCHORS.match(lines[j][1])):
