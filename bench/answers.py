@@ -18,9 +18,11 @@ the Debian Reference's tutorial chapter, ``debian-reference-en``, as a look-alik
 out whole: Python 3.11's library reference (``python3.11-doc``, Sphinx HTML) and chapters
 2–12 of the Debian Reference, and three *new* ones written a session later, split like the
 first: SQLite's documentation (``sqlite3-doc``), Apache httpd's manual (``apache2-doc``)
-and fifteen man pages (ssh, tmux, rsync, curl, tar, find, … as groff/mdoc sources) — and the
-questions (``bench/data/answers/<corpus>.jsonl``) are phrased as users ask them, each
-labelled with the exact sentence(s) of the stored text that answer it, or "unanswerable".
+and fifteen man pages (ssh, tmux, rsync, curl, tar, find, … as groff/mdoc sources), and
+two from new-user reviews (BorgBackup's Sphinx HTML, ``borgbackup-doc``; Node.js's API
+reference in Markdown, ``nodejs-doc``) — and the questions
+(``bench/data/answers/<corpus>.jsonl``) are phrased as users ask them, each labelled with
+the exact sentence(s) of the stored text that answer it, or "unanswerable".
 
 Each corpus is a fixed list of pages (:data:`answer_corpora.CORPORA`) holding every labelled
 answer and distractors around it, ingested into a knowledge base of its own (a fresh one in
@@ -252,7 +254,8 @@ def markdown(result: dict[str, Any]) -> str:
              "real manuals installed from Debian, each a fixed subset of pages ingested into "
              "a knowledge base of its own (the page lists are in `bench/answer_corpora.py`; "
              "`apt-get install postgresql-doc-15 git-doc bash-doc debian-reference-en "
-             "python3.11-doc sqlite3-doc apache2-doc rsync`, or `--install`). Questions and "
+             "python3.11-doc sqlite3-doc apache2-doc rsync borgbackup-doc nodejs-doc`, or "
+             "`--install`). Questions and "
              "labels: "
              "`bench/data/answers/<corpus>.jsonl`, "
              "phrased as users ask, each labelled with the exact sentence(s) of the stored "

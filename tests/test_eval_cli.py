@@ -396,7 +396,8 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
                    for q in qs), name
         pages = {Path(p).name for p in corpus.pages}
         assert all(q.document in pages for q in qs if q.answerable), name
-        assert sum(q.answerable for q in qs) >= 50, name
+        # A review's set (a reviewer's 20 questions on a manual) is small by design.
+        assert sum(q.answerable for q in qs) >= (15 if corpus.group == "reviews" else 50), name
         ids |= {q.id for q in qs}
         answerable += sum(q.answerable for q in qs)
         unanswerable += sum(not q.answerable for q in qs)
