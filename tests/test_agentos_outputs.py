@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from _models import question_and_turn
-from _node_clients import NODE_MODULES, node_module
+from _node_clients import NODE, NODE_MODULES, node_module
 from citewise.agent.tools import tool
 from citewise.models.base import ModelRequest, SystemMessage
 from citewise.models.scripted import Part, ScriptedModel, answer, call
@@ -382,7 +382,7 @@ def test_tsc_strict_accepts_the_final_chunk_with_every_field(http: httpx.Client)
                    "outDir": "out", "types": []}
         (work / "tsconfig.json").write_text(json.dumps({"compilerOptions": options,
                                                         "files": ["check.mts"]}))
-        built = subprocess.run(["node", str(tsc), "-p", str(work)], capture_output=True,
+        built = subprocess.run([NODE, str(tsc), "-p", str(work)], capture_output=True,
                                text=True, timeout=240)
         assert built.returncode == 0, built.stdout + built.stderr
         # The check is not vacuous: a wrong shape in one of the new fields is refused.
@@ -392,14 +392,14 @@ def test_tsc_strict_accepts_the_final_chunk_with_every_field(http: httpx.Client)
             _ts_literal(chunk), _ts_literal(bad)), encoding="utf-8")
         (work / "tsconfig.bad.json").write_text(json.dumps({"compilerOptions": {
             **options, "noEmit": True}, "files": ["bad.mts"]}))
-        refused = subprocess.run(["node", str(tsc), "-p", str(work / "tsconfig.bad.json")],
+        refused = subprocess.run([NODE, str(tsc), "-p", str(work / "tsconfig.bad.json")],
                                  capture_output=True, text=True, timeout=240)
         assert refused.returncode != 0
         errors = [line for line in refused.stdout.splitlines() if "error TS" in line]
         assert len(errors) == 2, refused.stdout
         assert "Property 'payload' is missing" in errors[0], errors
         assert "Type 'number' is not assignable to type 'string'" in errors[1], errors
-        ran = subprocess.run(["node", str(work / "out" / "check.mjs")], capture_output=True,
+        ran = subprocess.run([NODE, str(work / "out" / "check.mjs")], capture_output=True,
                              text=True, timeout=60)
         assert ran.returncode == 0, ran.stderr
         seen = json.loads(ran.stdout.strip().splitlines()[-1])

@@ -25,7 +25,7 @@ from ag_ui.core import RunAgentInput
 from pydantic import TypeAdapter
 
 from _models import question_and_turn
-from _node_clients import NODE_MODULES, node_module
+from _node_clients import NODE, NODE_MODULES, node_module
 from citewise.agent.tools import tool
 from citewise.models.base import ModelRequest, ToolMessage
 from citewise.models.scripted import Part, ScriptedModel, answer, call, thought
@@ -98,7 +98,7 @@ def _input(thread: str, messages: list[dict[str, Any]], **more: Any) -> dict[str
 def test_http_agent_runs_and_round_trips_a_front_end_tool(base: str) -> None:
     node_module("@ag-ui/client")
     env = {**os.environ, "NODE_PATH": str(NODE_MODULES)}
-    done = subprocess.run(["node", str(SCRIPT), base], capture_output=True, text=True,
+    done = subprocess.run([NODE, str(SCRIPT), base], capture_output=True, text=True,
                           timeout=120, env=env, check=False)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

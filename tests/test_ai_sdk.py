@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from _node_clients import NODE_MODULES, node_module
+from _node_clients import NODE, NODE_MODULES, node_module
 from citewise.dialects import get_dialect
 from citewise.events import RunFinished
 from citewise.server import ServerConfig, create_app
@@ -45,7 +45,7 @@ def user(text: str) -> Obj:
 
 def chat_client(base: str, chats: list[Obj]) -> list[Obj]:
     node_module("ai")
-    out = subprocess.run(["node", str(CLIENT), str(NODE_MODULES), f"{base}/v1/runs?format=ai-sdk",
+    out = subprocess.run([NODE, str(CLIENT), str(NODE_MODULES), f"{base}/v1/runs?format=ai-sdk",
                           json.dumps(chats)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     results: list[Obj] = json.loads(out.stdout.strip().splitlines()[-1])

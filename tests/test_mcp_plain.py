@@ -20,7 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from packaging.requirements import Requirement
 
-from _node_clients import node_module
+from _node_clients import NODE, node_module
 from citewise import KnowledgeBase
 
 pytestmark = pytest.mark.slow
@@ -84,7 +84,7 @@ def _inspector(data: Path, tmp_path: Path, *method: str) -> dict[str, Any]:
     env = {**os.environ, "MCP_CATALOG_PATH": str(tmp_path / "catalog.json"),
            "HOME": str(tmp_path)}  # the Inspector keeps its state under HOME
     done = subprocess.run(
-        ["node", str(launcher), "--cli", str(CITEWISE), "mcp", "--data-dir", str(data),
+        [NODE, str(launcher), "--cli", str(CITEWISE), "mcp", "--data-dir", str(data),
          *method], capture_output=True, text=True, timeout=120, env=env, check=False)
     assert done.returncode == 0, done.stderr
     out: dict[str, Any] = json.loads(done.stdout)
