@@ -24,7 +24,9 @@ __all__ = ["capturing"]
 def capturing(path: Path) -> Iterator[None]:
     import citewise.models.extractive as extractive
 
-    rank, answerability = extractive.rank, extractive.answerability
+    # The module's own names, looked up as the model looks them up (through its globals).
+    names = vars(extractive)
+    rank, answerability = names["rank"], names["answerability"]
     out = path.open("w", encoding="utf-8")
     last: dict[str, Any] = {}
 
@@ -49,9 +51,9 @@ def capturing(path: Path) -> Iterator[None]:
                              ensure_ascii=False) + "\n")
         return value
 
-    extractive.rank, extractive.answerability = ranked, answerable  # type: ignore[assignment]
+    names.update(rank=ranked, answerability=answerable)
     try:
         yield
     finally:
-        extractive.rank, extractive.answerability = rank, answerability  # type: ignore[assignment]
+        names.update(rank=rank, answerability=answerability)
         out.close()

@@ -16,6 +16,7 @@ from citewise.store.base import (
     IndexRow,
     decode_roles,
     encode_roles,
+    index_row,
 )
 from citewise.store.schema import chunks, documents, index_outbox, utcnow
 
@@ -289,12 +290,13 @@ class DocumentsMixin(SQLBase):
                         chunks.c.text,
                         documents.c.title,
                         chunks.c.section,
+                        chunks.c.roles,
                     )
                     .join_from(chunks, documents, chunks.c.document_id == documents.c.id)
                     .where(chunks.c.document_id.in_(part))
                     .order_by(chunks.c.document_id, chunks.c.ordinal)
                 )
-                rows.extend(IndexRow(*r) for r in c.execute(q))
+                rows.extend(index_row(*r) for r in c.execute(q))
         return rows
 
     def complete_index_ops(self, op_ids: Sequence[int]) -> None:

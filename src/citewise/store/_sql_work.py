@@ -15,6 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from citewise.store._sql import SQLBase, batched
+from citewise.store.records import decode_roles, indexed_text
 from citewise.store.schema import chunks, document_claims, documents, embed_jobs
 from citewise.store.work import EMBED_BLOCK, MAX_ATTEMPTS, EmbedJob, QueueCounts
 
@@ -191,13 +192,13 @@ class WorkQueueMixin(SQLBase):
     def block_chunks(self, document_id: str, block: int) -> list[tuple[int, str]]:
         lo = block * EMBED_BLOCK
         q = (
-            sa.select(chunks.c.id, chunks.c.text)
+            sa.select(chunks.c.id, chunks.c.text, chunks.c.roles)
             .where(chunks.c.document_id == document_id, chunks.c.ordinal >= lo,
                    chunks.c.ordinal < lo + EMBED_BLOCK)
             .order_by(chunks.c.ordinal)
         )
         with self._read() as c:
-            return [(int(i), str(t)) for i, t in c.execute(q)]
+            return [(int(i), indexed_text(str(t), decode_roles(r))) for i, t, r in c.execute(q)]
 
     def document_chunk_ids(self, document_ids: Sequence[str]) -> dict[str, set[int]]:
         out: dict[str, set[int]] = {}

@@ -38,6 +38,7 @@ from citewise.store.base import (
     DocumentRecord,
     IndexRow,
     decode_roles,
+    index_row,
 )
 from citewise.store.migrations import MIGRATIONS, Migration, migrate
 
@@ -46,7 +47,8 @@ __all__ = ["SQLiteStore"]
 SEARCH_MMAP_BYTES = 1 << 30
 BUSY_TIMEOUT_S = 30.0
 _INDEX_ROWS_SQL = (
-    "SELECT c.id, c.document_id, d.tenant, d.collection, c.text, d.title, c.section"
+    "SELECT c.id, c.document_id, d.tenant, d.collection, c.text, d.title, c.section,"
+    " c.roles"
     " FROM chunks AS c JOIN documents AS d ON d.id = c.document_id"
     " WHERE c.document_id IN ({marks}) ORDER BY c.document_id, c.ordinal"
 )
@@ -241,7 +243,7 @@ class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin
             assert dbapi is not None
             for part in batched(list(document_ids)):
                 sql = _INDEX_ROWS_SQL.format(marks=",".join("?" * len(part)))
-                rows.extend(IndexRow(*r) for r in dbapi.execute(sql, tuple(part)))
+                rows.extend(index_row(*r) for r in dbapi.execute(sql, tuple(part)))
         return rows
 
     def _search_connection(self) -> sqlite3.Connection:

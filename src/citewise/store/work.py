@@ -125,7 +125,8 @@ class WorkQueue(Protocol):
         ...
 
     def block_chunks(self, document_id: str, block: int) -> list[tuple[int, str]]:
-        """``(chunk_id, text)`` of the chunks of one job's block, in order."""
+        """``(chunk_id, text)`` of the chunks of one job's block, in order; the text as the
+        embedder reads it (``citewise.store.records.indexed_text``)."""
         ...
 
     def document_chunk_ids(self, document_ids: Sequence[str]) -> dict[str, set[int]]:

@@ -21,6 +21,7 @@ from citewise.errors import ConfigError
 from citewise.knowledge.index import vectors_postgres_sql as sql
 from citewise.knowledge.index.embedders.base import QueryVectors
 from citewise.knowledge.index.vectors.dense import SLICE, SyncStats
+from citewise.store.base import indexed_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -125,7 +126,8 @@ class PostgresVectors:
         for i in range(0, total, SLICE):
             found = store.get_chunks(ids[i : i + SLICE])
             tick(min(SLICE, total - i) - len(found))  # deleted meanwhile: nothing to do
-            self._put([(tenant_of[c.id], c.id, c.text) for c in found], stats, tick)
+            self._put([(tenant_of[c.id], c.id, indexed_text(c.text, c.roles)) for c in found],
+                      stats, tick)
 
     def reconcile(self, store: Store, *, progress: Progress | None = None) -> SyncStats:
         """Embed every chunk without a vector (vectors of deleted chunks cannot exist:

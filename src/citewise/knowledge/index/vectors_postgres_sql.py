@@ -31,6 +31,7 @@ import sqlalchemy as sa
 
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store._sql import batched
+from citewise.store.records import decode_roles, indexed_text
 from citewise.store.schema import chunks, documents
 
 __all__ = [
@@ -245,9 +246,10 @@ def missing(
     conn: sa.Connection, tbl: sa.Table, *, after: int | None, limit: int
 ) -> list[tuple[str, int, str]]:
     """``(tenant, chunk_id, text)`` of chunks without an embedding, by id, after ``after``
-    (None: from the start): what a sync after a crash, or a new replica, embeds."""
+    (None: from the start): what a sync after a crash, or a new replica, embeds. The text
+    is as the embedder reads it (hidden spans blanked)."""
     q = (
-        sa.select(chunks.c.tenant, chunks.c.id, chunks.c.text)
+        sa.select(chunks.c.tenant, chunks.c.id, chunks.c.text, chunks.c.roles)
         .select_from(_without_vector(tbl))
         .where(tbl.c.chunk_id.is_(None))
         .order_by(chunks.c.id)
@@ -255,7 +257,8 @@ def missing(
     )
     if after is not None:
         q = q.where(chunks.c.id > after)
-    return [(r.tenant, int(r.id), r.text) for r in conn.execute(q)]
+    return [(r.tenant, int(r.id), indexed_text(r.text, decode_roles(r.roles)))
+            for r in conn.execute(q)]
 
 
 def missing_ids(conn: sa.Connection, tbl: sa.Table) -> list[int]:

@@ -7,6 +7,14 @@ characters. A sentence longer than ``size`` is cut at whitespace (or hard, when 
 none). ``chunk.text == text[chunk.start_char:chunk.end_char]`` always holds. Each chunk
 carries the loader's role spans that fall inside it (headings, code, tables…: see
 :data:`citewise.knowledge.loaders.base.ROLES`), clipped to it and relative to its start.
+
+A sentence wholly inside a ``hidden`` span (a markdown file's HTML comments and link
+definitions: in the source, not on the rendered page) is in no chunk's sentences: a chunk
+begins and ends with text a reader sees, and a run of hidden lines makes no chunk at all.
+Why: Node.js's API pages are 13 % ``<!-- YAML … -->`` history; as chunks of their own
+they were indexed and took passage slots from the prose. Hidden text between two visible
+sentences of one chunk stays in it (a chunk is one slice of the text); the index leaves
+it out (:func:`index_text`).
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from citewise.knowledge.loaders.base import ROLES, PageSpan, RoleSpan, SectionSp
 from citewise.store.base import ChunkRecord
 from citewise.text import sentence_spans
 
-__all__ = ["Chunker", "chunk_id", "chunk_text"]
+__all__ = ["Chunker", "chunk_id", "chunk_text", "index_text"]
 
 _MASK_53 = (1 << 53) - 1
 
@@ -134,7 +142,9 @@ def chunk_text(
 ) -> list[ChunkRecord]:
     """Chunks of ``text`` in order, with page / section / one-based line of their start
     and the role spans inside them."""
-    clipper = _Clipper(_valid_roles(roles, len(text)))
+    valid = _valid_roles(roles, len(text))
+    clipper = _Clipper(valid)
+    hidden = _Hidden(text, valid)
     sections = sorted(sections)
     pages = sorted(pages)
     sec_starts = [s[0] for s in sections]
@@ -144,6 +154,8 @@ def chunk_text(
     for a, b in pairwise(cuts):
         units: list[tuple[int, int]] = []
         for s, e in sentence_spans(text, a, b):
+            if hidden.covers(s, e):
+                continue
             units.extend(_split_long(text, s, e, size) if e - s > size else [(s, e)])
         spans.extend(_pack(units, size, overlap))
     records: list[ChunkRecord] = []
@@ -181,6 +193,44 @@ def _valid_roles(roles: Sequence[RoleSpan], length: int) -> list[RoleSpan]:
            and 0 <= span[0] < span[1] <= length]
     out.sort(key=lambda r: (r[0], -r[1]))
     return out
+
+
+class _Hidden:
+    """Whether a sentence lies wholly inside hidden spans (asked in increasing order)."""
+
+    def __init__(self, text: str, spans: list[RoleSpan]) -> None:
+        self._spans = _merged(text, [(a, b) for a, b, role in spans if role == "hidden"])
+        self._i = 0
+
+    def covers(self, s: int, e: int) -> bool:
+        spans = self._spans
+        while self._i < len(spans) and spans[self._i][1] <= s:
+            self._i += 1
+        return self._i < len(spans) and spans[self._i][0] <= s and e <= spans[self._i][1]
+
+
+def _merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans joined where they touch or overlap, or only whitespace lies between them
+    (two comments on consecutive lines hide the line break too)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and (a <= out[-1][1] or not text[out[-1][1]:a].strip()):
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def index_text(text: str, roles: Sequence[RoleSpan]) -> str:
+    """``text`` as the indexes read it: every hidden span blanked (spaces; offsets and
+    length unchanged), so words only the source holds match nothing."""
+    hidden = [(a, b) for a, b, role in roles if role == "hidden" and 0 <= a < b <= len(text)]
+    if not hidden:
+        return text
+    chars = list(text)
+    for a, b in hidden:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
 
 
 class _Clipper:

@@ -183,7 +183,8 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "3"  # 2: role spans; 3: hidden spans, headings without backticks
+    version = "4"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    # hidden lines in no chunk of their own and in no index (chunking.py)
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 

@@ -1,13 +1,17 @@
-"""A search hit: one chunk of one document, with exact offsets into the document text."""
+"""A search hit: one chunk of one document, with exact offsets into the document text,
+and how one is made from a stored chunk's context."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citewise.answer import SnippetEvidence
 
-__all__ = ["Hit"]
+if TYPE_CHECKING:
+    from citewise.store.base import ChunkContext
+
+__all__ = ["Hit", "doc_view", "hit_from_context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,3 +40,54 @@ class Hit:
     # (headings, code, tables…; ``citewise.knowledge.loaders.base.ROLES``).
     roles: tuple[tuple[int, int, str], ...] = ()
     anchor: str | None = None  # the page element id nearest before the chunk (HTML)
+
+
+def doc_view(ctx: ChunkContext) -> dict[str, Any]:
+    return {
+        "id": ctx.chunk.document_id,
+        "collection": ctx.collection,
+        "source": ctx.source,
+        "content_type": ctx.content_type,
+        "metadata": ctx.metadata,
+    }
+
+
+def hit_from_context(ctx: ChunkContext, score: float, evidence: SnippetEvidence | None = None) -> Hit:
+    chunk = ctx.chunk
+    # A page's element ids (the HTML loader's ``anchors``: hundreds on a reference page)
+    # stay with the document; a hit carries the one to link to. Repeated in every search
+    # document they made an answer of a Python docs question ~48 KB.
+    meta = {k: v for k, v in ctx.metadata.items() if k != "anchors"}
+    anchors = ctx.metadata.get("anchors")
+    return Hit(
+        chunk_id=chunk.id,
+        document_id=chunk.document_id,
+        source=ctx.source,
+        text=chunk.text,
+        start_char=chunk.start_char,
+        end_char=chunk.end_char,
+        field_length=ctx.text_length,
+        score=score,
+        title=ctx.title,
+        page=chunk.page,
+        section=chunk.section,
+        line=chunk.line,
+        metadata={
+            **meta,
+            "title": ctx.title,
+            "collection": ctx.collection,
+            "content_type": ctx.content_type,
+        },
+        evidence=evidence,
+        roles=chunk.roles,
+        anchor=_anchor_before(anchors, chunk.start_char) if isinstance(anchors, dict) else None,
+    )
+
+
+def _anchor_before(anchors: dict[str, Any], at: int) -> str | None:
+    """The id whose offset is the greatest at or before ``at`` (None: none before it)."""
+    best: tuple[int, str] | None = None
+    for ident, offset in anchors.items():
+        if isinstance(offset, int) and offset <= at and (best is None or offset > best[0]):
+            best = (offset, ident)
+    return best[1] if best is not None else None

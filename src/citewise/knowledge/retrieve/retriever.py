@@ -36,7 +36,7 @@ from citewise.knowledge.retrieve.fusion import (
     rerank,
 )
 from citewise.knowledge.retrieve.fusion import fused as _fused
-from citewise.knowledge.retrieve.hits import Hit
+from citewise.knowledge.retrieve.hits import Hit, doc_view, hit_from_context
 from citewise.store.base import ChunkContext, Store
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class Retriever:
             for f in top:
                 text = contexts[f.chunk_id].chunk.text
                 windows[f.chunk_id] = best_window(terms, text, scorer=self.evidence_scorer)
-        hits = [_hit(contexts[f.chunk_id], _score(f), windows.get(f.chunk_id)) for f in top]
+        hits = [hit_from_context(contexts[f.chunk_id], _score(f), windows.get(f.chunk_id)) for f in top]
         return Retrieval(
             hits=hits, evidence=windows, fused=top, mode=wanted,
             retrieved=len(lex) + len(dense), compared=compared, ranking_fallback=fallback,
@@ -265,7 +265,7 @@ class Retriever:
         out: list[tuple[int, float]] = []
         for cid, score in scored:
             ctx = contexts.get(cid)
-            if ctx is not None and (not flt or flt.matches(_doc_view(ctx))):
+            if ctx is not None and (not flt or flt.matches(doc_view(ctx))):
                 out.append((cid, score))
         return out
 
@@ -355,56 +355,5 @@ def _needs_post_filter(flt: Filters) -> bool:
     )
 
 
-def _doc_view(ctx: ChunkContext) -> dict[str, Any]:
-    return {
-        "id": ctx.chunk.document_id,
-        "collection": ctx.collection,
-        "source": ctx.source,
-        "content_type": ctx.content_type,
-        "metadata": ctx.metadata,
-    }
-
-
 def _score(f: Fused) -> float:
     return f.rerank_score if f.rerank_score is not None else f.score
-
-
-def _hit(ctx: ChunkContext, score: float, evidence: SnippetEvidence | None = None) -> Hit:
-    chunk = ctx.chunk
-    # A page's element ids (the HTML loader's ``anchors``: hundreds on a reference page)
-    # stay with the document; a hit carries the one to link to. Repeated in every search
-    # document they made an answer of a Python docs question ~48 KB.
-    meta = {k: v for k, v in ctx.metadata.items() if k != "anchors"}
-    anchors = ctx.metadata.get("anchors")
-    return Hit(
-        chunk_id=chunk.id,
-        document_id=chunk.document_id,
-        source=ctx.source,
-        text=chunk.text,
-        start_char=chunk.start_char,
-        end_char=chunk.end_char,
-        field_length=ctx.text_length,
-        score=score,
-        title=ctx.title,
-        page=chunk.page,
-        section=chunk.section,
-        line=chunk.line,
-        metadata={
-            **meta,
-            "title": ctx.title,
-            "collection": ctx.collection,
-            "content_type": ctx.content_type,
-        },
-        evidence=evidence,
-        roles=chunk.roles,
-        anchor=_anchor_before(anchors, chunk.start_char) if isinstance(anchors, dict) else None,
-    )
-
-
-def _anchor_before(anchors: dict[str, Any], at: int) -> str | None:
-    """The id whose offset is the greatest at or before ``at`` (None: none before it)."""
-    best: tuple[int, str] | None = None
-    for ident, offset in anchors.items():
-        if isinstance(offset, int) and offset <= at and (best is None or offset > best[0]):
-            best = (offset, ident)
-    return best[1] if best is not None else None

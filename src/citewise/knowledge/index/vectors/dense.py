@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewise.knowledge.index.embedders.base import Embedder, QueryVectors, content_hash
-from citewise.store.base import IndexOp, Store
+from citewise.store.base import IndexOp, Store, indexed_text
 from citewise.store.schema import vec_chunks
 
 if TYPE_CHECKING:
@@ -167,7 +167,8 @@ class DenseIndex:
         for i in range(0, total, SLICE):
             chunks = store.get_chunks(chunk_ids[i : i + SLICE])
             tick(min(SLICE, total - i) - len(chunks))  # deleted meanwhile: nothing to do
-            self._add([(c.id, c.document_id, c.text) for c in chunks], stats, tick)
+            self._add([(c.id, c.document_id, indexed_text(c.text, c.roles)) for c in chunks],
+                      stats, tick)
             self._catch_up()
 
     def _catch_up(self) -> None:
