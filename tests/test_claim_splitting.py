@@ -5,6 +5,7 @@ strict mode deletes the pieces of a correctly cited sentence."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -166,3 +167,33 @@ def test_quoted_list_items_leave_their_typographic_bullets_behind() -> None:
     found = candidates([{"results": [{"text": text, "source": "a.txt", "document_index": 1}]}])
     assert [s.text for s in found] == [f"{item}." for item in ITEMS]
     assert all(s.text in text for s in found)  # still verbatim spans of the source
+
+
+def test_a_lone_double_star_in_a_quote_is_text_not_emphasis() -> None:
+    # The zsh manual's "‘-3**2’ evaluates as ‘9’": stripped of its "**", the claim said
+    # "-32" and failed the number check of a verbatim quote (new-user review, 2026-12-04).
+    from citewise.grounding.claims import plain_text
+
+    assert plain_text("hence ‘-3**2’ evaluates as ‘9’, not ‘-9’ [1].") == (
+        "hence ‘-3**2’ evaluates as ‘9’, not ‘-9’.")
+    assert plain_text("the glob **/*.c and A__lleXP_ort") == "the glob **/*.c and A__lleXP_ort"
+    # Markdown that pairs up is still read as markdown.
+    assert plain_text("**Default:** `16384` (16 KiB) [2]") == "Default: 16384 (16 KiB)"
+    assert plain_text("- a __b__ and ``x `y` z``") == "a b and x `y` z"
+
+
+def test_a_verbatim_quote_with_a_lone_double_star_is_supported(tmp_path: Path) -> None:
+    from citewise import Agent, KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "arith.md").write_text(
+        "# Arithmetic evaluation\n\nThe shell evaluates integer arithmetic in `(( ))`. Note "
+        "the precedence of exponentiation is below that of unary operators, hence "
+        "‘-3**2’ evaluates as ‘9’, not ‘-9’.\n", encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([docs])
+        answer = Agent(kb).ask("Why does -3**2 give 9 instead of -9 in shell arithmetic?")
+    assert answer.citations and "-3**2" in answer.citations[0].excerpt
+    codes = {i.code for i in answer.issues}
+    assert not codes & {"unsupported_claim", "no_answer_in_sources"}, answer.issues

@@ -45,7 +45,14 @@ _LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
 _ITEM = r"(?:[-*+•·‣◦▪●○■–]|\d{1,3}[.)]|\((?:[a-z]|[ivx]{1,4}|\d{1,3})\)|[a-z]\))"
 #: The bullet, number or heading hashes a list item or heading line starts with.
 BLOCK_LEAD = re.compile(rf"[ \t]*(?:{_ITEM}|#{{1,6}})[ \t]+")
-_MD = re.compile(rf"(\*\*|__|`|^#{{1,6}}\s+|^\s*(?:{_ITEM}|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
+# A line's markdown lead: heading hashes, a list item's bullet or number, a blockquote mark.
+_MD = re.compile(rf"(^#{{1,6}}\s+|^\s*(?:{_ITEM}|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
+# Strong emphasis and code spans, only where they pair up as markdown would read them:
+# "**Default:**", "`16384`". A lone or word-inner "**" is text, and a quote keeps it: the
+# zsh manual's "‘-3**2’ evaluates as ‘9’" lost its "**", and the claim's "-32" then
+# failed the number check of a quote that was verbatim (new-user review, 2026-12-04).
+_STRONG = re.compile(r"(?<![\w*])(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 # A markdown list item or heading starts a new claim even without a full stop before it,
 # and a heading line ends one.
 _BLOCK_START = re.compile(rf"\n(?=[ \t]*(?:{_ITEM}|\d+[.)]|#{{1,6}})[ \t])"
@@ -114,7 +121,9 @@ class DraftClaim:
 
 def plain_text(text: str) -> str:
     """``text`` without citation markers and markdown emphasis."""
-    return _MD.sub("", MARKER_GROUP.sub("", text)).strip()
+    text = MARKER_GROUP.sub("", text)
+    text = _CODE.sub(r"\2", _STRONG.sub(r"\2", text))
+    return _MD.sub("", text).strip()
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?')
