@@ -116,6 +116,61 @@ def test_texinfo_header_of_next_previous_up_links_is_dropped() -> None:
     )
 
 
+# The shape of zsh-doc 5.9's Options.html (texi2any 6.8): a bar of "<<", "<", ">", ">>",
+# "?" links over and under every node, and the generator's signature with the manual's
+# small print at the bottom of the page (new-user review, 2026-12-04: 119 of 901 chunks
+# held the bar, and "Zsh version 5.9, released on May 14, 2022." answered two questions
+# the manual cannot answer).
+_TEXI2ANY_BAR = """<table class="header" cellpadding="1" cellspacing="1" border="0">
+<tr><td valign="middle" align="left">[<a href="#Options" title="Beginning of this chapter or
+previous chapter"> &lt;&lt; </a>]</td>
+<td valign="middle" align="left">[<a href="#Options" title="Previous section in reading order">
+ &lt; </a>]</td>
+<td valign="middle" align="left">[<a href="#Options" title="Up section"> Up </a>]</td>
+<td valign="middle" align="left">[<a href="#Description-of-Options" title="Next section in
+reading order"> &gt; </a>]</td>
+<td valign="middle" align="left">[<a href="Shell-Builtin-Commands.html" title="Next chapter">
+ &gt;&gt; </a>]</td>
+<td valign="middle" align="left"> &nbsp; </td>
+<td valign="middle" align="left">[<a href="index.html" title="Cover (top) of document">Top</a>]</td>
+<td valign="middle" align="left">[<a href="zsh_toc.html#SEC_Contents" title="Table of
+contents">Contents</a>]</td>
+<td valign="middle" align="left">[<a href="Concept-Index.html" title="Index">Index</a>]</td>
+<td valign="middle" align="left">[<a href="zsh_abt.html#SEC_About" title="About (help)"> ? </a>]</td>
+</tr></table>"""
+
+
+def test_texi2any_arrow_bars_and_the_generators_signature_are_dropped() -> None:
+    html = f"""<html><body>{_TEXI2ANY_BAR}
+      <span id="Specifying-Options"></span><h2 class="section">16.1 Specifying Options</h2>
+      <p>Options are primarily referred to by name. These names are case insensitive and
+      underscores are ignored.</p>
+      <table><tr><td>&lt;</td><td>Less than, in a numeric comparison.</td></tr></table>
+      <hr>{_TEXI2ANY_BAR}
+      <p><font size="-1">
+        This document was generated on <em>February 5, 2023</em> using
+        <a href="https://www.gnu.org/software/texinfo/"><em>texi2any</em></a>.
+      </font></p>
+
+      <font size="-1">Zsh version 5.9, released on May 14, 2022.</font>
+      </body></html>"""
+    text, _, _, _ = extract_html(html)
+    assert text == (
+        "16.1 Specifying Options\n\nOptions are primarily referred to by name. These names are"
+        " case insensitive and underscores are ignored.\n\n< | Less than, in a numeric"
+        " comparison."
+    )
+
+
+def test_small_print_inside_the_content_is_kept() -> None:
+    html = """<html><body><p>The limit is <small>(by default)</small> 64 jobs.</p>
+      <font size="-1">Changed in release 5.9.</font><p>Jobs are numbered from one.</p>
+      <p>Generated files are removed by make clean.</p></body></html>"""
+    text, _, _, _ = extract_html(html)
+    assert "(by default) 64 jobs" in text and "Changed in release 5.9." in text
+    assert "Generated files are removed by make clean." in text
+
+
 def test_a_classless_table_of_only_prev_up_home_next_links_is_dropped() -> None:
     html = """<html><body><table><tr><td><a href="a.html">&lt;&lt; Prev</a></td>
       <td><a href="index.html">Up</a></td><td><a href="/">Home</a></td>

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["is_boilerplate", "is_contents", "is_footnote", "is_navigation", "is_permalink"]
+__all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_navigation",
+           "is_permalink"]
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
@@ -163,7 +164,20 @@ def _is_nav_link(link: Any) -> bool:
     words = link.text(deep=True) or " ".join(
         img.attributes.get("alt") or "" for img in link.css("img")
     )
-    return re.sub(r"[^a-z]", "", words.lower()) in _NAV_WORDS
+    letters = re.sub(r"[^a-z]", "", words.lower())
+    if letters in _NAV_WORDS:
+        return True
+    # Texinfo 6 (texi2any's ``<table class="header">``): "<<", "<", ">", ">>", "?", each
+    # with a title saying where it goes ("Next section in reading order").
+    if not letters and words.strip() and _ARROWS.fullmatch(words.strip()):
+        return True
+    return bool(_NAV_TITLE.search(attrs.get("title") or ""))
+
+
+_ARROWS = re.compile(r"[<>?«»‹›←→↑↓\s]+")
+_NAV_TITLE = re.compile(
+    r"(?i)^\s*(?:(?:next|previous|prev|up|beginning of this|cover|table of)\b.*"
+    r"\b(?:section|chapter|node|page|document|contents)\b|index|about \(help\))\s*$")
 
 
 def is_permalink(node: Any) -> bool:
@@ -179,3 +193,42 @@ def is_permalink(node: Any) -> bool:
 _PERMALINK_CLASS = re.compile(r"(?:^|\s)(?:headerlink|copiable-anchor|anchor-link|permalink|"
                               r"heading-anchor)(?:$|\s)")
 _PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓"))
+
+
+# What a page generator signs at the bottom of every page: texi2any's "This document was
+# generated on … using texi2any." and the small print a manual sets after it ("Zsh
+# version 5.9, released on May 14, 2022." was quoted as the answer to questions the zsh
+# manual cannot answer: new-user review, 2026-12-04).
+_COLOPHON = re.compile(
+    r"(?i)^\s*(?:this (?:document|page|file|manual|site|website) was (?:automatically )?"
+    r"(?:generated|created|produced)\b|generated (?:on|by)\b.{0,120}\b(?:by|using|with)\b)")
+_SMALL_PRINT = frozenset(("font", "small"))
+
+
+def is_colophon(node: Any) -> bool:
+    """A generator's signature, or small print (``<small>``, ``<font size="-1">``) that is
+    the last thing in ``<body>``: page furniture, not the manual's content."""
+    if node.tag not in ("p", "div", "font", "small", "address", "span"):
+        return False
+    text = (node.text(deep=True) or "").strip()
+    if not text or len(text) > 300:
+        return False
+    if _COLOPHON.match(text):
+        return True
+    small = node.tag in _SMALL_PRINT and (
+        node.tag == "small" or (node.attributes.get("size") or "").strip().startswith("-"))
+    parent = node.parent
+    return small and parent is not None and parent.tag == "body" and _last_content(node)
+
+
+def _last_content(node: Any) -> bool:
+    """Nothing but whitespace and comments after ``node`` among its siblings."""
+    sib = node.next
+    while sib is not None:
+        if sib.tag == "-text":
+            if (sib.text_content or "").strip():
+                return False
+        elif sib.tag not in ("-comment", "script"):
+            return False
+        sib = sib.next
+    return True

@@ -34,6 +34,7 @@ from citewise.knowledge.loaders._html_blocks import (
 )
 from citewise.knowledge.loaders._html_chrome import (
     is_boilerplate,
+    is_colophon,
     is_contents,
     is_footnote,
     is_navigation,
@@ -165,6 +166,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             or (tag in _DROP and not (tag == "aside" and is_footnote(child)))
             or is_boilerplate(child, guess and not in_main)
             or is_navigation(child)
+            or is_colophon(child)
             or (not out.contents and is_contents(child))
         ):
             pass
@@ -374,8 +376,9 @@ class HtmlLoader:
     # first paragraph's line, bold-only (or numbered bold) paragraphs are headings; 6: bold
     # blocks (with an argument synopsis: "hard-stop-after <time>") are sections, nothing
     # hidden inside a <pre>; 7: a <pre class="text"> is prose, not code; 8: footnotes
-    # (<aside class="footnote">) kept, Sphinx's "sphinxsidebar" left out
-    version = "8"
+    # (<aside class="footnote">) kept, Sphinx's "sphinxsidebar" left out; 9: texi2any's
+    # "<< < Up > >>" bars and a generator's signature left out
+    version = "9"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

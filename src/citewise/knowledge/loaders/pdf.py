@@ -1,7 +1,9 @@
-"""PDF: the text layer of every page (pypdf), with one page span per page.
+"""PDF: the text layer of every page (pypdf), with one page span per page, and the
+sections its outline names.
 
 Pages are joined by a blank line; ``pages`` maps each page's text back to its one-based
-page number, so a citation can say "page 4". A PDF without a text layer (a scan) is an
+page number, so a citation can say "page 4". Running heads and feet are left out and the
+outline's titles become sections (:mod:`._pdf_layout`). A PDF without a text layer (a scan) is an
 ``empty_document`` (no OCR here); an unreadable one is ``corrupt_file``; one that needs a
 password is ``encrypted_file``.
 
@@ -21,6 +23,7 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._decode import file_metadata
+from citewise.knowledge.loaders._pdf_layout import headings, outline, sections, strip_running
 from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
 
 __all__ = ["MAX_PAGES", "PdfLoader"]
@@ -28,8 +31,9 @@ __all__ = ["MAX_PAGES", "PdfLoader"]
 #: Most pages a PDF may have; a long technical manual has 2,000.
 MAX_PAGES = 10_000
 
-# Control characters pypdf passes through from odd fonts; NUL and friends are never text.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+# Control characters pypdf passes through from odd fonts; NUL and friends are never text,
+# nor are the C1 controls (gnuplot's manual has its bullets come out as U+0088).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 _TRAILING = re.compile(r"[ \t]+(?=\n)")
 _PAGE_SEP = "\n\n"
 
@@ -63,6 +67,8 @@ class PdfLoader:
     """``.pdf`` files."""
 
     name = "pdf"
+    # 2: C1 controls dropped, running heads and feet left out, the outline's sections
+    version = "2"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -89,8 +95,9 @@ class PdfLoader:
                     details={"path": str(path), "format": "pdf", "pages": count,
                              "limit_pages": MAX_PAGES},
                 )
-            page_texts = [_clean(page.extract_text() or "") for page in reader.pages]
+            page_texts = strip_running([_clean(page.extract_text() or "") for page in reader.pages])
             info = reader.metadata
+            page_texts, titles = headings(page_texts, outline(reader))
         except IngestError:
             raise
         except LimitReachedError as exc:  # pypdf's decompression/size limits
@@ -121,6 +128,7 @@ class PdfLoader:
                 details={"path": str(path), "pages": len(page_texts)},
             )
 
+        found, roles = sections(len(text), pages, titles)
         meta: dict[str, Any] = {**file_metadata(path, data, ""), "page_count": len(page_texts)}
         title: str | None = None
         if info is not None:
@@ -141,7 +149,8 @@ class PdfLoader:
             first = text.split("\n", 1)[0].strip()
             title = first if 0 < len(first) <= 120 else path.stem
         return LoadedDocument(
-            text=text, content_type="application/pdf", title=title, metadata=meta, pages=pages
+            text=text, content_type="application/pdf", title=title, metadata=meta, pages=pages,
+            sections=found, roles=roles,
         )
 
 

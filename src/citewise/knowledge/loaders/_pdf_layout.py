@@ -1,0 +1,130 @@
+"""What a PDF's page layout adds to its text layer, and what its outline says of it.
+
+Two things a reader of a printed manual never takes for content (new-user review of the
+gnuplot 5.4 manual, 2026-12-04, 311 pages):
+
+* **Running heads and feet.** "24 gnuplot 5.4" / "gnuplot 5.4 23" opened or closed 309
+  pages; the text layer glues them to the page's first sentence, and 92 of 324 retrieved
+  snippets held one. A page's first or last line is dropped when its shape (digits read as
+  ``#``) opens or closes at least a fifth of the pages, and at least three; it must hold a
+  number (a page number), so a heading that merely recurs is kept.
+* **Sections.** The loader knew only pages, so a chunk ran from one command's entry into
+  the next and no quote said where it was. A PDF's outline (its bookmarks) names every
+  section and the page it starts on; each title is found as a line of that page's text,
+  and the section runs to the next one found. The title line is a ``heading`` span. Titles
+  not found on their page (a typeset title that differs from its bookmark) are skipped:
+  their text stays in the section before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from citewise.knowledge.loaders.base import PageSpan, RoleSpan, SectionSpan
+
+__all__ = ["headings", "outline", "sections", "strip_running"]
+
+_DIGITS = re.compile(r"\d+")
+#: Most outline entries read (a 2,000-page manual has ~5,000).
+MAX_OUTLINE = 20_000
+
+
+def _shape(line: str) -> str:
+    return _DIGITS.sub("#", " ".join(line.split()))
+
+
+def strip_running(pages: list[str]) -> list[str]:
+    """``pages`` without their running heads and feet (see the module docstring)."""
+    counts: Counter[str] = Counter()
+    for text in pages:
+        lines = text.split("\n")
+        if text.strip():
+            counts.update({_shape(lines[0]), _shape(lines[-1])})
+    need = max(3, len(pages) // 5)
+    running = {shape for shape, n in counts.items() if n >= need and "#" in shape}
+    if not running:
+        return pages
+    out: list[str] = []
+    for text in pages:
+        lines = text.split("\n")
+        while lines and _shape(lines[0]) in running:
+            lines.pop(0)
+        while lines and _shape(lines[-1]) in running:
+            lines.pop()
+        out.append("\n".join(lines).strip())
+    return out
+
+
+def outline(reader: Any) -> list[tuple[int, str, int]]:
+    """``(depth, title, one-based page)`` of every outline entry, in document order; an
+    entry pypdf cannot resolve is left out, a broken outline reads as none."""
+    found: list[tuple[int, str, int]] = []
+
+    def walk(items: Any, depth: int) -> None:
+        for item in items:
+            if len(found) >= MAX_OUTLINE:
+                return
+            if isinstance(item, list):
+                walk(item, depth + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+                title = " ".join(str(item.title).split())
+            except Exception:
+                continue
+            if title and isinstance(page, int) and page >= 0:
+                found.append((depth, title, page + 1))
+
+    try:
+        walk(reader.outline, 0)
+    except Exception:  # pypdf raises many kinds on a damaged outline
+        return []
+    return found
+
+
+def headings(page_texts: list[str], entries: Sequence[tuple[int, str, int]]
+             ) -> tuple[list[str], list[tuple[int, int, int, str]]]:
+    """The outline's titles found as lines of their pages: ``(page, start, end, path)``
+    with offsets into the page's text, and the pages' texts with each such title made a
+    paragraph of its own (a blank line after it, as an HTML heading has), so that the text
+    under it starts a sentence rather than continuing the title's."""
+    pages = list(page_texts)
+    found: list[tuple[int, int, int, str]] = []
+    path: list[str] = []
+    cursor: dict[int, int] = {}
+    for depth, title, page in entries:
+        path = [*path[:depth], title]
+        if not 1 <= page <= len(pages):
+            continue
+        text = pages[page - 1]
+        words = r"\s+".join(re.escape(w) for w in title.split())
+        m = re.compile(rf"(?m)^[ \t]*{words}[ \t]*$").search(text, cursor.get(page, 0))
+        if m is None:
+            continue
+        start = m.start() + len(m.group()) - len(m.group().lstrip())
+        end = m.end()
+        if text[end:end + 1] == "\n" and text[end:end + 2] != "\n\n":
+            text = pages[page - 1] = f"{text[:end]}\n{text[end:]}"
+        cursor[page] = end + 1
+        found.append((page, start, end, " > ".join(path)))
+    return pages, found
+
+
+def sections(text_length: int, pages: Sequence[PageSpan],
+             found: Sequence[tuple[int, int, int, str]]
+             ) -> tuple[list[SectionSpan], list[RoleSpan]]:
+    """Section spans (path "III Commands > Set-show > Isosamples") and heading spans of the
+    titles :func:`headings` found, in the assembled text (``pages`` place each page)."""
+    start_of = {number: a for a, _, number in pages}
+    placed = [(start_of[page] + a, start_of[page] + b, name)
+              for page, a, b, name in found if page in start_of]
+    out_sections: list[SectionSpan] = []
+    roles: list[RoleSpan] = []
+    for i, (start, end, name) in enumerate(placed):
+        stop = placed[i + 1][0] if i + 1 < len(placed) else text_length
+        out_sections.append((start, stop, name))
+        roles.append((start, end, "heading"))
+    return out_sections, roles

@@ -1,0 +1,98 @@
+"""A PDF manual's running heads and outline (new-user review of the gnuplot 5.4 manual,
+2026-12-04): every page's "24 gnuplot 5.4" was glued to its first sentence, no chunk had
+a section, and the bullets came out as U+0088. The fixture is a small manual made with
+reportlab in that shape: a running head with the page number, an outline of two levels,
+a title line over each entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise import Agent, KnowledgeBase
+from citewise.knowledge.loaders.pdf import PdfLoader
+
+ENTRIES = [
+    ("Plotting styles", 0, ["The plot command draws data and functions in a style."]),
+    ("Circles", 1, ["The circles style plots a circle with an explicit radius at each point.",
+                    "\x88 The radius is given in the units of the x axis."]),
+    ("Samples", 1, ["By default, sampling is set to 100 points.",
+                    "A higher sampling rate gives a smoother curve but takes longer."]),
+    ("Isosamples", 1, ["The isosample rate sets the number of isolines on a surface.",
+                       "The default is 10 isolines in each direction."]),
+    ("Commands", 0, ["Each command is described in a section of its own."]),
+    ("Print", 1, ["The print command evaluates expressions and prints the results."]),
+]
+
+
+def _manual(path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    c.setTitle("gnuplot 5.4")
+    for number, (title, level, lines) in enumerate(ENTRIES, start=1):
+        head = f"{number} gnuplot 5.4" if number % 2 == 0 else f"gnuplot 5.4 {number}"
+        c.drawString(72, 800, head)
+        key = f"s{number}"
+        c.bookmarkPage(key)
+        c.addOutlineEntry(title, key, level=level)
+        c.drawString(72, 760, title)
+        for i, line in enumerate(lines):
+            c.drawString(72, 730 - 20 * i, line)
+        c.showPage()
+    c.save()
+
+
+def test_running_heads_are_left_out_and_the_outline_makes_sections(tmp_path: Path) -> None:
+    pdf = tmp_path / "gnuplot.pdf"
+    _manual(pdf)
+    doc = PdfLoader().load(pdf, pdf.read_bytes())
+    assert "gnuplot 5.4" not in doc.text
+    assert "The radius is given" in doc.text
+    names = [name for _, _, name in doc.sections]
+    assert names == ["Plotting styles", "Plotting styles > Circles", "Plotting styles > Samples",
+                     "Plotting styles > Isosamples", "Commands", "Commands > Print"]
+    for (start, _, name), (h0, h1, role) in zip(doc.sections, doc.roles, strict=True):
+        assert role == "heading" and doc.text[h0:h1] == name.rsplit(" > ", 1)[-1]
+        assert h0 == start
+    samples = next(s for s in doc.sections if s[2].endswith("Samples"))
+    assert doc.text[samples[0]:samples[1]].strip().endswith("takes longer.")
+    # A running head is gone, the page's own first line (its title) is not, and the title
+    # is a paragraph of its own.
+    assert "takes longer.\n\nIsosamples\n\nThe isosample rate" in doc.text
+    # Pages are still pages.
+    assert [n for _, _, n in doc.pages] == [1, 2, 3, 4, 5, 6]
+
+
+def test_c1_control_characters_are_no_text() -> None:
+    from citewise.knowledge.loaders.pdf import _clean
+
+    assert _clean("\x88 The radius\x9f is given.\x85") == " The radius is given.".strip()
+
+
+def test_a_heading_that_recurs_without_a_number_is_kept(tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    pdf = tmp_path / "notes.pdf"
+    c = canvas.Canvas(str(pdf))
+    for i in range(4):
+        c.drawString(72, 800, "Summary")
+        c.drawString(72, 780, f"Meeting {i} agreed on item {i}.")
+        c.showPage()
+    c.save()
+    doc = PdfLoader().load(pdf, pdf.read_bytes())
+    assert doc.text.count("Summary") == 4 and doc.sections == []
+
+
+def test_an_answer_quotes_without_the_running_head_and_names_its_section(
+        tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _manual(docs / "gnuplot.pdf")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([docs])
+        answer = Agent(kb).ask("What is the sampling set to by default?")
+    assert answer.citations
+    first = answer.citations[0]
+    assert "sampling is set to 100 points" in first.excerpt and "5.4" not in first.excerpt
+    snippet = answer.search_documents[first.document_index - 1].snippets[0]
+    assert snippet.section == "Plotting styles > Samples" and snippet.page == 3
