@@ -358,6 +358,19 @@ def test_a_name_in_title_case_ending_in_s_is_not_a_common_plural() -> None:
     assert found("How many GPUs can it use?", "It uses one GPU per process.")
 
 
+def test_an_identifiers_underscore_may_be_a_space_in_the_text() -> None:
+    # gnuplot's PDF manual (LaTeX draws "\\_" as a rule): "What is stored in GPVAL_ERRMSG?"
+    # was declined although the manual answers it (new-user review, 2026-12-04).
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
+
+    passage = "GPVAL ERRMSG holds the text of the most recent error message."
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    seen = [{"results": [{"text": passage}]}]
+    assert answerability("What is stored in GPVAL_ERRMSG?", best, seen) > 0.8
+    assert answerability("What is stored in GPVAL_ERRNO?", best, seen) == 0.0
+
+
 def test_a_name_of_several_words_is_mentioned_whole() -> None:
     # "Time Machine" was found "mentioned" by a manual's "time" and "machine".
     from citewise.models.answerability import answerability, named

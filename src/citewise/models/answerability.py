@@ -72,9 +72,11 @@ def _mentioned(name: str, seen: str, exact: bool = False) -> bool:
     """``name`` occurs in ``seen`` as a word of its own, either of them plural, or followed
     by a version ("python3", "LC_ALL" for "LC_") — not inside another word: "Redis" is not
     mentioned by "redistribute", nor "Mac" by "Time Machine". An ``exact`` name is not read
-    as a plural."""
+    as a plural. An identifier's underscore may be a space: a PDF typeset with LaTeX draws
+    ``\\_`` as a rule, not a character, so gnuplot's manual reads "GPVAL ERRMSG" for
+    ``GPVAL_ERRMSG`` (new-user review, 2026-12-04)."""
     plural = not exact and len(name) > 3 and name.endswith("s")
-    stem = re.escape(name[:-1] if plural else name)
+    stem = re.escape(name[:-1] if plural else name).replace("_", r"[_\s]")
     return re.search(rf"(?<![a-z0-9]){stem}(?:e?s)?(?![a-z])", seen) is not None
 
 
