@@ -119,6 +119,19 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            "/usr/share/doc/nodejs/api", tuple(f"{p}.md.gz" for p in (
                "fs", "path", "events", "process", "child_process", "stream", "http",
                "timers", "buffer", "errors", "cli", "modules", "esm")), group="reviews"),
+    # Two more on the same day, the same way: the bench's first PDF (a LaTeX manual of 311
+    # pages) and its first Texinfo 6 HTML. Both were used to check that session's fixes
+    # (running heads, the outline's sections, C1 controls; texi2any's bars, "**" in a
+    # quote), and three gnuplot questions got a second label after the reviewer saw the
+    # answers (gp09, gp12, gp14): not unseen either.
+    Corpus("gnuplot", "gnuplot 5.4 manual (PDF, LaTeX)", ("gnuplot-doc",),
+           "/usr/share/doc/gnuplot", ("gnuplot.pdf",), group="reviews"),
+    Corpus("zsh", "zsh 5.9 manual (Texinfo HTML)", ("zsh-doc",),
+           "/usr/share/doc/zsh-common/html", tuple(f"{p}.html" for p in (
+               "Options", "Parameters", "Expansion", "Redirection", "Jobs-_0026-Signals",
+               "Files", "Invocation", "Shell-Builtin-Commands", "Conditional-Expressions",
+               "Arithmetic-Evaluation", "Zsh-Line-Editor", "Prompt-Expansion", "Functions",
+               "Shell-Grammar")), group="reviews"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -126,7 +139,7 @@ GROUPS = {
     "tuned": "tuned-on (postgresql + git + bash; session 13)",
     "fresh": "fresh (python + debref; session 14, held out whole)",
     "new": "new (sqlite + apache + manpages; session 15)",
-    "reviews": "reviews (borg + nodejs; 2026-12-04, nodejs checked fixes)",
+    "reviews": "reviews (borg + nodejs + gnuplot + zsh; 2026-12-04, all but borg checked fixes)",
 }
 
 

@@ -231,7 +231,11 @@ def test_what_a_question_asks_for() -> None:
     for unsaid in ("I never set a timeout; how long does it wait?",
                    "Which engine do I get if I don't choose one?",
                    "The reply has no body and no length header. What then?",
-                   "I haven't configured logging. Where do messages go?"):
+                   "I haven't configured logging. Where do messages go?",
+                   # gnuplot's review (2026-12-04): "By default, sampling is set to 100
+                   # points." got no default cue for this one.
+                   "If I plot a function without changing any settings, how many points "
+                   "does it sample?"):
         assert "default" in intent(unsaid), unsaid
     assert "default" not in intent("How do I pick a port?")
 

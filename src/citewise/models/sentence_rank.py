@@ -93,7 +93,8 @@ _INTENTS: dict[str, re.Pattern[str]] = {
         r"|if i just|otherwise\b|give neither|without (?:a|any) "
         # What is left unsaid, in the words people use (session 16, tune split): "without
         # saying VIRTUAL", "don't pick an MPM", "never wrote ON DELETE", "haven't changed".
-        r"|\bwithout (?:saying|specifying|setting|giving|options|arguments)\b"
+        r"|\bwithout (?:saying|specifying|setting|giving|options|arguments|changing|touching"
+        r"|configuring|tweaking|adjusting)\b"
         r"|\b(?:do not|don'?t|didn'?t|never) (?:pick|tell|say|specify|give|set|change|touch"
         r"|configure|write|wrote|choose|pass|add)\b"
         r"|\bhaven'?t (?:changed|configured|set|said|specified|touched)\b"
