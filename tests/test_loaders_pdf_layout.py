@@ -96,3 +96,31 @@ def test_an_answer_quotes_without_the_running_head_and_names_its_section(
     assert "sampling is set to 100 points" in first.excerpt and "5.4" not in first.excerpt
     snippet = answer.search_documents[first.document_index - 1].snippets[0]
     assert snippet.section == "Plotting styles > Samples" and snippet.page == 3
+
+
+def test_contents_and_index_pages_are_left_out_a_data_sheet_is_not(tmp_path: Path) -> None:
+    # gnuplot's 19 contents pages (527 dot-leader lines) and 8 index pages were chunks
+    # matching every question about a title, and answering none.
+    from reportlab.pdfgen import canvas
+
+    pages = [
+        ["Contents", *(f"Section {i} " + ". " * 30 + f"{i + 3}" for i in range(1, 9))],
+        # A contents page of chapter titles only, without leaders: next to the one above.
+        [f"Chapter title {i} {i + 3}" for i in range(1, 9)],
+        ["Samples", "By default, sampling is set to 100 points.", "It can be changed."],
+        # A data sheet: every line ends with a number, none is a contents line.
+        ["Rated voltage 240", "Rated current 16", "Weight in grams 850", "Height in mm 120",
+         "Width in mm 80"],
+        ["Index", *(f"term{i}, {i}, {i + 40}, {i + 90}" for i in range(1, 12))],
+    ]
+    pdf = tmp_path / "manual.pdf"
+    c = canvas.Canvas(str(pdf))
+    for lines in pages:
+        for i, line in enumerate(lines):
+            c.drawString(72, 780 - 18 * i, line)
+        c.showPage()
+    c.save()
+    doc = PdfLoader().load(pdf, pdf.read_bytes())
+    assert [n for _, _, n in doc.pages] == [3, 4]
+    assert "sampling is set to 100 points" in doc.text and "Rated current 16" in doc.text
+    assert "Section 1" not in doc.text and "term3" not in doc.text

@@ -8,6 +8,12 @@ gnuplot 5.4 manual, 2026-12-04, 311 pages):
   snippets held one. A page's first or last line is dropped when its shape (digits read as
   ``#``) opens or closes at least a fifth of the pages, and at least three; it must hold a
   number (a page number), so a heading that merely recurs is kept.
+* **Contents and index pages.** Its 19 pages of contents (527 lines with dot leaders) and
+  8 of index ("multiplot, 55, 89, 172") were chunks that every question about a title
+  matched and none was answered from. A page is one of them when three quarters of its
+  lines end with a page number and enough of them have dot leaders or a term's list of
+  pages; it is left out, as the HTML loader leaves out a generated table of contents.
+  (A data sheet whose lines end in numbers has neither.)
 * **Sections.** The loader knew only pages, so a chunk ran from one command's entry into
   the next and no quote said where it was. A PDF's outline (its bookmarks) names every
   section and the page it starts on; each title is found as a line of that page's text,
@@ -18,6 +24,7 @@ gnuplot 5.4 manual, 2026-12-04, 311 pages):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -25,7 +32,7 @@ from typing import Any
 
 from citewise.knowledge.loaders.base import PageSpan, RoleSpan, SectionSpan
 
-__all__ = ["headings", "outline", "sections", "strip_running"]
+__all__ = ["drop_contents", "headings", "outline", "sections", "strip_running"]
 
 _DIGITS = re.compile(r"\d+")
 #: Most outline entries read (a 2,000-page manual has ~5,000).
@@ -56,6 +63,48 @@ def strip_running(pages: list[str]) -> list[str]:
             lines.pop()
         out.append("\n".join(lines).strip())
     return out
+
+
+_ENDS_WITH_PAGE = re.compile(r"[\s,.]\s*(?:\d+|[ivxlc]+)\s*$")
+_LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlc]+)\s*$")
+_PAGE_LIST = re.compile(r"\S,\s*\d+(?:\s*,\s*\d+)*\s*$")
+
+
+_LAST_NUMBER = re.compile(r"(\d+)\s*$")
+
+
+def _contents_signs(text: str, page_count: int) -> tuple[bool, bool]:
+    """(its lines end with page numbers that rise, the way a contents page's do; and
+    enough of its lines have dot leaders or page lists)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) < 4:
+        return False, False
+    ends = sum(1 for line in lines if _ENDS_WITH_PAGE.search(line)) >= 0.75 * len(lines)
+    leaders = sum(1 for line in lines if _LEADERS.search(line))
+    listed = sum(1 for line in lines if _PAGE_LIST.search(line))
+    strong = ends and (leaders >= 0.2 * len(lines) or listed >= 0.4 * len(lines))
+    numbers = [int(m.group(1)) for line in lines if (m := _LAST_NUMBER.search(line))]
+    rising = sum(1 for a, b in itertools.pairwise(numbers) if a <= b)
+    pages = ends and bool(numbers) and max(numbers) <= 2 * page_count + 50 and (
+        rising >= 0.9 * (len(numbers) - 1))
+    return pages, strong
+
+
+def drop_contents(pages: list[str]) -> list[str]:
+    """``pages`` with every table-of-contents and index page made blank: a page with the
+    signs, and the pages next to one whose lines end with rising page numbers (a contents
+    page of chapter titles has no leaders: "Polar plots 78"; a data sheet's numbers do
+    not rise: "Rated voltage 240", "Rated current 16")."""
+    signs = [_contents_signs(text, len(pages)) for text in pages]
+    drop = [strong for _, strong in signs]
+    changed = True
+    while changed:
+        changed = False
+        for i, (rising, _) in enumerate(signs):
+            if rising and not drop[i] and ((i > 0 and drop[i - 1])
+                                           or (i + 1 < len(drop) and drop[i + 1])):
+                drop[i] = changed = True
+    return ["" if gone else text for text, gone in zip(pages, drop, strict=True)]
 
 
 def outline(reader: Any) -> list[tuple[int, str, int]]:

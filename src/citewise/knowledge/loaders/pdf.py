@@ -23,7 +23,13 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._decode import file_metadata
-from citewise.knowledge.loaders._pdf_layout import headings, outline, sections, strip_running
+from citewise.knowledge.loaders._pdf_layout import (
+    drop_contents,
+    headings,
+    outline,
+    sections,
+    strip_running,
+)
 from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
 
 __all__ = ["MAX_PAGES", "PdfLoader"]
@@ -67,8 +73,9 @@ class PdfLoader:
     """``.pdf`` files."""
 
     name = "pdf"
-    # 2: C1 controls dropped, running heads and feet left out, the outline's sections
-    version = "2"
+    # 2: C1 controls dropped, running heads and feet left out, the outline's sections;
+    # 3: contents and index pages left out
+    version = "3"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -95,7 +102,8 @@ class PdfLoader:
                     details={"path": str(path), "format": "pdf", "pages": count,
                              "limit_pages": MAX_PAGES},
                 )
-            page_texts = strip_running([_clean(page.extract_text() or "") for page in reader.pages])
+            page_texts = drop_contents(
+                strip_running([_clean(page.extract_text() or "") for page in reader.pages]))
             info = reader.metadata
             page_texts, titles = headings(page_texts, outline(reader))
         except IngestError:
