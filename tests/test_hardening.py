@@ -531,6 +531,23 @@ def test_a2a_deep_json_is_a_parse_error_and_big_chunked_body_a_413(
 # -- finding 9: numbers both backends store -----------------------------------------------
 
 
+def test_the_specs_last_event_id_pattern_is_the_seq_range() -> None:
+    # "[0-9]{0,10}" let schemathesis send 9096772354, a value the spec allowed and the
+    # route refused (422 invalid_last_event_id for a schema-valid request).
+    import re
+
+    from citewise.server.openapi import generate
+    from citewise.server.routes.runs import MAX_SEQ
+
+    params = generate()["paths"]["/v1/runs/{run_id}/events"]["get"]["parameters"]
+    pattern = re.compile(next(p for p in params if p["name"] == "Last-Event-ID")
+                         ["schema"]["pattern"])
+    for n in (0, 7, 999_999_999, 1_000_000_000, 2_099_999_999, 2_147_483_599, MAX_SEQ,
+              MAX_SEQ + 1, 2_199_999_999, 9_096_772_354):
+        assert bool(pattern.match(str(n))) == (n <= MAX_SEQ), n
+    assert pattern.match("") and not pattern.match("-1") and not pattern.match("1e3")
+
+
 def test_seq_bounds_are_what_an_integer_column_holds(open_server: tuple[str, Path]) -> None:
     base, _ = open_server
     run_id = _ask(base)["run_id"]
