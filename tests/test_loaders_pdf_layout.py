@@ -69,6 +69,16 @@ def test_c1_control_characters_are_no_text() -> None:
     assert _clean("\x88 The radius\x9f is given.\x85") == " The radius is given.".strip()
 
 
+def test_texs_spacing_accents_join_their_letters() -> None:
+    # gnuplot's manual: "Hans-Bernhard Br¨oker", "P´eter Juh´asz", "J´erˆome Lodewyck".
+    from citewise.knowledge.loaders.pdf import _clean
+
+    assert _clean("Br¨oker, P´eter Juh´asz, J´erˆome, Fran¸cois") == (
+        "Bröker, Péter Juhász, Jérôme, François")
+    # An accent alone, or before what has no accented form, stays as it is.
+    assert _clean("a ´ b, x¨1, ´q") == "a ´ b, x¨1, ´q"
+
+
 def test_a_heading_that_recurs_without_a_number_is_kept(tmp_path: Path) -> None:
     from reportlab.pdfgen import canvas
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import unicodedata
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -52,9 +53,23 @@ def _corrupt(path: Path, exc: BaseException) -> IngestError:
     )
 
 
+# TeX sets an accent as a glyph of its own before the letter: the text layer of gnuplot's
+# manual reads "Br¨oker", "P´eter", "J´erˆome", "Fran¸cois". Each spacing accent before a
+# letter becomes the letter it makes ("Bröker"), where Unicode has one.
+_SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303",
+                    "ˇ": "\u030c", "˚": "\u030a", "¸": "\u0327"}
+_ACCENT_BEFORE = re.compile(r"([¨´ˆ˜ˇ˚¸])([^\W\d_])")
+
+
+def _accented(m: re.Match[str]) -> str:
+    joined = unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)])
+    return joined if len(joined) == 1 else m.group(0)
+
+
 def _clean(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub("", text)
+    text = _ACCENT_BEFORE.sub(_accented, text)
     return _TRAILING.sub("", text).strip()
 
 
@@ -74,7 +89,7 @@ class PdfLoader:
 
     name = "pdf"
     # 2: C1 controls dropped, running heads and feet left out, the outline's sections;
-    # 3: contents and index pages left out
+    # 3: contents and index pages left out, TeX's spacing accents joined to their letters
     version = "3"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
