@@ -78,6 +78,7 @@ class _Candidate:
     document_index: int
     text: str
     section: str = ""  # its passage's section path: quotes from two read as two paragraphs
+    term: str = ""  # the term it is the first sentence under: named before the quote
 
     @property
     def words(self) -> str:
@@ -161,7 +162,7 @@ class ExtractiveModel:
         scorer = minilm_scorer() if self.semantic else None
         scored = rank(question, sentences, semantic=scorer)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text,
-                            x.sentence.section)
+                            x.sentence.section, x.sentence.term)
                  for x in scored], answerability(question, scored, observations))
 
 
@@ -269,9 +270,13 @@ def _marked(c: _Candidate) -> str:
     to drop the table if … it. This is the default.") is two claims, each cited."""
     marker = f" [{c.document_index}]"
     spans = segments(c.text)
+    # The term a definition is under, named first ("%*: Current time of day in 24-hour
+    # format, with seconds."): the sentence alone does not say what it describes (zsh's
+    # manual, new-user review 2026-12-04). Verification then cites the term with it.
+    label = f"{c.term}: " if c.term and c.term not in c.text else ""
     if len(spans) < 2:
-        return _unwrapped(c.text) + marker
-    return " ".join(_unwrapped(c.text[a:b]) + marker for a, b in spans)
+        return label + _unwrapped(c.text) + marker
+    return label + " ".join(_unwrapped(c.text[a:b]) + marker for a, b in spans)
 
 
 _WRAP = re.compile(r"[ \t]*\n[ \t]*")

@@ -44,6 +44,9 @@ class Sentence:
     asserts: bool  # a full sentence or list item, not a lead-in, question or title line
     role: str | None = None  # what its loader says it is (``loaders.base.ROLES``); None: prose
     section: str = ""  # its passage's section path ("Options > --delete"), when it has one
+    # The definition term it is the first sentence under ("%*", "work_mem (integer)"), when
+    # that term is a line of its own: what an answer quoting it must name.
+    term: str = ""
 
 
 def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
@@ -58,6 +61,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             section = str(r.get("section") or "")
             roles = _role_spans(r.get("roles"))
             context: list[str] = []  # the paragraph so far, from its heading on
+            term = ""  # the term line just read, for the sentence under it
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
             for a, b in segments(text):
@@ -78,6 +82,10 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 if asserts and lead > a:  # the term is the context of its definition
                     context = [_HEAD, " ".join(text[a:lead].split())]
                 start = a
+                label = term if asserts and previous is None else ""
+                term = ""
+                if role == "term" and not asserts and lead == a:
+                    term = _term_label(sentence)
                 if asserts and previous is not None and _leans_whole(sentence):
                     # "This is the default." says nothing alone: quote it with the
                     # sentence it points back to (one verbatim span of the passage).
@@ -96,10 +104,20 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     continue
                 seen.add((sentence, before))
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
-                                    source, title, asserts, role, section))
+                                    source, title, asserts, role, section, label))
                 if asserts:
                     context.append(sentence)
     return out
+
+
+# A term short enough to name what it defines in an answer ("%*: Current time of day …"),
+# not a signature with every parameter.
+_TERM_LABEL_CHARS = 60
+
+
+def _term_label(sentence: str) -> str:
+    label = " ".join(sentence.split())
+    return label if 0 < len(label) <= _TERM_LABEL_CHARS else ""
 
 
 def _role_spans(raw: Any) -> list[tuple[int, int, str]]:

@@ -89,8 +89,8 @@ class PdfLoader:
 
     name = "pdf"
     # 2: C1 controls dropped, running heads and feet left out, the outline's sections;
-    # 3: contents and index pages left out, TeX's spacing accents joined to their letters
-    version = "3"
+    # 3: contents and index pages left out; 4: TeX's spacing accents joined to their letters
+    version = "4"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 

@@ -1,0 +1,71 @@
+"""An answer quoting a definition names the term it defines.
+
+New-user review of the zsh 5.9 manual (texinfo HTML, 2026-12-04): a reference's entries
+are ``<dt>`` terms over ``<dd>`` descriptions, and the quote was the description alone —
+"Which prompt escape shows the time with seconds?" was answered "Current time of day in
+24-hour format, with seconds." without the ``%*`` it describes. The answer now reads
+"%*: Current time of day …", and verification cites the term with the sentence where the
+label carries words the sentence lacks. The citation stays verbatim at its offsets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise import Agent, KnowledgeBase
+
+ZSH = """<html><body><h3>13.2.4 Date and time</h3>
+<dl compact="compact">
+<dt><span><code>%D</code></span></dt>
+<dd><p>The date in yy-mm-dd format.</p></dd>
+<dt><span><code>%T</code></span></dt>
+<dd><p>Current time of day, in 24-hour format.</p></dd>
+<dt><span><code>%*</code></span></dt>
+<dd><p>Current time of day in 24-hour format, with seconds.</p></dd>
+</dl></body></html>"""
+
+GUCS = """<html><body><h2>20.4. Resource Consumption</h2>
+<div class="variablelist"><dl class="variablelist">
+<dt><span class="term"><code class="varname">shared_buffers</code> (<code class="type">integer</code>)
+</span></dt>
+<dd><p>Sets the amount of memory the database server uses for shared memory buffers. The
+default is typically 128 megabytes.</p></dd>
+<dt><span class="term"><code class="varname">temp_buffers</code> (<code class="type">integer</code>)
+</span></dt>
+<dd><p>Sets the maximum amount of memory used for temporary buffers within each database
+session. The default is eight megabytes.</p></dd>
+</dl></div></body></html>"""
+
+
+def _ask(tmp_path: Path, name: str, html: str, question: str) -> tuple[str, Agent, object]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / name).write_text(html, encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([docs])
+        answer = Agent(kb).ask(question)
+        text = kb.document_text(answer.search_documents[0].document["id"]) or ""
+    return text, answer, None
+
+
+def test_the_answer_names_the_prompt_escape_it_quotes(tmp_path: Path) -> None:
+    text, answer, _ = _ask(tmp_path, "Prompt-Expansion.html", ZSH,
+                           "Which prompt escape shows the time of day with seconds?")
+    assert "%*: Current time of day in 24-hour format, with seconds." in answer.text
+    codes = {i.code for i in answer.issues}
+    assert not codes & {"unsupported_claim", "no_answer_in_sources", "off_topic_evidence"}
+    first = answer.citations[0]
+    assert "with seconds" in first.excerpt
+    doc = answer.search_documents[first.document_index - 1]
+    base = doc.snippets[first.snippet_index or 0].source.start_char  # type: ignore[union-attr]
+    assert text[base + first.start_char:base + first.end_char] == first.excerpt
+
+
+def test_a_term_with_words_of_its_own_is_cited_with_its_sentence(tmp_path: Path) -> None:
+    _, answer, _ = _ask(tmp_path, "runtime-config-resource.html", GUCS,
+                        "What does the temp_buffers setting control?")
+    assert answer.text.startswith("temp_buffers (integer): ")
+    assert answer.citations
+    # The label's own words ("temp_buffers", "integer") are borne out by the term line.
+    assert "temp_buffers" in answer.citations[0].excerpt
+    assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
