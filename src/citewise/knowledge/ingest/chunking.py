@@ -14,7 +14,7 @@ begins and ends with text a reader sees, and a run of hidden lines makes no chun
 Why: Node.js's API pages are 13 % ``<!-- YAML … -->`` history; as chunks of their own
 they were indexed and took passage slots from the prose. Hidden text between two visible
 sentences of one chunk stays in it (a chunk is one slice of the text); the index leaves
-it out (:func:`index_text`).
+it out (:func:`citewise.store.records.indexed_text`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from citewise.knowledge.loaders.base import ROLES, PageSpan, RoleSpan, SectionSp
 from citewise.store.base import ChunkRecord
 from citewise.text import sentence_spans
 
-__all__ = ["Chunker", "chunk_id", "chunk_text", "index_text"]
+__all__ = ["Chunker", "chunk_id", "chunk_text"]
 
 _MASK_53 = (1 << 53) - 1
 
@@ -219,18 +219,6 @@ def _merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((a, b))
     return out
-
-
-def index_text(text: str, roles: Sequence[RoleSpan]) -> str:
-    """``text`` as the indexes read it: every hidden span blanked (spaces; offsets and
-    length unchanged), so words only the source holds match nothing."""
-    hidden = [(a, b) for a, b, role in roles if role == "hidden" and 0 <= a < b <= len(text)]
-    if not hidden:
-        return text
-    chars = list(text)
-    for a, b in hidden:
-        chars[a:b] = " " * (b - a)
-    return "".join(chars)
 
 
 class _Clipper:
