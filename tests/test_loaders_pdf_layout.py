@@ -79,6 +79,18 @@ def test_texs_spacing_accents_join_their_letters() -> None:
     assert _clean("a ´ b, x¨1, ´q") == "a ´ b, x¨1, ´q"
 
 
+def test_words_hyphenated_at_a_lines_end_are_joined_where_the_document_spells_them() -> None:
+    # gnuplot's manual: "isosur-\nface", "com-\nmands" (88 breaks); the index read
+    # "isosur" and "face". A compound the document writes with its hyphen keeps it.
+    from citewise.knowledge.loaders._pdf_layout import dehyphenate
+
+    pages = ["An isosur-\nface is drawn. Every isosurface has a level.",
+             "Functions are user-\ndefined. A user-defined function, com-\npletes."]
+    assert dehyphenate(pages) == [
+        "An isosurface is drawn. Every isosurface has a level.",
+        "Functions are user-\ndefined. A user-defined function, com-\npletes."]
+
+
 def test_a_heading_that_recurs_without_a_number_is_kept(tmp_path: Path) -> None:
     from reportlab.pdfgen import canvas
 

@@ -14,6 +14,11 @@ gnuplot 5.4 manual, 2026-12-04, 311 pages):
   lines end with a page number and enough of them have dot leaders or a term's list of
   pages; it is left out, as the HTML loader leaves out a generated table of contents.
   (A data sheet whose lines end in numbers has neither.)
+* **Words hyphenated at a line's end.** TeX breaks words across lines ("isosur-\nface",
+  "com-\nmands": 88 in gnuplot's manual), so the index read "isosur" and "face". A break
+  is joined ("isosurface") when the document spells the joined word elsewhere at least
+  as often as the hyphenated one; a compound it writes with its hyphen ("user-defined")
+  keeps it, and a word it never spells whole stays as it is.
 * **Sections.** The loader knew only pages, so a chunk ran from one command's entry into
   the next and no quote said where it was. A PDF's outline (its bookmarks) names every
   section and the page it starts on; each title is found as a line of that page's text,
@@ -32,7 +37,7 @@ from typing import Any
 
 from citewise.knowledge.loaders.base import PageSpan, RoleSpan, SectionSpan
 
-__all__ = ["drop_contents", "headings", "outline", "sections", "strip_running"]
+__all__ = ["dehyphenate", "drop_contents", "headings", "outline", "sections", "strip_running"]
 
 _DIGITS = re.compile(r"\d+")
 #: Most outline entries read (a 2,000-page manual has ~5,000).
@@ -105,6 +110,27 @@ def drop_contents(pages: list[str]) -> list[str]:
                                            or (i + 1 < len(drop) and drop[i + 1])):
                 drop[i] = changed = True
     return ["" if gone else text for text, gone in zip(pages, drop, strict=True)]
+
+
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_BROKEN = re.compile(r"([^\W\d_]+)-\n([^\W\d_A-Z]+)")
+
+
+def dehyphenate(pages: list[str]) -> list[str]:
+    """``pages`` with the words TeX hyphenated at a line's end joined where the document
+    spells them whole (see the module docstring): the word's two lines are one."""
+    seen: Counter[str] = Counter()
+    for text in pages:
+        seen.update(w.lower() for w in _WORD.findall(text))
+
+    def join(m: re.Match[str]) -> str:
+        first, rest = m.group(1), m.group(2)
+        whole = (first + rest).lower()
+        if seen[whole] and seen[whole] >= seen[f"{first}-{rest}".lower()]:
+            return f"{first}{rest}"
+        return m.group(0)
+
+    return [_BROKEN.sub(join, text) if "-\n" in text else text for text in pages]
 
 
 def outline(reader: Any) -> list[tuple[int, str, int]]:

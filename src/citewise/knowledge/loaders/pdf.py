@@ -25,6 +25,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._decode import file_metadata
 from citewise.knowledge.loaders._pdf_layout import (
+    dehyphenate,
     drop_contents,
     headings,
     outline,
@@ -89,8 +90,9 @@ class PdfLoader:
 
     name = "pdf"
     # 2: C1 controls dropped, running heads and feet left out, the outline's sections;
-    # 3: contents and index pages left out; 4: TeX's spacing accents joined to their letters
-    version = "4"
+    # 3: contents and index pages left out; 4: TeX's spacing accents joined to their
+    # letters; 5: words hyphenated at a line's end joined where the document spells them
+    version = "5"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -117,8 +119,8 @@ class PdfLoader:
                     details={"path": str(path), "format": "pdf", "pages": count,
                              "limit_pages": MAX_PAGES},
                 )
-            page_texts = drop_contents(
-                strip_running([_clean(page.extract_text() or "") for page in reader.pages]))
+            page_texts = dehyphenate(drop_contents(
+                strip_running([_clean(page.extract_text() or "") for page in reader.pages])))
             info = reader.metadata
             page_texts, titles = headings(page_texts, outline(reader))
         except IngestError:
