@@ -166,7 +166,10 @@ def test_ask_answers_while_embedding_is_pending(tmp_path: Path) -> None:
             answer = Agent(kb).ask("Which kite flies over hill 1 on day 14?")
             # It returned with the embedding still under way: it did not wait for it.
             assert kb.store.pending_embed_jobs()[0] > 0
-            assert any("zq1x2 " in c.excerpt for c in answer.citations)  # the very sentence
+            # A sentence that answers it: ten of the 600 say "hill 1 on day 14" (zq1x2,
+            # zq1x33, …) alike, and which of those ties ranks first depends on how many
+            # vectors the worker has written by then (it failed once on a busy machine).
+            assert any("over hill 1 on day 14." in c.excerpt for c in answer.citations)
             issue = next(i for i in answer.issues if i.code == "embedding_incomplete")
             chunks = kb.store.count_chunks("default")
             assert 0 < issue.details["not_embedded"] < chunks == issue.details["chunks"]
