@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from citewise.store._sql import SQLBase, batched
-from citewise.store.records import decode_roles, indexed_text
+from citewise.store.records import stored_indexed_text
 from citewise.store.schema import chunks, document_claims, documents, embed_jobs
 from citewise.store.work import EMBED_BLOCK, MAX_ATTEMPTS, EmbedJob, QueueCounts
 
@@ -198,7 +198,7 @@ class WorkQueueMixin(SQLBase):
             .order_by(chunks.c.ordinal)
         )
         with self._read() as c:
-            return [(int(i), indexed_text(str(t), decode_roles(r))) for i, t, r in c.execute(q)]
+            return [(int(i), stored_indexed_text(str(t), r)) for i, t, r in c.execute(q)]
 
     def document_chunk_ids(self, document_ids: Sequence[str]) -> dict[str, set[int]]:
         out: dict[str, set[int]] = {}

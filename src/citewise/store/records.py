@@ -33,6 +33,7 @@ __all__ = [
     "encode_roles",
     "index_row",
     "indexed_text",
+    "stored_indexed_text",
 ]
 
 RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
@@ -120,11 +121,18 @@ def indexed_text(text: str, roles: Sequence[tuple[int, int, str]]) -> str:
     return "".join(chars)
 
 
+def stored_indexed_text(text: str, roles: str | None) -> str:
+    """:func:`indexed_text` of a chunk's stored columns (``roles`` as stored). The roles'
+    JSON is decoded only when it names a hidden span: every chunk of an HTML page has
+    roles, and this runs for each one the indexes read."""
+    return indexed_text(text, decode_roles(roles)) if roles and '"hidden"' in roles else text
+
+
 def index_row(chunk_id: int, document_id: str, tenant: str, collection: str, text: str,
               title: str | None, section: str | None, roles: str | None) -> IndexRow:
     """An :class:`IndexRow` from a chunk's stored columns (``roles`` as stored)."""
     return IndexRow(chunk_id, document_id, tenant, collection,
-                    indexed_text(text, decode_roles(roles)), title, section)
+                    stored_indexed_text(text, roles), title, section)
 
 
 @dataclass(slots=True)

@@ -31,7 +31,7 @@ import sqlalchemy as sa
 
 from citewise.errors import ConfigError, InvalidInput
 from citewise.store._sql import batched
-from citewise.store.records import decode_roles, indexed_text
+from citewise.store.records import stored_indexed_text
 from citewise.store.schema import chunks, documents
 
 __all__ = [
@@ -257,7 +257,7 @@ def missing(
     )
     if after is not None:
         q = q.where(chunks.c.id > after)
-    return [(r.tenant, int(r.id), indexed_text(r.text, decode_roles(r.roles)))
+    return [(r.tenant, int(r.id), stored_indexed_text(r.text, r.roles))
             for r in conn.execute(q)]
 
 

@@ -2,8 +2,9 @@
 sections its outline names.
 
 Pages are joined by a blank line; ``pages`` maps each page's text back to its one-based
-page number, so a citation can say "page 4". Running heads and feet are left out and the
-outline's titles become sections (:mod:`._pdf_layout`). A PDF without a text layer (a scan) is an
+page number, so a citation can say "page 4". Running heads and feet, contents and index
+pages are left out, words hyphenated at a line's end are joined, and the outline's titles
+become sections (:mod:`._pdf_layout`). A PDF without a text layer (a scan) is an
 ``empty_document`` (no OCR here); an unreadable one is ``corrupt_file``; one that needs a
 password is ``encrypted_file``.
 
