@@ -95,3 +95,53 @@ def test_a_hidden_word_matches_nothing_and_the_stored_text_keeps_it(tmp_path: Pa
         # … while the stored text, which citations quote, is the file's own.
         stored = kb.store.get_document(kb.tenant, doc_id)
         assert stored is not None and "zyzzyva" in stored.text
+
+
+@pytest.mark.postgres
+def test_postgresql_search_reads_hidden_spans_blanked(pg_url: str, tmp_path: Path) -> None:
+    """PostgreSQL's lexical column is generated in the database, not built from Python's
+    rows: its SQL twin of ``indexed_text`` blanks the same spans. (PostgreSQL's own parser
+    already skips an HTML comment as a tag; a link definition between two paragraphs was
+    indexed.) A database whose column was generated from the whole text (before this) is
+    rebuilt when a knowledge base opens it, and a chunk whose roles are not JSON is indexed
+    whole, as Python reads it."""
+    import sqlalchemy as sa
+
+    from citewise.knowledge.index import lexical_postgres_schema as schema
+    from citewise.store.postgres import PostgresStore
+
+    KnowledgeBase.open_postgres(pg_url, dense=False).close()
+    with PostgresStore(pg_url) as store, store.engine.begin() as conn:
+        conn.exec_driver_sql(f"ALTER TABLE chunks DROP COLUMN {schema.COLUMN}")
+        conn.exec_driver_sql(
+            f"ALTER TABLE chunks ADD COLUMN {schema.COLUMN} tsvector GENERATED ALWAYS AS"
+            f" (to_tsvector('english', {schema.ANALYSE}(text))) STORED")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "timers.md").write_text(PAGE, encoding="utf-8")
+    (docs / "intervals.md").write_text(
+        "# Intervals\n\nAn interval repeats its callback every `delay` milliseconds.\n\n"
+        "[wibblefrotz]: https://example.org/wibblefrotz\n\n"
+        "Calling `clearInterval()` stops the repetition.\n", encoding="utf-8")
+    with KnowledgeBase.open_postgres(pg_url, dense=False) as kb:
+        kb.ingest([docs])
+        assert kb.search("zyzzyva", k=3, mode="lexical") == []
+        assert kb.search("wibblefrotz", k=3, mode="lexical") == []
+        hits = kb.search("interval repeats stops repetition", k=3, mode="lexical")
+        assert hits and "wibblefrotz" in hits[0].text  # one chunk, the definition inside
+        hits = kb.search("delay truncated integer", k=3, mode="lexical")
+        assert hits and "truncated to an integer" in hits[0].text
+        stored = kb.store.get_document(kb.tenant, hits[0].document_id)
+        assert stored is not None and "zyzzyva" in stored.text
+        with kb.store.engine.begin() as conn:  # type: ignore[attr-defined]
+            indexed = conn.execute(sa.text(
+                f"SELECT {schema.INDEXED_TEXT}(:t, :r)"), {"t": "ab zyzzyva cd", "r": '[[3,10,"hidden"]]'}
+            ).scalar_one()
+            assert indexed == "ab " + " " * 7 + " cd"
+            for roles in ('[[3,10,"hidden"', '[[3,99,"hidden"]]', '[["x",10,"hidden"]]', None):
+                assert conn.execute(sa.text(f"SELECT {schema.INDEXED_TEXT}(:t, :r)"),
+                                    {"t": "ab zyzzyva cd", "r": roles}).scalar_one() == "ab zyzzyva cd"
+            # Non-ASCII text: offsets count characters, as Python's do.
+            assert conn.execute(sa.text(f"SELECT {schema.INDEXED_TEXT}(:t, :r)"),
+                                {"t": "é€ zyzzyva x", "r": '[[3,10,"hidden"]]'}).scalar_one() \
+                == indexed_text("é€ zyzzyva x", ((3, 10, "hidden"),))

@@ -4,7 +4,9 @@ their GIN indexes. Not part of the shared :mod:`citewise.store.schema`: created 
 :func:`ensure` under the store's migration lock (:meth:`PostgresStore.ensure_schema`), in
 one transaction, idempotently; the search itself is :mod:`.lexical_postgres`.
 
-The body's column is computed by ``to_tsvector`` of the analysed text (see :func:`ensure`);
+The body's column is computed by ``to_tsvector`` of the analysed text (see :func:`ensure`),
+read as every index reads a chunk: with its ``hidden`` spans (a markdown file's comments
+and link definitions) blanked, by :data:`INDEXED_TEXT` of the row's own ``roles`` column;
 a new analysis is a new function name, and a column made by another is dropped and added
 again (a generated column cannot be altered).
 
@@ -32,8 +34,8 @@ from citewise.knowledge.index.headings import PERMALINK_MARKS, SECTION_SEPARATOR
 from citewise.text import CJK_CHARS
 
 __all__ = [
-    "ANALYSE", "COLUMN", "CONFIG", "HEADING", "HEADING_TEXT", "QUERY_ANALYSE", "ensure",
-    "heading_version",
+    "ANALYSE", "COLUMN", "CONFIG", "HEADING", "HEADING_TEXT", "INDEXED_TEXT", "QUERY_ANALYSE",
+    "ensure", "heading_version",
 ]
 
 COLUMN = "search_tsv"
@@ -43,6 +45,9 @@ CONFIG = "english"
 #: and :func:`ensure` rebuilds a column made by another), and the one queries are.
 ANALYSE = "citewise_search_text_v2"
 QUERY_ANALYSE = "citewise_search_text_v1"
+#: SQL twin of :func:`citewise.store.records.stored_indexed_text`: a chunk's text with its
+#: ``hidden`` role spans blanked (versioned name, like :data:`ANALYSE`).
+INDEXED_TEXT = "citewise_indexed_text_v1"
 HEADING = "heading_tsv"
 HEADING_INDEX = "ix_chunks_heading_tsv"
 #: SQL twin of :func:`citewise.knowledge.index.headings.heading_text` (versioned name).
@@ -90,6 +95,7 @@ def ensure(conn: sa.Connection) -> None:
         f" regexp_replace(regexp_replace(t, '[^{CJK_CHARS}]+', ' ', 'g'),"
         f" '([{CJK_CHARS}])', ' \\1', 'g') ELSE t END $fn$"
     )
+    _create_indexed_text(conn)
     made_by = conn.execute(
         sa.text(
             "SELECT generation_expression FROM information_schema.columns WHERE"
@@ -98,14 +104,39 @@ def ensure(conn: sa.Connection) -> None:
         ),
         {"column": COLUMN},
     ).scalar_one_or_none()
-    if made_by is not None and ANALYSE not in made_by:
+    if made_by is not None and (ANALYSE not in made_by or INDEXED_TEXT not in made_by):
         conn.exec_driver_sql(f"ALTER TABLE chunks DROP COLUMN {COLUMN}")  # and its index
     conn.exec_driver_sql(
         f"ALTER TABLE chunks ADD COLUMN IF NOT EXISTS {COLUMN} tsvector GENERATED ALWAYS AS"
-        f" (to_tsvector('{CONFIG}'::regconfig, {ANALYSE}(text))) STORED"
+        f" (to_tsvector('{CONFIG}'::regconfig, {ANALYSE}({INDEXED_TEXT}(text, roles)))) STORED"
     )
     conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {INDEX} ON chunks USING gin ({COLUMN})")
     _ensure_heading(conn)
+
+
+def _create_indexed_text(conn: sa.Connection) -> None:
+    """Create :data:`INDEXED_TEXT`. Offsets are code points in both languages (the
+    database is UTF-8), and a span out of range or roles that are no JSON array of
+    ``[start, end, role]`` leave the text as it is, as :func:`~citewise.store.records.
+    decode_roles` reads them. Rows without a hidden span (all but markdown's) return at
+    the first test, before the exception block (a subtransaction) is entered."""
+    conn.exec_driver_sql(
+        f"CREATE OR REPLACE FUNCTION {INDEXED_TEXT}(t text, roles text) RETURNS text"
+        " LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$"
+        " DECLARE r jsonb; a int; b int; n int := char_length(t); out text := t;"
+        " BEGIN"
+        " IF t IS NULL OR roles IS NULL OR strpos(roles, '\"hidden\"') = 0 THEN RETURN t;"
+        " END IF;"
+        " BEGIN"
+        " FOR r IN SELECT value FROM jsonb_array_elements(roles::jsonb) LOOP"
+        " IF r->>2 = 'hidden' THEN a := (r->>0)::int; b := (r->>1)::int;"
+        " IF 0 <= a AND a < b AND b <= n THEN"
+        " out := overlay(out PLACING repeat(' ', b - a) FROM a + 1 FOR b - a);"
+        " END IF; END IF; END LOOP;"
+        " EXCEPTION WHEN others THEN RETURN t;"
+        " END;"
+        " RETURN out; END $fn$"
+    )
 
 
 def _ensure_heading(conn: sa.Connection) -> None:
