@@ -115,3 +115,24 @@ def test_chunker_validates_settings() -> None:
     with pytest.raises(ConfigError):
         Chunker(size=100, overlap=60)
     assert Chunker(size=100, overlap=10).signature != Chunker(size=100, overlap=20).signature
+
+
+def test_no_chunk_starts_after_an_abbreviation_or_a_page_reference() -> None:
+    """The chunker's sentences are the quotes' sentences: "(p. 190)", "e.g." and "i.e."
+    end none, so no chunk opens with "190)) for details." (a LaTeX PDF's cross-references
+    made 5 % of gnuplot's chunks start so), and a sentence's closing bracket stays with it."""
+    sentences = [
+        "The lighting model is set per surface (see lighting (p. 190) for details).",
+        "A palette maps values to colours, e.g. a gray scale for printing.",
+        "Hidden surfaces are removed first, i.e. before any shading is applied.",
+        "Contours are drawn on the base (p. 112) or on the surface.",
+    ]
+    text = " ".join(sentences * 6)
+    starts = {text.find(s) for s in sentences} | {
+        i for i in range(len(text)) if any(text.startswith(s, i) for s in sentences)}
+    for size, overlap in [(80, 0), (160, 40), (240, 100)]:
+        chunks = chunk_text("d", text, size=size, overlap=overlap)
+        assert len(chunks) > 3
+        for c in chunks:
+            assert c.start_char in starts, c.text[:40]
+            assert c.text.endswith((").", ".")) and c.text.count("(") == c.text.count(")"), c.text
