@@ -4,7 +4,8 @@ sections its outline names.
 Pages are joined by a blank line; ``pages`` maps each page's text back to its one-based
 page number, so a citation can say "page 4". Running heads and feet, contents and index
 pages are left out, words hyphenated at a line's end are joined, and the outline's titles
-become sections (:mod:`._pdf_layout`). A PDF without a text layer (a scan) is an
+become sections (:mod:`._pdf_layout`); lines set in a monospaced font (examples, syntax)
+are ``code`` (:mod:`._pdf_fonts`). A PDF without a text layer (a scan) is an
 ``empty_document`` (no OCR here); an unreadable one is ``corrupt_file``; one that needs a
 password is ``encrypted_file``.
 
@@ -25,6 +26,12 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._decode import file_metadata
+from citewise.knowledge.loaders._pdf_fonts import (
+    code_roles,
+    extract_page,
+    monospaced_body,
+    set_apart,
+)
 from citewise.knowledge.loaders._pdf_layout import (
     dehyphenate,
     drop_contents,
@@ -93,7 +100,8 @@ class PdfLoader:
     # 2: C1 controls dropped, running heads and feet left out, the outline's sections;
     # 3: contents and index pages left out; 4: TeX's spacing accents joined to their
     # letters; 5: words hyphenated at a line's end joined where the document spells them
-    version = "5"
+    # whole; 6: lines set in a monospaced font are ``code`` (:mod:`._pdf_fonts`)
+    version = "6"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -120,8 +128,13 @@ class PdfLoader:
                     details={"path": str(path), "format": "pdf", "pages": count,
                              "limit_pages": MAX_PAGES},
                 )
+            extracted = [extract_page(page) for page in reader.pages]
+            mono = [frozenset(_clean(line) for line in lines) - {""} for _, lines in extracted]
             page_texts = dehyphenate(drop_contents(
-                strip_running([_clean(page.extract_text() or "") for page in reader.pages])))
+                strip_running([_clean(raw) for raw, _ in extracted])))
+            if monospaced_body(page_texts, mono):  # a typewritten document: no code in it
+                mono = [frozenset()] * len(mono)
+            page_texts = [set_apart(t, code) for t, code in zip(page_texts, mono, strict=True)]
             info = reader.metadata
             page_texts, titles = headings(page_texts, outline(reader))
         except IngestError:
@@ -155,6 +168,7 @@ class PdfLoader:
             )
 
         found, roles = sections(len(text), pages, titles)
+        roles = sorted([*roles, *code_roles(text, pages, mono, roles)])
         meta: dict[str, Any] = {**file_metadata(path, data, ""), "page_count": len(page_texts)}
         title: str | None = None
         if info is not None:
