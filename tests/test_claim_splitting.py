@@ -197,3 +197,21 @@ def test_a_verbatim_quote_with_a_lone_double_star_is_supported(tmp_path: Path) -
     assert answer.citations and "-3**2" in answer.citations[0].excerpt
     codes = {i.code for i in answer.issues}
     assert not codes & {"unsupported_claim", "no_answer_in_sources"}, answer.issues
+
+
+def test_a_code_mark_followed_by_a_lower_case_word_ends_no_sentence() -> None:
+    """The Rust book (mdBook, new-user review of 2026-12-04): "`panic!`", "`vec!`" and the
+    `?` operator cut about 95 of its sentences, so "The ? operator can only be used in
+    functions whose return type is compatible" was never a candidate ("The ?" alone was too
+    short to quote). Prose puts a capital after "!" and "?", and a line break or a blank
+    line still ends the sentence."""
+    text = ("The ? operator can only be used in functions whose return type is compatible "
+            "with the value the ? is used on. Calling panic! when a function fails is the "
+            "simplest way out. Is it safe? It is. Done!\nnext line starts lower.")
+    got = [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
+    assert got == [
+        "The ? operator can only be used in functions whose return type is compatible "
+        "with the value the ? is used on.",
+        "Calling panic! when a function fails is the simplest way out.",
+        "Is it safe?", "It is.", "Done!", "next line starts lower.",
+    ]

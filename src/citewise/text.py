@@ -272,7 +272,9 @@ _LAST_WORD = re.compile(r"(?:^|(?<=[^\w.]))((?:[^\W\d_]\.){2,}|[^\W\d_]+\.|\d+\.
 
 def join_abbreviations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``spans`` (from :func:`sentence_spans`) with the cuts made after an abbreviation
-    ("Dr.", "U.S.", "e.g.", "J.") or after a number followed by a lower-case word undone.
+    ("Dr.", "U.S.", "e.g.", "J.") or after a number followed by a lower-case word undone,
+    and those after a "!" or "?" that a lower-case word follows on the same line (code's:
+    "`panic!` when", "the `?` operator").
 
     A separate pass, not part of ``sentence_spans``: chunk boundaries and the evidence
     fast path depend on that function's exact spans, while claims and quotes need whole
@@ -308,6 +310,10 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
             (not gap.strip() and _quote_open(text, a, b))  # "Abandon ship. Now!"
             or (gap.strip() and not gap.strip().strip(_CLOSERS) and text[start].islower())):
         return True  # inside a quotation, or a quoted exclamation the sentence goes on from
+    if text[b - 1] in "!?" and gap.isspace() and gap.count("\n") == 0 and text[start].islower():
+        # A mark inside code, not a sentence's end: Rust's macros and operator ("`panic!`
+        # when", "the `?` operator can"); prose puts a capital after "!" and "?".
+        return True
     if text[b - 1] != "." or (gap and not gap.isspace()):
         return False
     m = _LAST_WORD.search(text[max(a, b - 40) : b])

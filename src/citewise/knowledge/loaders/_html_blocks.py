@@ -3,8 +3,8 @@
 Apart from the walk (:mod:`.html`) because these are facts about single elements: an
 element's role as evidence (a definition's term, a table, a version-change note, a notice,
 a bold-only paragraph that is a heading), an ordered list item's number ("3. ", "c. ",
-"iv. "), a footnote's label ("[1] ", written on its note's line), and a superscript that
-reads as a power.
+"iv. "), a footnote's label ("[1] ", written on its note's line) and its marker in the
+text ("[1]"), a superscript that reads as a power, and what a code block hides.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["block_role", "footnote_label", "is_caption", "is_exponent", "item_number",
-           "start_number"]
+__all__ = ["block_role", "footnote_label", "footnote_marker", "is_caption", "is_exponent",
+           "is_hidden_code", "item_number", "start_number"]
 
 
 def start_number(value: Any) -> int:
@@ -48,13 +48,39 @@ def item_number(numbering: list[Any], value: Any) -> str:
 
 
 _EXPONENT = re.compile(r"[-−+]?(?:\d+|[a-zA-Z])")
+# A power that is an expression: "2<sup>n - 1</sup>" (the Rust book's integer ranges).
+_EXPONENT_TERM = re.compile(r"[-−+]?\s*(?:\d+|[a-zA-Z])(?:\s*[-−+*/]\s*(?:\d+|[a-zA-Z]))+")
 
 
-def is_exponent(node: Any, before: str) -> bool:
-    """A superscript right after a digit (``before``: the text just before it) that reads
-    as a power (``2<sup>64</sup>``)."""
-    return (bool(before) and before[-1].isdigit()
-            and _EXPONENT.fullmatch((node.text(deep=True) or "").strip()) is not None)
+def is_exponent(node: Any, before: str) -> str:
+    """How a superscript right after a digit (``before``: the text just before it) reads
+    as a power: "^" before a number or a letter (``2<sup>64</sup>``), "^(" before an
+    expression, which then needs its ")" (``2<sup>n - 1</sup>`` is 2^(n - 1), not "2n - 1");
+    "" when it is no power."""
+    if not before or not before[-1].isdigit():
+        return ""
+    text = (node.text(deep=True) or "").strip()
+    if _EXPONENT.fullmatch(text) is not None:
+        return "^"
+    return "^(" if len(text) <= 20 and _EXPONENT_TERM.fullmatch(text) is not None else ""
+
+
+def footnote_marker(node: Any) -> str:
+    """A footnote's marker in the text as it reads ("[1]"), or "" when ``node`` is none:
+    mdBook writes ``tables<sup class="footnote-reference"><a>1</a></sup>`` and pandoc
+    ``<a class="footnote-ref"><sup>1</sup></a>``, which read "tables1" as plain text."""
+    classes = set((node.attributes.get("class") or "").lower().split())
+    role = (node.attributes.get("role") or "").lower()
+    if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"):
+        return ""
+    label = (node.text(deep=True) or "").strip().strip("[]")
+    return f"[{label}]" if 0 < len(label) <= 8 else ""
+
+
+def is_hidden_code(node: Any) -> bool:
+    """A line a code block holds and does not show: mdBook's "boring" lines
+    (``#![allow(unused)]``, ``fn main() {`` around an example), hidden by its stylesheet."""
+    return "boring" in (node.attributes.get("class") or "").lower().split()
 
 
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
@@ -73,9 +99,27 @@ def block_role(tag: str, node: Any) -> str | None:
             return "version_note"
         if _NOTICE_CLASS.search(classes):
             return "notice"
-    if tag in ("p", "div") and _is_bold_title(node):
+    if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)):
         return "heading"
     return _BLOCK_ROLES.get(tag)
+
+
+def _is_caption_line(node: Any) -> bool:
+    """A paragraph that is nothing but a caption (mdBook's ``<p><span class="caption">
+    Listing 1-2: …</span></p>`` under each example): it names a listing, answers nothing."""
+    found = False
+    child = node.child
+    while child is not None:
+        if child.tag == "-text":
+            if (child.text_content or "").strip():
+                return False
+        elif child.tag != "-comment":
+            classes = (child.attributes.get("class") or "").lower().split()
+            if found or "caption" not in classes:
+                return False
+            found = True
+        child = child.next
+    return found
 
 
 _TITLE_END = re.compile(r"[.!?:;,]\s*\Z")
@@ -137,6 +181,10 @@ def footnote_label(node: Any) -> str:
     text's line: it is a <span> before the note's <p>, which would leave it a line alone.
     Its links back to where it is referenced ("(1,2)") go: they are navigation."""
     label = ""
+    for sup in node.css("sup.footnote-definition-label"):  # mdBook's
+        if sup.parent is not None and sup.parent.mem_id == node.mem_id:
+            label = f"[{' '.join(sup.text().split())}]"
+            sup.decompose()
     for span in node.css("span.label, span.backrefs"):
         if span.parent is None or span.parent.mem_id != node.mem_id:
             continue  # a nested note's (a list of footnotes holds each)

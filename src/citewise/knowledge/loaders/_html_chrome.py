@@ -59,7 +59,7 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
 # (Sphinx) writes footnotes and citations as <aside class="footnote">, and their markers
 # ("… in some circumstances [1].") stay in the text.
 _NOTE_CLASSES = frozenset(("footnote", "footnote-list", "footnotes", "citation",
-                           "citation-list", "endnote", "endnotes"))
+                           "citation-list", "endnote", "endnotes", "footnote-definition"))
 _NOTE_ROLES = frozenset(("doc-footnote", "doc-endnote", "doc-endnotes"))
 
 

@@ -27,8 +27,10 @@ from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     block_role,
     footnote_label,
+    footnote_marker,
     is_caption,
     is_exponent,
+    is_hidden_code,
     item_number,
     start_number,
 )
@@ -217,7 +219,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                     and child.parent.tag == "ol":
                 out.write_marker()  # an item that opens with a list: its number stays
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
-            elif tag == "aside":
+            elif tag in ("aside", "div") and is_footnote(child):
                 out.marker = footnote_label(child)  # "[1] Only “nodump” … are supported."
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             written = out.flush(sep)
@@ -232,9 +234,13 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                 out.numbers.pop()
             if kind is not None and out.length > at:
                 out.roles.append((at, out.length, kind))
-        elif tag == "sup" and is_exponent(child, "".join(out.line[-2:])):
-            out.text("^")  # 2<sup>31</sup> is 2^31, not 231
+        elif tag in ("sup", "a") and (marker := footnote_marker(child)):
+            out.text(marker)  # "tables[1]", not "tables1"
+        elif tag == "sup" and (power := is_exponent(child, "".join(out.line[-2:]))):
+            out.text(power)  # 2<sup>31</sup> is 2^31, not 231; 2<sup>n - 1</sup> 2^(n - 1)
             _walk(child, out, in_main, guess)
+            if power == "^(":
+                out.text(")")
         else:
             _anchor(child, out)
             _walk(child, out, in_main, guess)
@@ -255,7 +261,8 @@ def _pre_text(node: Any) -> str:
             parts.append(child.text_content or "")
         elif child.tag == "br":
             parts.append("\n")
-        elif child.tag not in _DROP and not is_boilerplate(child, True):
+        elif child.tag not in _DROP and not is_boilerplate(child, True) \
+                and not is_hidden_code(child):
             parts.append(_pre_text(child))
         child = child.next
     return "".join(parts)
@@ -371,14 +378,10 @@ class HtmlLoader:
     """``.html`` / ``.htm`` / ``.xhtml`` pages."""
 
     name = "html"
-    # 2: permalink marks, navigation bars dropped; 3: role spans, no contents; 4: ordered
-    # list numbers, exponents, elements hidden by their style; 5: an item's number on its
-    # first paragraph's line, bold-only (or numbered bold) paragraphs are headings; 6: bold
-    # blocks (with an argument synopsis: "hard-stop-after <time>") are sections, nothing
-    # hidden inside a <pre>; 7: a <pre class="text"> is prose, not code; 8: footnotes
-    # (<aside class="footnote">) kept, Sphinx's "sphinxsidebar" left out; 9: texi2any's
-    # "<< < Up > >>" bars and a generator's signature left out
-    version = "9"
+    # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
+    # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
+    # footnotes; 9 texi2any's bars; 10 mdBook's hidden code lines, footnotes, captions
+    version = "10"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
