@@ -23,8 +23,9 @@ the ``tune`` split of ``bench/data/answers``):
   ("Logging to stdout is useful when …") over the one saying what to set;
 * **meaning** — cosine similarity under the packaged MiniLM
   (:mod:`.sentence_similarity`) for a shortlist of the best-scoring sentences (all of
-  them would cost too much per question on a CPU), averaged over the whole question and
-  the question less the retrieved documents' title words;
+  them would cost too much per question on a CPU; a few places go to the best without
+  their routing, :data:`UNROUTED`), averaged over the whole question and the question
+  less the words of the sentence's own document's title;
 * **routing** — a sentence of the document whose title or file name the question names;
 * **section** — the same share for the innermost part of its passage's section path (an
   identifier's parts too: ``KillUserProcesses=``): of two sibling sections saying nearly
@@ -239,26 +240,54 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             best[s.text] = scored
     out = sorted(best.values(), key=lambda x: x.score, reverse=True)
     if semantic is not None:
-        short = out[:SHORTLIST]
-        texts = [x.sentence.text for x in short]
+        short = _shortlist(out)
         # Meaning is compared twice: with the whole question, and with the question less
-        # the words of the retrieved documents' titles — an embedding, too, finds a title
-        # notice close to a question that names the title. What is asked then counts.
-        named = {t for terms in names.values() for t in terms}
-        masked = _masked(question, named)
+        # the words of the sentence's own document's title — an embedding, too, finds a
+        # title notice close to a question that names the title. What is asked then counts.
+        # (Masked with every retrieved title, a question lost words another page's title
+        # has: "Can I share an Rc between threads?" became "Can I share an between".)
         try:
-            whole = [float(v) for v in semantic(question, texts)]
-            topical = ([float(v) for v in semantic(masked, texts)] if masked != question
-                       else whole)
+            whole = [float(v) for v in semantic(question, [x.sentence.text for x in short])]
+            topical = list(whole)
+            groups: dict[str, list[int]] = {}
+            for i, x in enumerate(short):
+                groups.setdefault(_masked(question, set(names[x.sentence.source])), []).append(i)
+            for masked, members in groups.items():
+                if masked != question:
+                    sims = semantic(masked, [short[i].sentence.text for i in members])
+                    for i, v in zip(members, sims, strict=False):
+                        topical[i] = float(v)
         except Exception:
             whole = topical = []
         for x, full, sim in zip(short, whole, topical, strict=False):
             x.parts["semantic"] = (full + sim) / 2
             x.score = _combine(x.parts)
             x.parts["similarity"] = full  # for answerability; no weight in the score
-        short.sort(key=lambda x: x.score, reverse=True)
-        out[:SHORTLIST] = short
+        chosen = {id(x) for x in short}
+        out = sorted(short, key=lambda x: x.score, reverse=True) + [
+            x for x in out if id(x) not in chosen]
     return out
+
+
+#: Of the shortlist, how many places go to the best sentences by their score less the
+#: routing: a question whose words a page's title has ("release build" and "Customizing
+#: Builds with Release Profiles") gave every sentence of that page +0.6, and they filled
+#: the shortlist (the Rust book's review, 2026-12-04: the answer ranked 17th, was never
+#: compared by meaning, and the question was declined).
+UNROUTED = 5
+
+
+def _shortlist(out: list[Scored]) -> list[Scored]:
+    """The :data:`SHORTLIST` best of ``out`` (sorted), :data:`UNROUTED` of them the best
+    without routing when routing alone keeps them out."""
+    head = out[:SHORTLIST - UNROUTED]
+    taken = {id(x) for x in head}
+    unrouted = sorted((x for x in out if id(x) not in taken),
+                      key=lambda x: x.score - WEIGHTS["routing"] * x.parts.get("routing", 0.0),
+                      reverse=True)[:UNROUTED]
+    taken |= {id(x) for x in unrouted}
+    rest = [x for x in out if id(x) not in taken]
+    return head + unrouted + rest[:SHORTLIST - len(head) - len(unrouted)]
 
 
 def _section_terms(section: str) -> frozenset[str]:
