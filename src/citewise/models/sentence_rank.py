@@ -18,7 +18,9 @@ the ``tune`` split of ``bench/data/answers``):
   setting a "The default is 1 GB." sentence belongs to), weighing more when the sentence
   leans on it (a default, "This", "It");
 * **what is asked** (:func:`intent`) — a "default" question wants a sentence that states
-  a default, a limit question a number (cues for other kinds matched too much to help);
+  a default (not "more than the default"), a limit question a number, "What is X?" the
+  sentence whose subject is X ("A crate is …"; other cues for definitions matched too
+  much to help);
   a "how do I" question does not want the sentence saying why a setting is useful
   ("Logging to stdout is useful when …") over the one saying what to set;
 * **meaning** — cosine similarity under the packaged MiniLM
@@ -117,7 +119,9 @@ _INTENTS: dict[str, re.Pattern[str]] = {
 
 # What a sentence that answers each kind of question tends to contain.
 _ANSWERS: dict[str, re.Pattern[str]] = {
-    "default": re.compile(r"\bdefaults?\b|\bby default\b|\bnormally\b|\bunless\b|"
+    # "more optimizations than the default" compares with the default, does not state it.
+    "default": re.compile(r"(?<!than the )(?<!than its )(?<!from the )\bdefaults?\b"
+                          r"|\bby default\b|\bnormally\b|\bunless\b|"
                           r"\bif (?:not|no|omitted|unset|neither)\b", re.I),
     "consequence": re.compile(r"\b(?:if|when|unless|will|cannot|can't|not|never|only|"
                               r"causes?|results? in|prevents?|removes?|discards?|fails?|"
@@ -150,6 +154,34 @@ _INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno
                   "procedure": 0.0, "limit": 0.15}
 
 
+# "What is a crate?" is answered by "A crate is the smallest amount of code …", not by
+# "A crate can come in one of two forms …" (the Rust book's review, 2026-12-04): the
+# sentence whose subject, before its verb "is", is the thing the question asks about.
+_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s+(?:a|an|the)?\s*(?P<subject>[^?]{1,60})\?\s*\Z",
+                      re.I)
+_COPULA = re.compile(r"\s(?:is|are|means|refers to|stands for)\s", re.I)
+_SUBJECT_WORDS = 8
+
+
+def _defined(question: str) -> frozenset[str]:
+    """The terms of what a "What is X?" question asks to define (empty otherwise)."""
+    m = _WHAT_IS.match(question)
+    return frozenset(content_terms(m.group("subject"))) if m else frozenset()
+
+
+def _defines(text: str, subject: frozenset[str]) -> bool:
+    """Whether ``text`` says what ``subject`` is: its words before "is" (at most a few)
+    are the subject's ("The type affinity of a column is …" for "type affinity for a
+    column in SQLite")."""
+    m = _COPULA.search(text)
+    if m is None or len(text[:m.start()].split()) > _SUBJECT_WORDS:
+        return False
+    lead = set(content_terms(text[:m.start()]))
+    # … and most of them: "Aliases are expanded …" does not say what "the safe way to
+    # define aliases in scripts" is.
+    return bool(lead) and lead <= subject and 2 * len(lead) >= len(subject)
+
+
 def intent(question: str) -> frozenset[str]:
     """The kinds of answer ``question`` asks for (a question can ask for more than one)."""
     return frozenset(name for name, pattern in _INTENTS.items() if pattern.search(question))
@@ -169,7 +201,7 @@ def _name_terms(s: Sentence) -> frozenset[str]:
 WEIGHTS: dict[str, float] = {
     "lexical": 0.5, "context_leaning": 0.3, "context": 0.25, "intent": 1.5, "routing": 0.6,
     "structure": 1.0, "rank": 0.015, "length": 0.1, "semantic": 0.8, "substance": 0.2,
-    "section": 0.4,
+    "section": 0.4, "defines": 0.4,
 }
 _HOW = re.compile(r"\bhow (long|many|much|big|often|large|soon)\b", re.I)
 _ENTITY = 0.5  # a word of the document's title or file name: naming it is not answering
@@ -189,6 +221,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     asked = set(content_terms(" ".join(_HOW.findall(question))))  # "how long": intent
     q_terms = [t for t in dict.fromkeys(content_terms(question)) if t not in asked]
     asks = intent(question)
+    defined = _defined(question)
     code_wanted = "code" in asks
     sent_terms = [frozenset(content_terms(s.text)) for s in sentences]
     before_terms = [frozenset(content_terms(s.before)) for s in sentences]
@@ -227,6 +260,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             "intent": sum(_INTENT_WEIGHT[a] for a in answers)
             - (_WHY_WEIGHT if "procedure" in asks and _WHY.search(s.text) else 0.0),
             "routing": routed.get(s.source, 0.0),
+            "defines": 1.0 if defined and _defines(s.text, defined) else 0.0,
             "section": section,
             "structure": -structure_penalty(s, code_wanted),
             "rank": -float(s.rank),
