@@ -132,6 +132,19 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "Files", "Invocation", "Shell-Builtin-Commands", "Conditional-Expressions",
                "Arithmetic-Evaluation", "Zsh-Line-Editor", "Prompt-Expansion", "Functions",
                "Shell-Grammar")), group="reviews"),
+    # One more on 2026-12-04 (third session), the same way: the bench's first mdBook site.
+    # Used to check that session's fixes (mdBook's hidden lines, footnotes and captions,
+    # "panic!" and "?" ending no sentence, per-document masking, "What is X?"): not unseen.
+    Corpus("rustbook", "The Rust Programming Language, 1.63 (mdBook HTML)", ("rust-doc",),
+           "/usr/share/doc/rust-doc/html/book", tuple(f"{p}.html" for p in (
+               "appendix-04-useful-development-tools", "ch01-03-hello-cargo",
+               "ch03-01-variables-and-mutability", "ch03-02-data-types",
+               "ch04-01-what-is-ownership", "ch04-02-references-and-borrowing",
+               "ch07-01-packages-and-crates", "ch08-01-vectors", "ch08-03-hash-maps",
+               "ch09-01-unrecoverable-errors-with-panic",
+               "ch09-02-recoverable-errors-with-result", "ch11-01-writing-tests",
+               "ch11-02-running-tests", "ch14-01-release-profiles", "ch14-03-cargo-workspaces",
+               "ch15-04-rc", "ch16-01-threads")), group="reviews"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -139,7 +152,8 @@ GROUPS = {
     "tuned": "tuned-on (postgresql + git + bash; session 13)",
     "fresh": "fresh (python + debref; session 14, held out whole)",
     "new": "new (sqlite + apache + manpages; session 15)",
-    "reviews": "reviews (borg + nodejs + gnuplot + zsh; 2026-12-04, all but borg checked fixes)",
+    "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook; 2026-12-04, all but borg "
+               "checked fixes)",
 }
 
 
