@@ -32,7 +32,9 @@ def answerability(question: str, scored: Sequence[Scored],
         return 0.0
     cased = " ".join(f"{r.get('title') or ''} {r.get('section') or ''} {r.get('text', '')}"
                      for o in observations for r in o.get("results", []))
-    cased = " ".join(cased.split())  # a name of two words may break across a line
+    # A link's scheme mentions nothing: "HTTPS" was "mentioned" by every https:// URL of
+    # MkDocs' pages (new-user review, 2026-12-04); the host and path still count.
+    cased = " ".join(_SCHEME.sub(" ", cased).split())  # and a name may break across lines
     seen = cased.lower()
     titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
     if not all(_mentioned(name, seen) if name not in titled else _titled_mentioned(
@@ -43,6 +45,9 @@ def answerability(question: str, scored: Sequence[Scored],
         return max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
                    for x in short)
     return max(x.parts["lexical"] for x in short)
+
+
+_SCHEME = re.compile(r"\b(?:https?|ftps?|wss?)://", re.I)
 
 
 def named(question: str) -> list[str]:

@@ -49,6 +49,12 @@ class Sentence:
     term: str = ""
 
 
+# A permalink mark glued to a heading's last word ("Configuration¶"), where a loader left
+# one: a heading run into its text. The sign itself, spaced, is prose: MkDocs documents
+# its setting "the paragraph symbol (¶ or &para;) is used as the link text".
+_PERMALINK = re.compile(r"\w¶")
+
+
 def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
     """Every distinct sentence of the search results, in rank order, with its neighbour."""
     seen: set[tuple[str, str]] = set()
@@ -100,7 +106,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                         continue
                 before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
                 # Chunks overlap: the same sentence comes again, maybe with its context.
-                if len(sentence) < _MIN_CHARS or (sentence, before) in seen or "¶" in sentence:
+                if len(sentence) < _MIN_CHARS or (sentence, before) in seen or \
+                        _PERMALINK.search(sentence):
                     continue
                 seen.add((sentence, before))
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,

@@ -19,7 +19,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._charsets import pick
 
-__all__ = ["decode_text", "file_metadata", "first_line_title"]
+__all__ = ["decode_markup", "decode_text", "file_metadata", "first_line_title"]
 
 _BOMS = (  # UTF-32 before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one.
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -68,6 +68,23 @@ def decode_text(path: Path, data: bytes) -> tuple[str, str]:
         raise IngestError(f"{path}: empty document", code="empty_document",
                           details={"path": str(path)})
     return text, encoding
+
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+def decode_markup(path: Path, data: bytes) -> tuple[str, str]:
+    """An HTML or XML page's text: in the charset its ``<meta>`` declares (unless a
+    byte-order mark says otherwise), else as :func:`decode_text` detects it (a wrong
+    declaration is common)."""
+    m = _META_CHARSET.search(data[:4096])
+    if m and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        declared = m.group(1).decode("ascii", "replace").lower()
+        try:
+            return data.decode(declared), declared
+        except (LookupError, UnicodeDecodeError):
+            pass
+    return decode_text(path, data)
 
 
 def _detect(path: Path, data: bytes) -> tuple[str, str]:

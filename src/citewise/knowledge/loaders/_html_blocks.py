@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["block_role", "footnote_label", "footnote_marker", "is_caption", "is_exponent",
-           "is_hidden_code", "item_number", "start_number"]
+__all__ = ["admonition_label", "block_role", "footnote_label", "footnote_marker", "is_caption",
+           "is_exponent", "is_hidden_code", "item_number", "start_number"]
 
 
 def start_number(value: Any) -> int:
@@ -75,6 +75,18 @@ def footnote_marker(node: Any) -> str:
         return ""
     label = (node.text(deep=True) or "").strip().strip("[]")
     return f"[{label}]" if 0 < len(label) <= 8 else ""
+
+
+def admonition_label(node: Any) -> str:
+    """An admonition's title as the prefix of its first paragraph ("Note: ", "See also: "),
+    or "" when ``node`` is none. Sphinx and Python-Markdown (MkDocs) write it as ``<p
+    class="admonition-title">Note</p>``: a paragraph of its own, it read as the heading of
+    the note's text (its context) in place of the section's; rST's loader writes it so."""
+    if node.tag != "p" or "admonition-title" not in (
+            node.attributes.get("class") or "").lower().split():
+        return ""
+    title = " ".join((node.text(deep=True) or "").split())
+    return "" if not title or len(title) > 60 else title + (" " if title[-1] in ":.!?" else ": ")
 
 
 def is_hidden_code(node: Any) -> bool:

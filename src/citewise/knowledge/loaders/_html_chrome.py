@@ -47,7 +47,10 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
         return True
     if _HIDDEN_STYLE.search(attrs.get("style") or ""):  # SQLite's search-only headings
         return True
-    if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search"}:
+    # ... and buttons: MkDocs' front page links its guides as ``<a class="btn"
+    # role="button">``, which read as a line "Getting Started User Guide".
+    if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search",
+                                            "button"}:
         return True
     if not guess:
         return False

@@ -23,8 +23,9 @@ from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
-from citewise.knowledge.loaders._decode import decode_text, file_metadata
+from citewise.knowledge.loaders._decode import decode_markup, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
+    admonition_label,
     block_role,
     footnote_label,
     footnote_marker,
@@ -62,7 +63,6 @@ _BLOCK = frozenset(
     )
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _SPACE = re.compile(r"\s+")
 
 
@@ -207,6 +207,9 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             out.cells += 1
             _walk(child, out, in_main, guess)
             out.cells -= 1
+        elif label := admonition_label(child):
+            out.flush("\n\n")
+            out.marker = label  # "Note: " on the line of the note's first paragraph
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
@@ -275,17 +278,6 @@ def _anchor(node: Any, out: _Out) -> None:
     if ident and ident not in out.anchors and ident not in out.waiting:
         out.waiting.append(ident)
 
-
-
-def _decode(path: Path, data: bytes) -> tuple[str, str]:
-    m = _META_CHARSET.search(data[:4096])
-    if m and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-        declared = m.group(1).decode("ascii", "replace").lower()
-        try:
-            return data.decode(declared), declared
-        except (LookupError, UnicodeDecodeError):
-            pass  # a wrong declaration is common: detect instead
-    return decode_text(path, data)
 
 
 def _meta(tree: Any, *names: str) -> str | None:
@@ -380,13 +372,14 @@ class HtmlLoader:
     name = "html"
     # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
-    # footnotes; 9 texi2any's bars; 10 mdBook's hidden code lines, footnotes, captions
-    version = "10"
+    # footnotes; 9 texi2any's bars; 10 mdBook's hidden code lines, footnotes, captions;
+    # 11 admonition titles as "Note: " prefixes, button links left out
+    version = "11"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
-        html, encoding = _decode(path, data)
+        html, encoding = decode_markup(path, data)
         text, title, sections, meta, roles = read_html(html)
         if not text.strip():
             raise IngestError(
