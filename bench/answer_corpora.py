@@ -145,6 +145,18 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "ch09-02-recoverable-errors-with-result", "ch11-01-writing-tests",
                "ch11-02-running-tests", "ch14-01-release-profiles", "ch14-03-cargo-workspaces",
                "ch15-04-rc", "ch16-01-threads")), group="reviews"),
+    # And its first MkDocs site, the same day: nothing in the ranking was tuned on it (the
+    # fixes it led to are in the loader — admonition titles, button links — and in the
+    # abstention's names: a URL's scheme mentions nothing).
+    Corpus("mkdocs", "MkDocs 1.4 user guide (MkDocs HTML)", ("mkdocs-doc",),
+           "/usr/share/doc/mkdocs/html", (
+               "index.html", "getting-started.html", "about/contributing.html",
+               *(f"user-guide/{p}.html" for p in (
+                   "installation", "writing-your-docs", "configuration",
+                   "deploying-your-docs", "cli", "choosing-your-theme",
+                   "customizing-your-theme", "localizing-your-theme")),
+               *(f"dev-guide/{p}.html" for p in ("plugins", "themes", "translations"))),
+           group="reviews"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -152,8 +164,7 @@ GROUPS = {
     "tuned": "tuned-on (postgresql + git + bash; session 13)",
     "fresh": "fresh (python + debref; session 14, held out whole)",
     "new": "new (sqlite + apache + manpages; session 15)",
-    "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook; 2026-12-04, all but borg "
-               "checked fixes)",
+    "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook + mkdocs; 2026-12-04)",
 }
 
 

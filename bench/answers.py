@@ -19,9 +19,10 @@ out whole: Python 3.11's library reference (``python3.11-doc``, Sphinx HTML) and
 2–12 of the Debian Reference, and three *new* ones written a session later, split like the
 first: SQLite's documentation (``sqlite3-doc``), Apache httpd's manual (``apache2-doc``)
 and fifteen man pages (ssh, tmux, rsync, curl, tar, find, … as groff/mdoc sources), and
-five from new-user reviews (BorgBackup's Sphinx HTML, ``borgbackup-doc``; Node.js's API
+six from new-user reviews (BorgBackup's Sphinx HTML, ``borgbackup-doc``; Node.js's API
 reference in Markdown, ``nodejs-doc``; gnuplot's PDF manual, ``gnuplot-doc``; zsh's
-Texinfo HTML, ``zsh-doc``; the Rust book's mdBook HTML, ``rust-doc``) — and the questions
+Texinfo HTML, ``zsh-doc``; the Rust book's mdBook HTML, ``rust-doc``; MkDocs' own site,
+``mkdocs-doc``) — and the questions
 (``bench/data/answers/<corpus>.jsonl``) are phrased as users ask them, each labelled with
 the exact sentence(s) of the stored text that answer it, or "unanswerable".
 
@@ -248,14 +249,18 @@ _HEAD = ("| {} | questions (answerable + not) | evidence@1 | evidence@any | docu
          "| abstention P / R | false abstention | p50 / p99 ms |\n|---|---:|---:|---:|---:|---:|---:|---:|")
 
 
+def _packages() -> list[str]:
+    """Every corpus's Debian packages, in order, once each."""
+    return list(dict.fromkeys(p for c in CORPORA.values() for p in c.packages))
+
+
 def markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
     lines = [SECTION, "",
              f"`python bench/answers.py --readme` — the `{result['model']}` model over "
              "real manuals installed from Debian, each a fixed subset of pages ingested into "
              "a knowledge base of its own (the page lists are in `bench/answer_corpora.py`; "
-             "`apt-get install postgresql-doc-15 git-doc bash-doc debian-reference-en "
-             "python3.11-doc sqlite3-doc apache2-doc rsync borgbackup-doc nodejs-doc`, or "
+             f"`apt-get install {' '.join(_packages())}`, or "
              "`--install`). Questions and "
              "labels: "
              "`bench/data/answers/<corpus>.jsonl`, "
