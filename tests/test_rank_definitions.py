@@ -41,3 +41,16 @@ def test_than_the_default_states_no_default() -> None:
     best = rank("How much optimization does Cargo apply to a release build by default?",
                 sentences)[0]
     assert best.sentence.text.startswith("That is why")
+
+
+def test_can_it_have_two_asks_for_the_limit() -> None:
+    # "Can one package have two library crates?" was answered by "… it has two crates: a
+    # binary and a library" over the sentence stating the limit (0.116 behind).
+    sentences = [
+        _s("If a package contains src/main.rs and src/lib.rs, it has two crates: a binary "
+           "and a library, both with the same name as the package."),
+        _s("A package can contain as many binary crates as you like, but at most only one "
+           "library crate.", 1),
+    ]
+    best = rank("Can one package have two library crates?", sentences)[0]
+    assert best.sentence.text.startswith("A package can contain")

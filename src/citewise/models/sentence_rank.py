@@ -113,7 +113,10 @@ _INTENTS: dict[str, re.Pattern[str]] = {
                             r"(?:safe|best|right) way|which (?:file|option|command|flag))\b|"
                             r"\bwhat (?:must|should|do|need) (?:i|you|we)\b", re.I),
     "limit": re.compile(r"\b(?:longest|largest|maximum|minimum|max|min|limit|how many|how "
-                        r"long|how big|how much|which \w+ can)\b", re.I),
+                        r"long|how big|how much|which \w+ can)\b"
+                        # "Can one package have two library crates?": a limit, asked yes/no.
+                        r"|^\s*(?:can|may|could)\b.*\b(?:two|several|multiple|more than one)\b",
+                        re.I),
     "code": re.compile(r"\b(?:example|syntax|snippet|code|command line|signature)\b", re.I),
 }
 
