@@ -157,6 +157,15 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                    "customizing-your-theme", "localizing-your-theme")),
                *(f"dev-guide/{p}.html" for p in ("plugins", "themes", "translations"))),
            group="reviews"),
+    # And its first Doxygen API reference, the same day: its fixes are in the HTML loader
+    # (tooltips, fragments, the title area, "More..." links). Doxygen writes each brief
+    # description twice (the member table and the member's own section), so 9 of the 20
+    # answerable questions, whose labels are all such sentences, were left out.
+    Corpus("opus", "libopus 1.3.1 API reference (Doxygen HTML)", ("libopus-doc",),
+           "/usr/share/doc/libopus-dev/html", ("index.html", *(f"group__opus__{p}.html" for p in (
+               "encoder", "decoder", "encoderctls", "decoderctls", "genericctls", "ctlvalues",
+               "errorcodes", "libinfo", "multistream", "multistream__ctls", "repacketizer",
+               "custom"))), group="reviews"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -164,7 +173,7 @@ GROUPS = {
     "tuned": "tuned-on (postgresql + git + bash; session 13)",
     "fresh": "fresh (python + debref; session 14, held out whole)",
     "new": "new (sqlite + apache + manpages; session 15)",
-    "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook + mkdocs; 2026-12-04)",
+    "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook + mkdocs + opus; 2026-12-04)",
 }
 
 

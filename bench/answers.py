@@ -19,10 +19,10 @@ out whole: Python 3.11's library reference (``python3.11-doc``, Sphinx HTML) and
 2–12 of the Debian Reference, and three *new* ones written a session later, split like the
 first: SQLite's documentation (``sqlite3-doc``), Apache httpd's manual (``apache2-doc``)
 and fifteen man pages (ssh, tmux, rsync, curl, tar, find, … as groff/mdoc sources), and
-six from new-user reviews (BorgBackup's Sphinx HTML, ``borgbackup-doc``; Node.js's API
+seven from new-user reviews (BorgBackup's Sphinx HTML, ``borgbackup-doc``; Node.js's API
 reference in Markdown, ``nodejs-doc``; gnuplot's PDF manual, ``gnuplot-doc``; zsh's
 Texinfo HTML, ``zsh-doc``; the Rust book's mdBook HTML, ``rust-doc``; MkDocs' own site,
-``mkdocs-doc``) — and the questions
+``mkdocs-doc``; libopus's Doxygen reference, ``libopus-doc``) — and the questions
 (``bench/data/answers/<corpus>.jsonl``) are phrased as users ask them, each labelled with
 the exact sentence(s) of the stored text that answer it, or "unanswerable".
 

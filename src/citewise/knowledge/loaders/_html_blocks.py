@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 __all__ = ["admonition_label", "block_role", "footnote_label", "footnote_marker", "is_caption",
-           "is_exponent", "is_hidden_code", "item_number", "start_number"]
+           "is_code_block", "is_exponent", "is_hidden_code", "item_number", "start_number"]
 
 
 def start_number(value: Any) -> int:
@@ -87,6 +87,12 @@ def admonition_label(node: Any) -> str:
         return ""
     title = " ".join((node.text(deep=True) or "").split())
     return "" if not title or len(title) > 60 else title + (" " if title[-1] in ":.!?" else ": ")
+
+
+def is_code_block(node: Any) -> bool:
+    """A code listing written without ``<pre>``: Doxygen's ``<div class="fragment">``, a
+    ``<div class="line">`` per line (read as ``<pre>`` is: its lines, the ``code`` role)."""
+    return node.tag == "div" and "fragment" in (node.attributes.get("class") or "").split()
 
 
 def is_hidden_code(node: Any) -> bool:

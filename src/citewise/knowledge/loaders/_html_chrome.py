@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_navigation",
-           "is_permalink"]
+__all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_jump_link",
+           "is_navigation", "is_permalink"]
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
 _BOILERPLATE = re.compile(
     r"(?:^|[\s_-])(?:nav|navbar|menu|sidebar|sphinxsidebar|footer|cookie|cookies|banner|advert|"
-    r"ads|share|social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline)(?:$|[\s_-])",
+    r"ads|share|social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline|titlearea)(?:$|[\s_-])",
     re.IGNORECASE,
 )
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
@@ -51,6 +51,10 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     # role="button">``, which read as a line "Getting Started User Guide".
     if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search",
                                             "button"}:
+        return True
+    # Doxygen's tooltips (a symbol's signature and summary, shown on hover by its
+    # stylesheet) after every code fragment: another page's text inside this one's.
+    if "ttc" in (attrs.get("class") or "").split():
         return True
     if not guess:
         return False
@@ -140,6 +144,8 @@ def _is_trail(node: Any) -> bool:
     rest = _TRAIL_SEPARATORS.sub("", text)
     if not rest and re.search(r"[>›»]", text):
         return True  # a trail: nothing but links and arrows
+    if not rest and all((a.attributes.get("href") or "").startswith("#") for a in links):
+        return True  # the page's own parts, "Typedefs | Functions" (Doxygen's summary)
     languages = sum(1 for a in links if a.attributes.get("hreflang"))
     return languages >= len(links) - 1 and re.sub(r"(?i)\W|languages?|available", "", rest) == ""
 
@@ -195,7 +201,15 @@ def is_permalink(node: Any) -> bool:
 
 _PERMALINK_CLASS = re.compile(r"(?:^|\s)(?:headerlink|copiable-anchor|anchor-link|permalink|"
                               r"heading-anchor)(?:$|\s)")
-_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓"))
+_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓", "◆"))  # ◆: Doxygen's
+
+
+def is_jump_link(node: Any) -> bool:
+    """A link from a summary to the text further down ("… More..." after each of
+    Doxygen's brief descriptions): a pointer that reads as a word of the sentence."""
+    text = (node.text(deep=True) or "").strip().lower()
+    return text in ("more...", "more…", "more") and (
+        node.attributes.get("href") or "").partition("#")[2] != ""
 
 
 # What a page generator signs at the bottom of every page: texi2any's "This document was

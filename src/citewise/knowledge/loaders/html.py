@@ -30,6 +30,7 @@ from citewise.knowledge.loaders._html_blocks import (
     footnote_label,
     footnote_marker,
     is_caption,
+    is_code_block,
     is_exponent,
     is_hidden_code,
     item_number,
@@ -40,6 +41,7 @@ from citewise.knowledge.loaders._html_chrome import (
     is_colophon,
     is_contents,
     is_footnote,
+    is_jump_link,
     is_navigation,
     is_permalink,
 )
@@ -172,7 +174,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             or (not out.contents and is_contents(child))
         ):
             pass
-        elif tag == "a" and is_permalink(child):
+        elif tag == "a" and (is_permalink(child) or is_jump_link(child)):
             pass  # "¶": a link to the heading itself, read by no one, quoted by no one
         elif out.cells and (tag in _BLOCK or tag in ("br", "pre") or tag in _HEADINGS):
             # A cell's paragraphs, line breaks and lists (Sphinx puts every cell in a <p>)
@@ -183,7 +185,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             out.flush("\n")
-        elif tag == "pre":
+        elif tag == "pre" or is_code_block(child):
             _anchor(child, out)
             written = out.raw(_pre_text(child))
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv writes every
@@ -373,8 +375,8 @@ class HtmlLoader:
     # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
     # footnotes; 9 texi2any's bars; 10 mdBook's hidden code lines, footnotes, captions;
-    # 11 admonition titles as "Note: " prefixes, button links left out
-    version = "11"
+    # 11 admonition titles, button links; 12 Doxygen's tooltips, fragments, summary
+    version = "12"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
