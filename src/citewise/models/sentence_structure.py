@@ -5,7 +5,9 @@ not about questions: a notice, a navigation bar, a version-change note, a table 
 line of code, a pointer to the answer ("as described above") or a contents line ("How to
 …") is worth less as an answer to anything. Where the loader said what a span is
 (``Sentence.role``: HTML, markdown, reStructuredText and man pages do), that counts; the
-patterns here catch the same things in formats that say nothing (plain text, PDF).
+patterns here catch the same things in formats that say nothing (plain text, PDF). A
+table row whose last cell is a sentence is prose, though: Doxygen's parameter tables and
+DocBook's notes (set as tables) hold a manual's defaults, limits and cautions.
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ def structure_penalty(s: Sentence, code_wanted: bool) -> float:
         penalty += 0.25  # what it points at answers, not it
     if s.role == "version_note" or _VERSION_NOTE.search(text):
         penalty += 0.25  # the change note ranks below the current behaviour
-    if s.role == "table" or text.count("|") >= 2:
-        penalty += 0.25  # a table row or a navigation bar
+    if (s.role == "table" or text.count("|") >= 2) and not _prose_cell(text):
+        penalty += 0.25  # a table row or a navigation bar (not a row whose last cell is prose)
     if not code_wanted:
         # Markdown's own markup is no code: "**Default:** `16384` (16 KiB)." is prose
         # (Node.js's API docs state every default so; it ranked as code).
@@ -70,6 +72,16 @@ def structure_penalty(s: Sentence, code_wanted: bool) -> float:
                 or _COMMAND.match(text)):
             penalty += 0.3
     return penalty
+
+
+# A row whose last cell is a sentence of its own (Doxygen's parameter tables: "[in] | x |
+# opus_int32: Allowed values: 0 Disable DTX (default)."): prose in a table.
+def _prose_cell(text: str) -> bool:
+    """Whether ``text``, a table's, is one row ending in a cell of prose (a sentence of six
+    words or more), not rows run together by the sentence splitter."""
+    cell = text.rsplit("|", 1)[-1].strip()
+    rows = sum("|" in line for line in text.split("\n"))
+    return rows <= 1 and cell.endswith((".", "!", "?")) and len(cell.split()) >= 6
 
 
 _MARKUP = re.compile(r"\*\*|`")  # strong emphasis and inline code, as markdown writes them
