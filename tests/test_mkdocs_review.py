@@ -62,3 +62,25 @@ def test_a_sentence_that_writes_the_pilcrow_is_a_candidate() -> None:
         {"document_index": 1, "text": text, "source": "extensions.html", "title": "Ext"}]}])]
     assert "When set to True the paragraph symbol (¶ or &para;) is used as the link text." in got
     assert not any("Options¶" in s for s in got)  # a heading run into its text, still not
+
+
+NOTE_AS_HEADING = """<html><head><title>psql</title></head><body><div class="refentry">
+<h2>Options</h2>
+<dl><dt>-S</dt><dd><p>This puts psql into single-line mode.</p>
+<div class="note"><h3 class="title">Note</h3><p>This mode is provided for those who insist
+on it.</p></div></dd>
+<dt>-t</dt><dd><p>Turn off printing of column names.</p></dd></dl>
+<div class="note"><h3>Warning</h3><p>Apache's notes are written so too.</p></div>
+</div></body></html>"""
+
+
+def test_a_notes_heading_is_its_label_not_a_section(tmp_path: Path) -> None:
+    # DocBook (PostgreSQL's manual) and Apache title a note with a heading: it opened a
+    # section "Note" that ran on to the next real heading (171 of PostgreSQL's 932 chunks).
+    page = tmp_path / "app-psql.html"
+    page.write_text(NOTE_AS_HEADING, encoding="utf-8")
+    doc = HtmlLoader().load(page, page.read_bytes())
+    assert [name for _, _, name in doc.sections] == ["Options"]
+    text = " ".join(doc.text.split())
+    assert "Note: This mode is provided for those who insist on it." in text
+    assert "Warning: Apache's notes are written so too." in text

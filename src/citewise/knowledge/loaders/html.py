@@ -194,6 +194,9 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             if written and not prose:
                 role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
                 out.roles.append((written[0], written[0] + len(written[1]), role))
+        elif label := admonition_label(child):
+            out.flush("\n\n")
+            out.marker = label  # "Note: " on the line of the note's first paragraph
         elif tag in _HEADINGS:
             _anchor(child, out)
             written = out.flush()
@@ -209,9 +212,6 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             out.cells += 1
             _walk(child, out, in_main, guess)
             out.cells -= 1
-        elif label := admonition_label(child):
-            out.flush("\n\n")
-            out.marker = label  # "Note: " on the line of the note's first paragraph
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
@@ -375,8 +375,9 @@ class HtmlLoader:
     # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
     # footnotes; 9 texi2any's bars; 10 mdBook's hidden code lines, footnotes, captions;
-    # 11 admonition titles, button links; 12 Doxygen's tooltips, fragments, summary
-    version = "12"
+    # 11 admonition titles, button links; 12 Doxygen's tooltips, fragments, summary; 13
+    # a note's <h3>Note</h3> (DocBook, Apache) is its label, not a section
+    version = "13"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
