@@ -286,9 +286,11 @@ def rank(question: str, sentences: Sequence[Sentence], *,
         try:
             whole = [float(v) for v in semantic(question, [x.sentence.text for x in short])]
             topical = list(whole)
+            masks = {src: _masked(question, set(names[src]))
+                     for src in {x.sentence.source for x in short}}  # one per document
             groups: dict[str, list[int]] = {}
             for i, x in enumerate(short):
-                groups.setdefault(_masked(question, set(names[x.sentence.source])), []).append(i)
+                groups.setdefault(masks[x.sentence.source], []).append(i)
             for masked, members in groups.items():
                 if masked != question:
                     sims = semantic(masked, [short[i].sentence.text for i in members])

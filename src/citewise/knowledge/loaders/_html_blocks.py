@@ -89,8 +89,8 @@ def admonition_label(node: Any) -> str:
     return "" if not title or len(title) > 60 else title + (" " if title[-1] in ":.!?" else ": ")
 
 
-_NOTE_CLASSES = frozenset(("note", "tip", "warning", "caution", "important", "admonition",
-                           "hint", "attention", "danger", "seealso"))
+_ADMONITION_CLASSES = frozenset(("note", "tip", "warning", "caution", "important",
+                                 "admonition", "hint", "attention", "danger", "seealso"))
 
 
 def _note_heading(node: Any) -> bool:
@@ -103,7 +103,7 @@ def _note_heading(node: Any) -> bool:
         return False
     parent = node.parent
     if parent is None or not set((parent.attributes.get("class") or "").lower().split()) \
-            & _NOTE_CLASSES:
+            & _ADMONITION_CLASSES:
         return False
     first = parent.child
     while first is not None and first.tag in ("-text", "-comment"):

@@ -21,6 +21,7 @@ gets no code role at all.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -89,7 +90,8 @@ def code_roles(text: str, pages: Sequence[PageSpan], mono: Sequence[frozenset[st
     as ``pages`` numbers them) that are one of ``mono[n - 1]``'s lines (cleaned as the
     page was); lines inside a span of ``taken`` (the outline's headings) are left as
     they are."""
-    held = [(a, b) for a, b, _ in taken]
+    held = sorted((a, b) for a, b, _ in taken)
+    starts = [a for a, _ in held]
     spans: list[RoleSpan] = []
     for a, b, number in pages:
         code = mono[number - 1] if 0 < number <= len(mono) else frozenset()
@@ -98,7 +100,7 @@ def code_roles(text: str, pages: Sequence[PageSpan], mono: Sequence[frozenset[st
             start, end = pos, pos + len(line)
             pos = end + 1
             body = line.strip()
-            if not body or body not in code or any(h0 < end and start < h1 for h0, h1 in held):
+            if not body or body not in code or _overlaps(held, starts, start, end):
                 continue
             start += len(line) - len(line.lstrip())
             end -= len(line) - len(line.rstrip())
@@ -108,6 +110,13 @@ def code_roles(text: str, pages: Sequence[PageSpan], mono: Sequence[frozenset[st
             else:
                 spans.append((start, end, "code"))
     return spans
+
+
+def _overlaps(held: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
+    """Whether ``[start, end)`` overlaps a span of ``held`` (sorted, not overlapping each
+    other: the outline's headings, one line each), found by bisection."""
+    k = bisect_left(starts, end)  # spans starting before ``end``: only the last can reach
+    return k > 0 and held[k - 1][1] > start
 
 
 def monospaced_body(page_texts: Sequence[str], mono: Sequence[frozenset[str]]) -> bool:
