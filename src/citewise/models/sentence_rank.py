@@ -50,6 +50,7 @@ was calibrated on ``tune``.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -321,9 +322,10 @@ def _shortlist(out: list[Scored]) -> list[Scored]:
     without routing when routing alone keeps them out."""
     head = out[:SHORTLIST - UNROUTED]
     taken = {id(x) for x in head}
-    unrouted = sorted((x for x in out if id(x) not in taken),
-                      key=lambda x: x.score - WEIGHTS["routing"] * x.parts.get("routing", 0.0),
-                      reverse=True)[:UNROUTED]
+    # nlargest is sorted(…, reverse=True)[:n], ties included, without sorting them all.
+    unrouted = heapq.nlargest(
+        UNROUTED, (x for x in out if id(x) not in taken),
+        key=lambda x: x.score - WEIGHTS["routing"] * x.parts.get("routing", 0.0))
     taken |= {id(x) for x in unrouted}
     rest = [x for x in out if id(x) not in taken]
     return head + unrouted + rest[:SHORTLIST - len(head) - len(unrouted)]
