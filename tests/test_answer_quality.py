@@ -435,3 +435,21 @@ def test_an_option_named_as_an_identifier_is_the_section_the_question_names() ->
     assert best.sentence.section == "OPTIONS > KillUserProcesses="
     best = rank("How many sessions at most, by default?", sentences)[0]
     assert best.sentence.section == "OPTIONS > max_sessions"
+
+
+def test_a_classs_member_is_mentioned_by_its_class_and_its_name_apart() -> None:
+    # An API reference names "Jsoup.clean" as the class's page and the member's section:
+    # "What does Jsoup.clean return?" was declined (the Javadoc review, 2026-12-04).
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
+
+    passage = "Returns: safe HTML (body fragment)"
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    seen = [{"results": [{"text": passage, "title": "Jsoup",
+                          "section": "Class Jsoup > Method Detail > clean"}]}]
+    assert answerability("What does Jsoup.clean return?", best, seen) > 0.8
+    assert answerability("What does Jsoup.parse return?", best, seen) == 0.0  # not named
+    # Not a file name: both parts of "cmd.exe" or "README.md" are no mention of it.
+    apart = [{"results": [{"text": "Run the exe from cmd; see the README, md format."}]}]
+    for question in ("What does cmd.exe return?", "What does README.md say?"):
+        assert answerability(question, best, apart) == 0.0, question

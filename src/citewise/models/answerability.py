@@ -37,8 +37,11 @@ def answerability(question: str, scored: Sequence[Scored],
     cased = " ".join(_SCHEME.sub(" ", cased).split())  # and a name may break across lines
     seen = cased.lower()
     titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
-    if not all(_mentioned(name, seen) if name not in titled else _titled_mentioned(
-            titled[name], seen, cased) for name in named(question)):
+    members = {m.group().lower(): m.groups() for m in _MEMBER.finditer(question)}
+    if not all(_mentioned(name, seen) or (name in members and all(
+            _mentioned(part.lower(), seen) for part in members[name]))
+            if name not in titled else _titled_mentioned(titled[name], seen, cased)
+            for name in named(question)):
         return 0.0
     short = scored[:SHORTLIST]
     if any("similarity" in x.parts for x in short):
@@ -48,6 +51,11 @@ def answerability(question: str, scored: Sequence[Scored],
 
 
 _SCHEME = re.compile(r"\b(?:https?|ftps?|wss?)://", re.I)
+# A class's member named with it ("Jsoup.clean", "Path.resolve"): an API reference names
+# them apart — the class's page and the member's section — so both parts mentioned are a
+# mention (the Javadoc review, 2026-12-04: "What does Jsoup.clean return?" was declined).
+# A class in title case and a member in lower case: not a file name ("cmd.exe", "README.md").
+_MEMBER = re.compile(r"(?<![\w.])([A-Z][a-z][A-Za-z0-9]*)\.([a-z]\w*[a-z0-9])(?![\w.])")
 
 
 def named(question: str) -> list[str]:

@@ -114,7 +114,17 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                                     source, title, asserts, role, section, label))
                 if asserts:
                     context.append(sentence)
-    return out
+    return _unrestated(out)
+
+
+def _unrestated(out: list[Sentence]) -> list[Sentence]:
+    """``out`` less the rows of a summary table that restate a sentence of the same page:
+    Javadoc's and Doxygen's member tables repeat each member's first sentence ("boolean |
+    isValid(Document dirtyDocument) | Determines if the input document bodyis valid, …"),
+    which was quoted beside, or instead of, the member's own section."""
+    said = {(s.source, " ".join(s.text.split())) for s in out if s.role != "table"}
+    return [s for s in out if s.role != "table" or "|" not in s.text or (
+        s.source, " ".join(s.text.rsplit("|", 1)[1].split())) not in said]
 
 
 # A term short enough to name what it defines in an answer ("%*: Current time of day …"),

@@ -13,7 +13,21 @@ import re
 from typing import Any
 
 __all__ = ["admonition_label", "block_role", "footnote_label", "footnote_marker", "is_caption",
-           "is_code_block", "is_exponent", "is_hidden_code", "item_number", "start_number"]
+           "is_code_block", "is_exponent", "is_hidden_code", "item_number", "opens_entry",
+           "start_number"]
+
+
+def opens_entry(node: Any) -> bool:
+    """Whether ``node`` is a ``<dt>`` after a ``<dd>``: the next entry of a definition list,
+    which a blank line sets apart. A description without a full stop ran on into the next
+    term as one sentence: Javadoc's "Parameters: userAgent - user-agent to use Returns:
+    this Connection, for chaining See Also: HttpConnection.DEFAULT_UA" was one quote."""
+    if node.tag != "dt":
+        return False
+    prev = node.prev
+    while prev is not None and prev.tag == "-text" and not (prev.text_content or "").strip():
+        prev = prev.prev
+    return prev is not None and prev.tag == "dd"
 
 
 def start_number(value: Any) -> int:

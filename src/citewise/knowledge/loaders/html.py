@@ -34,6 +34,7 @@ from citewise.knowledge.loaders._html_blocks import (
     is_exponent,
     is_hidden_code,
     item_number,
+    opens_entry,
     start_number,
 )
 from citewise.knowledge.loaders._html_chrome import (
@@ -215,7 +216,7 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
-            out.flush(sep)
+            out.flush("\n\n" if opens_entry(child) else sep)
             kind, at = block_role(tag, child), out.length
             if tag == "ol":
                 out.numbers.append([start_number(child.attributes.get("start")),
@@ -376,8 +377,9 @@ class HtmlLoader:
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
     # footnotes; 9 texi2any's bars; 10 mdBook's hidden code lines, footnotes, captions;
     # 11 admonition titles, button links; 12 Doxygen's tooltips, fragments, summary; 13
-    # a note's <h3>Note</h3> (DocBook, Apache) is its label, not a section
-    version = "13"
+    # a note's <h3>Note</h3> (DocBook, Apache) is its label, not a section; 14 a blank
+    # line between a definition list's entries
+    version = "14"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
