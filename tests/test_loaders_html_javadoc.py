@@ -16,6 +16,12 @@ from citewise.models.sentence_candidates import candidates
 
 PAGE = """<!DOCTYPE html><html><head><title>Connection (jsoup Java HTML Parser 1.15.3 API)
 </title></head><body><main role="main">
+<div class="header"><div class="subTitle"><span class="packageLabelInType">Package</span>&nbsp;<a href="package-summary.html">org.jsoup</a></div>
+<h2 title="Interface Connection" class="title">Interface Connection</h2></div>
+<ul class="blockList"><li class="blockList"><a id="methods.inherited.from.class.java.lang.Object">
+<!--   --></a>
+<h3>Methods inherited from class&nbsp;java.lang.Object</h3>
+<code>clone, equals, finalize, getClass, hashCode</code></li></ul>
 <h3>Method Summary</h3>
 <table class="memberSummary"><tr><th>Modifier and Type</th><th>Method</th>
 <th>Description</th></tr>
@@ -34,6 +40,9 @@ PAGE = """<!DOCTYPE html><html><head><title>Connection (jsoup Java HTML Parser 1
 <dd><code>userAgent</code> - user-agent to use</dd>
 <dt><span class="returnLabel">Returns:</span></dt>
 <dd>this Connection, for chaining</dd>
+<dt><span class="throwsLabel">Throws:</span></dt>
+<dd><code>java.net.MalformedURLException</code> - if the request URL is not a HTTP or HTTPS URL</dd>
+<dd><code>HttpStatusException</code> - if the response is not OK and HTTP response errors are not ignored</dd>
 <dt><span class="seeLabel">See Also:</span></dt>
 <dd><a href="helper/HttpConnection.html#DEFAULT_UA"><code>HttpConnection.DEFAULT_UA</code></a></dd>
 </dl>
@@ -52,10 +61,15 @@ def test_each_entry_of_a_members_notes_is_a_sentence_of_its_own(tmp_path: Path) 
     assert "Parameters: userAgent - user-agent to use" in sentences
     assert "Returns: this Connection, for chaining" in sentences
     assert "See Also: HttpConnection.DEFAULT_UA" in sentences
+    # A term's several descriptions are one each (a method's exceptions under "Throws:").
+    assert ("Throws: java.net.MalformedURLException - if the request URL is not a HTTP or "
+            "HTTPS URL") in sentences
+    assert ("HttpStatusException - if the response is not OK and HTTP response errors are "
+            "not ignored") in sentences
     # A term stays on the line above its description, and is still a term.
     assert "Parameters:\nuserAgent - user-agent to use\n\nReturns:" in doc.text
     terms = [doc.text[a:b] for a, b, role in doc.roles if role == "term"]
-    assert terms == ["Parameters:", "Returns:", "See Also:"]
+    assert terms == ["Parameters:", "Returns:", "Throws:", "See Also:"]
 
 
 def test_a_summary_row_restating_a_members_sentence_is_no_candidate(tmp_path: Path) -> None:
@@ -65,6 +79,19 @@ def test_a_summary_row_restating_a_members_sentence_is_no_candidate(tmp_path: Pa
     texts = [s.text for s in candidates([{"results": [result]}])]
     assert "Set the request user-agent header." in texts  # the member's own sentence
     assert not any("| Set the request user-agent header." in t for t in texts)
+    # Told by its cells, not its role: a chunk that starts inside the table has none.
+    bare = [s.text for s in candidates([{"results": [{**result, "roles": []}]}])]
+    assert not any("| Set the request user-agent header." in t for t in bare)
     # A row whose member has no section in the passages is still a candidate.
     assert any(t.endswith("| Determines if the input document body is valid, against the "
                           "safelist.") for t in texts)
+
+
+def test_javadocs_package_line_inherited_lists_and_zero_width_spaces_are_not_text(
+        tmp_path: Path) -> None:
+    doc = _load(tmp_path)
+    assert "Package" not in doc.text and "org.jsoup\n" not in doc.text
+    assert "inherited" not in doc.text and "getClass" not in doc.text
+    assert "\u200b" not in doc.text
+    assert "Connection userAgent(java.lang.String userAgent)" in " ".join(doc.text.split())
+    assert doc.text.startswith("Interface Connection")

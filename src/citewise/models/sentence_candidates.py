@@ -121,9 +121,11 @@ def _unrestated(out: list[Sentence]) -> list[Sentence]:
     """``out`` less the rows of a summary table that restate a sentence of the same page:
     Javadoc's and Doxygen's member tables repeat each member's first sentence ("boolean |
     isValid(Document dirtyDocument) | Determines if the input document bodyis valid, …"),
-    which was quoted beside, or instead of, the member's own section."""
-    said = {(s.source, " ".join(s.text.split())) for s in out if s.role != "table"}
-    return [s for s in out if s.role != "table" or "|" not in s.text or (
+    which was quoted beside, or instead of, the member's own section. A row is told by its
+    cells, not its role: a chunk that starts inside a table holds the row as a list item's
+    (Javadoc's summary is a table inside a list)."""
+    said = {(s.source, " ".join(s.text.split())) for s in out if "|" not in s.text}
+    return [s for s in out if "|" not in s.text or (
         s.source, " ".join(s.text.rsplit("|", 1)[1].split())) not in said]
 
 

@@ -18,11 +18,13 @@ __all__ = ["admonition_label", "block_role", "footnote_label", "footnote_marker"
 
 
 def opens_entry(node: Any) -> bool:
-    """Whether ``node`` is a ``<dt>`` after a ``<dd>``: the next entry of a definition list,
-    which a blank line sets apart. A description without a full stop ran on into the next
-    term as one sentence: Javadoc's "Parameters: userAgent - user-agent to use Returns:
-    this Connection, for chaining See Also: HttpConnection.DEFAULT_UA" was one quote."""
-    if node.tag != "dt":
+    """Whether ``node`` is a ``<dt>`` or ``<dd>`` after a ``<dd>``: the next entry of a
+    definition list, or the next of a term's several descriptions, which a blank line sets
+    apart. A description without a full stop ran on into the next as one sentence:
+    Javadoc's "Parameters: userAgent - user-agent to use Returns: this Connection, for
+    chaining See Also: HttpConnection.DEFAULT_UA" was one quote, and so were a method's
+    exceptions under one "Throws:"."""
+    if node.tag not in ("dt", "dd"):
         return False
     prev = node.prev
     while prev is not None and prev.tag == "-text" and not (prev.text_content or "").strip():

@@ -67,6 +67,8 @@ _BLOCK = frozenset(
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SPACE = re.compile(r"\s+")
+# A zero-width space shows nothing: Javadoc writes one before every signature's "(".
+_ZERO_WIDTH = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;", re.I)
 
 
 @dataclass
@@ -339,7 +341,7 @@ def read_html(html: str
     """``(text, title, sections, metadata, roles)`` of an HTML document."""
     from selectolax.lexbor import LexborHTMLParser
 
-    tree = LexborHTMLParser(html)
+    tree = LexborHTMLParser(_ZERO_WIDTH.sub("", html))
     title_node = tree.css_first("title")
     title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
     title = title or _meta(tree, "og:title") or ""
@@ -375,11 +377,9 @@ class HtmlLoader:
     name = "html"
     # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
-    # footnotes; 9 texi2any's bars; 10 mdBook's hidden code lines, footnotes, captions;
-    # 11 admonition titles, button links; 12 Doxygen's tooltips, fragments, summary; 13
-    # a note's <h3>Note</h3> (DocBook, Apache) is its label, not a section; 14 a blank
-    # line between a definition list's entries
-    version = "14"
+    # footnotes; 9 texi2any's bars; 10-11 mdBook, admonitions; 12 Doxygen; 13 note titles;
+    # 14-16 Javadoc (definition list entries apart, chrome, zero-width spaces)
+    version = "16"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
