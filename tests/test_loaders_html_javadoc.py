@@ -16,7 +16,8 @@ from citewise.models.sentence_candidates import candidates
 
 PAGE = """<!DOCTYPE html><html><head><title>Connection (jsoup Java HTML Parser 1.15.3 API)
 </title></head><body><main role="main">
-<div class="header"><div class="subTitle"><span class="packageLabelInType">Package</span>&nbsp;<a href="package-summary.html">org.jsoup</a></div>
+<div class="header"><div class="subTitle"><span class="packageLabelInType">Package</span>&nbsp;\
+<a href="package-summary.html">org.jsoup</a></div>
 <h2 title="Interface Connection" class="title">Interface Connection</h2></div>
 <ul class="blockList"><li class="blockList"><a id="methods.inherited.from.class.java.lang.Object">
 <!--   --></a>
