@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests._loaders import load
+
 from citewise.knowledge.loaders.base import LoadedDocument
-from citewise.knowledge.loaders.html import HtmlLoader
 
 PAGE = """<!DOCTYPE html><html><head><title>Opus: Opus Encoder</title></head><body>
 <div id="top"><div id="titlearea"><table><tr><td>
@@ -41,7 +42,7 @@ opus_encoder_create()</h2>
 def _load(tmp_path: Path) -> LoadedDocument:
     page = tmp_path / "group__opus__encoder.html"
     page.write_text(PAGE, encoding="utf-8")
-    return HtmlLoader().load(page, page.read_bytes())
+    return load(page)
 
 
 def test_doxygens_tooltips_title_area_and_jump_links_are_not_text(tmp_path: Path) -> None:

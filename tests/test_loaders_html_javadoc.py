@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests._loaders import load
+
 from citewise.grounding.claims import segments
 from citewise.knowledge.loaders.base import LoadedDocument
-from citewise.knowledge.loaders.html import HtmlLoader
 from citewise.models.sentence_candidates import candidates
 
 PAGE = """<!DOCTYPE html><html><head><title>Connection (jsoup Java HTML Parser 1.15.3 API)
@@ -53,7 +54,7 @@ PAGE = """<!DOCTYPE html><html><head><title>Connection (jsoup Java HTML Parser 1
 def _load(tmp_path: Path) -> LoadedDocument:
     page = tmp_path / "Connection.html"
     page.write_text(PAGE, encoding="utf-8")
-    return HtmlLoader().load(page, page.read_bytes())
+    return load(page)
 
 
 def test_each_entry_of_a_members_notes_is_a_sentence_of_its_own(tmp_path: Path) -> None:

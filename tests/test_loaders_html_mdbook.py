@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests._loaders import load
+
 from citewise.knowledge.loaders.base import LoadedDocument
-from citewise.knowledge.loaders.html import HtmlLoader
 
 PAGE = """<!DOCTYPE html><html><head><title>Data Types - The Rust Programming Language</title>
 </head><body><main>
@@ -37,7 +38,7 @@ role="doc-noteref"><sup>2</sup></a>.</p>
 def _load(tmp_path: Path) -> LoadedDocument:
     page = tmp_path / "ch03-02-data-types.html"
     page.write_text(PAGE, encoding="utf-8")
-    return HtmlLoader().load(page, page.read_bytes())
+    return load(page)
 
 
 def test_hidden_code_lines_are_left_out(tmp_path: Path) -> None:

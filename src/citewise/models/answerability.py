@@ -38,10 +38,14 @@ def answerability(question: str, scored: Sequence[Scored],
     seen = cased.lower()
     titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
     members = {m.group().lower(): m.groups() for m in _MEMBER.finditer(question)}
-    if not all(_mentioned(name, seen) or (name in members and all(
+
+    def mentioned(name: str) -> bool:
+        if name in titled:
+            return _titled_mentioned(titled[name], seen, cased)
+        return _mentioned(name, seen) or (name in members and all(
             _mentioned(part.lower(), seen) for part in members[name]))
-            if name not in titled else _titled_mentioned(titled[name], seen, cased)
-            for name in named(question)):
+
+    if not all(mentioned(name) for name in named(question)):
         return 0.0
     short = scored[:SHORTLIST]
     if any("similarity" in x.parts for x in short):
