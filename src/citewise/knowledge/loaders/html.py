@@ -17,7 +17,6 @@ and Texinfo pages) are dropped: they would reach section paths and quotes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,8 @@ from citewise.knowledge.loaders._html_chrome import (
     is_navigation,
     is_permalink,
 )
+from citewise.knowledge.loaders._html_out import Out
+from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["HtmlLoader", "extract_html"]
@@ -71,94 +72,7 @@ _SPACE = re.compile(r"\s+")
 _ZERO_WIDTH = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;", re.I)
 
 
-@dataclass
-class _Out:
-    """Text being assembled: finished blocks plus the inline text of the open block."""
-
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    line: list[str] = field(default_factory=list)
-    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
-    anchors: dict[str, int] = field(default_factory=dict)
-    roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank
-    cells: int = 0  # inside this many table cells: blocks there flow into the row
-    contents: bool = False  # keep tables of contents (a page that is nothing else)
-    numbers: list[list[Any]] = field(default_factory=list)  # open <ol>s: [next, type]
-    # Ids whose offset is that of the next visible character: only then is it known where
-    # whitespace collapsing and the separator before the block put it.
-    waiting: list[str] = field(default_factory=list)
-    pending_sep: str = ""
-    marker: str = ""  # an ordered list item's number, written before its first text
-
-    def text(self, text: str) -> None:
-        """Add inline text to the open block, placing any waiting anchors at its first
-        visible character. A pending item number goes first, on the same line: in
-        ``<li><p>Title</p>…`` the number belongs to the title, not a line of its own."""
-        if text.strip():
-            self.write_marker()
-        self._inline(text)
-
-    def write_marker(self) -> None:
-        """Write the pending item number, if any, where the text is now."""
-        if self.marker:
-            marker, self.marker = self.marker, ""
-            self._inline(marker)
-
-    def _inline(self, text: str) -> None:
-        if self.waiting:
-            visible = len(text) - len(text.lstrip())
-            if visible < len(text):
-                before = _SPACE.sub(" ", "".join(self.line) + text[:visible]).lstrip()
-                sep = len(self.pending_sep or "\n\n") if self.length else 0
-                self._place(self.length + sep + len(before))
-        self.line.append(text)
-
-    def _place(self, at: int) -> None:
-        for ident in self.waiting:
-            self.anchors.setdefault(ident, at)
-        self.waiting.clear()
-
-    def flush(self, sep: str = "\n\n") -> tuple[int, str] | None:
-        """Close the open block; returns ``(start, text)`` of what was written, if any."""
-        text = _SPACE.sub(" ", "".join(self.line)).strip()
-        self.line.clear()
-        if not text:
-            self.pending_sep = _stronger(self.pending_sep, sep)
-            return None
-        if self.length:
-            self.parts.append(self.pending_sep or sep)
-            self.length += len(self.pending_sep or sep)
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        self.pending_sep = sep
-        return start, text
-
-    def raw(self, text: str) -> tuple[int, str] | None:
-        """Append a preformatted block verbatim (only trailing blank lines trimmed);
-        returns ``(start, text)`` of what was written, if any. A pending item number is
-        written first, on a line of its own (``<li><pre>make</pre>``: step 3 stays 3)."""
-        self.write_marker()
-        self.flush()
-        text = text.strip("\n").rstrip()
-        if not text.strip():
-            return None
-        if self.length:
-            self.parts.append("\n\n")
-            self.length += 2
-        self._place(self.length + len(text) - len(text.lstrip()))
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        self.pending_sep = "\n\n"
-        return start, text
-
-
-def _stronger(a: str, b: str) -> str:
-    return a if len(a) >= len(b) else b
-
-
-def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> None:
+def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> None:
     """Write ``node``'s readable content to ``out``; ``in_main``: inside the page's main
     content, where only structural chrome is left out."""
     child = node.child
@@ -206,7 +120,9 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
             _walk(child, out, in_main, guess)
             written = out.flush()
             if written:
-                out.headings.append((written[0], _HEADINGS[tag], written[1]))
+                title = member_title(written[1], out.ids_at(written[0])) if out.javadoc \
+                    else written[1]
+                out.headings.append((written[0], _HEADINGS[tag] + out.shift, title))
                 out.roles.append((written[0], written[0] + len(written[1]), "heading"))
         elif tag in ("td", "th"):
             if out.line and "".join(out.line).strip():
@@ -229,7 +145,11 @@ def _walk(node: Any, out: _Out, in_main: bool = False, guess: bool = True) -> No
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
             elif tag in ("aside", "div") and is_footnote(child):
                 out.marker = footnote_label(child)  # "[1] Only “nodump” … are supported."
+            shift = out.shift
+            if out.javadoc and (comment := doc_comment_shift(child, out.headings)) is not None:
+                out.shift = comment
             _walk(child, out, in_main or tag in ("article", "main"), guess)
+            out.shift = shift
             written = out.flush(sep)
             if kind == "heading" and written is not None and not is_caption(child, written[1]):
                 # A heading written as a bold line (a FAQ's title, a manual's keyword
@@ -276,7 +196,7 @@ def _pre_text(node: Any) -> str:
     return "".join(parts)
 
 
-def _anchor(node: Any, out: _Out) -> None:
+def _anchor(node: Any, out: Out) -> None:
     """Map the element's id to the offset of its first visible character (or, for an
     element without text, of the next one: ``<a id=x></a><h2>…`` points at the heading)."""
     ident = node.attributes.get("id")
@@ -295,7 +215,7 @@ def _meta(tree: Any, *names: str) -> str | None:
     return None
 
 
-def _read(tree: Any) -> _Out:
+def _read(tree: Any, javadoc: bool = False) -> Out:
     """The page's text: its main content, else the body, else the body without the class/id
     guesses, whichever is the first to have any text (a page built from ``<div class="menu">``
     is still a page); a generated table of contents only when the page has nothing else."""
@@ -308,7 +228,7 @@ def _read(tree: Any) -> _Out:
     tries += [([body], False, True, False), ([body], False, False, False),
               ([body], False, False, True)]  # a page that is its table of contents
     for roots, in_main, guess, contents in tries:
-        out = _Out(contents=contents)
+        out = Out(contents=contents, javadoc=javadoc)
         for root in roots:
             if root is not None:
                 _walk(root, out, in_main, guess)
@@ -345,7 +265,7 @@ def read_html(html: str
     title_node = tree.css_first("title")
     title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
     title = title or _meta(tree, "og:title") or ""
-    out = _read(tree)
+    out = _read(tree, is_javadoc(html))
     text = "".join(out.parts)
     if not title and out.headings:
         title = out.headings[0][2]
@@ -378,8 +298,9 @@ class HtmlLoader:
     # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
     # footnotes; 9 texi2any's bars; 10-11 mdBook, admonitions; 12 Doxygen; 13 note titles;
-    # 14-16 Javadoc (definition list entries apart, chrome, zero-width spaces)
-    version = "16"
+    # 14-16 Javadoc (definition list entries apart, chrome, zero-width spaces); 17 Javadoc's
+    # overloads and comment headings
+    version = "17"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -1,0 +1,120 @@
+"""The text of an HTML page being assembled: finished blocks, the open block's inline text,
+and what points into it (headings, element ids, roles).
+
+Apart from the walk over the page (``html.py``) because offsets are decided here, once:
+whitespace inside a block collapses and a separator goes between blocks only when the
+next block has visible text, so an id's offset or a heading's start is only known when
+its text is written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from citewise.knowledge.loaders.base import RoleSpan
+
+__all__ = ["Out"]
+
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass
+class Out:
+    """Text being assembled: finished blocks plus the inline text of the open block."""
+
+    parts: list[str] = field(default_factory=list)
+    length: int = 0
+    line: list[str] = field(default_factory=list)
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
+    anchors: dict[str, int] = field(default_factory=dict)
+    roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank
+    cells: int = 0  # inside this many table cells: blocks there flow into the row
+    contents: bool = False  # keep tables of contents (a page that is nothing else)
+    numbers: list[list[Any]] = field(default_factory=list)  # open <ol>s: [next, type]
+    # Ids whose offset is that of the next visible character: only then is it known where
+    # whitespace collapsing and the separator before the block put it.
+    waiting: list[str] = field(default_factory=list)
+    pending_sep: str = ""
+    marker: str = ""  # an ordered list item's number, written before its first text
+    javadoc: bool = False  # a Javadoc page (``_javadoc``): members' and comments' headings
+    shift: int = 0  # added to a heading's level (a Javadoc comment's own headings)
+
+    def text(self, text: str) -> None:
+        """Add inline text to the open block, placing any waiting anchors at its first
+        visible character. A pending item number goes first, on the same line: in
+        ``<li><p>Title</p>…`` the number belongs to the title, not a line of its own."""
+        if text.strip():
+            self.write_marker()
+        self._inline(text)
+
+    def write_marker(self) -> None:
+        """Write the pending item number, if any, where the text is now."""
+        if self.marker:
+            marker, self.marker = self.marker, ""
+            self._inline(marker)
+
+    def _inline(self, text: str) -> None:
+        if self.waiting:
+            visible = len(text) - len(text.lstrip())
+            if visible < len(text):
+                before = _SPACE.sub(" ", "".join(self.line) + text[:visible]).lstrip()
+                sep = len(self.pending_sep or "\n\n") if self.length else 0
+                self._place(self.length + sep + len(before))
+        self.line.append(text)
+
+    def _place(self, at: int) -> None:
+        for ident in self.waiting:
+            self.anchors.setdefault(ident, at)
+        self.waiting.clear()
+
+    def ids_at(self, at: int) -> list[str]:
+        """The element ids placed at offset ``at``, the latest ones written (ids are placed
+        in the order of the text, so only the last few need looking at)."""
+        found = []
+        for ident, offset in reversed(self.anchors.items()):
+            if offset < at:
+                break
+            if offset == at:
+                found.append(ident)
+        return found
+
+    def flush(self, sep: str = "\n\n") -> tuple[int, str] | None:
+        """Close the open block; returns ``(start, text)`` of what was written, if any."""
+        text = _SPACE.sub(" ", "".join(self.line)).strip()
+        self.line.clear()
+        if not text:
+            self.pending_sep = _stronger(self.pending_sep, sep)
+            return None
+        if self.length:
+            self.parts.append(self.pending_sep or sep)
+            self.length += len(self.pending_sep or sep)
+        start = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        self.pending_sep = sep
+        return start, text
+
+    def raw(self, text: str) -> tuple[int, str] | None:
+        """Append a preformatted block verbatim (only trailing blank lines trimmed);
+        returns ``(start, text)`` of what was written, if any. A pending item number is
+        written first, on a line of its own (``<li><pre>make</pre>``: step 3 stays 3)."""
+        self.write_marker()
+        self.flush()
+        text = text.strip("\n").rstrip()
+        if not text.strip():
+            return None
+        if self.length:
+            self.parts.append("\n\n")
+            self.length += 2
+        self._place(self.length + len(text) - len(text.lstrip()))
+        start = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        self.pending_sep = "\n\n"
+        return start, text
+
+
+def _stronger(a: str, b: str) -> str:
+    return a if len(a) >= len(b) else b
