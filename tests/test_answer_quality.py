@@ -240,6 +240,27 @@ def test_what_a_question_asks_for() -> None:
     assert "default" not in intent("How do I pick a port?")
 
 
+def test_code_is_asked_for_only_when_the_question_wants_code() -> None:
+    for wanted in ("Is there an example of a here-document?",
+                   "What's the syntax for a case statement?",
+                   "Show me a code snippet that opens a connection.",
+                   "What code do I need to register a handler?",
+                   "What is the signature of parse?",
+                   "What's the command line to build the docs?"):
+        assert "code" in intent(wanted), wanted
+    # Code as a thing talked about is not a request for code (the bench's questions:
+    # every one of these had the code intent, and none of them asks for code).
+    for talked_about in ("What status code does Apache return unless I configure it?",
+                         "Which code page is used for file names on a FAT stick?",
+                         "Can I put a fenced code block inside a bullet list item?",
+                         "If two files require the same module, does its code run twice?",
+                         "Will moving it to a thread make it run in parallel with my other "
+                         "code?",
+                         "How can I check a script for bash-only syntax?",
+                         "Is DELETE FROM log ORDER BY ts LIMIT 1000 valid SQLite syntax?"):
+        assert "code" not in intent(talked_about), talked_about
+
+
 def _sentence(text: str, *, asserts: bool = True) -> Sentence:
     return Sentence(1, 0, text, "", "page.html", "Page", asserts)
 

@@ -118,7 +118,11 @@ _INTENTS: dict[str, re.Pattern[str]] = {
                         # "Can one package have two library crates?": a limit, asked yes/no.
                         r"|^\s*(?:can|may|could)\b.*\b(?:two|several|multiple|more than one)\b",
                         re.I),
-    "code": re.compile(r"\b(?:example|syntax|snippet|code|command line|signature)\b", re.I),
+    # Code asked for, not talked about: "the syntax for …", "code to …", but not "status
+    # code", "a fenced code block", "my other code", "valid SQLite syntax".
+    "code": re.compile(r"\b(?:examples?|snippets?|signature|command line)\b"
+                       r"|\bsyntax (?:for|of|to)\b|\b(?:what|which|the|some|sample) code "
+                       r"(?:do|does|should|would|for|to|that)\b|\bcode (?:snippet|sample)", re.I),
 }
 
 # What a sentence that answers each kind of question tends to contain.
