@@ -206,3 +206,9 @@ def test_inline_filters_of_the_question_and_of_a_search_are_applied(tmp_path: Pa
                                     filters={"collection": "shoes"}), "Ok."])
         answer = Agent(base, model=model).ask("collection:hats refunds?")
         assert [d.document["collection"] for d in answer.search_documents] == ["shoes"]
+        # Nothing found under a filter: the observation says which filter it searched under.
+        model = ScriptedModel([call("search_knowledge", query="refunds #gloves"), "None."])
+        answer = Agent(base, model=model).ask("How fast are refunds issued?")
+        assert answer.search_documents == []
+        said = [t.observation or "" for t in answer.reasoning_trace if t.tool]
+        assert any("No passages matched the filters tags: gloves" in o for o in said), said

@@ -214,6 +214,15 @@ def test_inline_filter_extraction_leaves_ordinary_text() -> None:
     assert f.sources == ("reports/*.pdf",) and f.tags == ("ops", "q3-plan")
     text, f = extract_inline_filters("email me at ops@example.com about C# code")
     assert text == "email me at ops@example.com about C# code" and not f
+    # Perl's last index and the C preprocessor are code, not tags (a Perl manual's review,
+    # 2026-12-04: "$#array" searched as "$?" among documents tagged "array", none).
+    for code in ("What happens if I make an array smaller by assigning to $#array?",
+                 "Is $#{$aref} the last index?", "Why is my #include <stdio.h> not found?",
+                 "Can a #define take arguments?", "What does @#x mean?"):
+        text, f = extract_inline_filters(code)
+        assert text == code and not f, code
+    text, f = extract_inline_filters("(#billing) refunds")
+    assert "billing" not in text and f.tags == ("billing",)
 
 
 def test_filters_match_documents() -> None:

@@ -48,8 +48,8 @@ def account(state: RunState, model: str, in_tok: int, out_tok: int,
 def summary(result: ToolResult, text: str) -> str:
     """A short trace summary of an observation (search results are counted, not quoted)."""
     data = result.data
-    if isinstance(data, dict) and isinstance(data.get("results"), list):
-        hits = data["results"]
+    if isinstance(data, dict) and isinstance(data.get("results"), list) and data["results"]:
+        hits = data["results"]  # none found: the text says why ("… matched the filters …")
         docs = {r.get("document_index") for r in hits if isinstance(r, dict)}
         return f"{len(hits)} passage(s) from {len(docs)} document(s)"
     return text.removeprefix("<untrusted>\n")[:200]

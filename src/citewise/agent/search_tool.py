@@ -86,7 +86,10 @@ def make_search_tool(kb: Searcher) -> Tool:
         details["queries"].append(query)
         details["retrieved"] += len(hits)
         if not hits:
-            return ToolResult(text=f"{searched}No passages matched.",
+            # A filter the question wrote inline ("#billing", "collection:faq") may be why:
+            # say which, so a reader sees it was not the words that found nothing.
+            within = f" the filters {_said(applied)}" if applied else ""
+            return ToolResult(text=f"{searched}No passages matched{within}.",
                               data={"query": query, "results": [], **counts})
         lines: list[str] = []
         results: list[dict[str, Any]] = []
@@ -125,6 +128,12 @@ def _filters(ctx: RunContext, query: str, given: dict[str, Any] | None
     asked = parse_filters(ctx.query.filters) if ctx.query is not None else None
     merged = (asked.merged(inline) if asked is not None else inline).merged(parse_filters(given))
     return (text.strip() or query), (merged.to_dict() or None)
+
+
+def _said(filters: dict[str, Any]) -> str:
+    """``{"tags": ["array"]}`` as ``tags: array``."""
+    return "; ".join(f"{key}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                     for key, v in filters.items())
 
 
 def analyze_question(question: str) -> tuple[Query | None, QueryDetails]:

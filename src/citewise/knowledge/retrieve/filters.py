@@ -50,9 +50,12 @@ CONTENT_TYPES = {
 # Metadata keys that date a document, most meaningful first: when the content was
 # published beats when the file was last touched.
 DATE_KEYS = ("published", "date", "document_modified", "created", "modified")
+# A "#tag" starts a word (Perl's "$#array" and "$#{aref}" are an array's last index), and a
+# C preprocessor directive ("#include", "#define") is code, not a tag.
 _INLINE = re.compile(
     r"""(?<![\w#])(?:(collection|source|tag|tags|type|after|before):("[^"]*"|'[^']*'|\S+)"""
-    r"""|#([A-Za-z][\w-]{1,40}))""",
+    r"""|(?<![^\s(\[,;])#(?!(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|error"""
+    r"""|warning|line|import)\b)([A-Za-z][\w-]{1,40}))""",
     re.IGNORECASE,
 )
 
