@@ -85,7 +85,7 @@ def test_headings_are_sections_and_verbatim_paragraphs_code() -> None:
 
     assert section_of("The guard stops the flame") == (
         "DESCRIPTION > How do I keep the kettle from boiling dry?")
-    assert section_of("Heat it slowly") == "DESCRIPTION > Which pans can I use?"
+    assert section_of("Heat it slowly") == "DESCRIPTION > Which pans can I use? > cast iron"
     assert section_of("Someone.") == "AUTHOR"
     code = text.index("my $kettle = Kettle->new;\n$kettle->guard;")
     assert any(a <= code < b and role == "code" for a, b, role in roles)
@@ -116,3 +116,97 @@ def test_a_pod_file_without_text_is_refused() -> None:
     with pytest.raises(IngestError) as exc:
         PodLoader().load(Path("empty.pod"), b"=pod\n\n=cut\n")
     assert exc.value.code == "empty_document"
+
+
+# As Perl's own manual writes it (perl-doc 5.36, a new user's review, 2026-12-04): two blank
+# lines before a command, index entries after a heading, switches and variables as items,
+# aliases stacked, numbered items, a list inside an item.
+MANUAL = """=head1 NAME
+X<operator> X<operators>
+
+perlmini - Perl mini manual
+
+=head1 DESCRIPTION
+
+
+=head2 Additive Operators
+X<additive operator>
+
+Binary "+" returns the sum of two numbers.
+
+=head2 Command Switches
+
+=over 5
+
+=item B<-l>[I<octnum>]
+X<-l> X<$/> X<$\\>
+
+enables automatic line-ending processing.
+
+=item $LIST_SEPARATOR
+
+=item $"
+X<$">
+
+When an array is interpolated, its elements are joined with this.
+
+=item B<-x>
+
+Tells Perl that the program is embedded.
+
+=over 4
+
+=item B<-x> I<directory>
+
+Changes to the directory first.
+
+=back
+
+Leading garbage is discarded.
+
+=back
+
+Switches may be clustered.
+
+They come in six forms:
+
+=over 4
+
+=item 5.
+
+A sigil, followed solely by digits.
+
+=item 6.
+
+A caret-named variable.
+
+=back
+"""
+
+
+def test_a_perl_manuals_commands_headings_and_items() -> None:
+    text, title, sections, roles = read_pod(MANUAL)
+
+    def section_of(phrase: str) -> str:
+        at = text.index(phrase)
+        return [n for a, b, n in sections if a <= at < b][-1]
+
+    assert title == "perlmini - Perl mini manual"  # not "NAME  " (the index entries)
+    assert "=head" not in text and "X<" not in text
+    assert section_of('Binary "+" returns') == "DESCRIPTION > Additive Operators"
+    assert all(name == name.strip() and "  " not in name for _, _, name in sections)
+    # An item names its section; two names stacked are one; a nested list is nested.
+    assert section_of("enables automatic") == "DESCRIPTION > Command Switches > -l[octnum]"
+    assert section_of("When an array is interpolated") == (
+        'DESCRIPTION > Command Switches > $LIST_SEPARATOR, $"')
+    assert section_of("Changes to the directory") == (
+        "DESCRIPTION > Command Switches > -x > -x directory")
+    # After a nested list, its item's section again; after the list, the heading's.
+    assert section_of("Leading garbage") == "DESCRIPTION > Command Switches > -x"
+    assert section_of("Switches may be clustered.") == "DESCRIPTION > Command Switches"
+    # Numbered items keep their numbers ("six forms … 5 and 6"), and name no section.
+    assert "5. A sigil, followed solely by digits." in text
+    assert "6. A caret-named variable." in text
+    assert section_of("A sigil") == "DESCRIPTION > Command Switches"
+    term = text.index("-l[octnum]")
+    assert any(a == term and role == "term" for a, b, role in roles)
