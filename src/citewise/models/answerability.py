@@ -112,9 +112,10 @@ _NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b(?!I(?:['’](?:m|d|ll|ve|s))?\b)"
                    r"([A-Z][\w.'’-]*[A-Za-z0-9])")
 # Two or more words in title case in a row, past the question's first word: one name.
 _PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z][A-Za-z0-9]*)+)\b")
-# A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size").
-# Not a version ("2.39") nor an abbreviation ("e.g."): a letter first, parts of 2+ chars.
-_IDENTIFIER = re.compile(r"(?<![\w.])([^\W\d_]\w+(?:[._]\w{2,})+)")
+# A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size"), or a name
+# in a namespace ("threads::shared", "std::fs"). Not a version ("2.39") nor an
+# abbreviation ("e.g."): a letter first, parts of 2+ chars.
+_IDENTIFIER = re.compile(r"(?<![\w.:])([^\W\d_]\w+(?:(?:[._]|::)\w{2,})+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
 _POSSESSIVE = re.compile(r"['’]s$")
