@@ -294,6 +294,10 @@ def test_structure_ranks_below_prose(text: str) -> None:
     # Nor is prose that mentions seeing or describing a pointer.
     "The server sees the client's address as described in RFC 5321.",
     "How long a job waits is set by max_wait.",
+    # A reminder that goes on to say it (Perl's perlopentut, a new user's review): the
+    # sentence states the answer, it does not point at it.
+    "As noted above, if the file does not already exist, then the append-mode open will "
+    "create it for you.",
 ])
 def test_prose_naming_an_option_or_a_reference_is_plain_prose(prose: str) -> None:
     assert structure_penalty(_sentence(prose), code_wanted=False) == 0.0
@@ -323,8 +327,15 @@ def test_a_question_naming_what_no_passage_mentions_is_unanswerable() -> None:
     assert answerability("How is the prompt string PS1 expanded?", best, seen) > 0.8
     for question in ("How is the prompt of cmd.exe expanded?",  # an identifier
                      "How is the PowerShell prompt expanded?",  # a name
-                     "How is the prompt string expanded by promptfmt()?"):  # a function
-        assert answerability(question, best, seen) == 0.0
+                     "How is the prompt string expanded by promptfmt()?",  # a function
+                     # A module or a path of a namespace (Perl, C++, Rust: "threads::shared"
+                     # was answered from a page about threads that never names it).
+                     "How is the prompt string expanded by Term::ReadLine?",
+                     "How is the prompt string expanded with prompt::expand?"):
+        assert answerability(question, best, seen) == 0.0, question
+    named_too = [{"results": [{"text": passage + " See prompt::expand."}]}]
+    assert answerability("How is the prompt string expanded with prompt::expand?", best,
+                         named_too) > 0.8
     # The asker is no name: "I'm", "I’ve", "I'd" mid-question name nothing to look for.
     for question in ("How is PS1 expanded when I'm in a prompt?",
                      "I’ve set PS1: how is the prompt string expanded?",

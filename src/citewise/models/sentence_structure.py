@@ -39,6 +39,9 @@ _POINTER = re.compile(r"^\s*\(?(?:see|refer to|consult)\b|^\s*for (?:more|furthe
                       r"(?:next|previous|following) section)|\b(?:see|described) (?:above|below)\b",
                       re.I)
 _TOPIC = re.compile(r"^\s*how to\b", re.I)
+# "As noted above, if the file does not exist, …": a reminder that then says it again.
+_RESTATES = re.compile(r"^\s*as (?:described|explained|discussed|mentioned|shown|noted) "
+                       r"(?:above|below|earlier|later)\s*,(?:\s*\S+){5}", re.I)
 _CODE = re.compile(r"^\s*(?:\$ |>>> |\.\.\. |#!|[\w.-]+\s*\(.*\)\s*[{;]?\s*$)|[{};]\s*$|"
                    r"\b\w+\([^)]*\)\s*¶?\s*$")
 
@@ -57,7 +60,7 @@ def structure_penalty(s: Sentence, code_wanted: bool) -> float:
     penalty = 0.0
     if not s.asserts:  # a heading or lead-in: context for its section, not an answer
         penalty += 0.4 if len(text.split()) <= LEAD_IN_WORDS else 0.1
-    if _POINTER.search(text) or _TOPIC.match(text):
+    if (_POINTER.search(text) and not _RESTATES.match(text)) or _TOPIC.match(text):
         penalty += 0.25  # what it points at answers, not it
     if s.role == "version_note" or _VERSION_NOTE.search(text):
         penalty += 0.25  # the change note ranks below the current behaviour
