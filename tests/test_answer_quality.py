@@ -469,6 +469,30 @@ def test_an_option_named_as_an_identifier_is_the_section_the_question_names() ->
     assert best.sentence.section == "OPTIONS > max_sessions"
 
 
+def test_an_option_the_question_names_is_its_entrys_section() -> None:
+    # perlrun: "What does the -l command line switch do?" quoted -s's entry, which says
+    # "switch" and "command line" (a Perl manual's review, 2026-12-04).
+    def switch(text: str, name: str) -> Sentence:
+        return Sentence(1, 0, text, "", "perlrun.pod", "perlrun", True,
+                        section=f"DESCRIPTION > Command Switches > {name}")
+
+    sentences = [
+        switch("-s enables rudimentary switch parsing for switches on the command line.", "-s"),
+        switch("-l[octnum] enables automatic line-ending processing.", "-l[octnum]"),
+        switch("-x tells Perl that the program is embedded in a larger text.", "-x directory"),
+        switch("-d runs the program under the debugger.", "-d, -dt")]
+    assert rank("What does the -l command line switch do?", sentences)[0].sentence.section \
+        .endswith("> -l[octnum]")
+    assert rank("What is -dt for on the command line?", sentences)[0].sentence \
+        .section.endswith("> -d, -dt")
+    # Named on the way, not asked about: its entry is only as good as its words.
+    for scored in rank("How many lines does the command line switch -l process?", sentences):
+        assert scored.parts["section"] < 0.5, scored
+    # A hyphenated word is no option: "x-ray" names no "-x" entry.
+    top = rank("Does the command line switch parsing handle x-ray files?", sentences)[0]
+    assert top.sentence.section.endswith("> -s")
+
+
 def test_a_classs_member_is_mentioned_by_its_class_and_its_name_apart() -> None:
     # An API reference names "Jsoup.clean" as the class's page and the member's section:
     # "What does Jsoup.clean return?" was declined (the Javadoc review, 2026-12-04).

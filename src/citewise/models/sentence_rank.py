@@ -235,6 +235,9 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     before_terms = [frozenset(content_terms(s.before)) for s in sentences]
     sections = {x: _section_terms(x) for x in {s.section for s in sentences}}  # a few per page
     section_terms = [sections[s.section] for s in sentences]
+    option = _ASKS_OPTION.match(question)
+    options = frozenset((option.group(1),)) if option else frozenset()
+    entry = {x: bool(options & _leaf_options(x)) for x in sections} if options else {}
     n = len(sentences)
     df = {t: sum(t in st for st in sent_terms) for t in q_terms}
     # A term that no retrieved sentence has still counts in the total: a question about
@@ -261,6 +264,8 @@ def rank(question: str, sentences: Sequence[Sentence], *,
         leans = bool(answers) or _ANAPHORA.match(s.text) is not None
         context = share(before_terms[k] - sent_terms[k], entity)
         section = share(section_terms[k] - entity, entity)  # the part, not the document
+        if entry.get(s.section):
+            section = 1.0  # the entry of the option the question names ("-l" of "-l[octnum]")
         parts = {
             "lexical": share(sent_terms[k], entity),
             "context_leaning": context if leans else 0.0,
@@ -340,6 +345,22 @@ def _section_terms(section: str) -> frozenset[str]:
     identifier's parts too: "KillUserProcesses=" is about killing a user's processes,
     "max_connections" about connections."""
     return name_terms(section.rsplit(SECTION_SEPARATOR, 1)[-1])
+
+
+# An option as a question or an entry names it: "-l", "--partial" (not "x-ray", "e-mail").
+_OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+# A question that asks what an option is or does ("What does tar --update do …?"), not one
+# that names it on the way ("How many redirects will curl chase with -L?" is answered in
+# --max-redirs's entry, "… into days for -mtime?" in -atime's).
+_ASKS_OPTION = re.compile(r"^\s*what(?:'s|\s+(?:is|are|does|do))\s+(?:[\w'’]+\s+){0,3}?"
+                          r"(?<![\w-])(--?[A-Za-z][\w-]*)", re.I)
+
+
+def _leaf_options(section: str) -> frozenset[str]:
+    """The options an entry's title names when it starts with one: "-l[octnum]" is "-l",
+    "-d, -dt" is both, "--partial" itself; a title that is no option names none."""
+    leaf = section.rsplit(SECTION_SEPARATOR, 1)[-1].lstrip()
+    return frozenset(_OPTION.findall(leaf)) if leaf.startswith("-") else frozenset()
 
 
 def _masked(question: str, named: set[str]) -> str:
