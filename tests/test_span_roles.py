@@ -101,7 +101,7 @@ def test_the_rst_loader_marks_sections_literals_terms_and_version_notes(
     assert spans["doctest"] == [">>> sweep()\n0"]
     assert spans["term"] == ["age"]
     assert spans["list_item"] == ["- one item"]
-    assert spans["version_note"] == ["2.0\n\nHidden files are kept."]
+    assert spans["version_note"] == ["Changed in version 2.0: Hidden files are kept."]
 
 
 def test_the_asciidoc_loader_marks_titles_listings_and_tables(tmp_path: Path) -> None:

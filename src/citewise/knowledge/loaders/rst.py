@@ -12,10 +12,11 @@ rows as ``a | b``, literal and code blocks verbatim, admonitions as ``Note: …`
 Sphinx sources are the common case, and docutils does not know Sphinx's roles and
 directives. An unknown role keeps its text (``:ref:`Install <install>``` → ``Install``,
 ``:func:`~pkg.mod.f``` → ``f``); an unknown directive's arguments and content are read as
-rST (``.. versionadded:: 2.0`` → ``2.0``, a ``py:function`` signature and its description),
-except for those that hold no prose (``toctree``, ``automodule``, ``index`` …), which are
-dropped. Nothing is registered with docutils, so no other user of it in the process is
-affected.
+rST (a ``py:function`` signature and its description), except for those that hold no prose
+(``toctree``, ``automodule``, ``index`` …), which are dropped; version notes read as Sphinx
+writes them (``.. versionadded:: 2.0`` → "New in version 2.0."), ``seealso`` as "See also:",
+the doctest extension's ``testcode`` as code (unless ``:hide:``) and its set-up not at all.
+Nothing is registered with docutils, so no other user of it in the process is affected.
 
 Safety: ``include``, ``raw`` and ``csv-table :file:`` are disabled (a document must not read
 other files of the server), docutils configuration files are not read, and no parse problem
@@ -80,12 +81,12 @@ def _inline(node: Any, out: _Out) -> None:
 
     for child in node.children:
         if isinstance(child, nodes.Text):
-            out.line.append(str(child))
+            out.line.append(child.astext())  # a backslash escape is a NUL in str(child)
         elif isinstance(child, nodes.system_message | nodes.target | nodes.substitution_definition
                         | nodes.raw | nodes.comment | nodes.image):
             continue
         elif isinstance(child, nodes.problematic):
-            out.line.append(_unknown_role(child.astext()))
+            out.line.append(_unknown_role(child.astext()).replace("\x00", ""))
         elif isinstance(child, nodes.footnote_reference | nodes.citation_reference):
             out.line.append(f"[{child.astext()}]")
         else:
@@ -117,12 +118,14 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
     number = int(node.get("start", 1)) if list_kind == "enum" else 0
     for child in node.children:
         if isinstance(child, nodes.Text):
-            out.line.append(str(child))
+            out.line.append(child.astext())
         elif isinstance(child, nodes.comment | nodes.target | nodes.substitution_definition
                         | nodes.raw | nodes.pending | nodes.image | nodes.transition):
             continue
         elif isinstance(child, nodes.topic) and "contents" in child.get("classes", ()):
             continue  # ".. contents::": the page's own table of contents, navigation
+        elif isinstance(child, nodes.field) and child[0].astext().lower() in _METADATA:
+            continue  # ":tocdepth: 2", ":orphan:": Sphinx's settings for the page, not text
         elif isinstance(child, nodes.system_message):
             _unknown_directive(child, out, level)
         elif isinstance(child, nodes.section):
@@ -213,18 +216,47 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
     m = _DIRECTIVE.match(lines[0]) if lines else None
     if m is None or m.group(1).lower() in _NO_PROSE:
         return
-    body = [ln for ln in lines[1:] if not re.match(r"^\s+:[\w-]+:", ln)]
-    source = m.group(2) + "\n\n" + textwrap.dedent("\n".join(body))
-    doc = _parse(source)
+    name = m.group(1).lower()
+    # Options are the lines right under the directive; a line of its content may open with
+    # a role too (":ref:`urllib-howto` for extensive examples." in a seealso).
+    n = 1
+    while n < len(lines) and re.match(r"^\s+:[\w-]+:(?!`)", lines[n]):
+        n += 1
+    options, body = lines[1:n], textwrap.dedent("\n".join(lines[n:]))
+    if name in _TEST_CODE:
+        # Sphinx's doctest extension: code shown as code, or not at all (":hide:", set-up).
+        if name in ("testcode", "testoutput") and not any(":hide:" in o for o in options):
+            out.flush()
+            start = out.write(body.strip("\n").rstrip())
+            if start is not None:
+                out.roles.append((start, out.length, "code"))
+        return
+    argument = m.group(2)
+    label = _LABELS.get(name)
+    if label is not None:
+        # As Sphinx renders it: "Changed in version 3.9: The encoding argument was added."
+        version, _, argument = argument.partition(" ")
+        label = f"{label} {version}"
+    doc = _parse(argument + "\n\n" + body)
     out.flush()
     at = out.length
-    _walk(doc, out, level, False)
-    if m.group(1).lower() in _VERSION_NOTES:
+    if label is not None and not doc.astext().strip():
+        out.write(f"{label}.")
+    else:
+        out.prefix = f"{label}: " if label is not None else _PREFIXES.get(name, "")
+        _walk(doc, out, level, False)
+        out.prefix = ""
+    if label is not None:
         out.flush()
         out.mark(at, "version_note")
 
 
-_VERSION_NOTES = frozenset(("versionadded", "versionchanged", "deprecated", "versionremoved"))
+_LABELS = {"versionadded": "New in version", "versionchanged": "Changed in version",
+           "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+_PREFIXES = {"seealso": "See also: "}
+_TEST_CODE = frozenset(("testcode", "testoutput", "testsetup", "testcleanup"))
+# A page's settings for Sphinx, written as a field list at its top: nobody reads them.
+_METADATA = frozenset(("tocdepth", "orphan", "nosearch", "nocomments", "hide-toc"))
 
 
 def _parse(text: str) -> Any:
@@ -291,7 +323,9 @@ class RstLoader:
     """``.rst`` / ``.rest`` files."""
 
     name = "rst"
-    version = "3"  # 2: role spans; 3: no generated table of contents
+    # 2: role spans; 3: no generated table of contents; 4: backslash escapes, Sphinx's
+    # version notes as it writes them, test code, "See also:", page settings
+    version = "4"
     extensions: tuple[str, ...] = (".rst", ".rest")
     content_types: tuple[str, ...] = ("text/x-rst", "text/prs.fallenstein.rst")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata, first_line_title
 from citewise.knowledge.loaders.base import LoadedDocument
-from citewise.knowledge.loaders.rst import looks_like_rst, read_rst
+from citewise.knowledge.loaders.rst import RstLoader, looks_like_rst, read_rst
 
 __all__ = ["TextLoader", "decode_text", "file_metadata"]
 
@@ -30,7 +30,9 @@ class TextLoader:
     """``.txt`` files."""
 
     name = "text"
-    version = "2"  # 2: reStructuredText files read as rST
+    # 2: reStructuredText files read as rST, and since then as the rST loader's version reads
+    # them (a change there re-reads these too)
+    version = f"2-rst{RstLoader.version}"
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 

@@ -1,0 +1,89 @@
+"""Sphinx's reStructuredText as Python's own documentation writes it (the ``_sources`` of
+``python3.11-doc``, a new user's review, 2026-12-04): backslash escapes, version notes, the
+doctest extension's blocks, "See also", a page's settings for Sphinx. docutils knows none of
+Sphinx's directives; each was read as prose, or its label was lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests._loaders import load
+
+PAGE = r"""
+:tocdepth: 2
+
+Sorting Techniques
+==================
+
+Sorts are guaranteed to be `stable
+<https://en.wikipedia.org/wiki/Sorting_algorithm#Stability>`_\. The :term:`iterator`\s of
+a list are cheap, and ``__slots__`` is spelled \_\_slots\_\_ too.
+
+.. versionchanged:: 3.9
+   The *encoding* argument was added.
+
+.. versionadded:: 3.11
+
+.. versionadded:: 3.6 ``_missing_``, ``_order_``
+
+.. seealso::
+
+   :ref:`urllib-howto` for extensive examples.
+
+.. testsetup::
+
+   A = [[None] * 2] * 3
+
+.. testcode::
+
+   class A:
+       x = 5                       # Regular class attribute
+       y = Ten()                   # Descriptor instance
+
+.. testcode::
+   :hide:
+
+   assert A.x == 5
+
+Done.
+"""
+
+
+def _load(tmp_path: Path, name: str = "sorting.rst") -> tuple[str, list[tuple[int, int, str]]]:
+    path = tmp_path / name
+    path.write_text(PAGE, encoding="utf-8")
+    doc = load(path)
+    return doc.text, doc.roles
+
+
+def test_backslash_escapes_leave_no_nul_in_the_text(tmp_path: Path) -> None:
+    text, _ = _load(tmp_path)
+    assert "\x00" not in text
+    assert "Sorts are guaranteed to be stable. The iterators of a list are cheap" in text
+    assert "spelled __slots__ too." in text
+
+
+def test_version_notes_read_as_sphinx_writes_them(tmp_path: Path) -> None:
+    text, roles = _load(tmp_path)
+    for note in ("Changed in version 3.9: The encoding argument was added.",
+                 "New in version 3.11.", "New in version 3.6: _missing_, _order_"):
+        assert note in text, note
+        at = text.index(note)
+        assert any(a <= at < b and role == "version_note" for a, b, role in roles), note
+
+
+def test_see_also_test_code_and_page_settings(tmp_path: Path) -> None:
+    text, roles = _load(tmp_path)
+    assert "See also: urllib-howto for extensive examples." in text
+    # Test code shown is code, its lines and comments as written; hidden and set-up code
+    # is not on the page a reader sees.
+    code = "class A:\n    x = 5                       # Regular class attribute\n"
+    assert code in text
+    assert any(a == text.index(code) and role == "code" for a, b, role in roles)
+    assert "assert A.x" not in text and "[[None] * 2] * 3" not in text
+    assert "tocdepth" not in text and text.startswith("Sorting Techniques")
+
+
+def test_an_rst_txt_page_reads_the_same(tmp_path: Path) -> None:
+    # Python's sources are shipped as "sorting.rst.txt": the text loader reads them as rST.
+    assert _load(tmp_path, "sorting.rst.txt") == _load(tmp_path)
