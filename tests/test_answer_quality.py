@@ -261,6 +261,22 @@ def test_code_is_asked_for_only_when_the_question_wants_code() -> None:
         assert "code" not in intent(talked_about), talked_about
 
 
+def test_a_version_note_answers_a_question_about_the_version() -> None:
+    # Python's logging HOWTO (a review of its reStructuredText, 2026-12-04): "Which Python
+    # version added the encoding parameter …?" is answered by the version note, which ranks
+    # below the current behaviour for any other question.
+    note = Sentence(1, 0, "Changed in version 3.9: The encoding argument was added.", "",
+                    "logging.rst", "Logging HOWTO", True, role="version_note")
+    prose = Sentence(1, 0, "The encoding argument names the log file's encoding.", "",
+                     "logging.rst", "Logging HOWTO", True)
+    for asked in ("Which Python version added the encoding argument?",
+                  "Since which version is there an encoding argument?"):
+        assert "version" in intent(asked)
+        assert rank(asked, [prose, note])[0].sentence is note, asked
+    assert "version" not in intent("What does the encoding argument do?")
+    assert rank("What does the encoding argument do?", [note, prose])[0].sentence is prose
+
+
 def _sentence(text: str, *, asserts: bool = True) -> Sentence:
     return Sentence(1, 0, text, "", "page.html", "Page", asserts)
 

@@ -118,6 +118,11 @@ _INTENTS: dict[str, re.Pattern[str]] = {
                         # "Can one package have two library crates?": a limit, asked yes/no.
                         r"|^\s*(?:can|may|could)\b.*\b(?:two|several|multiple|more than one)\b",
                         re.I),
+    # "Since which version …?", "Which Python version added …?": a version-change note
+    # ("Changed in version 3.9: The encoding argument was added.") is the answer then.
+    "version": re.compile(r"\b(?:since|from|up to|until|before|after|in|as of) (?:which|what) "
+                          r"(?:[\w.+-]+ ){0,2}(?:version|release)\b|^\s*(?:which|what) "
+                          r"(?:[\w.+-]+ ){0,2}(?:version|release)\b", re.I),
     # Code asked for, not talked about: "the syntax for …", "code to …", but not "status
     # code", "a fenced code block", "my other code", "valid SQLite syntax".
     "code": re.compile(r"\b(?:examples?|snippets?|signature|command line)\b"
@@ -275,7 +280,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             "routing": routed.get(s.source, 0.0),
             "defines": 1.0 if defined and _defines(s.text, defined) else 0.0,
             "section": section,
-            "structure": -structure_penalty(s, code_wanted),
+            "structure": -structure_penalty(s, code_wanted, "version" in asks),
             "rank": -float(s.rank),
             "length": -max(0.0, len(s.text) - _LONG) / _LONG,
             # An answer says something beyond the question's and the title's words

@@ -52,8 +52,9 @@ _COMMAND = re.compile(r"(?!(?:the|a|an|this|that|it|you|we|if|when|use|with|and|
                       r"[a-z][\w.-]*(?: [\w.-]+)? --?[A-Za-z][^\n]*(?<![.!?:])\s*\Z")
 
 
-def structure_penalty(s: Sentence, code_wanted: bool) -> float:
-    """How much less ``s`` is worth as an answer for its role (0 for plain prose)."""
+def structure_penalty(s: Sentence, code_wanted: bool, version_wanted: bool = False) -> float:
+    """How much less ``s`` is worth as an answer for its role (0 for plain prose); a
+    version-change note is worth as much as prose when the question asks which version."""
     text = s.text
     if s.role == "notice" or _NOTICE.search(text) or _NAVIGATION.search(text):
         return 0.6
@@ -62,7 +63,7 @@ def structure_penalty(s: Sentence, code_wanted: bool) -> float:
         penalty += 0.4 if len(text.split()) <= LEAD_IN_WORDS else 0.1
     if (_POINTER.search(text) and not _RESTATES.match(text)) or _TOPIC.match(text):
         penalty += 0.25  # what it points at answers, not it
-    if s.role == "version_note" or _VERSION_NOTE.search(text):
+    if not version_wanted and (s.role == "version_note" or _VERSION_NOTE.search(text)):
         penalty += 0.25  # the change note ranks below the current behaviour
     if (s.role == "table" or text.count("|") >= 2) and not _prose_cell(text):
         penalty += 0.25  # a table row or a navigation bar (not a row whose last cell is prose)
