@@ -42,8 +42,7 @@ _FLUSH_DOCS = 200
 #: Files claimed at a time.
 _CLAIM_WINDOW = 64
 # A lone UTF-16 surrogate: a str can hold one, UTF-8 (chunk ids, SQLite, JSONB) cannot.
-# What no UTF-8 text holds (lone surrogates), and what PostgreSQL's text cannot (NUL).
-_SURROGATE = re.compile("[\ud800-\udfff\x00]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def document_id_for(tenant: str, source: str) -> str:
@@ -166,9 +165,7 @@ def prepare_document(
 
 
 def _refuse_surrogates(loader: Loader, loaded: LoadedDocument, metadata_json: str) -> None:
-    """Refuse, as this file's failure, strings no UTF-8 text can hold (lone surrogates) and
-    NUL characters, which PostgreSQL's text cannot hold (the rST loader once passed on
-    docutils' marker for a backslash escape).
+    """Refuse, as this file's failure, strings no UTF-8 text can hold (lone surrogates).
 
     Otherwise they raise ``UnicodeEncodeError`` while chunk ids are hashed or rows are
     written, outside any one file's handling, and abort the whole batch. The built-in
@@ -184,10 +181,9 @@ def _refuse_surrogates(loader: Loader, loaded: LoadedDocument, metadata_json: st
     for what, value in fields:
         found = _SURROGATE.search(value)
         if found is not None:
-            char = "a NUL" if found.group() == "\x00" else "unpaired surrogate"
             raise IngestError(
-                f"{loader.name} loader produced {what} that cannot be stored ({char} "
-                f"U+{ord(found.group()):04X} at offset {found.start()})",
+                f"{loader.name} loader produced {what} that is not valid Unicode (unpaired "
+                f"surrogate U+{ord(found.group()):04X} at offset {found.start()})",
                 code="corrupt_file",
             )
 
