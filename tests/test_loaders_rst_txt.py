@@ -165,3 +165,62 @@ def test_a_default_on_a_line_of_its_own_is_quoted_with_its_option(tmp_path: Path
         assert quoted[0].endswith("does not list hidden files in directory listings generated "
                                   "by the dir-listing option."), quoted
         assert quoted[1] == "Default: enabled", quoted
+
+
+# Shaped like git's manual pages (Debian's git-doc ships them as "git-bisect.txt"): an
+# AsciiDoc page whose underlined titles look like rST's. Read as rST, the first line of
+# every "----" listing block became a section ("… > $ git bisect good v2.6.13-rc2 …").
+GIT_PAGE = """\
+git-bisect(1)
+=============
+
+NAME
+----
+git-bisect - Use binary search to find the commit that introduced a bug
+
+
+SYNOPSIS
+--------
+[verse]
+'git bisect' <subcommand> <options>
+
+DESCRIPTION
+-----------
+You start a bisect session as follows:
+
+------------------------------------------------
+$ git bisect start
+$ git bisect good v2.6.13-rc2    # v2.6.13-rc2 is known to be good
+------------------------------------------------
+
+Bisect reset
+~~~~~~~~~~~~
+
+After a bisect session, to clean up the bisection state, see linkgit:git-reset[1]
+and issue the following command:
+
+------------------------------------------------
+$ git bisect reset
+------------------------------------------------
+"""
+
+
+def test_a_txt_page_in_asciidoc_is_read_as_asciidoc(tmp_path: Path) -> None:
+    path = tmp_path / "git-bisect.txt"
+    path.write_text(GIT_PAGE, encoding="utf-8")
+    doc = load(path)
+    assert doc.content_type == "text/asciidoc" and doc.title == "git-bisect(1)"
+    assert [n for _, _, n in doc.sections] == [
+        "git-bisect(1)", "git-bisect(1) > NAME", "git-bisect(1) > SYNOPSIS",
+        "git-bisect(1) > DESCRIPTION", "git-bisect(1) > DESCRIPTION > Bisect reset"]
+    assert "$ git bisect start\n$ git bisect good v2.6.13-rc2" in doc.text
+    assert "[verse]" not in doc.text and "linkgit" not in doc.text and "----" not in doc.text
+    assert "see git-reset(1) and issue" in doc.text
+
+
+def test_plain_text_with_notes_is_no_asciidoc(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    text = "Shopping\n\nNOTE: buy milk.\n\nNOTE: and bread.\n\n[1] a footnote\n"
+    path.write_text(text, encoding="utf-8")
+    doc = load(path)
+    assert doc.content_type == "text/plain" and doc.text == text

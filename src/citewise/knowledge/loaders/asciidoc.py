@@ -32,7 +32,7 @@ from citewise.knowledge.loaders._blocks import heading_roles, section_spans, tid
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
-__all__ = ["AsciiDocLoader", "render_asciidoc"]
+__all__ = ["AsciiDocLoader", "looks_like_asciidoc", "read_asciidoc", "render_asciidoc"]
 
 _TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
 _UNDERLINE = {"=": 0, "-": 1, "~": 2, "^": 3, "+": 4}
@@ -51,6 +51,8 @@ _INLINE: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\b(?:link|mailto|xref):([^\s\[]*)\[([^\]]*)\]"),
      lambda m: m.group(2) or m.group(1)),
     (re.compile(r"\b(?:https?|ftp|irc)://[^\s\[]+\[([^\]]+)\]"), r"\1"),
+    # git's manual pages' own macro: "linkgit:git-reset[1]" is rendered "git-reset(1)"
+    (re.compile(r"\blinkgit:([^\s\[]+)\[(\w+)\]"), r"\1(\2)"),
     (re.compile(r"<<[^,>]+,\s*([^>]+)>>"), r"\1"),
     (re.compile(r"<<([^>]+)>>"), r"\1"),
     (re.compile(r"\b(?:kbd|btn|footnote|pass|stem|latexmath|asciimath):\[([^\]]*)\]"), r"\1"),
@@ -271,11 +273,30 @@ def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str
 
 
 
+# What only AsciiDoc writes: a block attribute line ("[verse]", "[source,sh]", "[NOTE]"), an
+# inline or block macro with its brackets ("linkgit:git-log[1]", "link:url[text]",
+# "include::x.txt[]", "ifdef::git-asciidoc[]"), a one-line section title ("== Options").
+_ASCIIDOC = re.compile(
+    r"(?m)^\[(?:verse|source|listing|literal|quote|NOTE|TIP|IMPORTANT|WARNING|CAUTION|"
+    r"horizontal|appendix|cols=|options=|id=|#)[^\]\n]*\][ \t]*$"
+    r"|\b(?:linkgit|xref|link|include|image|footnote|kbd|ifdef|ifndef|endif)::?"
+    r"[^\s\[\]]*\[[^\]\n]*\]|^={1,5}[ \t]+\S")
+_SNIFF = 20_000  # characters read to decide
+
+
+def looks_like_asciidoc(text: str) -> bool:
+    """Whether a file with no AsciiDoc extension (git's manual pages are ``git-log.txt``) is
+    AsciiDoc: two or more of its own constructs in its first 20,000 characters. Its
+    underlined titles alone look like reStructuredText's, and git's ``----`` listing
+    blocks read as rST made their first line a section ("$ git bisect good v2.6.13-rc2")."""
+    return len(_ASCIIDOC.findall(text, 0, _SNIFF)) >= 2
+
+
 class AsciiDocLoader:
     """``.adoc`` / ``.asciidoc`` files (not ``.asc``: that is a PGP signature as often)."""
 
     name = "asciidoc"
-    version = "3"  # 2: link:URL[] reads as its URL; 3: role spans
+    version = "4"  # 2: link:URL[] reads as its URL; 3: role spans; 4: git's linkgit:x[1]
     extensions: tuple[str, ...] = (".adoc", ".asciidoc")
     content_types: tuple[str, ...] = ("text/asciidoc", "text/x-asciidoc")
 

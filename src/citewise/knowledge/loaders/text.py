@@ -6,6 +6,10 @@ no sections, and quotes carried ``:Author:`` fields and trailing ``::`` (new-use
 over lighttpd's manual, 2026-12-03). Only a file that shows it is rST — section titles with
 their adornment lines, and another title or rST construct besides (:func:`.rst.looks_like_rst`)
 — is read so, and it stays plain text when docutils makes little of it or it is large.
+AsciiDoc is tried first (git's manual pages are ``git-log.txt``): its underlined titles look
+like rST's, and rST made a section of every ``----`` listing block's first line. A file
+with two of AsciiDoc's own constructs (``[verse]``, ``linkgit:git-log[1]``, ``include::x[]``,
+``== Title``; :func:`.asciidoc.looks_like_asciidoc`) is read as AsciiDoc.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata, first_line_title
+from citewise.knowledge.loaders.asciidoc import AsciiDocLoader, looks_like_asciidoc, read_asciidoc
 from citewise.knowledge.loaders.base import LoadedDocument
 from citewise.knowledge.loaders.rst import RstLoader, looks_like_rst, read_rst
 
@@ -32,12 +37,21 @@ class TextLoader:
     name = "text"
     # 2: reStructuredText files read as rST, and since then as the rST loader's version reads
     # them (a change there re-reads these too)
-    version = f"2-rst{RstLoader.version}"
+    version = f"3-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"  # 3: AsciiDoc read so
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, encoding = decode_text(path, data)
+        if len(text) <= _MAX_RST and looks_like_asciidoc(text):
+            rendered, title, sections, attrs, roles = read_asciidoc(text)
+            if rendered.strip():
+                meta = file_metadata(path, data, encoding)
+                if attrs:
+                    meta["attributes"] = attrs
+                return LoadedDocument(
+                    text=rendered, content_type="text/asciidoc", title=title or path.stem,
+                    metadata=meta, sections=sections, roles=roles)
         if len(text) <= _MAX_RST and looks_like_rst(text):
             rendered, title, sections, roles = read_rst(text)
             if _alnum(rendered) >= _KEPT * _alnum(text):
