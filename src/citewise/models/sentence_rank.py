@@ -358,7 +358,7 @@ _OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 # that names it on the way ("How many redirects will curl chase with -L?" is answered in
 # --max-redirs's entry, "… into days for -mtime?" in -atime's).
 _ASKS_OPTION = re.compile(r"^\s*what(?:'s|\s+(?:is|are|does|do))\s+(?:[\w'’]+\s+){0,3}?"
-                          r"(?<![\w-])(--?[A-Za-z][\w-]*)", re.I)
+                          + _OPTION.pattern, re.I)
 
 
 def _leaf_options(section: str) -> frozenset[str]:

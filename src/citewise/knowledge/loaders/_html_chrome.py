@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
+
 __all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_jump_link",
            "is_navigation", "is_permalink"]
 
@@ -56,36 +58,12 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     # stylesheet) after every code fragment: another page's text inside this one's.
     if "ttc" in (attrs.get("class") or "").split():
         return True
-    if _javadoc_chrome(node):
+    if is_javadoc_chrome(node):
         return True
     if not guess:
         return False
     marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
     return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
-
-
-# Javadoc's lists of inherited members' names ("Methods inherited from class
-# java.lang.Object: clone, equals, …", 24 of jsoup's 650 chunks, retrieved for any question
-# naming a method) and the package line over every class's name ("Package org.jsoup", a
-# chunk of its own matching any question that names the library). Javadoc 8–11 and 17 spell
-# them apart.
-_INHERITED = re.compile(r"(?:methods|fields|nested\.classes|constructors)\.inherited\.from\.")
-_PACKAGE_LINE = "span.packageLabelInType, span.package-label-in-type"
-
-
-def _javadoc_chrome(node: Any) -> bool:
-    classes = (node.attributes.get("class") or "").split()
-    if "inherited-list" in classes:
-        return True
-    if node.tag == "div" and ("subTitle" in classes or "sub-title" in classes):
-        return node.css_first(_PACKAGE_LINE) is not None
-    if node.tag == "li":
-        first = node.child
-        while first is not None and first.tag == "-text" and not (first.text_content or "").strip():
-            first = first.next
-        return (first is not None and first.tag == "a"
-                and _INHERITED.match(first.attributes.get("id") or "") is not None)
-    return False
 
 
 # An <aside> is left out as a sidebar, except the notes a page's text refers to: docutils

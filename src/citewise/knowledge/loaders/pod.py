@@ -111,12 +111,11 @@ class _Items:
             self.reopen, self.stacked = None, False
         return start
 
-    def heading(self, level: int, title: str) -> int | None:
+    def heading(self, level: int, title: str) -> None:
         self.reopen, self.stacked = None, False
         start = self.page.write(title)
         if start is not None:
             self.page.headings.append((start, level, title))
-        return start
 
     def over(self) -> None:
         self.lists.append(None)
