@@ -35,6 +35,15 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
+from citewise.knowledge.loaders._rst_sphinx import (
+    LABELS,
+    METADATA,
+    NO_PROSE,
+    PREFIXES,
+    TEST_CODE,
+    field_label,
+    unknown_role,
+)
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["RstLoader", "looks_like_rst", "read_rst", "render_rst"]
@@ -46,15 +55,6 @@ _SETTINGS: dict[str, Any] = {
     "pep_references": False, "rfc_references": False, "smart_quotes": False,
     "character_level_inline_markup": False,
 }
-_ROLE = re.compile(r"^:[\w:.+-]+:`(?P<body>.*)`$", re.S)
-_TARGET = re.compile(r"^(?P<title>.*?)\s*<[^<>]*>$", re.S)
-_NO_PROSE = frozenset((
-    "toctree", "autosummary", "automodule", "autoclass", "autofunction", "automethod",
-    "autoattribute", "autodata", "autoexception", "autoprogram", "literalinclude", "highlight",
-    "index", "tabularcolumns", "currentmodule", "py:currentmodule", "module", "py:module",
-    "sectionauthor", "moduleauthor", "codeauthor", "only", "ifconfig", "graphviz", "digraph",
-    "plot", "mermaid", "uml", "todolist", "include", "raw",
-))
 _DIRECTIVE = re.compile(r"^\.\.\s+([\w:.+-]+)::[ \t]*(.*)$")
 _SPACE = re.compile(r"\s+")
 
@@ -86,25 +86,11 @@ def _inline(node: Any, out: _Out) -> None:
                         | nodes.raw | nodes.comment | nodes.image):
             continue
         elif isinstance(child, nodes.problematic):
-            out.line.append(_unknown_role(child.astext()).replace("\x00", ""))
+            out.line.append(unknown_role(child.astext()).replace("\x00", ""))
         elif isinstance(child, nodes.footnote_reference | nodes.citation_reference):
             out.line.append(f"[{child.astext()}]")
         else:
             _inline(child, out)
-
-
-def _unknown_role(raw: str) -> str:
-    """The text a Sphinx role shows: ``:ref:`Title <x>``` → Title, ``:func:`~a.b``` → b."""
-    m = _ROLE.match(raw)
-    if m is None:
-        return raw
-    body = m.group("body")
-    target = _TARGET.match(body)
-    if target is not None and target.group("title"):
-        return target.group("title")
-    if body.startswith("~"):
-        return body[1:].rsplit(".", 1)[-1]
-    return body.lstrip("!")
 
 
 def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
@@ -124,7 +110,7 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
             continue
         elif isinstance(child, nodes.topic) and "contents" in child.get("classes", ()):
             continue  # ".. contents::": the page's own table of contents, navigation
-        elif isinstance(child, nodes.field) and child[0].astext().lower() in _METADATA:
+        elif isinstance(child, nodes.field) and child[0].astext().lower().split(" ")[0] in METADATA:
             continue  # ":tocdepth: 2", ":orphan:": Sphinx's settings for the page, not text
         elif isinstance(child, nodes.system_message):
             _unknown_directive(child, out, level)
@@ -186,6 +172,10 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
             out.flush()
         elif isinstance(child, nodes.label):
             continue  # a footnote's, written as its prefix
+        elif isinstance(child, nodes.field):
+            _field(child, out, level, path_ok)
+        elif isinstance(child, nodes.option_list_item):
+            _option_item(child, out, level, path_ok)
         elif isinstance(child, nodes.TextElement):
             out.flush()
             _inline(child, out)
@@ -204,6 +194,40 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
         out.pending_sep = "\n\n"
 
 
+def _field(field: Any, out: _Out, level: int, path_ok: bool) -> None:
+    """A field as a reader sees it rendered: "Author: Andrew Dalke", one line; Sphinx's
+    info fields by what they say ("Parameter timeout: …", "Returns: …"), not ":param …:"."""
+    from docutils import nodes
+
+    out.flush()
+    name, body = field[0].astext(), field[1]
+    label = field_label(" ".join(name.split()))
+    if body.children and isinstance(body[0], nodes.paragraph):
+        out.prefix = f"{label}: "
+    else:  # a list or a block under the name: the name is its lead-in line
+        out.write(f"{label}:", "\n")
+    _walk(body, out, level, path_ok)
+    out.flush()
+    out.prefix = ""
+
+
+def _option_item(item: Any, out: _Out, level: int, path_ok: bool) -> None:
+    """An option list's entry as a man page prints it: its options on one line, a term
+    ("-o FILE, --output=FILE"), and its description under it."""
+    from docutils import nodes
+
+    out.flush()
+    options = []
+    for option in item.findall(nodes.option):  # an argument's text has its delimiter
+        options.append("".join(c.astext() for c in option.children))
+    at = out.length
+    out.write(", ".join(options), "\n")
+    out.mark(at, "term")
+    for description in item.findall(nodes.description):
+        _walk(description, out, level, path_ok)
+    out.flush()
+
+
 def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
     """An unknown (Sphinx) directive: its arguments and content read as rST; others of
     docutils' messages are no text of the document."""
@@ -214,7 +238,7 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
         return
     lines = block.astext().splitlines()
     m = _DIRECTIVE.match(lines[0]) if lines else None
-    if m is None or m.group(1).lower() in _NO_PROSE:
+    if m is None or m.group(1).lower() in NO_PROSE:
         return
     name = m.group(1).lower()
     # Options are the lines right under the directive; a line of its content may open with
@@ -223,7 +247,7 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
     while n < len(lines) and re.match(r"^\s+:[\w-]+:(?!`)", lines[n]):
         n += 1
     options, body = lines[1:n], textwrap.dedent("\n".join(lines[n:]))
-    if name in _TEST_CODE:
+    if name in TEST_CODE:
         # Sphinx's doctest extension: code shown as code, or not at all (":hide:", set-up).
         if name in ("testcode", "testoutput") and not any(":hide:" in o for o in options):
             out.flush()
@@ -232,7 +256,7 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
                 out.roles.append((start, out.length, "code"))
         return
     argument = m.group(2)
-    label = _LABELS.get(name)
+    label = LABELS.get(name)
     if label is not None:
         # As Sphinx renders it: "Changed in version 3.9: The encoding argument was added."
         version, _, argument = argument.partition(" ")
@@ -243,7 +267,7 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
     if label is not None and not doc.astext().strip():
         out.write(f"{label}.")
     else:
-        out.prefix = f"{label}: " if label is not None else _PREFIXES.get(name, "")
+        out.prefix = f"{label}: " if label is not None else PREFIXES.get(name, "")
         _walk(doc, out, level, False)
         out.prefix = ""
     if label is not None:
@@ -251,12 +275,6 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
         out.mark(at, "version_note")
 
 
-_LABELS = {"versionadded": "New in version", "versionchanged": "Changed in version",
-           "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
-_PREFIXES = {"seealso": "See also: "}
-_TEST_CODE = frozenset(("testcode", "testoutput", "testsetup", "testcleanup"))
-# A page's settings for Sphinx, written as a field list at its top: nobody reads them.
-_METADATA = frozenset(("tocdepth", "orphan", "nosearch", "nocomments", "hide-toc"))
 
 
 def _parse(text: str) -> Any:
@@ -324,8 +342,9 @@ class RstLoader:
 
     name = "rst"
     # 2: role spans; 3: no generated table of contents; 4: backslash escapes, Sphinx's
-    # version notes as it writes them, test code, "See also:", page settings
-    version = "4"
+    # version notes as it writes them, test code, "See also:", page settings; 5: fields on
+    # one line ("Author: …", Sphinx's "Parameter x: …"), option lists' options as terms
+    version = "5"
     extensions: tuple[str, ...] = (".rst", ".rest")
     content_types: tuple[str, ...] = ("text/x-rst", "text/prs.fallenstein.rst")
 
