@@ -27,7 +27,7 @@ from typing import Any
 
 from citewise.knowledge.loaders.base import PageSpan, RoleSpan
 
-__all__ = ["code_roles", "extract_page", "monospaced_body", "set_apart"]
+__all__ = ["code_roles", "extract_page", "in_prose", "monospaced_body", "set_apart"]
 
 # Font names of monospaced faces: TeX's typewriter fonts (CMTT, LMMono, SFTT, "txtt"),
 # Courier, DejaVu/Liberation/Noto "Mono", Consolas, Menlo, Inconsolata, Source Code.
@@ -68,6 +68,29 @@ def extract_page(page: Any) -> tuple[str, frozenset[str]]:
     return text, frozenset(mono)
 
 
+def in_prose(text: str, code: frozenset[str]) -> frozenset[str]:
+    """``code`` (a page's monospaced lines) less those that go on with a sentence of the
+    prose line before them: a name in the code font that the line break left alone on its
+    line ("This is achieved by using the function" / "mnesia:wait_for_tables/2.", 118
+    in ten Erlang manuals), which is no example — set apart, it cut its sentence in two.
+    Such a line is a few words after a line of prose that ends with no stop or colon."""
+    inline: set[str] = set()
+    before = ""
+    for line in text.split("\n"):
+        body = line.strip()
+        if not body:
+            continue
+        if (body in code and len(body.split()) <= _INLINE_WORDS and before not in code
+                and len(before.split()) >= _PROSE_WORDS and before[-1] not in ".:!?;"):
+            inline.add(body)
+        before = body
+    return code - inline if inline else code
+
+
+_INLINE_WORDS = 3
+_PROSE_WORDS = 4
+
+
 def set_apart(text: str, code: frozenset[str]) -> str:
     """A page's ``text`` with a blank line before and after each run of lines in ``code``
     (cleaned, stripped lines), so that the run is a paragraph of its own."""
@@ -76,7 +99,10 @@ def set_apart(text: str, code: frozenset[str]) -> str:
     out: list[str] = []
     was_code = False
     for line in text.split("\n"):
-        is_code = line.strip() in code
+        body = line.strip()
+        # A result too short to tell its font ("ok" between two shell prompts) is part of
+        # the run it sits in, not a paragraph of its own.
+        is_code = body in code or (was_code and len(body) < _MIN_CHARS)
         if out and out[-1].strip() and is_code != was_code and line.strip():
             out.append("")
         out.append(line)

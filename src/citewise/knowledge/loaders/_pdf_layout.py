@@ -19,12 +19,20 @@ gnuplot 5.4 manual, 2026-12-04, 311 pages):
   is joined ("isosurface") when the document spells the joined word elsewhere at least
   as often as the hyphenated one; a compound it writes with its hyphen ("user-defined")
   keeps it, and a word it never spells whole stays as it is.
+* **Chapter heads.** Apache FOP heads each page with its chapter's or module's title
+  ("1.2  Getting Started", "mnesia"): 523 of 618 pages of ten Erlang/OTP manuals opened
+  with one, and 14 sat inside a sentence that went on over the page. With no number and a
+  new title each chapter, the rule above misses them; the outline names them (see
+  :func:`strip_running`).
 * **Sections.** The loader knew only pages, so a chunk ran from one command's entry into
   the next and no quote said where it was. A PDF's outline (its bookmarks) names every
   section and the page it starts on; each title is found as a line of that page's text,
   and the section runs to the next one found. The title line is a ``heading`` span. Titles
   not found on their page (a typeset title that differs from its bookmark) are skipped:
-  their text stays in the section before.
+  their text stays in the section before. A title may be typeset after its number
+  ("1.7.8  Recovery of Transactions" for the bookmark "Recovery of Transactions": 284 of
+  the Erlang manuals' 1,410 bookmarks), and a function's bookmark "abort/1" is its
+  signature's line.
 """
 
 from __future__ import annotations
@@ -37,9 +45,13 @@ from typing import Any
 
 from citewise.knowledge.loaders.base import PageSpan, RoleSpan, SectionSpan
 
-__all__ = ["dehyphenate", "drop_contents", "headings", "outline", "sections", "strip_running"]
+__all__ = ["LIGATURES", "dehyphenate", "drop_contents", "headings", "outline", "sections", "strip_running"]
 
 _DIGITS = re.compile(r"\d+")
+#: Typographic ligatures as their letters: FOP's bold faces set "Conﬁguration" with U+FB01
+#: (86 times in ten Erlang manuals), which no search for "configuration" found.
+LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
+                           "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
 #: Most outline entries read (a 2,000-page manual has ~5,000).
 MAX_OUTLINE = 20_000
 
@@ -48,8 +60,14 @@ def _shape(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()))
 
 
-def strip_running(pages: list[str]) -> list[str]:
-    """``pages`` without their running heads and feet (see the module docstring)."""
+def strip_running(pages: list[str], entries: Sequence[tuple[int, str, int]] = ()
+                  ) -> list[str]:
+    """``pages`` without their running heads and feet (see the module docstring); with the
+    outline's ``entries``, also a head that repeats a section's title on a later page."""
+    return _outline_heads(_numbered_running(pages), entries)
+
+
+def _numbered_running(pages: list[str]) -> list[str]:
     counts: Counter[str] = Counter()
     for text in pages:
         lines = text.split("\n")
@@ -62,12 +80,47 @@ def strip_running(pages: list[str]) -> list[str]:
     out: list[str] = []
     for text in pages:
         lines = text.split("\n")
-        while lines and _shape(lines[0]) in running:
-            lines.pop(0)
+        head = None
+        # A chapter's first page repeats its head as its title: the title is kept.
+        while lines and _shape(lines[0]) in running and lines[0].strip() != head:
+            head = lines.pop(0).strip()
         while lines and _shape(lines[-1]) in running:
             lines.pop()
         out.append("\n".join(lines).strip())
     return out
+
+
+def _outline_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) -> list[str]:
+    """``pages`` less a first line that is a running head naming the current chapter or
+    module ("1.2  Getting Started", "mnesia" — Apache FOP's heads change with the chapter,
+    so no shape recurs on a fifth of the pages): a title of the outline, its number aside,
+    that opens a page after the one its section starts on, or that the page repeats below
+    (a chapter's first page has the head over the title). A title that starts a section on
+    this very page is the page's heading and is kept."""
+    starts: dict[str, set[int]] = {}
+    for _, title, page in entries:
+        starts.setdefault(_bare(title), set()).add(page)
+    if not starts:
+        return pages
+    out: list[str] = []
+    for number, text in enumerate(pages, start=1):
+        lines = text.split("\n")
+        key = _bare(lines[0])
+        on = starts.get(key)
+        if on is not None and (any(_bare(line) == key for line in lines[1:])
+                               or (min(on) < number and number not in on)):
+            text = "\n".join(lines[1:]).strip()
+        out.append(text)
+    return out
+
+
+# A section's number before its title: "1.7.8", "A.2", "3.", "IV".
+_NUMBER = r"(?:[A-Z]?\d+(?:\.\d+)*\.?|[IVXLC]+\.?)"
+_NUMBERED = re.compile(rf"^\s*{_NUMBER}\s+(?=\S)")
+
+
+def _bare(line: str) -> str:
+    return " ".join(_NUMBERED.sub("", line).split()).lower()
 
 
 _ENDS_WITH_PAGE = re.compile(r"[\s,.]\s*(?:\d+|[ivxlc]+)\s*$")
@@ -147,7 +200,7 @@ def outline(reader: Any) -> list[tuple[int, str, int]]:
                 continue
             try:
                 page = reader.get_destination_page_number(item)
-                title = " ".join(str(item.title).split())
+                title = " ".join(str(item.title).translate(LIGATURES).split())
             except Exception:
                 continue
             if title and isinstance(page, int) and page >= 0:
@@ -175,8 +228,7 @@ def headings(page_texts: list[str], entries: Sequence[tuple[int, str, int]]
         if not 1 <= page <= len(pages):
             continue
         text = pages[page - 1]
-        words = r"\s+".join(re.escape(w) for w in title.split())
-        m = re.compile(rf"(?m)^[ \t]*{words}[ \t]*$").search(text, cursor.get(page, 0))
+        m = _title_line(title).search(text, cursor.get(page, 0))
         if m is None:
             continue
         start = m.start() + len(m.group()) - len(m.group().lstrip())
@@ -186,6 +238,21 @@ def headings(page_texts: list[str], entries: Sequence[tuple[int, str, int]]
         cursor[page] = end + 1
         found.append((page, start, end, " > ".join(path)))
     return pages, found
+
+
+def _title_line(title: str) -> re.Pattern[str]:
+    """The line a bookmark's title is typeset as: the title, maybe after its section
+    number ("1.7.8  Recovery of Transactions" for the bookmark "Recovery of Transactions");
+    a function's entry named by its arity ("abort/1", Erlang's reference manuals) is the
+    line of its signature, "abort(Reason :: term()) -> no_return()"."""
+    arity = _ARITY.match(title)
+    if arity is not None:
+        return re.compile(rf"(?m)^[ \t]*{re.escape(arity.group(1))}\(.*$")
+    words = r"\s+".join(re.escape(w) for w in title.split())
+    return re.compile(rf"(?m)^[ \t]*(?:{_NUMBER}[ \t\xa0]+)?{words}[ \t]*$")
+
+
+_ARITY = re.compile(r"^(?:[\w.]+:)?([^\W\d]\w*)/\d+$")
 
 
 def sections(text_length: int, pages: Sequence[PageSpan],

@@ -1,8 +1,9 @@
 """PDF: the text layer of every page (pypdf), with one page span per page, and the
 sections its outline names.
 
-Pages are joined by a blank line; ``pages`` maps each page's text back to its one-based
-page number, so a citation can say "page 4". Running heads and feet, contents and index
+Pages are joined by a blank line (a line break where a sentence goes on over the page);
+``pages`` maps each page's text back to its one-based page number, so a citation can say
+"page 4". Running heads and feet, contents and index
 pages are left out, words hyphenated at a line's end are joined, and the outline's titles
 become sections (:mod:`._pdf_layout`); lines set in a monospaced font (examples, syntax)
 are ``code`` (:mod:`._pdf_fonts`). A PDF without a text layer (a scan) is an
@@ -29,10 +30,12 @@ from citewise.knowledge.loaders._decode import file_metadata
 from citewise.knowledge.loaders._pdf_fonts import (
     code_roles,
     extract_page,
+    in_prose,
     monospaced_body,
     set_apart,
 )
 from citewise.knowledge.loaders._pdf_layout import (
+    LIGATURES,
     dehyphenate,
     drop_contents,
     headings,
@@ -77,9 +80,17 @@ def _accented(m: re.Match[str]) -> str:
 
 def _clean(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL.sub("", text)
+    text = _CONTROL.sub("", text).translate(LIGATURES)
     text = _ACCENT_BEFORE.sub(_accented, text)
     return _TRAILING.sub("", text).strip()
+
+
+def _goes_on(before: str, page: str) -> bool:
+    """Whether ``page`` opens with the rest of a sentence the page ``before`` left open
+    (no stop at its end, a lower-case word next): the pages are joined by a line break,
+    not a paragraph's blank line, so the sentence is one ("…extended with useful support"
+    / "modules.", a running head between them once)."""
+    return (before[-1:].isalnum() or before[-1:] in ",;") and page[:1].islower()
 
 
 def _info(info: Any, attr: str) -> str | None:
@@ -100,8 +111,10 @@ class PdfLoader:
     # 2: C1 controls dropped, running heads and feet left out, the outline's sections;
     # 3: contents and index pages left out; 4: TeX's spacing accents joined to their
     # letters; 5: words hyphenated at a line's end joined where the document spells them
-    # whole; 6: lines set in a monospaced font are ``code`` (:mod:`._pdf_fonts`)
-    version = "6"
+    # whole; 6: lines set in a monospaced font are ``code`` (:mod:`._pdf_fonts`); 7: FOP's
+    # chapter heads, numbered titles and functions' bookmarks, ligatures, a name in the code
+    # font inside a sentence, a sentence over a page break
+    version = "7"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -130,13 +143,15 @@ class PdfLoader:
                 )
             extracted = [extract_page(page) for page in reader.pages]
             mono = [frozenset(_clean(line) for line in lines) - {""} for _, lines in extracted]
+            entries = outline(reader)
             page_texts = dehyphenate(drop_contents(
-                strip_running([_clean(raw) for raw, _ in extracted])))
+                strip_running([_clean(raw) for raw, _ in extracted], entries)))
             if monospaced_body(page_texts, mono):  # a typewritten document: no code in it
                 mono = [frozenset()] * len(mono)
+            mono = [in_prose(t, code) for t, code in zip(page_texts, mono, strict=True)]
             page_texts = [set_apart(t, code) for t, code in zip(page_texts, mono, strict=True)]
             info = reader.metadata
-            page_texts, titles = headings(page_texts, outline(reader))
+            page_texts, titles = headings(page_texts, entries)
         except IngestError:
             raise
         except LimitReachedError as exc:  # pypdf's decompression/size limits
@@ -154,8 +169,9 @@ class PdfLoader:
             if not page_text:
                 continue  # a blank page has no span: nothing on it can be cited
             if parts:
-                parts.append(_PAGE_SEP)
-                pos += len(_PAGE_SEP)
+                sep = "\n" if _goes_on(parts[-1], page_text) else _PAGE_SEP
+                parts.append(sep)
+                pos += len(sep)
             parts.append(page_text)
             pages.append((pos, pos + len(page_text), number))
             pos += len(page_text)
