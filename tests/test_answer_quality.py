@@ -391,6 +391,13 @@ def test_a_name_is_mentioned_as_a_word_not_inside_another() -> None:
                           "title": None}]}]
     for question in ("Which wins, LC_ or LANG?", "What does Python do with the locale?"):
         assert answerability(question, best, seen) > 0.8, question
+    # A dot or hyphen inside a name may be left out (Erlang's SSH manual: "X509-certificates
+    # are not supported."), but the name is still a word of its own.
+    seen = [{"results": [{"text": "X509-certificates are not supported; use WiFi.",
+                          "title": None}]}]
+    for question in ("Does the daemon accept X.509 certificates?", "Does it do Wi-Fi?"):
+        assert answerability(question, best, seen) > 0.8, question
+    assert answerability("Does it speak X.5090?", best, seen) == 0.0
 
 
 def test_a_name_in_title_case_ending_in_s_is_not_a_common_plural() -> None:

@@ -91,10 +91,18 @@ def _mentioned(name: str, seen: str, exact: bool = False) -> bool:
     mentioned by "redistribute", nor "Mac" by "Time Machine". An ``exact`` name is not read
     as a plural. An identifier's underscore may be a space: a PDF typeset with LaTeX draws
     ``\\_`` as a rule, not a character, so gnuplot's manual reads "GPVAL ERRMSG" for
-    ``GPVAL_ERRMSG`` (new-user review, 2026-12-04)."""
+    ``GPVAL_ERRMSG`` (new-user review, 2026-12-04); a dot or hyphen inside it may be left
+    out or be a space ("X.509": "X509")."""
     plural = not exact and len(name) > 3 and name.endswith("s")
     stem = re.escape(name[:-1] if plural else name).replace("_", r"[_\s]")
+    stem = _JOINT.sub(r"[.\\-\\s]?", stem)
     return re.search(rf"(?<![a-z0-9]){stem}(?:e?s)?(?![a-z])", seen) is not None
+
+
+# A dot or hyphen inside a name may be written or not: "X.509" is mentioned by the
+# "X509-certificates" of Erlang's SSH manual (new-user review, 2026-12-04), "Wi-Fi" by
+# "WiFi", "e-mail" by "email".
+_JOINT = re.compile(r"(?<=[a-z0-9])\\[.-](?=[a-z0-9])")
 
 
 def _titled_mentioned(name: str, seen: str, cased: str) -> bool:
