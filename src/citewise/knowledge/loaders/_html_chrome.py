@@ -27,7 +27,7 @@ _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 # Navigation bars: the class names of DocBook XSL and Texinfo 7, the link relations and
 # words of a Prev/Up/Home/Next bar, and what else such a bar holds (labels, separators).
 _BAR_TAGS = frozenset(("div", "table", "p", "ul", "ol", "span", "center"))
-_NAV_CLASSES = frozenset(("navheader", "navfooter", "nav-panel"))
+_NAV_CLASSES = frozenset(("navheader", "navfooter", "nav-panel", "docnav"))  # docnav: Publican
 _NAV_RELS = frozenset(
     ("prev", "previous", "next", "up", "home", "start", "first", "last", "contents", "index",
      "top", "parent")
@@ -63,7 +63,17 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     if not guess:
         return False
     marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-    return bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
+    return (bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
+            and not _docbook_sidebar(node))
+
+
+def _docbook_sidebar(node: Any) -> bool:
+    """DocBook's ``<sidebar>``, a box of the text (the Debian Administrator's Handbook's
+    "VOCABULARY", "SECURITY", "TIP" boxes: 192 paragraphs of 14 pages, 2026-12-04), not a
+    site's sidebar: DocBook XSL writes it as ``<div class="sidebar">`` with a title page
+    or Publican's ``div.para`` paragraphs, which a site's link list has not."""
+    classes = (node.attributes.get("class") or "").split()
+    return "sidebar" in classes and node.css_first("div.titlepage, div.para") is not None
 
 
 # An <aside> is left out as a sidebar, except the notes a page's text refers to: docutils
@@ -118,9 +128,10 @@ def _in_page_links(node: Any) -> bool:
 def is_navigation(node: Any) -> bool:
     """A generated manual's navigation bar, wherever it sits (these names and shapes do
     not describe content even inside ``<main>``): DocBook's ``navheader``/``navfooter``,
-    Texinfo's ``nav-panel``, or a block whose only text is Prev/Up/Home/Next-style links
-    with their labels and separators (Texinfo 6's ``<div class="header">``, a bare table of
-    such links). Never an element holding the page's main content."""
+    Publican's ``docnav``, Texinfo's ``nav-panel``, or a block whose only text is
+    Prev/Up/Home/Next-style links with their labels and separators (Texinfo 6's ``<div
+    class="header">``, a bare table of such links). Never an element holding the page's
+    main content."""
     if node.tag not in _BAR_TAGS:
         return False
     classes = set((node.attributes.get("class") or "").lower().split())
