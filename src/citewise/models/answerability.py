@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from citewise.knowledge.retrieve.query import detect_language
 from citewise.models.sentence_rank import SHORTLIST, Scored
 
 __all__ = ["answerability", "named"]
@@ -68,9 +69,12 @@ def named(question: str) -> list[str]:
     (a quoted value, what follows "e.g." / "for example" / ", say"), nor units and general
     abbreviations ("10 GB", "a big ISO", "the CPU"); "LUKS-encrypted" names LUKS. Words
     in title case that follow each other are one name ("Time Machine", "Secure Boot"): a
-    manual that says "time" and "machine" apart does not mention it."""
+    manual that says "time" and "machine" apart does not mention it. German capitalises
+    every noun, so a German question's capitalised words name something only when more
+    than their first letter is a capital ("PostgreSQL", "NTP")."""
     examples = [m.span() for m in _EXAMPLE.finditer(question)]
-    whole = list(_PHRASE.finditer(question))
+    nouns = detect_language(question) == "de"
+    whole = [] if nouns else list(_PHRASE.finditer(question))
     phrases = [m.span(1) for m in whole]
     names = []
     for m in [*whole, *_NAME.finditer(question),
@@ -79,6 +83,8 @@ def named(question: str) -> list[str]:
             continue
         if m.re is _NAME and any(a <= m.start(1) < b for a, b in phrases):
             continue  # a word of a name of several
+        if nouns and m.re is _NAME and not _INNER_CAPITAL.search(m.group(1)):
+            continue  # "Webserver", "Paket": nouns
         name = _MODIFIED.sub("", _POSSESSIVE.sub("", m.group(1)))
         if name.upper() not in _GENERIC:
             names.append(name.lower())
@@ -126,14 +132,20 @@ _PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z]
 _IDENTIFIER = re.compile(r"(?<![\w.:])([^\W\d_]\w+(?:(?:[._]|::)\w{2,})+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
+_INNER_CAPITAL = re.compile(r"^.[\w.'’-]*[A-Z0-9]")
 _POSSESSIVE = re.compile(r"['’]s$")
 # A word in title case ending in "s" ("Windows", "Jenkins", "Macs"): its singular counts as
 # a mention only in title case too (_titled_mentioned). "GPUs" and "URLs" are plurals.
 _TITLE_PLURAL = re.compile(r"\b([A-Z][a-z]+s)\b")
-# The asker's own data, not a thing the documents must name: a quoted value, or an example
-# ("e.g. O'Brien", "for example …", ", say Portuguese, then …") up to the end of its clause.
-_EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`)(?!\w)"
-                      r"|\b(?:e\.g\.|for example|for instance|,\s*say\b)[^?.;!]*")
+# The asker's own data, not a thing the documents must name: a quoted value (« … » and
+# „ … “ too), or an example ("e.g. O'Brien", "for example …", ", say Portuguese, then …",
+# "par exemple Apache") up to the end of its clause.
+_EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`|«[^»]+»|„[^“”]+[“”]"
+                      r"|‚[^‘’]+[‘’])(?!\w)"
+                      r"|\b(?:e\.g\.|for example|for instance|,\s*say\b"
+                      # … and as the languages the query analysis knows write them
+                      r"|par exemple|p\. ?ex\.|z\. ?B\.|zum Beispiel|por ejemplo|por exemplo"
+                      r"|per esempio|bijvoorbeeld|bijv\.)[^?.;!]*")
 # "LUKS-encrypted", "FAT32-formatted": the name is the part before the participle. Not
 # "-style" ("JavaScript-style" still names JavaScript, as "like Perforce" names Perforce).
 _MODIFIED = re.compile(r"(?<=[A-Z0-9])-[a-z]+ed$")

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from citewise.knowledge.index.headings import SECTION_SEPARATOR
+from citewise.knowledge.retrieve.query import function_words
 from citewise.models.sentence_candidates import Sentence, candidates
 from citewise.models.sentence_structure import structure_penalty
 from citewise.text import POINTING_WORDS, content_terms, name_terms
@@ -90,6 +91,11 @@ class Scored:
 
 # -- what the question asks ----------------------------------------------------------------
 
+# "Default" in the languages whose function words the ranking knows (French "par défaut",
+# German "standardmäßig", …): the heaviest cue was English only (French review, 2026-12-04).
+_DEFAULT_WORDS = (r"|\bpar d[ée]faut\b|\bstandardm[äa](?:ß|ss)ig\b|\bvoreingestellt|"
+                  r"\bpor (?:defecto|omisi[óo]n|padr[ãa]o)\b|\bpredeterminad|\bdi default\b|"
+                  r"\bpredefinit|\bstandaard\b")
 _INTENTS: dict[str, re.Pattern[str]] = {
     "default": re.compile(
         r"\bdefaults?\b|out of the box|unless (?:i|you|configured)|if i (?:don'?t|do not) "
@@ -103,7 +109,7 @@ _INTENTS: dict[str, re.Pattern[str]] = {
         r"|configure|write|wrote|choose|pass|add)\b"
         r"|\bhaven'?t (?:changed|configured|set|said|specified|touched)\b"
         r"|\bwith nothing after\b|\bonly give\b|\bon (?:its|their) own\b"
-        r"|\bno \w+ (?:and|or) no\b", re.I),
+        r"|\bno \w+ (?:and|or) no\b" + _DEFAULT_WORDS, re.I),
     "consequence": re.compile(
         r"^\s*(?:what happens|will\b|does\b|do\b|is\b|are\b)|\bwhat happens\b|\bif\b|"
         r"\bwhen\b|\bwhy\b|\bwhile\b", re.I),
@@ -135,7 +141,7 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
     # "more optimizations than the default" compares with the default, does not state it.
     "default": re.compile(r"(?<!than the )(?<!than its )(?<!from the )\bdefaults?\b"
                           r"|\bby default\b|\bnormally\b|\bunless\b|"
-                          r"\bif (?:not|no|omitted|unset|neither)\b", re.I),
+                          r"\bif (?:not|no|omitted|unset|neither)\b" + _DEFAULT_WORDS, re.I),
     "consequence": re.compile(r"\b(?:if|when|unless|will|cannot|can't|not|never|only|"
                               r"causes?|results? in|prevents?|removes?|discards?|fails?|"
                               r"since|because|so that|therefore)\b", re.I),
@@ -232,6 +238,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     if not sentences:
         return []
     asked = set(content_terms(" ".join(_HOW.findall(question))))  # "how long": intent
+    asked |= function_words(question)  # another language's "de", "les": not its subject
     q_terms = [t for t in dict.fromkeys(content_terms(question)) if t not in asked]
     asks = intent(question)
     defined = _defined(question)

@@ -17,6 +17,7 @@ on every request.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -26,9 +27,10 @@ from typing import Any
 from citewise.answer import Query, QueryDetails
 from citewise.knowledge.retrieve.dates import find_date_expression, resolve_date_expression
 from citewise.knowledge.retrieve.filters import Filters, extract_inline_filters, parse_filters
-from citewise.text import STOPWORDS
+from citewise.text import STOPWORDS, content_terms
 
-__all__ = ["analyze", "details", "detect_language", "filters_of", "keywords", "resolve"]
+__all__ = ["analyze", "details", "detect_language", "filters_of", "function_words", "keywords",
+           "resolve"]
 
 # A word: letters and digits, joined by apostrophes, hyphens and underscores ("isn't",
 # "read-only", "pg_dump": an identifier is one keyword, as the question wrote it).
@@ -36,6 +38,11 @@ _WORD = re.compile(r"[^\W_]+(?:['’_-][^\W_]+)*", re.UNICODE)
 # An English contraction's tail: "what's" is the keyword "what" (a stopword), "isn't" is
 # "is" ("not" is a stopword too); "won't"/"can't"/"shan't"/"ain't" are nothing but that.
 _CLITIC = re.compile(r"['’](?:s|re|ve|ll|d|m)$|n['’]t$", re.IGNORECASE)
+# French and Italian elide an article or pronoun before a vowel: "l'annuler", "d'un",
+# "qu'il", "jusqu'à", "dell'utente".
+_ELIDED = re.compile(r"^(?:[ldjnmstc]|qu|jusqu|lorsqu|puisqu|dell|all|nell|sull|dall|un"
+                     r"|quest|quell)['’](?=\w)", re.I)
+_JOINS = re.compile(r"['’-]")
 _NEGATED = frozenset(("won't", "can't", "shan't", "ain't", "won’t", "can’t", "shan’t", "ain’t"))
 # Han, kana and Hangul are written without spaces: split a "word" where the script changes,
 # and drop hiragana-only runs (particles and endings such as "とは", "ですか").
@@ -63,7 +70,11 @@ _STOP: dict[str, frozenset[str]] = {
         "le la les un une des du de et ou mais ne pas est sont était été sera comment que qui "
         "quoi où quand pourquoi quel quelle quels quelles je tu il elle nous vous ils elles avec "
         "pour dans sur par au aux ce cette ces mon ma mes son sa ses leur leurs se qu est-ce "
-        "peut peuvent faut fait y en a"
+        "peut peuvent faut fait y en a combien ai as avez ont suis es êtes sommes être avoir "
+        "dois doit puis peux on si ne plus tout tous toute toutes votre vos notre nos me te "
+        "lui moi ça cela ceci comme aussi sans sous entre vers chez alors donc car ni "
+        # an elided article or pronoun: "l'annuler", "d'un dépôt", "qu'il"
+        "l d j n s c m t jusqu lorsqu puisqu"
     ),
     "es": _words(
         "el la los las un una unos unas y o pero no es son era fue será cómo como qué que "
@@ -74,7 +85,7 @@ _STOP: dict[str, frozenset[str]] = {
     "it": _words(
         "il lo la i gli le un uno una e o ma non è sono era come che chi dove quando perché "
         "quale quali io tu lui lei noi voi loro con per in su da del della dei delle al alla "
-        "nel nella questo questa si può hanno ha di a"
+        "nel nella questo questa si può hanno ha di a l dell all nell sull dall quest quell"
     ),
     "nl": _words(
         "de het een en of maar niet is zijn was waren wordt hoe wat wie waar wanneer waarom "
@@ -170,7 +181,8 @@ def detect_language(text: str) -> str | None:
         if lang == "ru" and any(ch in "іїєґІЇЄҐ" for ch in text):
             return "uk"
         return lang
-    words = [w.lower() for w in _WORD.findall(text)]
+    # "sont-ils", "l'annuler": the parts are the words a stopword list has.
+    words = [p for w in _WORD.findall(text.lower()) for p in _JOINS.split(w) if p]
     scores = dict.fromkeys(_STOP, 0.0)
     for word in words:
         owners = [lang for lang, stop in _STOP.items() if word in stop]
@@ -188,6 +200,24 @@ def detect_language(text: str) -> str | None:
     return best
 
 
+def function_words(question: str) -> frozenset[str]:
+    """The function words of ``question``'s language when that is not English ("de",
+    "les", the "l" of "l'annuler" in French), as :func:`citewise.text.content_terms` would
+    make terms of them: what the evidence ranking must not count as what the question is
+    about (new-user review of a French handbook, 2026-12-04: "de" and "les" routed
+    questions to pages titled with them). Empty for English, whose are left out anyway."""
+    language = detect_language(question)
+    if language is None or language == "en" or language not in _STOP:
+        return frozenset()
+    return _function_terms(language)
+
+
+@functools.lru_cache(maxsize=16)
+def _function_terms(language: str) -> frozenset[str]:
+    words = _STOP[language]
+    return words | frozenset(t for w in words for t in content_terms(w))
+
+
 def keywords(text: str, language: str | None = None) -> list[str]:
     """Content words in order of appearance, lower-cased, without stopwords/duplicates."""
     stop = _STOP.get(language or "en", _STOP["en"]) | _STOP["en"]
@@ -196,6 +226,8 @@ def keywords(text: str, language: str | None = None) -> list[str]:
         if word.lower() in _NEGATED:
             continue
         word = _CLITIC.sub("", word)
+        if language in ("fr", "it"):
+            word = _ELIDED.sub("", word)  # "l'annuler" is "annuler", "dell'utente" "utente"
         for run in _CJK_RUNS.findall(word):
             w = unicodedata.normalize("NFC", run.lower())
             cjk = ord(w[0]) >= 0x3040

@@ -1,0 +1,52 @@
+"""A question in French (or German, Spanish, …) over documents in that language (new-user
+review of the Debian Administrator's Handbook in French, 2026-12-04). The ranking's terms
+were English: "de", "les" and the "d" of "d'un" were words the question was about, and
+routed it to pages whose titles have them; "par défaut" was no default question; the
+abstention rule read "par exemple Apache" and « Unit Entered Failed State » as names the
+documents must mention. The packaged embedder is English-only: these are the fixes that
+need no other model."""
+
+from __future__ import annotations
+
+from citewise.knowledge.retrieve.query import detect_language, function_words, keywords
+from citewise.models.answerability import named
+from citewise.models.sentence_rank import Sentence, intent, rank
+
+
+def test_a_french_questions_function_words_are_not_its_terms() -> None:
+    question = "Combien de jours les journaux sont-ils gardés ?"
+    assert detect_language(question) == "fr"  # "sont-ils": "sont" and "ils" are French
+    assert {"de", "les", "ils", "sont"} <= function_words(question)
+    assert keywords("Comment l'annuler d'un coup ?", "fr") == ["annuler", "coup"]
+    # English keeps its own rules: nothing more is dropped from an English question.
+    assert function_words("Which car does the documentation use as an example?") == frozenset()
+
+
+def test_function_words_do_not_route_a_question_to_a_page_titled_with_them() -> None:
+    title = Sentence(1, 0, "Les journaux sont conservés une semaine.", "",
+                     "les-journaux-de-la-securite.html", "Les journaux de la sécurité", True)
+    answer = Sentence(2, 1, "Un dépôt reçoit une priorité de 500.", "",
+                      "apt-preferences.html", "Préférences d'APT", True)
+    scored = rank("Quelle est la priorité de la plupart des dépôts ?", [title, answer])
+    assert scored[0].sentence is answer
+    assert scored[1].parts.get("routing", 0.0) == 0.0
+
+
+def test_default_in_other_languages_is_a_default_question_and_answer() -> None:
+    assert "default" in intent("Quelle est la priorité par défaut d'un dépôt ?")
+    assert "default" in intent("Welche Priorität hat ein Paket standardmäßig?")
+    stated = Sentence(1, 0, "Par défaut, un dépôt reçoit la priorité 500.", "", "a.html",
+                      "APT", True)
+    other = Sentence(1, 1, "Un dépôt peut recevoir la priorité 990 avec une cible.", "",
+                     "a.html", "APT", True)
+    scored = rank("Quelle priorité un dépôt reçoit-il par défaut ?", [other, stated])
+    assert scored[0].sentence is stated and scored[0].parts.get("intent", 0.0) > 0
+
+
+def test_an_example_or_a_quoted_message_in_french_is_the_askers_data() -> None:
+    assert named("Comment protéger un serveur web, par exemple Apache ?") == []
+    assert named("Que signifie l'erreur « Unit Entered Failed State » ?") == []
+    assert named("Wie schütze ich einen Webserver, z. B. Apache?") == []
+    # German capitalises every noun: a name is what has more capitals than its first.
+    assert named("Wie schütze ich den Webserver mit PostgreSQL und NTP?") == [
+        "postgresql", "ntp"]
