@@ -53,7 +53,7 @@ from citewise.models.base import (
 )
 from citewise.models.quote_values import CANNOT_FILL, UNFILLABLE, fill
 from citewise.models.sentence_rank import candidates, rank
-from citewise.models.sentence_similarity import minilm_scorer
+from citewise.models.sentence_similarity import scorer_for
 from citewise.models.thread_repeats import earlier_answers, not_repeated
 from citewise.text import content_terms, plain_terms
 
@@ -159,7 +159,7 @@ class ExtractiveModel:
         if not sentences:
             return [], 0.0
         question = _scoring_question(question, observations)
-        scorer = minilm_scorer() if self.semantic else None
+        scorer = scorer_for(question) if self.semantic else None
         scored = rank(question, sentences, semantic=scorer)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text,
                             x.sentence.section, x.sentence.term)

