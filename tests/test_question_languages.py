@@ -50,3 +50,5 @@ def test_an_example_or_a_quoted_message_in_french_is_the_askers_data() -> None:
     # German capitalises every noun: a name is what has more capitals than its first.
     assert named("Wie schütze ich den Webserver mit PostgreSQL und NTP?") == [
         "postgresql", "ntp"]
+    # A compound's parts are capitalised too: "Soft-Limit" names nothing, "NFSv4-Server" NFSv4.
+    assert named("Was passiert über dem Soft-Limit auf einem NFSv4-Server?") == ["nfsv4"]

@@ -83,8 +83,12 @@ def named(question: str) -> list[str]:
             continue
         if m.re is _NAME and any(a <= m.start(1) < b for a, b in phrases):
             continue  # a word of a name of several
-        if nouns and m.re is _NAME and not _INNER_CAPITAL.search(m.group(1)):
-            continue  # "Webserver", "Paket": nouns
+        if nouns and m.re is _NAME:
+            # "Webserver", "Soft-Limit": nouns; "NFSv4-Server", "LDAP-Verzeichnis" name
+            # NFSv4 and LDAP.
+            names.extend(part.lower() for part in m.group(1).split("-")
+                         if _INNER_CAPITAL.search(part) and part.upper() not in _GENERIC)
+            continue
         name = _MODIFIED.sub("", _POSSESSIVE.sub("", m.group(1)))
         if name.upper() not in _GENERIC:
             names.append(name.lower())
