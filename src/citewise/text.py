@@ -44,9 +44,12 @@ POINTING_WORDS = "this|that|these|those|it|such"
 # the look-behind at every position (~2x faster); the cut is placed after the
 # punctuation, which gives exactly the spans of the look-behind form (tests/test_text.py
 # proves it against that implementation).
-_SENT_END = re.compile(r"[.!?…][\"'”’)\]]*\s+|[。！？]|\n\s*\n")
+# French closes a quotation with "»" after a space: "« Redémarrez le service. » Ensuite…".
+_GUILLEMET = r"(?:[ \u00a0\u202f]?[»›])?"
+_SENT_END = re.compile(rf"[.!?…]{_GUILLEMET}[\"'”’)\]]*\s+|[。！？]|\n\s*\n")
 # The gap after punctuation that sits just before ``start`` (outside the searched range).
-_GAP = re.compile(r"[\"'”’)\]]*\s+")
+_GAP = re.compile(rf"{_GUILLEMET}[\"'”’)\]]*\s+")
+_CLOSING_GUILLEMET = re.compile(_GUILLEMET)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _JOINED = re.compile(r"\w+(?:['-]\w+)*")
 
@@ -250,13 +253,15 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 
 
 # Abbreviations after which ``sentence_spans`` cuts although the sentence goes on. Titles,
-# "e.g.", "i.e.", "vs." and a single capital initial ("J. Smith") never end a sentence in
+# "e.g.", "i.e.", "vs.", French "p. ex.", German "bzw." and "vgl.", and a single capital
+# initial ("J. Smith") never end a sentence in
 # practice; the others often do ("…made by Acme Inc. The firm…"), so they only hold the
 # sentence together when the next word is lower case or a number ("Acme Inc. is", "No. 5").
 # ("I." is a pronoun ending a sentence far more often than an initial.)
 _TITLES = frozenset(
     """
     dr mr mrs ms mx prof st mt rev hon gen col capt lt sgt gov sen rep vs cf e.g i.e
+    ex bzw vgl
     """.split()  # noqa: SIM905
 )
 _ABBREVIATIONS = frozenset(
@@ -294,6 +299,8 @@ def _closed(text: str, b: int) -> int:
     right after its final punctuation, so that '(This is rare.)' and 'He said "Go."' are
     quoted whole, not '(This is rare.' with its ')' lost in the gap after it."""
     if b and text[b - 1] in ".!?…":
+        m = _CLOSING_GUILLEMET.match(text, b)
+        b = m.end() if m is not None else b
         while b < len(text) and text[b] in _CLOSERS:
             b += 1
     return b
@@ -335,13 +342,14 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     return False
 
 
-_CLOSERS = "\"'”’)]"
+_CLOSERS = "\"'”’)]»›"  # French guillemets close « … » and ‹ … ›
 
 
 def _quote_open(text: str, a: int, b: int) -> bool:
     """Whether a double quotation opened in ``text[a:b]`` is not closed there."""
     straight = text.count('"', a, b)
-    return straight % 2 == 1 or text.count("“", a, b) > text.count("”", a, b)
+    return (straight % 2 == 1 or text.count("“", a, b) > text.count("”", a, b)
+            or text.count("«", a, b) > text.count("»", a, b))
 
 
 def _next_word(text: str, start: int) -> str:

@@ -1,10 +1,11 @@
-"""A question in French (or German, Spanish, …) over documents in that language (new-user
-review of the Debian Administrator's Handbook in French, 2026-12-04). The ranking's terms
-were English: "de", "les" and the "d" of "d'un" were words the question was about, and
-routed it to pages whose titles have them; "par défaut" was no default question; the
-abstention rule read "par exemple Apache" and « Unit Entered Failed State » as names the
-documents must mention. The packaged embedder is English-only: these are the fixes that
-need no other model."""
+"""Questions and documents in French (or German, Spanish, …), new-user review of the Debian
+Administrator's Handbook in French, 2026-12-04. The ranking's terms were English: "de",
+"les" and the "d" of "d'un" were words the question was about, and routed it to pages whose
+titles have them; "par défaut" was no default question; the abstention rule read "par
+exemple Apache" and « Unit Entered Failed State » as names the documents must mention, and
+every German noun as a name; the sentence splitter began a sentence with a quotation's
+closing "»" and cut after "p. ex.". The packaged embedder is English-only: these are the
+fixes that need no other model (for that one: tests/test_multilingual.py)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,23 @@ def test_an_example_or_a_quoted_message_in_french_is_the_askers_data() -> None:
         "postgresql", "ntp"]
     # A compound's parts are capitalised too: "Soft-Limit" names nothing, "NFSv4-Server" NFSv4.
     assert named("Was passiert über dem Soft-Limit auf einem NFSv4-Server?") == ["nfsv4"]
+
+
+def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> None:
+    from citewise.text import join_abbreviations, sentence_spans
+
+    def sentences(text: str) -> list[str]:
+        return [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
+
+    # A quotation closes with "»" after a space; the next sentence does not open with it.
+    assert sentences("« Redémarrez le service. » Ensuite, vérifiez les journaux.") == [
+        "« Redémarrez le service. »", "Ensuite, vérifiez les journaux."]
+    assert sentences("Il dit « Arrêtez. Tout de suite. » puis il part.") == [
+        "Il dit « Arrêtez. Tout de suite. » puis il part."]
+    assert sentences("Un outil, p. ex. rsync, copie les fichiers. La suite.") == [
+        "Un outil, p. ex. rsync, copie les fichiers.", "La suite."]
+    assert sentences("Siehe Kapitel 3 bzw. den Anhang. Dann weiter.") == [
+        "Siehe Kapitel 3 bzw. den Anhang.", "Dann weiter."]
+    # English is cut as before.
+    assert sentences('"Restart the service." Then check the logs.') == [
+        '"Restart the service."', "Then check the logs."]
