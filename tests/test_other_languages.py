@@ -9,6 +9,8 @@ fixes that need no other model (for that one: tests/test_multilingual.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from citewise.knowledge.retrieve.query import detect_language, function_words, keywords
 from citewise.models.answerability import named
 from citewise.models.sentence_rank import Sentence, intent, rank
@@ -73,3 +75,23 @@ def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> No
     # English is cut as before.
     assert sentences('"Restart the service." Then check the logs.') == [
         '"Restart the service."', "Then check the logs."]
+
+
+def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:
+    from citewise import Agent, KnowledgeBase
+    from citewise.grounding.declines import DECLINES, NOT_IN_SOURCES
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "cron.md").write_text("# Cron\n\nLe démon cron lance les tâches planifiées.\n",
+                                  encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([docs])
+        agent = Agent(kb)
+        french = agent.ask("Comment installer Kubernetes sur ce serveur ?")
+        german = agent.ask("Wie installiere ich Kubernetes auf diesem Server?")
+        english = agent.ask("How do I install Kubernetes on this server?")
+    for answer, language in ((french, "fr"), (german, "de")):
+        assert answer.text == DECLINES[language] and answer.citations == []
+        assert "no_answer_in_sources" in {i.code for i in answer.issues}
+    assert english.text == NOT_IN_SOURCES

@@ -45,8 +45,8 @@ from citewise.grounding.claims import (
     says_no_answer,
     split_claims,
 )
+from citewise.grounding.declines import not_in_sources
 from citewise.grounding.relevance import (
-    NOT_IN_SOURCES,
     QuestionRelevance,
     noted,
     question_of,
@@ -236,7 +236,8 @@ def assemble_answer(
         # Verbatim, resolvable citations that bear out no sentence of the answer (any
         # model's): the documents do not answer. Strict mode, left with nothing, says so.
         # Otherwise said in the text too, at its end (the text before it may be streamed).
-        final_text = NOT_IN_SOURCES if all(c.removed for c in claims) else noted(final_text)
+        final_text = (not_in_sources(question_of(state)) if all(c.removed for c in claims)
+                      else noted(final_text))
         issues.append(Issue(code="no_answer_in_sources",
                             message="no claim of the answer is supported by the retrieved "
                             "passages: the documents do not appear to answer the question",

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from citewise.grounding.declines import is_decline
 from citewise.text import content_terms, join_abbreviations, sentence_spans
 
 __all__ = [
@@ -73,8 +74,9 @@ _ABSTAIN = re.compile(
 
 def says_no_answer(text: str) -> bool:
     """True when ``text`` says the sources hold no answer ("I could not find … in the
-    documents"): an abstention, which ``assemble`` reports as ``no_answer_in_sources``."""
-    return _ABSTAIN.search(text) is not None
+    documents", or citewise's own decline in any language): an abstention, which
+    ``assemble`` reports as ``no_answer_in_sources``."""
+    return is_decline(text) or _ABSTAIN.search(text) is not None
 
 
 # Courtesy addressed to the reader ("I hope this helps!") asserts nothing about the sources.
@@ -324,7 +326,7 @@ def _is_claim(c: DraftClaim) -> bool:
     stripped = c.raw.lstrip()
     if stripped.startswith("#") or c.text.endswith(":"):
         return False  # a heading or a lead-in ("The policy says:")
-    return not (_ABSTAIN.search(c.text) or _CHATTER.search(c.text))
+    return not (says_no_answer(c.text) or _CHATTER.search(c.text))
 
 
 def _wider(a: str, b: str) -> bool:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from citewise.answer import SearchDocument
+from citewise.grounding.declines import NOT_IN_SOURCES
 from citewise.grounding.verify import EmbedFn, Excerpt, cosine, excerpt_spans
 from citewise.text import POINTING_WORDS, content_terms
 
@@ -54,9 +55,6 @@ if TYPE_CHECKING:
 __all__ = ["NOT_IN_SOURCES", "OFF_TOPIC", "OFF_TOPIC_LEXICAL", "UNSUPPORTED_NOTE",
            "QuestionRelevance", "neighbours", "noted", "question_of", "topical"]
 
-#: The answer's text when strict mode removed every claim: no sentence was borne out.
-NOT_IN_SOURCES = ("The documents do not answer this question: no passage of the knowledge "
-                  "base supports an answer to it.")
 #: Appended to an answer whose quotes or claims no retrieved passage bears out (outside
 #: strict mode): a client that reads only the text — an OpenAI SDK, a chat UI — must not
 #: take the closest passages for an answer.

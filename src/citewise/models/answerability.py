@@ -76,7 +76,7 @@ def named(question: str) -> list[str]:
     nouns = detect_language(question) == "de"
     whole = [] if nouns else list(_PHRASE.finditer(question))
     phrases = [m.span(1) for m in whole]
-    names = []
+    names: list[str] = []
     for m in [*whole, *_NAME.finditer(question),
               *_IDENTIFIER.finditer(question), *_CALL.finditer(question)]:
         if any(a <= m.start(1) < b for a, b in examples):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citewise.grounding.claims import segments
-from citewise.grounding.relevance import NOT_IN_SOURCES
+from citewise.grounding.declines import NOT_IN_SOURCES, not_in_sources
 from citewise.models.answerability import answerability
 from citewise.models.base import (
     Message,
@@ -130,7 +130,7 @@ class ExtractiveModel:
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "
                     f"below {self.answerable:.2f})."))
-                yield TextDelta(channel="answer", text=NO_ANSWER)
+                yield TextDelta(channel="answer", text=not_in_sources(question))
             else:
                 # Counted as the answer cites them: a quote of two sentences is two.
                 quoted = sum(max(1, len(segments(c.text))) for c in chosen)
