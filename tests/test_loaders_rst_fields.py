@@ -25,6 +25,10 @@ Options
 -o FILE, --output=FILE
                 Write the sorted lines to FILE
                 instead of standard output.
+-k KEY          Sort on KEY, one of:
+
+                -n   numbers
+                -t   text
 
 API
 ---
@@ -43,6 +47,7 @@ API
 :Authors:
    - Ann
    - Bob
+:Meta data: kept as text
 """
 
 
@@ -58,6 +63,7 @@ def test_a_field_is_one_line_with_its_name(tmp_path: Path) -> None:
     assert "Author: Andrew Dalke and Raymond Hettinger\n\nRelease: 0.1" in text
     # A field whose body is a list: its name leads the list.
     assert "Authors:\n- Ann\n- Bob" in text
+    assert "Meta data: kept as text" in text  # only autodoc's ":meta x:" is a setting
 
 
 def test_sphinx_info_fields_read_as_its_html_labels_them(tmp_path: Path) -> None:
@@ -77,3 +83,6 @@ def test_an_option_lists_options_are_one_term_over_their_description(
     assert entry in text
     at = text.index(entry)
     assert (at, at + len("-o FILE, --output=FILE"), "term") in roles
+    # An option list inside a description is its own: once, and not on the outer term.
+    assert "-k KEY\nSort on KEY, one of:\n\n-n\nnumbers\n\n-t\ntext" in text
+    assert text.count("numbers") == 1

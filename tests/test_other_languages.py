@@ -21,8 +21,11 @@ def test_a_french_questions_function_words_are_not_its_terms() -> None:
     assert detect_language(question) == "fr"  # "sont-ils": "sont" and "ils" are French
     assert {"de", "les", "ils", "sont"} <= function_words(question)
     assert keywords("Comment l'annuler d'un coup ?", "fr") == ["annuler", "coup"]
-    # English keeps its own rules: nothing more is dropped from an English question.
+    # English keeps its own rules: nothing more is dropped from an English question, and
+    # its contractions are no French elisions ("don't" is not "don" and a "t").
     assert function_words("Which car does the documentation use as an example?") == frozenset()
+    for english in ("Don't I need sudo?", "What's PG's max_connections?", "Won't it compile?"):
+        assert detect_language(english) in ("en", None), english
 
 
 def test_function_words_do_not_route_a_question_to_a_page_titled_with_them() -> None:
@@ -48,6 +51,7 @@ def test_default_in_other_languages_is_a_default_question_and_answer() -> None:
 
 def test_an_example_or_a_quoted_message_in_french_is_the_askers_data() -> None:
     assert named("Comment protéger un serveur web, par exemple Apache ?") == []
+    assert named("Par exemple Apache, comment le protéger ?") == []
     assert named("Que signifie l'erreur « Unit Entered Failed State » ?") == []
     assert named("Wie schütze ich einen Webserver, z. B. Apache?") == []
     # German capitalises every noun: a name is what has more capitals than its first.
@@ -72,9 +76,16 @@ def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> No
         "Un outil, p. ex. rsync, copie les fichiers.", "La suite."]
     assert sentences("Siehe Kapitel 3 bzw. den Anhang. Dann weiter.") == [
         "Siehe Kapitel 3 bzw. den Anhang.", "Dann weiter."]
-    # English is cut as before.
+    assert sentences("Man kann z. B. den Dienst neu starten. Dann weiter.") == [
+        "Man kann z. B. den Dienst neu starten.", "Dann weiter."]
+    # German opens a quotation with "»": it begins the next sentence.
+    assert sentences("Das ist gut. »Neustart« ist wichtig.") == [
+        "Das ist gut.", "»Neustart« ist wichtig."]
+    # English is cut as before: "ex." alone ends a sentence.
     assert sentences('"Restart the service." Then check the logs.') == [
         '"Restart the service."', "Then check the logs."]
+    assert sentences("I called my ex. Then she answered.") == [
+        "I called my ex.", "Then she answered."]
 
 
 def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:

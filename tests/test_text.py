@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from citewise.text import line_of, sentence_spans
 
-# The implementation sentence_spans replaced, verbatim: the reference it must equal.
-_REFERENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|\n\s*\n")
+# The implementation sentence_spans replaced, verbatim but for French's closing guillemet
+# after a space ("… service. » Ensuite", 2026-12-04): the reference it must equal.
+_REFERENCE_END = re.compile(r"(?<=[.!?…])(?:[ \u00a0\u202f]?[»›](?=\s))?[\"'”’)\]]*\s+"
+                            r"|(?<=[。！？])|\n\s*\n")
 
 
 def _push(text: str, a: int, b: int, out: list[tuple[int, int]]) -> None:
@@ -37,7 +39,8 @@ def reference_spans(text: str, start: int = 0, end: int | None = None) -> list[t
 
 # Mostly the characters the rules are about, so boundaries, quotes after punctuation,
 # runs of punctuation, CJK stops next to blank lines etc. are met all the time.
-_SPECIAL = [*".!?…\"'”’)]。！？\n\r\t  ", "\n\n", "\r\n\r\n", ". ", "。\n\n", ".”  "]
+_SPECIAL = [*".!?…\"'”’)]»›。！？\n\r\t  ", "\n\n", "\r\n\r\n", ". ", "。\n\n", ".”  ",
+            ". » ", ".\u00a0»"]
 _TEXT = st.lists(
     st.one_of(st.sampled_from(_SPECIAL), st.sampled_from(["a", "Bc", "x1", "é", "東", "😀"]),
               st.characters()),

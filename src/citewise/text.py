@@ -43,9 +43,10 @@ POINTING_WORDS = "this|that|these|those|it|such"
 # it): the regex engine can then skip ahead to candidate characters instead of trying
 # the look-behind at every position (~2x faster); the cut is placed after the
 # punctuation, which gives exactly the spans of the look-behind form (tests/test_text.py
-# proves it against that implementation).
-# French closes a quotation with "»" after a space: "« Redémarrez le service. » Ensuite…".
-_GUILLEMET = r"(?:[ \u00a0\u202f]?[»›])?"
+# proves it against that implementation, the closing guillemet added to both).
+# French closes a quotation with "»" after a space: "« Redémarrez le service. » Ensuite…";
+# German opens one with it ("Gut. »Neustart« …"): a closing one has a space after it.
+_GUILLEMET = r"(?:[ \u00a0\u202f]?[»›](?=\s))?"
 _SENT_END = re.compile(rf"[.!?…]{_GUILLEMET}[\"'”’)\]]*\s+|[。！？]|\n\s*\n")
 # The gap after punctuation that sits just before ``start`` (outside the searched range).
 _GAP = re.compile(rf"{_GUILLEMET}[\"'”’)\]]*\s+")
@@ -253,7 +254,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 
 
 # Abbreviations after which ``sentence_spans`` cuts although the sentence goes on. Titles,
-# "e.g.", "i.e.", "vs.", French "p. ex.", German "bzw." and "vgl.", and a single capital
+# "e.g.", "i.e.", "vs.", German "bzw." and "vgl.", and a single capital
 # initial ("J. Smith") never end a sentence in
 # practice; the others often do ("…made by Acme Inc. The firm…"), so they only hold the
 # sentence together when the next word is lower case or a number ("Acme Inc. is", "No. 5").
@@ -261,7 +262,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 _TITLES = frozenset(
     """
     dr mr mrs ms mx prof st mt rev hon gen col capt lt sgt gov sen rep vs cf e.g i.e
-    ex bzw vgl
+    bzw vgl
     """.split()  # noqa: SIM905
 )
 _ABBREVIATIONS = frozenset(
@@ -331,7 +332,7 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     nxt = text[start]
     if word[0].isdigit():  # "3. the next" — a number mid-sentence (list numbers aside)
         return nxt.islower()
-    if stem in _TITLES:
+    if stem in _TITLES or _SPLIT_ABBREVIATION.search(text, max(a, b - 8), b + 3):
         return True
     if len(word) == 2 and word[0].isupper() and word != "I.":
         # An initial ("J. Smith", "John F. Kennedy") — unless a word that starts sentences
@@ -342,6 +343,10 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     return False
 
 
+# Abbreviations of two parts whose first stop ends no sentence, nor their second: French
+# "p. ex.", German "z. B.", "d. h.", "u. a." (an English "ex." alone ends one: "my ex.").
+_SPLIT_ABBREVIATION = re.compile(r"(?<![^\W\d_])(?:p\.\s?ex|z\.\s?B|d\.\s?h|u\.\s?a)\.(?!\w)"
+                                 r"|(?<![^\W\d_])[pzdu]\.(?=\s?(?:ex|B|h|a)\.)")
 _CLOSERS = "\"'”’)]»›"  # French guillemets close « … » and ‹ … ›
 
 

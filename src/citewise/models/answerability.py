@@ -148,8 +148,8 @@ _EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”
                       r"|‚[^‘’]+[‘’])(?!\w)"
                       r"|\b(?:e\.g\.|for example|for instance|,\s*say\b"
                       # … and as the languages the query analysis knows write them
-                      r"|par exemple|p\. ?ex\.|z\. ?B\.|zum Beispiel|por ejemplo|por exemplo"
-                      r"|per esempio|bijvoorbeeld|bijv\.)[^?.;!]*")
+                      r"|(?i:par exemple|p\. ?ex\.|z\. ?B\.|zum Beispiel|por ejemplo|por exemplo"
+                      r"|per esempio|bijvoorbeeld|bijv\.))[^?.;!]*")
 # "LUKS-encrypted", "FAT32-formatted": the name is the part before the participle. Not
 # "-style" ("JavaScript-style" still names JavaScript, as "like Perforce" names Perforce).
 _MODIFIED = re.compile(r"(?<=[A-Z0-9])-[a-z]+ed$")

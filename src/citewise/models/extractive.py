@@ -11,7 +11,9 @@ Policy, one step per model call:
 4. answer with the best evidence sentence (and a second one only when it scores nearly as
    well), each quoted verbatim and followed by its citation marker — or, when the
    answerability stays below the threshold, say plainly that the documents do not answer
-   (:data:`NO_ANSWER`, nothing cited; the assembler adds ``no_answer_in_sources``).
+   (:data:`NO_ANSWER`, or its translation for a question in another language —
+   :mod:`citewise.grounding.declines`; nothing cited; the assembler adds
+   ``no_answer_in_sources``).
 
 It never writes a word of its own into a claim: every sentence of an answer is a substring
 of a cited snippet (less the snippet's own bracketed footnotes, which would read as
@@ -61,7 +63,8 @@ __all__ = ["ANSWERABLE", "NO_ANSWER", "ExtractiveModel", "create"]
 
 Part = TextDelta | ToolCallPart | UsagePart
 
-#: The abstention's wording: the one grounding uses when strict mode removes every claim.
+#: The abstention's wording in English (other languages: ``declines.not_in_sources``): the
+#: one grounding uses when strict mode removes every claim.
 NO_ANSWER = NOT_IN_SOURCES
 #: Below this answerability the model abstains (calibrated on the ``tune`` split of
 #: ``bench/data/answers``; see ``bench/README.md``).

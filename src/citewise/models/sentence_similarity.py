@@ -120,10 +120,16 @@ def relevance_embed(embedder: Any) -> Callable[[Sequence[str]], Any] | None:
     # higher, so a knowledge base embedded with e5 is judged with the packaged MiniLM too.
     if getattr(embedder, "name", None) not in (MiniLMEmbedder.name, E5Embedder.name):
         return embedder.embed  # type: ignore[no-any-return]
-    fallback = embedder.embed
+    # An e5 knowledge base without MiniLM: no vectors on the thresholds' scale, words only.
+    fallback = embedder.embed if embedder.name == MiniLMEmbedder.name else None
 
     def embed(texts: Sequence[str]) -> Any:
         scorer_model = _embedder()
-        return fallback(texts) if scorer_model is None else _vectors(scorer_model, list(texts))
+        if scorer_model is not None:
+            return _vectors(scorer_model, list(texts))
+        if fallback is None:
+            raise ConfigError("the packaged MiniLM is not installed",
+                              code="embedding_model_missing")
+        return fallback(texts)
 
     return embed

@@ -73,17 +73,18 @@ def in_prose(text: str, code: frozenset[str]) -> frozenset[str]:
     prose line before them: a name in the code font that the line break left alone on its
     line ("This is achieved by using the function" / "mnesia:wait_for_tables/2.", 118
     in ten Erlang manuals), which is no example — set apart, it cut its sentence in two.
-    Such a line is a few words after a line of prose that ends with no stop or colon."""
+    Such a line is a few words after a line of prose that ends with no stop or colon, and
+    it ends the sentence (a stop or comma of its own) or the prose goes on after it in
+    lower case; "type" / "make install" / "It installs …" keeps its example."""
     inline: set[str] = set()
-    before = ""
-    for line in text.split("\n"):
-        body = line.strip()
-        if not body:
-            continue
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    for i, body in enumerate(lines):
+        before = lines[i - 1] if i else ""
+        after = lines[i + 1] if i + 1 < len(lines) else ""
         if (body in code and len(body.split()) <= _INLINE_WORDS and before not in code
-                and len(before.split()) >= _PROSE_WORDS and before[-1] not in ".:!?;"):
+                and len(before.split()) >= _PROSE_WORDS and before[-1] not in ".:!?;"
+                and (body[-1] in ".,;" or (after[:1].islower() and after not in code))):
             inline.add(body)
-        before = body
     return code - inline if inline else code
 
 

@@ -102,13 +102,18 @@ def _outline_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) ->
         starts.setdefault(_bare(title), set()).add(page)
     if not starts:
         return pages
+    firsts = [_bare(text.split("\n", 1)[0]) for text in pages]
+    opening = Counter(firsts)
     out: list[str] = []
-    for number, text in enumerate(pages, start=1):
+    for number, (text, key) in enumerate(zip(pages, firsts, strict=True), start=1):
         lines = text.split("\n")
-        key = _bare(lines[0])
         on = starts.get(key)
+        # A head recurs: on the chapter's first page over its title, or atop its other
+        # pages. A title that opens one page alone ("Options" again, with no bookmark of
+        # its own there) is a heading.
         if on is not None and (any(_bare(line) == key for line in lines[1:])
-                               or (min(on) < number and number not in on)):
+                               or (min(on) < number and number not in on
+                                   and opening[key] > 1)):
             text = "\n".join(lines[1:]).strip()
         out.append(text)
     return out
@@ -228,7 +233,8 @@ def headings(page_texts: list[str], entries: Sequence[tuple[int, str, int]]
         if not 1 <= page <= len(pages):
             continue
         text = pages[page - 1]
-        m = _title_line(title).search(text, cursor.get(page, 0))
+        m = next((hit for pattern in _title_lines(title)
+                  if (hit := pattern.search(text, cursor.get(page, 0))) is not None), None)
         if m is None:
             continue
         start = m.start() + len(m.group()) - len(m.group().lstrip())
@@ -240,19 +246,21 @@ def headings(page_texts: list[str], entries: Sequence[tuple[int, str, int]]
     return pages, found
 
 
-def _title_line(title: str) -> re.Pattern[str]:
-    """The line a bookmark's title is typeset as: the title, maybe after its section
-    number ("1.7.8  Recovery of Transactions" for the bookmark "Recovery of Transactions");
-    a function's entry named by its arity ("abort/1", Erlang's reference manuals) is the
-    line of its signature, "abort(Reason :: term()) -> no_return()"."""
-    arity = _ARITY.match(title)
-    if arity is not None:
-        return re.compile(rf"(?m)^[ \t]*{re.escape(arity.group(1))}\(.*$")
+def _title_lines(title: str) -> list[re.Pattern[str]]:
+    """The lines a bookmark's title may be typeset as, the likeliest first: the title,
+    maybe after its section number ("1.7.8  Recovery of Transactions" for the bookmark
+    "Recovery of Transactions"); for a function's entry named by its arity ("abort/1",
+    Erlang's reference manuals), first the line of its signature, "abort(Reason :: term())
+    -> no_return()" ("HTTP/2" is no function: its line is the title)."""
     words = r"\s+".join(re.escape(w) for w in title.split())
-    return re.compile(rf"(?m)^[ \t]*(?:{_NUMBER}[ \t\xa0]+)?{words}[ \t]*$")
+    plain = re.compile(rf"(?m)^[ \t]*(?:{_NUMBER}[ \t\xa0]+)?{words}[ \t]*$")
+    arity = _ARITY.match(title)
+    if arity is None:
+        return [plain]
+    return [re.compile(rf"(?m)^[ \t]*{re.escape(arity.group(1))}\(.*$"), plain]
 
 
-_ARITY = re.compile(r"^(?:[\w.]+:)?([^\W\d]\w*)/\d+$")
+_ARITY = re.compile(r"^(?:[\w.]+:)?([a-z_]\w*)/\d+$")  # a function's name is lower case
 
 
 def sections(text_length: int, pages: Sequence[PageSpan],

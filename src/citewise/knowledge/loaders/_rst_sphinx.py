@@ -68,5 +68,4 @@ PREFIXES = {"seealso": "See also: "}
 #: The doctest extension's blocks: shown as code (``testcode``, ``testoutput``) or not at all.
 TEST_CODE = frozenset(("testcode", "testoutput", "testsetup", "testcleanup"))
 #: A page's settings for Sphinx, written as a field list at its top: nobody reads them.
-#: (``:meta private:`` is autodoc's, in a docstring's fields.)
-METADATA = frozenset(("tocdepth", "orphan", "nosearch", "nocomments", "hide-toc", "meta"))
+METADATA = frozenset(("tocdepth", "orphan", "nosearch", "nocomments", "hide-toc"))

@@ -165,14 +165,17 @@ class PdfLoader:
         parts: list[str] = []
         pages: list[PageSpan] = []
         pos = 0
+        last_code = False  # whether the page before ended with a line of code
         for number, page_text in enumerate(page_texts, start=1):
             if not page_text:
                 continue  # a blank page has no span: nothing on it can be cited
             if parts:
-                sep = "\n" if _goes_on(parts[-1], page_text) else _PAGE_SEP
+                goes_on = not last_code and _goes_on(parts[-1], page_text)
+                sep = "\n" if goes_on else _PAGE_SEP
                 parts.append(sep)
                 pos += len(sep)
             parts.append(page_text)
+            last_code = page_text.rsplit("\n", 1)[-1].strip() in mono[number - 1]
             pages.append((pos, pos + len(page_text), number))
             pos += len(page_text)
         text = "".join(parts)

@@ -110,7 +110,7 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
             continue
         elif isinstance(child, nodes.topic) and "contents" in child.get("classes", ()):
             continue  # ".. contents::": the page's own table of contents, navigation
-        elif isinstance(child, nodes.field) and child[0].astext().lower().split(" ")[0] in METADATA:
+        elif isinstance(child, nodes.field) and _page_setting(child[0].astext()):
             continue  # ":tocdepth: 2", ":orphan:": Sphinx's settings for the page, not text
         elif isinstance(child, nodes.system_message):
             _unknown_directive(child, out, level)
@@ -194,6 +194,12 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
         out.pending_sep = "\n\n"
 
 
+def _page_setting(name: str) -> bool:
+    """A field that is Sphinx's setting, not text: ``:tocdepth: 2``, ``:orphan:``, autodoc's
+    ``:meta private:`` (but not a field named "Meta data")."""
+    return name.lower() in METADATA or name.split(" ")[0] == "meta"
+
+
 def _field(field: Any, out: _Out, level: int, path_ok: bool) -> None:
     """A field as a reader sees it rendered: "Author: Andrew Dalke", one line; Sphinx's
     info fields by what they say ("Parameter timeout: …", "Returns: …"), not ":param …:"."""
@@ -217,14 +223,17 @@ def _option_item(item: Any, out: _Out, level: int, path_ok: bool) -> None:
     from docutils import nodes
 
     out.flush()
-    options = []
-    for option in item.findall(nodes.option):  # an argument's text has its delimiter
-        options.append("".join(c.astext() for c in option.children))
+    options = []  # its own: a description may hold an option list of its own
+    for group in item.children:
+        if isinstance(group, nodes.option_group):
+            for option in group.children:  # an argument's text has its delimiter
+                options.append("".join(c.astext() for c in option.children))
     at = out.length
     out.write(", ".join(options), "\n")
     out.mark(at, "term")
-    for description in item.findall(nodes.description):
-        _walk(description, out, level, path_ok)
+    for description in item.children:
+        if isinstance(description, nodes.description):
+            _walk(description, out, level, path_ok)
     out.flush()
 
 

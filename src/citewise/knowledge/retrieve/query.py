@@ -181,8 +181,10 @@ def detect_language(text: str) -> str | None:
         if lang == "ru" and any(ch in "іїєґІЇЄҐ" for ch in text):
             return "uk"
         return lang
-    # "sont-ils", "l'annuler": the parts are the words a stopword list has.
-    words = [p for w in _WORD.findall(text.lower()) for p in _JOINS.split(w) if p]
+    # "sont-ils", "l'annuler": the parts are the words a stopword list has; an English
+    # contraction first loses its tail ("don't" is "do", not "don" and a French "t").
+    words = [p for w in _WORD.findall(text.lower()) if w not in _NEGATED
+             for p in _JOINS.split(_CLITIC.sub("", w)) if p]
     scores = dict.fromkeys(_STOP, 0.0)
     for word in words:
         owners = [lang for lang, stop in _STOP.items() if word in stop]

