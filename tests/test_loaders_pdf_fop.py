@@ -103,3 +103,21 @@ def test_ligatures_are_their_letters() -> None:
     from citewise.knowledge.loaders.pdf import _clean
 
     assert _clean("Conﬁguration of the ﬂoor, Shuﬄed") == "Configuration of the floor, Shuffled"
+
+
+def test_what_the_fop_rules_leave_alone() -> None:
+    from citewise.knowledge.loaders._pdf_fonts import in_prose
+    from citewise.knowledge.loaders._pdf_layout import headings, strip_running
+
+    # "HTTP/2" is a bookmark's title, not a function's arity.
+    pages, found = headings(["Intro\nHTTP/2\nIt multiplexes streams."], [(0, "HTTP/2", 1)])
+    assert [name for *_, name in found] == ["HTTP/2"]
+    # A title that opens one later page alone (a second "Options", no bookmark there) is
+    # that page's heading, not a running head.
+    entries = [(0, "Options", 1), (0, "Files", 2)]
+    texts = ["Options\n-v prints more.", "Files\nThe file is read.", "Options\n-q prints less."]
+    assert strip_running(texts, entries)[2].startswith("Options")
+    # A command after "type" is an example, not a name inside the sentence.
+    line = "To build and install the program, type"
+    assert in_prose(f"{line}\nmake install\nIt installs into /usr.",
+                    frozenset({"make install"})) == frozenset({"make install"})

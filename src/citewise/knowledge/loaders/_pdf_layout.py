@@ -103,17 +103,18 @@ def _outline_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) ->
     if not starts:
         return pages
     firsts = [_bare(text.split("\n", 1)[0]) for text in pages]
-    opening = Counter(firsts)
     out: list[str] = []
     for number, (text, key) in enumerate(zip(pages, firsts, strict=True), start=1):
         lines = text.split("\n")
         on = starts.get(key)
-        # A head recurs: on the chapter's first page over its title, or atop its other
-        # pages. A title that opens one page alone ("Options" again, with no bookmark of
-        # its own there) is a heading.
-        if on is not None and (any(_bare(line) == key for line in lines[1:])
-                               or (min(on) < number and number not in on
-                                   and opening[key] > 1)):
+        # A head recurs: on the chapter's first page over its title, or atop the pages
+        # after it — the page before opened with it or started its section, or the page
+        # after opens with it. A title that opens a later page alone ("Options" again,
+        # with no bookmark of its own there) is a heading.
+        if on is not None and (any(_bare(line) == key for line in lines[1:]) or (
+                min(on) < number and number not in on and (
+                    number - 1 in on or firsts[number - 2] == key
+                    or (number < len(firsts) and firsts[number] == key)))):
             text = "\n".join(lines[1:]).strip()
         out.append(text)
     return out
