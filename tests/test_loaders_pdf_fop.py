@@ -110,7 +110,7 @@ def test_what_the_fop_rules_leave_alone() -> None:
     from citewise.knowledge.loaders._pdf_layout import headings, strip_running
 
     # "HTTP/2" is a bookmark's title, not a function's arity.
-    pages, found = headings(["Intro\nHTTP/2\nIt multiplexes streams."], [(0, "HTTP/2", 1)])
+    _, found = headings(["Intro\nHTTP/2\nIt multiplexes streams."], [(0, "HTTP/2", 1)])
     assert [name for *_, name in found] == ["HTTP/2"]
     # A title that opens one later page alone (a second "Options", no bookmark there) is
     # that page's heading, not a running head.
