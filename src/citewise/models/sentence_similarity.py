@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from citewise.errors import ConfigError
-from citewise.knowledge.index.embedders.e5 import calibrated
+from citewise.knowledge.index.embedders.e5 import E5Embedder, calibrated
 from citewise.knowledge.retrieve.query import detect_language
 from citewise.models.sentence_rank import SemanticScorer
 
@@ -95,14 +95,16 @@ def scorer_for(question: str) -> SemanticScorer | None:
 
 
 def _e5_embedder() -> Any:
-    with _LOCK:
-        if not _E5:
-            try:
-                from citewise.knowledge.index.embedders.e5 import E5Embedder
-
-                _E5.append(E5Embedder())
-            except ConfigError:
-                _E5.append(None)
+    """The e5 embedder (None without the extra), loaded once — outside the lock, so that
+    English questions scored meanwhile do not wait a model load they do not need."""
+    if not _E5:
+        try:
+            embedder: E5Embedder | None = E5Embedder()
+        except ConfigError:
+            embedder = None
+        with _LOCK:
+            if not _E5:
+                _E5.append(embedder)
     return _E5[0]
 
 
@@ -113,7 +115,6 @@ def relevance_embed(embedder: Any) -> Callable[[Sequence[str]], Any] | None:
     embedding them again was a third of the verification's time."""
     if embedder is None:
         return None
-    from citewise.knowledge.index.embedders.e5 import E5Embedder
     from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
 
     # The relevance thresholds are MiniLM's cosines (grounding.relevance); e5's crowd
