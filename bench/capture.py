@@ -40,14 +40,17 @@ def capturing(path: Path) -> Iterator[None]:
              "parts": dict(x.parts)} for x in scored])
         return scored
 
-    def answerable(question: str, scored: Any, observations: Any) -> float:
-        value = float(answerability(question, scored, observations))
+    def answerable(question: str, scored: Any, observations: Any, unmentioned: Any = ()) -> float:
+        value = float(answerability(question, scored, observations, unmentioned))
         # The retrieved passages too: a labelled sentence in them but in no candidate is a
         # sentence the candidates lost (a term glued to it was one, session 16).
         passages = [{"source": str(r.get("source", "")), "text": str(r.get("text", "")),
                      "section": str(r.get("section") or "")}
                     for o in observations for r in o.get("results", [])]
-        out.write(json.dumps({**last, "answerability": value, "passages": passages},
+        out.write(json.dumps({**last, "answerability": value, "passages": passages,
+                              "unmentioned": list(unmentioned),
+                              "reported": [w for o in observations
+                                           for w in o.get("unmentioned") or ()]},
                              ensure_ascii=False) + "\n")
         return value
 

@@ -94,6 +94,22 @@ def test_no_query_text_makes_lexical_search_fail(kb: KnowledgeBase, query: str) 
     assert kb.store.count_chunks() > 0  # and nothing was harmed
 
 
+def test_the_words_no_chunk_of_the_tenant_contains(kb: KnowledgeBase, tmp_path: Path) -> None:
+    from citewise.knowledge.index.lexical_postgres_words import unmentioned
+
+    (tmp_path / "t2").mkdir()
+    (tmp_path / "t2" / "hashing.txt").write_text("Passwords are hashed with bcrypt.\n")
+    kb.for_tenant("t2").ingest([tmp_path / "t2" / "hashing.txt"])
+    words = ["refund", "warranties", "returns", "bcrypt", "e-mail", "'); --", "of"]
+    with kb.store.reading() as c:
+        # Stems meet ("refund", "Refunds"), a title counts ("Returns"), another tenant's
+        # chunk is no mention ("bcrypt" is t2's), a stop word has no lexeme to miss.
+        assert unmentioned(c, "default", words) == ["bcrypt", "e-mail"]
+        assert unmentioned(c, "t2", ["bcrypt", "refund"]) == ["refund"]
+    # A knowledge base of a few pages reports no word: their absence says nothing.
+    assert kb.unmentioned("Can I pay with bcrypt?") == []
+
+
 def test_filters_and_tenants(kb: KnowledgeBase, folder: Path) -> None:
     assert [h.source for h in kb.search("shipping", k=5, filters={"source": "*.md"})] == [
         h.source for h in kb.search("shipping", k=5) if h.source.endswith(".md")

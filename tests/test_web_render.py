@@ -218,3 +218,25 @@ def test_no_quote_is_marked_on_its_own_when_the_answer_is_not_in_the_sources(
     page, _ = page_of(base)
     ready(page)
     assert page.evaluate(NO_ANSWER) == [1, 0]
+
+
+# The words the searches found in no document are listed with the query analysis.
+HOW = """async () => {
+  const { renderHow } = await import('/web/answer.js');
+  const root = document.createElement('details');
+  renderHow(root, { run_id: 'r1', model: 'extractive', reasoning_trace: [],
+    usage: { steps: [], input_tokens: 0, output_tokens: 0, cost: null, currency: 'USD' },
+    query: { original_query: 'How do I switch hashing to bcrypt?' },
+    query_details: { queries: ['How do I switch hashing to bcrypt?'], retrieved: 3, selected: 3,
+                     unmentioned: ['switch', 'bcrypt'] } });
+  const facts = [...root.querySelectorAll('dl.facts dt')].map((dt) => [dt.textContent,
+    dt.nextElementSibling.textContent]);
+  return Object.fromEntries(facts)['In no document'];
+}"""
+
+
+def test_the_words_in_no_document_are_shown_with_the_query_analysis(
+        base: str, page_of: Any) -> None:
+    page, _ = page_of(base)
+    ready(page)
+    assert page.evaluate(HOW) == "switch, bcrypt"

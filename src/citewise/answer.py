@@ -187,6 +187,10 @@ class QueryDetails(_Model):
     carried_terms: list[str] = Field(
         default_factory=list, description="The words of earlier turns `rewritten_query` "
         "carries in; each search that lacks them has them appended.")
+    unmentioned: list[str] = Field(
+        default_factory=list, description="Words of the searches that no document of the "
+        "knowledge base contains (a search engine's \"Missing: …\"); English questions, "
+        "knowledge bases of 200 chunks or more.")
 
 
 class StepUsage(_Model):

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from citewise.events import Event
     from citewise.models.base import ToolCall
 
-__all__ = ["SEARCHED", "SearchDetailsRecorder", "Searcher", "analyze_question", "make_search_tool"]
+__all__ = ["NO_DOCUMENT_CONTAINS", "SEARCHED", "SearchDetailsRecorder", "Searcher",
+           "analyze_question", "make_search_tool"]
 
 _TOOL = "search_knowledge"
 
@@ -42,6 +43,8 @@ class Searcher(Protocol):
 #: How an observation starts when the search ran another query than the one asked for (a
 #: follow-up's carried words): the steps show what was searched, not only what was asked.
 SEARCHED = "Searched for: "
+#: How an observation says which of the query's words no document contains.
+NO_DOCUMENT_CONTAINS = "No document contains: "
 
 
 def make_search_tool(kb: Searcher) -> Tool:
@@ -81,6 +84,13 @@ def make_search_tool(kb: Searcher) -> Tool:
         else:
             hits = kb.search(text, k=k, filters=applied)
             counts = {"retrieved": len(hits), "compared": len(hits), "ranking_fallback": False}
+        # Words no document contains ("Missing: bcrypt"), said before the passages: a sign
+        # the documents do not cover what is asked (the extractive model's abstention).
+        absent = getattr(kb, "unmentioned", None)
+        missing = list(absent(text)) if callable(absent) else []
+        if missing:
+            counts["unmentioned"] = missing
+            searched += f"{NO_DOCUMENT_CONTAINS}{', '.join(missing)}\n\n"
         entries = ctx.ledger.add(hits)
         details = ctx.extra.setdefault("search", {"queries": [], "retrieved": 0})
         details["queries"].append(query)
@@ -179,6 +189,8 @@ class SearchDetailsRecorder:
             "compared": (d.compared or 0) + int(data.get("compared", len(data["results"]))),
             "selected": len(state.ledger.context_chunk_ids),
             "ranking_fallback": d.ranking_fallback or bool(data.get("ranking_fallback")),
+            "unmentioned": list(dict.fromkeys(
+                [*d.unmentioned, *(w for w in data.get("unmentioned") or () if isinstance(w, str))])),
         })
         missing = data.get("not_embedded")
         if missing and not any(i.code == "embedding_incomplete" for i in state.issues):

@@ -6,13 +6,20 @@ handbook review, 2026-12-04). It is written in each language the query analysis 
 apart by its function words (:func:`citewise.knowledge.retrieve.query.detect_language`),
 English otherwise; :func:`is_decline` knows every one of them, so an answer that is one is
 an abstention whatever its language. Warnings, thoughts and notes stay in English.
+
+When the question's point is a word no document contains ("bcrypt" in a question about
+Python's hashlib), the decline says so: the reader learns why, and what to look for
+elsewhere.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from citewise.knowledge.retrieve.query import detect_language
 
-__all__ = ["DECLINES", "NOT_IN_SOURCES", "is_decline", "not_in_sources"]
+__all__ = ["DECLINES", "NOT_IN_SOURCES", "UNMENTIONED", "is_decline", "listed", "not_in_sources"]
 
 #: The answer's text when no passage supports an answer, by ISO 639-1 language.
 DECLINES: dict[str, str] = {
@@ -33,14 +40,56 @@ DECLINES: dict[str, str] = {
 }
 #: The English one, the default.
 NOT_IN_SOURCES = DECLINES["en"]
-_ALL = frozenset(DECLINES.values())
+_ALL = tuple(DECLINES.values())
+#: What follows the decline when words of the question are in no document: the sentence
+#: and the language's quotation marks around each word.
+UNMENTIONED: dict[str, tuple[str, str, str]] = {
+    "en": ("None of them contains {words}.", "“", "”"),
+    "fr": ("Aucun ne contient {words}.", "« ", " »"),
+    "de": ("Keines enthält {words}.", "„", "“"),
+    "es": ("Ninguno contiene {words}.", "«", "»"),
+    "it": ("Nessuno contiene {words}.", "«", "»"),
+    "nl": ("Geen enkel document bevat {words}.", "‘", "’"),
+    "pt": ("Nenhum deles contém {words}.", "«", "»"),
+}
 
 
-def not_in_sources(question: str) -> str:
-    """The decline in ``question``'s language (English when it is another or unknown)."""
-    return DECLINES.get(detect_language(question) or "en", NOT_IN_SOURCES)
+def listed(words: Sequence[str], marks: tuple[str, str] = ("“", "”")) -> str:
+    """``words`` each in quotation marks, joined by commas: “graphical”, “desktop”."""
+    return ", ".join(f"{marks[0]}{w}{marks[1]}" for w in words)
+
+
+def not_in_sources(question: str, unmentioned: Sequence[str] = ()) -> str:
+    """The decline in ``question``'s language (English when it is another or unknown),
+    naming the words of ``unmentioned`` that no document contains."""
+    language = detect_language(question) or "en"
+    if language not in DECLINES:
+        language = "en"
+    if not unmentioned:
+        return DECLINES[language]
+    sentence, opening, closing = UNMENTIONED[language]
+    return f"{DECLINES[language]} {sentence.format(words=listed(unmentioned, (opening, closing)))}"
+
+
+def _clause(sentence: str, opening: str, closing: str) -> re.Pattern[str]:
+    word = f"{re.escape(opening)}[^{re.escape(closing)}]+{re.escape(closing)}"
+    before, after = sentence.split("{words}")
+    return re.compile(f"{re.escape(before)}{word}(?:, {word})*{re.escape(after)}")
+
+
+# The sentence naming the words, alone: an answer's claims are its sentences one by one,
+# and this one is part of the decline, no claim about the sources (the handbook review).
+_CLAUSES = tuple(_clause(*v) for v in UNMENTIONED.values())
 
 
 def is_decline(text: str) -> bool:
-    """Whether ``text`` is one of the declines above, in any language."""
-    return text.strip() in _ALL
+    """Whether ``text`` is one of the declines above, in any language, with the sentence
+    naming the words no document contains or without — or that sentence alone."""
+    text = text.strip()
+    for decline in _ALL:
+        if text == decline:
+            return True
+        if text.startswith(decline + " "):
+            text = text[len(decline) + 1:]
+            break
+    return any(c.fullmatch(text) for c in _CLAUSES)

@@ -345,6 +345,13 @@ class KnowledgeBase(IndexUpkeep):
             return Retrieval(hits=[], mode=mode or ("hybrid" if self.dense else "lexical"))
         return retriever.retrieve(query, k=k, filters=filters, mode=mode)
 
+    def unmentioned(self, query: str) -> list[str]:
+        """The words of ``query`` that none of the tenant's documents contains ("Missing:
+        bcrypt"): the search tool reports them beside its passages."""
+        if not isinstance(query, str):
+            raise InvalidInput("query must be a string", code="invalid_query")
+        return Retriever(self.store, self.index, tenant=self.tenant).unmentioned(query)
+
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:
         if self._closed:

@@ -17,18 +17,26 @@ from typing import Any
 from citewise.knowledge.retrieve.query import detect_language
 from citewise.models.sentence_rank import SHORTLIST, Scored
 
-__all__ = ["answerability", "named"]
+__all__ = ["EXAMPLE", "UNMENTIONED", "answerability", "named"]
 
-
+#: What a word of the question that no document contains, and that carries the question's
+#: meaning (:mod:`.absent_words`), takes off the answerability: "Which git command encrypts
+#: a repository?" over a manual that never says "encrypt". Set with ``absent_words``'s
+#: salience on the ``tune`` split of ``bench/data/answers`` (bench/README.md): unanswerable
+#: questions declined 70 → 81 %, answerable ones 0.9 → 1.8 %.
+UNMENTIONED = 0.15
 def answerability(question: str, scored: Sequence[Scored],
-                  observations: Sequence[dict[str, Any]]) -> float:
+                  observations: Sequence[dict[str, Any]],
+                  unmentioned: Sequence[str] = ()) -> float:
     """How likely the retrieved passages answer ``question``, roughly 0..1: the best
     semantic similarity of a shortlisted sentence to the question (the lexical share when
     the embedder is missing), and 0 when the question names something — a product, a
     company, a tool (a capitalised word inside the question) — that no passage mentions:
     "InnoDB's buffer pool" is not answered by PostgreSQL's shared buffers (nor is a
     question naming a file, identifier or function, "cmd.exe", "bm25()", that none of them
-    contains). A passage's document title and section count as mentions."""
+    contains). A passage's document title and section count as mentions. A word of the
+    question that no document contains (``unmentioned``, from :mod:`.absent_words`) takes
+    :data:`UNMENTIONED` off."""
     if not scored:
         return 0.0
     cased = " ".join(f"{r.get('title') or ''} {r.get('section') or ''} {r.get('text', '')}"
@@ -49,10 +57,11 @@ def answerability(question: str, scored: Sequence[Scored],
     if not all(mentioned(name) for name in named(question)):
         return 0.0
     short = scored[:SHORTLIST]
+    penalty = UNMENTIONED if unmentioned else 0.0
     if any("similarity" in x.parts for x in short):
-        return max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
-                   for x in short)
-    return max(x.parts["lexical"] for x in short)
+        return max(0.0, max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
+                            for x in short) - penalty)
+    return max(0.0, max(x.parts["lexical"] for x in short) - penalty)
 
 
 _SCHEME = re.compile(r"\b(?:https?|ftps?|wss?)://", re.I)
@@ -72,7 +81,7 @@ def named(question: str) -> list[str]:
     manual that says "time" and "machine" apart does not mention it. German capitalises
     every noun, so a German question's capitalised words name something only when more
     than their first letter is a capital ("PostgreSQL", "NTP")."""
-    examples = [m.span() for m in _EXAMPLE.finditer(question)]
+    examples = [m.span() for m in EXAMPLE.finditer(question)]
     nouns = detect_language(question) == "de"
     whole = [] if nouns else list(_PHRASE.finditer(question))
     phrases = [m.span(1) for m in whole]
@@ -144,7 +153,7 @@ _TITLE_PLURAL = re.compile(r"\b([A-Z][a-z]+s)\b")
 # The asker's own data, not a thing the documents must name: a quoted value (« … » and
 # „ … “ too), or an example ("e.g. O'Brien", "for example …", ", say Portuguese, then …",
 # "par exemple Apache") up to the end of its clause.
-_EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`|«[^»]+»|„[^“”]+[“”]"
+EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`|«[^»]+»|„[^“”]+[“”]"
                       r"|‚[^‘’]+[‘’])(?!\w)"
                       r"|\b(?:e\.g\.|for example|for instance|,\s*say\b"
                       # … and as the languages the query analysis knows write them

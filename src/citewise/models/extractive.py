@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from citewise.grounding.claims import segments
-from citewise.grounding.declines import NOT_IN_SOURCES, not_in_sources
+from citewise.grounding.declines import NOT_IN_SOURCES, listed, not_in_sources
+from citewise.models.absent_words import Absent, absent_words
 from citewise.models.answerability import answerability
 from citewise.models.base import (
     Message,
@@ -55,7 +56,7 @@ from citewise.models.base import (
 )
 from citewise.models.quote_values import CANNOT_FILL, UNFILLABLE, fill
 from citewise.models.sentence_rank import candidates, rank
-from citewise.models.sentence_similarity import scorer_for
+from citewise.models.sentence_similarity import minilm_scorer, scorer_for
 from citewise.models.thread_repeats import earlier_answers, not_repeated
 from citewise.text import content_terms, plain_terms
 
@@ -108,7 +109,7 @@ class ExtractiveModel:
     async def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         question, history, observations = _read(request.messages)
         can_search = any(t.name == _SEARCH for t in request.tools)
-        candidates, answerable = self._candidates(question, observations)
+        candidates, answerable, absent = self._candidates(question, observations)
         said = earlier_answers(request.messages[:_turn_start(request.messages)])
         candidates = not_repeated(candidates, said, _CLOSE, question,
                                   _scoring_question(question, observations))
@@ -130,10 +131,11 @@ class ExtractiveModel:
                                )[: self.max_sentences]
             chosen = _cover_parts(question, candidates, chosen, self.max_sentences + 1)
             if not chosen or answerable < self.answerable:
+                unsaid = f"; no document contains {listed(absent.named)}" if absent.named else ""
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "
-                    f"below {self.answerable:.2f})."))
-                yield TextDelta(channel="answer", text=not_in_sources(question))
+                    f"below {self.answerable:.2f}{unsaid})."))
+                yield TextDelta(channel="answer", text=not_in_sources(question, absent.named))
             else:
                 # Counted as the answer cites them: a quote of two sentences is two.
                 quoted = sum(max(1, len(segments(c.text))) for c in chosen)
@@ -156,17 +158,21 @@ class ExtractiveModel:
         yield UsagePart(input_tokens=prompt, output_tokens=0)
 
     def _candidates(self, question: str, observations: list[dict[str, Any]]
-                    ) -> tuple[list[_Candidate], float]:
-        """The sentences of the results best first, and the answerability of the best."""
+                    ) -> tuple[list[_Candidate], float, Absent]:
+        """The sentences of the results best first, the answerability of the best, and the
+        words of the question that no document contains."""
         sentences = candidates(observations)
         if not sentences:
-            return [], 0.0
+            return [], 0.0, Absent([], [])
         question = _scoring_question(question, observations)
         scorer = scorer_for(question) if self.semantic else None
         scored = rank(question, sentences, semantic=scorer)
+        # Whether a word carries the question's meaning is judged on MiniLM's scale.
+        absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text,
                             x.sentence.section, x.sentence.term)
-                 for x in scored], answerability(question, scored, observations))
+                 for x in scored],
+                answerability(question, scored, observations, absent.counted), absent)
 
 
 #: Words that join the parts of one question ("which fuel does X burn, and Y?").

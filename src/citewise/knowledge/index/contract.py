@@ -20,7 +20,12 @@ if TYPE_CHECKING:
     from citewise.knowledge.index.vectors.dense import SyncStats
     from citewise.store.base import IndexOp, Store
 
-__all__ = ["LexicalSearch", "VectorSearch"]
+__all__ = ["MENTIONS_FROM", "LexicalSearch", "VectorSearch"]
+
+#: A tenant of fewer chunks reports no word as unmentioned: a few pages leave out most
+#: words, and their absence says nothing about a question (a one-page manual never says
+#: "column" and still answers "At what column does b64 wrap its output?").
+MENTIONS_FROM = 200
 
 
 class LexicalSearch(Protocol):
@@ -36,6 +41,13 @@ class LexicalSearch(Protocol):
         document_ids: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
         """Top ``k`` ``(chunk_id, score)`` of the tenant's chunks, best first."""
+        ...
+
+    def unmentioned(self, words: Sequence[str], *, tenant: str) -> list[str]:
+        """Those of ``words`` (a question's keywords) that no chunk of the tenant contains:
+        what a search engine shows as "Missing: …", and a sign the documents do not cover
+        what is asked (the extractive model's abstention, issue #27). None for a tenant of
+        fewer than :data:`MENTIONS_FROM` chunks."""
         ...
 
     def all_chunk_ids(self) -> set[int]:

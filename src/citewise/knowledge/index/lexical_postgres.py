@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import sqlalchemy as sa
 
 from citewise.knowledge.index import headings
+from citewise.knowledge.index.contract import MENTIONS_FROM
 from citewise.knowledge.index.lexical_postgres_schema import (
     ANALYSE,
     COLUMN,
@@ -52,6 +53,7 @@ from citewise.knowledge.index.lexical_postgres_schema import (
     QUERY_ANALYSE,
     ensure,
 )
+from citewise.knowledge.index.lexical_postgres_words import quoted, unmentioned
 
 if TYPE_CHECKING:
     from citewise.store.postgres import PostgresStore
@@ -250,7 +252,7 @@ def _dfs(conn: sa.Connection, tenant: str, pairs: list[tuple[str, str]], n: int)
     params: dict[str, object] = {"tenant": tenant}
     counts = []
     for i, (column, lexeme) in enumerate(pairs):
-        params[f"q{i}"] = _quoted(lexeme)
+        params[f"q{i}"] = quoted(lexeme)
         counts.append(
             f"(SELECT count(*) FROM (SELECT 1 FROM chunks WHERE tenant = :tenant"
             f" AND {column} @@ CAST(:q{i} AS tsquery) LIMIT {COMMON}) AS m{i})"
@@ -290,7 +292,7 @@ def _score_sql(terms: list[_Term], params: dict[str, object], stats: Stats) -> t
         freqs.append(f"{K1} * ({1 - B} + {B} * length(c.{HEADING}) / {mean!r}) AS hnorm")
     sums = []
     for i, t in enumerate(terms):
-        params[f"t{i}"] = _quoted(t.lexeme)
+        params[f"t{i}"] = quoted(t.lexeme)
         rank = f"ts_rank('{{1,1,1,1}}', c.{t.column}, CAST(:t{i} AS tsquery), 0)"
         freqs.append(f"round(1.0 / ({_ZETA2!r} * (1.0 - {rank})) - 0.5) AS tf{i}")
         norm = "norm" if t.column == COLUMN else "hnorm"
@@ -302,7 +304,7 @@ def _match(terms: list[_Term], params: dict[str, object], name: str, op: str) ->
     """Rows whose columns hold any (``op`` "|", joined by OR) or all ("&", AND) of the terms."""
     tests = []
     for column in dict.fromkeys(t.column for t in terms):
-        params[f"{name}{column}"] = op.join(_quoted(t.lexeme) for t in terms if t.column == column)
+        params[f"{name}{column}"] = op.join(quoted(t.lexeme) for t in terms if t.column == column)
         tests.append(f"{column} @@ CAST(:{name}{column} AS tsquery)")
     return "(" + (" OR " if op == " | " else " AND ").join(tests) + ")"
 
@@ -317,11 +319,6 @@ def _all(terms: list[_Term], params: dict[str, object], prefix: str) -> str:
 
 def _idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
-def _quoted(lexeme: str) -> str:
-    """``lexeme`` as a tsquery operand, exactly (no parsing, no stemming)."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 class PostgresLexical:
@@ -359,6 +356,12 @@ class PostgresLexical:
         with self.store.reading() as c:
             return search(c, tenant, query, k, stats=stats, collections=collections,
                           document_ids=document_ids, heading_boost=self.heading_boost)
+
+    def unmentioned(self, words: Sequence[str], *, tenant: str) -> list[str]:
+        if not words or self._tenant_stats(tenant).chunks < MENTIONS_FROM:
+            return []
+        with self.store.reading() as c:
+            return unmentioned(c, tenant, words)
 
     def _tenant_stats(self, tenant: str) -> Stats:
         now = time.monotonic()

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import tantivy
 
 from citewise.knowledge.index import headings
+from citewise.knowledge.index.contract import MENTIONS_FROM
 from citewise.knowledge.index.tantivy_schema import HEADING, TEXT, Batch, analyzer
 from citewise.knowledge.index.tantivy_schema import schema as _schema
 from citewise.knowledge.index.tantivy_snapshot import Snapshot
@@ -183,6 +184,18 @@ class LexicalIndex:
         """The distinct index terms of ``text`` (what a search will look for)."""
         seen = dict.fromkeys(self._analyzer.analyze(spaced_cjk(text)))
         return list(seen)[:_MAX_QUERY_TERMS]
+
+    def unmentioned(self, words: Sequence[str], *, tenant: str) -> list[str]:
+        """Those of ``words`` that no chunk of ``tenant`` contains, in its text or its
+        heading, under the index's analysis ("multithreaded" is "multithread"); a word the
+        analysis keeps nothing of is never one, a word of several terms is one when none
+        of them occurs ("e-mail": "e", "mail"). None in a tenant of fewer than
+        :data:`~.contract.MENTIONS_FROM` chunks."""
+        snap = Snapshot(self._index.searcher(), self._schema, tenant)
+        if snap.searcher.doc_freq("tenant", tenant) < MENTIONS_FROM:
+            return []
+        return [w for w in words if (terms := self._analyzer.analyze(spaced_cjk(w)))
+                and not any(snap.occurs(f, t) for t in terms for f in (TEXT, HEADING))]
 
     def search(
         self,

@@ -1,4 +1,5 @@
-"""One tantivy searcher and what a search learns about it: the collection size BM25 used.
+"""One tantivy searcher and what a search learns about it: the collection size BM25 used,
+and whether a term occurs in a tenant's live documents at all.
 
 tantivy-py exposes no document count including deleted documents — the ``N`` of BM25's
 idf — so :mod:`.lexical_tantivy`'s proof that a cheaper query found the true top k reads
@@ -17,6 +18,9 @@ __all__ = ["Snapshot"]
 
 # Float32 (tantivy's score type) is exact for integers below this.
 _EXACT_F32 = 1 << 24
+# A term in more documents than this is taken to occur in the tenant's live ones without
+# a look: checking walks its postings, and a term that common is mentioned anyway.
+_LOOKED_AT = 64
 
 
 class Snapshot:
@@ -25,8 +29,22 @@ class Snapshot:
     def __init__(self, searcher: Any, schema: Any, tenant: str) -> None:
         self.searcher = searcher
         self.alive = int(searcher.num_docs)
+        self._schema = schema
         self._probe = tantivy.Query.term_query(schema, "tenant", tenant)
         self._total: int | None = None
+
+    def occurs(self, field: str, term: str) -> bool:
+        """Whether ``term`` is in ``field`` of a live document of the tenant. A document
+        frequency of 0 says no at once (the common case asked about: a word no document
+        has); a small one is checked (deleted documents and other tenants' count in it);
+        above :data:`_LOOKED_AT` it is taken as yes."""
+        df = int(self.searcher.doc_freq(field, term))
+        if df == 0 or df > _LOOKED_AT:
+            return df > 0
+        Q, Occur = tantivy.Query, tantivy.Occur
+        query = Q.boolean_query([(Occur.Must, Q.term_query(self._schema, field, term)),
+                                 (Occur.Must, self._probe)])
+        return bool(self.searcher.search(query, 1, count=False).hits)
 
     def total(self, addr: Any) -> int | None:
         """N, the documents of the snapshot (deleted ones included: what BM25's idf

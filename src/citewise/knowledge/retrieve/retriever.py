@@ -37,6 +37,7 @@ from citewise.knowledge.retrieve.fusion import (
 )
 from citewise.knowledge.retrieve.fusion import fused as _fused
 from citewise.knowledge.retrieve.hits import Hit, doc_view, hit_from_context
+from citewise.knowledge.retrieve.query import detect_language, keywords
 from citewise.store.base import ChunkContext, Store
 
 if TYPE_CHECKING:
@@ -180,6 +181,17 @@ class Retriever:
             hits=hits, evidence=windows, fused=top, mode=wanted,
             retrieved=len(lex) + len(dense), compared=compared, ranking_fallback=fallback,
         )
+
+    def unmentioned(self, query: str) -> list[str]:
+        """The keywords of ``query`` that no chunk of the tenant contains (numbers aside:
+        "44.1 kHz" is the asker's value), as the query wrote them, lower-cased. English
+        queries only: the indexes stem English, so a French or German word is "missing"
+        whenever the documents inflect it otherwise (the handbook sets of
+        ``bench/languages.py`` declined twice as many answerable questions with them)."""
+        if detect_language(query) not in (None, "en"):
+            return []
+        words = [w for w in keywords(query, "en") if not w.isdigit()]
+        return self.lexical.unmentioned(words, tenant=self.tenant) if words else []
 
     # -- the two retrievers -------------------------------------------------------------------
 

@@ -266,7 +266,8 @@ export function renderHow(target, answer) {
   const facts = [["Question", q.original_query], ["Searched first", q.reformulated_query],
     ["Keywords", (q.keywords || []).join(", ")], ["Related queries", (q.related_queries || []).join(" | ")],
     ["Language", q.query_language], ["Aspects", (q.classified_aspects || []).join(", ")],
-    ["Queries run", (d.queries || []).join(" | ")], ["Retrieved / shown", d.retrieved === undefined ? ""
+    ["Queries run", (d.queries || []).join(" | ")], ["In no document", (d.unmentioned || []).join(", ")],
+    ["Retrieved / shown", d.retrieved === undefined ? ""
       : `${d.retrieved ?? 0} / ${d.selected ?? 0}`]].filter(([, v]) => v);
   target.append(h("h4", {}, "Query analysis"),
     h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));

@@ -1,0 +1,85 @@
+"""The words of a question that no document contains, as the extractive model weighs them.
+
+Every search reports such words (``unmentioned``: the lexical index's answer, for English
+questions over a knowledge base of some size). Most are how a user words a question —
+"Is it *okay* to …", "how many objects *pile up*" — and say nothing about whether the
+documents answer it; some are what it is about: "bcrypt" in "How do I compute a bcrypt
+password hash with hashlib?". Why a module of its own: telling them apart is a judgement
+by meaning (MiniLM), with its own thresholds, apart from the answerability it feeds
+(:data:`.answerability.UNMENTIONED`) and from the decline that names them.
+
+A word carries the question when the question without it is less like itself by more than
+:data:`SALIENT` (1 − MiniLM's cosine): "bcrypt" above 0.17, "okay" in "Is it okay to run
+fsck on a mounted filesystem?" 0.04. When such words are half the question's keywords or
+more, all of them count ("How do I read artist and title tags from an Opus file?" over
+libopus's API reference).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from citewise.knowledge.retrieve.query import keywords
+from citewise.models.answerability import EXAMPLE
+from citewise.models.sentence_rank import SemanticScorer
+
+__all__ = ["SALIENT", "Absent", "absent_words"]
+
+#: How much less like itself the question must be without a word for the word to count.
+#: Set on the ``tune`` split of ``bench/data/answers`` with ``UNMENTIONED`` (bench/README.md).
+SALIENT = 0.08
+
+
+class Absent(NamedTuple):
+    """What the question asks that no document contains."""
+
+    #: The words that lower the answerability, as the search reported them (lower case).
+    counted: list[str]
+    #: The words a decline names, as the question wrote them: the counted ones, or when
+    #: none counts alone, all of them if together they carry the question ("Flathub" and
+    #: "flatpak" in "How do I install applications from Flathub with flatpak?" each say
+    #: what the other says).
+    named: list[str]
+
+
+def absent_words(question: str, observations: Sequence[dict[str, Any]],
+                 scorer: SemanticScorer | None) -> Absent:
+    """The words of ``question`` that the searches (``observations``) report no document
+    contains — less the asker's own data (a quoted value, an example: "e.g. O'Brien") and a
+    follow-up's words carried from its thread — weighed by ``scorer`` (none without one,
+    but for the half-the-question rule)."""
+    reported = dict.fromkeys(w for o in observations for w in o.get("unmentioned") or ()
+                             if isinstance(w, str) and w)
+    if not reported:
+        return Absent([], [])
+    examples = [m.span() for m in EXAMPLE.finditer(question)]
+    asked: dict[str, tuple[re.Pattern[str], str]] = {}
+    for word in reported:
+        # The word as the question wrote it, with a clitic ("Keycloak's") if it has one.
+        pattern = re.compile(rf"(?<![\w'’-])({re.escape(word)})(?:['’]\w+)?(?![\w-])", re.I)
+        written = [m.group(1) for m in pattern.finditer(question)
+                   if not any(a <= m.start() < b for a, b in examples)]
+        if written:
+            asked[word] = (pattern, written[0])
+    if not asked:
+        return Absent([], [])
+    if 2 * len(asked) >= len(keywords(question, "en")):
+        return Absent(list(asked), [w for _, w in asked.values()])
+    if scorer is None:
+        return Absent([], [])
+
+    def drop(*patterns: re.Pattern[str]) -> float:
+        """How much less like itself the question is without what ``patterns`` match."""
+        rest = question
+        for pattern in patterns:
+            rest = pattern.sub(" ", rest)
+        return 1.0 - float(scorer(question, [" ".join(rest.split())])[0])
+
+    counted = [word for word, (pattern, _) in asked.items() if drop(pattern) > SALIENT]
+    if counted:
+        return Absent(counted, [asked[w][1] for w in counted])
+    if len(asked) > 1 and drop(*(p for p, _ in asked.values())) > SALIENT:
+        return Absent([], [w for _, w in asked.values()])
+    return Absent([], [])
