@@ -149,6 +149,11 @@ def test_the_decline_names_the_words_in_the_questions_language() -> None:
     assert not is_decline("None of them contains “bcrypt”, but the guide does.")
 
 
+def test_a_long_query_looks_up_as_many_words_as_a_search_has_terms(kb: KnowledgeBase) -> None:
+    words = [f"zq{i}x" for i in range(300)]
+    assert kb.unmentioned(" ".join(words)) == words[:64]
+
+
 def test_a_question_in_another_language_reports_no_word(kb: KnowledgeBase) -> None:
     """The indexes stem English: "Sicherungen" is missing wherever a page says "Sicherung"."""
     assert kb.unmentioned("Wie verschlüsselt ferry die Sicherungen mit bcrypt?") == []

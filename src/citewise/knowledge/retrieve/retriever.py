@@ -52,6 +52,9 @@ MAX_K = 1000
 #: on ``bench/relevance.py`` (30 lost a little nDCG) and lets the vector search run at
 #: ef 40: ~0.3 ms of a ~2.5 ms hybrid search at 100k chunks.
 CANDIDATES = 40
+# The words of a query looked up by :meth:`Retriever.unmentioned` (as many as a lexical
+# search's terms): a 2,000-character query is not 300 index lookups.
+_MAX_WORDS = 64
 
 
 # -- retrieval ----------------------------------------------------------------------------------
@@ -190,7 +193,7 @@ class Retriever:
         ``bench/languages.py`` declined twice as many answerable questions with them)."""
         if detect_language(query) not in (None, "en"):
             return []
-        words = [w for w in keywords(query, "en") if not w.isdigit()]
+        words = [w for w in keywords(query, "en") if not w.isdigit()][:_MAX_WORDS]
         return self.lexical.unmentioned(words, tenant=self.tenant) if words else []
 
     # -- the two retrievers -------------------------------------------------------------------
