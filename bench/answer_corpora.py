@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = ["CORPORA", "GROUPS", "Corpus", "split_of"]
 
@@ -25,6 +26,13 @@ class Corpus:
     fresh: bool = False
     # Which set it belongs to (:data:`GROUPS`): what has been tuned on, and when it came.
     group: str = "tuned"
+
+
+def _listed(name: str) -> tuple[str, ...]:
+    """A corpus's pages from ``bench/data/answers/<name>.pages`` (one a line): a whole book."""
+    listed = Path(__file__).parent / "data" / "answers" / f"{name}.pages"
+    return tuple(line.strip() for line in listed.read_text(encoding="utf-8").splitlines()
+                 if line.strip())
 
 
 _PG = "/usr/share/doc/postgresql-doc-15/html"
@@ -166,6 +174,13 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "encoder", "decoder", "encoderctls", "decoderctls", "genericctls", "ctlvalues",
                "errorcodes", "libinfo", "multistream", "multistream__ctls", "repacketizer",
                "custom"))), group="reviews"),
+    # The Debian Administrator's Handbook in English, the whole book (Publican HTML): 30 + 20
+    # questions a helper wrote blind on its pages, after the check of words no document
+    # contains was built and tuned (2026-12-04, seventh session), with 12 absent-feature
+    # questions whose key term it grepped absent from every page: held out whole.
+    Corpus("handbook", "The Debian Administrator's Handbook, 11 (Publican HTML, whole book)",
+           ("debian-handbook",), "/usr/share/doc/debian-handbook/html/en-US",
+           _listed("handbook"), fresh=True, group="blind"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -174,6 +189,7 @@ GROUPS = {
     "fresh": "fresh (python + debref; session 14, held out whole)",
     "new": "new (sqlite + apache + manpages; session 15)",
     "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook + mkdocs + opus; 2026-12-04)",
+    "blind": "blind (handbook; written after the seventh session's change, held out whole)",
 }
 
 
