@@ -199,8 +199,15 @@ def test_a_generated_sites_stylesheets_and_scripts_are_left_out(
     app.mkdir()
     (app / "index.html").write_text("<html><body><p>My app.</p></body></html>")
     (app / "main.js").write_text("export function start() { return 1; }\n")
-    report = kb.ingest([book, doxygen, app])
+    # A page made by a site builder or a word processor is no documentation build.
+    blog = tmp_path / "blog"
+    blog.mkdir()
+    (blog / "index.html").write_text('<html><head><meta name="Generator" '
+                                     'content="Microsoft Word 15"></head><body>Hi</body></html>')
+    (blog / "widget.js").write_text("export const widget = 1;\n")
+    report = kb.ingest([book, doxygen, app, blog])
     assert sorted(Path(p).name for p in report.added) == [
-        "apt.html", "index.html", "index.html", "index.html", "main.js"]
+        "apt.html", "index.html", "index.html", "index.html", "index.html", "main.js",
+        "widget.js"]
     assert sorted(Path(p).name for p in report.left_out) == [
         "common.css", "dynsections.js", "search.js"]

@@ -89,7 +89,7 @@ def is_decline(text: str) -> bool:
     for decline in _ALL:
         if text == decline:
             return True
-        if text.startswith(decline + " "):
-            text = text[len(decline) + 1:]
+        if text.startswith(decline) and text[len(decline)].isspace():
+            text = text[len(decline):].lstrip()
             break
     return any(c.fullmatch(text) for c in _CLAUSES)

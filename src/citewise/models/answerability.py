@@ -25,6 +25,8 @@ __all__ = ["EXAMPLE", "UNMENTIONED", "answerability", "named"]
 #: salience on the ``tune`` split of ``bench/data/answers`` (bench/README.md): unanswerable
 #: questions declined 70 → 81 %, answerable ones 0.9 → 1.8 %.
 UNMENTIONED = 0.15
+
+
 def answerability(question: str, scored: Sequence[Scored],
                   observations: Sequence[dict[str, Any]],
                   unmentioned: Sequence[str] = ()) -> float:

@@ -46,8 +46,9 @@ class LexicalSearch(Protocol):
     def unmentioned(self, words: Sequence[str], *, tenant: str) -> list[str]:
         """Those of ``words`` (a question's keywords) that no chunk of the tenant contains:
         what a search engine shows as "Missing: …", and a sign the documents do not cover
-        what is asked (the extractive model's abstention, issue #27). None for a tenant of
-        fewer than :data:`MENTIONS_FROM` chunks."""
+        what is asked (the extractive model's abstention, issue #27). The whole tenant,
+        whatever a search's filters; nothing for a tenant of fewer than
+        :data:`MENTIONS_FROM` live chunks."""
         ...
 
     def all_chunk_ids(self) -> set[int]:

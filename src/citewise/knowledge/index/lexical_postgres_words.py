@@ -29,6 +29,7 @@ def unmentioned(conn: sa.Connection, tenant: str, words: Sequence[str]) -> list[
         sa.text(
             "SELECT w.i, t.lexeme FROM unnest(CAST(:words AS text[])) WITH ORDINALITY AS w(word, i),"
             f" LATERAL unnest(to_tsvector(CAST(:config AS regconfig), {QUERY_ANALYSE}(w.word))) AS t"
+            " ORDER BY w.i"
         ),
         {"words": [w.replace("\x00", " ") for w in words], "config": CONFIG},
     ).all()

@@ -189,10 +189,10 @@ class LexicalIndex:
         """Those of ``words`` that no chunk of ``tenant`` contains, in its text or its
         heading, under the index's analysis ("multithreaded" is "multithread"); a word the
         analysis keeps nothing of is never one, a word of several terms is one when none
-        of them occurs ("e-mail": "e", "mail"). None in a tenant of fewer than
-        :data:`~.contract.MENTIONS_FROM` chunks."""
+        of them occurs ("e-mail": "e", "mail"). Nothing in a tenant of fewer than
+        :data:`~.contract.MENTIONS_FROM` live chunks."""
         snap = Snapshot(self._index.searcher(), self._schema, tenant)
-        if snap.searcher.doc_freq("tenant", tenant) < MENTIONS_FROM:
+        if snap.tenant_chunks() < MENTIONS_FROM:
             return []
         return [w for w in words if (terms := self._analyzer.analyze(spaced_cjk(w)))
                 and not any(snap.occurs(f, t) for t in terms for f in (TEXT, HEADING))]

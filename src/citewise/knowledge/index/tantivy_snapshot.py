@@ -18,9 +18,11 @@ __all__ = ["Snapshot"]
 
 # Float32 (tantivy's score type) is exact for integers below this.
 _EXACT_F32 = 1 << 24
-# A term in more documents than this is taken to occur in the tenant's live ones without
-# a look: checking walks its postings, and a term that common is mentioned anyway.
+# In an index of one tenant, a term in more documents than this is taken to occur in live
+# ones without a look (checking walks its postings; that many are not all deleted).
 _LOOKED_AT = 64
+# A tenant of at most this many documents (deleted ones included) has its live ones counted.
+_COUNTED = 1024
 
 
 class Snapshot:
@@ -30,17 +32,33 @@ class Snapshot:
         self.searcher = searcher
         self.alive = int(searcher.num_docs)
         self._schema = schema
+        self._tenant = tenant
         self._probe = tantivy.Query.term_query(schema, "tenant", tenant)
         self._total: int | None = None
+
+    def tenant_chunks(self) -> int:
+        """The tenant's live documents: the index's when it is the only tenant, counted
+        when its term's document frequency is at most :data:`_COUNTED` (which counts
+        deleted documents too: a small knowledge base re-ingested a few times looked big),
+        else that frequency."""
+        n = int(self.searcher.doc_freq("tenant", self._tenant))
+        if n >= self.alive:
+            return self.alive  # one tenant: its live documents are the index's
+        if n > _COUNTED:
+            return n
+        return int(self.searcher.search(self._probe, 1, count=True).count)
 
     def occurs(self, field: str, term: str) -> bool:
         """Whether ``term`` is in ``field`` of a live document of the tenant. A document
         frequency of 0 says no at once (the common case asked about: a word no document
-        has); a small one is checked (deleted documents and other tenants' count in it);
-        above :data:`_LOOKED_AT` it is taken as yes."""
+        has); otherwise the tenant's documents are searched — deleted documents and other
+        tenants' count in the frequency — except for a term in more than
+        :data:`_LOOKED_AT` documents of an index of one tenant."""
         df = int(self.searcher.doc_freq(field, term))
-        if df == 0 or df > _LOOKED_AT:
-            return df > 0
+        if df == 0:
+            return False
+        if df > _LOOKED_AT and int(self.searcher.doc_freq("tenant", self._tenant)) >= self.alive:
+            return True
         Q, Occur = tantivy.Query, tantivy.Occur
         query = Q.boolean_query([(Occur.Must, Q.term_query(self._schema, field, term)),
                                  (Occur.Must, self._probe)])

@@ -55,6 +55,8 @@ CANDIDATES = 40
 # The words of a query looked up by :meth:`Retriever.unmentioned` (as many as a lexical
 # search's terms): a 2,000-character query is not 300 index lookups.
 _MAX_WORDS = 64
+# Longer words are no index term (tantivy drops them): never reported, on either backend.
+_LONGEST = 40
 
 
 # -- retrieval ----------------------------------------------------------------------------------
@@ -187,13 +189,16 @@ class Retriever:
 
     def unmentioned(self, query: str) -> list[str]:
         """The keywords of ``query`` that no chunk of the tenant contains (numbers aside:
-        "44.1 kHz" is the asker's value), as the query wrote them, lower-cased. English
-        queries only: the indexes stem English, so a French or German word is "missing"
-        whenever the documents inflect it otherwise (the handbook sets of
-        ``bench/languages.py`` declined twice as many answerable questions with them)."""
-        if detect_language(query) not in (None, "en"):
-            return []
-        words = [w for w in keywords(query, "en") if not w.isdigit()][:_MAX_WORDS]
+        "44.1 kHz" is the asker's value), as the query wrote them, lower-cased. Queries
+        read as English only: the indexes stem English, so a French or German word is
+        "missing" whenever the documents inflect it otherwise (the handbook sets of
+        ``bench/languages.py`` declined twice as many answerable questions with them); a
+        query of keywords alone, with no function word to tell its language by, reports
+        nothing either."""
+        if detect_language(query) != "en":
+            return []  # another language, or none told (keywords alone, a Polish question)
+        words = [w for w in keywords(query, "en")
+                 if not w.isdigit() and len(w) <= _LONGEST][:_MAX_WORDS]
         return self.lexical.unmentioned(words, tenant=self.tenant) if words else []
 
     # -- the two retrievers -------------------------------------------------------------------
