@@ -35,13 +35,21 @@ class Snapshot:
         self._tenant = tenant
         self._probe = tantivy.Query.term_query(schema, "tenant", tenant)
         self._total: int | None = None
+        self._tenant_df: int | None = None
+
+    @property
+    def _tenant_documents(self) -> int:
+        """The tenant term's document frequency (deleted documents included), read once."""
+        if self._tenant_df is None:
+            self._tenant_df = int(self.searcher.doc_freq("tenant", self._tenant))
+        return self._tenant_df
 
     def tenant_chunks(self) -> int:
         """The tenant's live documents: the index's when it is the only tenant, counted
         when its term's document frequency is at most :data:`_COUNTED` (which counts
         deleted documents too: a small knowledge base re-ingested a few times looked big),
         else that frequency."""
-        n = int(self.searcher.doc_freq("tenant", self._tenant))
+        n = self._tenant_documents
         if n >= self.alive:
             return self.alive  # one tenant: its live documents are the index's
         if n > _COUNTED:
@@ -57,7 +65,7 @@ class Snapshot:
         df = int(self.searcher.doc_freq(field, term))
         if df == 0:
             return False
-        if df > _LOOKED_AT and int(self.searcher.doc_freq("tenant", self._tenant)) >= self.alive:
+        if df > _LOOKED_AT and self._tenant_documents >= self.alive:
             return True
         Q, Occur = tantivy.Query, tantivy.Occur
         query = Q.boolean_query([(Occur.Must, Q.term_query(self._schema, field, term)),
