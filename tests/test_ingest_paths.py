@@ -149,7 +149,8 @@ def test_a_file_emptied_since_its_ingest_is_removed(kb: KnowledgeBase, docs: Pat
 def test_a_sphinx_builds_sources_and_assets_and_dependencies_are_left_out(
         kb: KnowledgeBase, tmp_path: Path) -> None:
     """Python's HTML docs folder holds every page twice (``_sources/x.rst.txt``) plus the
-    site's scripts: ingested whole, each answer was found twice. The pages are read; a
+    site's scripts: ingested whole, each answer was found twice; CMake's general index was
+    a 285,000-character document of links. The pages are read; a
     ``_static`` outside a Sphinx build is a folder like any other."""
     html = tmp_path / "html"
     (html / "_sources").mkdir(parents=True)
@@ -158,6 +159,8 @@ def test_a_sphinx_builds_sources_and_assets_and_dependencies_are_left_out(
     (html / "searchindex.js").write_text("Search.setIndex({})\n")
     (html / "objects.inv").write_bytes(b"# Sphinx inventory version 2\n")
     (html / "json.html").write_text("<html><body><p>Dumps encode JSON.</p></body></html>")
+    for generated in ("genindex.html", "genindex-A.html", "search.html", "py-modindex.html"):
+        (html / generated).write_text("<html><body><p>json module, [1], [2]</p></body></html>")
     (html / "_sources" / "json.rst.txt").write_text("Dumps encode JSON.\n")
     (html / "_static" / "basic.css").write_text("body { margin: 0 }\n")
     (html / "node_modules" / "pkg" / "README.md").write_text("A dependency.\n")
@@ -168,8 +171,9 @@ def test_a_sphinx_builds_sources_and_assets_and_dependencies_are_left_out(
     names = sorted(Path(p).name for p in report.added)
     assert names == ["json.html", "notes.md"], names
     assert sorted(Path(p).name for p in report.left_out) == [
-        "_sources", "_static", "node_modules", "objects.inv", "searchindex.js"]
-    assert "5 build or dependency folders and files not read" in report.summary()
+        "_sources", "_static", "genindex-A.html", "genindex.html", "node_modules",
+        "objects.inv", "py-modindex.html", "search.html", "searchindex.js"]
+    assert "9 build or dependency folders and files not read" in report.summary()
     assert report.skipped == []  # objects.inv is left out as the build's, not "no loader"
     # A file named in the call is read wherever it is.
     again = kb.ingest([html / "_sources" / "json.rst.txt"])

@@ -219,3 +219,25 @@ def test_a_docbook_table_of_contents_is_chrome_unless_it_is_the_whole_page() -> 
         "system.</p>", "")
     kept, _, _, _ = extract_html(only)
     assert "20.1. Setting Parameters" in kept and "20.2. File Locations" in kept
+
+
+_DIRECTIVE = """<html><body><div class="body" role="main"><section id="ctest-1"><h1>ctest(1)</h1>
+{contents}
+<section id="synopsis"><h2>Synopsis</h2><p>Runs the tests of a build tree.</p></section>
+</section></div></body></html>"""
+_ITEMS = ('<p class="topic-title">Contents</p><ul class="simple"><li><p><a class="reference'
+          ' internal" href="#ctest-1">ctest(1)</a></p><ul><li><p><a class="reference internal"'
+          ' href="#synopsis">Synopsis</a></p></li></ul></li></ul>')
+
+
+def test_a_docutils_contents_directive_is_chrome_but_doxygens_contents_is_the_page() -> None:
+    """docutils' ``.. contents::`` put every section title of CMake's pages first, as
+    text (CMake review, 2026-12-04): nested, so no list of in-page links alone."""
+    for block in (f'<div class="contents topic" id="contents">{_ITEMS}</div>',
+                  f'<nav class="contents" id="contents" role="doc-toc">{_ITEMS}</nav>'):
+        text, _, _, _ = extract_html(_DIRECTIVE.format(contents=block))
+        assert text == "ctest(1)\n\nSynopsis\n\nRuns the tests of a build tree.", text
+    doxygen = ('<html><body><div class="header"><div class="title">Encoder</div></div>'
+               '<div class="contents"><p>Encodes a frame of audio.</p></div></body></html>')
+    kept, _, _, _ = extract_html(doxygen)
+    assert "Encodes a frame of audio." in kept

@@ -27,15 +27,20 @@ _NEVER = frozenset(("node_modules", "__pycache__"))
 # ``_sources/x.rst.txt``), ``_static`` the site's scripts and stylesheets.
 _SPHINX_BUILD = frozenset(("_sources", "_static"))
 _SPHINX_MARKS = ("objects.inv", "searchindex.js")
+# The pages a Sphinx build makes of its index, not of a source: the general index (CMake's
+# genindex.html: 285,000 characters of "add_library command, [1], [2] …", CMake review
+# 2026-12-04), its per-letter pages, the search page and the module indexes.
+_SPHINX_PAGES = re.compile(r"(?:genindex(?:-\w+)?|search|\w+-modindex)\.html", re.IGNORECASE)
 
 
 def left_out_file(parent: str | Path, name: str) -> bool:
     """Whether a folder walk leaves the file ``name`` out, said as such rather than as a
     file no loader reads: a Sphinx build's search index (``searchindex.js``: every term of
-    every page, in one script) and its inventory (``objects.inv``); a generated site's
-    stylesheets and scripts (:func:`_generated_site`)."""
-    if name in ("searchindex.js", "objects.inv") and os.path.isfile(
-            os.path.join(parent, "objects.inv")):
+    every page, in one script), its inventory (``objects.inv``) and the pages it generates
+    from them (:data:`_SPHINX_PAGES`); a generated site's stylesheets and scripts
+    (:func:`_generated_site`)."""
+    if (name in ("searchindex.js", "objects.inv") or _SPHINX_PAGES.fullmatch(name)) and \
+            os.path.isfile(os.path.join(parent, "objects.inv")):
         return True
     return name.lower().endswith(_ASSETS) and _generated_site(os.fspath(parent))
 

@@ -104,7 +104,12 @@ def is_contents(node: Any) -> bool:
         return False
     classes = set((node.attributes.get("class") or "").lower().split())
     classes.add((node.attributes.get("id") or "").lower())  # Apache's <ul id="toc">
-    named = bool(classes & _CONTENTS_CLASSES) or _in_page_links(node)
+    # docutils' "contents" directive: <div class="contents topic">, or <nav class="contents"
+    # role="doc-toc"> since 0.18 (Doxygen's <div class="contents"> is the page itself).
+    # Every section title of CMake's pages came first, as text (CMake review, 2026-12-04).
+    local = {"contents", "topic"} <= classes or (node.tag == "nav" and "contents" in classes) \
+        or (node.attributes.get("role") or "").lower() == "doc-toc"
+    named = bool(classes & _CONTENTS_CLASSES) or local or _in_page_links(node)
     return named and node.css_first("main, article") is None
 
 

@@ -299,8 +299,9 @@ class HtmlLoader:
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
     # footnotes; 9 texi2any's bars; 10-11 mdBook, admonitions; 12 Doxygen; 13 note titles;
     # 14-16 Javadoc (definition list entries apart, chrome, zero-width spaces); 17 Javadoc's
-    # overloads and comment headings; 18 DocBook's sidebars kept, Publican's docnav bar out
-    version = "18"
+    # overloads and comment headings; 18 DocBook's sidebars kept, Publican's docnav bar out;
+    # 19 docutils' "contents" directive out
+    version = "19"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -9,7 +9,9 @@ their adornment lines, and another title or rST construct besides (:func:`.rst.l
 AsciiDoc is tried first (git's manual pages are ``git-log.txt``): its underlined titles look
 like rST's, and rST made a section of every ``----`` listing block's first line. A file
 with two of AsciiDoc's own constructs (``[verse]``, ``linkgit:git-log[1]``, ``include::x[]``,
-``== Title``; :func:`.asciidoc.looks_like_asciidoc`) is read as AsciiDoc.
+``== Title``; :func:`.asciidoc.looks_like_asciidoc`) is read as AsciiDoc. Vim's help files
+(``*options.txt*`` on the first line; :mod:`._vim_help`) are tried before both: their
+column headings over dashed rules made ten of Vim's files rST.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata, first_line_title
+from citewise.knowledge.loaders._vim_help import looks_like_vim_help, read_vim_help
 from citewise.knowledge.loaders.asciidoc import AsciiDocLoader, looks_like_asciidoc, read_asciidoc
 from citewise.knowledge.loaders.base import LoadedDocument
 from citewise.knowledge.loaders.rst import RstLoader, looks_like_rst, read_rst
@@ -37,12 +40,20 @@ class TextLoader:
     name = "text"
     # 2: reStructuredText files read as rST, and since then as the rST loader's version reads
     # them (a change there re-reads these too)
-    version = f"3-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"  # 3: AsciiDoc read so
+    # 3: AsciiDoc read so; 4: Vim's help format read so
+    version = f"4-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, encoding = decode_text(path, data)
+        if looks_like_vim_help(text):
+            rendered, title, sections, roles = read_vim_help(text)
+            if rendered.strip():
+                return LoadedDocument(
+                    text=rendered, content_type="text/x-vim-help", title=title or path.stem,
+                    metadata=file_metadata(path, data, encoding), sections=sections,
+                    roles=roles)
         if len(text) <= _MAX_RST and looks_like_asciidoc(text):
             rendered, title, sections, attrs, roles = read_asciidoc(text)
             if rendered.strip():
