@@ -212,3 +212,13 @@ def test_inline_filters_of_the_question_and_of_a_search_are_applied(tmp_path: Pa
         assert answer.search_documents == []
         said = [t.observation or "" for t in answer.reasoning_trace if t.tool]
         assert any("No passages matched the filters tags: gloves" in o for o in said), said
+        # … unless the documents write the "#word" themselves: then it is code, not a tag
+        # ("What does a #cmakedefine line become?", CMake review 2026-12-04).
+        (a / "config.md").write_text("Each #cmakedefine VAR line becomes a #define when "
+                                     "VAR is set.\n")
+        base.ingest([a], collection="shoes")
+        answer = Agent(base).ask("What does a #cmakedefine line become?")
+        assert [d.source for d in answer.search_documents][:1] == [str(a / "config.md")]
+        said = [t.observation or "" for t in answer.reasoning_trace if t.tool]
+        assert said[0].startswith("Nothing matched as tagged cmakedefine: searched as words. 1 "), said
+        assert answer.citations and "#define" in answer.citations[0].excerpt

@@ -215,3 +215,19 @@ def test_a_code_mark_followed_by_a_lower_case_word_ends_no_sentence() -> None:
         "Calling panic! when a function fails is the simplest way out.",
         "Is it safe?", "It is.", "Done!", "next line starts lower.",
     ]
+
+
+def test_an_ellipsis_that_leaves_a_list_open_ends_no_quote_but_chunks_stay() -> None:
+    """CMake's manual (new-user review, 2026-12-04) quoted "In this variant, foreach
+    iterates over the numbers 0, 1, ..." for a question its next words answer. An ellipsis
+    before a capital, or at a line's end, still ends the sentence; chunk boundaries (which
+    join without ``ellipses``) are as they were."""
+    text = ("In this variant, foreach iterates over the numbers 0, 1, ... up to (and "
+            "including) the nonnegative integer <stop>. Wait... Then go. It trails off...\n"
+            "and on.")
+    assert [text[a:b] for a, b in segments(text)] == [
+        "In this variant, foreach iterates over the numbers 0, 1, ... up to (and "
+        "including) the nonnegative integer <stop>.",
+        "Wait...", "Then go.", "It trails off...", "and on."]
+    plain = [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
+    assert plain[0] == "In this variant, foreach iterates over the numbers 0, 1, ..."

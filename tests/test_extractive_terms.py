@@ -69,3 +69,39 @@ def test_a_term_with_words_of_its_own_is_cited_with_its_sentence(tmp_path: Path)
     # The label's own words ("temp_buffers", "integer") are borne out by the term line.
     assert "temp_buffers" in answer.citations[0].excerpt
     assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
+
+
+CMAKE = """<html><body><section><h2>Options</h2>
+<dl class="std option"><dt class="sig sig-object std" id="cmdoption-cmake-fresh">
+<span class="sig-name descname"><span class="pre">--fresh</span></span></dt>
+<dd><div class="versionadded"><p><span class="versionmodified added">New in version
+3.24.</span></p></div>
+<p>Perform a fresh configuration of the build tree. This removes any existing
+CMakeCache.txt file and associated CMakeFiles/ directory, and recreates them from
+scratch.</p></dd></dl>
+<dl class="std option"><dt class="sig sig-object std" id="cmdoption-cmake-trace">
+<span class="sig-name descname"><span class="pre">--trace</span></span></dt>
+<dd><p>Put cmake in trace mode. It prints a trace of all calls made and from where.</p></dd>
+</dl></section></body></html>"""
+
+
+def test_a_later_sentence_that_leans_on_the_term_is_named_with_it(tmp_path: Path) -> None:
+    """CMake's manual (new-user review, 2026-12-04): "This removes any existing
+    CMakeCache.txt file …", two sentences under ``--fresh``, was the whole answer to "how do
+    I reconfigure from scratch?" — the option the user needs was never said."""
+    _, answer, _ = _ask(tmp_path, "cmake.1.html", CMAKE,
+                        "How do I throw away CMakeCache.txt and CMakeFiles and recreate them "
+                        "from scratch?")
+    assert answer.citations, answer.text
+    assert "--fresh: " in answer.text and "This removes any existing" in answer.text, answer.text
+
+
+def test_the_term_is_not_said_of_a_paragraph_after_its_definition(tmp_path: Path) -> None:
+    """Review of the change above: "It is safe to combine any of the options above …", a
+    paragraph after the definition list, was answered as "--trace: It is safe …"."""
+    after = CMAKE.replace("</dl></section>", "</dl><p>It is safe to combine any of the "
+                          "options above with a preset of your own.</p></section>")
+    _, answer, _ = _ask(tmp_path, "cmake.1.html", after,
+                        "Is it safe to combine the options above with a preset of my own?")
+    assert "It is safe to combine" in answer.text, answer.text
+    assert "--trace: It is safe" not in answer.text and "--fresh: It is" not in answer.text

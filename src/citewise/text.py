@@ -11,23 +11,9 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = [
-    "CJK_CHARS",
-    "POINTING_WORDS",
-    "STOPWORDS",
-    "cjk_bigrams",
-    "content_terms",
-    "has_nul",
-    "is_compounded",
-    "is_content_word",
-    "join_abbreviations",
-    "line_of",
-    "name_terms",
-    "overlap",
-    "plain_terms",
-    "sentence_spans",
-    "spaced_cjk",
-    "terms",
-    "word_term",
+    "CJK_CHARS", "POINTING_WORDS", "STOPWORDS", "cjk_bigrams", "content_terms", "has_nul",
+    "is_compounded", "is_content_word", "join_abbreviations", "line_of", "name_terms",
+    "overlap", "plain_terms", "sentence_spans", "spaced_cjk", "terms", "word_term",
 ]
 
 #: The words a sentence opens with when it points back at the one before ("This is the
@@ -276,11 +262,14 @@ _ABBREVIATIONS = frozenset(
 _LAST_WORD = re.compile(r"(?:^|(?<=[^\w.]))((?:[^\W\d_]\.){2,}|[^\W\d_]+\.|\d+\.)\Z")
 
 
-def join_abbreviations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def join_abbreviations(text: str, spans: list[tuple[int, int]], *,
+                       ellipses: bool = False) -> list[tuple[int, int]]:
     """``spans`` (from :func:`sentence_spans`) with the cuts made after an abbreviation
     ("Dr.", "U.S.", "e.g.", "J.") or after a number followed by a lower-case word undone,
     and those after a "!" or "?" that a lower-case word follows on the same line (code's:
-    "`panic!` when", "the `?` operator").
+    "`panic!` when", "the `?` operator") — and with ``ellipses``, after an ellipsis that
+    one follows ("the numbers 0, 1, ... up to <stop>": a list left open, CMake review
+    2026-12-04). Chunking leaves ellipses out, so that its boundaries stay as they were.
 
     A separate pass, not part of ``sentence_spans``: chunk boundaries and the evidence
     fast path depend on that function's exact spans, while claims and quotes need whole
@@ -288,11 +277,18 @@ def join_abbreviations(text: str, spans: list[tuple[int, int]]) -> list[tuple[in
     """
     out: list[tuple[int, int]] = []
     for a, b in spans:
-        if out and _continues(text, out[-1], a):
+        if out and (_continues(text, out[-1], a) or (ellipses and _open_list(text, out[-1], a))):
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))
     return [(a, _closed(text, b)) for a, b in out]
+
+
+def _open_list(text: str, prev: tuple[int, int], start: int) -> bool:
+    """``prev`` ends in an ellipsis that a lower-case word or a number follows (one line)."""
+    gap = text[prev[1]:start]
+    return text.endswith(("...", "…"), 0, prev[1]) and gap.isspace() and "\n" not in gap \
+        and (text[start].islower() or text[start].isdigit())
 
 
 def _closed(text: str, b: int) -> int:

@@ -51,5 +51,7 @@ def summary(result: ToolResult, text: str) -> str:
     if isinstance(data, dict) and isinstance(data.get("results"), list) and data["results"]:
         hits = data["results"]  # none found: the text says why ("… matched the filters …")
         docs = {r.get("document_index") for r in hits if isinstance(r, dict)}
-        return f"{len(hits)} passage(s) from {len(docs)} document(s)"
+        # What the search says before its passages ("No document contains: bcrypt") stays.
+        said = " ".join(text.split("<untrusted>", 1)[0].split()) if "<untrusted>" in text else ""
+        return f"{said[:200]} {len(hits)} passage(s) from {len(docs)} document(s)".lstrip()
     return text.removeprefix("<untrusted>\n")[:200]

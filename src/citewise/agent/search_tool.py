@@ -8,6 +8,7 @@ query searched, candidates retrieved / compared, snippets selected) up to date.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from citewise.events import Event
     from citewise.models.base import ToolCall
 
-__all__ = ["NO_DOCUMENT_CONTAINS", "SEARCHED", "SearchDetailsRecorder", "Searcher",
+__all__ = ["NOT_TAGGED", "NO_DOCUMENT_CONTAINS", "SEARCHED", "SearchDetailsRecorder", "Searcher",
            "analyze_question", "make_search_tool"]
 
 _TOOL = "search_knowledge"
@@ -45,6 +46,8 @@ class Searcher(Protocol):
 SEARCHED = "Searched for: "
 #: How an observation says which of the query's words no document contains.
 NO_DOCUMENT_CONTAINS = "No document contains: "
+#: How an observation says that a ``#tag`` of the question found nothing as a tag.
+NOT_TAGGED = "Nothing matched as tagged "
 
 
 def make_search_tool(kb: Searcher) -> Tool:
@@ -63,7 +66,7 @@ def make_search_tool(kb: Searcher) -> Tool:
             filters: Optional metadata filters, e.g. {"collection": "handbook"}.
             k: How many passages to return (1-50).
         """
-        text, applied = _filters(ctx, query, filters)
+        text, applied, inline_tags = _filters(ctx, query, filters)
         searched = ""  # said first in the observation when it is not the query asked for
         if ctx.carried_terms:  # a follow-up: its thread's subject goes into every search
             from citewise.agent.followups import carry_into
@@ -72,18 +75,21 @@ def make_search_tool(kb: Searcher) -> Tool:
             if carried != text:
                 query, text = carry_into(query, ctx.carried_terms), carried
                 searched = f"{SEARCHED}{query} (the thread's subject added)\n\n"
-        retrieve = getattr(kb, "retrieve", None)
-        if callable(retrieve):  # a KnowledgeBase: the counts of the ranking come along
-            found = retrieve(text, k=k, filters=applied)
-            hits: list[Hit] = found.hits
-            counts = {"retrieved": found.retrieved, "compared": found.compared,
-                      "ranking_fallback": found.ranking_fallback}
-            backlog = getattr(kb, "embedding_backlog", lambda: None)()
-            if backlog is not None:  # vectors still being computed (issue 23): say so
-                counts["not_embedded"], counts["chunks"] = backlog
-        else:
-            hits = kb.search(text, k=k, filters=applied)
-            counts = {"retrieved": len(hits), "compared": len(hits), "ranking_fallback": False}
+        hits, counts = _search(kb, text, k, applied)
+        if not hits and inline_tags and applied is not None:
+            # "What does a #cmakedefine line become?": a "#word" that finds nothing as a
+            # tag, and that the documents write themselves, is a word of the question
+            # (CMake review, 2026-12-04). "#gloves" with nothing tagged so stays a filter.
+            kept = [t for t in applied.get("tags", ()) if t not in inline_tags]
+            others = {key: v for key, v in applied.items() if key != "tags"}
+            rest = ({**others, "tags": kept} if kept else others) or None
+            words = " ".join((text, *inline_tags))
+            found, found_counts = _search(kb, words, k, rest)
+            written = re.compile("|".join(rf"(?<![\w#])#{re.escape(t)}(?![\w-])"
+                                          for t in inline_tags), re.I)
+            if any(written.search(h.text) for h in found):
+                text, hits, counts, applied = words, found, found_counts, rest
+                searched += f"{NOT_TAGGED}{', '.join(inline_tags)}: searched as words.\n\n"
         # Words no document contains ("Missing: bcrypt"), said before the passages: a sign
         # the documents do not cover what is asked (the extractive model's abstention).
         absent = getattr(kb, "unmentioned", None)
@@ -124,10 +130,27 @@ def make_search_tool(kb: Searcher) -> Tool:
     return tool(search_knowledge)
 
 
+def _search(kb: Searcher, text: str, k: int, filters: dict[str, Any] | None
+            ) -> tuple[list[Hit], dict[str, Any]]:
+    """The hits for ``text`` and the counts an observation carries."""
+    retrieve = getattr(kb, "retrieve", None)
+    if not callable(retrieve):
+        hits = kb.search(text, k=k, filters=filters)
+        return hits, {"retrieved": len(hits), "compared": len(hits), "ranking_fallback": False}
+    found = retrieve(text, k=k, filters=filters)  # a KnowledgeBase: the ranking's counts too
+    counts: dict[str, Any] = {"retrieved": found.retrieved, "compared": found.compared,
+                              "ranking_fallback": found.ranking_fallback}
+    backlog = getattr(kb, "embedding_backlog", lambda: None)()
+    if backlog is not None:  # vectors still being computed (issue 23): say so
+        counts["not_embedded"], counts["chunks"] = backlog
+    return list(found.hits), counts
+
+
 def _filters(ctx: RunContext, query: str, given: dict[str, Any] | None
-             ) -> tuple[str, dict[str, Any] | None]:
-    """The text to search and the filters to search with. Inline filter terms
-    (``collection:handbook``, ``#tag``, ``after:2024-01-01``) apply wherever they are
+             ) -> tuple[str, dict[str, Any] | None, tuple[str, ...]]:
+    """The text to search, the filters to search with, and the tags among them written as
+    ``#billing`` (none when the tool's ``filters`` name tags). Inline filter
+    terms (``collection:handbook``, ``#tag``, ``after:2024-01-01``) apply wherever they are
     written: in the question (its analysis, ``ctx.query``) or in this search's query; the
     tool's own ``filters`` argument wins over both, the query's over the question's. A
     question's date *expression* ("last year") is not a filter: it says what the answer is
@@ -136,8 +159,12 @@ def _filters(ctx: RunContext, query: str, given: dict[str, Any] | None
 
     text, inline = extract_inline_filters(query)
     asked = parse_filters(ctx.query.filters) if ctx.query is not None else None
-    merged = (asked.merged(inline) if asked is not None else inline).merged(parse_filters(given))
-    return (text.strip() or query), (merged.to_dict() or None)
+    own = parse_filters(given)
+    merged = (asked.merged(inline) if asked is not None else inline).merged(own)
+    said = f"{query} {ctx.query.original_query if ctx.query is not None else ''}"
+    hashed = () if own.tags else tuple(
+        t for t in merged.tags if re.search(rf"(?<![\w#])#{re.escape(t)}(?![\w-])", said, re.I))
+    return (text.strip() or query), (merged.to_dict() or None), hashed
 
 
 def _said(filters: dict[str, Any]) -> str:

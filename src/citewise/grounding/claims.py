@@ -270,7 +270,7 @@ def _raw_spans(masked: str) -> list[tuple[int, int]]:
     # would otherwise read "days\n2." as one sentence, the "2." glued to this claim).
     spans: list[tuple[int, int]] = []
     for a, b in _blocks(masked):
-        spans.extend(join_abbreviations(masked, sentence_spans(masked, a, b)))
+        spans.extend(join_abbreviations(masked, sentence_spans(masked, a, b), ellipses=True))
     return spans
 
 

@@ -68,12 +68,18 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             roles = _role_spans(r.get("roles"))
             context: list[str] = []  # the paragraph so far, from its heading on
             term = ""  # the term line just read, for the sentence under it
+            # The term whose definition this is, to the end of the definition's first
+            # paragraph (past a "New in version 3.24." note of its own), a heading or a term.
+            defined = ""
+            described = False  # whether a paragraph of the definition has begun
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
             for a, b in segments(text):
                 a, b = _trim(text, a, b)
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
+                    if described:
+                        defined = ""  # past the definition: "It is safe to combine …"
                     context = context[:2] if context and context[0] == _HEAD else []
                     # "Default: enabled" as a paragraph of its own (an option's field body,
                     # lighttpd's manual) still completes the paragraph before it.
@@ -89,9 +95,18 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     context = [_HEAD, " ".join(text[a:lead].split())]
                 start = a
                 label = term if asserts and previous is None else ""
+                if asserts and not label and defined and _LEANS_ON_TERM.match(sentence):
+                    # "This removes any existing CMakeCache.txt file": said of --fresh,
+                    # two sentences under it (CMake review, 2026-12-04).
+                    label = defined
                 term = ""
                 if role == "term" and not asserts and lead == a:
-                    term = _term_label(sentence)
+                    term = defined = _term_label(sentence)
+                    described = False
+                elif not asserts:
+                    defined = ""  # a heading or a lead-in: another subject
+                elif role != "version_note":
+                    described = True
                 if asserts and previous is not None and _leans_whole(sentence):
                     # "This is the default." says nothing alone: quote it with the
                     # sentence it points back to (one verbatim span of the passage).
@@ -182,6 +197,9 @@ def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int
 
 
 _HEAD = "\x00"  # marks a context that starts at a heading
+# A sentence whose subject is what the paragraph is about: "This removes …", "It is …".
+_LEANS_ON_TERM = re.compile(rf"(?:{POINTING_WORDS})\b(?! (?:is|was) (?:why|how|because)\b)",
+                            re.I)
 _CONTEXT = 3
 # A sentence without a subject of its own leans on the one before it too: "Defaults to
 # 1000 - 59999." (adduser.conf(5)), "Default: 30 seconds."
