@@ -181,6 +181,18 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("handbook", "The Debian Administrator's Handbook, 11 (Publican HTML, whole book)",
            ("debian-handbook",), "/usr/share/doc/debian-handbook/html/en-US",
            _listed("handbook"), fresh=True, group="blind"),
+    # Two new-user reviews of the eighth session (2026-12-04), each 25–30 + 8 questions a
+    # helper wrote before asking anything: Vim's help files (a format of their own,
+    # :mod:`citewise.knowledge.loaders._vim_help` since) and CMake's Sphinx manual, four of
+    # its folders whole. Their answers were looked at while the loaders were mended, so
+    # they are split by the id like the other reviews, not held out whole.
+    Corpus("vim", "Vim 9.0 help files (vim-runtime, the help format)", ("vim-runtime",),
+           "/usr/share/vim/vim90/doc", (
+               "options.txt", "change.txt", "editing.txt", "windows.txt", "pattern.txt",
+               "undo.txt", "starting.txt", "usr_05.txt", "usr_41.txt", "quickref.txt",
+               "motion.txt", "insert.txt", "map.txt"), group="reviews2"),
+    Corpus("cmake", "CMake 3.25 manual (Sphinx HTML: manual/, command/, prop_tgt/, variable/)",
+           ("cmake-doc",), "/usr/share/doc/cmake-data/html", _listed("cmake"), group="reviews2"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -190,6 +202,7 @@ GROUPS = {
     "new": "new (sqlite + apache + manpages; session 15)",
     "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook + mkdocs + opus; 2026-12-04)",
     "blind": "blind (handbook; written after the seventh session's change, held out whole)",
+    "reviews2": "reviews of the eighth session (vim + cmake; 2026-12-04)",
 }
 
 

@@ -218,6 +218,31 @@ def test_a_citation_matches_when_its_sentence_covers_half_the_expected_one(
     assert long_half.evidence_at_1 is True and short_half.evidence_at_1 is False
 
 
+def test_a_sentence_of_the_questions_document_matches_there_only(tmp_path: Path) -> None:
+    """CMake's pages for the C and C++ standards share their sentences word for word: the
+    C page's copy is no answer to a C++ question. A sentence its document does not hold
+    (an answer on another page) still matches where it is."""
+    from citewise import KnowledgeBase
+
+    shared = "If the compiler cannot meet the standard requested, it decays to an older one."
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "c.md").write_text(f"# C_STANDARD\n\nThe C standard. {shared}\n")
+    (tmp_path / "docs" / "cxx.md").write_text(
+        f"# CXX_STANDARD\n\nThe C++ standard. {shared} See also the extensions page.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
+        assert not base.ingest([tmp_path / "docs"]).failed
+        q = question(expected=(shared,), document="cxx.md")
+        cites_c = _answer(base, tmp_path / "docs", [("c.md", shared)])
+        cites_cxx = _answer(base, tmp_path / "docs", [("cxx.md", shared)])
+        assert score_answer(q, cites_c, base, 1).evidence_at_1 is False
+        assert score_answer(q, cites_cxx, base, 1).evidence_at_1 is True
+        elsewhere = question(expected=("The C standard.",), document="cxx.md")
+        c_only = _answer(base, tmp_path / "docs", [("c.md", "The C standard.")])
+        assert score_answer(elsewhere, c_only, base, 1).evidence_at_1 is True
+        # Without a document named, any copy matches, as before.
+        assert score_answer(question(expected=(shared,)), cites_c, base, 1).evidence_at_1
+
+
 def test_document_at_1_compares_the_source_by_trailing_path(kb: Any, corpus: Path) -> None:
     right = question(document="refunds.md")
     by_path = question(document=f"{corpus.name}/refunds.md")
@@ -398,8 +423,9 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         assert all(q.document in pages for q in qs if q.answerable), name
         # A review's set (a reviewer's 20 questions on a manual) is small by design, less
         # the questions whose labels the manual holds twice (Doxygen writes each brief
-        # description twice: opus kept 11 of its 20); a blind set is a reviewer's 30.
-        least = {"reviews": 10, "blind": 30}.get(corpus.group, 50)
+        # description twice: opus kept 11 of its 20); a blind set is a reviewer's 30, and
+        # the eighth session's reviews wrote 25 and 30 (one of each held its label twice).
+        least = {"reviews": 10, "blind": 30, "reviews2": 24}.get(corpus.group, 50)
         assert sum(q.answerable for q in qs) >= least, name
         ids |= {q.id for q in qs}
         answerable += sum(q.answerable for q in qs)

@@ -26,7 +26,9 @@ boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."). An expected s
 is **matched** by a citation when, in the cited document, an occurrence of it is covered
 by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its characters —
 so a citation that contains it, equals it or quotes a part of it matches, and one that
-quotes a neighbouring sentence does not.
+quotes a neighbouring sentence does not. An expected sentence that the question's
+``document`` holds matches there only: CMake's pages for the C, C++, CUDA … standards
+share their sentences word for word, and the C page's copy answers no C++ question.
 
 Metrics (over the questions that have a label of that kind):
 
@@ -186,17 +188,38 @@ class _Texts:
     kb: KnowledgeBase
     cache: dict[str, tuple[str, tuple[str, list[int]]] | None] = field(default_factory=dict)
 
+    sources: dict[str, str] | None = None  # every document's source → id, listed once
+
     def get(self, document_id: str) -> tuple[str, tuple[str, list[int]]] | None:
         if document_id not in self.cache:
             text = self.kb.document_text(document_id)
             self.cache[document_id] = None if text is None else (text, _normalised(text))
         return self.cache[document_id]
 
+    def of(self, document: str) -> tuple[str, tuple[str, list[int]]] | None:
+        """The stored text (and its index) of the document a question names: its source,
+        or a trailing part of it — the first of several so named. None: no such document."""
+        if self.sources is None:
+            self.sources, offset = {}, 0
+            while True:
+                page = self.kb.list_documents(limit=500, offset=offset)
+                self.sources.update((d.source, d.id) for d in page)
+                if len(page) < 500:
+                    break
+                offset += 500
+        found = next((i for src, i in self.sources.items() if _source_matches(src, document)),
+                     None)
+        return None if found is None else self.get(found)
+
 
 def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[str],
-                    texts: _Texts) -> tuple[bool, str | None, str]:
-    """Whether citation ``c`` matches an expected sentence; its source and sentence."""
+                    texts: _Texts, document: str | None = None) -> tuple[bool, str | None, str]:
+    """Whether citation ``c`` matches an expected sentence (a sentence of the question's
+    ``document`` only there); its source and sentence."""
     doc = answer.search_documents[c.document_index - 1]
+    if document is not None and not _source_matches(doc.source, document):
+        own = texts.of(document)  # a copy of a sentence of its own answers another question
+        expected = [e for e in expected if own is None or not locate(own[0], e, index=own[1])]
     got = texts.get(str(doc.document.get("id", "")))
     if got is None:  # the document is gone: compare the excerpt alone
         quote = _norm(c.excerpt)
@@ -232,7 +255,8 @@ def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,
                        citations=len(answer.citations),
                        issues=sorted({i.code for i in answer.issues}),
                        error=answer.error.code if answer.error is not None else None)
-    matches = [_citation_match(answer, c, q.expected or (), texts) for c in answer.citations]
+    matches = [_citation_match(answer, c, q.expected or (), texts, q.document)
+               for c in answer.citations]
     if matches:
         r.first_source, r.first_sentence = matches[0][1], matches[0][2]
     if q.expected is not None:
