@@ -8,7 +8,6 @@ query searched, candidates retrieved / compared, snippets selected) up to date.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
@@ -85,9 +84,10 @@ def make_search_tool(kb: Searcher) -> Tool:
             rest = ({**others, "tags": kept} if kept else others) or None
             words = " ".join((text, *inline_tags))
             found, found_counts = _search(kb, words, k, rest)
-            written = re.compile("|".join(rf"(?<![\w#])#{re.escape(t)}(?![\w-])"
-                                          for t in inline_tags), re.I)
-            if any(written.search(h.text) for h in found):
+            from citewise.knowledge.retrieve.filters import hashtags
+
+            written = {t.lower() for t in inline_tags}
+            if any(written & {t.lower() for t in hashtags(h.text)} for h in found):
                 text, hits, counts, applied = words, found, found_counts, rest
                 searched += f"{NOT_TAGGED}{', '.join(inline_tags)}: searched as words.\n\n"
         # Words no document contains ("Missing: bcrypt"), said before the passages: a sign
@@ -155,15 +155,19 @@ def _filters(ctx: RunContext, query: str, given: dict[str, Any] | None
     tool's own ``filters`` argument wins over both, the query's over the question's. A
     question's date *expression* ("last year") is not a filter: it says what the answer is
     about, not when a document was written."""
-    from citewise.knowledge.retrieve.filters import extract_inline_filters, parse_filters
+    from citewise.knowledge.retrieve.filters import (
+        extract_inline_filters,
+        hashtags,
+        parse_filters,
+    )
 
     text, inline = extract_inline_filters(query)
     asked = parse_filters(ctx.query.filters) if ctx.query is not None else None
     own = parse_filters(given)
     merged = (asked.merged(inline) if asked is not None else inline).merged(own)
-    said = f"{query} {ctx.query.original_query if ctx.query is not None else ''}"
-    hashed = () if own.tags else tuple(
-        t for t in merged.tags if re.search(rf"(?<![\w#])#{re.escape(t)}(?![\w-])", said, re.I))
+    said = {t.lower() for t in hashtags(
+        f"{query} {ctx.query.original_query if ctx.query is not None else ''}")}
+    hashed = () if own.tags else tuple(t for t in merged.tags if t.lower() in said)
     return (text.strip() or query), (merged.to_dict() or None), hashed
 
 

@@ -175,9 +175,9 @@ class _Page:
         """A line of anchors: a label of the item below it, which opens its section here."""
         if self.out and self.out[-1].strip():
             self.emit("")
-        keep = self.anchored
-        self.emit(names, "heading")
-        self.anchored = self.pos - len(names) - 2 if keep is None else keep
+        keep = self.anchored  # a second line of anchors: the section opens at the first
+        start = self.emit(names, "heading")
+        self.anchored = start if keep is None else keep
 
     def section(self, line: str, level: int) -> None:
         self.headings.append((self.emit(line, "heading"), level, " ".join(line.split())))

@@ -29,7 +29,8 @@ from typing import Any
 
 from citewise.errors import InvalidInput
 
-__all__ = ["CONTENT_TYPES", "FILTER_KEYS", "Filters", "extract_inline_filters", "parse_filters"]
+__all__ = ["CONTENT_TYPES", "FILTER_KEYS", "Filters", "extract_inline_filters", "hashtags",
+           "parse_filters"]
 
 FILTER_KEYS = frozenset(
     {"collection", "source", "document_id", "tags", "content_type", "date_from", "date_to", "date"}
@@ -278,6 +279,12 @@ def extract_inline_filters(question: str) -> tuple[str, Filters]:
         for key, values in found.items()
     }
     return " ".join(rest.split()), parse_filters(request)
+
+
+def hashtags(text: str) -> tuple[str, ...]:
+    """The tags ``text`` writes as ``#tag`` (not as ``tag:x``), as :func:`extract_inline_filters`
+    reads them: what a search may also take for words of the question."""
+    return tuple(m.group(3) for m in _INLINE.finditer(text) if m.group(3))
 
 
 _INLINE_KEYS = {"tag": "tags", "type": "content_type", "after": "date_from", "before": "date_to"}
