@@ -101,7 +101,7 @@ def test_an_index_of_an_older_analysis_is_rebuilt_on_open(
     (tmp_path / "docs" / "henpin.md").write_text(DOC, encoding="utf-8")
     marker = tmp_path / "kb" / "index" / "lexical" / "ANALYSIS"
     with monkeypatch.context() as old:
-        old.setattr(lexical, "spaced_cjk", lambda text, **_: text)  # the analysis before bigrams
+        old.setattr(lexical, "search_text", lambda text, **_: text)  # the analysis before bigrams
         with KnowledgeBase.open(tmp_path / "kb", dense=False) as before:
             before.ingest([tmp_path / "docs"])
             assert before.search("返金はいつですか", k=1) == []  # a clause was one term

@@ -10,10 +10,21 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from citewise.text_forms import (
+    CJK_CHARS,
+    CJK_OR_WORD,
+    CJK_RUN,
+    cjk_bigrams,
+    search_text,
+    spaced_cjk,
+    symbol_names,
+)
+
 __all__ = [
     "CJK_CHARS", "POINTING_WORDS", "STOPWORDS", "cjk_bigrams", "content_terms", "has_nul",
     "is_compounded", "is_content_word", "join_abbreviations", "line_of", "name_terms",
-    "overlap", "plain_terms", "sentence_spans", "spaced_cjk", "terms", "word_term",
+    "overlap", "plain_terms", "search_text", "sentence_spans", "spaced_cjk", "symbol_names",
+    "terms", "word_term",
 ]
 
 #: The words a sentence opens with when it points back at the one before ("This is the
@@ -55,32 +66,10 @@ STOPWORDS = frozenset(
 )
 
 
-# Scripts written without spaces between words: Han, Hiragana, Katakana (and Hangul,
-# whose spaced words are long). A run of them is one \w+ "word" to the regex, so a whole
-# Japanese clause would be a single term; such runs are cut into overlapping character
-# bigrams instead — the usual indexing unit for CJK (as Lucene's CJKBigramFilter). Kana
-# punctuation (・ ゛ ゜ ゠) is not part of a run. Non-ASCII text is NFKC-normalised first,
-# so half-width katakana and full-width letters and digits meet their usual forms.
-#: The CJK character ranges, as a regex class body (also used by the PostgreSQL index).
-CJK_CHARS = (
-    "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-)
-_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
-# One pass over non-ASCII text: a CJK run, or a word without CJK characters.
-_TOKEN = re.compile(f"[{CJK_CHARS}]+|[^\\W{CJK_CHARS}]+")
-
-
-def cjk_bigrams(run: str) -> list[str]:
-    """A run of CJK characters as its overlapping bigrams (a lone character as itself)."""
-    if len(run) < 2:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
 def terms(text: str) -> list[str]:
     """Lower-cased word tokens; runs of CJK characters as character bigrams. A
     contraction's tail is no term ("what's" is ``what``, "don't" is ``do``)."""
+    text = symbol_names(text)
     if text.isascii() and "'" not in text:
         return [w.lower() for w in _WORD.findall(text)]
     return [t for t, _ in _tokens(text)]
@@ -89,6 +78,7 @@ def terms(text: str) -> list[str]:
 def _tokens(text: str) -> list[tuple[str, bool]]:
     """:func:`terms` with, for each, whether it is part of a hyphenated compound."""
     out: list[tuple[str, bool]] = []
+    text = symbol_names(text)
     if text.isascii():
         # Words joined by apostrophes and hyphens come as one match (a maximal one: what
         # lies around it joins nothing), so only those are looked at word by word.
@@ -99,9 +89,9 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
                 out.extend(_joined_tokens(joined))
         return out
     text = unicodedata.normalize("NFKC", text)
-    for m in _TOKEN.finditer(text):
+    for m in CJK_OR_WORD.finditer(text):
         token = m.group()
-        if _CJK_RUN.match(token):
+        if CJK_RUN.match(token):
             out.extend((g, False) for g in cjk_bigrams(token))
             continue
         term = word_term(text, m.start(), m.end())
@@ -169,27 +159,10 @@ def is_content_word(term: str, compounded: bool) -> bool:
     return term not in STOPWORDS or (compounded and len(term) > 2)
 
 
-def spaced_cjk(text: str, *, unigrams: bool = False) -> str:
-    """``text`` with every CJK run replaced by its bigrams between spaces (``unigrams``:
-    and its characters too, so that a one-character query finds it): what a word
-    tokenizer (tantivy's) then indexes as :func:`terms` would. For search indexes only:
-    offsets into it mean nothing."""
-    if text.isascii():
-        return text
-
-    def cut(m: re.Match[str]) -> str:
-        run = m.group()
-        grams = cjk_bigrams(run)
-        if unigrams and len(run) > 1:
-            grams += list(run)
-        return " " + " ".join(grams) + " "
-
-    return _CJK_RUN.sub(cut, unicodedata.normalize("NFKC", text))
-
-
 def content_terms(text: str) -> list[str]:
     """Word tokens without stopwords (see :func:`is_content_word`), stemmed lightly
     (plural/verb endings)."""
+    text = symbol_names(text)
     if text.isascii() and "'" not in text and "-" not in text:
         return [_stem(t) for t in (w.lower() for w in _WORD.findall(text)) if t not in STOPWORDS]
     return [_stem(t) for t, joined in _tokens(text) if is_content_word(t, joined)]

@@ -35,7 +35,7 @@ from citewise.text import CJK_CHARS
 
 __all__ = [
     "ANALYSE", "COLUMN", "CONFIG", "HEADING", "HEADING_TEXT", "INDEXED_TEXT", "QUERY_ANALYSE",
-    "ensure", "heading_version",
+    "SYMBOL_NAMES", "ensure", "heading_version",
 ]
 
 COLUMN = "search_tsv"
@@ -43,8 +43,10 @@ INDEX = "ix_chunks_search_tsv"
 CONFIG = "english"
 #: The SQL function the column is built with (versioned: a new analysis is a new name,
 #: and :func:`ensure` rebuilds a column made by another), and the one queries are.
-ANALYSE = "citewise_search_text_v2"
-QUERY_ANALYSE = "citewise_search_text_v1"
+ANALYSE = "citewise_search_text_v3"
+QUERY_ANALYSE = "citewise_search_text_v2"
+#: SQL twin of :func:`citewise.text.symbol_names` ("C++" as one word; versioned name).
+SYMBOL_NAMES = "citewise_symbol_names_v1"
 #: SQL twin of :func:`citewise.store.records.stored_indexed_text`: a chunk's text with its
 #: ``hidden`` role spans blanked (versioned name, like :data:`ANALYSE`).
 INDEXED_TEXT = "citewise_indexed_text_v1"
@@ -82,10 +84,11 @@ def ensure(conn: sa.Connection) -> None:
     # each run, then every inner character doubled. Two C-speed regex passes, ~0.3 ms
     # for a CJK chunk, ~10 µs for others. That is the query's analysis; the indexed text
     # also gets every CJK character on its own (a one-character query must find it).
+    _create_symbol_names(conn)
     conn.exec_driver_sql(
         f"CREATE OR REPLACE FUNCTION {QUERY_ANALYSE}(t text) RETURNS text"
         " LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$"
-        f" SELECT regexp_replace(regexp_replace(t, '([{CJK_CHARS}]+)', ' \\1 ', 'g'),"
+        f" SELECT regexp_replace(regexp_replace({SYMBOL_NAMES}(t), '([{CJK_CHARS}]+)', ' \\1 ', 'g'),"
         f" '(?<=[{CJK_CHARS}])([{CJK_CHARS}])(?=[{CJK_CHARS}])', '\\1 \\1', 'g') $fn$"
     )
     conn.exec_driver_sql(
@@ -93,7 +96,7 @@ def ensure(conn: sa.Connection) -> None:
         " LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$"
         f" SELECT CASE WHEN t ~ '[{CJK_CHARS}]' THEN {QUERY_ANALYSE}(t) || ' ' ||"
         f" regexp_replace(regexp_replace(t, '[^{CJK_CHARS}]+', ' ', 'g'),"
-        f" '([{CJK_CHARS}])', ' \\1', 'g') ELSE t END $fn$"
+        f" '([{CJK_CHARS}])', ' \\1', 'g') ELSE {SYMBOL_NAMES}(t) END $fn$"
     )
     _create_indexed_text(conn)
     made_by = conn.execute(
@@ -112,6 +115,22 @@ def ensure(conn: sa.Connection) -> None:
     )
     conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {INDEX} ON chunks USING gin ({COLUMN})")
     _ensure_heading(conn)
+
+
+def _create_symbol_names(conn: sa.Connection) -> None:
+    """Create :data:`SYMBOL_NAMES`: a letter and "++" or "#" standing alone, as one word
+    (a digit after it stays a word of its own). Rows with neither symbol return at the
+    first test."""
+    alone, rest = "(?<![[:alnum:]_+#])([A-Za-z])", "(?![A-Za-z_+#])"
+    body = "t"
+    for symbol, spelled in (("\\+\\+", "plusplus"), ("#", "sharp")):
+        body = (f"regexp_replace(regexp_replace({body}, '{alone}{symbol}(?=[0-9])',"
+                f" '\\1{spelled} ', 'g'), '{alone}{symbol}{rest}', '\\1{spelled}', 'g')")
+    conn.exec_driver_sql(
+        f"CREATE OR REPLACE FUNCTION {SYMBOL_NAMES}(t text) RETURNS text"
+        " LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$"
+        f" SELECT CASE WHEN strpos(t, '+') = 0 AND strpos(t, '#') = 0 THEN t ELSE {body} END $fn$"
+    )
 
 
 def _create_indexed_text(conn: sa.Connection) -> None:

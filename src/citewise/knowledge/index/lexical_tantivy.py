@@ -28,14 +28,15 @@ from citewise.knowledge.index.contract import MENTIONS_FROM
 from citewise.knowledge.index.tantivy_schema import HEADING, TEXT, Batch, analyzer
 from citewise.knowledge.index.tantivy_schema import schema as _schema
 from citewise.knowledge.index.tantivy_snapshot import Snapshot
-from citewise.text import spaced_cjk
+from citewise.text import search_text
 
 __all__ = ["ANALYSIS", "LexicalIndex", "WriterBusy"]
 
 #: The text analysis an index was built with (``ANALYSIS`` in its folder): an index of an
 #: older one is rebuilt on open. "3": CJK runs (NFKC) indexed as character bigrams and
-#: unigrams. "4": the ``heading`` field (title and section path, issue #27).
-ANALYSIS = "en_stem+cjk-bigrams-3+heading-4"
+#: unigrams. "4": the ``heading`` field (title and section path, issue #27). "5": "C++",
+#: "C#" and the like as one word each (:func:`citewise.text.symbol_names`).
+ANALYSIS = "en_stem+cjk-bigrams-3+heading-4+symbols-5"
 _ANALYSIS_FILE = "ANALYSIS"
 _MAX_QUERY_TERMS = 64
 # Filter values up to this many become term queries; more, one term-set query.
@@ -182,7 +183,7 @@ class LexicalIndex:
     # -- reading --------------------------------------------------------------------------
     def query_terms(self, text: str) -> list[str]:
         """The distinct index terms of ``text`` (what a search will look for)."""
-        seen = dict.fromkeys(self._analyzer.analyze(spaced_cjk(text)))
+        seen = dict.fromkeys(self._analyzer.analyze(search_text(text)))
         return list(seen)[:_MAX_QUERY_TERMS]
 
     def unmentioned(self, words: Sequence[str], *, tenant: str) -> list[str]:
@@ -194,7 +195,7 @@ class LexicalIndex:
         snap = Snapshot(self._index.searcher(), self._schema, tenant)
         if snap.tenant_chunks() < MENTIONS_FROM:
             return []
-        return [w for w in words if (terms := self._analyzer.analyze(spaced_cjk(w)))
+        return [w for w in words if (terms := self._analyzer.analyze(search_text(w)))
                 and not any(snap.occurs(f, t) for t in terms for f in (TEXT, HEADING))]
 
     def search(

@@ -20,7 +20,7 @@ import tantivy
 
 from citewise.knowledge.index.headings import heading_text
 from citewise.store.base import IndexRow
-from citewise.text import spaced_cjk
+from citewise.text import search_text
 
 __all__ = ["HEADING", "TEXT", "Batch", "analyzer", "schema"]
 
@@ -72,9 +72,9 @@ class Batch:
             doc.add_text("document_id", row.document_id)
             doc.add_text("tenant", row.tenant)
             doc.add_text("collection", row.collection)
-            doc.add_text(TEXT, spaced_cjk(row.text, unigrams=True))
+            doc.add_text(TEXT, search_text(row.text, unigrams=True))
             heading = heading_text(row.title, row.section)
             if heading:
-                doc.add_text(HEADING, spaced_cjk(heading, unigrams=True))
+                doc.add_text(HEADING, search_text(heading, unigrams=True))
             self._raw.add_document(doc)
             self.added += 1

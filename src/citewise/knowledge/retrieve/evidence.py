@@ -24,7 +24,6 @@ from itertools import pairwise
 
 from citewise.answer import Snippet, SnippetEvidence
 from citewise.text import (
-    _CJK_RUN,
     _WORD,
     STOPWORDS,
     _push,
@@ -35,6 +34,7 @@ from citewise.text import (
     sentence_spans,
     word_term,
 )
+from citewise.text_forms import CJK_RUN, symbol_names
 
 __all__ = ["QueryTerms", "SentenceScorer", "best_window", "prepare", "with_evidence"]
 
@@ -54,6 +54,9 @@ class QueryTerms:
     seq: tuple[str, ...]  # content terms in query order (for phrases)
     terms: frozenset[str]
     pairs: frozenset[tuple[str, str]]  # adjacent pairs of different terms
+    # Whether it names a language by symbols ("C++"): its term ("cplusplu") is then found
+    # only by tokenising a sentence, never as a substring of it (the ASCII fast path).
+    symbols: bool = False
 
 
 def prepare(query: str) -> QueryTerms:
@@ -64,6 +67,7 @@ def prepare(query: str) -> QueryTerms:
         seq=seq,
         terms=frozenset(seq),
         pairs=frozenset((a, b) for a, b in pairwise(seq) if a != b),
+        symbols=symbol_names(query) != query,
     )
 
 
@@ -193,7 +197,7 @@ def _sentence_terms(
         return hit_terms, phrase
     # A one-character CJK query term is never one of a sentence's terms (a run of two or
     # more characters is cut into bigrams), so a sentence has it where the character is.
-    lone = [t for t in q.terms if len(t) == 1 and _CJK_RUN.match(t)]
+    lone = [t for t in q.terms if len(t) == 1 and CJK_RUN.match(t)]
     for k, (a, b) in enumerate(spans):
         seq = content_terms(snippet[a:b])
         hit_terms[k] = q.terms.intersection(seq)
@@ -220,7 +224,7 @@ def best_window(
     q = query if isinstance(query, QueryTerms) else prepare(query)
     if scorer is None and not q.terms:
         return None  # no content terms and no semantic scorer: every window scores <= 0
-    low = snippet.lower() if snippet.isascii() else None
+    low = snippet.lower() if snippet.isascii() and not q.symbols else None
     occurrences = _stem_occurrences(q, low) if low is not None else []
     if scorer is None and low is not None and not occurrences:
         return None  # no lexical overlap possible: nothing to split or tokenise

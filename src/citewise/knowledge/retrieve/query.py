@@ -33,8 +33,10 @@ __all__ = ["analyze", "details", "detect_language", "filters_of", "function_word
            "resolve"]
 
 # A word: letters and digits, joined by apostrophes, hyphens and underscores ("isn't",
-# "read-only", "pg_dump": an identifier is one keyword, as the question wrote it).
-_WORD = re.compile(r"[^\W_]+(?:['’_-][^\W_]+)*", re.UNICODE)
+# "read-only", "pg_dump": an identifier is one keyword, as the question wrote it); or a
+# letter named by its symbols ("C++", "C#": the indexes read it as one word, see
+# citewise.text.symbol_names).
+_WORD = re.compile(r"[A-Za-z](?:\+\+|#)(?![A-Za-z_+#])|[^\W_]+(?:['’_-][^\W_]+)*", re.UNICODE)
 # An English contraction's tail: "what's" is the keyword "what" (a stopword), "isn't" is
 # "is" ("not" is a stopword too); "won't"/"can't"/"shan't"/"ain't" are nothing but that.
 _CLITIC = re.compile(r"['’](?:s|re|ve|ll|d|m)$|n['’]t$", re.IGNORECASE)
