@@ -303,3 +303,39 @@ def test_markdown_markup_is_no_code() -> None:
     code = "const w = new Writable({ highWaterMark: 1024 * 16 });"
     assert structure_penalty(sentence(code), False) > 0.0  # code stays code
     assert structure_penalty(sentence("`a[i] = b[j] + c[k]`;"), False) > 0.0
+
+
+def test_a_citation_links_to_the_element_it_quotes(tmp_path: Path) -> None:
+    # A snippet's anchor is the id before the chunk; on a reference page one chunk holds
+    # several entries, and a deep link to the snippet landed on the entry before the one
+    # quoted (CMake review, 2026-12-04). A citation links to the element its excerpt is in.
+    from citewise import Agent
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "options.html").write_text(
+        '<html><body><main><h1>Options</h1><dl><dt id="opt-verbose">--verbose</dt>'
+        "<dd><p>Print every file name as it is copied.</p></dd>"
+        '<dt id="opt-fresh">--fresh</dt><dd><p>Remove the build cache before configuring, '
+        "so that every setting is computed again from scratch.</p></dd>"
+        '<dt id="opt-quiet">--quiet</dt><dd><p>Print nothing but errors.</p></dd>'
+        "</dl></main></body></html>", encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([docs])
+        answer = Agent(kb).ask("How do I throw away the build cache before configuring?")
+    first = answer.citations[0]
+    snippet = answer.search_documents[first.document_index - 1].snippets[first.snippet_index]
+    assert "build cache" in first.excerpt
+    assert snippet.anchor is None and set(snippet.anchors) == {"opt-verbose", "opt-fresh",
+                                                               "opt-quiet"}
+    assert first.anchor == "opt-fresh"
+    assert snippet.anchor_at(first.start_char) == "opt-fresh"
+    assert snippet.anchor_at(0) is None
+    # The plain answer's source line is the link.
+    import io
+
+    from citewise.cli.common import print_answer
+
+    plain = io.StringIO()
+    print_answer(answer, None, plain)
+    assert f"[1] {docs / 'options.html'}#opt-fresh — Options\n" in plain.getvalue()

@@ -77,6 +77,19 @@ class Snippet(_Model):
     anchor: str | None = Field(
         default=None, description="Id of the page element nearest before the snippet "
         "(HTML): link to it as `page.html#anchor`.")
+    anchors: dict[str, int] = Field(
+        default_factory=dict, description="Ids of the page elements that start inside the "
+        "snippet (HTML), each with its offset in the document text: where a citation of "
+        "part of the snippet links to (`CitationOccurrence.anchor`).")
+
+    def anchor_at(self, start_char: int | None) -> str | None:
+        """The id of the page element nearest at or before ``start_char`` (an offset in the
+        document text): one inside the snippet, else the snippet's own :attr:`anchor`."""
+        if start_char is not None:
+            inside = [(at, ident) for ident, at in self.anchors.items() if at <= start_char]
+            if inside:
+                return max(inside)[1]
+        return self.anchor
 
 
 class SearchDocument(_Model):
@@ -110,6 +123,10 @@ class CitationOccurrence(_Model):
         default=None, description="Heuristic support of the claim, as an answer to the "
         "question, by this excerpt (0-1): how much of the claim it covers times how much it "
         "addresses the question. Not a proof."
+    )
+    anchor: str | None = Field(
+        default=None, description="Id of the page element nearest before the excerpt "
+        "(HTML): link to it as `page.html#anchor` to land on what is quoted."
     )
 
 

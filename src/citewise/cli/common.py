@@ -318,7 +318,8 @@ def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
 def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
            texts: dict[str, str | None]) -> str:
     """Where in its document a citation is, as a suffix of the document's source:
-    ``" (page 3) — Costs"``, ``":12 — Install > Linux"``, ``" — Hotels"`` or ``""``."""
+    ``" (page 3) — Costs"``, ``":12 — Install > Linux"``, ``"#opt-fresh — Options"`` (the
+    page element it quotes, HTML), ``" — Hotels"`` or ``""``."""
     from citewise.text import line_of
 
     doc = answer.search_documents[c.document_index - 1]
@@ -335,6 +336,8 @@ def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
         text = texts[key]
         if text is not None:
             where = f":{line_of(text, c.start_char)}"
+    elif c.anchor:  # a link to the element quoted: "cmake.1.html#cmdoption-cmake-fresh"
+        where = f"#{c.anchor}"
     section = _one_line(snippet.section or "") if snippet is not None else ""
     return f"{where} — {section}" if section else where
 

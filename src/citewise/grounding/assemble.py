@@ -369,15 +369,17 @@ def _occurrence(i: int, c: _Cite, doc: SearchDocument, claim_index: int | None
     assert ex is not None
     snip = doc.snippets[ex.snippet_index]
     base = snip.source.start_char if snip.source is not None else None
+    start = None if base is None else base + ex.start
     return CitationOccurrence(
         citation_index=i,
         document_index=c.number,
         snippet_index=ex.snippet_index,
         excerpt=ex.text,
         claim_index=claim_index,
-        start_char=None if base is None else base + ex.start,
+        start_char=start,
         end_char=None if base is None else base + ex.end,
         support=round(c.support, 4),
+        anchor=snip.anchor_at(start),
     )
 
 

@@ -86,6 +86,7 @@ class EvidenceLedger(BaseModel):
                     section=hit.section,
                     line=hit.line,
                     anchor=hit.anchor,
+                    anchors=hit.anchors,
                 )
             )
             doc.score = max(doc.score, hit.score)

@@ -173,14 +173,15 @@ def _find(answer: Answer, leaf: Any, sentences: list[_Sentence], judge: Question
         if (c.document_index, c.snippet_index) == (best.document_index, best.snippet_index) \
                 and c.excerpt and (c.excerpt in best.text or best.text in c.excerpt):
             return [c.citation_index], None
-    base = answer.search_documents[best.document_index - 1].snippets[best.snippet_index].source
-    start = None if base is None else base.start_char + best.start
+    snip = answer.search_documents[best.document_index - 1].snippets[best.snippet_index]
+    start = None if snip.source is None else snip.source.start_char + best.start
     i = len(answer.citations)
     answer.citations.append(CitationOccurrence(
         citation_index=i, document_index=best.document_index,
         snippet_index=best.snippet_index, excerpt=best.text, claim_index=None,
         start_char=start, end_char=None if start is None else start + len(best.text),
-        support=round(topical(max(relevance, OFF_TOPIC_LEXICAL), OFF_TOPIC_LEXICAL), 4)))
+        support=round(topical(max(relevance, OFF_TOPIC_LEXICAL), OFF_TOPIC_LEXICAL), 4),
+        anchor=snip.anchor_at(start)))
     return [i], None
 
 

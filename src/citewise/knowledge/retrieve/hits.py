@@ -40,6 +40,7 @@ class Hit:
     # (headings, code, tables…; ``citewise.knowledge.loaders.base.ROLES``).
     roles: tuple[tuple[int, int, str], ...] = ()
     anchor: str | None = None  # the page element id nearest before the chunk (HTML)
+    anchors: dict[str, int] = field(default_factory=dict)  # ids inside the chunk (HTML)
 
 
 def doc_view(ctx: ChunkContext) -> dict[str, Any]:
@@ -59,6 +60,8 @@ def hit_from_context(ctx: ChunkContext, score: float, evidence: SnippetEvidence 
     # document they made an answer of a Python docs question ~48 KB.
     meta = {k: v for k, v in ctx.metadata.items() if k != "anchors"}
     anchors = ctx.metadata.get("anchors")
+    before, inside = (_anchors_near(anchors, chunk.start_char, chunk.end_char)
+                      if isinstance(anchors, dict) else (None, {}))
     return Hit(
         chunk_id=chunk.id,
         document_id=chunk.document_id,
@@ -80,14 +83,25 @@ def hit_from_context(ctx: ChunkContext, score: float, evidence: SnippetEvidence 
         },
         evidence=evidence,
         roles=chunk.roles,
-        anchor=_anchor_before(anchors, chunk.start_char) if isinstance(anchors, dict) else None,
+        anchor=before,
+        anchors=inside,
     )
 
 
-def _anchor_before(anchors: dict[str, Any], at: int) -> str | None:
-    """The id whose offset is the greatest at or before ``at`` (None: none before it)."""
+def _anchors_near(anchors: dict[str, Any], start: int, end: int
+                  ) -> tuple[str | None, dict[str, int]]:
+    """The id whose offset is the greatest at or before ``start`` (None: none before it),
+    and the ids after it and before ``end`` with their offsets, one per offset (the first,
+    the outermost element's: a page of empty ``<span id>`` runs has hundreds at one
+    place). One pass over a page's ids."""
     best: tuple[int, str] | None = None
+    inside: dict[int, str] = {}
     for ident, offset in anchors.items():
-        if isinstance(offset, int) and offset <= at and (best is None or offset > best[0]):
-            best = (offset, ident)
-    return best[1] if best is not None else None
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            continue
+        if offset <= start:
+            if best is None or offset > best[0]:
+                best = (offset, ident)
+        elif offset < end:
+            inside.setdefault(offset, ident)
+    return (best[1] if best is not None else None), {i: at for at, i in inside.items()}
