@@ -310,11 +310,18 @@ def _normal(text: str) -> str:
     return " ".join(MARKER_GROUP.sub(" ", text).translate(_QUOTE_CHARS).split()).casefold()
 
 
+# A segment that is a whole fenced code block (markdown's ``` or ~~~ lines around it).
+_FENCED = re.compile(r"[ \t]*(?:```|~~~)[^\n]*\n[ \t]*(\S.*?)\s*\n[ \t]*(?:```|~~~)[ \t]*\Z", re.S)
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     # Cut as an answer is cut (list items, abbreviations, footnotes), so an excerpt is the
     # source's counterpart of one claim.
     out: list[tuple[int, int]] = []
     for a, b in segments(text):
+        fenced = _FENCED.match(text, a, b)
+        if fenced is not None:  # a markdown code block: its code, not its fences
+            a, b = fenced.span(1)
         if b - a <= _LONG_SENTENCE or "\n" not in text[a:b]:
             out.append((a, b))
             continue

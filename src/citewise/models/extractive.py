@@ -83,6 +83,7 @@ class _Candidate:
     text: str
     section: str = ""  # its passage's section path: quotes from two read as two paragraphs
     term: str = ""  # the term it is the first sentence under: named before the quote
+    code: str = ""  # the line of code a lead-in introduces: quoted after it
 
     @property
     def words(self) -> str:
@@ -170,7 +171,7 @@ class ExtractiveModel:
         # Whether a word carries the question's meaning is judged on MiniLM's scale.
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text,
-                            x.sentence.section, x.sentence.term)
+                            x.sentence.section, x.sentence.term, x.sentence.code)
                  for x in scored],
                 answerability(question, scored, observations, absent.counted), absent)
 
@@ -260,7 +261,15 @@ def _render(chosen: list[_Candidate]) -> list[str]:
     dashed = any(c.text.startswith("-") for c in chosen)
     bullet = "" if prose else ("* " if dashed else "- ")
     return [f"{_separator(chosen[i - 1], c, prose) if i else ''}{bullet}{_marked(c)}"
-            for i, c in enumerate(chosen)]
+            f"{_code_after(c) if prose else ''}" for i, c in enumerate(chosen)]
+
+
+def _code_after(c: _Candidate) -> str:
+    """The line of code a quoted lead-in introduces, as a paragraph of its own with its
+    marker ("… by running the command cargo fix: [1]" then "`cargo fix` [1]"): a claim
+    of its own, cited and verified like the lead-in. A paragraph, not a fenced block:
+    every line of an answer is a claim, and a fence's lines are none."""
+    return f"\n\n`{c.code}` [{c.document_index}]" if c.code else ""
 
 
 def _separator(before: _Candidate, c: _Candidate, prose: bool) -> str:
@@ -270,6 +279,8 @@ def _separator(before: _Candidate, c: _Candidate, prose: bool) -> str:
     security contact …", from two entries of a FAQ)."""
     if not prose:
         return "\n"
+    if before.code:
+        return "\n\n"  # past the code's paragraph
     same = (before.document_index, before.section) == (c.document_index, c.section)
     return " " if same else "\n\n"
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
-from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS
+from citewise.models.sentence_structure import CODE_ROLES, LABEL_ROLES, LEAD_IN_WORDS
 from citewise.text import POINTING_WORDS
 
 __all__ = ["Sentence", "candidates"]
@@ -47,6 +47,9 @@ class Sentence:
     # The definition term it is the first sentence under ("%*", "work_mem (integer)"), when
     # that term is a line of its own: what an answer quoting it must name.
     term: str = ""
+    # The one line of code a lead-in introduces ("… using the command cargo fix:" over
+    # ``cargo fix``), verbatim: quoted after it, or the lead-in says nothing.
+    code: str = ""
 
 
 # A permalink mark glued to a heading's last word ("Configuration¶"), where a loader left
@@ -125,8 +128,9 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                         _PERMALINK.search(sentence):
                     continue
                 seen.add((sentence, before))
+                code = _introduced_code(text, roles, b) if sentence.endswith(":") else ""
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
-                                    source, title, asserts, role, section, label))
+                                    source, title, asserts, role, section, label, code))
                 if asserts:
                     context.append(sentence)
     return _unrestated(out)
@@ -152,6 +156,32 @@ _TERM_LABEL_CHARS = 60
 def _term_label(sentence: str) -> str:
     label = " ".join(sentence.split())
     return label if 0 < len(label) <= _TERM_LABEL_CHARS else ""
+
+
+# A line of code short enough to quote inline, after the lead-in that introduces it.
+_CODE_LINE_CHARS = 120
+_FENCES = ("```", "~~~")
+
+
+def _introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) -> str:
+    """The code a lead-in ending at ``end`` introduces, when it is one whole line of its
+    own right after it (blanks between): "" for prose, several lines (an example to read
+    in the passage) or a block the passage cuts off."""
+    at = end
+    while at < len(text) and text[at].isspace():
+        at += 1
+    spans = [(a, b) for a, b, role in roles if a == at and role in CODE_ROLES]
+    if not spans:
+        return ""
+    b = max(b for _, b in spans)
+    lines = text[at:b].strip().split("\n")
+    if lines[0].lstrip().startswith(_FENCES):  # markdown's fences are no code
+        lines = lines[1:-1] if len(lines) > 1 and lines[-1].strip().startswith(_FENCES) else []
+    code = "\n".join(lines).strip()
+    if (b >= len(text) or not code or "\n" in code or "`" in code
+            or len(code) > _CODE_LINE_CHARS):
+        return ""
+    return code
 
 
 def _role_spans(raw: Any) -> list[tuple[int, int, str]]:
