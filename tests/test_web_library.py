@@ -159,6 +159,37 @@ def test_a_pdf_citation_shows_its_page_with_the_span(base: str, http: httpx.Clie
     assert "Page 2" in shown and "forty hours" in shown and "burner" not in shown  # that page only
 
 
+def test_a_pdf_citation_names_its_printed_page(base: str, http: httpx.Client,
+                                               page_of: Any, tmp_path: Path) -> None:
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
+
+    raw = io.BytesIO()
+    c = canvas.Canvas(raw)
+    for line in ["This handbook is for owners of the Ember stove.",
+                 "The flue of the Ember stove is swept once every autumn."]:
+        c.drawString(72, 720, line)
+        c.showPage()
+    c.save()
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(raw.getvalue())))
+    writer.set_page_label(0, 0, style="/r")  # the preface is page i, the first chapter 1
+    writer.set_page_label(1, 1, style="/D", start=1)
+    pdf = io.BytesIO()
+    writer.write(pdf)
+    up = http.post("/v1/documents", files={"file": ("ember.pdf", pdf.getvalue())})
+    assert up.status_code == 201, up.text
+    page, _ = page_of(base)
+    ready(page)
+    ask(page, "How often is the flue of the Ember stove swept?")
+    page.wait_for_selector(".turn .answer[aria-busy=false] button.cite")
+    assert "page 1 (PDF page 2)" in page.inner_text(".turn .sources-list")
+    page.locator(".turn button.cite").first.click()
+    page.wait_for_selector("#viewer-text mark.cite-active")
+    assert "page 1 (PDF page 2)" in page.inner_text("#viewer-meta")
+
+
 def test_drop_files_on_the_library(base: str, http: httpx.Client, page_of: Any) -> None:
     page, _ = page_of(base)
     ready(page)

@@ -72,6 +72,9 @@ class Snippet(_Model):
     source: SnippetSource | None = Field(default=None, description="Offsets into the document.")
     evidence: SnippetEvidence | None = Field(default=None, description="Best window for the query.")
     page: int | None = Field(default=None, description="One-based page number, when known.")
+    page_label: str | None = Field(
+        default=None, description="The page's printed label when it is not its number (a "
+        "PDF's page labels: `iv` in the front matter, `12` on the 20th page).")
     section: str | None = Field(default=None, description="Section path (e.g. `Intro > Scope`).")
     line: int | None = Field(default=None, description="One-based line of `start_char`.")
     anchor: str | None = Field(

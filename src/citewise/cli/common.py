@@ -318,15 +318,18 @@ def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
 def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
            texts: dict[str, str | None]) -> str:
     """Where in its document a citation is, as a suffix of the document's source:
-    ``" (page 3) — Costs"``, ``":12 — Install > Linux"``, ``"#opt-fresh — Options"`` (the
-    page element it quotes, HTML), ``" — Hotels"`` or ``""``."""
+    ``" (page 3) — Costs"``, ``" (page iv, PDF page 4)"`` (a printed label), ``":12 — Install
+    > Linux"``, ``"#opt-fresh — Options"`` (the page element it quotes, HTML), ``" — Hotels"``
+    or ``""``."""
     from citewise.text import line_of
 
     doc = answer.search_documents[c.document_index - 1]
     snippet = doc.snippets[c.snippet_index] if c.snippet_index is not None else None
     where = ""
     if snippet is not None and snippet.page is not None:
-        where = f" (page {snippet.page})"
+        # The printed label is the page a reader looks for; the number, the viewer's.
+        where = (f" (page {snippet.page_label}, PDF page {snippet.page})" if snippet.page_label
+                 else f" (page {snippet.page})")
     elif (kb is not None and c.start_char is not None
           and (doc.document.get("content_type") in _LINE_TYPES
                or doc.document.get("loader") == "source")):  # code: the file's own text

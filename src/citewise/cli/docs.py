@@ -184,6 +184,9 @@ def show_doc(args: argparse.Namespace) -> int:
     anchors = meta.pop("anchors", None) if not args.text else None
     if isinstance(anchors, dict):  # ~48 KB on one line for a page of Python's reference
         meta["anchors"] = f"{len(anchors)} element ids (shown with --text)"
+    labels = meta.pop("page_labels", None) if not args.text else None
+    if isinstance(labels, dict):  # a book's: one per page past its front matter
+        meta["page_labels"] = f"{len(labels)} pages printed with another number (shown with --text)"
     if meta:
         w("metadata:\n" + "".join(f"  {k}: {json.dumps(v, ensure_ascii=False, default=str)}\n"
                                   for k, v in sorted(meta.items())))

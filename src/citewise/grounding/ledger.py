@@ -83,6 +83,7 @@ class EvidenceLedger(BaseModel):
                     ),
                     evidence=hit.evidence,
                     page=hit.page,
+                    page_label=hit.page_label,
                     section=hit.section,
                     line=hit.line,
                     anchor=hit.anchor,

@@ -136,9 +136,14 @@ class ThreadList(BaseModel):
 
 def document_metadata(metadata: dict[str, Any] | None, *, text: bool) -> dict[str, Any]:
     """A document's loader metadata as the API and ``citewise docs`` show it: an HTML page's
-    ``anchors`` (element id → offset, ~48 KB for a page of Python's library reference) only
-    with its text, which they point into — a listing of a hundred pages carried megabytes."""
-    return {k: v for k, v in (metadata or {}).items() if text or k != "anchors"}
+    ``anchors`` (element id → offset, ~48 KB for a page of Python's library reference) and a
+    PDF's ``page_labels`` (one per page of a book whose numbering starts after its front
+    matter) only with its text, which they describe — a listing of a hundred pages carried
+    megabytes."""
+    return {k: v for k, v in (metadata or {}).items() if text or k not in _WITH_TEXT}
+
+
+_WITH_TEXT = frozenset(("anchors", "page_labels"))
 
 
 class DocumentInfo(BaseModel):

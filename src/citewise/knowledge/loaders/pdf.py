@@ -113,8 +113,8 @@ class PdfLoader:
     # letters; 5: words hyphenated at a line's end joined where the document spells them
     # whole; 6: lines set in a monospaced font are ``code`` (:mod:`._pdf_fonts`); 7: FOP's
     # chapter heads, numbered titles and functions' bookmarks, ligatures, a name in the code
-    # font inside a sentence, a sentence over a page break
-    version = "7"
+    # font inside a sentence, a sentence over a page break; 8: the printed page labels
+    version = "8"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -151,6 +151,7 @@ class PdfLoader:
             mono = [in_prose(t, code) for t, code in zip(page_texts, mono, strict=True)]
             page_texts = [set_apart(t, code) for t, code in zip(page_texts, mono, strict=True)]
             info = reader.metadata
+            labels = _page_labels(reader, count)
             page_texts, titles = headings(page_texts, entries)
         except IngestError:
             raise
@@ -189,6 +190,8 @@ class PdfLoader:
         found, roles = sections(len(text), pages, titles)
         roles = sorted([*roles, *code_roles(text, pages, mono, roles)])
         meta: dict[str, Any] = {**file_metadata(path, data, ""), "page_count": len(page_texts)}
+        if labels:
+            meta["page_labels"] = labels
         title: str | None = None
         if info is not None:
             title = _info(info, "title")
@@ -211,6 +214,26 @@ class PdfLoader:
             text=text, content_type="application/pdf", title=title, metadata=meta, pages=pages,
             sections=found, roles=roles,
         )
+
+
+#: The longest page label kept ("A-12", "xiv"); a longer one is no label a reader sees.
+_LABEL_CHARS = 24
+
+
+def _page_labels(reader: Any, count: int) -> dict[str, str]:
+    """The pages whose printed label is not their number ("iv" for the 4th page of the
+    front matter, "1" for the 9th), as ``{"4": "iv", "9": "1"}``: a citation says the page
+    a reader finds in the viewer and in the book. Empty without a ``/PageLabels`` tree
+    (pypdf then labels every page by its number) or when the tree cannot be read."""
+    try:
+        labels = list(reader.page_labels)
+    except Exception:  # a damaged /PageLabels tree: the numbers are still right
+        return {}
+    if len(labels) != count:
+        return {}
+    return {str(n): label for n, label in enumerate(labels, start=1)
+            if isinstance(label, str) and label != str(n) and 0 < len(label) <= _LABEL_CHARS
+            and label.isprintable()}
 
 
 #: Titles PDF producers write when the author gave none (reportlab: "untitled", Word:

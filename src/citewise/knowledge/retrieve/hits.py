@@ -41,6 +41,7 @@ class Hit:
     roles: tuple[tuple[int, int, str], ...] = ()
     anchor: str | None = None  # the page element id nearest before the chunk (HTML)
     anchors: dict[str, int] = field(default_factory=dict)  # ids inside the chunk (HTML)
+    page_label: str | None = None  # the page's printed label, when not its number (PDF)
 
 
 def doc_view(ctx: ChunkContext) -> dict[str, Any]:
@@ -58,8 +59,11 @@ def hit_from_context(ctx: ChunkContext, score: float, evidence: SnippetEvidence 
     # A page's element ids (the HTML loader's ``anchors``: hundreds on a reference page)
     # stay with the document; a hit carries the one to link to. Repeated in every search
     # document they made an answer of a Python docs question ~48 KB.
-    meta = {k: v for k, v in ctx.metadata.items() if k != "anchors"}
+    # A PDF's page labels likewise: a hit says its own page's.
+    meta = {k: v for k, v in ctx.metadata.items() if k not in _PER_PAGE_ELEMENT}
     anchors = ctx.metadata.get("anchors")
+    labels = ctx.metadata.get("page_labels")
+    label = labels.get(str(chunk.page)) if isinstance(labels, dict) and chunk.page else None
     before, inside = (_anchors_near(anchors, chunk.start_char, chunk.end_char)
                       if isinstance(anchors, dict) else (None, {}))
     return Hit(
@@ -85,7 +89,11 @@ def hit_from_context(ctx: ChunkContext, score: float, evidence: SnippetEvidence 
         roles=chunk.roles,
         anchor=before,
         anchors=inside,
+        page_label=label if isinstance(label, str) else None,
     )
+
+
+_PER_PAGE_ELEMENT = frozenset(("anchors", "page_labels"))
 
 
 def _anchors_near(anchors: dict[str, Any], start: int, end: int

@@ -24,7 +24,10 @@ export function docTitle(doc) {
 function where(snippet) {
   if (!snippet) return "";
   const parts = [];
-  if (snippet.page) parts.push(`page ${snippet.page}`);
+  if (snippet.page) {
+    parts.push(snippet.page_label ? `page ${snippet.page_label} (PDF page ${snippet.page})`
+      : `page ${snippet.page}`);
+  }
   if (snippet.section) parts.push(snippet.section);
   if (!snippet.page && snippet.line) parts.push(`line ${snippet.line}`);
   return parts.join(" · ");

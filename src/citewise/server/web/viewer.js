@@ -114,8 +114,11 @@ export class Viewer {
     const page = pages.find((p) => p.start_char <= citation.start_char && citation.end_char <= p.end_char)
       || (snippet && snippet.page ? pages.find((p) => p.page === snippet.page) : null);
     const metaBits = [stored.source];
-    if (page) { from = Math.min(page.start_char, citation.start_char); to = Math.max(page.end_char, citation.end_char); metaBits.push(`page ${page.page}`); }
-    else if (snippet && snippet.page) metaBits.push(`page ${snippet.page}`);
+    // A PDF's printed label ("iv", "1" on its 9th page) is the page the reader looks for.
+    const labels = (stored.metadata && stored.metadata.page_labels) || {};
+    const named = (n) => (labels[String(n)] ? `page ${labels[String(n)]} (PDF page ${n})` : `page ${n}`);
+    if (page) { from = Math.min(page.start_char, citation.start_char); to = Math.max(page.end_char, citation.end_char); metaBits.push(named(page.page)); }
+    else if (snippet && snippet.page) metaBits.push(named(snippet.page));
     if (snippet && snippet.section) metaBits.push(snippet.section);
     this.meta.textContent = metaBits.join(" · ");
     const unit = codePointIndexer(text);
