@@ -55,7 +55,7 @@ def test_a_damaged_label_tree_leaves_the_numbers() -> None:
             raise KeyError("/Nums")
 
     class Short:
-        page_labels = ["i"]
+        page_labels = ("i",)
 
     assert _page_labels(Damaged(), 4) == {}
     assert _page_labels(Short(), 4) == {}
