@@ -68,3 +68,25 @@ def test_the_answer_quotes_the_code_and_cites_it_without_fences(tmp_path: Path) 
     code = answer.citations[1]
     assert code.start_char is not None and PAGE[code.start_char:code.end_char] == "$ cargo fix"
     assert not answer.issues
+
+
+def test_items_listed_without_bullets_are_quoted_one_by_one(tmp_path: Path) -> None:
+    # cppreference lists strcpy_s's runtime checks as a <ul> without full stops: stored one
+    # item a line, no bullets, they were one sentence to the splitter and quoted as one
+    # ("src or dest is a null pointer destsz is zero or greater than RSIZE_MAX …"; new-user
+    # review, 2026-12-04).
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "strcpy.html").write_text(
+        "<html><body><main><h1>strcpy, strcpy_s</h1><p>Same as strcpy, except that the "
+        "following errors are detected at runtime and call the currently installed "
+        "constraint handler function:</p><ul><li>src or dest is a null pointer</li>"
+        "<li>destsz is zero or greater than RSIZE_MAX</li><li>overlap would occur between "
+        "the source and the destination strings</li></ul><p>The behavior is undefined if "
+        "the strings overlap.</p></main></body></html>", encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([tmp_path / "docs"])
+        answer = Agent(kb).ask("Which runtime error does strcpy_s detect for a zero destsz?")
+    first = answer.citations[0]
+    assert first.excerpt == "destsz is zero or greater than RSIZE_MAX"
+    assert answer.claims[0].text == "destsz is zero or greater than RSIZE_MAX"
+    assert "null pointer" not in answer.text

@@ -231,6 +231,10 @@ class VerificationPass:
             # A long sentence cut at its line breaks (a list) may be hard-wrapped prose (a
             # licence's plain text): the whole sentence is a candidate too.
             cands += [seg for seg in segments(text) if seg not in spans]
+            # A sentence of several lines may be items listed without bullets (HTML's
+            # <ul>): a claim quoting one item is cited by its line, not by the list.
+            cands += [line for a, b in spans if "\n" in text[a:b]
+                      for line in _lines(text, a, b) if line not in spans]
             scored = [
                 Excerpt(s_i, a, b, text[a:b], lexical_support(claim, text[a:b]))
                 for a, b in cands
@@ -325,12 +329,19 @@ def _sentences(text: str) -> list[tuple[int, int]]:
         if b - a <= _LONG_SENTENCE or "\n" not in text[a:b]:
             out.append((a, b))
             continue
-        pos = a
-        for m in re.finditer(r"\n", text[a:b]):
-            out.extend(_strip(text, pos, a + m.start()))
-            pos = a + m.end()
-        out.extend(_strip(text, pos, b))
+        out.extend(_lines(text, a, b))
     return out or [(0, len(text))]
+
+
+def _lines(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The lines of ``text[a:b]``, trimmed (blank ones left out)."""
+    out: list[tuple[int, int]] = []
+    pos = a
+    for m in re.finditer(r"\n", text[a:b]):
+        out.extend(_strip(text, pos, a + m.start()))
+        pos = a + m.end()
+    out.extend(_strip(text, pos, b))
+    return out
 
 
 def _strip(text: str, a: int, b: int) -> list[tuple[int, int]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -77,7 +78,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             described = False  # whether a paragraph of the definition has begun
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
-            for a, b in segments(text):
+            for a, b in _items_apart(text, roles, segments(text)):
                 a, b = _trim(text, a, b)
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
@@ -182,6 +183,30 @@ def _introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int)
             or len(code) > _CODE_LINE_CHARS):
         return ""
     return code
+
+
+def _items_apart(text: str, roles: Sequence[tuple[int, int, str]],
+                 spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` cut where a list item begins inside one: items a page lists without
+    bullets (HTML's ``<ul>``, cppreference's "src or dest is a null pointer" over
+    "destsz is zero …") and without full stops are one sentence to the splitter, and were
+    quoted as one ("… a null pointer destsz is zero or greater …")."""
+    starts = sorted({a for a, _, role in roles if role == "list_item"})
+    if not starts:
+        return spans
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        lo = bisect_right(starts, a)
+        cuts = [c for c in starts[lo:bisect_left(starts, b)] if text[c - 1] == "\n"]
+        for c in cuts:
+            end = c - 1
+            while end > a and text[end - 1].isspace():
+                end -= 1
+            if end > a:
+                out.append((a, end))
+            a = c
+        out.append((a, b))
+    return out
 
 
 def _role_spans(raw: Any) -> list[tuple[int, int, str]]:

@@ -60,11 +60,29 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
         return True
     if is_javadoc_chrome(node):
         return True
+    if _mediawiki_chrome(attrs):
+        return True
     if not guess:
         return False
     marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
     return (bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
             and not _docbook_sidebar(node))
+
+
+# A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
+# among them): the tagline "From cppreference.com", the breadcrumb under the title ("< c |
+# string | byte", with left-to-right marks), "[edit]" links, "Jump to navigation", the
+# "Retrieved from "http://…&oldid=85666"" print footer and the category links; and
+# cppreference's "Run this code" button over each example (new-user review, 2026-12-04).
+_MEDIAWIKI_IDS = frozenset(("siteSub", "contentSub", "contentSub2", "jump-to-nav", "catlinks",
+                            "mw-navigation", "mw-head", "mw-panel"))
+_MEDIAWIKI_CLASSES = frozenset(("printfooter", "catlinks", "mw-editsection", "mw-jump",
+                                "mw-jump-link", "t-example-live-link"))
+
+
+def _mediawiki_chrome(attrs: dict[str, Any]) -> bool:
+    return attrs.get("id") in _MEDIAWIKI_IDS or not _MEDIAWIKI_CLASSES.isdisjoint(
+        (attrs.get("class") or "").split())
 
 
 def _docbook_sidebar(node: Any) -> bool:

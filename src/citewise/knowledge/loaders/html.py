@@ -300,8 +300,9 @@ class HtmlLoader:
     # footnotes; 9 texi2any's bars; 10-11 mdBook, admonitions; 12 Doxygen; 13 note titles;
     # 14-16 Javadoc (definition list entries apart, chrome, zero-width spaces); 17 Javadoc's
     # overloads and comment headings; 18 DocBook's sidebars kept, Publican's docnav bar out;
-    # 19 docutils' "contents" directive out
-    version = "19"
+    # 19 docutils' "contents" directive out; 20 MediaWiki's skin (tagline, breadcrumb, print
+    # footer, categories, [edit] links) out
+    version = "20"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
