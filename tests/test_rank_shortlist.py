@@ -60,3 +60,28 @@ def test_routing_alone_does_not_fill_the_shortlist() -> None:
     assert [x.sentence.text for x in without].index(answer) >= SHORTLIST
     best = rank(question, [*routed, other], semantic=_overlap)[0]
     assert best.sentence.text == answer
+
+
+def test_a_page_the_question_names_whole_outranks_its_look_alike() -> None:
+    # "std::sort" names sort.html whole; stable_sort.html's name is the same less
+    # "stable". Two of its three name words were routing enough, and the question about
+    # std::sort quoted std::stable_sort's guarantee, the opposite of the answer
+    # (cppreference review, 2026-12-04).
+    stable = "The order of equal elements is guaranteed to be preserved."
+    plain = "The order of equal elements is not guaranteed to be preserved."
+    other = "Returns a pointer to the first element of the array."
+    sentences = [
+        Sentence(1, 0, stable, "", "cpp/algorithm/stable_sort.html", "std::stable_sort", True),
+        Sentence(2, 1, plain, "", "cpp/algorithm/sort.html", "std::sort", True),
+        Sentence(3, 2, other, "", "c/memory/malloc.html", "malloc", True),
+    ]
+    ranked = rank("Does std::sort keep equal elements in their order?", sentences,
+                  semantic=_overlap)
+    assert ranked[0].sentence.text == plain
+    routed = {x.sentence.source: x.parts["routing"] for x in ranked}
+    assert routed["cpp/algorithm/sort.html"] == 1.0
+    assert routed["cpp/algorithm/stable_sort.html"] < 1.0
+    # Named whole, without a look-alike in the results: routed as before.
+    alone = rank("Does std::stable_sort keep equal elements in their order?", sentences,
+                 semantic=_overlap)
+    assert alone[0].sentence.text == stable

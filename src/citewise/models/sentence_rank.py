@@ -260,7 +260,9 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     for terms in names.values():
         for t in terms:
             name_df[t] = name_df.get(t, 0) + 1
-    routed = _routing(q_terms, names, name_df)
+    idents = _identifiers(question)
+    exact = {s.source for s in sentences if idents and _title_identifier(s.title) in idents}
+    routed = _routing(q_terms, names, name_df, exact)
 
     def share(have: frozenset[str], entity: frozenset[str]) -> float:
         total = sum(idf[t] * (_ENTITY if t in entity else 1.0) for t in q_terms)
@@ -384,17 +386,47 @@ def _masked(question: str, named: set[str]) -> str:
     return text if content_terms(text) else question
 
 
+# A name in code as a question writes it ("std::sort", "os.path.join", "pg_dump",
+# "operator[]"), and a page's title up to its site's name ("std::sort - cppreference.com").
+_IDENTIFIER = re.compile(r"[A-Za-z_~][\w~]*(?:(?:::|\.|->)[A-Za-z_~][\w~]*)*(?:\(\)|\[\])?")
+_SITE_SUFFIX = re.compile(r"\s+[-–—|:]\s+.*\Z")
+
+
+def _identifiers(question: str) -> frozenset[str]:
+    """The names in code a question writes: with a scope, a dot or an underscore."""
+    return frozenset(m.lower() for m in _IDENTIFIER.findall(question)
+                     if any(c in m for c in ":._[("))
+
+
+def _title_identifier(title: str) -> str:
+    return _SITE_SUFFIX.sub("", title.strip()).lower()
+
+
 def _routing(q_terms: Sequence[str], names: dict[str, frozenset[str]],
-             name_df: dict[str, int]) -> dict[str, float]:
+             name_df: dict[str, int], exact: frozenset[str] | set[str] = frozenset()
+             ) -> dict[str, float]:
     """Per source, how much the question names it: its distinctive title/file-name words
     (those not in every retrieved document's name) that the question has."""
     n = len(names)
     if n < 2:
         return {}
     out: dict[str, float] = {}
-    for source, terms in names.items():
-        distinctive = [t for t in terms if name_df[t] < n]
-        hit = [t for t in distinctive if t in q_terms]
-        if hit:
+    distinct = {source: frozenset(t for t in terms if name_df[t] < n)
+                for source, terms in names.items()}
+    # A page the question names in code, exactly as titled ("std::sort": sort.html), and
+    # its look-alikes, named by the same words and more (stable_sort.html): two of three
+    # name words were routing enough, and the question about std::sort quoted
+    # std::stable_sort's "The order of equal elements is guaranteed to be preserved."
+    # (cppreference review, 2026-12-04). Names in prose are left as they were: Opus's
+    # "Encoder related CTLs" answers questions that name its "Opus Encoder".
+    asked = set(q_terms)
+    whole = [distinct[x] for x in exact if distinct.get(x)]
+    for source, distinctive in distinct.items():
+        hit = [t for t in distinctive if t in asked]
+        if not hit:
+            continue
+        if any(d < distinctive for d in whole):
+            out[source] = len(hit) / len(distinctive)
+        else:
             out[source] = min(1.0, len(hit) / max(1, min(2, len(distinctive))))
     return out
