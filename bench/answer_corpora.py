@@ -193,6 +193,13 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "motion.txt", "insert.txt", "map.txt"), group="reviews2"),
     Corpus("cmake", "CMake 3.25 manual (Sphinx HTML: manual/, command/, prop_tgt/, variable/)",
            ("cmake-doc",), "/usr/share/doc/cmake-data/html", _listed("cmake"), group="reviews2"),
+    # The ninth session's review (2026-12-04): cppreference's offline copy (a MediaWiki
+    # export), 291 pages of containers, algorithms, smart pointers, strings, I/O and the
+    # core language with their C look-alikes (C's strcpy beside C++'s std::strcpy). Mended
+    # while its answers were looked at: split by id.
+    Corpus("cppref", "cppreference C and C++ reference (cppreference-doc-en-html, MediaWiki HTML)",
+           ("cppreference-doc-en-html",), "/usr/share/cppreference/doc/html/en",
+           _listed("cppref"), group="reviews3"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -203,6 +210,7 @@ GROUPS = {
     "reviews": "reviews (borg + nodejs + gnuplot + zsh + rustbook + mkdocs + opus; 2026-12-04)",
     "blind": "blind (handbook; written after the seventh session's change, held out whole)",
     "reviews2": "reviews of the eighth session (vim + cmake; 2026-12-04)",
+    "reviews3": "review of the ninth session (cppref; 2026-12-04)",
 }
 
 

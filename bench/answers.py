@@ -101,11 +101,19 @@ def load_labels(corpus: Corpus) -> list[Any]:
     if wrong:
         rule = "heldout (a fresh corpus)" if corpus.fresh else "split_of(id)"
         raise BenchError(f"{corpus.name}: split is not {rule} for {', '.join(wrong)}")
-    pages = {Path(p).name for p in corpus.pages}
-    stray = [q.id for q in questions if q.document is not None and q.document not in pages]
+    stray = [q.id for q in questions
+             if q.document is not None and page_of(corpus.pages, q.document) is None]
     if stray:
         raise BenchError(f"{corpus.name}: document not in the corpus for {', '.join(stray)}")
     return questions
+
+
+def page_of(pages: tuple[str, ...], document: str) -> str | None:
+    """The one page a question's ``document`` names: the page, or a trailing part of its
+    path ("sort.html", or "cpp/algorithm/sort.html" where C's pages have the same names),
+    as ``citewise eval`` reads it. None: no page, or more than one."""
+    found = [p for p in pages if p == document or p.endswith("/" + document)]
+    return found[0] if len(found) == 1 else None
 
 
 def check_labels(kb: Any, corpus: Corpus, questions: list[Any]) -> dict[str, str]:
@@ -124,17 +132,18 @@ def check_labels(kb: Any, corpus: Corpus, questions: list[Any]) -> dict[str, str
         record = kb.find_document(Path(corpus.root) / page)
         if record is None:
             raise BenchError(f"{corpus.name}: {page} was not ingested")
-        texts[Path(page).name] = record.text
+        texts[page] = record.text
     stale: dict[str, str] = {}
     for q in questions:
         problems = []
+        own = texts[str(page_of(corpus.pages, q.document))] if q.document else ""
         for sentence in q.expected or ():
-            n = len(find(texts[q.document], sentence)) or sum(
-                len(find(text, sentence)) for text in texts.values())
+            n = len(find(own, sentence)) or sum(len(find(text, sentence))
+                                                for text in texts.values())
             if n != 1:
                 problems.append(f"{'not found' if n == 0 else f'{n} times'}: "
                                 f"{sentence[:80]!r}")
-        if q.expected and not any(find(texts[q.document], s) for s in q.expected):
+        if q.expected and not any(find(own, s) for s in q.expected):
             problems.append(f"no expected sentence is in its document {q.document}")
         if problems:
             stale[q.id] = "; ".join(problems)

@@ -419,13 +419,15 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         # A fresh corpus (written after tuning) is held out whole; the others split by id.
         assert all(q.split == ("heldout" if corpus.fresh else bench.split_of(q.id))
                    for q in qs), name
-        pages = {Path(p).name for p in corpus.pages}
-        assert all(q.document in pages for q in qs if q.answerable), name
+        # Each names one page: by its name, or by the end of its path where two share a
+        # name (cppreference's C and C++ strcpy.html).
+        assert all(bench.page_of(corpus.pages, q.document) for q in qs if q.answerable), name
         # A review's set (a reviewer's 20 questions on a manual) is small by design, less
         # the questions whose labels the manual holds twice (Doxygen writes each brief
         # description twice: opus kept 11 of its 20); a blind set is a reviewer's 30, and
-        # the eighth session's reviews wrote 25 and 30 (one of each held its label twice).
-        least = {"reviews": 10, "blind": 30, "reviews2": 24}.get(corpus.group, 50)
+        # the eighth session's reviews wrote 25 and 30 (one of each held its label twice), the
+        # ninth's 30 (cppreference; printf's "The default precision is 6." is there twice).
+        least = {"reviews": 10, "blind": 30, "reviews2": 24, "reviews3": 29}.get(corpus.group, 50)
         assert sum(q.answerable for q in qs) >= least, name
         ids |= {q.id for q in qs}
         answerable += sum(q.answerable for q in qs)
