@@ -28,7 +28,8 @@ the ``tune`` split of ``bench/data/answers``):
   them would cost too much per question on a CPU; a few places go to the best without
   their routing, :data:`UNROUTED`), averaged over the whole question and the question
   less the words of the sentence's own document's title;
-* **routing** — a sentence of the document whose title or file name the question names;
+* **routing** — a sentence of the document whose title or file name the question names
+  (:mod:`.sentence_routing`: a look-alike page is not the page named);
 * **section** — the same share for the innermost part of its passage's section path (an
   identifier's parts too: ``KillUserProcesses=``): of two sibling sections saying nearly
   the same ("Invoked as an interactive non-login shell", "Invoked non-interactively"), the
@@ -55,11 +56,11 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.knowledge.retrieve.query import function_words
 from citewise.models.sentence_candidates import Sentence, candidates
+from citewise.models.sentence_routing import document_terms, routing
 from citewise.models.sentence_structure import structure_penalty
 from citewise.text import POINTING_WORDS, content_terms, name_terms
 
@@ -208,14 +209,6 @@ def intent(question: str) -> frozenset[str]:
 
 # -- scoring ----------------------------------------------------------------------------------
 
-_NAME_SPLIT = re.compile(r"[-_.\s/]+")
-
-
-def _name_terms(s: Sentence) -> frozenset[str]:
-    stem = PurePosixPath(s.source).stem if s.source else ""
-    return frozenset(content_terms(" ".join([s.title, *_NAME_SPLIT.split(stem)])))
-
-
 #: How much each part of a sentence's score counts (tuned on the ``tune`` split).
 WEIGHTS: dict[str, float] = {
     "lexical": 0.5, "context_leaning": 0.3, "context": 0.25, "intent": 1.5, "routing": 0.6,
@@ -255,14 +248,8 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     # A term that no retrieved sentence has still counts in the total: a question about
     # something the passages never mention covers little of itself anywhere.
     idf = {t: math.log(1.0 + n / (1 + df[t])) for t in q_terms}
-    names = {s.source: _name_terms(s) for s in sentences}
-    name_df: dict[str, int] = {}
-    for terms in names.values():
-        for t in terms:
-            name_df[t] = name_df.get(t, 0) + 1
-    idents = _identifiers(question)
-    exact = {s.source for s in sentences if idents and _title_identifier(s.title) in idents}
-    routed = _routing(q_terms, names, name_df, exact)
+    names = {s.source: document_terms(s.title, s.source) for s in sentences}
+    routed = routing(question, q_terms, names, {s.source: s.title for s in sentences})
 
     def share(have: frozenset[str], entity: frozenset[str]) -> float:
         total = sum(idf[t] * (_ENTITY if t in entity else 1.0) for t in q_terms)
@@ -384,49 +371,3 @@ def _masked(question: str, named: set[str]) -> str:
             if not (set(content_terms(w)) & named)]
     text = " ".join(kept)
     return text if content_terms(text) else question
-
-
-# A name in code as a question writes it ("std::sort", "os.path.join", "pg_dump",
-# "operator[]"), and a page's title up to its site's name ("std::sort - cppreference.com").
-_IDENTIFIER = re.compile(r"[A-Za-z_~][\w~]*(?:(?:::|\.|->)[A-Za-z_~][\w~]*)*(?:\(\)|\[\])?")
-_SITE_SUFFIX = re.compile(r"\s+[-–—|:]\s+.*\Z")
-
-
-def _identifiers(question: str) -> frozenset[str]:
-    """The names in code a question writes: with a scope, a dot or an underscore."""
-    return frozenset(m.lower() for m in _IDENTIFIER.findall(question)
-                     if any(c in m for c in ":._[("))
-
-
-def _title_identifier(title: str) -> str:
-    return _SITE_SUFFIX.sub("", title.strip()).lower()
-
-
-def _routing(q_terms: Sequence[str], names: dict[str, frozenset[str]],
-             name_df: dict[str, int], exact: frozenset[str] | set[str] = frozenset()
-             ) -> dict[str, float]:
-    """Per source, how much the question names it: its distinctive title/file-name words
-    (those not in every retrieved document's name) that the question has."""
-    n = len(names)
-    if n < 2:
-        return {}
-    out: dict[str, float] = {}
-    distinct = {source: frozenset(t for t in terms if name_df[t] < n)
-                for source, terms in names.items()}
-    # A page the question names in code, exactly as titled ("std::sort": sort.html), and
-    # its look-alikes, named by the same words and more (stable_sort.html): two of three
-    # name words were routing enough, and the question about std::sort quoted
-    # std::stable_sort's "The order of equal elements is guaranteed to be preserved."
-    # (cppreference review, 2026-12-04). Names in prose are left as they were: Opus's
-    # "Encoder related CTLs" answers questions that name its "Opus Encoder".
-    asked = set(q_terms)
-    whole = [distinct[x] for x in exact if distinct.get(x)]
-    for source, distinctive in distinct.items():
-        hit = [t for t in distinctive if t in asked]
-        if not hit:
-            continue
-        if any(d < distinctive for d in whole):
-            out[source] = len(hit) / len(distinctive)
-        else:
-            out[source] = min(1.0, len(hit) / max(1, min(2, len(distinctive))))
-    return out

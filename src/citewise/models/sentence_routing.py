@@ -1,0 +1,78 @@
+"""Routing: how much a question names each retrieved document, by its title and file name.
+
+Apart from the ranking (:mod:`.sentence_rank`) because it is about documents, not
+sentences: it is computed once per document of a ranking and every sentence of the
+document shares it. A question names an entity — a setting, a command, a page — and the
+sentence that answers it is on that entity's page more often than on a page that merely
+mentions it; but a page named by two of its three name words is a look-alike, not the
+page named (std::stable_sort for a question about std::sort).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
+
+from citewise.text import content_terms
+
+__all__ = ["document_terms", "routing"]
+
+_NAME_SPLIT = re.compile(r"[-_.\s/]+")
+# A name in code as a question writes it ("std::sort", "os.path.join", "pg_dump",
+# "operator[]"), and a page's title up to its site's name ("std::sort - cppreference.com").
+_IDENTIFIER = re.compile(r"[A-Za-z_~][\w~]*(?:(?:::|\.|->)[A-Za-z_~][\w~]*)*(?:\(\)|\[\])?")
+_SITE_SUFFIX = re.compile(r"\s+[-–—|:]\s+.*\Z")
+
+
+def document_terms(title: str, source: str) -> frozenset[str]:
+    """The content terms of a document's title and of its file name's parts."""
+    stem = PurePosixPath(source).stem if source else ""
+    return frozenset(content_terms(" ".join([title, *_NAME_SPLIT.split(stem)])))
+
+
+def routing(question: str, q_terms: Sequence[str], names: Mapping[str, frozenset[str]],
+            titles: Mapping[str, str]) -> dict[str, float]:
+    """Per source, how much the question names it (0–1): its distinctive name words (those
+    not in every retrieved document's name) that the question has, two of them being
+    enough — unless the question names another document in code exactly as titled whose
+    name words are some of this one's: then every word counts."""
+    n = len(names)
+    if n < 2:
+        return {}
+    df: dict[str, int] = {}
+    for terms in names.values():
+        for t in terms:
+            df[t] = df.get(t, 0) + 1
+    distinct = {source: frozenset(t for t in terms if df[t] < n)
+                for source, terms in names.items()}
+    # A page the question names in code, exactly as titled ("std::sort": sort.html), and
+    # its look-alikes, named by the same words and more (stable_sort.html): two of three
+    # name words were routing enough, and the question about std::sort quoted
+    # std::stable_sort's "The order of equal elements is guaranteed to be preserved."
+    # (cppreference review, 2026-12-04). Names in prose are left as they were: Opus's
+    # "Encoder related CTLs" answers questions that name its "Opus Encoder".
+    idents = _identifiers(question)
+    whole = [distinct[source] for source, title in titles.items()
+             if idents and distinct.get(source) and _title_identifier(title) in idents]
+    asked = set(q_terms)
+    out: dict[str, float] = {}
+    for source, distinctive in distinct.items():
+        hit = [t for t in distinctive if t in asked]
+        if not hit:
+            continue
+        if any(d < distinctive for d in whole):
+            out[source] = len(hit) / len(distinctive)
+        else:
+            out[source] = min(1.0, len(hit) / max(1, min(2, len(distinctive))))
+    return out
+
+
+def _identifiers(question: str) -> frozenset[str]:
+    """The names in code a question writes: with a scope, a dot or an underscore."""
+    return frozenset(m.lower() for m in _IDENTIFIER.findall(question)
+                     if any(c in m for c in ":._[("))
+
+
+def _title_identifier(title: str) -> str:
+    return _SITE_SUFFIX.sub("", title.strip()).lower()
