@@ -85,3 +85,28 @@ def test_a_page_the_question_names_whole_outranks_its_look_alike() -> None:
     alone = rank("Does std::stable_sort keep equal elements in their order?", sentences,
                  semantic=_overlap)
     assert alone[0].sentence.text == stable
+
+
+def test_a_page_named_in_code_as_titled_is_routed_above_the_others() -> None:
+    # The question names "cmake_minimum_required", a page's title; the page of project(),
+    # whose one distinctive name word the question also has, was routed fully, twice as
+    # much as the page asked about (CMake, held out).
+    where = "Call the cmake_minimum_required() command at the beginning of the top-level file."
+    other = "The top-level file of a project must call the project() command near the top."
+    sentences = [
+        Sentence(1, 0, other, "", "command/project.html", "project — CMake Documentation", True),
+        Sentence(2, 1, where, "", "command/cmake_minimum_required.html",
+                 "cmake_minimum_required — CMake Documentation", True),
+        Sentence(3, 2, "Sets a variable.", "", "command/set.html", "set — CMake Documentation",
+                 True),
+    ]
+    ranked = rank("Where in the top-level file of my project does cmake_minimum_required go?",
+                  sentences, semantic=_overlap)
+    routed = {x.sentence.source: x.parts["routing"] for x in ranked}
+    assert routed["command/project.html"] <= 0.5  # was 1.0
+    assert routed["command/cmake_minimum_required.html"] >= 0.5
+    # Nothing named in code as titled: routed as before.
+    plain = {x.sentence.source: x.parts["routing"] for x in rank(
+        "Where in the top-level file of my project does the minimum version go?", sentences,
+        semantic=_overlap)}
+    assert plain["command/project.html"] == 1.0

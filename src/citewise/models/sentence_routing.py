@@ -35,8 +35,12 @@ def routing(question: str, q_terms: Sequence[str], names: Mapping[str, frozenset
             titles: Mapping[str, str]) -> dict[str, float]:
     """Per source, how much the question names it (0–1): its distinctive name words (those
     not in every retrieved document's name) that the question has, two of them being
-    enough — unless the question names another document in code exactly as titled whose
-    name words are some of this one's: then every word counts."""
+    enough. Where the question names a page in code exactly as it is titled
+    ("std::sort", "cmake_minimum_required"), every other page is routed at most half as
+    much, and where that page's name words are some of another's (std::stable_sort),
+    every word of that one counts. (Routing the named page fully as well lost as much as
+    it gained on the bench: a question naming std::unique_ptr is answered on its
+    operator= page.)"""
     n = len(names)
     if n < 2:
         return {}
@@ -53,8 +57,9 @@ def routing(question: str, q_terms: Sequence[str], names: Mapping[str, frozenset
     # (cppreference review, 2026-12-04). Names in prose are left as they were: Opus's
     # "Encoder related CTLs" answers questions that name its "Opus Encoder".
     idents = _identifiers(question)
-    whole = [distinct[source] for source, title in titles.items()
-             if idents and distinct.get(source) and _title_identifier(title) in idents]
+    exact = {source for source, title in titles.items()
+             if idents and distinct.get(source) and _title_identifier(title) in idents}
+    whole = [distinct[source] for source in exact]
     asked = set(q_terms)
     out: dict[str, float] = {}
     for source, distinctive in distinct.items():
@@ -65,7 +70,12 @@ def routing(question: str, q_terms: Sequence[str], names: Mapping[str, frozenset
             out[source] = len(hit) / len(distinctive)
         else:
             out[source] = min(1.0, len(hit) / max(1, min(2, len(distinctive))))
+        if exact and source not in exact:
+            out[source] = min(out[source], _NOT_THE_NAMED)
     return out
+
+
+_NOT_THE_NAMED = 0.5
 
 
 def _identifiers(question: str) -> frozenset[str]:
