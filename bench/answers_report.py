@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from answer_corpora import CORPORA, GROUPS
+from readme_sections import replace_section
 
 README = Path(__file__).resolve().parent / "README.md"
 SECTION = "## Answers"
@@ -123,12 +124,4 @@ BASELINE = (
 
 def write_readme(section: str, readme: Path = README) -> None:
     """Replace this benchmark's section of ``readme`` (other sections stay as they are)."""
-    text = readme.read_text(encoding="utf-8")
-    start = text.find(SECTION + "\n")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        end = len(text) if nxt < 0 else nxt + 1
-        text = text[:start] + section + ("\n" if nxt >= 0 else "") + text[end:]
-    readme.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    replace_section(readme, SECTION, section)

@@ -36,6 +36,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from readme_sections import replace_section
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "citations"
 RESULTS = HERE / "results" / "citations.json"
@@ -205,15 +207,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def write_readme(section: str, readme: Path = README) -> None:
     """Replace this benchmark's section of ``readme`` (other sections stay as they are)."""
-    text = readme.read_text(encoding="utf-8") if readme.exists() else "# Benchmarks\n\n"
-    start = text.find(SECTION + "\n")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        end = len(text) if nxt < 0 else nxt + 1
-        text = text[:start] + section + ("\n" if nxt >= 0 else "") + text[end:]
-    readme.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    replace_section(readme, SECTION, section)
 
 
 def main(argv: list[str] | None = None) -> int:
