@@ -54,6 +54,10 @@ def test_a_lead_in_carries_the_one_line_of_code_after_it() -> None:
     text = f"{lead}\n\ngcc -Wall prog.c"
     at = text.index("gcc")
     assert _lead(text, [[at, len(text), "code"]]) == ""  # the passage may cut it off
+    text = f"{lead}\n\nprint(sys.argv[1])\n\nThen read the warnings."
+    at = text.index("print")
+    block = "print(sys.argv[1])"
+    assert _lead(text, [[at, at + len(block), "code"]]) == ""  # "[1]" would be a marker
 
 
 def test_the_answer_quotes_the_code_and_cites_it_without_fences(tmp_path: Path) -> None:

@@ -81,6 +81,10 @@ def test_a_page_the_question_names_whole_outranks_its_look_alike() -> None:
     routed = {x.sentence.source: x.parts["routing"] for x in ranked}
     assert routed["cpp/algorithm/sort.html"] == 1.0
     assert routed["cpp/algorithm/stable_sort.html"] < 1.0
+    # Written as a call, the same name ("std::sort()" is the page "std::sort").
+    called = {x.sentence.source: x.parts["routing"] for x in rank(
+        "Does std::sort() keep equal elements in their order?", sentences, semantic=_overlap)}
+    assert called == routed
     # Named whole, without a look-alike in the results: routed as before.
     alone = rank("Does std::stable_sort keep equal elements in their order?", sentences,
                  semantic=_overlap)
@@ -110,3 +114,13 @@ def test_a_page_named_in_code_as_titled_is_routed_above_the_others() -> None:
         "Where in the top-level file of my project does the minimum version go?", sentences,
         semantic=_overlap)}
     assert plain["command/project.html"] == 1.0
+
+
+def test_a_title_is_cut_at_its_site_name() -> None:
+    from citewise.models.sentence_routing import _title_identifier
+
+    assert _title_identifier("std::sort - cppreference.com") == "std::sort"
+    assert _title_identifier("cmake_minimum_required — CMake 3.25.1 Documentation") == (
+        "cmake_minimum_required")
+    # A PDF's /Title is not whitespace-collapsed: a long run of blanks is one space.
+    assert _title_identifier("Manual" + " " * 20_000 + "- x") == "manual"

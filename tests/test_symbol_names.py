@@ -57,6 +57,21 @@ def test_a_letter_named_by_its_symbols_is_one_word() -> None:
     for text in ("dc++", "issue#3", "#define", "C+++", "a+b", "x += 1", "C++x"):
         assert symbol_names(text) == text, text
     assert search_text("C++ 标准", unigrams=True) == "Cplusplus  标准 标 准 "
+    # Written without spaces beside CJK text, and only ASCII counts as a letter or digit
+    # around it, as in the SQL twin (whose classes follow the database's locale).
+    assert "cplusplus" in terms("我用C++编程") and "csharp" in terms("日本語のC#入門")
+    assert symbol_names("C++²") == "Cplusplus²" and symbol_names("éC++") == "éCplusplus"
+
+
+def test_a_cplusplus_sentence_is_no_c_sentence_in_the_evidence_window() -> None:
+    # The ASCII fast path read a snippet's "C++" as "c": which sentence answered "C
+    # standard" depended on whether the snippet had a non-ASCII character somewhere.
+    from citewise.knowledge.retrieve.evidence import best_window
+
+    snippet = "The C++ standard is set by this flag, always. The C standard is set by that flag, always."
+    for text in (snippet, snippet + " é"):
+        window = best_window("which flag sets the C standard", text)
+        assert window is not None and window.text.startswith("The C standard"), text
 
 
 def test_the_evidence_window_is_the_sentence_about_cplusplus() -> None:
@@ -112,7 +127,7 @@ def test_postgresql_reads_symbol_names_the_same_way(pg_url: str, docs: Path) -> 
         kb.ingest([docs])
         with kb.store.engine.connect() as conn:  # type: ignore[attr-defined]
             for text in ("C++ and C# and F#", "C++17, g++ -O2", "dc++ issue#3 #define C+++ C++x",
-                         "plain text"):
+                         "plain text", "我用C++编程", "C++² éC++ _C# 9C#"):
                 spelled = conn.execute(sa.text(f"SELECT {SYMBOL_NAMES}(:t)"), {"t": text}).scalar()
                 assert spelled == symbol_names(text), text
         assert _first_sources(kb, "which C++ standard values are supported")[0] == (

@@ -188,6 +188,7 @@ def test_a_pdf_citation_names_its_printed_page(base: str, http: httpx.Client,
     page.locator(".turn button.cite").first.click()
     page.wait_for_selector("#viewer-text mark.cite-active")
     assert "page 1 (PDF page 2)" in page.inner_text("#viewer-meta")
+    assert "Page 1 (PDF page 2)" in page.inner_text("#viewer-text")  # the page's own note
 
 
 def test_drop_files_on_the_library(base: str, http: httpx.Client, page_of: Any) -> None:

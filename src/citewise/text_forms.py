@@ -39,14 +39,19 @@ CJK_OR_WORD = re.compile(f"[{CJK_CHARS}]+|[^\\W{CJK_CHARS}]+")
 # before any tokenizer sees it — by :func:`citewise.text.terms` and its siblings, by the tantivy index
 # (:func:`search_text`) and by PostgreSQL's twin of it. A digit after it is a version
 # ("C++17"): a space keeps it a word of its own. The letter must stand alone ("dc++",
-# "issue#3" are left as they are), and so must the symbols ("C+++", "C##").
-_SYMBOL_NAME = re.compile(r"(?<![\w+#])([A-Za-z])(\+\+|#)(?![A-Za-z_+#])")
+# "issue#3" are left as they are), and so must the symbols ("C+++", "C##"). Spelled before
+# NFKC: full-width "Ｃ＋＋" is still "c".
+# Every class is ASCII, as in the SQL twin (whose [[:alnum:]] follows the database's
+# locale): "我用C++编程" is spelled too, a CJK character before the letter being no letter
+# of its name.
+_SYMBOL_NAME = re.compile(r"(?<![A-Za-z0-9_+#])([A-Za-z])(\+\+|#)(?![A-Za-z_+#])")
 _SPELLED = {"++": "plusplus", "#": "sharp"}
+_DIGITS = frozenset("0123456789")
 
 
 def _spell(m: re.Match[str]) -> str:
     after = m.string[m.end() : m.end() + 1]
-    return m.group(1) + _SPELLED[m.group(2)] + (" " if after.isdigit() else "")
+    return m.group(1) + _SPELLED[m.group(2)] + (" " if after in _DIGITS else "")
 
 
 def symbol_names(text: str) -> str:

@@ -311,10 +311,11 @@ def _rag_sources(answer: Answer) -> list[Obj]:
             if snip.source is not None:
                 meta["startChar"] = snip.source.start_char
                 meta["endChar"] = snip.source.end_char
-            for key in ("page", "section", "line"):
+            for key, name in (("page", "page"), ("page_label", "pageLabel"),
+                              ("section", "section"), ("line", "line"), ("anchor", "anchor")):
                 value = getattr(snip, key)
                 if value is not None:
-                    meta[key] = value
+                    meta[name] = value
             out.append({
                 "id": str(snip.chunk_id) if snip.chunk_id is not None else f"{doc_id}#{s_i}",
                 "content": snip.text,

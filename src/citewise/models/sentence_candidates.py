@@ -180,8 +180,8 @@ def _introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int)
         lines = lines[1:-1] if len(lines) > 1 and lines[-1].strip().startswith(_FENCES) else []
     code = "\n".join(lines).strip()
     if (b >= len(text) or not code or "\n" in code or "`" in code
-            or len(code) > _CODE_LINE_CHARS):
-        return ""
+            or len(code) > _CODE_LINE_CHARS or MARKER_GROUP.search(code)):
+        return ""  # a subscript ("argv[1]") would read as a citation marker in an answer
     return code
 
 

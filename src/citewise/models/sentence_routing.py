@@ -22,7 +22,7 @@ _NAME_SPLIT = re.compile(r"[-_.\s/]+")
 # A name in code as a question writes it ("std::sort", "os.path.join", "pg_dump",
 # "operator[]"), and a page's title up to its site's name ("std::sort - cppreference.com").
 _IDENTIFIER = re.compile(r"[A-Za-z_~][\w~]*(?:(?:::|\.|->)[A-Za-z_~][\w~]*)*(?:\(\)|\[\])?")
-_SITE_SUFFIX = re.compile(r"\s+[-–—|:]\s+.*\Z")
+_SITE_SEPARATOR = re.compile(r" [-–—|:] ")
 
 
 def document_terms(title: str, source: str) -> frozenset[str]:
@@ -79,10 +79,15 @@ _NOT_THE_NAMED = 0.5
 
 
 def _identifiers(question: str) -> frozenset[str]:
-    """The names in code a question writes: with a scope, a dot or an underscore."""
-    return frozenset(m.lower() for m in _IDENTIFIER.findall(question)
-                     if any(c in m for c in ":._[("))
+    """The names in code a question writes: with a scope, a dot or an underscore, each
+    also without a call's "()" ("cmake_minimum_required()" names its page)."""
+    names = [m.lower() for m in _IDENTIFIER.findall(question) if any(c in m for c in ":._[(")]
+    return frozenset(names) | frozenset(m.removesuffix("()") for m in names)
 
 
 def _title_identifier(title: str) -> str:
-    return _SITE_SUFFIX.sub("", title.strip()).lower()
+    """The title before its site's name ("std::sort - cppreference.com"); whitespace
+    collapsed first (a PDF's /Title is not), so the search is linear."""
+    text = " ".join(title.split())
+    cut = _SITE_SEPARATOR.search(text)
+    return (text[:cut.start()] if cut else text).lower()

@@ -202,6 +202,10 @@ class HitInfo(BaseModel):
     end_char: int = Field(ge=0, description="End offset (exclusive).")
     score: float = Field(description="BM25 score (higher is better).")
     page: int | None = Field(default=None, description="One-based page.")
+    page_label: str | None = Field(default=None, description="The page's printed label, "
+                                   "when it is not its number (a PDF's page labels).")
+    anchor: str | None = Field(default=None, description="Id of the page element nearest "
+                               "before the passage (HTML).")
     section: str | None = Field(default=None, description="Section path.")
     line: int | None = Field(default=None, description="One-based line of start_char.")
 

@@ -44,7 +44,9 @@ CONFIG = "english"
 #: The SQL function the column is built with (versioned: a new analysis is a new name,
 #: and :func:`ensure` rebuilds a column made by another), and the one queries are.
 ANALYSE = "citewise_search_text_v3"
-QUERY_ANALYSE = "citewise_search_text_v2"
+# Not "citewise_search_text_v2": that was the index's function before, and an older
+# process would put its body back under the name (CREATE OR REPLACE) beside a newer one.
+QUERY_ANALYSE = "citewise_search_query_v1"
 #: SQL twin of :func:`citewise.text.symbol_names` ("C++" as one word; versioned name).
 SYMBOL_NAMES = "citewise_symbol_names_v1"
 #: SQL twin of :func:`citewise.store.records.stored_indexed_text`: a chunk's text with its
@@ -121,7 +123,7 @@ def _create_symbol_names(conn: sa.Connection) -> None:
     """Create :data:`SYMBOL_NAMES`: a letter and "++" or "#" standing alone, as one word
     (a digit after it stays a word of its own). Rows with neither symbol return at the
     first test."""
-    alone, rest = "(?<![[:alnum:]_+#])([A-Za-z])", "(?![A-Za-z_+#])"
+    alone, rest = "(?<![A-Za-z0-9_+#])([A-Za-z])", "(?![A-Za-z_+#])"  # ASCII, as in Python
     body = "t"
     for symbol, spelled in (("\\+\\+", "plusplus"), ("#", "sharp")):
         body = (f"regexp_replace(regexp_replace({body}, '{alone}{symbol}(?=[0-9])',"

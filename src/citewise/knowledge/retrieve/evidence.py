@@ -224,7 +224,9 @@ def best_window(
     q = query if isinstance(query, QueryTerms) else prepare(query)
     if scorer is None and not q.terms:
         return None  # no content terms and no semantic scorer: every window scores <= 0
-    low = snippet.lower() if snippet.isascii() and not q.symbols else None
+    # A name of symbols ("C++", in the query or the snippet) is a term only tokenising finds.
+    low = (snippet.lower() if snippet.isascii() and not q.symbols
+           and symbol_names(snippet) == snippet else None)
     occurrences = _stem_occurrences(q, low) if low is not None else []
     if scorer is None and low is not None and not occurrences:
         return None  # no lexical overlap possible: nothing to split or tokenise

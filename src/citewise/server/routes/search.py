@@ -24,6 +24,7 @@ async def search(body: SearchRequest, state: State, who: Caller) -> SearchRespon
         HitInfo(chunk_id=h.chunk_id, document_id=h.document_id,
                 source=display_source(h.source, state.services.data_dir), title=h.title,
                 text=h.text, start_char=h.start_char, end_char=h.end_char, score=h.score,
-                page=h.page, section=h.section, line=h.line)
+                page=h.page, page_label=h.page_label, anchor=h.anchor, section=h.section,
+                line=h.line)
         for h in hits
     ])

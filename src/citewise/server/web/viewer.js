@@ -147,7 +147,7 @@ export class Viewer {
       at = e;
     }
     if (at < to) frag.append(slice(at, to));
-    if (page && from > 0) this.body.replaceChildren(h("p", { class: "muted page-note" }, `Page ${page.page}`), h("div", { class: "doc" }, frag));
+    if (page && from > 0) this.body.replaceChildren(h("p", { class: "muted page-note" }, labels[String(page.page)] ? `Page ${labels[String(page.page)]} (PDF page ${page.page})` : `Page ${page.page}`), h("div", { class: "doc" }, frag));
     else this.body.replaceChildren(h("div", { class: "doc" }, frag));
     this.body.removeAttribute("aria-busy");
     // Scroll the text panel only (scrollIntoView would scroll the whole page too).
