@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from citewise import Agent
-from citewise.knowledge.base import KnowledgeBase
+from tests._answers import ask_over
+
 from citewise.models.sentence_candidates import candidates
 
 LEAD = "We can automatically apply that suggestion using the rustfix tool by running the command cargo fix:"
@@ -61,11 +61,8 @@ def test_a_lead_in_carries_the_one_line_of_code_after_it() -> None:
 
 
 def test_the_answer_quotes_the_code_and_cites_it_without_fences(tmp_path: Path) -> None:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "fixing.md").write_text(PAGE, encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([tmp_path / "docs"])
-        answer = Agent(kb).ask("Which command applies the suggestion using rustfix?")
+    answer = ask_over(tmp_path, {"fixing.md": PAGE},
+                      "Which command applies the suggestion using rustfix?")
     assert answer.text == f"{LEAD} [1]\n\n`$ cargo fix` [1]"
     assert [c.excerpt for c in answer.citations] == [LEAD, "$ cargo fix"]
     assert [c.status for c in answer.claims] == ["supported", "supported"]
@@ -79,18 +76,26 @@ def test_items_listed_without_bullets_are_quoted_one_by_one(tmp_path: Path) -> N
     # item a line, no bullets, they were one sentence to the splitter and quoted as one
     # ("src or dest is a null pointer destsz is zero or greater than RSIZE_MAX …"; new-user
     # review, 2026-12-04).
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "strcpy.html").write_text(
-        "<html><body><main><h1>strcpy, strcpy_s</h1><p>Same as strcpy, except that the "
-        "following errors are detected at runtime and call the currently installed "
-        "constraint handler function:</p><ul><li>src or dest is a null pointer</li>"
-        "<li>destsz is zero or greater than RSIZE_MAX</li><li>overlap would occur between "
-        "the source and the destination strings</li></ul><p>The behavior is undefined if "
-        "the strings overlap.</p></main></body></html>", encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([tmp_path / "docs"])
-        answer = Agent(kb).ask("Which runtime error does strcpy_s detect for a zero destsz?")
+    page = ("<html><body><main><h1>strcpy, strcpy_s</h1><p>Same as strcpy, except that the "
+            "following errors are detected at runtime and call the currently installed "
+            "constraint handler function:</p><ul><li>src or dest is a null pointer</li>"
+            "<li>destsz is zero or greater than RSIZE_MAX</li><li>overlap would occur between "
+            "the source and the destination strings</li></ul><p>The behavior is undefined if "
+            "the strings overlap.</p></main></body></html>")
+    answer = ask_over(tmp_path, {"strcpy.html": page},
+                      "Which runtime error does strcpy_s detect for a zero destsz?")
     first = answer.citations[0]
     assert first.excerpt == "destsz is zero or greater than RSIZE_MAX"
     assert answer.claims[0].text == "destsz is zero or greater than RSIZE_MAX"
     assert "null pointer" not in answer.text
+
+
+def test_a_code_block_is_its_code_without_its_fences() -> None:
+    from citewise.grounding.claims import unfenced
+
+    block = "```sh\n  gcc -Wall prog.c\n```"
+    assert block[slice(*unfenced(block, 0, len(block)))] == "gcc -Wall prog.c"
+    assert unfenced(block, 0, len(block) - 3) == (0, len(block) - 3)  # its closing cut off
+    assert unfenced("~~~\n\n~~~", 0, 9) == (0, 9)  # nothing inside
+    prose = "One line.\nTwo lines.\nThree."
+    assert unfenced(prose, 0, len(prose)) == (0, len(prose))

@@ -309,20 +309,17 @@ def test_a_citation_links_to_the_element_it_quotes(tmp_path: Path) -> None:
     # A snippet's anchor is the id before the chunk; on a reference page one chunk holds
     # several entries, and a deep link to the snippet landed on the entry before the one
     # quoted (CMake review, 2026-12-04). A citation links to the element its excerpt is in.
-    from citewise import Agent
+    from tests._answers import ask_over
 
+    page = ('<html><body><main><h1>Options</h1><dl><dt id="opt-verbose">--verbose</dt>'
+            "<dd><p>Print every file name as it is copied.</p></dd>"
+            '<dt id="opt-fresh">--fresh</dt><dd><p>Remove the build cache before configuring, '
+            "so that every setting is computed again from scratch.</p></dd>"
+            '<dt id="opt-quiet">--quiet</dt><dd><p>Print nothing but errors.</p></dd>'
+            "</dl></main></body></html>")
+    answer = ask_over(tmp_path, {"options.html": page},
+                      "How do I throw away the build cache before configuring?")
     docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "options.html").write_text(
-        '<html><body><main><h1>Options</h1><dl><dt id="opt-verbose">--verbose</dt>'
-        "<dd><p>Print every file name as it is copied.</p></dd>"
-        '<dt id="opt-fresh">--fresh</dt><dd><p>Remove the build cache before configuring, '
-        "so that every setting is computed again from scratch.</p></dd>"
-        '<dt id="opt-quiet">--quiet</dt><dd><p>Print nothing but errors.</p></dd>'
-        "</dl></main></body></html>", encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([docs])
-        answer = Agent(kb).ask("How do I throw away the build cache before configuring?")
     first = answer.citations[0]
     snippet = answer.search_documents[first.document_index - 1].snippets[first.snippet_index]
     assert "build cache" in first.excerpt

@@ -129,18 +129,26 @@ def test_markup_in_a_document_renders_inert(base: str, http: httpx.Client, page_
     assert page.locator("main img, #viewer img, main script, #viewer script, main b, #viewer b").count() == 0
 
 
-def test_a_pdf_citation_shows_its_page_with_the_span(base: str, http: httpx.Client,
-                                                     page_of: Any, tmp_path: Path) -> None:
+def _pdf(*pages: str) -> bytes:
+    """A PDF of one line a page."""
+    import io
+
     from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-    pdf = tmp_path / "stove-manual.pdf"
-    c = canvas.Canvas(str(pdf))
-    for line in ["The burner must be cleaned after every trip.",
-                 "The fuel canister is replaced every forty hours of burning."]:
+    out = io.BytesIO()
+    c = canvas.Canvas(out)
+    for line in pages:
         c.drawString(72, 720, line)
         c.showPage()
     c.save()
-    up = http.post("/v1/documents", files={"file": (pdf.name, pdf.read_bytes())})
+    return out.getvalue()
+
+
+def test_a_pdf_citation_shows_its_page_with_the_span(base: str, http: httpx.Client,
+                                                     page_of: Any, tmp_path: Path) -> None:
+    pdf = _pdf("The burner must be cleaned after every trip.",
+               "The fuel canister is replaced every forty hours of burning.")
+    up = http.post("/v1/documents", files={"file": ("stove-manual.pdf", pdf)})
     assert up.status_code == 201, up.text
     doc_id = up.json()["document"]["id"]
     text = http.get(f"/v1/documents/{doc_id}", params={"text": "true"}).json()["text"]
@@ -164,16 +172,10 @@ def test_a_pdf_citation_names_its_printed_page(base: str, http: httpx.Client,
     import io
 
     from pypdf import PdfReader, PdfWriter
-    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-    raw = io.BytesIO()
-    c = canvas.Canvas(raw)
-    for line in ["This handbook is for owners of the Ember stove.",
-                 "The flue of the Ember stove is swept once every autumn."]:
-        c.drawString(72, 720, line)
-        c.showPage()
-    c.save()
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(raw.getvalue())))
+    raw = _pdf("This handbook is for owners of the Ember stove.",
+               "The flue of the Ember stove is swept once every autumn.")
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(raw)))
     writer.set_page_label(0, 0, style="/r")  # the preface is page i, the first chapter 1
     writer.set_page_label(1, 1, style="/D", start=1)
     pdf = io.BytesIO()

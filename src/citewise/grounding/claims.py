@@ -32,6 +32,7 @@ __all__ = [
     "says_no_answer",
     "segments",
     "split_claims",
+    "unfenced",
 ]
 
 _ONE = r"\[\s*\d{1,4}(?:\s*[,;]\s*\d{1,4})*\s*\]"
@@ -238,6 +239,28 @@ def segments(text: str) -> list[tuple[int, int]]:
             body += 1
         out.append((body, b) if body < b else (a, b))
     return out
+
+
+def unfenced(text: str, a: int, b: int) -> tuple[int, int]:
+    """The code of ``text[a:b]`` when that is a whole markdown code block (a line opening
+    with ``` or ~~~ above it, a line of only backticks or tildes below), trimmed of
+    blanks; else ``(a, b)``. What a source's code block is quoted as: its code, never its
+    fences. One scan of each edge line, no backtracking."""
+    first, last = text.find("\n", a, b), text.rfind("\n", a, b)
+    if first < 0 or last <= first or not text[a:first].lstrip().startswith(_FENCE_MARKS):
+        return a, b
+    closing = text[last + 1 : b].strip()
+    if len(closing) < 3 or not (set(closing) <= {"`"} or set(closing) <= {"~"}):
+        return a, b
+    start, end = first + 1, last
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else (a, b)
+
+
+_FENCE_MARKS = ("```", "~~~")
 
 
 # -- helpers ------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from citewise.answer import SearchDocument, Snippet
-from citewise.grounding.claims import MARKER_GROUP, segments
+from citewise.grounding.claims import MARKER_GROUP, segments, unfenced
 from citewise.text import content_terms, terms
 
 __all__ = [
@@ -233,8 +233,9 @@ class VerificationPass:
             cands += [seg for seg in segments(text) if seg not in spans]
             # A sentence of several lines may be items listed without bullets (HTML's
             # <ul>): a claim quoting one item is cited by its line, not by the list.
+            known = set(cands)
             cands += [line for a, b in spans if "\n" in text[a:b]
-                      for line in _lines(text, a, b) if line not in spans]
+                      for line in _lines(text, a, b) if line not in known]
             scored = [
                 Excerpt(s_i, a, b, text[a:b], lexical_support(claim, text[a:b]))
                 for a, b in cands
@@ -314,18 +315,12 @@ def _normal(text: str) -> str:
     return " ".join(MARKER_GROUP.sub(" ", text).translate(_QUOTE_CHARS).split()).casefold()
 
 
-# A segment that is a whole fenced code block (markdown's ``` or ~~~ lines around it).
-_FENCED = re.compile(r"[ \t]*(?:```|~~~)[^\n]*\n[ \t]*(\S.*?)\s*\n[ \t]*(?:```|~~~)[ \t]*\Z", re.S)
-
-
 def _sentences(text: str) -> list[tuple[int, int]]:
     # Cut as an answer is cut (list items, abbreviations, footnotes), so an excerpt is the
     # source's counterpart of one claim.
     out: list[tuple[int, int]] = []
     for a, b in segments(text):
-        fenced = _FENCED.match(text, a, b)
-        if fenced is not None:  # a markdown code block: its code, not its fences
-            a, b = fenced.span(1)
+        a, b = unfenced(text, a, b)  # a markdown code block: its code, not its fences
         if b - a <= _LONG_SENTENCE or "\n" not in text[a:b]:
             out.append((a, b))
             continue

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
+from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments, unfenced
 from citewise.models.sentence_structure import CODE_ROLES, LABEL_ROLES, LEAD_IN_WORDS
 from citewise.text import POINTING_WORDS
 
@@ -161,7 +161,6 @@ def _term_label(sentence: str) -> str:
 
 # A line of code short enough to quote inline, after the lead-in that introduces it.
 _CODE_LINE_CHARS = 120
-_FENCES = ("```", "~~~")
 
 
 def _introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) -> str:
@@ -175,10 +174,7 @@ def _introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int)
     if not spans:
         return ""
     b = max(b for _, b in spans)
-    lines = text[at:b].strip().split("\n")
-    if lines[0].lstrip().startswith(_FENCES):  # markdown's fences are no code
-        lines = lines[1:-1] if len(lines) > 1 and lines[-1].strip().startswith(_FENCES) else []
-    code = "\n".join(lines).strip()
+    code = text[slice(*unfenced(text, at, b))].strip()  # markdown's fences are no code
     if (b >= len(text) or not code or "\n" in code or "`" in code
             or len(code) > _CODE_LINE_CHARS or MARKER_GROUP.search(code)):
         return ""  # a subscript ("argv[1]") would read as a citation marker in an answer
