@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from citewise.answer import Answer, CitationOccurrence, Issue, SearchDocument
+from citewise.answer import Answer, CitationOccurrence, Issue, SearchDocument, Snippet
 from citewise.errors import InvalidInput, NotFound
 from citewise.evaluation import (
     EvalQuestion,
     QuestionResult,
+    item_bounded,
     load_questions,
     locate,
     metrics,
@@ -191,6 +192,60 @@ def test_sentence_extent_widens_to_the_sentence_and_stops_at_boundaries() -> Non
     # A heading is its own unit (blank lines around it).
     at = text.index("Shipping")
     assert text[slice(*sentence_extent(text, at, at + 3))] == "## Shipping"
+
+
+def test_item_bounded_keeps_the_cited_item_and_drops_its_neighbours() -> None:
+    text = "Errors:\nsrc is a null pointer\ndestsz is zero or too large\nthe rest"
+    a, b = sentence_extent(text, text.index("destsz"), text.index("destsz") + 6)
+    assert text[a:b] == text  # one "sentence" to the splitter: no full stop, single breaks
+    items = [text.index(x) for x in ("src", "destsz", "the rest")]
+    span = (text.index("destsz"), text.index("destsz") + 6)
+    assert text[slice(*item_bounded(text, (a, b), span, items))] == "destsz is zero or too large"
+    # A start that does not begin a line ("is" mid-line) cuts nothing; a span over two
+    # items keeps both.
+    mid = [text.index("is zero")]
+    assert item_bounded(text, (a, b), span, mid) == (a, b)
+    wide = (text.index("src"), text.index("zero"))
+    assert text[slice(*item_bounded(text, (a, b), wide, items))] == (
+        "src is a null pointer\ndestsz is zero or too large")
+
+
+def test_a_list_items_citation_is_that_item_not_the_list(tmp_path: Path) -> None:
+    """HTML list items are stored one a line without bullets or full stops: a citation of
+    one item is scored as that item (it was widened over the whole list, so quoting the
+    item beside the answer counted as the answer)."""
+    from citewise import KnowledgeBase
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "strcpy.html").write_text(
+        "<html><body><h1>strcpy_s</h1><p>The following errors are detected at runtime:</p>"
+        "<ul><li>src or dest is a null pointer</li>"
+        "<li>destsz is zero or greater than RSIZE_MAX</li>"
+        "<li>the objects overlap</li></ul></body></html>", encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
+        assert not base.ingest([tmp_path / "docs"]).failed
+        record = base.find_document(tmp_path / "docs" / "strcpy.html")
+        assert record is not None
+        chunk = next(c for c in base.store.get_document_chunks(base.tenant, record.id)
+                     if "null pointer" in c.text)
+        assert any(role == "list_item" for _, _, role in chunk.roles)
+
+        def citing(quote: str) -> Answer:
+            start = record.text.index(quote)
+            snippet = Snippet(text=chunk.text, chunk_id=chunk.id)
+            doc = SearchDocument(source=record.source, document={"id": record.id},
+                                 snippets=[snippet])
+            return Answer(run_id="r", thread_id="t", search_documents=[doc], citations=[
+                CitationOccurrence(citation_index=0, document_index=1, snippet_index=0,
+                                   excerpt=quote, start_char=start,
+                                   end_char=start + len(quote))])
+
+        q = question(expected=("destsz is zero or greater than RSIZE_MAX",))
+        beside = score_answer(q, citing("the objects overlap"), base, 1)
+        assert beside.evidence_at_1 is False and beside.first_sentence == "the objects overlap"
+        right = score_answer(q, citing("destsz is zero"), base, 1)
+        assert right.evidence_at_1 is True
+        assert right.first_sentence == "destsz is zero or greater than RSIZE_MAX"
 
 
 def test_a_citation_matches_when_its_sentence_covers_half_the_expected_one(

@@ -35,17 +35,16 @@ def test_a_small_job_does_not_wait_behind_another_tenants_big_ones() -> None:
             big = [asyncio.ensure_future(jobs.run("B", _sleeper(0.6, done, f"B{i}"), big=True))
                    for i in range(6)]
             await asyncio.sleep(0.05)
-            t0 = time.perf_counter()
             assert await jobs.run("A", _sleeper(0.01, done, "A")) == "A"
-            waited = time.perf_counter() - t0
             await asyncio.gather(*big)
         finally:
             jobs.close()
-        return waited, done
+        return done
 
-    waited, done = asyncio.run(go())
-    assert waited < 0.3  # not behind B's 6 x 0.6 s
-    assert done.index("A") <= 2
+    done = asyncio.run(go())
+    # Done before any of B's 0.6 s jobs: A took the worker B's per-tenant cap left free
+    # (behind B's jobs it would come after three of them).
+    assert done[0] == "A", done
 
 
 def test_tenants_take_turns_and_each_runs_at_most_its_share() -> None:

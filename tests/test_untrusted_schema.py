@@ -108,7 +108,7 @@ def test_a_run_with_the_evil_schema_does_not_block_the_event_loop(tmp_path: Path
 
 
 @pytest.mark.slow
-def test_healthz_stays_fast_while_a_run_validates_the_evil_schema(tmp_path: Path) -> None:
+def test_healthz_keeps_answering_while_a_run_validates_the_evil_schema(tmp_path: Path) -> None:
     config = ServerConfig(data_dir=tmp_path / "srv", rate_limit_per_s=0, auth="none")
     with serve(create_app(config)) as url, httpx.Client(base_url=url, timeout=30) as http:
         r = http.post("/v1/documents", files={"file": ("a.md", f"She wrote this.\n\n{'a' * 40}!\n")})
@@ -139,5 +139,6 @@ def test_healthz_stays_fast_while_a_run_validates_the_evil_schema(tmp_path: Path
         finally:
             stop.set()
             poller.join()
-        latencies.sort()
-        assert latencies and latencies[int(len(latencies) * 0.99) - 1] < 0.2
+        # A stall bound, not a latency figure (that is bench/service.py's): Python's re on
+        # the loop would hold /healthz for minutes; 2 s leaves room for a loaded machine.
+        assert latencies and max(latencies) < 2.0

@@ -22,7 +22,10 @@ space (nothing else is normalised: case, quotes and punctuation count). A citati
 to sentence boundaries (:func:`sentence_extent`: a blank line, a list bullet at the start
 of a line, or ``.``/``!``/``?`` — optionally closed by a quote or bracket — followed by
 whitespace and a character that is not lower case; a single line break is not a
-boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."). An expected sentence
+boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."), and not past the start
+of a list item the loader marked in the cited passage (:func:`item_bounded`: HTML lists
+are stored without bullets, one item a line, and each item is quoted alone, so one item's
+citation is that item, not the list glued into a sentence). An expected sentence
 is **matched** by a citation when, in the cited document, an occurrence of it is covered
 by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its characters —
 so a citation that contains it, equals it or quotes a part of it matches, and one that
@@ -45,7 +48,6 @@ Metrics (over the questions that have a label of that kind):
 from __future__ import annotations
 
 import math
-import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -53,6 +55,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citewise.evaluation_match import (
+    MATCH_COVERAGE,
+    covered,
+    item_bounded,
+    locate,
+    normalised,
+    sentence_extent,
+    source_matches,
+)
 from citewise.evaluation_questions import (
     UNANSWERABLE,
     EvalQuestion,
@@ -75,6 +86,7 @@ __all__ = [
     "QuestionResult",
     "abstained",
     "evaluate",
+    "item_bounded",
     "load_questions",
     "locate",
     "metrics",
@@ -85,16 +97,11 @@ __all__ = [
     "summarise",
 ]
 
-#: Share of an expected sentence's characters a citation's sentence must cover.
-MATCH_COVERAGE = 0.5
 #: The issue code with which an answer says its sources do not answer the question.
 ABSTAIN_ISSUE = "no_answer_in_sources"
 #: Asked once before the timed questions (see :func:`evaluate`).
 WARM_UP = "What are these documents about?"
-# Sentence boundaries (see the module docstring): the end of the sentence before is the
-# match's start (for punctuation, one past it and any closer), the next starts at its end.
-_BOUNDARY = re.compile(r"\n[ \t]*\n\s*|\n[ \t]*(?=[-*•]\s|\d+[.)]\s)|"
-                       r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)(?<!\bvs\.)(?<!\bcf\.)[\"'”’)\]]*\s+(?=[^\sa-z])")
+
 
 
 @dataclass(slots=True)
@@ -121,66 +128,6 @@ class QuestionResult:
         return asdict(self)
 
 
-# -- matching ---------------------------------------------------------------------------
-
-
-def _normalised(text: str) -> tuple[str, list[int]]:
-    """``text`` with whitespace runs collapsed, and each output character's offset in
-    ``text``."""
-    chars: list[str] = []
-    where: list[int] = []
-    for m in re.finditer(r"\S+", text):
-        if chars:
-            chars.append(" ")
-            where.append(m.start() - 1)
-        chars.extend(m.group())
-        where.extend(range(m.start(), m.end()))
-    return "".join(chars), where
-
-
-def locate(text: str, sentence: str, *, index: tuple[str, list[int]] | None = None
-           ) -> list[tuple[int, int]]:
-    """Every occurrence of ``sentence`` in ``text``, whitespace-insensitively, as offsets
-    of ``text``. ``index`` is ``_normalised(text)`` when the caller has it already."""
-    needle = _norm(sentence)
-    flat, where = index if index is not None else _normalised(text)
-    out: list[tuple[int, int]] = []
-    at = flat.find(needle) if needle else -1
-    while at >= 0:
-        out.append((where[at], where[at + len(needle) - 1] + 1))
-        at = flat.find(needle, at + 1)
-    return out
-
-
-def sentence_extent(text: str, start: int, end: int) -> tuple[int, int]:
-    """``(start, end)`` widened to the sentence(s) it lies in (see the module docstring)."""
-    start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
-    a = max(0, start - 4000)
-    for m in _BOUNDARY.finditer(text, a):
-        if m.end() > start:
-            break
-        a = m.end()
-    b = len(text)
-    m2 = _BOUNDARY.search(text, max(end - 1, start))
-    if m2 is not None:
-        b = m2.start()
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    while a < b and text[a].isspace():
-        a += 1
-    return (a, max(b, end)) if b > a else (start, end)
-
-
-def _covered(extent: tuple[int, int], occurrence: tuple[int, int]) -> float:
-    inter = min(extent[1], occurrence[1]) - max(extent[0], occurrence[0])
-    return max(0, inter) / max(1, occurrence[1] - occurrence[0])
-
-
-def _source_matches(source: str, document: str) -> bool:
-    source, document = source.replace("\\", "/"), document.replace("\\", "/").strip("/")
-    return source == document or source.endswith("/" + document)
-
-
 @dataclass(slots=True)
 class _Texts:
     """Stored document texts (and their whitespace-collapsed index), read once each."""
@@ -189,12 +136,24 @@ class _Texts:
     cache: dict[str, tuple[str, tuple[str, list[int]]] | None] = field(default_factory=dict)
 
     sources: dict[str, str] | None = None  # every document's source → id, listed once
+    items: dict[int, list[int]] = field(default_factory=dict)  # chunk id → list-item starts
 
     def get(self, document_id: str) -> tuple[str, tuple[str, list[int]]] | None:
         if document_id not in self.cache:
             text = self.kb.document_text(document_id)
-            self.cache[document_id] = None if text is None else (text, _normalised(text))
+            self.cache[document_id] = None if text is None else (text, normalised(text))
         return self.cache[document_id]
+
+    def list_items(self, chunk_id: int | None) -> list[int]:
+        """Where the loader's list items begin in chunk ``chunk_id``, as document offsets
+        (none for a chunk that is gone or a format without roles)."""
+        if chunk_id is None:
+            return []
+        if chunk_id not in self.items:
+            chunks = self.kb.store.get_chunks([chunk_id])
+            self.items[chunk_id] = sorted({c.start_char + a for c in chunks
+                                           for a, _, role in c.roles if role == "list_item"})
+        return self.items[chunk_id]
 
     def of(self, document: str) -> tuple[str, tuple[str, list[int]]] | None:
         """The stored text (and its index) of the document a question names: its source,
@@ -207,7 +166,7 @@ class _Texts:
                 if len(page) < 500:
                     break
                 offset += 500
-        found = next((i for src, i in self.sources.items() if _source_matches(src, document)),
+        found = next((i for src, i in self.sources.items() if source_matches(src, document)),
                      None)
         return None if found is None else self.get(found)
 
@@ -217,7 +176,7 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
     """Whether citation ``c`` matches an expected sentence (a sentence of the question's
     ``document`` only there); its source and sentence."""
     doc = answer.search_documents[c.document_index - 1]
-    if document is not None and not _source_matches(doc.source, document):
+    if document is not None and not source_matches(doc.source, document):
         own = texts.of(document)  # a copy of a sentence of its own answers another question
         expected = [e for e in expected if own is None or not locate(own[0], e, index=own[1])]
     got = texts.get(str(doc.document.get("id", "")))
@@ -233,7 +192,10 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
         found = locate(text, c.excerpt, index=index)
         span = found[0] if found else (0, 0)
     extent = sentence_extent(text, *span) if span[1] > span[0] else span
-    ok = any(_covered(extent, occ) >= MATCH_COVERAGE
+    if span[1] > span[0] and c.snippet_index is not None and c.snippet_index < len(doc.snippets):
+        items = texts.list_items(doc.snippets[c.snippet_index].chunk_id)
+        extent = item_bounded(text, extent, span, items)
+    ok = any(covered(extent, occ) >= MATCH_COVERAGE
              for e in expected for occ in locate(text, e, index=index))
     return ok, doc.source, _norm(text[extent[0]:extent[1]]) or c.excerpt
 
@@ -264,7 +226,7 @@ def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,
         r.evidence_any = any(m[0] for m in matches) and not abst
         if q.document is not None:
             r.document_at_1 = (bool(matches) and not abst and matches[0][1] is not None
-                               and _source_matches(matches[0][1], q.document))
+                               and source_matches(matches[0][1], q.document))
     return r
 
 
@@ -277,14 +239,14 @@ def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion]
     offset = 0
     while True:
         page = kb.list_documents(limit=500, offset=offset)
-        docs += [(d.source, _normalised(d.text)[0]) for d in page]
+        docs += [(d.source, normalised(d.text)[0]) for d in page]
         if len(page) < 500:
             break
         offset += 500
     out: dict[str, list[str]] = {}
     for q in questions:
         pool = [flat for src, flat in docs
-                if q.document is None or _source_matches(src, q.document)]
+                if q.document is None or source_matches(src, q.document)]
         lost = [e for e in q.expected or () if not any(_norm(e) in flat for flat in pool)]
         if lost:
             out[q.id] = lost
