@@ -200,6 +200,14 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("cppref", "cppreference C and C++ reference (cppreference-doc-en-html, MediaWiki HTML)",
            ("cppreference-doc-en-html",), "/usr/share/cppreference/doc/html/en",
            _listed("cppref"), group="reviews3"),
+    # The tenth session's review (2026-12-05): three of R's PDF manuals, made by Texinfo —
+    # running heads that name the chapter, footnotes, roman front matter. Its reviewer
+    # wrote the questions before asking; the PDF loader was mended while its answers were
+    # looked at (two labels lost their footnote marks, "limited3" → "limited"): split by id.
+    Corpus("rmanuals", "R 4.2 manuals: An Introduction to R, R Data Import/Export, R "
+           "Installation and Administration (PDF, Texinfo)", ("r-doc-pdf",),
+           "/usr/share/R/doc/manual", ("R-intro.pdf", "R-data.pdf", "R-admin.pdf"),
+           group="reviews4"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -211,6 +219,7 @@ GROUPS = {
     "blind": "blind (handbook; written after the seventh session's change, held out whole)",
     "reviews2": "reviews of the eighth session (vim + cmake; 2026-12-04)",
     "reviews3": "review of the ninth session (cppref; 2026-12-04)",
+    "reviews4": "review of the tenth session (rmanuals, PDF; 2026-12-05)",
 }
 
 

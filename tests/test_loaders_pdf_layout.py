@@ -81,14 +81,16 @@ def test_texs_spacing_accents_join_their_letters() -> None:
 
 def test_words_hyphenated_at_a_lines_end_are_joined_where_the_document_spells_them() -> None:
     # gnuplot's manual: "isosur-\nface", "com-\nmands" (88 breaks); the index read
-    # "isosur" and "face". A compound the document writes with its hyphen keeps it.
+    # "isosur" and "face". A compound the document writes with its hyphen keeps it, and
+    # so does a word it never spells whole — on one line ("--no-site-file" was quoted as
+    # "--no-site- file", R's manual).
     from citewise.knowledge.loaders._pdf_layout import dehyphenate
 
     pages = ["An isosur-\nface is drawn. Every isosurface has a level.",
              "Functions are user-\ndefined. A user-defined function, com-\npletes."]
     assert dehyphenate(pages) == [
         "An isosurface is drawn. Every isosurface has a level.",
-        "Functions are user-\ndefined. A user-defined function, com-\npletes."]
+        "Functions are user-defined. A user-defined function, com-pletes."]
 
 
 def test_a_heading_that_recurs_without_a_number_is_kept(tmp_path: Path) -> None:

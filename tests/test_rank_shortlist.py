@@ -117,10 +117,42 @@ def test_a_page_named_in_code_as_titled_is_routed_above_the_others() -> None:
 
 
 def test_a_title_is_cut_at_its_site_name() -> None:
-    from citewise.models.sentence_routing import _title_identifier
+    from citewise.models.sentence_routing import _title_names
 
-    assert _title_identifier("std::sort - cppreference.com") == "std::sort"
-    assert _title_identifier("cmake_minimum_required — CMake 3.25.1 Documentation") == (
-        "cmake_minimum_required")
+    assert _title_names("std::sort - cppreference.com") == {"std::sort"}
+    assert _title_names("cmake_minimum_required — CMake 3.25.1 Documentation") == {
+        "cmake_minimum_required"}
     # A PDF's /Title is not whitespace-collapsed: a long run of blanks is one space.
-    assert _title_identifier("Manual" + " " * 20_000 + "- x") == "manual"
+    assert _title_names("Manual" + " " * 20_000 + "- x") == {"manual"}
+
+
+def test_a_title_names_each_name_it_lists_and_each_without_its_outer_scopes() -> None:
+    from citewise.models.sentence_routing import _title_names
+
+    assert _title_names("qsort, qsort_s - cppreference.com") == {"qsort", "qsort_s"}
+    assert _title_names("std::vector::at - cppreference.com") == {"std::vector::at",
+                                                                   "vector::at"}
+    # Never down to a bare word: "at" or "sort" alone names no page.
+    assert _title_names("std::sort - cppreference.com") == {"std::sort"}
+
+
+def test_a_member_named_without_its_namespace_is_routed_to_its_page() -> None:
+    # "vector::at" is how people write std::vector::at; the question's "end" routed the
+    # page of std::vector::end as much as the page asked about, whose name word "at" is
+    # too common a word to count (cppreference review, 2026-12-04).
+    thrown = ("If pos is not within the range of the container, an exception of type "
+              "std::out_of_range is thrown.")
+    sentences = [
+        Sentence(1, 0, "Returns an iterator to the element following the last element.", "",
+                 "cpp/container/vector/end.html", "std::vector::end, std::vector::cend", True),
+        Sentence(2, 1, thrown, "", "cpp/container/vector/at.html", "std::vector::at", True),
+        Sentence(3, 2, "Erases all elements from the container.", "",
+                 "cpp/container/vector/clear.html", "std::vector::clear", True),
+        Sentence(4, 3, "Allocates size bytes of storage.", "", "cpp/memory/c/malloc.html",
+                 "std::malloc", True),
+    ]
+    question = "What does vector::at do when the position is past the end of the container?"
+    routed = {x.sentence.source: x.parts["routing"]
+              for x in rank(question, sentences, semantic=_overlap)}
+    assert routed["cpp/container/vector/at.html"] > routed["cpp/container/vector/end.html"]
+    assert routed["cpp/container/vector/end.html"] <= 0.5

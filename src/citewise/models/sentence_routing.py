@@ -58,7 +58,7 @@ def routing(question: str, q_terms: Sequence[str], names: Mapping[str, frozenset
     # "Encoder related CTLs" answers questions that name its "Opus Encoder".
     idents = _identifiers(question)
     exact = {source for source, title in titles.items()
-             if idents and distinct.get(source) and _title_identifier(title) in idents}
+             if idents and distinct.get(source) and _title_names(title) & idents}
     whole = [distinct[source] for source in exact]
     asked = set(q_terms)
     out: dict[str, float] = {}
@@ -85,9 +85,14 @@ def _identifiers(question: str) -> frozenset[str]:
     return frozenset(names) | frozenset(m.removesuffix("()") for m in names)
 
 
-def _title_identifier(title: str) -> str:
-    """The title before its site's name ("std::sort - cppreference.com"); whitespace
-    collapsed first (a PDF's /Title is not), so the search is linear."""
+def _title_names(title: str) -> frozenset[str]:
+    """The names a title gives its page: the title before its site's name ("std::sort -
+    cppreference.com"), each of the names it lists ("qsort, qsort_s", "std::find,
+    std::find_if"), and each of those without its outer scopes, as a question writes it
+    ("vector::at" names "std::vector::at"). Whitespace is collapsed first (a PDF's /Title
+    is not), so the search is linear."""
     text = " ".join(title.split())
     cut = _SITE_SEPARATOR.search(text)
-    return (text[:cut.start()] if cut else text).lower()
+    names = {n.strip() for n in (text[:cut.start()] if cut else text).lower().split(", ")}
+    scoped = {name.split("::", k)[k] for name in names for k in range(1, name.count("::"))}
+    return frozenset(names | scoped)

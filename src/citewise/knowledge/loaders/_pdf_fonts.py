@@ -23,11 +23,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from citewise.knowledge.loaders._pdf_notes import Notes, find_notes
 from citewise.knowledge.loaders.base import PageSpan, RoleSpan
 
-__all__ = ["code_roles", "extract_page", "in_prose", "monospaced_body", "set_apart"]
+__all__ = ["PageFonts", "extract_page", "in_prose", "line_roles", "monospaced_body", "run_in_titles",
+           "set_apart"]
 
 # Font names of monospaced faces: TeX's typewriter fonts (CMTT, LMMono, SFTT, "txtt"),
 # Courier, DejaVu/Liberation/Noto "Mono", Consolas, Menlo, Inconsolata, Source Code.
@@ -38,34 +41,64 @@ _MIN_CHARS = 3  # "55." or "{" alone says too little
 _BODY_SHARE = 0.5  # of a document's lines: its body font is monospaced
 
 
-def extract_page(page: Any) -> tuple[str, frozenset[str]]:
-    """A page's extracted text and its monospaced lines (stripped)."""
-    pieces: list[tuple[str, bool]] = []
+# Bold faces: TeX's CMB/CMBX (and Latin Modern's "Bold"), "Bold"/"Bd"/"Heavy"/"Black"
+# faces of every other font.
+_BOLD = re.compile(r"\bCMBX?\d|Bold|[-,]Bd\b|Heavy|Black|Semibold|Demi", re.I)
 
-    def visit(text: str, _cm: Any, _tm: Any, font: Any, _size: Any) -> None:
+
+@dataclass(frozen=True, slots=True)
+class PageFonts:
+    """What a page's fonts say: its monospaced lines and its bold ones (stripped), and
+    its footnotes."""
+
+    mono: frozenset[str] = frozenset()
+    bold: frozenset[str] = frozenset()
+    notes: Notes = field(default_factory=Notes)
+
+
+def extract_page(page: Any) -> tuple[str, PageFonts]:
+    """A page's extracted text and what its fonts say of its lines."""
+    pieces: list[tuple[str, bool, bool]] = []
+    sized: list[tuple[str, float, float]] = []
+
+    def visit(text: str, _cm: Any, tm: Any, font: Any, size: Any) -> None:
         name = str(font.get("/BaseFont", "")) if font else ""
-        pieces.append((text, bool(_MONO.search(name))))
+        pieces.append((text, bool(_MONO.search(name)), bool(_BOLD.search(name))))
+        try:  # TeX scales its fonts in the text matrix: the size is the product
+            sized.append((text, float(size) * (abs(float(tm[3])) or 1.0), float(tm[5])))
+        except (TypeError, ValueError, IndexError):
+            sized.append((text, 0.0, 0.0))
 
     text = page.extract_text(visitor_text=visit) or ""
-    if "".join(t for t, _ in pieces) != text:
-        return text, frozenset()
+    if "".join(t for t, _, _ in pieces) != text:
+        return text, PageFonts()
     mono: set[str] = set()
+    bold: set[str] = set()
     line: list[str] = []
-    visible = in_mono = 0
-    for piece, is_mono in pieces:
+    visible = in_mono = letters = in_bold = 0
+
+    def close() -> None:
+        body = "".join(line).strip()
+        if visible >= _MIN_CHARS and in_mono >= _MONO_SHARE * visible:
+            mono.add(body)
+        elif letters >= _MIN_CHARS and in_bold == letters:  # "6. Unfilled lines"
+            bold.add(body)
+
+    for piece, is_mono, is_bold in pieces:
         for ch in piece:
             if ch == "\n":
-                if visible >= _MIN_CHARS and in_mono >= _MONO_SHARE * visible:
-                    mono.add("".join(line).strip())
-                line, visible, in_mono = [], 0, 0
+                close()
+                line, visible, in_mono, letters, in_bold = [], 0, 0, 0, 0
             else:
                 line.append(ch)
                 if not ch.isspace():
                     visible += 1
                     in_mono += is_mono
-    if visible >= _MIN_CHARS and in_mono >= _MONO_SHARE * visible:
-        mono.add("".join(line).strip())
-    return text, frozenset(mono)
+                if ch.isalpha():
+                    letters += 1
+                    in_bold += is_bold
+    close()
+    return text, PageFonts(frozenset(mono), frozenset(bold), find_notes(sized))
 
 
 def in_prose(text: str, code: frozenset[str]) -> frozenset[str]:
@@ -111,9 +144,9 @@ def set_apart(text: str, code: frozenset[str]) -> str:
     return "\n".join(out)
 
 
-def code_roles(text: str, pages: Sequence[PageSpan], mono: Sequence[frozenset[str]],
-               taken: Sequence[RoleSpan] = ()) -> list[RoleSpan]:
-    """``code`` spans of the assembled ``text``: runs of lines of page ``n`` (one-based,
+def line_roles(text: str, pages: Sequence[PageSpan], mono: Sequence[frozenset[str]],
+               taken: Sequence[RoleSpan] = (), role: str = "code") -> list[RoleSpan]:
+    """``role`` spans of the assembled ``text``: runs of lines of page ``n`` (one-based,
     as ``pages`` numbers them) that are one of ``mono[n - 1]``'s lines (cleaned as the
     page was); lines inside a span of ``taken`` (the outline's headings) are left as
     they are."""
@@ -133,9 +166,9 @@ def code_roles(text: str, pages: Sequence[PageSpan], mono: Sequence[frozenset[st
             end -= len(line) - len(line.rstrip())
             if spans and text[spans[-1][1]:start].strip() == "" and \
                     text.count("\n", spans[-1][1], start) == 1:
-                spans[-1] = (spans[-1][0], end, "code")  # the next line of one block
+                spans[-1] = (spans[-1][0], end, role)  # the next line of one block
             else:
-                spans.append((start, end, "code"))
+                spans.append((start, end, role))
     return spans
 
 
@@ -155,3 +188,39 @@ def monospaced_body(page_texts: Sequence[str], mono: Sequence[frozenset[str]]) -
                 lines += 1
                 coded += body in code
     return coded > _BODY_SHARE * lines
+
+
+_TITLE_WORDS = 10
+_ENUMERATOR = re.compile(r"^(?:\d{1,3}[.)]|[a-z][.)]|[•·∙▪–-])\s+")
+
+
+def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]:
+    """A page's ``text`` with each run-in title made a paragraph of its own, and those
+    titles (stripped lines). A run-in title is a short line set wholly in bold, maybe
+    after its item's number ("6. Unfilled lines"), between the end of a sentence (or a
+    paragraph) and a line that starts one: R's manual lists "5. Missing values", "6.
+    Unfilled lines" over their paragraphs, and with no full stop of its own a title read as
+    the first words of its paragraph's sentence ("Unfilled lines It is quite common …").
+    A bold word the line break left alone inside a sentence is none of them."""
+    if not bold:
+        return text, frozenset()
+    lines = text.split("\n")
+    found: set[str] = set()
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        body = line.strip()
+        before = next((x.strip() for x in reversed(lines[:k]) if x.strip()), "")
+        after = lines[k + 1].strip() if k + 1 < len(lines) else ""
+        if (body in bold and len(body.split()) <= _TITLE_WORDS and body[-1] not in ".,;"
+                and (not before or before[-1] in ".:!?)" or not lines[k - 1].strip()
+                     or _ENUMERATOR.match(body) is not None)
+                and (not after or after[0].isupper() or after[0].isdigit())):
+            found.add(body)
+            if out and out[-1].strip():
+                out.append("")
+            out.append(line)
+            if after:
+                out.append("")
+            continue
+        out.append(line)
+    return "\n".join(out), frozenset(found)

@@ -7,7 +7,10 @@ gnuplot 5.4 manual, 2026-12-04, 311 pages):
   pages; the text layer glues them to the page's first sentence, and 92 of 324 retrieved
   snippets held one. A page's first or last line is dropped when its shape (digits read as
   ``#``) opens or closes at least a fifth of the pages, and at least three; it must hold a
-  number (a page number), so a heading that merely recurs is kept.
+  number (a page number), so a heading that merely recurs is kept. Texinfo's heads name
+  the chapter ("Chapter 4: Ordered and unordered factors 19": a new shape each chapter;
+  169 of R's 239 manual pages), so a first or last line is also dropped when it carries
+  the page's printed number, the numbers following the pages (:func:`_paged_heads`).
 * **Contents and index pages.** Its 19 pages of contents (527 lines with dot leaders) and
   8 of index ("multiplot, 55, 89, 172") were chunks that every question about a title
   matched and none was answered from. A page is one of them when three quarters of its
@@ -18,7 +21,8 @@ gnuplot 5.4 manual, 2026-12-04, 311 pages):
   "com-\nmands": 88 in gnuplot's manual), so the index read "isosur" and "face". A break
   is joined ("isosurface") when the document spells the joined word elsewhere at least
   as often as the hyphenated one; a compound it writes with its hyphen ("user-defined")
-  keeps it, and a word it never spells whole stays as it is.
+  keeps it, and a word it never spells whole keeps its hyphen — on one line, so an option
+  is quoted as "--no-site-file", not "--no-site- file".
 * **Chapter heads.** Apache FOP heads each page with its chapter's or module's title
   ("1.2  Getting Started", "mnesia"): 523 of 618 pages of ten Erlang/OTP manuals opened
   with one, and 14 sat inside a sentence that went on over the page. With no number and a
@@ -64,7 +68,57 @@ def strip_running(pages: list[str], entries: Sequence[tuple[int, str, int]] = ()
                   ) -> list[str]:
     """``pages`` without their running heads and feet (see the module docstring); with the
     outline's ``entries``, also a head that repeats a section's title on a later page."""
-    return _outline_heads(_numbered_running(pages), entries)
+    return _outline_heads(_paged_heads(_numbered_running(pages), entries), entries)
+
+
+_EDGE_NUMBER = re.compile(r"^\s*(\d{1,5})(?:\s+\S|\s*$)|\S\s+(\d{1,5})\s*$")
+_HEAD_CHARS = 120  # a running head is one short line
+
+
+def _page_number(line: str, *, foot: bool = False) -> int | None:
+    """The number a head opens or closes with; a foot's only at its end or alone, since a
+    page's last line may be a footnote ("3 some of the consoles …")."""
+    m = _EDGE_NUMBER.search(line) if len(line) <= _HEAD_CHARS else None
+    if m is None or (foot and m.group(1) is not None and line.strip() != m.group(1)):
+        return None
+    return int(m.group(1) or m.group(2))
+
+
+def _paged_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) -> list[str]:
+    """``pages`` less a first or last line that carries the page's printed number at one
+    of its ends, where the printed numbers follow the pages: Texinfo heads each page with
+    its chapter ("Chapter 4: Ordered and unordered factors 19", "Appendix B: Configuration
+    on a Unix-alike 57"), a new head each chapter, so no one shape recurs on a fifth of the
+    pages; what recurs is the number's distance from the page's place in the file (6 in
+    R's manual, whose front matter is six pages), and the number alone on a chapter's
+    first page is one of them. That distance must be shared by a fifth
+    of the pages, and at least three; a line that is a title of the outline is a heading,
+    whatever number it starts with ("6 Lists and data frames" on the page numbered 6)."""
+    offsets: Counter[int] = Counter()
+    for index, text in enumerate(pages, start=1):
+        lines = text.split("\n")
+        found = {n - index for n in (_page_number(lines[0]), _page_number(lines[-1], foot=True))
+                 if n is not None}
+        offsets.update(found)
+    if not offsets:
+        return pages
+    offset, count = offsets.most_common(1)[0]
+    if count < max(3, len(pages) // 5):
+        return pages
+    titles = {_bare(title) for _, title, _ in entries}
+    out: list[str] = []
+    for index, text in enumerate(pages, start=1):
+        lines = text.split("\n")
+
+        def running(line: str, foot: bool = False, number: int = index + offset) -> bool:
+            return _page_number(line, foot=foot) == number and _bare(line) not in titles
+
+        if len(lines) > 1 and running(lines[0]):
+            lines.pop(0)
+        if len(lines) > 1 and running(lines[-1], foot=True):
+            lines.pop()
+        out.append("\n".join(lines).strip())
+    return out
 
 
 def _numbered_running(pages: list[str]) -> list[str]:
@@ -121,7 +175,7 @@ def _outline_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) ->
 
 
 # A section's number before its title: "1.7.8", "A.2", "3.", "IV".
-_NUMBER = r"(?:[A-Z]?\d+(?:\.\d+)*\.?|[IVXLC]+\.?)"
+_NUMBER = r"(?:[A-Z](?:\.\d+)+\.?|[A-Z]?\d+(?:\.\d+)*\.?|[IVXLC]+\.?)"
 _NUMBERED = re.compile(rf"^\s*{_NUMBER}\s+(?=\S)")
 
 
@@ -140,9 +194,11 @@ _LAST_NUMBER = re.compile(r"(\d+)\s*$")
 def _contents_signs(text: str, page_count: int) -> tuple[bool, bool]:
     """(its lines end with page numbers that rise, the way a contents page's do; and
     enough of its lines have dot leaders or page lists)."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    if len(lines) < 4:
-        return False, False
+    # An index's letter headings ("A", "B", …) are neither entries nor prose.
+    lines = [line for line in text.split("\n") if len(line.strip()) > 1]
+    if len(lines) < 4:  # the last page of an index may hold one entry: one beside its index
+        return bool(lines) and all(_LEADERS.search(x) or _PAGE_LIST.search(x)
+                                   for x in lines), False
     ends = sum(1 for line in lines if _ENDS_WITH_PAGE.search(line)) >= 0.75 * len(lines)
     leaders = sum(1 for line in lines if _LEADERS.search(line))
     listed = sum(1 for line in lines if _PAGE_LIST.search(line))
@@ -177,7 +233,9 @@ _BROKEN = re.compile(r"([^\W\d_]+)-\n([^\W\d_A-Z]+)")
 
 def dehyphenate(pages: list[str]) -> list[str]:
     """``pages`` with the words TeX hyphenated at a line's end joined where the document
-    spells them whole (see the module docstring): the word's two lines are one."""
+    spells them whole (see the module docstring): the word's two lines are one. A break
+    kept keeps its hyphen on one line too: "--no-site-file", not "--no-site- file" when a
+    quote's line breaks are read as spaces (R's manual, 2026-12-05)."""
     seen: Counter[str] = Counter()
     for text in pages:
         seen.update(w.lower() for w in _WORD.findall(text))
@@ -187,7 +245,7 @@ def dehyphenate(pages: list[str]) -> list[str]:
         whole = (first + rest).lower()
         if seen[whole] and seen[whole] >= seen[f"{first}-{rest}".lower()]:
             return f"{first}{rest}"
-        return m.group(0)
+        return f"{first}-{rest}"  # a compound, or a word never spelled whole: one line
 
     return [_BROKEN.sub(join, text) if "-\n" in text else text for text in pages]
 
@@ -250,17 +308,21 @@ def headings(page_texts: list[str], entries: Sequence[tuple[int, str, int]]
 def _title_lines(title: str) -> list[re.Pattern[str]]:
     """The lines a bookmark's title may be typeset as, the likeliest first: the title,
     maybe after its section number ("1.7.8  Recovery of Transactions" for the bookmark
-    "Recovery of Transactions"); for a function's entry named by its arity ("abort/1",
+    "Recovery of Transactions") or after the word its part is (the bookmark "B Invoking R"
+    set as "Appendix B Invoking R"); for a function's entry named by its arity ("abort/1",
     Erlang's reference manuals), first the line of its signature, "abort(Reason :: term())
     -> no_return()" ("HTTP/2" is no function: its line is the title)."""
     words = r"\s+".join(re.escape(w) for w in title.split())
-    plain = re.compile(rf"(?m)^[ \t]*(?:{_NUMBER}[ \t\xa0]+)?{words}[ \t]*$")
+    plain = re.compile(rf"(?m)^[ \t]*(?:{_PART}[ \t\xa0]+)?(?:{_NUMBER}[ \t\xa0]+)?{words}[ \t]*$")
     arity = _ARITY.match(title)
     if arity is None:
         return [plain]
     return [re.compile(rf"(?m)^[ \t]*{re.escape(arity.group(1))}\(.*$"), plain]
 
 
+# The word a book sets before a part's number: Texinfo's "Appendix B Invoking R" for the
+# bookmark "B Invoking R" (R's manuals: every appendix was filed under the last chapter).
+_PART = r"(?:Appendix|Chapter|Part|Annex|Anhang|Annexe|Kapitel|Chapitre|Teil|Partie)"
 _ARITY = re.compile(r"^(?:[\w.]+:)?([a-z_]\w*)/\d+$")  # a function's name is lower case
 
 

@@ -6,7 +6,9 @@ Pages are joined by a blank line (a line break where a sentence goes on over the
 "page 4". Running heads and feet, contents and index
 pages are left out, words hyphenated at a line's end are joined, and the outline's titles
 become sections (:mod:`._pdf_layout`); lines set in a monospaced font (examples, syntax)
-are ``code`` (:mod:`._pdf_fonts`). A PDF without a text layer (a scan) is an
+are ``code``, a short line wholly in bold between paragraphs ("6. Unfilled lines") is a
+``term`` of its own (:mod:`._pdf_fonts`); footnote marks are taken off their words and the notes
+made paragraphs of their own (:mod:`._pdf_notes`). A PDF without a text layer (a scan) is an
 ``empty_document`` (no OCR here); an unreadable one is ``corrupt_file``; one that needs a
 password is ``encrypted_file``.
 
@@ -28,10 +30,11 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._decode import file_metadata
 from citewise.knowledge.loaders._pdf_fonts import (
-    code_roles,
     extract_page,
     in_prose,
+    line_roles,
     monospaced_body,
+    run_in_titles,
     set_apart,
 )
 from citewise.knowledge.loaders._pdf_layout import (
@@ -43,6 +46,7 @@ from citewise.knowledge.loaders._pdf_layout import (
     sections,
     strip_running,
 )
+from citewise.knowledge.loaders._pdf_notes import apply_notes, carry_over
 from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
 
 __all__ = ["MAX_PAGES", "PdfLoader"]
@@ -113,8 +117,11 @@ class PdfLoader:
     # letters; 5: words hyphenated at a line's end joined where the document spells them
     # whole; 6: lines set in a monospaced font are ``code`` (:mod:`._pdf_fonts`); 7: FOP's
     # chapter heads, numbered titles and functions' bookmarks, ligatures, a name in the code
-    # font inside a sentence, a sentence over a page break; 8: the printed page labels
-    version = "8"
+    # font inside a sentence, a sentence over a page break; 8: the printed page labels;
+    # 9: heads and feet that carry the page's printed number, footnote marks and notes,
+    # appendices' titles, an index's letter headings, a kept hyphen on one line, run-in
+    # titles in bold
+    version = "9"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -142,14 +149,20 @@ class PdfLoader:
                              "limit_pages": MAX_PAGES},
                 )
             extracted = [extract_page(page) for page in reader.pages]
-            mono = [frozenset(_clean(line) for line in lines) - {""} for _, lines in extracted]
+            mono = [frozenset(_clean(line) for line in fonts.mono) - {""}
+                    for _, fonts in extracted]
+            bold = [frozenset(_clean(line) for line in fonts.bold) - {""}
+                    for _, fonts in extracted]
             entries = outline(reader)
-            page_texts = dehyphenate(drop_contents(
-                strip_running([_clean(raw) for raw, _ in extracted], entries)))
+            page_texts = carry_over(dehyphenate(drop_contents(strip_running(
+                [apply_notes(_clean(raw), fonts.notes) for raw, fonts in extracted],
+                entries))), [fonts.notes for _, fonts in extracted])
             if monospaced_body(page_texts, mono):  # a typewritten document: no code in it
                 mono = [frozenset()] * len(mono)
             mono = [in_prose(t, code) for t, code in zip(page_texts, mono, strict=True)]
             page_texts = [set_apart(t, code) for t, code in zip(page_texts, mono, strict=True)]
+            titled = [run_in_titles(t, b) for t, b in zip(page_texts, bold, strict=True)]
+            page_texts, terms = [t for t, _ in titled], [found for _, found in titled]
             info = reader.metadata
             labels = _page_labels(reader, count)
             page_texts, titles = headings(page_texts, entries)
@@ -188,7 +201,8 @@ class PdfLoader:
             )
 
         found, roles = sections(len(text), pages, titles)
-        roles = sorted([*roles, *code_roles(text, pages, mono, roles)])
+        roles = sorted([*roles, *line_roles(text, pages, mono, roles),
+                        *line_roles(text, pages, terms, roles, role="term")])
         meta: dict[str, Any] = {**file_metadata(path, data, ""), "page_count": len(page_texts)}
         if labels:
             meta["page_labels"] = labels

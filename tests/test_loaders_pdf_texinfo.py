@@ -1,0 +1,129 @@
+"""A PDF manual in Texinfo's shape (new-user review of R's PDF manuals, 2026-12-05):
+running heads that name the chapter ("Chapter 4: Ordered and unordered factors 19") glued
+to the first sentence of 169 pages, footnote marks glued to their words ("limited3"), a
+page's footnote between the two halves of a sentence over the page break, appendices
+("Appendix B Invoking R" for the bookmark "B Invoking R") filed under the last chapter,
+an index whose letter headings hid it, and a hyphen kept at a line's end quoted as
+"--no-site- file". The fixture is drawn with reportlab in that shape: marks are small
+digits raised above the baseline, as TeX sets them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from citewise.knowledge.loaders.base import LoadedDocument
+from citewise.knowledge.loaders.pdf import PdfLoader
+
+Piece = tuple[str, float, float]  # text, font size, rise
+
+
+def _line(c: Any, y: float, parts: list[Piece]) -> None:
+    x = 72.0
+    text = c.beginText(x, y)
+    for piece, size, rise in parts:
+        text.setFont("Times-Roman", size)
+        text.setTextOrigin(x, y + rise)
+        text.textOut(piece)
+        x += c.stringWidth(piece, "Times-Roman", size)
+    c.drawText(text)
+
+
+def _plain(*lines: str) -> list[list[Piece]]:
+    return [[(line, 11, 0)] for line in lines]
+
+
+PAGES: list[tuple[list[list[Piece]], list[list[Piece]], str]] = [
+    # (body lines, footnote lines, foot)
+    (_plain("An Introduction to Widgets"), [], ""),
+    (_plain("Preface", "This manual introduces widgets."), [], "i"),
+    ([*_plain("1 Starting out"),
+      [("Command lines entered at the console are limited", 11, 0), ("1", 7, 4),
+       (" to about 4095 bytes.", 11, 0)],
+      *_plain("The ordered() function creates ordered factors. For most purposes",
+              "the only difference between ordered")],
+     [[("1", 7, 4), (" some consoles will not allow you to enter more.", 9, 0)]], "1"),
+    (_plain("An Introduction to Widgets 2",
+            "and unordered factors is that the former are printed showing the order.",
+            "Start it with --no-site-",
+            "file to skip the site profile."), [], ""),
+    (_plain("3 Going further", "This chapter goes further than the first."), [], "3"),
+    (_plain("Chapter 3: Going further 4", "More widgets are described here."), [], ""),
+    (_plain("Appendix B Invoking R", "R can be started with options."), [], "5"),
+    (_plain("Appendix B: Invoking R 6", "Options are read from the command line."), [], ""),
+    (_plain("Concept index", "A", "awk . . . . . . . . . . . . . . . . 3", "B",
+            "binary files . . . . . . . . . . . 4, 5", "C",
+            "console . . . . . . . . . . . . . 1", "command line . . . . . . . . . 6"), [], "7"),
+    (_plain("Concept index 8", "Y", "yaml . . . . . . . . . . . . . . . . 7"), [], ""),
+]
+OUTLINE = [("1 Starting out", 2), ("3 Going further", 4), ("B Invoking R", 6),
+           ("Concept index", 8)]
+
+
+def _manual(path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    c.setTitle("An Introduction to Widgets")
+    for index, (body, notes, foot) in enumerate(PAGES):
+        for title, page in OUTLINE:
+            if page == index:
+                c.bookmarkPage(f"p{index}")
+                c.addOutlineEntry(title, f"p{index}", level=0)
+        for i, parts in enumerate(body):
+            _line(c, 780 - 16 * i, parts)
+        for i, parts in enumerate(notes):
+            _line(c, 90 - 12 * i, parts)
+        if foot:
+            _line(c, 40, [(foot, 11, 0)])
+        c.showPage()
+    c.save()
+
+
+def _load(tmp_path: Path) -> LoadedDocument:
+    pdf = tmp_path / "widgets.pdf"
+    _manual(pdf)
+    return PdfLoader().load(pdf, pdf.read_bytes())
+
+
+def test_chapter_heads_and_feet_that_carry_the_page_number_are_left_out(
+        tmp_path: Path) -> None:
+    doc = _load(tmp_path)
+    for head in ("An Introduction to Widgets 2", "Chapter 3: Going further 4",
+                 "Appendix B: Invoking R 6", "Concept index 8"):
+        assert head not in doc.text
+    assert not re.search(r"(?m)^\d+$", doc.text)  # no page number alone on its line
+    # A chapter's title that starts with the page's own number is a title, not a head.
+    assert "3 Going further\n\nThis chapter goes further" in doc.text
+    assert "3 Going further" in [name for _, _, name in doc.sections]
+
+
+def test_footnote_marks_leave_their_words_and_notes_are_paragraphs(tmp_path: Path) -> None:
+    doc = _load(tmp_path)
+    assert "are limited to about 4095 bytes." in doc.text
+    assert "limited1" not in doc.text
+    # The sentence over the page break reads whole, before the page's note, and is on
+    # the page it starts on.
+    whole = ("For most purposes\nthe only difference between ordered\nand unordered factors "
+             "is that the former are printed showing the order.")
+    at = doc.text.index(whole)
+    assert doc.text[at + len(whole):].startswith("\n\n1 some consoles will not allow you")
+    page = next(n for a, b, n in doc.pages if a <= at < b)
+    assert page == 3
+
+
+def test_appendices_are_sections_and_the_index_is_left_out(tmp_path: Path) -> None:
+    doc = _load(tmp_path)
+    options = doc.text.index("Options are read")
+    assert [name for a, b, name in doc.sections if a <= options < b] == ["B Invoking R"]
+    heading = next((a, b) for a, b, role in doc.roles if role == "heading"
+                   and doc.text[a:b].endswith("Invoking R"))
+    assert doc.text[heading[0]:heading[1]] == "Appendix B Invoking R"
+    assert "awk" not in doc.text and "yaml" not in doc.text  # letter headings or not
+
+
+def test_a_hyphen_kept_at_a_lines_end_keeps_the_word_on_one_line(tmp_path: Path) -> None:
+    doc = _load(tmp_path)
+    assert "Start it with --no-site-file to skip" in " ".join(doc.text.split())
+    assert "--no-site-file" in doc.text
