@@ -137,7 +137,7 @@ def test_questions_without_a_kind_show_none_in_the_table() -> None:
     ("{not json", "not JSON"),
     ("[1, 2]", "must be a JSON object"),
     ('{"id": "a", "question": "Q?"}', '"expected" must be'),
-    ('{"id": "a", "question": "Q?", "expected": []}', '"expected" must be'),
+    ('{"id": "a", "question": "Q?", "expected": []}', 'write "unanswerable" for a question'),
     ('{"id": "a", "question": "Q?", "expected": "nope"}', '"expected" must be'),
     ('{"id": "a", "question": "Q?", "expected": ["  "]}', '"expected" must be'),
     ('{"id": "", "question": "Q?", "expected": ["S."]}', "'id' must be"),
@@ -152,6 +152,22 @@ def test_a_bad_line_is_one_error_naming_the_line(line: str, why: str) -> None:
     assert err.value.code == "invalid_questions"
     assert err.value.message.startswith("qs.jsonl:3: ")
     assert why in err.value.message
+
+
+def test_null_is_an_absent_field_and_every_bad_line_is_counted() -> None:
+    # A JSON writer puts null for a missing value; the new-user review's file said
+    # "document": null on every unanswerable question, and only its first bad line was told.
+    q = parse_questions(['{"id": "a", "question": "Q?", "expected": "unanswerable", '
+                         '"document": null, "kind": null, "split": null}'])[0]
+    assert (q.document, q.kind, q.split, q.answerable) == (None, None, None, False)
+    good = json.dumps({"id": "ok", "question": "Q?", "expected": ["S."]})
+    bad = json.dumps({"id": "b", "question": "Q?", "expected": []})
+    lines = [good, bad, good.replace('"ok"', '"ok2"'), bad.replace('"b"', '"c"'), "{nope"]
+    with pytest.raises(InvalidInput) as err:
+        parse_questions(lines, name="qs")
+    assert err.value.message.startswith("qs:2: ")
+    assert err.value.message.endswith("(and 2 more bad line(s): 4, 5)")
+    assert err.value.details == {"lines": [2, 4, 5]}
 
 
 def test_duplicate_ids_and_empty_files_are_refused(tmp_path: Path) -> None:

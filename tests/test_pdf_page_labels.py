@@ -6,6 +6,7 @@ matter in roman numerals), and a citation of "page 3" sent the reader to the pag
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from citewise import Agent, KnowledgeBase
@@ -81,3 +82,25 @@ def test_a_citation_names_the_printed_page(tmp_path: Path) -> None:
     plain = _io.StringIO()
     print_answer(answer, None, plain)
     assert f"[1] {docs / 'ember.pdf'} (page 1, PDF page 3)" in plain.getvalue()
+
+
+def test_the_closest_passages_of_a_declined_answer_name_their_page(tmp_path: Path) -> None:
+    # They showed the file and section only (new-user review of R's PDF manuals).
+    import io as _io
+
+    from citewise.cli.common import print_answer
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _book(docs / "ember.pdf", labelled=True)
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([docs])
+        answer = Agent(kb).ask("How do I configure middleware in Django?")
+    assert not answer.citations and answer.search_documents
+    plain = _io.StringIO()
+    print_answer(answer, None, plain)
+    text = plain.getvalue()
+    assert "Closest passages (they do not answer it):" in text
+    shown = re.search(r"^\[1\] .*ember\.pdf \(page (\w+), PDF page (\d)\)", text, re.M)
+    assert shown is not None, text
+    assert (shown.group(1), shown.group(2)) in {("i", "1"), ("ii", "2"), ("1", "3"), ("2", "4")}

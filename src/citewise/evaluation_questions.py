@@ -63,17 +63,34 @@ def parse_questions(lines: Iterable[str], *, name: str = "questions") -> list[Ev
     """Parse JSONL question lines (blank lines skipped); errors name ``name:LINE``."""
     out: list[EvalQuestion] = []
     seen: set[str] = set()
+    bad: list[tuple[int, InvalidInput]] = []  # every bad line is read, the first is told
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        q = _parse_line(line, f"{name}:{number}")
-        if q.id in seen:
-            raise InvalidInput(f"{name}:{number}: duplicate id {q.id!r}", code="invalid_questions")
+        try:
+            q = _parse_line(line, f"{name}:{number}")
+            if q.id in seen:
+                raise InvalidInput(f"{name}:{number}: duplicate id {q.id!r}",
+                                   code="invalid_questions")
+        except InvalidInput as exc:
+            bad.append((number, exc))
+            continue
         seen.add(q.id)
         out.append(q)
+    if bad:
+        first = bad[0][1]
+        if len(bad) > 1:
+            more = ", ".join(str(n) for n, _ in bad[1:_MORE + 1])
+            more += ", …" if len(bad) > _MORE + 1 else ""
+            raise InvalidInput(f"{first.message} (and {len(bad) - 1} more bad line(s): {more})",
+                               code="invalid_questions", details={"lines": [n for n, _ in bad]})
+        raise first
     if not out:
         raise InvalidInput(f"{name}: no questions", code="invalid_questions")
     return out
+
+
+_MORE = 10  # bad lines' numbers told after the first's message
 
 
 def _parse_line(line: str, where: str) -> EvalQuestion:
@@ -92,8 +109,8 @@ def _parse_line(line: str, where: str) -> EvalQuestion:
     for key in ("id", "question"):
         if not isinstance(row.get(key), str) or not row[key].strip():
             raise bad(f"{key!r} must be a non-empty string")
-    for key in ("kind", "document", "split"):
-        if key in row and (not isinstance(row[key], str) or not row[key].strip()):
+    for key in ("kind", "document", "split"):  # null is absent, as a JSON writer puts it
+        if row.get(key) is not None and (not isinstance(row[key], str) or not row[key].strip()):
             raise bad(f"{key!r} must be a non-empty string when given")
     raw = row.get("expected")
     expected: tuple[str, ...] | None
@@ -102,6 +119,9 @@ def _parse_line(line: str, where: str) -> EvalQuestion:
     elif (isinstance(raw, list) and raw
           and all(isinstance(s, str) and norm(s) for s in raw)):
         expected = tuple(raw)
+    elif raw == []:
+        raise bad('"expected" is an empty list: write "unanswerable" for a question the '
+                  'documents do not answer')
     else:
         raise bad('"expected" must be a non-empty list of sentences or "unanswerable"')
     return EvalQuestion(id=row["id"], question=row["question"], expected=expected,

@@ -14,7 +14,7 @@ from citewise.grounding.claims import MARKER_GROUP
 from citewise.grounding.relevance import UNSUPPORTED_NOTE
 
 if TYPE_CHECKING:
-    from citewise.answer import Answer, CitationOccurrence
+    from citewise.answer import Answer, CitationOccurrence, Snippet
     from citewise.knowledge.base import KnowledgeBase
     from citewise.store.base import Store
 
@@ -312,7 +312,8 @@ def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
                                   if not ln.lstrip().startswith("#")) or raw)
         text = text if len(text) <= 160 else text[:157] + "…"
         section = f" — {_one_line(snippet.section)}" if snippet.section else ""
-        out.write(f"[{n}] {doc.source}{section}\n    “{text}”\n")
+        # With its page, as a cited passage has (new-user review of R's PDF manuals).
+        out.write(f"[{n}] {doc.source}{_page(snippet)}{section}\n    “{text}”\n")
 
 
 def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
@@ -327,9 +328,7 @@ def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
     snippet = doc.snippets[c.snippet_index] if c.snippet_index is not None else None
     where = ""
     if snippet is not None and snippet.page is not None:
-        # The printed label is the page a reader looks for; the number, the viewer's.
-        where = (f" (page {snippet.page_label}, PDF page {snippet.page})" if snippet.page_label
-                 else f" (page {snippet.page})")
+        where = _page(snippet)
     elif (kb is not None and c.start_char is not None
           and (doc.document.get("content_type") in _LINE_TYPES
                or doc.document.get("loader") == "source")):  # code: the file's own text
@@ -343,6 +342,16 @@ def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
         where = f"#{c.anchor}"
     section = _one_line(snippet.section or "") if snippet is not None else ""
     return f"{where} — {section}" if section else where
+
+
+def _page(snippet: Snippet) -> str:
+    """``" (page 3)"``, or with a printed label ``" (page iv, PDF page 4)"`` (the label is
+    the page a reader looks for; the number, the viewer's); ``""`` off a paged format."""
+    if snippet.page is None:
+        return ""
+    if snippet.page_label:
+        return f" (page {snippet.page_label}, PDF page {snippet.page})"
+    return f" (page {snippet.page})"
 
 
 def _one_line(text: str) -> str:
