@@ -170,8 +170,9 @@ class ExtractiveModel:
         scored = rank(question, sentences, semantic=scorer)
         # Whether a word carries the question's meaning is judged on MiniLM's scale.
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
-        return ([_Candidate(round(x.score, 6), x.sentence.document_index, x.sentence.text,
-                            x.sentence.section, x.sentence.term, x.sentence.code)
+        return ([_Candidate(round(x.score, 6), x.sentence.document_index,
+                            x.sentence.quote or x.sentence.text, x.sentence.section,
+                            x.sentence.term, x.sentence.code)
                  for x in scored],
                 answerability(question, scored, observations, absent.counted), absent)
 

@@ -17,7 +17,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments, unfenced
@@ -51,6 +51,12 @@ class Sentence:
     # The one line of code a lead-in introduces ("… using the command cargo fix:" over
     # ``cargo fix``), verbatim: quoted after it, or the lead-in says nothing.
     code: str = ""
+    # What to quote when it is chosen, where the next sentence completes it by pointing
+    # back at it (``_REFERS_BACK``): the two. "" quotes ``text``. Ranked as ``text``
+    # alone: ranked as the pair, a sentence that answered alone ("This setting applies
+    # only to new windows …") lost to others; and a sentence that points back is not
+    # quoted after the one it points at, which would be cited first and answer less.
+    quote: str = ""
 
 
 # A permalink mark glued to a heading's last word ("Configuration¶"), where a loader left
@@ -78,6 +84,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             described = False  # whether a paragraph of the definition has begun
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
+            pointed: int | None = None  # its row in ``out``, if it was kept
             for a, b in _items_apart(text, roles, segments(text)):
                 a, b = _trim(text, a, b)
                 sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
@@ -116,7 +123,14 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     # sentence it points back to (one verbatim span of the passage).
                     start = previous
                     sentence = MARKER_GROUP.sub("", text[start:b]).strip(_EDGE)
+                elif (asserts and previous is not None and b - previous <= _PAIR_CHARS
+                      and _REFERS_BACK.match(sentence) is not None
+                      and pointed is not None and not out[pointed].quote):
+                    # The sentence it points back to is quoted with it (see _REFERS_BACK).
+                    out[pointed] = replace(out[pointed], quote=MARKER_GROUP.sub(
+                        "", text[previous:b]).strip(_EDGE))
                 previous = a if asserts else None
+                pointed = None
                 if not asserts:
                     context = [_HEAD, sentence]
                     # Headings and questions (an FAQ's) are context for what follows,
@@ -130,6 +144,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     continue
                 seen.add((sentence, before))
                 code = _introduced_code(text, roles, b) if sentence.endswith(":") else ""
+                if asserts:
+                    pointed = len(out)
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
                                     source, title, asserts, role, section, label, code))
                 if asserts:
@@ -266,6 +282,22 @@ def _leans_whole(sentence: str) -> bool:
     default."): its meaning is the sentence before it."""
     return (_POINTS_BACK.match(sentence) is not None
             and len(sentence.split()) <= _POINTS_BACK_WORDS)
+
+
+# A sentence that names what it is about only by pointing at the sentence before: "If
+# neither of these is given, the default by=1 is assumed." (after "The next two arguments
+# to seq() may be named by=value and length=value …"), "To read such files set fill =
+# TRUE.", "(The last three are normally used to set the locale …)" — quoted alone, it
+# answered nothing a reader could follow, and the sentence before it, quoted alone, left
+# out the answer (new-user review of R's manuals, 2026-12-05): chosen, that sentence is
+# quoted with it. "It" is left out: as often as not it points at nothing ("It is quite
+# common …").
+_REFERS_BACK = re.compile(
+    r"\(?(?:(?:if|when|for|in|with|of|to|unless|because of)\s+(?:[\w-]+\s+){0,2}?)?"
+    r"(?:(?:these|those|such|both|neither|either|none|each)\b(?!\s+(?:is|was)\s+(?:why|how)\b)"
+    r"|(?:this|that)\s+(?:is|was|means|case|way|mode|option|value|setting|form|one|behaviou?r)\b"
+    r"|the\s+(?:former|latter|above|first|second|last(?:\s+(?:two|three|four))?)\b)", re.I)
+_PAIR_CHARS = 400  # a pair longer than this is two quotes, not one
 
 
 def _trim(text: str, a: int, b: int) -> tuple[int, int]:
