@@ -245,6 +245,11 @@ Defaults to
 .RE
 .PP
 Also see the [Install] section\\&.
+.PP
+\\fBmask \\fR\\fB\\fIUNIT\\fR\\fR\\fB\\&...\\fR
+.RS 4
+Mask one or more units, as specified on the command line\\&.
+.RE
 .SH "SEE ALSO"
 .PP
 systemd(1)
@@ -264,4 +269,6 @@ def test_a_docbook_term_over_an_indented_body_is_an_item() -> None:
     assert section_of("Defaults to false") == "OPTIONS > Persistent="
     assert section_of("Also see the [Install]") == "OPTIONS"  # back at the margin
     assert section_of("The options are the following") == "OPTIONS"  # a lead-in, no term
+    # systemctl's commands end with their arguments' ellipsis, no full stop.
+    assert section_of("Mask one or more units") == "OPTIONS > mask UNIT..."
     assert "Setting | Meaning" in text and "T{" not in text and "T}" not in text

@@ -74,10 +74,12 @@ class Page(Blocks):
     def term_pending(self) -> bool:
         """Whether the open paragraph is a DocBook list term: pages made from DocBook
         (systemd's, journald.conf(5)) write an option as ".PP", its name on a line, then
-        ".RS 4" and its description — no ``.TP``. A sentence or a lead-in ("…:") is none."""
+        ".RS 4" and its description — no ``.TP``. A sentence or a lead-in ("…:") is none;
+        a command's arguments' ellipsis ("mask UNIT...": systemctl's commands, filed under
+        their section with their neighbours') is no full stop."""
         if not (self.margin_open and self.words and not self.nofill):
             return False
-        text = self._open_text()
+        text = self._open_text().removesuffix("...").removesuffix("…")
         return len(text) <= 2 * TERM_TITLE and not text.endswith((".", ":"))
 
     def indented_term(self) -> None:

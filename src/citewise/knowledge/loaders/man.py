@@ -332,8 +332,9 @@ class ManLoader:
     # groff conditions (.g) true; 5: item tags (.TP, .It) are sub-sections; 6: an .IP tag
     # that names something is a term and a sub-section too; 7: a .PP after an item's body
     # is the section's again; 8: a block closed by ".  ." ends there (util-linux's pages),
-    # DocBook's ".PP" term ".RS 4" body is an item too (systemd's), "T}:T{" table cells
-    version = "8"
+    # DocBook's ".PP" term ".RS 4" body is an item too (systemd's), "T}:T{" table cells;
+    # 9: such a term may end with its arguments' ellipsis ("mask UNIT...")
+    version = "9"
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",
