@@ -32,6 +32,11 @@ def test_the_sentence_pointed_at_is_quoted_with_the_one_that_points() -> None:
     assert _found(spread)[spread.split(" To read")[0]] == spread
     plain = "The file is read line by line. Blank lines are skipped."
     assert _found(plain)["The file is read line by line."] == ""
+    # "Each"/"both" point back only as "each of these" (bench/citations.py's lighthouse).
+    each = "A Fresnel lens weighs less. Each lighthouse was given its own pattern."
+    assert _found(each)["A Fresnel lens weighs less."] == ""
+    assert _found(each.replace("Each lighthouse", "Each of these"))[
+        "A Fresnel lens weighs less."] != ""
     # Not over a paragraph's end, nor past the length of one quote.
     apart = "The next two arguments may be named.\n\nIf neither of these is given, by=1."
     assert _found(apart)["The next two arguments may be named."] == ""

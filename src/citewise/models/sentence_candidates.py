@@ -291,10 +291,12 @@ def _leans_whole(sentence: str) -> bool:
 # answered nothing a reader could follow, and the sentence before it, quoted alone, left
 # out the answer (new-user review of R's manuals, 2026-12-05): chosen, that sentence is
 # quoted with it. "It" is left out: as often as not it points at nothing ("It is quite
-# common …").
+# common …"), and so is "Each lighthouse …": "each", "both", "neither" point back only
+# as "each of these".
 _REFERS_BACK = re.compile(
     r"\(?(?:(?:if|when|for|in|with|of|to|unless|because of)\s+(?:[\w-]+\s+){0,2}?)?"
-    r"(?:(?:these|those|such|both|neither|either|none|each)\b(?!\s+(?:is|was)\s+(?:why|how)\b)"
+    r"(?:(?:these|those|such)\b(?!\s+(?:is|was)\s+(?:why|how)\b)"
+    r"|(?:both|neither|either|none|each|all|one)\s+of\s+(?:these|those|them|the\s+above)\b"
     r"|(?:this|that)\s+(?:is|was|means|case|way|mode|option|value|setting|form|one|behaviou?r)\b"
     r"|the\s+(?:former|latter|above|first|second|last(?:\s+(?:two|three|four))?)\b)", re.I)
 _PAIR_CHARS = 400  # a pair longer than this is two quotes, not one
