@@ -238,6 +238,11 @@ def test_what_a_question_asks_for() -> None:
                    "does it sample?"):
         assert "default" in intent(unsaid), unsaid
     assert "default" not in intent("How do I pick a port?")
+    # A how-to question asks for a default only in that word (systemd's review).
+    assert "default" not in intent("How can I change a couple of settings of a unit "
+                                   "without touching its original unit file?")
+    assert "default" in intent("How do I give a dataclass field an empty list as its "
+                               "default without all instances sharing it?")
 
 
 def test_code_is_asked_for_only_when_the_question_wants_code() -> None:

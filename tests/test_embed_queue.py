@@ -170,13 +170,14 @@ def test_ask_answers_while_embedding_is_pending(tmp_path: Path) -> None:
         assert workers is not None
         try:
             _wait_for(lambda: kb.dense is not None and kb.dense.count("default") > 0)
-            answer = Agent(kb).ask("Which kite flies over hill 1 on day 14?")
+            answer = Agent(kb).ask("Which kite does note zq1x33 say flies over hill 1?")
             # It returned with the embedding still under way: it did not wait for it.
             assert kb.store.pending_embed_jobs()[0] > 0
-            # A sentence that answers it: ten of the 600 say "hill 1 on day 14" (zq1x2,
-            # zq1x33, …) alike, and which of those ties ranks first depends on how many
-            # vectors the worker has written by then (it failed once on a busy machine).
-            assert any("over hill 1 on day 14." in c.excerpt for c in answer.citations)
+            # The sentence that answers it, named by its note: "Which kite flies over hill
+            # 1 on day 14?" had ten answers alike, and which of those ties ranked first
+            # depended on how many vectors the worker had written (it failed twice on a
+            # busy machine, the second time in a CI run).
+            assert any("Note zq1x33 says" in c.excerpt for c in answer.citations)
             issue = next(i for i in answer.issues if i.code == "embedding_incomplete")
             chunks = kb.store.count_chunks("default")
             assert 0 < issue.details["not_embedded"] < chunks == issue.details["chunks"]

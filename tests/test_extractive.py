@@ -232,13 +232,15 @@ def test_a_hard_wrapped_markdown_paragraph_is_answered_as_one_line(tmp_path: Pat
 
 def test_a_term_and_its_indented_definition_are_answered_as_one_line(tmp_path: Path) -> None:
     """A man page's "-w, --wrap=COLS\n    wrap encoded lines …" was answered with its line
-    break and indentation, and the next quote ran on after it (review, session 16)."""
+    break and indentation, and the next quote ran on after it (review, session 16); run on
+    as one line, the term read as the sentence's first words ("AccuracySec= Specify the
+    accuracy …", systemd's review, 2026-12-05): a colon sets it off, as a term label."""
     page = (".TH B64 1\n.SH OPTIONS\n.TP\n\\fB\\-w\\fR, \\fB\\-\\-wrap\\fR=\\fICOLS\\fR\n"
             "wrap encoded lines after COLS character (default 76).\n")
     answer, kb = ask(tmp_path, "b64.1", page, "At what column does b64 wrap its output?",
                      strict=False)
     try:
-        assert answer.text.startswith("-w, --wrap=COLS wrap encoded lines after COLS "
+        assert answer.text.startswith("-w, --wrap=COLS: wrap encoded lines after COLS "
                                       "character (default 76). [1]"), answer.text
         assert answer.citations[0].excerpt == (
             "-w, --wrap=COLS\n    wrap encoded lines after COLS character (default 76).")

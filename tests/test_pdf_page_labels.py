@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from citewise import Agent, KnowledgeBase
+from citewise.answer import Answer
 from citewise.knowledge.loaders.pdf import PdfLoader, _page_labels
 
 PAGES = [
@@ -62,9 +63,8 @@ def test_a_damaged_label_tree_leaves_the_numbers() -> None:
     assert _page_labels(Short(), 4) == {}
 
 
-def test_a_citation_names_the_printed_page(tmp_path: Path) -> None:
-    import io as _io
-
+def _asked(tmp_path: Path, question: str) -> tuple[Answer, str, Path]:
+    """``question`` asked over the labelled book, the answer and its plain printout."""
     from citewise.cli.common import print_answer
 
     docs = tmp_path / "docs"
@@ -72,34 +72,27 @@ def test_a_citation_names_the_printed_page(tmp_path: Path) -> None:
     _book(docs / "ember.pdf", labelled=True)
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         kb.ingest([docs])
-        answer = Agent(kb).ask("How often does the boiler need a service?")
+        answer = Agent(kb).ask(question)
+    plain = io.StringIO()
+    print_answer(answer, None, plain)
+    return answer, plain.getvalue(), docs / "ember.pdf"
+
+
+def test_a_citation_names_the_printed_page(tmp_path: Path) -> None:
+    answer, text, pdf = _asked(tmp_path, "How often does the boiler need a service?")
     first = answer.citations[0]
     assert "every twelve months" in first.excerpt
     doc = answer.search_documents[first.document_index - 1]
     snippet = doc.snippets[first.snippet_index or 0]
     assert (snippet.page, snippet.page_label) == (3, "1")
     assert "page_labels" not in doc.document  # the page's label travels, not the book's
-    plain = _io.StringIO()
-    print_answer(answer, None, plain)
-    assert f"[1] {docs / 'ember.pdf'} (page 1, PDF page 3)" in plain.getvalue()
+    assert f"[1] {pdf} (page 1, PDF page 3)" in text
 
 
 def test_the_closest_passages_of_a_declined_answer_name_their_page(tmp_path: Path) -> None:
     # They showed the file and section only (new-user review of R's PDF manuals).
-    import io as _io
-
-    from citewise.cli.common import print_answer
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    _book(docs / "ember.pdf", labelled=True)
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([docs])
-        answer = Agent(kb).ask("How do I configure middleware in Django?")
+    answer, text, _ = _asked(tmp_path, "How do I configure middleware in Django?")
     assert not answer.citations and answer.search_documents
-    plain = _io.StringIO()
-    print_answer(answer, None, plain)
-    text = plain.getvalue()
     assert "Closest passages (they do not answer it):" in text
     shown = re.search(r"^\[1\] .*ember\.pdf \(page (\w+), PDF page (\d)\)", text, re.M)
     assert shown is not None, text

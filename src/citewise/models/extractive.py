@@ -309,7 +309,9 @@ def _unwrapped(text: str) -> str:
     line breaks and all; a quote with a blank line or an indented line (code, a list) is
     kept as it is — except a definition: a term on its line and its sentence indented
     below it ("-w, --wrap=COLS\n    wrap encoded lines after COLS characters."), which
-    reads as one line too."""
+    reads as one line too, the term set off by a colon as a label is ("AccuracySec=:
+    Specify the accuracy …": run on, the option read as the sentence's first word, systemd's
+    review, 2026-12-05)."""
     if "\n\n" in text:
         return text
     if re.search(r"\n[ \t]", text):
@@ -317,6 +319,8 @@ def _unwrapped(text: str) -> str:
         indents = {len(line) - len(line.lstrip()) for line in rest if line.strip()}
         if first[:1].isspace() or len(indents) != 1 or not _SENTENCE_END.search(text):
             return text
+        if not first.rstrip().endswith((":", ".")):
+            return f"{first.rstrip()}: {_WRAP.sub(' ', chr(10).join(rest)).strip()}"
     return _WRAP.sub(" ", text)
 
 

@@ -202,9 +202,21 @@ def _defines(text: str, subject: frozenset[str]) -> bool:
     return bool(lead) and lead <= subject and 2 * len(lead) >= len(subject)
 
 
+# The word itself, not a paraphrase of "left unset".
+_SAYS_DEFAULT = re.compile(r"\bdefaults?\b" + _DEFAULT_WORDS, re.I)
+
+
 def intent(question: str) -> frozenset[str]:
-    """The kinds of answer ``question`` asks for (a question can ask for more than one)."""
-    return frozenset(name for name, pattern in _INTENTS.items() if pattern.search(question))
+    """The kinds of answer ``question`` asks for (a question can ask for more than one).
+    A how-to question asks for a default only in that word: "How can I change a couple
+    of settings … without touching its original unit file?" asks how, and "Defaults to
+    0, i.e. no file descriptors may be stored …" was quoted first for it (systemd's
+    review, 2026-12-05), as "by itself", "without a password" and "like a fresh install"
+    read as defaults in how-to questions of three other manuals."""
+    asked = {name for name, pattern in _INTENTS.items() if pattern.search(question)}
+    if {"procedure", "default"} <= asked and not _SAYS_DEFAULT.search(question):
+        asked.discard("default")
+    return frozenset(asked)
 
 
 # -- scoring ----------------------------------------------------------------------------------
