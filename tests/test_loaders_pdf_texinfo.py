@@ -37,7 +37,7 @@ def _plain(*lines: str) -> list[list[Piece]]:
 PAGES: list[tuple[list[list[Piece]], list[list[Piece]], str]] = [
     # (body lines, footnote lines, foot)
     (_plain("An Introduction to Widgets"), [], ""),
-    (_plain("Preface", "This manual introduces widgets."), [], "i"),
+    (_plain("Preface", "This manual introduces widgets."), [], "ii"),
     ([*_plain("1 Starting out"),
       [("Command lines entered at the console are limited", 11, 0), ("1", 7, 4),
        (" to about 4095 bytes.", 11, 0)],
@@ -62,9 +62,13 @@ OUTLINE = [("1 Starting out", 2), ("3 Going further", 4), ("B Invoking R", 6),
 
 
 def _manual(path: Path) -> None:
+    import io
+
+    from pypdf import PdfReader, PdfWriter
     from reportlab.pdfgen import canvas
 
-    c = canvas.Canvas(str(path))
+    raw = io.BytesIO()
+    c = canvas.Canvas(raw)
     c.setTitle("An Introduction to Widgets")
     for index, (body, notes, foot) in enumerate(PAGES):
         for title, page in OUTLINE:
@@ -79,6 +83,11 @@ def _manual(path: Path) -> None:
             _line(c, 40, [(foot, 11, 0)])
         c.showPage()
     c.save()
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(raw.getvalue())))
+    writer.set_page_label(0, 1, style="/r")  # i, ii: the front matter
+    writer.set_page_label(2, len(PAGES) - 1, style="/D", start=1)
+    with path.open("wb") as out:
+        writer.write(out)
 
 
 def _load(tmp_path: Path) -> LoadedDocument:
@@ -94,6 +103,8 @@ def test_chapter_heads_and_feet_that_carry_the_page_number_are_left_out(
                  "Appendix B: Invoking R 6", "Concept index 8"):
         assert head not in doc.text
     assert not re.search(r"(?m)^\d+$", doc.text)  # no page number alone on its line
+    # Nor the front matter's roman one, its printed label.
+    assert "introduces widgets.\n\n" in doc.text and "\nii\n" not in doc.text
     # A chapter's title that starts with the page's own number is a title, not a head.
     assert "3 Going further\n\nThis chapter goes further" in doc.text
     assert "3 Going further" in [name for _, _, name in doc.sections]

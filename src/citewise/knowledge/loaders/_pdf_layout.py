@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from citewise.knowledge.loaders.base import PageSpan, RoleSpan, SectionSpan
@@ -64,11 +64,29 @@ def _shape(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()))
 
 
-def strip_running(pages: list[str], entries: Sequence[tuple[int, str, int]] = ()
-                  ) -> list[str]:
+def strip_running(pages: list[str], entries: Sequence[tuple[int, str, int]] = (),
+                  labels: Mapping[str, str] | None = None) -> list[str]:
     """``pages`` without their running heads and feet (see the module docstring); with the
-    outline's ``entries``, also a head that repeats a section's title on a later page."""
-    return _outline_heads(_paged_heads(_numbered_running(pages), entries), entries)
+    outline's ``entries``, also a head that repeats a section's title on a later page; with
+    the page ``labels`` (``{"4": "iv"}``), a first or last line that is the page's label
+    alone (the front matter's "i" under R's preface ended its last sentence: "… i")."""
+    pages = _outline_heads(_paged_heads(_numbered_running(pages), entries), entries)
+    return _labelled(pages, labels) if labels else pages
+
+
+def _labelled(pages: list[str], labels: Mapping[str, str]) -> list[str]:
+    out: list[str] = []
+    for number, text in enumerate(pages, start=1):
+        label = labels.get(str(number))
+        lines = text.split("\n")
+        if label is not None and len(lines) > 1:
+            if lines[-1].strip() == label:
+                lines.pop()
+            if lines[0].strip() == label:
+                lines.pop(0)
+            text = "\n".join(lines).strip()
+        out.append(text)
+    return out
 
 
 _EDGE_NUMBER = re.compile(r"^\s*(\d{1,5})(?:\s+\S|\s*$)|\S\s+(\d{1,5})\s*$")

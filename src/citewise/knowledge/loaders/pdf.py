@@ -120,8 +120,8 @@ class PdfLoader:
     # font inside a sentence, a sentence over a page break; 8: the printed page labels;
     # 9: heads and feet that carry the page's printed number, footnote marks and notes,
     # appendices' titles, an index's letter headings, a kept hyphen on one line, run-in
-    # titles in bold
-    version = "9"
+    # titles in bold; 10: a foot that is the page's printed label ("i")
+    version = "10"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -154,9 +154,10 @@ class PdfLoader:
             bold = [frozenset(_clean(line) for line in fonts.bold) - {""}
                     for _, fonts in extracted]
             entries = outline(reader)
+            labels = _page_labels(reader, count)
             page_texts = carry_over(dehyphenate(drop_contents(strip_running(
                 [apply_notes(_clean(raw), fonts.notes) for raw, fonts in extracted],
-                entries))), [fonts.notes for _, fonts in extracted])
+                entries, labels))), [fonts.notes for _, fonts in extracted])
             if monospaced_body(page_texts, mono):  # a typewritten document: no code in it
                 mono = [frozenset()] * len(mono)
             mono = [in_prose(t, code) for t, code in zip(page_texts, mono, strict=True)]
@@ -164,7 +165,6 @@ class PdfLoader:
             titled = [run_in_titles(t, b) for t, b in zip(page_texts, bold, strict=True)]
             page_texts, terms = [t for t, _ in titled], [found for _, found in titled]
             info = reader.metadata
-            labels = _page_labels(reader, count)
             page_texts, titles = headings(page_texts, entries)
         except IngestError:
             raise
