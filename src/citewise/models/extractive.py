@@ -320,7 +320,8 @@ def _unwrapped(text: str) -> str:
         if first[:1].isspace() or len(indents) != 1 or not _SENTENCE_END.search(text):
             return text
         if not first.rstrip().endswith((":", ".")):
-            return f"{first.rstrip()}: {_WRAP.sub(' ', chr(10).join(rest)).strip()}"
+            body = _WRAP.sub(" ", "\n".join(rest)).strip()
+            return f"{first.rstrip()}: {body}"
     return _WRAP.sub(" ", text)
 
 

@@ -87,7 +87,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             pointed: int | None = None  # its row in ``out``, if it was kept
             for a, b in _items_apart(text, roles, segments(text)):
                 a, b = _trim(text, a, b)
-                sentence = MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
+                sentence = _quoted(text, a, b)
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     if described:
                         defined = ""  # past the definition: "It is safe to combine …"
@@ -122,13 +122,12 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     # "This is the default." says nothing alone: quote it with the
                     # sentence it points back to (one verbatim span of the passage).
                     start = previous
-                    sentence = MARKER_GROUP.sub("", text[start:b]).strip(_EDGE)
+                    sentence = _quoted(text, start, b)
                 elif (asserts and previous is not None and b - previous <= _PAIR_CHARS
                       and _REFERS_BACK.match(sentence) is not None
                       and pointed is not None and not out[pointed].quote):
                     # The sentence it points back to is quoted with it (see _REFERS_BACK).
-                    out[pointed] = replace(out[pointed], quote=MARKER_GROUP.sub(
-                        "", text[previous:b]).strip(_EDGE))
+                    out[pointed] = replace(out[pointed], quote=_quoted(text, previous, b))
                 previous = a if asserts else None
                 pointed = None
                 if not asserts:
@@ -300,6 +299,12 @@ _REFERS_BACK = re.compile(
     r"|(?:this|that)\s+(?:is|was|means|case|way|mode|option|value|setting|form|one|behaviou?r)\b"
     r"|the\s+(?:former|latter|above|first|second|last(?:\s+(?:two|three|four))?)\b)", re.I)
 _PAIR_CHARS = 400  # a pair longer than this is two quotes, not one
+
+
+def _quoted(text: str, a: int, b: int) -> str:
+    """The passage's ``text[a:b]`` as a candidate quotes it: without citation markers
+    and the edge characters a sentence does not begin or end with."""
+    return MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
 
 
 def _trim(text: str, a: int, b: int) -> tuple[int, int]:

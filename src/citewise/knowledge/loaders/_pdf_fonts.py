@@ -58,19 +58,19 @@ class PageFonts:
 
 def extract_page(page: Any) -> tuple[str, PageFonts]:
     """A page's extracted text and what its fonts say of its lines."""
-    pieces: list[tuple[str, bool, bool]] = []
-    sized: list[tuple[str, float, float]] = []
+    # (text, monospaced, bold, size, baseline) of every piece the text layer is made of
+    pieces: list[tuple[str, bool, bool, float, float]] = []
 
     def visit(text: str, _cm: Any, tm: Any, font: Any, size: Any) -> None:
         name = str(font.get("/BaseFont", "")) if font else ""
-        pieces.append((text, bool(_MONO.search(name)), bool(_BOLD.search(name))))
         try:  # TeX scales its fonts in the text matrix: the size is the product
-            sized.append((text, float(size) * (abs(float(tm[3])) or 1.0), float(tm[5])))
+            placed = float(size) * (abs(float(tm[3])) or 1.0), float(tm[5])
         except (TypeError, ValueError, IndexError):
-            sized.append((text, 0.0, 0.0))
+            placed = 0.0, 0.0
+        pieces.append((text, bool(_MONO.search(name)), bool(_BOLD.search(name)), *placed))
 
     text = page.extract_text(visitor_text=visit) or ""
-    if "".join(t for t, _, _ in pieces) != text:
+    if "".join(p[0] for p in pieces) != text:
         return text, PageFonts()
     mono: set[str] = set()
     bold: set[str] = set()
@@ -84,7 +84,7 @@ def extract_page(page: Any) -> tuple[str, PageFonts]:
         elif letters >= _MIN_CHARS and in_bold == letters:  # "6. Unfilled lines"
             bold.add(body)
 
-    for piece, is_mono, is_bold in pieces:
+    for piece, is_mono, is_bold, _, _ in pieces:
         for ch in piece:
             if ch == "\n":
                 close()
@@ -98,7 +98,8 @@ def extract_page(page: Any) -> tuple[str, PageFonts]:
                     letters += 1
                     in_bold += is_bold
     close()
-    return text, PageFonts(frozenset(mono), frozenset(bold), find_notes(sized))
+    return text, PageFonts(frozenset(mono), frozenset(bold),
+                           find_notes([(p[0], p[3], p[4]) for p in pieces]))
 
 
 def in_prose(text: str, code: frozenset[str]) -> frozenset[str]:
@@ -207,9 +208,9 @@ def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]
     lines = text.split("\n")
     found: set[str] = set()
     out: list[str] = []
+    before = ""  # the last line with text before this one
     for k, line in enumerate(lines):
         body = line.strip()
-        before = next((x.strip() for x in reversed(lines[:k]) if x.strip()), "")
         after = lines[k + 1].strip() if k + 1 < len(lines) else ""
         if (body in bold and len(body.split()) <= _TITLE_WORDS and body[-1] not in ".,;"
                 and (not before or before[-1] in ".:!?)" or not lines[k - 1].strip()
@@ -221,6 +222,7 @@ def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]
             out.append(line)
             if after:
                 out.append("")
-            continue
-        out.append(line)
+        else:
+            out.append(line)
+        before = body or before
     return "\n".join(out), frozenset(found)

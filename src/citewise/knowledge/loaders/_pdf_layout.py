@@ -127,14 +127,10 @@ def _paged_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) -> l
     out: list[str] = []
     for index, text in enumerate(pages, start=1):
         lines = text.split("\n")
-
-        def running(line: str, foot: bool = False, number: int = index + offset) -> bool:
-            return _page_number(line, foot=foot) == number and _bare(line) not in titles
-
-        if len(lines) > 1 and running(lines[0]):
-            lines.pop(0)
-        if len(lines) > 1 and running(lines[-1], foot=True):
-            lines.pop()
+        for at, foot in ((0, False), (-1, True)):
+            if (len(lines) > 1 and _page_number(lines[at], foot=foot) == index + offset
+                    and _bare(lines[at]) not in titles):
+                lines.pop(at)
         out.append("\n".join(lines).strip())
     return out
 
