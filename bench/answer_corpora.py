@@ -217,6 +217,19 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "man5/systemd.service.5.gz", "man5/systemd.unit.5.gz", "man5/systemd.timer.5.gz",
                "man5/systemd.exec.5.gz", "man1/systemctl.1.gz", "man1/journalctl.1.gz",
                "man7/systemd.time.7.gz", "man5/tmpfiles.d.5.gz"), group="reviews4"),
+    # The eleventh session's reviews (2026-12-05), written before asking: seven pages of
+    # FFmpeg's Texinfo HTML manual (three labels added after the answers were seen, the
+    # page saying the same elsewhere) and HAProxy's three haproxy-dconv pages, one of them
+    # the 1.1 MB configuration manual (one label added). The HTML loader was mended for
+    # what both found (contents, anchors, keyword entries): split by id.
+    Corpus("ffmpeg", "FFmpeg 5.1 manual (Texinfo HTML): ffmpeg, ffprobe, ffplay, protocols, "
+           "utils, general, FAQ", ("ffmpeg-doc",), "/usr/share/doc/ffmpeg/manual", (
+               "ffmpeg.html", "faq.html", "ffprobe.html", "ffplay.html",
+               "ffmpeg-protocols.html", "ffmpeg-utils.html", "general.html"),
+           group="reviews5"),
+    Corpus("haproxy", "HAProxy 2.6 manual (haproxy-dconv HTML): configuration, intro, "
+           "management", ("haproxy-doc",), "/usr/share/doc/haproxy-doc/html", (
+               "configuration.html", "intro.html", "management.html"), group="reviews5"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -229,6 +242,7 @@ GROUPS = {
     "reviews2": "reviews of the eighth session (vim + cmake; 2026-12-04)",
     "reviews3": "review of the ninth session (cppref; 2026-12-04)",
     "reviews4": "reviews of the tenth session (rmanuals, PDF + systemd, man; 2026-12-05)",
+    "reviews5": "reviews of the eleventh session (ffmpeg, Texinfo HTML + haproxy; 2026-12-05)",
 }
 
 

@@ -136,3 +136,21 @@ def test_no_chunk_starts_after_an_abbreviation_or_a_page_reference() -> None:
         for c in chunks:
             assert c.start_char in starts, c.text[:40]
             assert c.text.endswith((").", ".")) and c.text.count("(") == c.text.count(")"), c.text
+
+
+def test_a_section_that_is_only_its_heading_is_no_chunk() -> None:
+    """"2 Usage" over "2.1 Main options": the chapter's heading alone was a chunk that
+    matched every search for its words and answered none (FFmpeg's review, 2026-12-05).
+    Its words stay in the section path of the chunks under it."""
+    text = "2 Usage\n\n2.1 Main options\n\nThe -y option overwrites output files."
+    usage, main = text.index("2 Usage"), text.index("2.1 Main")
+    sections = [(usage, main, "2 Usage"), (main, len(text), "2 Usage > 2.1 Main options")]
+    roles = [(usage, usage + 7, "heading"), (main, main + 16, "heading")]
+    chunks = chunk_text("doc", text, sections=sections, roles=roles)
+    assert [c.text for c in chunks] == ["2.1 Main options\n\nThe -y option overwrites output files."]
+    assert chunks[0].section == "2 Usage > 2.1 Main options" and chunks[0].ordinal == 0
+    # A text that is nothing but headings still has its chunks.
+    only = "2 Usage\n\n2.1 Main options"
+    heads = [sections[0], (main, len(only), "2 Usage > 2.1 Main options")]
+    assert [c.text for c in chunk_text("doc", only, sections=heads, roles=roles)] == [
+        "2 Usage", "2.1 Main options"]

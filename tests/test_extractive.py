@@ -18,6 +18,7 @@ from citewise.answer import Answer
 from citewise.grounding.claims import MARKER_GROUP, split_claims
 from citewise.models.base import ModelRequest, TextDelta, ToolMessage, UserMessage
 from citewise.models.extractive import ExtractiveModel
+from citewise.models.sentence_candidates import candidates
 
 EIFFEL = ("Eiffel Tower\n\nThe Eiffel Tower is 330 metres tall.[2] It was completed in 1889 "
           "for the World's Fair.[3] Gustave Eiffel's company designed and built the tower.[1]\n")
@@ -247,6 +248,41 @@ def test_a_term_and_its_indented_definition_are_answered_as_one_line(tmp_path: P
         assert_at_offsets(answer, kb)
     finally:
         kb.close()
+
+
+def test_a_line_wrapped_inside_a_sentence_is_no_term_and_gets_no_colon() -> None:
+    """HAProxy's descriptions are preformatted, every line after a sentence's first
+    indented: the term-and-colon join made "… into a static web: server …" of 8 of 54
+    answered sentences (review, 2026-12-05). A colon goes after a term the loader marked
+    (the test above), never after a line break alone."""
+    text = extractive_answer(
+        "Can a dynamic server be turned into a static one?",
+        "Servers are added at run time. As such it cannot be turned into a static web\n"
+        "    server when the configuration is reloaded.")
+    assert "a static web server when the configuration is reloaded. [1]" in text, text
+    assert "web:" not in text
+
+
+def test_a_list_of_questions_is_not_quoted_as_an_answer() -> None:
+    """A FAQ's contents list its questions as items; "3.9 Which are good parameters for
+    encoding high quality MPEG-4?" and the next were the whole answer to a question the
+    manual does not answer, both markers then dropped as citing no claim (FFmpeg's
+    review, 2026-12-05). A question is context, never evidence, in a list too."""
+    faq = ("- 3.8 How do I encode Xvid or DivX video with ffmpeg?\n"
+           "- 3.9 Which are good parameters for encoding high quality MPEG-4?\n"
+           "- 3.10 Which are good parameters for encoding high quality MPEG-1/MPEG-2?")
+    results = [{"text": faq, "document_index": 1,
+                "roles": [[a, a + len(line), "list_item"] for a, line in _lines(faq)]}]
+    sentences = candidates([{"results": results}])
+    assert not [s.text for s in sentences if s.asserts]
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    out, at = [], 0
+    for line in text.split("\n"):
+        out.append((at, line))
+        at += len(line) + 1
+    return out
 
 
 def test_a_sentence_retrieved_twice_is_quoted_once() -> None:

@@ -99,3 +99,80 @@ def test_a_pre_of_class_text_is_prose_and_an_example_is_code(tmp_path: Path) -> 
     assert code == ["global\n    nbthread 4"], code
     prose = doc.text.index("Defines the maximum time allowed")
     assert not any(a <= prose < b for a, b, role in doc.roles if role == "code")
+
+
+# The shapes of HAProxy 2.6's entries its review found filed under the wrong keyword
+# (2026-12-05): a synopsis of more than twelve words, one ending in "...", three keywords
+# over one description, and the keyword matrix whose cells are only an image.
+_ENTRIES = """<!DOCTYPE html><html><head><title>HAProxy Configuration Manual</title></head>
+<body><div class="container-fluid">
+<h2 id="chapter-4.2">4.2. Alphabetically sorted keywords reference</h2>
+<div class="keyword"><b><a class="anchor" name="acl"></a><a href="#4.2-acl">acl</a></b>
+<span style="color: #080">&lt;aclname&gt;</span> <span>&lt;criterion&gt;</span>
+<span>[flags]</span> <span>[operator]</span> <span>&lt;value&gt;</span> ...</div>
+<pre class="text">Declare or complete an access list.
+</pre>
+<div class="keyword"><b><a class="anchor" name="stick-table type"></a><a
+href="#4.2-stick-table%20type">stick-table type</a></b> <span style="color: #800">{ip |
+integer | string <span>[len <span>&lt;length&gt;</span>]</span> | binary}</span> size
+<span>&lt;size&gt;</span> <span>[expire <span>&lt;expire&gt;</span>]</span>
+<span>[nopurge]</span> <span>[peers <span>&lt;peersect&gt;</span>]</span></div>
+<pre class="text">Configure the stickiness table for the current section.
+</pre>
+<div class="keyword"><b><a class="anchor" name="inter"></a><a href="#5.2-inter">inter</a></b>
+<span style="color: #080">&lt;delay&gt;</span></div><div class="keyword"><b><a
+class="anchor" name="fastinter"></a><a href="#5.2-fastinter">fastinter</a></b>
+<span>&lt;delay&gt;</span></div><div class="keyword"><b><a class="anchor"
+name="downinter"></a><a href="#5.2-downinter">downinter</a></b> <span>&lt;delay&gt;</span>
+</div><pre class="text">The "inter" parameter sets the interval between two consecutive
+health checks to &lt;delay&gt; milliseconds.
+</pre>
+<table class="table"><thead><tr><th>keyword</th><th>defaults</th><th>frontend</th></tr>
+</thead><tr><td>backlog</td><td class="pagination-centered"><img src="css/check.png"
+alt="X" title="yes" /></td><td class="pagination-centered"> </td></tr>
+<tr><td>bind</td><td>no<br /><img src="css/cross.png" alt="no" /></td><td>yes<br
+/><img src="css/check.png" alt="yes" /></td></tr></table>
+</div></body></html>"""
+
+
+def _entries(tmp_path: Path) -> LoadedDocument:
+    page = tmp_path / "configuration.html"
+    page.write_text(_ENTRIES, encoding="utf-8")
+    return HtmlLoader().load(page, page.read_bytes())
+
+
+def test_every_keyword_entry_is_its_own_section_and_stacked_ones_are_one(
+        tmp_path: Path) -> None:
+    doc = _entries(tmp_path)
+
+    def entry(words: str) -> str:
+        at = doc.text.index(words)
+        return next(str(t) for a, b, t in doc.sections if a <= at < b).split(" > ")[-1]
+
+    assert entry("Declare or complete") == (
+        "acl <aclname> <criterion> [flags] [operator] <value> ...")
+    assert entry("Configure the stickiness table").startswith("stick-table type {ip |")
+    assert entry("sets the interval between") == (
+        "inter <delay>, fastinter <delay>, downinter <delay>")
+    # Links go to the entry, not to the chapter: haproxy-dconv names its anchors.
+    assert doc.text[doc.metadata["anchors"]["inter"]:].startswith("inter <delay>")
+
+
+def test_a_cell_that_is_only_an_image_reads_as_its_alt_text(tmp_path: Path) -> None:
+    text = _entries(tmp_path).text
+    assert "backlog | X |" in text
+    assert "bind | no | yes" in text  # a cell with text keeps its text alone
+
+
+def test_an_icon_in_a_cell_is_not_text() -> None:
+    """DocBook sets each admonition's icon in a cell beside its title (``<img
+    alt="[Tip]">`` | Tip): a picture's name is no mark, and "[Tip] | Tip" moved the
+    Debian Reference's answers."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    text, _, _, _ = extract_html(
+        '<html><body><div class="tip"><table><tr><td><img alt="[Tip]" src="tip.png"/></td>'
+        '<th>Tip</th></tr><tr><td colspan="2"><p>Use "--verbose" to find it.</p></td></tr>'
+        '</table></div><table><tr><td><img alt="Opus" src="logo.png"/></td><td>1.3.1</td>'
+        '</tr></table></body></html>')
+    assert "[Tip]" not in text and "Opus" not in text, text

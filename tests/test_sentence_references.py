@@ -28,3 +28,31 @@ def test_a_reference_ending_a_sentence_ends_it(reference: str) -> None:
 def test_a_number_before_a_lower_case_word_does_not_end_the_sentence() -> None:
     assert _sentences("Use version 2. the older one is gone.") == [
         "Use version 2. the older one is gone."]
+
+
+def test_a_number_before_a_marker_ends_the_claim_whatever_follows() -> None:
+    """"… if set to 1. [1] follow: If set to 1, …" was one claim (the number's full stop
+    before a lower-case word ends no sentence), and both its markers were given the second
+    quote's passage (FFmpeg's review, 2026-12-05). A marker after a full stop ends it."""
+    text = ("truncate: Truncate existing files on write, if set to 1. [1] follow: If set "
+            "to 1, the protocol will retry reading at the end of the file. [2]")
+    claims = split_claims(text)
+    assert [c.text for c in claims] == [
+        "truncate: Truncate existing files on write, if set to 1.",
+        "follow: If set to 1, the protocol will retry reading at the end of the file."]
+    assert [[g.numbers for g in c.markers] for c in claims] == [[(1,)], [(2,)]]
+    # Without the markers nothing changes: the text alone is still one sentence.
+    assert _sentences("Set it to 1. follow the next steps.") == [
+        "Set it to 1. follow the next steps."]
+
+
+def test_a_quoted_mark_and_a_closing_bracket_end_no_sentence() -> None:
+    """HAProxy's manual: "… '_' (underscore) , '.' (dot) and ':' (colon)." was quoted up to
+    "'.'", and "(…, ports, etc... ) to the server." up to "etc..." (review, 2026-12-05)."""
+    names = ("ACL names must be formed from letters, digits, '-' (dash), '_' (underscore) , "
+             "'.' (dot) and ':' (colon).")
+    assert _sentences(f"{names} ACL names are case-sensitive.") == [
+        names, "ACL names are case-sensitive."]
+    header = "It sends the PROXY header (source, destination, ports, etc... ) to the server."
+    assert _sentences(f"{header} Next one.") == [header, "Next one."]
+    assert _sentences('He said "Stop." Then he left.') == ['He said "Stop."', "Then he left."]

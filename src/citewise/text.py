@@ -283,6 +283,10 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     gap = text[b:start]
     if gap.count("\n") > 1:
         return False
+    if start < len(text) and text[start] in ")]}" and gap.isspace():
+        return True  # no sentence starts by closing a bracket: "(…, ports, etc... ) to"
+    if b - a >= 2 and text[b - 1] in ".!?" and text[b - 2] in "'\"‘“`" and gap[:1] in "'\"’”`":
+        return True  # a mark named in quotes: "'_' (underscore), '.' (dot) and ':'"
     if text[b - 1] in ".!?…" and (
             (not gap.strip() and _quote_open(text, a, b))  # "Abandon ship. Now!"
             or (gap.strip() and not gap.strip().strip(_CLOSERS) and text[start].islower())):

@@ -162,7 +162,8 @@ def split_claims(text: str) -> list[DraftClaim]:
         MarkerGroup(m.start(), m.end(), tuple(int(n) for n in _NUM.findall(m.group(0))))
         for m in MARKER_GROUP.finditer(text)
     ]
-    spans = _spans(_masked(text, [(g.start, g.end) for g in groups]))
+    marked = [(g.start, g.end) for g in groups]
+    spans = _spans(_masked(text, marked), _stops(text, marked))
     if not spans:
         return []
     claims = [DraftClaim(start=a, end=b, raw="", text="") for a, b in spans]
@@ -232,7 +233,8 @@ def segments(text: str) -> list[tuple[int, int]]:
     sentence where a full stop stands before them and are never inside a span's edges.
     """
     out: list[tuple[int, int]] = []
-    for a, b in _spans(_masked(text, [m.span() for m in MARKER_GROUP.finditer(text)])):
+    marked = [m.span() for m in MARKER_GROUP.finditer(text)]
+    for a, b in _spans(_masked(text, marked), _stops(text, marked)):
         lead = BLOCK_LEAD.match(text, a, b)
         body = lead.end() if lead else a
         while body < b and text[body].isspace():
@@ -275,7 +277,17 @@ def _masked(text: str, blanks: Sequence[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _spans(masked: str) -> list[tuple[int, int]]:
+def _stops(text: str, marked: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The marker groups after a sentence's full stop: a claim ends at one, whatever
+    follows. "… set to 1. [1] follow: If set …" was one claim, both markers given the
+    second quote's passage (FFmpeg's review, 2026-12-05)."""
+    return [(a, b) for a, b in marked if _STOPPED.search(text, max(0, a - 8), a)]
+
+
+_STOPPED = re.compile(r"[.!?…][\"'”’)\]]*[ \t]*\Z")
+
+
+def _spans(masked: str, stops: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     spans = _raw_spans(masked)
     # "1. Refunds …": the sentence splitter ends a "sentence" after a list number.
     merged: list[tuple[int, int]] = []
@@ -284,7 +296,21 @@ def _spans(masked: str) -> list[tuple[int, int]]:
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
-    return merged
+    if not stops:
+        return merged
+    cut: list[tuple[int, int]] = []
+    for a, b in merged:
+        for stop, after in ((x, y) for x, y in stops if a < x and y < b):
+            end, start = stop, after
+            while end > a and masked[end - 1].isspace():
+                end -= 1
+            while start < b and masked[start].isspace():
+                start += 1
+            if a < end and start < b:
+                cut.append((a, end))
+                a = start
+        cut.append((a, b))
+    return cut
 
 
 def _raw_spans(masked: str) -> list[tuple[int, int]]:

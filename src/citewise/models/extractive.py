@@ -84,6 +84,7 @@ class _Candidate:
     section: str = ""  # its passage's section path: quotes from two read as two paragraphs
     term: str = ""  # the term it is the first sentence under: named before the quote
     code: str = ""  # the line of code a lead-in introduces: quoted after it
+    lead: str = ""  # the term its quote starts with, run on with its description
 
     @property
     def words(self) -> str:
@@ -172,7 +173,7 @@ class ExtractiveModel:
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index,
                             x.sentence.quote or x.sentence.text, x.sentence.section,
-                            x.sentence.term, x.sentence.code)
+                            x.sentence.term, x.sentence.code, x.sentence.lead)
                  for x in scored],
                 answerability(question, scored, observations, absent.counted), absent)
 
@@ -296,22 +297,24 @@ def _marked(c: _Candidate) -> str:
     # manual, new-user review 2026-12-04). Verification then cites the term with it.
     label = f"{c.term}: " if c.term and c.term not in c.text else ""
     if len(spans) < 2:
-        return label + _unwrapped(c.text) + marker
-    return label + " ".join(_unwrapped(c.text[a:b]) + marker for a, b in spans)
+        return label + _unwrapped(c.text, c.lead) + marker
+    return label + " ".join(_unwrapped(c.text[a:b], c.lead if not i else "") + marker
+                            for i, (a, b) in enumerate(spans))
 
 
 _WRAP = re.compile(r"[ \t]*\n[ \t]*")
 
 
-def _unwrapped(text: str) -> str:
+def _unwrapped(text: str, lead: str = "") -> str:
     """A prose quote's hard line breaks (a markdown paragraph wrapped at 72 columns) as
     spaces: the answer reads as a sentence. Its citation still points at the stored text,
     line breaks and all; a quote with a blank line or an indented line (code, a list) is
     kept as it is — except a definition: a term on its line and its sentence indented
     below it ("-w, --wrap=COLS\n    wrap encoded lines after COLS characters."), which
-    reads as one line too, the term set off by a colon as a label is ("AccuracySec=:
-    Specify the accuracy …": run on, the option read as the sentence's first word, systemd's
-    review, 2026-12-05)."""
+    reads as one line too. The term its loader marked (``lead``) is set off by a colon as
+    a label is ("AccuracySec=: Specify the accuracy …": run on, the option read as the
+    sentence's first word, systemd's review, 2026-12-05) — only that: a wrapped line is no
+    term ("… a static web: server", HAProxy's review, 2026-12-05)."""
     if "\n\n" in text:
         return text
     if re.search(r"\n[ \t]", text):
@@ -319,9 +322,9 @@ def _unwrapped(text: str) -> str:
         indents = {len(line) - len(line.lstrip()) for line in rest if line.strip()}
         if first[:1].isspace() or len(indents) != 1 or not _SENTENCE_END.search(text):
             return text
-        if not first.rstrip().endswith((":", ".")):
-            body = _WRAP.sub(" ", "\n".join(rest)).strip()
-            return f"{first.rstrip()}: {body}"
+    if lead and text.startswith(lead) and not lead.endswith((":", ".")):
+        body = _WRAP.sub(" ", text[len(lead):]).strip()
+        return f"{_WRAP.sub(' ', lead)}: {body}" if body else _WRAP.sub(" ", text)
     return _WRAP.sub(" ", text)
 
 

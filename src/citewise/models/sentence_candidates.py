@@ -57,6 +57,9 @@ class Sentence:
     # only to new windows …") lost to others; and a sentence that points back is not
     # quoted after the one it points at, which would be cited first and answer less.
     quote: str = ""
+    # The term its loader marked at its start, run on with its description ("AccuracySec="
+    # over "Specify the accuracy …", one sentence to the splitter), verbatim; "" for none.
+    lead: str = ""
 
 
 # A permalink mark glued to a heading's last word ("Configuration¶"), where a loader left
@@ -100,8 +103,11 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 role, lead = _described(roles, text, a, b)
                 if role == "hidden":
                     continue  # not on the page (an HTML comment): neither answer nor context
-                asserts = (role not in LABEL_ROLES and (role == "list_item"
-                                                          or _asserts(text, a, b)))
+                # A list item asserts, unless it asks: a FAQ's list of its questions
+                # ("3.9 Which are good parameters for encoding high quality MPEG-4?") was
+                # quoted as the answer (FFmpeg's review, 2026-12-05).
+                asserts = (role not in LABEL_ROLES and (
+                    (role == "list_item" and not _asks(text, a, b)) or _asserts(text, a, b)))
                 if asserts and lead > a:  # the term is the context of its definition
                     context = [_HEAD, " ".join(text[a:lead].split())]
                 start = a
@@ -145,8 +151,10 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 code = _introduced_code(text, roles, b) if sentence.endswith(":") else ""
                 if asserts:
                     pointed = len(out)
+                glued = text[a:lead].rstrip() if asserts and lead > a and start == a else ""
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
-                                    source, title, asserts, role, section, label, code))
+                                    source, title, asserts, role, section, label, code,
+                                    lead=glued if sentence.startswith(glued) else ""))
                 if asserts:
                     context.append(sentence)
     return _unrestated(out)
@@ -315,11 +323,16 @@ def _trim(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+def _asks(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` is a question."""
+    return QUESTION.search(MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)) is not None
+
+
 def _asserts(text: str, a: int, b: int) -> bool:
     """False for a lead-in ("Options:"), a question (an FAQ's heading) and a title line:
     a few words with no full stop that are no list item name a topic, they say nothing."""
     body = MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)
-    if body.endswith(":") or QUESTION.search(body):
+    if body.endswith(":") or _asks(text, a, b):
         return False
     line = text.rfind("\n", 0, a) + 1
     lead = text[line:a]

@@ -67,7 +67,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v2:{self.size}:{self.overlap}"
+        return f"sentence-v3:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -152,20 +152,32 @@ def chunk_text(
     valid = _valid_roles(roles, len(text))
     clipper = _Clipper(valid)
     hidden = _Hidden(text, valid)
+    headings = _Hidden(text, valid, "heading")
     sections = sorted(sections)
     pages = sorted(pages)
     sec_starts = [s[0] for s in sections]
     page_starts = [p[0] for p in pages]
     cuts = _regions(len(text), sections, pages)
-    spans: list[tuple[int, int]] = []
+    regions: list[tuple[list[tuple[int, int]], bool]] = []
     for a, b in pairwise(cuts):
         units: list[tuple[int, int]] = []
+        titled = True  # whether every sentence of the region is a heading's
         for s, e in join_abbreviations(text, sentence_spans(text, a, b)):
             e = min(e, b)  # a closing bracket past the region is the next one's
             if hidden.covers(s, e):
                 continue
+            titled = titled and headings.covers(s, e)
             units.extend(_split_long(text, s, e, size) if e - s > size else [(s, e)])
-        spans.extend(_pack(units, size, overlap))
+        regions.append((units, titled))
+    # A section that is only its heading ("2 Usage" over "2.1 Main options") is no chunk:
+    # as one it matched every search for its words and answered none (452 of 30,548
+    # chunks of the bench's manuals; FFmpeg's review, 2026-12-05). Its words stay in the
+    # section path of the chunks under it. A text of headings alone keeps them.
+    keep_titles = all(titled for units, titled in regions if units)
+    spans: list[tuple[int, int]] = []
+    for units, titled in regions:
+        if keep_titles or not titled:
+            spans.extend(_pack(units, size, overlap))
     records: list[ChunkRecord] = []
     line, counted_to = 1, 0  # chunk starts only grow: count newlines incrementally
     for ordinal, (s, e) in enumerate(spans):
@@ -204,10 +216,11 @@ def _valid_roles(roles: Sequence[RoleSpan], length: int) -> list[RoleSpan]:
 
 
 class _Hidden:
-    """Whether a sentence lies wholly inside hidden spans (asked in increasing order)."""
+    """Whether a sentence lies wholly inside spans of ``role`` (hidden ones unless told;
+    asked in increasing order)."""
 
-    def __init__(self, text: str, spans: list[RoleSpan]) -> None:
-        self._spans = _merged(text, [(a, b) for a, b, role in spans if role == "hidden"])
+    def __init__(self, text: str, spans: list[RoleSpan], role: str = "hidden") -> None:
+        self._spans = _merged(text, [(a, b) for a, b, r in spans if r == role])
         self._i = 0
 
     def covers(self, s: int, e: int) -> bool:

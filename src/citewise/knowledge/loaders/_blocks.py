@@ -42,15 +42,18 @@ def tidy_roles(spans: list[RoleSpan], text: str) -> list[RoleSpan]:
 
 def section_spans(headings: list[tuple[int, int, str]], end: int) -> list[SectionSpan]:
     """Each heading's section, ``(start, stop, "Top > Sub")``: from the heading to the
-    next one (or ``end``), named by the path of the headings above it by level."""
+    next one (or ``end``), named by the path of the headings above it by level. A heading
+    without a title ends the sections of its level and below: the text after it is its
+    parent's again (nothing's, when there is none)."""
     spans: list[SectionSpan] = []
     path: list[tuple[int, str]] = []
     for i, (start, level, title) in enumerate(headings):
         while path and path[-1][0] >= level:
             path.pop()
-        path.append((level, title))
+        if title:
+            path.append((level, title))
         stop = headings[i + 1][0] if i + 1 < len(headings) else end
-        if stop > start:
+        if stop > start and path:
             spans.append((start, stop, " > ".join(t for _, t in path)))
     return spans
 

@@ -207,8 +207,14 @@ def _is_bold_title(node: Any) -> bool:
         child = child.next
     text = (bold.text(deep=True) or "").strip() if bold is not None else ""
     synopsis = " ".join(after).strip()
-    if synopsis and (_SYNOPSIS.search(synopsis) is None
-                     or len(synopsis.split()) > _TITLE_WORDS or _TITLE_END.search(synopsis)):
+    # A block its generator names a keyword's (haproxy-dconv's ``div.keyword``) heads its
+    # entry however long its synopsis ("stick-table type {ip | integer | string [len
+    # <length>] | …} size <size> [expire <expire>] …", "acl <aclname> <criterion> …
+    # <value> ..."): 25 such entries were filed under the one before (review, 2026-12-05).
+    keyword = "keyword" in (node.attributes.get("class") or "").lower().split()
+    if synopsis and not keyword and (
+            _SYNOPSIS.search(synopsis) is None or len(synopsis.split()) > _TITLE_WORDS
+            or _TITLE_END.search(synopsis)):
         return False
     return (bool(text) and len(text.split()) <= _TITLE_WORDS
             and (_TITLE_END.search(text) is None or _NUMBERED.match(text) is not None))

@@ -112,15 +112,22 @@ def is_footnote(node: Any) -> bool:
 # A generated manual's table of contents (DocBook XSL's ``toc`` and lists of tables,
 # figures, examples): every section title again, in one block that matches any search for
 # them and answers none.
+# Texinfo 7 (makeinfo) wraps its own in ``<div class="Contents_element" id="SEC_Contents">``
+# (and the short one in ``SEC_Shortcontents``); its ``<div class="contents">`` alone is no
+# sign, Doxygen's page itself is one.
 _CONTENTS_CLASSES = frozenset(("toc", "list-of-tables", "list-of-figures", "list-of-examples",
-                               "list-of-procedures"))
+                               "list-of-procedures", "contents_element", "sec_contents",
+                               "shortcontents_element", "sec_shortcontents"))
+_CONTENTS_HEADINGS = frozenset(("contents-heading", "shortcontents-heading"))
 
 
 def is_contents(node: Any) -> bool:
     """A table of contents of the kind above (never an element holding main content)."""
+    classes = set((node.attributes.get("class") or "").lower().split())
+    if node.tag in ("h2", "h3") and classes & _CONTENTS_HEADINGS:
+        return True  # Texinfo 6's "Table of Contents" over its contents, not inside them
     if node.tag not in ("div", "dl", "ul", "ol", "nav"):
         return False
-    classes = set((node.attributes.get("class") or "").lower().split())
     classes.add((node.attributes.get("id") or "").lower())  # Apache's <ul id="toc">
     # docutils' "contents" directive: <div class="contents topic">, or <nav class="contents"
     # role="doc-toc"> since 0.18 (Doxygen's <div class="contents"> is the page itself).
@@ -131,21 +138,35 @@ def is_contents(node: Any) -> bool:
     return named and node.css_first("main, article") is None
 
 
-def _in_page_links(node: Any) -> bool:
+def _in_page_links(node: Any, least: int = 3) -> bool:
     """A list of three or more items, each nothing but a link into the page itself
-    (``<li><a href="#expiresactive">ExpiresActive</a></li>``): the page's own contents."""
+    (``<li><a href="#expiresactive">ExpiresActive</a></li>``) and maybe a list of such
+    links (a chapter's, of its sections: Texinfo's contents): the page's own contents."""
     if node.tag not in ("ul", "ol"):
         return False
     items = [c for c in node.iter() if c.tag == "li"]
-    if len(items) < 3:
+    if len(items) < least:
         return False
     for item in items:
-        links = item.css("a")
+        if not all(_in_page_links(c, 1) for c in _children(item) if c.tag in ("ul", "ol")):
+            return False
+        own = [c for c in _children(item) if c.tag not in ("ul", "ol")]
+        links = [a for c in own if c.tag != "-text"
+                 for a in ([c] if c.tag == "a" else c.css("a"))]
         if len(links) != 1 or not (links[0].attributes.get("href") or "").startswith("#"):
             return False
-        if (item.text(deep=True) or "").strip() != (links[0].text(deep=True) or "").strip():
+        text = "".join((c.text(deep=True) or "") for c in own)
+        if text.strip() != (links[0].text(deep=True) or "").strip():
             return False
     return True
+
+
+def _children(node: Any) -> list[Any]:
+    out, child = [], node.child
+    while child is not None:
+        out.append(child)
+        child = child.next
+    return out
 
 
 def is_navigation(node: Any) -> bool:

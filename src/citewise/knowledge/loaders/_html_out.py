@@ -28,6 +28,8 @@ class Out:
     length: int = 0
     line: list[str] = field(default_factory=list)
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
+    ends: list[int] = field(default_factory=list)  # where a bold heading's section ends
+    heading_end: int = -3  # where the last bold heading's text ends
     anchors: dict[str, int] = field(default_factory=dict)
     roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank
     cells: int = 0  # inside this many table cells: blocks there flow into the row

@@ -68,8 +68,15 @@ _BLOCK = frozenset(
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SPACE = re.compile(r"\s+")
+_VISIBLE = re.compile(r"\S")
 # A zero-width space shows nothing: Javadoc writes one before every signature's "(".
 _ZERO_WIDTH = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;", re.I)
+
+
+def _visible(text: str, at: int) -> int:
+    """The first visible character's offset from ``at`` on (the text's end if none)."""
+    m = _VISIBLE.search(text, at)
+    return m.start() if m is not None else len(text)
 
 
 def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> None:
@@ -129,7 +136,16 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.line.append(" | ")
             _anchor(child, out)
             out.cells += 1
-            _walk(child, out, in_main, guess)
+            if (child.text(deep=True) or "").strip():
+                _walk(child, out, in_main, guess)
+            else:
+                # A cell that is only an image of a mark reads as the mark: HAProxy's
+                # keyword matrix ticks each section a keyword is allowed in with <img
+                # alt="X">, and its 166 rows read "backlog | | | |" (review, 2026-12-05).
+                # Not a picture's name: DocBook's "[Tip]" icon beside its "Tip", a logo.
+                out.text(" ".join(alt for img in child.css("img")
+                                  if len(alt := (img.attributes.get("alt") or "").strip())
+                                  <= _MARK_CHARS and not alt.startswith("[")))
             out.cells -= 1
         elif tag in _BLOCK:
             _anchor(child, out)
@@ -145,17 +161,24 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
             elif tag in ("aside", "div") and is_footnote(child):
                 out.marker = footnote_label(child)  # "[1] Only “nodump” … are supported."
-            shift = out.shift
+            shift, headed = out.shift, len(out.headings)
             if out.javadoc and (comment := doc_comment_shift(child, out.headings)) is not None:
                 out.shift = comment
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.shift = shift
             written = out.flush(sep)
+            if tag in _SCOPES and out.headings[headed:] \
+                    and out.headings[-1][1] == _BLOCK_HEADING \
+                    and not (out.ends and out.ends[-1] > out.headings[-1][0]):
+                # A bold line inside an entry or an item ("VCD", "DV" over the examples
+                # of FFmpeg's -target) heads that entry's rest, not every entry after it:
+                # "DV" was the section of 9 chunks of options down to 5.4's end.
+                out.ends.append(out.length)
             if kind == "heading" and written is not None and not is_caption(child, written[1]):
                 # A heading written as a bold line (a FAQ's title, a manual's keyword
                 # entry "hard-stop-after <time>"): its own section, below every <hN>, so
                 # chunks do not straddle two entries and a quote's section names its entry.
-                out.headings.append((written[0], _BLOCK_HEADING, written[1]))
+                _bold_heading(out, written)
             if tag == "li":
                 out.marker = ""  # an item with no text: its number is not written
             if tag == "ol":
@@ -176,6 +199,24 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
 
 
 _BLOCK_HEADING = 7  # the level of a heading that is a bold block, not an <h1>…<h6>
+_MARK_CHARS = 3  # an image's alt text this short is a mark ("X", "✓", "no", "1")
+
+
+def _bold_heading(out: Out, written: tuple[int, str]) -> None:
+    """A bold line's section — or, right under another with nothing between, the same one
+    named by both: HAProxy's "inter <delay>", "fastinter <delay>" and "downinter <delay>"
+    head one description, which was filed under "downinter <delay>" alone (review,
+    2026-12-05)."""
+    start, title = written
+    if out.headings and out.headings[-1][1] == _BLOCK_HEADING \
+            and 0 <= start - out.heading_end <= 2 \
+            and not (out.ends and out.ends[-1] >= out.heading_end):
+        first, level, named = out.headings[-1]
+        out.headings[-1] = (first, level, f"{named}, {title}")
+    else:
+        out.headings.append((start, _BLOCK_HEADING, title))
+    out.heading_end = start + len(title)
+_SCOPES = frozenset(("dd", "li", "blockquote"))  # a bold heading inside one ends with it
 
 
 def _pre_text(node: Any) -> str:
@@ -198,8 +239,12 @@ def _pre_text(node: Any) -> str:
 
 def _anchor(node: Any, out: Out) -> None:
     """Map the element's id to the offset of its first visible character (or, for an
-    element without text, of the next one: ``<a id=x></a><h2>…`` points at the heading)."""
-    ident = node.attributes.get("id")
+    element without text, of the next one: ``<a id=x></a><h2>…`` points at the heading).
+    An ``<a name=x>`` is an anchor too: Texinfo (makeinfo 6–7) marks every section so, and
+    its only ids are the table of contents' (FFmpeg's manual, new-user review 2026-12-05:
+    46 of 52 citations linked to ``#toc-Authors`` and the like)."""
+    ident = node.attributes.get("id") or (
+        node.attributes.get("name") if node.tag == "a" else None)
     if ident and ident not in out.anchors and ident not in out.waiting:
         out.waiting.append(ident)
 
@@ -287,7 +332,10 @@ def read_html(html: str
         meta["canonical_url"] = canonical.attributes["href"]
     if out.anchors:  # ids still waiting have no text after them: nothing to point at
         meta["anchors"] = dict(out.anchors)
-    return (text, title or None, section_spans(out.headings, len(text)), meta,
+    # A bold heading's section ends where the text after its entry starts (not on the blank
+    # between them: a section starts on a visible character).
+    ends = [(_visible(text, at), _BLOCK_HEADING, "") for at in out.ends]
+    return (text, title or None, section_spans(sorted([*out.headings, *ends]), len(text)), meta,
             tidy_roles(out.roles, text))
 
 
@@ -301,8 +349,9 @@ class HtmlLoader:
     # 14-16 Javadoc (definition list entries apart, chrome, zero-width spaces); 17 Javadoc's
     # overloads and comment headings; 18 DocBook's sidebars kept, Publican's docnav bar out;
     # 19 docutils' "contents" directive out; 20 MediaWiki's skin (tagline, breadcrumb, print
-    # footer, categories, [edit] links) out
-    version = "20"
+    # footer, categories, [edit] links) out; 21 Texinfo's <a name> anchors and table of
+    # contents, a bold heading's section ends with its entry
+    version = "21"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
