@@ -235,7 +235,10 @@ def test_what_a_question_asks_for() -> None:
                    # gnuplot's review (2026-12-04): "By default, sampling is set to 100
                    # points." got no default cue for this one.
                    "If I plot a function without changing any settings, how many points "
-                   "does it sample?"):
+                   "does it sample?",
+                   # FFmpeg's review (2026-12-05).
+                   "What port does the amqp protocol use if I leave it out of the URL?",
+                   "If I give a color without an alpha part, how opaque is it?"):
         assert "default" in intent(unsaid), unsaid
     assert "default" not in intent("How do I pick a port?")
     # A how-to question asks for a default only in that word (systemd's review).
@@ -243,6 +246,22 @@ def test_what_a_question_asks_for() -> None:
                                    "without touching its original unit file?")
     assert "default" in intent("How do I give a dataclass field an empty list as its "
                                "default without all instances sharing it?")
+
+
+def test_a_value_left_unspecified_states_a_default() -> None:
+    """"If the alpha component is not specified then '0xff' is assumed." and "When not
+    specified, the string is automatically limited to 32 characters." state what a value
+    left out is, without the word "default" (FFmpeg's and HAProxy's reviews, 2026-12-05);
+    "even if this option is not set" states none."""
+    question = "If I give a color without an alpha part, how opaque is it?"
+    told = [_sentence("The alpha component may be a string composed by \"0x\" followed by "
+                      "an hexadecimal number or a decimal number between 0.0 and 1.0."),
+            _sentence("If the alpha component is not specified then '0xff' is assumed.")]
+    scored = {x.sentence.text[:10]: x for x in rank(question, told)}
+    assert scored["If the alp"].parts["intent"] > 0 == scored["The alpha "].parts["intent"]
+    unset = rank(question, [_sentence("Note that even if this option is not set, the "
+                                      "behaviour can be chosen per branch.")])
+    assert unset[0].parts["intent"] == 0
 
 
 def test_code_is_asked_for_only_when_the_question_wants_code() -> None:

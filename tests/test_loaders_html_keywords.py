@@ -127,6 +127,9 @@ name="downinter"></a><a href="#5.2-downinter">downinter</a></b> <span>&lt;delay&
 </div><pre class="text">The "inter" parameter sets the interval between two consecutive
 health checks to &lt;delay&gt; milliseconds.
 </pre>
+<pre class="prettyprint arguments"> roundrobin  Each server is used in turns, according to their weights.
+             It is limited by design to 4095 active servers per backend.
+</pre>
 <table class="table"><thead><tr><th>keyword</th><th>defaults</th><th>frontend</th></tr>
 </thead><tr><td>backlog</td><td class="pagination-centered"><img src="css/check.png"
 alt="X" title="yes" /></td><td class="pagination-centered"> </td></tr>
@@ -176,3 +179,12 @@ def test_an_icon_in_a_cell_is_not_text() -> None:
         '</table></div><table><tr><td><img alt="Opus" src="logo.png"/></td><td>1.3.1</td>'
         '</tr></table></body></html>')
     assert "[Tip]" not in text and "Opus" not in text, text
+
+
+def test_a_keywords_arguments_are_prose(tmp_path: Path) -> None:
+    """haproxy-dconv sets a keyword's arguments, each described in sentences, in a ``<pre
+    class="prettyprint arguments">``: read as code, "It is limited by design to 4095 active
+    servers per backend." ranked below every prose sentence (review, 2026-12-05)."""
+    doc = _entries(tmp_path)
+    at = doc.text.index("It is limited by design")
+    assert not any(a <= at < b for a, b, role in doc.roles if role == "code")

@@ -101,7 +101,8 @@ _INTENTS: dict[str, re.Pattern[str]] = {
     "default": re.compile(
         r"\bdefaults?\b|out of the box|unless (?:i|you|configured)|if i (?:don'?t|do not) "
         r"(?:change|set|say)|fresh install|\bnormally\b|by itself|with no (?:arguments|options)"
-        r"|if i just|otherwise\b|give neither|without (?:a|any) "
+        r"|if i just|otherwise\b|give neither|without (?:an?|any) "
+        r"|\bleave (?:\w+ ){0,2}out\b|\bomit(?:ted|ting)?\b"
         # What is left unsaid, in the words people use (session 16, tune split): "without
         # saying VIRTUAL", "don't pick an MPM", "never wrote ON DELETE", "haven't changed".
         r"|\bwithout (?:saying|specifying|setting|giving|options|arguments|changing|touching"
@@ -142,7 +143,15 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
     # "more optimizations than the default" compares with the default, does not state it.
     "default": re.compile(r"(?<!than the )(?<!than its )(?<!from the )\bdefaults?\b"
                           r"|\bby default\b|\bnormally\b|\bunless\b|"
-                          r"\bif (?:not|no|omitted|unset|neither)\b" + _DEFAULT_WORDS, re.I),
+                          r"\bif (?:not|no|omitted|unset|neither)\b"
+                          # What a manual says of a value left out: "When not specified, the
+                          # string is … limited to 32 characters", "If the alpha component is
+                          # not specified then '0xff' is assumed" (HAProxy's and FFmpeg's
+                          # reviews, 2026-12-05).
+                          # Not "even if this option is not set": that says what it does.
+                          r"|\b(?:is|are|when|if) not specified\b|\bunspecified\b"
+                          r"|\bif (?:left out|omitted)\b|\b(?:is|are) assumed\b"
+                          + _DEFAULT_WORDS, re.I),
     "consequence": re.compile(r"\b(?:if|when|unless|will|cannot|can't|not|never|only|"
                               r"causes?|results? in|prevents?|removes?|discards?|fails?|"
                               r"since|because|so that|therefore)\b", re.I),

@@ -113,8 +113,12 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             _anchor(child, out)
             written = out.raw(_pre_text(child))
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv writes every
-            # description so, its examples in <pre class="prettyprint">): not code.
-            prose = "text" in (child.attributes.get("class") or "").lower().split()
+            # description so, its examples in <pre class="prettyprint">): not code; nor its
+            # <pre class="prettyprint arguments">, a keyword's arguments each described in
+            # sentences ("It is limited by design to 4095 active servers per backend.",
+            # ranked as code: HAProxy's review, 2026-12-05).
+            prose = bool({"text", "arguments"} & set(
+                (child.attributes.get("class") or "").lower().split()))
             if written and not prose:
                 role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
                 out.roles.append((written[0], written[0] + len(written[1]), role))
@@ -350,8 +354,9 @@ class HtmlLoader:
     # overloads and comment headings; 18 DocBook's sidebars kept, Publican's docnav bar out;
     # 19 docutils' "contents" directive out; 20 MediaWiki's skin (tagline, breadcrumb, print
     # footer, categories, [edit] links) out; 21 Texinfo's <a name> anchors and table of
-    # contents, a bold heading's section ends with its entry
-    version = "21"
+    # contents, a bold heading's section ends with its entry, an image-only cell's mark;
+    # 22 haproxy-dconv's arguments are prose
+    version = "22"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
