@@ -149,8 +149,11 @@ def test_a_section_that_is_only_its_heading_is_no_chunk() -> None:
     chunks = chunk_text("doc", text, sections=sections, roles=roles)
     assert [c.text for c in chunks] == ["2.1 Main options\n\nThe -y option overwrites output files."]
     assert chunks[0].section == "2 Usage > 2.1 Main options" and chunks[0].ordinal == 0
-    # A text that is nothing but headings still has its chunks.
-    only = "2 Usage\n\n2.1 Main options"
-    heads = [sections[0], (main, len(only), "2 Usage > 2.1 Main options")]
-    assert [c.text for c in chunk_text("doc", only, sections=heads, roles=roles)] == [
-        "2 Usage", "2.1 Main options"]
+    # A heading with nothing under it, not even a sub-section, stays a chunk: its words
+    # are in no other chunk's section path.
+    text = "Intro\n\nInstall\n\nRun pip install citewise."
+    intro, install = 0, text.index("Install")
+    chunks = chunk_text("doc", text, sections=[(intro, install, "Intro"),
+                                               (install, len(text), "Install")],
+                        roles=[(intro, 5, "heading"), (install, install + 7, "heading")])
+    assert [c.text for c in chunks] == ["Intro", "Install\n\nRun pip install citewise."]

@@ -188,3 +188,19 @@ def test_a_keywords_arguments_are_prose(tmp_path: Path) -> None:
     doc = _entries(tmp_path)
     at = doc.text.index("It is limited by design")
     assert not any(a <= at < b for a, b, role in doc.roles if role == "code")
+
+
+def test_bold_lines_in_a_row_are_one_section_only_for_keywords() -> None:
+    """Two bold lines of a glossary with nothing between are two sections, the first
+    empty; only keyword blocks stack (a review of the change, 2026-12-05)."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    text, _, sections, _ = extract_html(
+        "<html><body><h2>Glossary</h2><p><b>Alpha</b></p><p><b>Beta</b></p>"
+        "<p>Beta means two.</p><table><tr><td id='c2'><span id='inner2'></span></td>"
+        "<td>after</td></tr></table></body></html>")
+    at = text.index("Beta means")
+    assert next(t for a, b, t in sections if a <= at < b) == "Glossary > Beta"
+    _, _, _, meta = extract_html("<html><body><p>x</p><table><tr><td><a name='row1'></a>"
+                                 "</td><td>after</td></tr></table></body></html>")
+    assert "row1" in meta["anchors"]  # an empty cell's anchor points at what follows

@@ -56,3 +56,19 @@ def test_a_quoted_mark_and_a_closing_bracket_end_no_sentence() -> None:
     header = "It sends the PROXY header (source, destination, ports, etc... ) to the server."
     assert _sentences(f"{header} Next one.") == [header, "Next one."]
     assert _sentences('He said "Stop." Then he left.') == ['He said "Stop."', "Then he left."]
+
+
+def test_a_marker_after_an_abbreviation_or_an_items_number_ends_nothing() -> None:
+    """The rule above holds for a sentence's full stop, not an abbreviation's ("et al.",
+    "e.g.") nor a list item's number: the marker stays inside its claim there."""
+    assert [c.text for c in split_claims(
+        "Smith et al. [3] showed that the cache halves latency.")] == [
+        "Smith et al. showed that the cache halves latency."]
+    assert [c.text for c in split_claims("1. [1] Use fast mode.\n2. [2] Use slow mode.")] == [
+        "Use fast mode.", "Use slow mode."]
+
+
+def test_a_quoted_mark_before_a_capital_or_a_bracket_on_the_next_line_ends_it() -> None:
+    assert _sentences("You may press '.' Then type the name.") == [
+        "You may press '.'", "Then type the name."]
+    assert _sentences("It ends here.\n) stray") == ["It ends here.", ") stray"]

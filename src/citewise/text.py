@@ -283,9 +283,10 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     gap = text[b:start]
     if gap.count("\n") > 1:
         return False
-    if start < len(text) and text[start] in ")]}" and gap.isspace():
+    if start < len(text) and text[start] in ")]}" and gap.isspace() and "\n" not in gap:
         return True  # no sentence starts by closing a bracket: "(…, ports, etc... ) to"
-    if b - a >= 2 and text[b - 1] in ".!?" and text[b - 2] in "'\"‘“`" and gap[:1] in "'\"’”`":
+    if b - a >= 2 and text[b - 1] in ".!?" and text[b - 2] in "'\"‘“`" \
+            and gap[:1] in "'\"’”`" and not text[start:start + 1].isupper():
         return True  # a mark named in quotes: "'_' (underscore), '.' (dot) and ':'"
     if text[b - 1] in ".!?…" and (
             (not gap.strip() and _quote_open(text, a, b))  # "Abandon ship. Now!"
@@ -314,6 +315,21 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     if stem in _ABBREVIATIONS or word.count(".") > 1:
         return nxt.islower() or nxt.isdigit()
     return False
+
+
+def ends_abbreviation(text: str, b: int) -> bool:
+    """Whether the full stop at ``text[b - 1]`` ends an abbreviation or an initial ("e.g.",
+    "et al.", "Dr.", "J.", "z. B."), not a word or a number."""
+    if not b or text[b - 1] != ".":
+        return False
+    m = _LAST_WORD.search(text[max(0, b - 40) : b])
+    if m is None or m.group(1)[0].isdigit():
+        return False
+    word = m.group(1)
+    stem = word[:-1].lower()
+    return (stem in _TITLES or stem in _ABBREVIATIONS or word.count(".") > 1
+            or (len(word) == 2 and word[0].isupper())
+            or _SPLIT_ABBREVIATION.search(text, max(0, b - 8), min(len(text), b + 3)) is not None)
 
 
 # Abbreviations of two parts whose first stop ends no sentence, nor their second: French

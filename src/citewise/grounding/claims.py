@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from citewise.grounding.declines import is_decline
-from citewise.text import content_terms, join_abbreviations, sentence_spans
+from citewise.text import content_terms, ends_abbreviation, join_abbreviations, sentence_spans
 
 __all__ = [
     "BLOCK_LEAD",
@@ -281,7 +281,16 @@ def _stops(text: str, marked: Sequence[tuple[int, int]]) -> list[tuple[int, int]
     """The marker groups after a sentence's full stop: a claim ends at one, whatever
     follows. "… set to 1. [1] follow: If set …" was one claim, both markers given the
     second quote's passage (FFmpeg's review, 2026-12-05)."""
-    return [(a, b) for a, b in marked if _STOPPED.search(text, max(0, a - 8), a)]
+    stops = []
+    for a, b in marked:
+        dot = a
+        while dot > 0 and text[dot - 1] in " \t\"'”’)]":
+            dot -= 1
+        line = text.rfind("\n", 0, dot) + 1
+        if _STOPPED.search(text, max(0, a - 8), a) and not ends_abbreviation(text, dot) \
+                and not _LIST_NUMBER.fullmatch(text[line:dot].strip()):
+            stops.append((a, b))  # not after "et al.", "e.g." nor an item's "1."
+    return stops
 
 
 _STOPPED = re.compile(r"[.!?…][\"'”’)\]]*[ \t]*\Z")

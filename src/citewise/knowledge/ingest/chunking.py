@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.errors import ConfigError
+from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.knowledge.loaders.base import ROLES, PageSpan, RoleSpan, SectionSpan
 from citewise.store.base import ChunkRecord
 from citewise.text import join_abbreviations, sentence_spans
@@ -67,7 +68,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v3:{self.size}:{self.overlap}"
+        return f"sentence-v4:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -158,7 +159,7 @@ def chunk_text(
     sec_starts = [s[0] for s in sections]
     page_starts = [p[0] for p in pages]
     cuts = _regions(len(text), sections, pages)
-    regions: list[tuple[list[tuple[int, int]], bool]] = []
+    regions: list[tuple[list[tuple[int, int]], bool, object]] = []
     for a, b in pairwise(cuts):
         units: list[tuple[int, int]] = []
         titled = True  # whether every sentence of the region is a heading's
@@ -168,15 +169,10 @@ def chunk_text(
                 continue
             titled = titled and headings.covers(s, e)
             units.extend(_split_long(text, s, e, size) if e - s > size else [(s, e)])
-        regions.append((units, titled))
-    # A section that is only its heading ("2 Usage" over "2.1 Main options") is no chunk:
-    # as one it matched every search for its words and answered none (452 of 30,548
-    # chunks of the bench's manuals; FFmpeg's review, 2026-12-05). Its words stay in the
-    # section path of the chunks under it. A text of headings alone keeps them.
-    keep_titles = all(titled for units, titled in regions if units)
+        regions.append((units, titled, _span_value(sections, sec_starts, a)))
     spans: list[tuple[int, int]] = []
-    for units, titled in regions:
-        if keep_titles or not titled:
+    for i, (units, titled, section) in enumerate(regions):
+        if not (titled and _heads(section, regions[i + 1:])):
             spans.extend(_pack(units, size, overlap))
     records: list[ChunkRecord] = []
     line, counted_to = 1, 0  # chunk starts only grow: count newlines incrementally
@@ -201,6 +197,18 @@ def chunk_text(
             )
         )
     return records
+
+
+def _heads(section: object, after: Sequence[tuple[list[tuple[int, int]], bool, object]]
+           ) -> bool:
+    """Whether a section that is only its heading heads the next section's text ("2 Usage"
+    over "2.1 Main options"): then it is no chunk — as one it matched every search for its
+    words and answered none (452 of 30,548 chunks of the bench's manuals; FFmpeg's review,
+    2026-12-05) — since its words are in the section path of the chunks under it. A
+    heading with nothing under it, not even a sub-section, stays a chunk."""
+    following = next((x for units, _, x in after if units), None)
+    return isinstance(section, str) and isinstance(following, str) \
+        and following.startswith(section + SECTION_SEPARATOR)
 
 
 def _valid_roles(roles: Sequence[RoleSpan], length: int) -> list[RoleSpan]:

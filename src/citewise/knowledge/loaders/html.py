@@ -143,6 +143,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if (child.text(deep=True) or "").strip():
                 _walk(child, out, in_main, guess)
             else:
+                for inner in child.traverse(include_text=False):
+                    _anchor(inner, out)  # an empty cell's ids point at what follows
                 # A cell that is only an image of a mark reads as the mark: HAProxy's
                 # keyword matrix ticks each section a keyword is allowed in with <img
                 # alt="X">, and its 166 rows read "backlog | | | |" (review, 2026-12-05).
@@ -182,7 +184,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 # A heading written as a bold line (a FAQ's title, a manual's keyword
                 # entry "hard-stop-after <time>"): its own section, below every <hN>, so
                 # chunks do not straddle two entries and a quote's section names its entry.
-                _bold_heading(out, written)
+                _bold_heading(out, written, "keyword" in (
+                    child.attributes.get("class") or "").lower().split())
             if tag == "li":
                 out.marker = ""  # an item with no text: its number is not written
             if tag == "ol":
@@ -206,20 +209,25 @@ _BLOCK_HEADING = 7  # the level of a heading that is a bold block, not an <h1>�
 _MARK_CHARS = 3  # an image's alt text this short is a mark ("X", "✓", "no", "1")
 
 
-def _bold_heading(out: Out, written: tuple[int, str]) -> None:
-    """A bold line's section — or, right under another with nothing between, the same one
-    named by both: HAProxy's "inter <delay>", "fastinter <delay>" and "downinter <delay>"
-    head one description, which was filed under "downinter <delay>" alone (review,
-    2026-12-05)."""
+def _bold_heading(out: Out, written: tuple[int, str], keyword: bool) -> None:
+    """A bold line's section — or, a keyword's right under another keyword's with nothing
+    between, the same one named by both (a few at most): HAProxy's "inter <delay>",
+    "fastinter <delay>" and "downinter <delay>" head one description, which was filed
+    under "downinter <delay>" alone (review, 2026-12-05)."""
     start, title = written
-    if out.headings and out.headings[-1][1] == _BLOCK_HEADING \
-            and 0 <= start - out.heading_end <= 2 \
+    if keyword and out.stacked and out.headings and out.headings[-1][1] == _BLOCK_HEADING \
+            and 0 <= start - out.heading_end <= 2 and out.stacked < _STACKED \
             and not (out.ends and out.ends[-1] >= out.heading_end):
         first, level, named = out.headings[-1]
         out.headings[-1] = (first, level, f"{named}, {title}")
+        out.stacked += 1
     else:
         out.headings.append((start, _BLOCK_HEADING, title))
+        out.stacked = 1 if keyword else 0
     out.heading_end = start + len(title)
+
+
+_STACKED = 6  # keywords named by one section at most
 _SCOPES = frozenset(("dd", "li", "blockquote"))  # a bold heading inside one ends with it
 
 
@@ -355,8 +363,8 @@ class HtmlLoader:
     # 19 docutils' "contents" directive out; 20 MediaWiki's skin (tagline, breadcrumb, print
     # footer, categories, [edit] links) out; 21 Texinfo's <a name> anchors and table of
     # contents, a bold heading's section ends with its entry, an image-only cell's mark;
-    # 22 haproxy-dconv's arguments are prose
-    version = "22"
+    # 22 haproxy-dconv's arguments are prose; 23 only keywords stack, an empty cell's ids
+    version = "23"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
