@@ -296,40 +296,50 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
         # A mark inside code, not a sentence's end: Rust's macros and operator ("`panic!`
         # when", "the `?` operator can"); prose puts a capital after "!" and "?".
         return True
-    if text[b - 1] != "." or (gap and not gap.isspace()):
+    if gap and not gap.isspace():
         return False
-    m = _LAST_WORD.search(text[max(a, b - 40) : b])
-    if m is None:
-        return False
-    word = m.group(1)
-    stem = word[:-1].lower()
+    kind = _stop_kind(text, a, b)
     nxt = text[start]
-    if word[0].isdigit():  # "3. the next" — a number mid-sentence (list numbers aside)
+    if kind == "number":  # "3. the next" — a number mid-sentence (list numbers aside)
         return nxt.islower()
-    if stem in _TITLES or _SPLIT_ABBREVIATION.search(text, max(a, b - 8), b + 3):
+    if kind == "title":
         return True
-    if len(word) == 2 and word[0].isupper() and word != "I.":
+    if kind == "initial":
         # An initial ("J. Smith", "John F. Kennedy") — unless a word that starts sentences
         # follows: "Take vitamin C. Then rest.", "Plan B. It worked."
         return _next_word(text, start) not in STOPWORDS
-    if stem in _ABBREVIATIONS or word.count(".") > 1:
+    if kind == "abbreviation":
         return nxt.islower() or nxt.isdigit()
     return False
+
+
+def _stop_kind(text: str, a: int, b: int) -> str:
+    """What the full stop at ``text[b - 1]`` (of a span from ``a``) ends: a ``number``, a
+    ``title`` ("Dr.", "e.g.", "z. B.": never a sentence's end), an ``initial`` ("J."), an
+    ``abbreviation`` ("etc.", "U.S.": often a sentence's end too), the ``pronoun`` "I."
+    (a sentence's end far more often than an initial), or "" (a word)."""
+    if not b or text[b - 1] != ".":
+        return ""
+    m = _LAST_WORD.search(text[max(a, b - 40) : b])
+    if m is None:
+        return ""
+    word = m.group(1)
+    stem = word[:-1].lower()
+    if word[0].isdigit():
+        return "number"
+    if stem in _TITLES or _SPLIT_ABBREVIATION.search(text, max(a, b - 8), b + 3):
+        return "title"
+    if len(word) == 2 and word[0].isupper():
+        return "pronoun" if word == "I." else "initial"
+    if stem in _ABBREVIATIONS or word.count(".") > 1:
+        return "abbreviation"
+    return ""
 
 
 def ends_abbreviation(text: str, b: int) -> bool:
     """Whether the full stop at ``text[b - 1]`` ends an abbreviation or an initial ("e.g.",
     "et al.", "Dr.", "J.", "z. B."), not a word or a number."""
-    if not b or text[b - 1] != ".":
-        return False
-    m = _LAST_WORD.search(text[max(0, b - 40) : b])
-    if m is None or m.group(1)[0].isdigit():
-        return False
-    word = m.group(1)
-    stem = word[:-1].lower()
-    return (stem in _TITLES or stem in _ABBREVIATIONS or word.count(".") > 1
-            or (len(word) == 2 and word[0].isupper())
-            or _SPLIT_ABBREVIATION.search(text, max(0, b - 8), min(len(text), b + 3)) is not None)
+    return _stop_kind(text, 0, b) in ("title", "initial", "abbreviation", "pronoun")
 
 
 # Abbreviations of two parts whose first stop ends no sentence, nor their second: French

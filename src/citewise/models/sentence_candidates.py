@@ -332,7 +332,7 @@ def _asserts(text: str, a: int, b: int) -> bool:
     """False for a lead-in ("Options:"), a question (an FAQ's heading) and a title line:
     a few words with no full stop that are no list item name a topic, they say nothing."""
     body = MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)
-    if body.endswith(":") or _asks(text, a, b):
+    if body.endswith(":") or QUESTION.search(body):
         return False
     line = text.rfind("\n", 0, a) + 1
     lead = text[line:a]

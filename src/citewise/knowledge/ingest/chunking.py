@@ -152,8 +152,8 @@ def chunk_text(
     and the role spans inside them."""
     valid = _valid_roles(roles, len(text))
     clipper = _Clipper(valid)
-    hidden = _Hidden(text, valid)
-    headings = _Hidden(text, valid, "heading")
+    hidden = _Covered(text, valid)
+    headings = _Covered(text, valid, "heading")
     sections = sorted(sections)
     pages = sorted(pages)
     sec_starts = [s[0] for s in sections]
@@ -170,10 +170,14 @@ def chunk_text(
             titled = titled and headings.covers(s, e)
             units.extend(_split_long(text, s, e, size) if e - s > size else [(s, e)])
         regions.append((units, titled, _span_value(sections, sec_starts, a)))
-    spans: list[tuple[int, int]] = []
-    for i, (units, titled, section) in enumerate(regions):
-        if not (titled and _heads(section, regions[i + 1:])):
-            spans.extend(_pack(units, size, overlap))
+    kept: list[list[tuple[int, int]]] = []
+    following: object = None  # the section of the next region with text, from the end back
+    for units, titled, section in reversed(regions):
+        if not (titled and _heads(section, following)):
+            kept.append(units)
+        if units:
+            following = section
+    spans = [span for units in reversed(kept) for span in _pack(units, size, overlap)]
     records: list[ChunkRecord] = []
     line, counted_to = 1, 0  # chunk starts only grow: count newlines incrementally
     for ordinal, (s, e) in enumerate(spans):
@@ -199,14 +203,12 @@ def chunk_text(
     return records
 
 
-def _heads(section: object, after: Sequence[tuple[list[tuple[int, int]], bool, object]]
-           ) -> bool:
+def _heads(section: object, following: object) -> bool:
     """Whether a section that is only its heading heads the next section's text ("2 Usage"
     over "2.1 Main options"): then it is no chunk — as one it matched every search for its
     words and answered none (452 of 30,548 chunks of the bench's manuals; FFmpeg's review,
     2026-12-05) — since its words are in the section path of the chunks under it. A
     heading with nothing under it, not even a sub-section, stays a chunk."""
-    following = next((x for units, _, x in after if units), None)
     return isinstance(section, str) and isinstance(following, str) \
         and following.startswith(section + SECTION_SEPARATOR)
 
@@ -223,7 +225,7 @@ def _valid_roles(roles: Sequence[RoleSpan], length: int) -> list[RoleSpan]:
     return out
 
 
-class _Hidden:
+class _Covered:
     """Whether a sentence lies wholly inside spans of ``role`` (hidden ones unless told;
     asked in increasing order)."""
 

@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 __all__ = ["admonition_label", "block_role", "footnote_label", "footnote_marker", "is_caption",
-           "is_code_block", "is_exponent", "is_hidden_code", "item_number", "opens_entry",
-           "start_number"]
+           "is_code_block", "is_exponent", "is_hidden_code", "is_keyword", "item_number",
+           "opens_entry", "start_number"]
 
 
 def opens_entry(node: Any) -> bool:
@@ -211,13 +211,17 @@ def _is_bold_title(node: Any) -> bool:
     # entry however long its synopsis ("stick-table type {ip | integer | string [len
     # <length>] | …} size <size> [expire <expire>] …", "acl <aclname> <criterion> …
     # <value> ..."): 25 such entries were filed under the one before (review, 2026-12-05).
-    keyword = "keyword" in (node.attributes.get("class") or "").lower().split()
-    if synopsis and not keyword and (
+    if synopsis and not is_keyword(node) and (
             _SYNOPSIS.search(synopsis) is None or len(synopsis.split()) > _TITLE_WORDS
             or _TITLE_END.search(synopsis)):
         return False
     return (bool(text) and len(text.split()) <= _TITLE_WORDS
             and (_TITLE_END.search(text) is None or _NUMBERED.match(text) is not None))
+
+
+def is_keyword(node: Any) -> bool:
+    """A block its generator names a keyword's entry (haproxy-dconv's ``div.keyword``)."""
+    return "keyword" in (node.attributes.get("class") or "").lower().split()
 
 
 _SYNOPSIS = re.compile(r"[<\[{|]")

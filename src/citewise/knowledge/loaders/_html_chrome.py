@@ -148,9 +148,10 @@ def _in_page_links(node: Any, least: int = 3) -> bool:
     if len(items) < least:
         return False
     for item in items:
-        if not all(_in_page_links(c, 1) for c in _children(item) if c.tag in ("ul", "ol")):
+        children = list(item.iter(include_text=True))
+        if not all(_in_page_links(c, 1) for c in children if c.tag in ("ul", "ol")):
             return False
-        own = [c for c in _children(item) if c.tag not in ("ul", "ol")]
+        own = [c for c in children if c.tag not in ("ul", "ol")]
         links = [a for c in own if c.tag != "-text"
                  for a in ([c] if c.tag == "a" else c.css("a"))]
         if len(links) != 1 or not (links[0].attributes.get("href") or "").startswith("#"):
@@ -159,14 +160,6 @@ def _in_page_links(node: Any, least: int = 3) -> bool:
         if text.strip() != (links[0].text(deep=True) or "").strip():
             return False
     return True
-
-
-def _children(node: Any) -> list[Any]:
-    out, child = [], node.child
-    while child is not None:
-        out.append(child)
-        child = child.next
-    return out
 
 
 def is_navigation(node: Any) -> bool:

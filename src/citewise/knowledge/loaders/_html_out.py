@@ -30,6 +30,7 @@ class Out:
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
     ends: list[int] = field(default_factory=list)  # where a bold heading's section ends
     heading_end: int = -3  # where the last bold heading's text ends
+    bold_open: bool = False  # the last heading is a bold one whose section has not ended
     stacked: int = 0  # how many keywords the last bold heading names (0: it is no keyword's)
     anchors: dict[str, int] = field(default_factory=dict)
     roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank

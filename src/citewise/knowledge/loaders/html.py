@@ -32,6 +32,7 @@ from citewise.knowledge.loaders._html_blocks import (
     is_code_block,
     is_exponent,
     is_hidden_code,
+    is_keyword,
     item_number,
     opens_entry,
     start_number,
@@ -134,6 +135,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 title = member_title(written[1], out.ids_at(written[0])) if out.javadoc \
                     else written[1]
                 out.headings.append((written[0], _HEADINGS[tag] + out.shift, title))
+                out.bold_open = False
                 out.roles.append((written[0], written[0] + len(written[1]), "heading"))
         elif tag in ("td", "th"):
             if out.line and "".join(out.line).strip():
@@ -173,19 +175,17 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.shift = shift
             written = out.flush(sep)
-            if tag in _SCOPES and out.headings[headed:] \
-                    and out.headings[-1][1] == _BLOCK_HEADING \
-                    and not (out.ends and out.ends[-1] > out.headings[-1][0]):
+            if tag in _SCOPES and out.bold_open and len(out.headings) > headed:
                 # A bold line inside an entry or an item ("VCD", "DV" over the examples
                 # of FFmpeg's -target) heads that entry's rest, not every entry after it:
                 # "DV" was the section of 9 chunks of options down to 5.4's end.
                 out.ends.append(out.length)
+                out.bold_open = False
             if kind == "heading" and written is not None and not is_caption(child, written[1]):
                 # A heading written as a bold line (a FAQ's title, a manual's keyword
                 # entry "hard-stop-after <time>"): its own section, below every <hN>, so
                 # chunks do not straddle two entries and a quote's section names its entry.
-                _bold_heading(out, written, "keyword" in (
-                    child.attributes.get("class") or "").lower().split())
+                _bold_heading(out, written, is_keyword(child))
             if tag == "li":
                 out.marker = ""  # an item with no text: its number is not written
             if tag == "ol":
@@ -215,16 +215,15 @@ def _bold_heading(out: Out, written: tuple[int, str], keyword: bool) -> None:
     "fastinter <delay>" and "downinter <delay>" head one description, which was filed
     under "downinter <delay>" alone (review, 2026-12-05)."""
     start, title = written
-    if keyword and out.stacked and out.headings and out.headings[-1][1] == _BLOCK_HEADING \
-            and 0 <= start - out.heading_end <= 2 and out.stacked < _STACKED \
-            and not (out.ends and out.ends[-1] >= out.heading_end):
+    if keyword and out.bold_open and 0 < out.stacked < _STACKED \
+            and 0 <= start - out.heading_end <= 2:
         first, level, named = out.headings[-1]
         out.headings[-1] = (first, level, f"{named}, {title}")
         out.stacked += 1
     else:
         out.headings.append((start, _BLOCK_HEADING, title))
         out.stacked = 1 if keyword else 0
-    out.heading_end = start + len(title)
+    out.heading_end, out.bold_open = start + len(title), True
 
 
 _STACKED = 6  # keywords named by one section at most
