@@ -230,6 +230,25 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("haproxy", "HAProxy 2.6 manual (haproxy-dconv HTML): configuration, intro, "
            "management", ("haproxy-doc",), "/usr/share/doc/haproxy-doc/html", (
                "configuration.html", "intro.html", "management.html"), group="reviews5"),
+    # The twelfth session's blind reviews (2026-12-05): GNU Octave's manual as texi2any
+    # splits it, a page a node (its functions in Texinfo's definition blocks), and Exim's
+    # specification (xfpt's DocBook HTML: an option's name, use, type and default in a
+    # one-row table over its description). Split by id.
+    Corpus("octave", "GNU Octave 7.3 manual (Texinfo HTML, a page a node): eleven pages",
+           ("octave-doc",), "/usr/share/doc/octave/octave.html", (
+               "Basic-Usage-and-Examples.html", "Basic-Usage-of-Cell-Arrays.html",
+               "Basic-Vectorization.html", "Broadcasting.html", "Catching-Errors.html",
+               "Defining-Functions.html", "Installing-and-Removing-Packages.html",
+               "Multiple-Plots-on-One-Page.html", "Opening-and-Closing-Files.html",
+               "Raising-Errors.html", "Searching-in-Strings.html"), group="reviews6"),
+    Corpus("exim", "Exim 4.96 specification (HTML): nine chapters", ("exim4-doc-html",),
+           "/usr/share/doc/exim4-doc-html/spec_html", (
+               "ch-access_control_lists.html", "ch-address_rewriting.html",
+               "ch-main_configuration.html", "ch-retry_configuration.html",
+               "ch-starting_the_daemon_and_the_use_of_network_interfaces.html",
+               "ch-the_dnslookup_router.html", "ch-the_exim_runtime_configuration_file.html",
+               "ch-the_redirect_router.html", "ch-the_smtp_transport.html"),
+           group="reviews6"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -243,6 +262,7 @@ GROUPS = {
     "reviews3": "review of the ninth session (cppref; 2026-12-04)",
     "reviews4": "reviews of the tenth session (rmanuals, PDF + systemd, man; 2026-12-05)",
     "reviews5": "reviews of the eleventh session (ffmpeg, Texinfo HTML + haproxy; 2026-12-05)",
+    "reviews6": "reviews of the twelfth session (octave, Texinfo HTML + exim; 2026-12-05)",
 }
 
 

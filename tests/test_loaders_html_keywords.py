@@ -204,3 +204,48 @@ def test_bold_lines_in_a_row_are_one_section_only_for_keywords() -> None:
     _, _, _, meta = extract_html("<html><body><p>x</p><table><tr><td><a name='row1'></a>"
                                  "</td><td>after</td></tr></table></body></html>")
     assert "row1" in meta["anchors"]  # an empty cell's anchor points at what follows
+
+
+_EXIM = """<html><body><div class="chapter"><h2>Chapter 30 - The smtp transport</h2>
+<div class="section"><h3>4. Private options for smtp</h3>
+<p>The private options of the smtp transport are as follows.</p>
+<table><tr><td><span class="docbook_option">max_rcpt</span></td><td>Use: <span>smtp</span>
+</td><td>Type: <span>integer</span></td><td>Default: <span>100</span></td></tr></table>
+<p>This option limits the number of RCPT commands that are sent in a single SMTP message
+transaction.</p>
+<table><tr><td><span class="docbook_option">port</span></td><td>Use: <span>smtp</span></td>
+<td>Type: <span>string</span></td><td>Default: <span>see below</span></td></tr></table>
+<p>This option specifies the TCP/IP port on the server to which Exim connects.</p>
+<table><tr><td>red</td><td>green</td><td>blue</td></tr></table>
+<table><tr><td>Author</td><td>Version: 1.2</td><td>Date: 2020</td></tr></table>
+</div><div class="section"><h3>5. How the limits for the number of hosts to try are used</h3>
+<p>There are two options that are concerned with the number of hosts.</p></div></div>
+</body></html>"""
+
+
+def test_an_entrys_header_row_heads_its_section(tmp_path: Path) -> None:
+    """Exim's specification (xfpt's HTML, new-user review 2026-12-05): each option is a
+    table of one row — its name, where it is used, its type and default — over its
+    description. The 437 options of nine chapters sat in four sections, a chunk ran over
+    three of them and no quote said which option it was about. The row is still text (its
+    default answers questions); a table of one row that is no name and fields is no entry."""
+    page = tmp_path / "ch-the_smtp_transport.html"
+    page.write_text(_EXIM, encoding="utf-8")
+    doc = HtmlLoader().load(page, page.read_bytes())
+
+    def section_of(words: str) -> str:
+        at = doc.text.index(words)
+        return next(str(t) for a, b, t in doc.sections if a <= at < b)
+
+    smtp = "Chapter 30 - The smtp transport > 4. Private options for smtp"
+    assert section_of("The private options") == smtp
+    assert section_of("max_rcpt | Use: smtp | Type: integer | Default: 100") == \
+        f"{smtp} > max_rcpt"
+    assert section_of("This option limits the number of RCPT") == f"{smtp} > max_rcpt"
+    assert section_of("This option specifies the TCP/IP port") == f"{smtp} > port"
+    assert section_of("red | green | blue") == f"{smtp} > port"
+    assert section_of("Author | Version: 1.2") == f"{smtp} > port"  # fields of no option
+    assert section_of("There are two options") == (
+        "Chapter 30 - The smtp transport > 5. How the limits for the number of hosts to try "
+        "are used")
+    assert all(doc.text[a] not in " \n" for a, _, _ in doc.sections)

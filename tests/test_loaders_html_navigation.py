@@ -241,3 +241,54 @@ def test_a_docutils_contents_directive_is_chrome_but_doxygens_contents_is_the_pa
                '<div class="contents"><p>Encodes a frame of audio.</p></div></body></html>')
     kept, _, _, _ = extract_html(doxygen)
     assert "Encodes a frame of audio." in kept
+
+
+def test_texinfos_foot_bar_without_rel_or_accesskey_is_dropped() -> None:
+    """GNU Octave's manual, a page a node (texi2any 7): the bar at a page's foot names
+    where its links go by title alone, with no ``rel`` nor ``accesskey`` (new-user review,
+    2026-12-05: all 11 pages read ended "Next: Catching Errors, Up: Handling Errors
+    [Contents][Index]"). A sentence of the page that says "Next:" keeps its link."""
+    bar = ('<div class="header"><p>Next: <a href="Catching-Errors.html">Catching Errors</a>, '
+           'Up: <a href="Handling-Errors.html">Handling Errors</a> &nbsp; [<a href="index.html'
+           '#SEC_Contents" title="Table of contents" rel="contents">Contents</a>][<a href="'
+           'Concept-Index.html" title="Index" rel="index">Index</a>]</p></div>')
+    head = bar.replace('Errors.html"', 'Errors.html" rel="next"')
+    html = (f"<html><body>{head}"
+            '<h4 class="subsection">12.1.1 Raising Errors</h4><p>The most common use of errors '
+            'is for checking input arguments to functions.</p><p>Next: read <a href="C.html">'
+            f"Catching Errors</a> to learn more.</p><hr>{bar}</body></html>")
+    text, _, _, _ = extract_html(html)
+    assert text == ("12.1.1 Raising Errors\n\nThe most common use of errors is for checking "
+                    "input arguments to functions.\n\nNext: read Catching Errors to learn more.")
+
+
+def test_a_site_banner_and_lone_page_turning_links_are_dropped() -> None:
+    """Exim's specification (xfpt's HTML, new-user review 2026-12-05): the site's name as
+    an ``<h1>`` over every chapter opened every section path ("Exim Internet Mailer >
+    Chapter 17 …"), and "<-previous" / "next->" links outside any bar were text. A heading
+    that is a link to another page of the site, in the text, stays."""
+    back = '<a class="previous_page" href="a.html">&lt;-previous</a>'
+    on = '<a class="next_page" href="b.html">next-&gt;</a>'
+    contents = '<a class="toc_page" href="index.html">Table of Contents</a>'
+    html = ('<html><body><h1 id="header"><a href="http://www.exim.org">Exim Internet Mailer'
+            f'</a></h1><div id="outer"><div id="content">{back}{on}<div class="chapter"><h2>'
+            'Chapter 32 - Retry configuration</h2><p>Some text here.</p><h3><a href="c.html">'
+            f'See also</a></h3><p>More text.</p></div>{back}{contents}{on}</div></div>'
+            '</body></html>')
+    text, _, sections, _ = extract_html(html)
+    assert text == "Chapter 32 - Retry configuration\n\nSome text here.\n\nSee also\n\nMore text."
+    assert [s[2] for s in sections] == ["Chapter 32 - Retry configuration",
+                                        "Chapter 32 - Retry configuration > See also"]
+    # Not a section's heading named "…-header", a heading that links to itself, a heading
+    # in the main content, nor a link in a sentence whose class says "next page".
+    kept = {'<h2 class="section-header"><a href="#install">Installing</a></h2>': "Installing",
+            '<div class="card-header"><a href="#c1">How do I reset it?</a></div>':
+                "How do I reset it?",
+            '<h2 id="header"><a href="#header">Header</a></h2>': "Header",
+            '<main><h1 id="header"><a href="https://example.org">Example</a></h1></main>':
+                "Example",
+            '<p>See the <a class="next-page" href="x.html">next chapter</a>.</p>':
+                "See the next chapter."}
+    for block, first in kept.items():
+        text, _, _, _ = extract_html(f"<html><body>{block}<p>Some text.</p></body></html>")
+        assert text.split("\n\n")[0] == first, (block, text)

@@ -104,3 +104,17 @@ def test_a_bold_caption_inside_an_entry_heads_only_the_rest_of_it(tmp_path: Path
     assert section_of("-f dv") == f"{main} > DV"
     assert section_of("Set period at which") == main
     assert section_of("The FFmpeg developers.") == "ffmpeg Documentation > 3 Authors"
+
+
+def test_a_blank_definition_category_is_not_text() -> None:
+    """Octave's function definitions (``@deftypefn {} {}``) open with a category of ": "
+    alone: stored, every signature began ": bsxfun (f, A, B)" and so did the answers that
+    named it (new-user review, 2026-12-05). A named category says something and stays."""
+    block = ('<dl class="first-deffn def"><dt id="index-strfind"><span class="category">{}'
+             '</span><span><em>idx =</em> <strong>strfind</strong> <em>(str, pattern)</em>'
+             '<a href="#index-strfind" class="copiable-anchor"> &para;</a></span></dt>'
+             '<dd><p>Search for pattern in str.</p></dd></dl>')
+    text, _, _, _ = extract_html(f"<html><body>{block.format(': ')}</body></html>")
+    assert text == "idx = strfind (str, pattern)\n\nSearch for pattern in str."
+    text, _, _, _ = extract_html(f"<html><body>{block.format('Function: ')}</body></html>")
+    assert text.startswith("Function: idx = strfind (str, pattern)")

@@ -64,3 +64,37 @@ def test_breadcrumbs_language_switchers_and_in_page_link_lists_are_chrome(
     assert "ExpiresByType" not in text
     assert "mod_expires\n\nThis module controls the Expires header." in text
     assert "ExpiresActive turns it on." in text  # a list with words of its own stays
+
+
+def test_a_sentence_runs_on_through_a_short_display_block() -> None:
+    """Exim's specification (new-user review, 2026-12-05): DocBook closes a paragraph at a
+    display block, so "Instead, the alias item" / ":blackhole:" / "can be used." were three
+    sentences, the first and last quoted as if whole; so were 237 sentences of the bench's
+    manuals ("For example, the command" / "ls > dirlist 2>&1" / "directs both …"). The
+    block stays a line and a code span of its own, at the same offsets."""
+    from citewise.knowledge.loaders.html import read_html
+    from citewise.text import sentence_spans
+
+    html = ("<html><body><h2>Redirect</h2><p>It does not work. Instead, the alias item\n</p>"
+            '<div class="literallayout"><pre>\n:blackhole:\n</pre></div><p>\ncan be used. It '
+            "does what its name implies.</p><h3>Example</h3><pre>ls -l</pre><p>lists files."
+            "</p><p>Run this:</p><pre>make</pre><p>and wait.</p><p>Then the command</p>"
+            "<pre>zle vi-set-buffer A</pre><dl><dt>vi-set-mark (unbound)</dt><dd>Set the "
+            "mark.</dd></dl></body></html>")
+    text, _, _, _, roles = read_html(html)
+    sentences = [text[a:b] for a, b in sentence_spans(text)]
+    assert "Instead, the alias item\n :blackhole:\n can be used." in sentences, sentences
+    code = next((a, b) for a, b, role in roles if role == "code")
+    assert text[code[0]:code[1]] == ":blackhole:"
+    # After a heading, a lead-in's colon or before a list's next term, a block stands apart.
+    assert "lists files." in sentences and "Run this:" in sentences
+    assert "Then the command\n\nzle vi-set-buffer A\n\nvi-set-mark (unbound)" in text
+    # Nor after a list item or between two blocks of code, nor through four lines.
+    for body, kept in (("<ul><li>first item</li></ul><pre>foo</pre><p>bar baz.</p>",
+                        "first item\n\nfoo\n\nbar baz."),
+                       ("<p>Build it with</p><pre>make</pre><pre>make install</pre>"
+                        "<p>then wait.</p>", "Build it with\n\nmake\n\nmake install\n\nthen"),
+                       ("<p>Write</p><pre>a\nb\nc\nd</pre><p>and go on.</p>",
+                        "Write\n\na\nb\nc\nd\n\nand")):
+        text, _, _, _, _ = read_html(f"<html><body>{body}</body></html>")
+        assert text.startswith(kept), text

@@ -49,3 +49,41 @@ def test_an_answer_quotes_the_pair(tmp_path: Path) -> None:
                       "Which two named arguments does seq() take?")
     assert "If neither of these is given, the default by=1 is assumed." in answer.text
     assert answer.citations and "by=value and length=value" in answer.citations[0].excerpt
+
+
+def test_a_sentence_of_ten_words_that_only_points_back_is_quoted_with_its_antecedent() -> None:
+    """Apache's mod_rewrite flags (bench ap07): "This is the default value if none is
+    specified." (nine words) was the whole answer to how long a cookie lives when its
+    lifetime is left out; the value is in the sentence it points back at."""
+    cookie = ("A value of 0 indicates that the cookie will persist only for the current "
+              "browser session. This is the default value if none is specified.")
+    assert cookie in _found(cookie)
+    # A sentence that points back but says something of its own stays itself.
+    own = ("Plain VACUUM reclaims space. This form of the command can operate in parallel "
+           "with normal reading and writing of the table.")
+    assert "This form of the command can operate in parallel with normal reading and " \
+        "writing of the table." in _found(own)
+    assert own not in _found(own)
+    # Nor "It is possible to …", which says something of its own, nor over a paragraph's end.
+    reload = ("The daemon reads its configuration at startup. It is possible to reload the "
+              "configuration without a restart.")
+    assert "It is possible to reload the configuration without a restart." in _found(reload)
+    apart = cookie.replace(" This is", "\n\nThis is")
+    assert "This is the default value if none is specified." in _found(apart)
+
+
+def test_a_bracket_cut_from_its_other_half_is_not_quoted() -> None:
+    """Exim's specification (new-user review, 2026-12-05): a parenthesis of two sentences
+    was split, and "(What Exim actually does … option." was quoted with no ")"."""
+    text = ("Exim delivers in parallel. (What Exim actually does also depends on the "
+            "remote_max_parallel option. Details are given in section 49.1.) The rest is "
+            "sequential (one at a time).")
+    found = _found(text)
+    assert "What Exim actually does also depends on the remote_max_parallel option." in found
+    assert "Details are given in section 49.1." in found
+    assert "The rest is sequential (one at a time)." in found
+    # A ")" that closes an interval or an item's letter is no half of a cut bracket; a
+    # permalink mark inside one goes with it.
+    assert "The ratio lies in [0, 1)" in _found("The ratio lies in [0, 1)")
+    assert "Give the values a), b) and c)" in _found("Give the values a), b) and c)")
+    assert list(_found("(Details are in section 49.1. ¶)")) == ["Details are in section 49.1."]

@@ -17,10 +17,11 @@ enough). ``kind``, ``document`` (the expected source: the stored source exactly,
 trailing part of its path such as the file name) and ``split`` are optional.
 
 **Matching, precisely.** Text is compared with every run of whitespace collapsed to one
-space (nothing else is normalised: case, quotes and punctuation count). A citation's
-*sentence* is the stored text of its document around its offsets, extended on both sides
-to sentence boundaries (:func:`sentence_extent`: a blank line, a list bullet at the start
-of a line, or ``.``/``!``/``?`` — optionally closed by a quote or bracket — followed by
+space, a table's cell separator (" | ") counting as one (nothing else is normalised:
+case, quotes and punctuation count). A citation's *sentence* is the stored text of its
+document around its offsets, extended on both sides to sentence boundaries
+(:func:`sentence_extent`: a blank line, a list bullet at the start of a line, or
+``.``/``!``/``?`` — optionally closed by a quote or bracket — followed by
 whitespace and a character that is not lower case; a single line break is not a
 boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."), and not past the start
 of a list item the loader marked in the cited passage (:func:`item_bounded`: HTML lists

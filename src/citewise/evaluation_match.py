@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from citewise.evaluation_questions import CELL
 from citewise.evaluation_questions import norm as _norm
 
 __all__ = [
@@ -33,11 +34,14 @@ _BOUNDARY = re.compile(r"\n[ \t]*\n\s*|\n[ \t]*(?=[-*•]\s|\d+[.)]\s)|"
 
 
 def normalised(text: str) -> tuple[str, list[int]]:
-    """``text`` with whitespace runs collapsed, and each output character's offset in
-    ``text``."""
+    """``text`` with whitespace runs collapsed (a cell separator standing alone is
+    whitespace, as :func:`~citewise.evaluation_questions.norm` has it), and each output
+    character's offset in ``text``."""
     chars: list[str] = []
     where: list[int] = []
     for m in re.finditer(r"\S+", text):
+        if m.group() == CELL:
+            continue
         if chars:
             chars.append(" ")
             where.append(m.start() - 1)

@@ -16,17 +16,22 @@ from pathlib import Path
 
 from citewise.errors import InvalidInput, NotFound
 
-__all__ = ["UNANSWERABLE", "EvalQuestion", "load_questions", "norm", "parse_questions"]
+__all__ = ["CELL", "UNANSWERABLE", "EvalQuestion", "load_questions", "norm", "parse_questions"]
 
 #: The ``expected`` value of a question the documents do not answer.
 UNANSWERABLE = "unanswerable"
 _KEYS = frozenset({"id", "question", "expected", "kind", "document", "split", "note"})
 _WS = re.compile(r"\s+")
+#: A table's cell separator as the loaders write it (" | "): a label copied from the page as
+#: a browser shows it has none ("max_rcpt Use: smtp Type: integer", Exim's review).
+CELL = "|"
+_CELL = re.compile(r"(?<!\S)\|(?!\S)")  # CELL alone; evaluation_match.normalised skips it too
 
 
 def norm(text: str) -> str:
-    """``text`` with every run of whitespace collapsed to one space, stripped."""
-    return _WS.sub(" ", text).strip()
+    """``text`` with every run of whitespace collapsed to one space, stripped; a cell
+    separator standing alone counts as whitespace."""
+    return _WS.sub(" ", _CELL.sub(" ", text)).strip()
 
 
 @dataclass(frozen=True, slots=True)

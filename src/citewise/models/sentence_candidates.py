@@ -97,7 +97,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     context = context[:2] if context and context[0] == _HEAD else []
                     # "Default: enabled" as a paragraph of its own (an option's field body,
                     # lighttpd's manual) still completes the paragraph before it.
-                    if not _leans_whole(sentence):
+                    if not _leans_whole(sentence, across=True):
                         previous = None
                 end = b
                 role, lead = _described(roles, text, a, b)
@@ -280,15 +280,23 @@ _CONTEXT = 3
 _POINTS_BACK = re.compile(rf"(?:{POINTING_WORDS}|the (?:latter|former|same)"
                           r"|defaults? (?:to|is)|default:)(?:\b|\s)", re.I)
 _POINTS_BACK_WORDS = 8
+# "This is the default value if none is specified." (Apache's cookie flag): a sentence that
+# only says what the one before it is, a little longer — in its paragraph, and not "It is
+# possible to …", which says something of its own.
+_RENAMES_BACK = re.compile(r"(?:this|that) (?:is|was)\b", re.I)
+_RENAMES_BACK_WORDS = 10
 # "Default: enabled", "Defaults to 30": a value, however short, and no title.
 _STATES_DEFAULT = re.compile(r"defaults?(?::|\s+(?:to|is))\s*\S", re.I)
 
 
-def _leans_whole(sentence: str) -> bool:
+def _leans_whole(sentence: str, *, across: bool = False) -> bool:
     """A short sentence that only points back ("This is the default.", "It is off by
-    default."): its meaning is the sentence before it."""
-    return (_POINTS_BACK.match(sentence) is not None
-            and len(sentence.split()) <= _POINTS_BACK_WORDS)
+    default."): its meaning is the sentence before it (``across`` a paragraph break, only
+    the shortest do: "Default: enabled")."""
+    words = len(sentence.split())
+    return (_POINTS_BACK.match(sentence) is not None and words <= _POINTS_BACK_WORDS) or (
+        not across and _RENAMES_BACK.match(sentence) is not None
+        and words <= _RENAMES_BACK_WORDS)
 
 
 # A sentence that names what it is about only by pointing at the sentence before: "If
@@ -316,11 +324,26 @@ def _quoted(text: str, a: int, b: int) -> str:
 
 
 def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    """``text[a:b]`` without its edge characters, nor a bracket the sentence splitter cut
+    from its other half: "(What Exim actually does … option." of a parenthesis of two
+    sentences was quoted with its "(" and no ")" (Exim's review, 2026-12-05)."""
+    while a < b and text[a] in _EDGE:
+        a += 1
+    while b > a and text[b - 1] in _EDGE:
+        b -= 1
+    if a < b and text[a] == "(" and ")" not in text[a:b]:
+        a += 1
+    elif a < b and text[b - 1] == ")" and _UNOPENED.search(text[a:b]):
+        b -= 1
     while a < b and text[a] in _EDGE:
         a += 1
     while b > a and text[b - 1] in _EDGE:
         b -= 1
     return a, b
+
+
+# A ")" no "(" or "[" opened, not an item's ("a)", "3)"): "[0, 1)" is an interval.
+_UNOPENED = re.compile(r"\A[^(\[]*(?<!\b\w)\)\Z")
 
 
 def _asks(text: str, a: int, b: int) -> bool:

@@ -259,8 +259,13 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     code_wanted = "code" in asks
     sent_terms = [frozenset(content_terms(s.text)) for s in sentences]
     before_terms = [frozenset(content_terms(s.before)) for s in sentences]
-    sections = {x: _section_terms(x) for x in {s.section for s in sentences}}  # a few per page
-    section_terms = [sections[s.section] for s in sentences]
+    # A sentence that carries its definition's term (the first, and those that point back
+    # at it: ``Sentence.term``) is scored by the term in place of its section: an HTML
+    # list's entry is no section ("Octave:bad-alloc" over "Indicates that memory couldn't
+    # be allocated." lost to the entry below it, Octave's review, 2026-12-05).
+    leaves = [s.term or s.section for s in sentences]
+    sections = {x: _section_terms(x) for x in set(leaves)}  # a few per page
+    section_terms = [sections[x] for x in leaves]
     option = _ASKS_OPTION.match(question)
     options = frozenset((option.group(1),)) if option else frozenset()
     entry = {x: bool(options & _leaf_options(x)) for x in sections} if options else {}
@@ -286,7 +291,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
         leans = bool(answers) or _ANAPHORA.match(s.text) is not None
         context = share(before_terms[k] - sent_terms[k], entity)
         section = share(section_terms[k] - entity, entity)  # the part, not the document
-        if entry.get(s.section):
+        if entry.get(leaves[k]):
             section = 1.0  # the entry of the option the question names ("-l" of "-l[octnum]")
         parts = {
             "lexical": share(sent_terms[k], entity),

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["admonition_label", "block_role", "footnote_label", "footnote_marker", "is_caption",
-           "is_code_block", "is_exponent", "is_hidden_code", "is_keyword", "item_number",
-           "opens_entry", "start_number"]
+__all__ = ["admonition_label", "block_role", "entry_name", "footnote_label", "footnote_marker",
+           "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
+           "item_number", "opens_entry", "start_number"]
 
 
 def opens_entry(node: Any) -> bool:
@@ -30,6 +30,31 @@ def opens_entry(node: Any) -> bool:
     while prev is not None and prev.tag == "-text" and not (prev.text_content or "").strip():
         prev = prev.prev
     return prev is not None and prev.tag == "dd"
+
+
+def entry_name(node: Any) -> str:
+    """The name an entry's header row gives ("" for any other table): a table of one row,
+    a name and fields ("max_rcpt | Use: smtp | Type: integer | Default: 100", over each
+    option of Exim's specification). 437 options' descriptions sat in four sections, a
+    chunk ran over three of them, and a quote never said which one it was about (review,
+    2026-12-05): each is a section named by its option, its header row still text."""
+    if node.tag != "table":
+        return ""
+    rows = node.css("tr")
+    if len(rows) != 1:
+        return ""
+    cells = [" ".join((c.text(deep=True) or "").split()) for c in rows[0].css("td, th")]
+    if len(cells) < 3 or not cells[0] or len(cells[0]) > _NAME_CHARS or " " in cells[0]:
+        return ""
+    fields = [_FIELD.match(c) for c in cells[1:]]
+    if not all(fields) or not any(f and f.group(1).lower() in _OPTION_FIELDS for f in fields):
+        return ""  # "Author | Version: 1.2 | Date: 2020" heads no entry
+    return cells[0]
+
+
+_NAME_CHARS = 80
+_FIELD = re.compile(r"([A-Z][\w ]{0,20}): \S")  # "Use: smtp", "Default: unset"
+_OPTION_FIELDS = frozenset(("type", "default", "use"))
 
 
 def start_number(value: Any) -> int:

@@ -204,7 +204,8 @@ def _is_trail(node: Any) -> bool:
 
 def _is_link_bar(node: Any) -> bool:
     links = node.css("a")
-    if not links or len(links) > 12 or not all(_is_nav_link(a) for a in links):
+    if not links or len(links) > 12 or not all(_is_nav_link(a) or _is_labelled(a)
+                                               for a in links):
         return False
     text = node.text(deep=True, separator=" ") or ""
     if len(text) > 600:
@@ -225,7 +226,7 @@ def _is_nav_link(link: Any) -> bool:
     words = link.text(deep=True) or " ".join(
         img.attributes.get("alt") or "" for img in link.css("img")
     )
-    letters = re.sub(r"[^a-z]", "", words.lower())
+    letters = _letters(words)
     if letters in _NAV_WORDS:
         return True
     # Texinfo 6 (texi2any's ``<table class="header">``): "<<", "<", ">", ">>", "?", each
@@ -235,10 +236,76 @@ def _is_nav_link(link: Any) -> bool:
     return bool(_NAV_TITLE.search(attrs.get("title") or ""))
 
 
+def _is_labelled(link: Any) -> bool:
+    """A link right after a "Next:", "Up:" or "Previous:" label: Texinfo's bar at a page's
+    foot names where each link goes by its title alone, without the ``rel`` and
+    ``accesskey`` of the bar at its head ("Next: Catching Errors, Up: Handling Errors
+    [Contents][Index]" closed all 11 pages of Octave's manual a review read, 2026-12-05)."""
+    before = link.prev
+    return before is not None and before.tag == "-text" and \
+        _NAV_LABEL.search(before.text_content or "") is not None
+
+
+_NAV_LABEL = re.compile(r"(?i)\b(?:next|prev|previous|up|forward|back)\s*:\s*\Z")
 _ARROWS = re.compile(r"[<>?«»‹›←→↑↓\s]+")
 _NAV_TITLE = re.compile(
     r"(?i)^\s*(?:(?:next|previous|prev|up|beginning of this|cover|table of)\b.*"
     r"\b(?:section|chapter|node|page|document|contents)\b|index|about \(help\))\s*$")
+
+
+def is_banner(node: Any) -> bool:
+    """A site's name as a heading above the page, one link to the site ("<h1
+    id="header"><a href="http://www.exim.org">Exim Internet Mailer</a></h1>"): Exim's
+    manual opened every section path of every chapter with it (review, 2026-12-05). Only
+    outside a page's main content, named so exactly (not "section-header", "card-header"),
+    and linking elsewhere (a heading that links to itself is a section's)."""
+    if node.tag not in ("h1", "h2", "div", "p"):
+        return False
+    names = f"{node.attributes.get('id') or ''} {node.attributes.get('class') or ''}"
+    if not _BANNER_NAMES.intersection(names.lower().split()):
+        return False
+    links = node.css("a")
+    text = (node.text(deep=True) or "").strip()
+    return len(links) == 1 and (links[0].text(deep=True) or "").strip() == text != "" \
+        and not (links[0].attributes.get("href") or "#").startswith("#")
+
+
+_BANNER_NAMES = frozenset(("header", "banner", "masthead", "logo", "site-title", "site-name",
+                           "sitename", "sitetitle"))
+
+
+def is_page_turn(node: Any) -> bool:
+    """A link to the previous or next page on its own, outside any bar ("<a
+    class="previous_page">&lt;-previous</a><a class="next_page">next-&gt;</a>" opened and
+    closed each chapter of Exim's manual as the text "<-previousnext->"): said so by its
+    class or by an arrow, and in either case in a page turn's words, never a sentence's
+    link ("See the <a class="next-page">next chapter</a> …")."""
+    words = node.text(deep=True) or ""
+    letters = _letters(words)
+    if not (letters in _NAV_WORDS or letters == "tableofcontents" or
+            (not letters and _ARROWS.fullmatch(words.strip() or "x"))):
+        return False
+    classes = (node.attributes.get("class") or "").lower().split()
+    return any(_PAGE_TURN.fullmatch(c) for c in classes) or _ARROW_MARK.search(words) is not None
+
+
+def _letters(words: str) -> str:
+    """A link's words as its letters only: "<-previous" is "previous"."""
+    return re.sub(r"[^a-z]", "", words.lower())
+
+
+_PAGE_TURN = re.compile(r"(?:prev(?:ious)?|next|toc|up|home)[-_](?:page|link)")
+_ARROW_MARK = re.compile(r"<-|->|<<|>>|[«»←→]")
+
+
+def is_empty_category(node: Any) -> bool:
+    """Texinfo's category of a definition left blank (``@deftypefn {} {}``): a ``<span
+    class="category">`` holding ": " alone, which opened every one of Octave's function
+    signatures (": bsxfun (f, A, B)") and the answers naming them. A category with a name
+    ("Function: ") says something and stays."""
+    classes = (node.attributes.get("class") or "").split()
+    return bool({"category", "category-def"} & set(classes)) and \
+        not (node.text(deep=True) or "").strip(" :\xa0\t\n")
 
 
 def is_permalink(node: Any) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from citewise.knowledge.loaders.base import RoleSpan
 
-__all__ = ["Out"]
+__all__ = ["Out", "run_on"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -122,3 +122,34 @@ class Out:
 
 def _stronger(a: str, b: str) -> str:
     return a if len(a) >= len(b) else b
+
+
+def run_on(text: str, roles: list[RoleSpan]) -> str:
+    """``text`` where a sentence runs on through a short display block: a paragraph that
+    stops mid-sentence, a few lines of code (three at most), and a paragraph that goes on
+    in lower case ("Instead, the alias item" / ":blackhole:" / "can be used." — DocBook
+    closes the paragraph at the block, Exim's specification so; review, 2026-12-05). The
+    blank lines around the block become a line break and a space: one sentence to the
+    splitter, the block still its own line and role, every offset where it was."""
+    # The block before must be a paragraph (text in no role: not a heading, a list item,
+    # a table or another code block).
+    closed = {b for _, b, _ in roles}
+    # What opens a block of its own: the next term of a list ("vi-set-mark (unbound)"
+    # under zsh's "zle vi-set-buffer A"), an item, a heading, a table, more code.
+    opened = {a for a, _, role in roles if role in _OWN_BLOCKS}
+    chars: list[str] | None = None
+    for a, b, role in roles:
+        if (role != "code" or a < 3 or text[a - 2:a] != "\n\n" or text[b:b + 2] != "\n\n"
+                or b + 2 >= len(text) or not text[b + 2].islower() or b + 2 in opened
+                or text[a - 3] in _STOPS or text[a - 3].isspace() or a - 2 in closed
+                or text.count("\n", a, b) > _DISPLAY_BREAKS or b - a > _DISPLAY_CHARS):
+            continue
+        chars = chars if chars is not None else list(text)
+        chars[a - 1] = chars[b + 1] = " "
+    return "".join(chars) if chars is not None else text
+
+
+_OWN_BLOCKS = frozenset(("term", "heading", "list_item", "table", "code", "doctest"))
+_STOPS = frozenset(".!?:;")  # a paragraph that ends so ends its sentence
+_DISPLAY_BREAKS = 2  # three lines at most
+_DISPLAY_CHARS = 240

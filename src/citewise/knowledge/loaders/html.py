@@ -26,6 +26,7 @@ from citewise.knowledge.loaders._decode import decode_markup, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     admonition_label,
     block_role,
+    entry_name,
     footnote_label,
     footnote_marker,
     is_caption,
@@ -38,15 +39,18 @@ from citewise.knowledge.loaders._html_blocks import (
     start_number,
 )
 from citewise.knowledge.loaders._html_chrome import (
+    is_banner,
     is_boilerplate,
     is_colophon,
     is_contents,
+    is_empty_category,
     is_footnote,
     is_jump_link,
     is_navigation,
+    is_page_turn,
     is_permalink,
 )
-from citewise.knowledge.loaders._html_out import Out
+from citewise.knowledge.loaders._html_out import Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
@@ -99,8 +103,11 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             or (not out.contents and is_contents(child))
         ):
             pass
-        elif tag == "a" and (is_permalink(child) or is_jump_link(child)):
-            pass  # "¶": a link to the heading itself, read by no one, quoted by no one
+        elif (tag == "a" and (is_permalink(child) or is_jump_link(child) or
+                              is_page_turn(child))) or \
+                (tag == "span" and is_empty_category(child)) or \
+                (guess and not in_main and is_banner(child)):
+            pass  # a "¶" link, a page turn, a blank category, a site's banner: read by no one
         elif out.cells and (tag in _BLOCK or tag in ("br", "pre") or tag in _HEADINGS):
             # A cell's paragraphs, line breaks and lists (Sphinx puts every cell in a <p>)
             # stay on its row's line: "count() | start, [step] | …", not a line a cell.
@@ -192,6 +199,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.numbers.pop()
             if kind is not None and out.length > at:
                 out.roles.append((at, out.length, kind))
+            if tag == "table" and out.length > at and (name := entry_name(child)):
+                out.headings.append((at, _BLOCK_HEADING, name))  # starts on its text: _read
+                out.bold_open = False
         elif tag in ("sup", "a") and (marker := footnote_marker(child)):
             out.text(marker)  # "tables[1]", not "tables1"
         elif tag == "sup" and (power := is_exponent(child, "".join(out.line[-2:]))):
@@ -323,6 +333,8 @@ def read_html(html: str
     title = title or _meta(tree, "og:title") or ""
     out = _read(tree, is_javadoc(html))
     text = "".join(out.parts)
+    roles = tidy_roles(out.roles, text)
+    text = run_on(text, roles)  # blanks only: the roles' and every other offset hold
     if not title and out.headings:
         title = out.headings[0][2]
     meta: dict[str, Any] = {}
@@ -346,8 +358,9 @@ def read_html(html: str
     # A bold heading's section ends where the text after its entry starts (not on the blank
     # between them: a section starts on a visible character).
     ends = [(_visible(text, at), _BLOCK_HEADING, "") for at in out.ends]
-    return (text, title or None, section_spans(sorted([*out.headings, *ends]), len(text)), meta,
-            tidy_roles(out.roles, text))
+    headings = [(_visible(text, at), level, name) for at, level, name in out.headings]
+    return (text, title or None, section_spans(sorted([*headings, *ends]), len(text)), meta,
+            roles)
 
 
 class HtmlLoader:
@@ -357,13 +370,12 @@ class HtmlLoader:
     # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
     # footnotes; 9 texi2any's bars; 10-11 mdBook, admonitions; 12 Doxygen; 13 note titles;
-    # 14-16 Javadoc (definition list entries apart, chrome, zero-width spaces); 17 Javadoc's
-    # overloads and comment headings; 18 DocBook's sidebars kept, Publican's docnav bar out;
-    # 19 docutils' "contents" directive out; 20 MediaWiki's skin (tagline, breadcrumb, print
-    # footer, categories, [edit] links) out; 21 Texinfo's <a name> anchors and table of
-    # contents, a bold heading's section ends with its entry, an image-only cell's mark;
-    # 22 haproxy-dconv's arguments are prose; 23 only keywords stack, an empty cell's ids
-    version = "23"
+    # 14-17 Javadoc; 18 DocBook's sidebars, Publican's docnav; 19 docutils' contents; 20
+    # MediaWiki's skin; 21 Texinfo's anchors and contents, a bold heading's end, an image's
+    # mark; 22 haproxy-dconv's arguments; 23 only keywords stack; 24 Texinfo's foot bar and
+    # blank categories, a site banner, page turns, an entry's header row heads its section
+    # (Exim's options); 25 a sentence runs on through a short display block
+    version = "25"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
