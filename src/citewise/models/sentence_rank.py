@@ -17,7 +17,7 @@ the ``tune`` split of ``bench/data/answers``):
 * **context** — the same share for its paragraph before it, from its heading on (the
   setting a "The default is 1 GB." sentence belongs to), weighing more when the sentence
   leans on it (a default, "This", "It");
-* **what is asked** (:func:`intent`) — a "default" question wants a sentence that states
+* **what is asked** (:mod:`.question_intent`) — a "default" question wants a sentence that states
   a default (not "more than the default"), a limit question a number, "What is X?" the
   sentence whose subject is X ("A crate is …"; other cues for definitions matched too
   much to help);
@@ -59,6 +59,13 @@ from dataclasses import dataclass, field
 
 from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.knowledge.retrieve.query import function_words
+from citewise.models.question_intent import (
+    answered,
+    defined_subject,
+    defines,
+    intent,
+    intent_score,
+)
 from citewise.models.sentence_candidates import Sentence, candidates
 from citewise.models.sentence_routing import document_terms, routing
 from citewise.models.sentence_structure import structure_penalty
@@ -90,142 +97,8 @@ class Scored:
     parts: dict[str, float] = field(default_factory=dict)
 
 
-# -- what the question asks ----------------------------------------------------------------
-
-# "Default" in the languages whose function words the ranking knows (French "par défaut",
-# German "standardmäßig", …): the heaviest cue was English only (French review, 2026-12-04).
-_DEFAULT_WORDS = (r"|\bpar d[ée]faut\b|\bstandardm[äa](?:ß|ss)ig\b|\bvoreingestellt|"
-                  r"\bpor (?:defecto|omisi[óo]n|padr[ãa]o)\b|\bpredeterminad|\bdi default\b|"
-                  r"\bpredefinit|\bstandaard\b")
-_INTENTS: dict[str, re.Pattern[str]] = {
-    "default": re.compile(
-        r"\bdefaults?\b|out of the box|unless (?:i|you|configured)|if i (?:don'?t|do not) "
-        r"(?:change|set|say)|fresh install|\bnormally\b|by itself|with no (?:arguments|options)"
-        r"|if i just|otherwise\b|give neither|without (?:an?|any) "
-        r"|\bleave (?:\w+ ){0,2}out\b|\bomit(?:ted|ting)?\b"
-        # What is left unsaid, in the words people use (session 16, tune split): "without
-        # saying VIRTUAL", "don't pick an MPM", "never wrote ON DELETE", "haven't changed".
-        r"|\bwithout (?:saying|specifying|setting|giving|options|arguments|changing|touching"
-        r"|configuring|tweaking|adjusting)\b"
-        r"|\b(?:do not|don'?t|didn'?t|never) (?:pick|tell|say|specify|give|set|change|touch"
-        r"|configure|write|wrote|choose|pass|add)\b"
-        r"|\bhaven'?t (?:changed|configured|set|said|specified|touched)\b"
-        r"|\bwith nothing after\b|\bonly give\b|\bon (?:its|their) own\b"
-        r"|\bno \w+ (?:and|or) no\b" + _DEFAULT_WORDS, re.I),
-    "consequence": re.compile(
-        r"^\s*(?:what happens|will\b|does\b|do\b|is\b|are\b)|\bwhat happens\b|\bif\b|"
-        r"\bwhen\b|\bwhy\b|\bwhile\b", re.I),
-    "definition": re.compile(r"^\s*(?:what (?:is|are|does)|what's|which|how many|how big|"
-                             r"how much|how long)\b", re.I),
-    "yesno": re.compile(r"^\s*(?:can|could|is|are|does|do|will|should|may|must)\b", re.I),
-    "procedure": re.compile(r"^\s*(?:how (?:do|can|should|would) (?:i|you|we)|what'?s the "
-                            r"(?:safe|best|right) way|which (?:file|option|command|flag))\b|"
-                            r"\bwhat (?:must|should|do|need) (?:i|you|we)\b", re.I),
-    "limit": re.compile(r"\b(?:longest|largest|maximum|minimum|max|min|limit|how many|how "
-                        r"long|how big|how much|which \w+ can)\b"
-                        # "Can one package have two library crates?": a limit, asked yes/no.
-                        r"|^\s*(?:can|may|could)\b.*\b(?:two|several|multiple|more than one)\b",
-                        re.I),
-    # "Since which version …?", "Which Python version added …?": a version-change note
-    # ("Changed in version 3.9: The encoding argument was added.") is the answer then.
-    "version": re.compile(r"\b(?:since|from|up to|until|before|after|in|as of) (?:which|what) "
-                          r"(?:[\w.+-]+ ){0,2}(?:version|release)\b|^\s*(?:which|what) "
-                          r"(?:[\w.+-]+ ){0,2}(?:version|release)\b", re.I),
-    # Code asked for, not talked about: "the syntax for …", "code to …", but not "status
-    # code", "a fenced code block", "my other code", "valid SQLite syntax".
-    "code": re.compile(r"\b(?:examples?|snippets?|signature|command line)\b"
-                       r"|\bsyntax (?:for|of|to)\b|\b(?:what|which|the|some|sample) code "
-                       r"(?:do|does|should|would|for|to|that)\b|\bcode (?:snippet|sample)", re.I),
-}
-
-# What a sentence that answers each kind of question tends to contain.
-_ANSWERS: dict[str, re.Pattern[str]] = {
-    # "more optimizations than the default" compares with the default, does not state it.
-    "default": re.compile(r"(?<!than the )(?<!than its )(?<!from the )\bdefaults?\b"
-                          r"|\bby default\b|\bnormally\b|\bunless\b|"
-                          r"\bif (?:not|no|omitted|unset|neither)\b"
-                          # What a manual says of a value left out: "When not specified, the
-                          # string is … limited to 32 characters", "If the alpha component is
-                          # not specified then '0xff' is assumed" (HAProxy's and FFmpeg's
-                          # reviews, 2026-12-05).
-                          # Not "even if this option is not set": that says what it does.
-                          r"|\b(?:is|are|when|if) not specified\b|\bunspecified\b"
-                          r"|\bif (?:left out|omitted)\b|\b(?:is|are) assumed\b"
-                          + _DEFAULT_WORDS, re.I),
-    "consequence": re.compile(r"\b(?:if|when|unless|will|cannot|can't|not|never|only|"
-                              r"causes?|results? in|prevents?|removes?|discards?|fails?|"
-                              r"since|because|so that|therefore)\b", re.I),
-    "definition": re.compile(r"\b(?:is|are|means|refers to|called|consists? of|contains?|"
-                             r"determines?|specif(?:y|ies))\b", re.I),
-    "yesno": re.compile(r"\b(?:can|cannot|can't|may|must|not|never|only|always|does|will|"
-                        r"allowed|disallowed|safe)\b", re.I),
-    "procedure": re.compile(r"\b(?:use|run|set|specify|give|pass|add|put|enable|with the|"
-                            r"option|must|only if|need to|have to|"
-                            r"to (?:prevent|avoid|make|keep|get))\b", re.I),
-    "limit": re.compile(r"\d|\b(?:only|at most|at least|cannot exceed|maximum|minimum|"
-                        r"limit(?:ed)?|up to)\b", re.I),
-}
-
-# Why one would do something, not how: "Logging to stdout is useful when Postfix runs in a
-# container", "This can, for example, be useful to remove all build products." A "how do
-# I" question wants the sentence that says what to set or run.
-_WHY = re.compile(r"\b(?:is|are|be)\s+(?:[\w,]+\s+){0,3}?(?:useful|handy|helpful|convenient)"
-                  r"\s+(?:when|if|for|to|in)\b", re.I)
-_WHY_WEIGHT = 0.2
 _ANAPHORA = re.compile(rf"(?:{POINTING_WORDS}|its|otherwise|the default|if not|"
                       r"if (?:omitted|unset|none)|when (?:omitted|unset))\b", re.I)
-
-# Only the cues that held up: a default question wants the sentence stating the default
-# (the kind that failed worst), a limit question a number. The cues for consequences,
-# yes/no, definitions and procedures matched too many sentences that answer something else
-# ("If …", "may", "is") and were worth nothing on the tune split.
-_INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno": 0.0,
-                  "procedure": 0.0, "limit": 0.15}
-
-
-# "What is a crate?" is answered by "A crate is the smallest amount of code …", not by
-# "A crate can come in one of two forms …" (the Rust book's review, 2026-12-04): the
-# sentence whose subject, before its verb "is", is the thing the question asks about.
-_WHAT_IS = re.compile(r"^\s*what(?:'s|\s+is|\s+are)\s+(?:a|an|the)?\s*(?P<subject>[^?]{1,60})\?\s*\Z",
-                      re.I)
-_COPULA = re.compile(r"\s(?:is|are|means|refers to|stands for)\s", re.I)
-_SUBJECT_WORDS = 8
-
-
-def _defined(question: str) -> frozenset[str]:
-    """The terms of what a "What is X?" question asks to define (empty otherwise)."""
-    m = _WHAT_IS.match(question)
-    return frozenset(content_terms(m.group("subject"))) if m else frozenset()
-
-
-def _defines(text: str, subject: frozenset[str]) -> bool:
-    """Whether ``text`` says what ``subject`` is: its words before "is" (at most a few)
-    are the subject's ("The type affinity of a column is …" for "type affinity for a
-    column in SQLite")."""
-    m = _COPULA.search(text)
-    if m is None or len(text[:m.start()].split()) > _SUBJECT_WORDS:
-        return False
-    lead = set(content_terms(text[:m.start()]))
-    # … and most of them: "Aliases are expanded …" does not say what "the safe way to
-    # define aliases in scripts" is.
-    return bool(lead) and lead <= subject and 2 * len(lead) >= len(subject)
-
-
-# The word itself, not a paraphrase of "left unset".
-_SAYS_DEFAULT = re.compile(r"\bdefaults?\b" + _DEFAULT_WORDS, re.I)
-
-
-def intent(question: str) -> frozenset[str]:
-    """The kinds of answer ``question`` asks for (a question can ask for more than one).
-    A how-to question asks for a default only in that word: "How can I change a couple
-    of settings … without touching its original unit file?" asks how, and "Defaults to
-    0, i.e. no file descriptors may be stored …" was quoted first for it (systemd's
-    review, 2026-12-05), as "by itself", "without a password" and "like a fresh install"
-    read as defaults in how-to questions of three other manuals."""
-    asked = {name for name, pattern in _INTENTS.items() if pattern.search(question)}
-    if {"procedure", "default"} <= asked and not _SAYS_DEFAULT.search(question):
-        asked.discard("default")
-    return frozenset(asked)
 
 
 # -- scoring ----------------------------------------------------------------------------------
@@ -255,7 +128,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     asked |= function_words(question)  # another language's "de", "les": not its subject
     q_terms = [t for t in dict.fromkeys(content_terms(question)) if t not in asked]
     asks = intent(question)
-    defined = _defined(question)
+    defined = defined_subject(question)
     code_wanted = "code" in asks
     sent_terms = [frozenset(content_terms(s.text)) for s in sentences]
     before_terms = [frozenset(content_terms(s.before)) for s in sentences]
@@ -285,7 +158,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     best: dict[str, Scored] = {}
     for k, s in enumerate(sentences):
         entity = names[s.source]
-        answers = [a for a in asks if a in _ANSWERS and _ANSWERS[a].search(s.text)]
+        answers = answered(asks, s.text)
         # A sentence that leans on what came before ("The default is 1 GB.", "This is on
         # by default") is about its context's subject: the context weighs more then.
         leans = bool(answers) or _ANAPHORA.match(s.text) is not None
@@ -297,10 +170,9 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             "lexical": share(sent_terms[k], entity),
             "context_leaning": context if leans else 0.0,
             "context": 0.0 if leans else context,
-            "intent": sum(_INTENT_WEIGHT[a] for a in answers)
-            - (_WHY_WEIGHT if "procedure" in asks and _WHY.search(s.text) else 0.0),
+            "intent": intent_score(asks, answers, s.text),
             "routing": routed.get(s.source, 0.0),
-            "defines": 1.0 if defined and _defines(s.text, defined) else 0.0,
+            "defines": 1.0 if defined and defines(s.text, defined) else 0.0,
             "section": section,
             "structure": -structure_penalty(s, code_wanted, "version" in asks),
             "rank": -float(s.rank),

@@ -15,9 +15,11 @@ from typing import Any
 
 from citewise.knowledge.loaders.base import RoleSpan
 
-__all__ = ["Out", "run_on"]
+__all__ = ["BLOCK_HEADING", "Out", "run_on"]
 
 _SPACE = re.compile(r"\s+")
+BLOCK_HEADING = 7  # the level of a heading that is a bold block, not an <h1>…<h6>
+_STACKED = 6  # keywords named by one section at most
 
 
 @dataclass
@@ -118,6 +120,23 @@ class Out:
         self.length += len(text)
         self.pending_sep = "\n\n"
         return start, text
+
+
+    def bold_heading(self, written: tuple[int, str], keyword: bool) -> None:
+        """A bold line's section — or, a keyword's right under another keyword's with
+        nothing between, the same one named by both (a few at most): HAProxy's "inter
+        <delay>", "fastinter <delay>" and "downinter <delay>" head one description, which
+        was filed under "downinter <delay>" alone (review, 2026-12-05)."""
+        start, title = written
+        if keyword and self.bold_open and 0 < self.stacked < _STACKED \
+                and 0 <= start - self.heading_end <= 2:
+            first, level, named = self.headings[-1]
+            self.headings[-1] = (first, level, f"{named}, {title}")
+            self.stacked += 1
+        else:
+            self.headings.append((start, BLOCK_HEADING, title))
+            self.stacked = 1 if keyword else 0
+        self.heading_end, self.bold_open = start + len(title), True
 
 
 def _stronger(a: str, b: str) -> str:

@@ -50,7 +50,7 @@ from citewise.knowledge.loaders._html_chrome import (
     is_page_turn,
     is_permalink,
 )
-from citewise.knowledge.loaders._html_out import Out, run_on
+from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
@@ -192,7 +192,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 # A heading written as a bold line (a FAQ's title, a manual's keyword
                 # entry "hard-stop-after <time>"): its own section, below every <hN>, so
                 # chunks do not straddle two entries and a quote's section names its entry.
-                _bold_heading(out, written, is_keyword(child))
+                out.bold_heading(written, is_keyword(child))
             if tag == "li":
                 out.marker = ""  # an item with no text: its number is not written
             if tag == "ol":
@@ -200,7 +200,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if kind is not None and out.length > at:
                 out.roles.append((at, out.length, kind))
             if tag == "table" and out.length > at and (name := entry_name(child)):
-                out.headings.append((at, _BLOCK_HEADING, name))  # starts on its text: _read
+                out.headings.append((at, BLOCK_HEADING, name))  # starts on its text: _read
                 out.bold_open = False
         elif tag in ("sup", "a") and (marker := footnote_marker(child)):
             out.text(marker)  # "tables[1]", not "tables1"
@@ -215,28 +215,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         child = child.next
 
 
-_BLOCK_HEADING = 7  # the level of a heading that is a bold block, not an <h1>…<h6>
 _MARK_CHARS = 3  # an image's alt text this short is a mark ("X", "✓", "no", "1")
-
-
-def _bold_heading(out: Out, written: tuple[int, str], keyword: bool) -> None:
-    """A bold line's section — or, a keyword's right under another keyword's with nothing
-    between, the same one named by both (a few at most): HAProxy's "inter <delay>",
-    "fastinter <delay>" and "downinter <delay>" head one description, which was filed
-    under "downinter <delay>" alone (review, 2026-12-05)."""
-    start, title = written
-    if keyword and out.bold_open and 0 < out.stacked < _STACKED \
-            and 0 <= start - out.heading_end <= 2:
-        first, level, named = out.headings[-1]
-        out.headings[-1] = (first, level, f"{named}, {title}")
-        out.stacked += 1
-    else:
-        out.headings.append((start, _BLOCK_HEADING, title))
-        out.stacked = 1 if keyword else 0
-    out.heading_end, out.bold_open = start + len(title), True
-
-
-_STACKED = 6  # keywords named by one section at most
 _SCOPES = frozenset(("dd", "li", "blockquote"))  # a bold heading inside one ends with it
 
 
@@ -357,7 +336,7 @@ def read_html(html: str
         meta["anchors"] = dict(out.anchors)
     # A bold heading's section ends where the text after its entry starts (not on the blank
     # between them: a section starts on a visible character).
-    ends = [(_visible(text, at), _BLOCK_HEADING, "") for at in out.ends]
+    ends = [(_visible(text, at), BLOCK_HEADING, "") for at in out.ends]
     headings = [(_visible(text, at), level, name) for at, level, name in out.headings]
     return (text, title or None, section_spans(sorted([*headings, *ends]), len(text)), meta,
             roles)
