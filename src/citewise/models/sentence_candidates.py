@@ -346,15 +346,20 @@ def _trim(text: str, a: int, b: int) -> tuple[int, int]:
 _UNOPENED = re.compile(r"\A[^(\[]*(?<!\b\w)\)\Z")
 
 
+def _body(text: str, a: int, b: int) -> str:
+    """``text[a:b]`` without citation markers and the edge characters it ends with."""
+    return MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)
+
+
 def _asks(text: str, a: int, b: int) -> bool:
     """Whether ``text[a:b]`` is a question."""
-    return QUESTION.search(MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)) is not None
+    return QUESTION.search(_body(text, a, b)) is not None
 
 
 def _asserts(text: str, a: int, b: int) -> bool:
     """False for a lead-in ("Options:"), a question (an FAQ's heading) and a title line:
     a few words with no full stop that are no list item name a topic, they say nothing."""
-    body = MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)
+    body = _body(text, a, b)
     if body.endswith(":") or QUESTION.search(body):
         return False
     line = text.rfind("\n", 0, a) + 1

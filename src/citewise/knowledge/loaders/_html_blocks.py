@@ -12,9 +12,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["admonition_label", "block_role", "entry_name", "footnote_label", "footnote_marker",
-           "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
+__all__ = ["admonition_label", "block_role", "class_names", "entry_name", "footnote_label",
+           "footnote_marker", "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
            "item_number", "opens_entry", "start_number"]
+
+
+def class_names(node: Any) -> set[str]:
+    """An element's classes, lower-cased (a fresh set: the caller may add to it)."""
+    return set((node.attributes.get("class") or "").lower().split())
 
 
 def opens_entry(node: Any) -> bool:
@@ -110,7 +115,7 @@ def footnote_marker(node: Any) -> str:
     """A footnote's marker in the text as it reads ("[1]"), or "" when ``node`` is none:
     mdBook writes ``tables<sup class="footnote-reference"><a>1</a></sup>`` and pandoc
     ``<a class="footnote-ref"><sup>1</sup></a>``, which read "tables1" as plain text."""
-    classes = set((node.attributes.get("class") or "").lower().split())
+    classes = class_names(node)
     role = (node.attributes.get("role") or "").lower()
     if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"):
         return ""
@@ -123,8 +128,8 @@ def admonition_label(node: Any) -> str:
     or "" when ``node`` is none. Sphinx and Python-Markdown (MkDocs) write it as ``<p
     class="admonition-title">Note</p>``: a paragraph of its own, it read as the heading of
     the note's text (its context) in place of the section's; rST's loader writes it so."""
-    if not (node.tag == "p" and "admonition-title" in (
-            node.attributes.get("class") or "").lower().split()) and not _note_heading(node):
+    if not (node.tag == "p" and "admonition-title" in class_names(node)) \
+            and not _note_heading(node):
         return ""
     title = " ".join((node.text(deep=True) or "").split())
     return "" if not title or len(title) > 60 else title + (" " if title[-1] in ":.!?" else ": ")
@@ -143,8 +148,7 @@ def _note_heading(node: Any) -> bool:
     if node.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
         return False
     parent = node.parent
-    if parent is None or not set((parent.attributes.get("class") or "").lower().split()) \
-            & _ADMONITION_CLASSES:
+    if parent is None or not class_names(parent) & _ADMONITION_CLASSES:
         return False
     first = parent.child
     while first is not None and first.tag in ("-text", "-comment"):
@@ -162,7 +166,7 @@ def is_code_block(node: Any) -> bool:
 def is_hidden_code(node: Any) -> bool:
     """A line a code block holds and does not show: mdBook's "boring" lines
     (``#![allow(unused)]``, ``fn main() {`` around an example), hidden by its stylesheet."""
-    return "boring" in (node.attributes.get("class") or "").lower().split()
+    return "boring" in class_names(node)
 
 
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
@@ -196,8 +200,7 @@ def _is_caption_line(node: Any) -> bool:
             if (child.text_content or "").strip():
                 return False
         elif child.tag != "-comment":
-            classes = (child.attributes.get("class") or "").lower().split()
-            if found or "caption" not in classes:
+            if found or "caption" not in class_names(child):
                 return False
             found = True
         child = child.next
@@ -246,7 +249,7 @@ def _is_bold_title(node: Any) -> bool:
 
 def is_keyword(node: Any) -> bool:
     """A block its generator names a keyword's entry (haproxy-dconv's ``div.keyword``)."""
-    return "keyword" in (node.attributes.get("class") or "").lower().split()
+    return "keyword" in class_names(node)
 
 
 _SYNOPSIS = re.compile(r"[<\[{|]")
@@ -259,7 +262,7 @@ def is_caption(node: Any, text: str) -> bool:
     """A bold block that titles a table, an example or a figure (DocBook's ``<p
     class="title"><strong>Table 21.1. Methods</strong>``), not the text after it: a
     caption, never a section."""
-    classes = (node.attributes.get("class") or "").lower().split()
+    classes = class_names(node)
     return "title" in classes or "caption" in classes or _CAPTION.match(text) is not None
 
 

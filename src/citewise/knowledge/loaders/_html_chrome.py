@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citewise.knowledge.loaders._html_blocks import class_names
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
 __all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_jump_link",
@@ -104,7 +105,7 @@ _NOTE_ROLES = frozenset(("doc-footnote", "doc-endnote", "doc-endnotes"))
 
 def is_footnote(node: Any) -> bool:
     """A footnote, a citation or a list of them (kept where other asides are not)."""
-    classes = set((node.attributes.get("class") or "").lower().split())
+    classes = class_names(node)
     return bool(classes & _NOTE_CLASSES) or (
         (node.attributes.get("role") or "").lower() in _NOTE_ROLES)
 
@@ -123,7 +124,7 @@ _CONTENTS_HEADINGS = frozenset(("contents-heading", "shortcontents-heading"))
 
 def is_contents(node: Any) -> bool:
     """A table of contents of the kind above (never an element holding main content)."""
-    classes = set((node.attributes.get("class") or "").lower().split())
+    classes = class_names(node)
     if node.tag in ("h2", "h3") and classes & _CONTENTS_HEADINGS:
         return True  # Texinfo 6's "Table of Contents" over its contents, not inside them
     if node.tag not in ("div", "dl", "ul", "ol", "nav"):
@@ -171,7 +172,7 @@ def is_navigation(node: Any) -> bool:
     main content."""
     if node.tag not in _BAR_TAGS:
         return False
-    classes = set((node.attributes.get("class") or "").lower().split())
+    classes = class_names(node)
     named = bool(classes & _NAV_CLASSES)
     if not named and not _is_link_bar(node) and not _is_trail(node):
         return False
@@ -285,8 +286,7 @@ def is_page_turn(node: Any) -> bool:
     if not (letters in _NAV_WORDS or letters == "tableofcontents" or
             (not letters and _ARROWS.fullmatch(words.strip() or "x"))):
         return False
-    classes = (node.attributes.get("class") or "").lower().split()
-    return any(_PAGE_TURN.fullmatch(c) for c in classes) or _ARROW_MARK.search(words) is not None
+    return any(_PAGE_TURN.fullmatch(c) for c in class_names(node)) or _ARROW_MARK.search(words) is not None
 
 
 def _letters(words: str) -> str:

@@ -121,7 +121,6 @@ class Out:
         self.pending_sep = "\n\n"
         return start, text
 
-
     def bold_heading(self, written: tuple[int, str], keyword: bool) -> None:
         """A bold line's section — or, a keyword's right under another keyword's with
         nothing between, the same one named by both (a few at most): HAProxy's "inter

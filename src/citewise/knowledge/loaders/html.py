@@ -26,6 +26,7 @@ from citewise.knowledge.loaders._decode import decode_markup, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     admonition_label,
     block_role,
+    class_names,
     entry_name,
     footnote_label,
     footnote_marker,
@@ -125,8 +126,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             # <pre class="prettyprint arguments">, a keyword's arguments each described in
             # sentences ("It is limited by design to 4095 active servers per backend.",
             # ranked as code: HAProxy's review, 2026-12-05).
-            prose = bool({"text", "arguments"} & set(
-                (child.attributes.get("class") or "").lower().split()))
+            prose = bool({"text", "arguments"} & class_names(child))
             if written and not prose:
                 role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
                 out.roles.append((written[0], written[0] + len(written[1]), role))
