@@ -5,15 +5,17 @@ the question itself: a question names an entity *and* asks something about it �
 default, what happens if, what it is, whether it may, how to, a limit, since which
 version, code. :func:`intent` says which (a question can ask for more than one);
 :func:`answered` which of those a sentence looks like it answers ("The default is 1 GB.",
-"at most 63 characters"); :func:`intent_score` what that is worth, tuned on the ``tune``
-split of ``bench/data/answers``; :func:`defined_subject` and :func:`defines` the subject of
-a "What is X?" question and the sentence whose subject it is.
+"at most 63 characters"; a quantity in its unit is :mod:`.quantities`'s); :func:`intent_score`
+what that is worth, tuned on the ``tune`` split of ``bench/data/answers``;
+:func:`defined_subject` and :func:`defines` the subject of a "What is X?" question and the
+sentence whose subject it is.
 """
 
 from __future__ import annotations
 
 import re
 
+from citewise.models import quantities
 from citewise.text import content_terms
 
 __all__ = ["answered", "defined_subject", "defines", "intent", "intent_score"]
@@ -103,7 +105,9 @@ _WHY_WEIGHT = 0.2
 # yes/no, definitions and procedures matched too many sentences that answer something else
 # ("If …", "may", "is") and were worth nothing on the tune split.
 _INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno": 0.0,
-                  "procedure": 0.0, "limit": 0.15}
+                  "procedure": 0.0, "limit": 0.15,
+                  # A value in the unit asked for, or a setting's value (:mod:`.quantities`).
+                  "duration": 0.3, "size": 0.3, "count": 0.3, quantities.VALUE: 0.3}
 
 
 # "What is a crate?" is answered by "A crate is the smallest amount of code …", not by
@@ -140,6 +144,7 @@ def intent(question: str) -> frozenset[str]:
     review, 2026-12-05), as "by itself", "without a password" and "like a fresh install"
     read as defaults in how-to questions of three other manuals."""
     asked = {name for name, pattern in _INTENTS.items() if pattern.search(question)}
+    asked |= quantities.asked(question)
     if {"procedure", "default"} <= asked and not _SAYS_DEFAULT.search(question):
         asked.discard("default")
     return frozenset(asked)
@@ -148,7 +153,8 @@ def intent(question: str) -> frozenset[str]:
 def answered(asks: frozenset[str], text: str) -> list[str]:
     """The kinds of answer asked for (``asks``, from :func:`intent`) that ``text`` looks
     like it gives: "The default is 1 GB." for a default question."""
-    return [a for a in asks if a in _ANSWERS and _ANSWERS[a].search(text)]
+    return [a for a in asks if a in _ANSWERS and _ANSWERS[a].search(text)] + quantities.stated(
+        asks, text)
 
 
 def intent_score(asks: frozenset[str], answers: list[str], text: str) -> float:

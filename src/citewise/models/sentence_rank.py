@@ -18,7 +18,8 @@ the ``tune`` split of ``bench/data/answers``):
   setting a "The default is 1 GB." sentence belongs to), weighing more when the sentence
   leans on it (a default, "This", "It");
 * **what is asked** (:mod:`.question_intent`) — a "default" question wants a sentence that states
-  a default (not "more than the default"), a limit question a number, "What is X?" the
+  a default (not "more than the default"), a limit question a number, "How long / big /
+  many …?" a value in the unit asked for (:mod:`.quantities`), "What is X?" the
   sentence whose subject is X ("A crate is …"; other cues for definitions matched too
   much to help);
   a "how do I" question does not want the sentence saying why a setting is useful

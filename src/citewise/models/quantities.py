@@ -1,0 +1,77 @@
+"""Questions that ask for a quantity, and the sentences that state one.
+
+Why apart from :mod:`.question_intent`: "How long …?", "How big …?", "How many …?" are
+answered by a value in the unit asked for, and that takes more than one pattern to say —
+a number in digits or words, the units of time, size and length, and a setting's stated
+value ("The default is three.") that is not a quantity of another kind ("The default is one
+minute" does not say how many workers run). The sentence that only names the setting
+("autovacuum_naptime (integer) Specifies the minimum delay between autovacuum runs") shares
+the question's words; the one after it ("The default is one minute (1min).") answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["KINDS", "VALUE", "asked", "stated"]
+
+#: The kinds of quantity a question can ask for.
+KINDS = frozenset({"duration", "size", "count"})
+#: A setting's value stated as a number, whatever its unit: what answers any of them too.
+VALUE = "value"
+
+_ASKS: dict[str, re.Pattern[str]] = {
+    "duration": re.compile(r"\bhow (?:long|often|old|soon|frequently|quickly)\b|\bafter how "
+                           r"long\b|\bhow much time\b|\bwhat (?:interval|timeout|delay|period)\b",
+                           re.I),
+    "size": re.compile(r"\bhow (?:big|large)\b|\bhow much (?:memory|space|disk|data|ram)\b"
+                       r"|\bwhat size\b", re.I),
+    "count": re.compile(r"\bhow many\b", re.I),
+}
+
+# A number as manuals write one, in digits or words.
+_NUMBER = (r"(?:\d[\d,]*(?:\.\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten"
+           r"|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|thousand)")
+_TIME = (r"ms|milliseconds?|µs|microseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
+         r"|days?|weeks?|months?|years?")
+_SIZE = r"bytes?|[kmgt]i?b|kilobytes?|megabytes?|gigabytes?|bits?"
+_LENGTH = r"characters?|chars|lines?|rows?|columns?|digits?"
+# Counted in anything plural ("100 connections", "`10` listeners"), but time.
+_PLURAL = (rf"(?!(?:{_TIME}|is|was|has|this|as|its|does|us|yes|always|less|unless|plus)\b)"
+           r"[a-z][\w-]*s")
+# "How long can a user name be?" asks a length: "limited to 255 bytes".
+_UNITS = {"duration": f"{_TIME}|{_LENGTH}|{_SIZE}", "size": f"{_SIZE}|{_LENGTH}",
+          "count": f"{_PLURAL}|{_SIZE}|{_LENGTH}"}
+# A number, a closing quote or backtick ("`10` listeners"), a unit ("5 seconds", "128-bit").
+_AMOUNT = rf"(?<![\w.]){_NUMBER}[`'\"”]?(?:\s|-)?"
+_STATES = {kind: re.compile(rf"{_AMOUNT}(?:{units})(?![\w-])", re.I)
+           for kind, units in _UNITS.items()}
+# A number stated as a setting's value: "The default is typically 100 …", "defaults to 20",
+# "(default: 20)", "limited to 255", "a maximum of `10`" — and the word after it.
+_VALUE = re.compile(
+    r"\b(?:defaults?(?: value)?(?: is| to| of)?|default (?:value )?is|(?:maximum|minimum|limit)"
+    r" (?:is|of)|limited to|up to|set to|at (?:most|least))\s*[:=]?\s*"
+    r"(?:(?:typically|usually|normally|currently|about|around|approximately)\s+)?"
+    rf"[`'\"“(]*{_NUMBER}(?![\w.-]*\w)[`'\"”)]*(?:\s|-)?(?P<unit>[\w-]*)", re.I)
+_ANY_UNIT = re.compile(rf"(?:{_TIME}|{_SIZE}|{_LENGTH})\Z", re.I)
+
+
+def asked(question: str) -> frozenset[str]:
+    """The kinds of quantity ``question`` asks for, and :data:`VALUE` with any of them."""
+    kinds = {kind for kind, pattern in _ASKS.items() if pattern.search(question)}
+    return frozenset(kinds | {VALUE}) if kinds else frozenset()
+
+
+def stated(asks: frozenset[str], text: str) -> list[str]:
+    """Which of the quantities asked for (``asks``, from :func:`asked`) ``text`` states: a
+    number in an asked kind's unit, else a value whose unit, if it has one, is of an asked
+    kind ("The default is three." for how many, not "The default is one minute.")."""
+    kinds = [kind for kind in sorted(asks & KINDS) if _STATES[kind].search(text)]
+    if kinds or VALUE not in asks:
+        return kinds
+    for m in _VALUE.finditer(text):
+        unit = m.group("unit")
+        if not _ANY_UNIT.match(unit) or any(
+                re.fullmatch(_UNITS[kind], unit, re.I) for kind in asks & KINDS):
+            return [VALUE]
+    return []

@@ -1,0 +1,75 @@
+""""How long …?", "How big …?", "How many …?" want the sentence stating the value in the
+unit asked for, not the one naming the setting (issue #27, failure class 1). PostgreSQL's
+manual answers "How long does the autovacuum daemon wait between runs?" with "The default is
+one minute (1min).", after a sentence that shares every word of the question but the value;
+the bundled handbook answers "How long do I have to return a tent?" with "within 60 days",
+beside "Tents must be returned with all poles and pegs."."""
+
+from __future__ import annotations
+
+from citewise.models.quantities import asked, stated
+from citewise.models.sentence_rank import Sentence, rank
+
+NAPTIME = [
+    "autovacuum_naptime (integer) Specifies the minimum delay between autovacuum runs on any "
+    "given database.",
+    "In each round the daemon examines the database and issues VACUUM and ANALYZE commands as "
+    "needed for tables in that database.",
+    "If this value is specified without units, it is taken as seconds.",
+    "The default is one minute (1min).",
+]
+WORKERS = [
+    "autovacuum_max_workers (integer) Specifies the maximum number of autovacuum processes "
+    "(other than the autovacuum launcher) that may be running at any one time.",
+    "The default is one minute (1min).",  # the neighbouring setting's value
+    "The default is three.",
+]
+
+
+def _entry(texts: list[str], title: str = "19.10. Automatic Vacuuming") -> list[Sentence]:
+    before = ""
+    out = []
+    for text in texts:
+        out.append(Sentence(1, 0, text, before, "runtime-config-autovacuum.html", title, True))
+        before = f"{before} {text}".strip()
+    return out
+
+
+def test_a_duration_question_is_answered_by_the_value_in_time() -> None:
+    best = rank("How long does the autovacuum daemon wait between runs on a database?",
+                _entry(NAPTIME))[0]
+    assert best.sentence.text == "The default is one minute (1min)."
+
+
+def test_a_count_question_is_answered_by_a_count_not_by_a_time() -> None:
+    best = rank("How many autovacuum worker processes can run at the same time?",
+                _entry(WORKERS))[0]
+    assert best.sentence.text == "The default is three."
+
+
+def test_the_handbook_return_window() -> None:
+    sentences = [Sentence(1, 0, t, "", "returns-and-refunds.md", "Returns and refunds", True)
+                 for t in ("Members may return any item within 60 days of delivery, used or "
+                           "not.", "Items must be clean and dry.",
+                           "Tents must be returned with all poles and pegs.")]
+    best = rank("How long do I have to return a tent?", sentences)[0]
+    assert best.sentence.text.startswith("Members may return any item within 60 days")
+
+
+def test_what_states_which_quantity() -> None:
+    how_long, how_many, how_big = (asked(q) for q in (
+        "How long can a user name be?", "How many listeners can one event have?",
+        "How big are the buffers?"))
+    assert asked("Is it safe to run gc twice?") == frozenset()
+    assert stated(how_long, "Usernames are limited to 255 bytes.") == ["duration"]
+    assert stated(how_long, "Refunds are issued within 5 business days.") == []
+    assert stated(how_long, "Default five seconds.") == ["duration"]
+    assert stated(how_many, "By default, a maximum of `10` listeners can be registered.") == [
+        "count"]
+    assert stated(how_many, "This value defaults to 3 if unspecified.") == ["value"]
+    assert stated(how_many, "The default value is 2 milliseconds.") == []  # a time
+    assert stated(how_many, "514 is used by default (the standard syslog port).") == []
+    assert stated(how_many, "Python 3.9 added the encoding argument.") == []
+    assert stated(how_big, "The default is 1 GB.") == ["size"]
+    assert stated(how_big, "The default is 0.9, which spreads the checkpoint.") == ["value"]
+    assert stated(how_big, "The default is five minutes (5min).") == []
