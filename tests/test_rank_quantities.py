@@ -54,6 +54,12 @@ def test_the_handbook_return_window() -> None:
                            "Tents must be returned with all poles and pegs.")]
     best = rank("How long do I have to return a tent?", sentences)[0]
     assert best.sentence.text.startswith("Members may return any item within 60 days")
+    # … and the refund's time, with a word between its number and its unit, for a refund.
+    sentences.append(Sentence(1, 0, "Refunds are issued within 5 business days after the "
+                              "returned item arrives at our warehouse.", "",
+                              "returns-and-refunds.md", "Returns and refunds", True))
+    best = rank("How long does a refund take once the returned item arrives?", sentences)[0]
+    assert best.sentence.text.startswith("Refunds are issued within 5 business days")
 
 
 def test_what_states_which_quantity() -> None:
@@ -62,7 +68,7 @@ def test_what_states_which_quantity() -> None:
         "How big are the buffers?"))
     assert asked("Is it safe to run gc twice?") == frozenset()
     assert stated(how_long, "Usernames are limited to 255 bytes.") == ["duration"]
-    assert stated(how_long, "Refunds are issued within 5 business days.") == []
+    assert stated(how_long, "Refunds are issued within 5 business days.") == ["duration"]
     assert stated(how_long, "Default five seconds.") == ["duration"]
     assert stated(how_many, "By default, a maximum of `10` listeners can be registered.") == [
         "count"]

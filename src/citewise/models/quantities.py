@@ -44,7 +44,10 @@ _UNITS = {"duration": f"{_TIME}|{_LENGTH}|{_SIZE}", "size": f"{_SIZE}|{_LENGTH}"
           "count": f"{_PLURAL}|{_SIZE}|{_LENGTH}"}
 # A number, a closing quote or backtick ("`10` listeners"), a unit ("5 seconds", "128-bit").
 _AMOUNT = rf"(?<![\w.]){_NUMBER}[`'\"”]?(?:\s|-)?"
-_STATES = {kind: re.compile(rf"{_AMOUNT}(?:{units})(?![\w-])", re.I)
+# A time or a size may have a word between ("5 business days", "16 more bytes"); a count's
+# unit is any plural, and "10 most recent tags" would make most numbers counts.
+_GAP = {"duration": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?", "count": ""}
+_STATES = {kind: re.compile(rf"{_AMOUNT}{_GAP[kind]}(?:{units})(?![\w-])", re.I)
            for kind, units in _UNITS.items()}
 # A number stated as a setting's value: "The default is typically 100 …", "defaults to 20",
 # "(default: 20)", "limited to 255", "a maximum of `10`" — and the word after it.
