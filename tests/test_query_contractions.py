@@ -41,7 +41,7 @@ def test_a_comparison_keeps_both_identifiers_whole() -> None:
     question = "what's the difference between pg_dump and pg_basebackup"
     assert analyze(question).keywords == ["difference", "pg_dump", "pg_basebackup"]
     assert _keywords_query(question, []) == "difference pg_dump pg_basebackup"
-    assert content_terms(question) == ["difference", "pg_dump", "pg_basebackup"]
+    assert content_terms(question) == ["differenc", "pg_dump", "pg_basebackup"]
 
 
 def test_a_negated_verb_that_is_no_stopword_is_kept() -> None:
@@ -52,7 +52,7 @@ def test_a_negated_verb_that_is_no_stopword_is_kept() -> None:
 def test_stopwords_inside_hyphenated_compounds_are_kept() -> None:
     question = "grant read-only access to all tables"
     assert "read-only" in analyze(question).keywords
-    assert content_terms(question) == ["grant", "read", "only", "acces", "tabl"]
+    assert content_terms(question) == ["grant", "read", "only", "access", "tabl"]
     assert _keywords_query(question, []) == "grant read only access tables"
     # Short parts of a compound are still stopwords; a free-standing "only" is one.
     assert content_terms("an up-to-date copy") == ["date", "copy"]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.text import line_of, sentence_spans
+from citewise.text import content_terms, line_of, sentence_spans
 
 # The implementation sentence_spans replaced, verbatim but for French's closing guillemet
 # after a space ("… service. » Ensuite", 2026-12-04): the reference it must equal.
@@ -88,3 +88,21 @@ def test_line_of_counts_lf_and_crlf() -> None:
     assert line_of("a\r\nb\nc", 0) == 1
     assert line_of("a\r\nb\nc", 3) == 2
     assert line_of("a\r\nb\nc", 5) == 3
+
+
+def test_a_word_and_its_inflections_meet() -> None:
+    # "Because the json type stores an exact copy …, it will preserve …" answers "Does json
+    # keep the order of keys?" asked as "preserved": the lexical match missed a silent "e"
+    # ("preserv" / "preserve") and cut the "s" of "-ss" words ("proces" / "process").
+    for words in ("preserve preserves preserved preserving", "ignore ignored ignores",
+                  "process processes processed", "compress compressed compresses",
+                  "change changed changes changing", "value values", "refund refunds refunded"):
+        assert len(set(content_terms(words))) == 1, words
+    assert content_terms("status statuses") == ["status", "status"]
+    assert content_terms("free agree") == ["free", "agree"]  # no "e" of "ee" goes
+
+
+@given(st.from_regex(r"[a-z]{1,14}", fullmatch=True))
+def test_a_stem_is_a_prefix_of_its_word(word: str) -> None:
+    # The evidence window's fast path finds a word where its stem occurs.
+    assert all(word.startswith(t) for t in content_terms(word))

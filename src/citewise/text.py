@@ -185,11 +185,18 @@ def plain_terms(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    # Deliberately tiny: enough that "refunds"/"refunded"/"refund" meet, never clever.
+    # Deliberately tiny: enough that "refunds"/"refunded"/"refund" meet, never clever. A
+    # silent "e" goes too, so that "preserve"/"preserved", "ignore"/"ignored" meet, and
+    # "-ss" is no plural ("process"/"processes"). A stem is always a prefix of its word:
+    # the evidence window's fast path finds a word by its stem (``retrieve/evidence.py``).
     for suffix in ("ing", "edly", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            return word[: -len(suffix)].removesuffix("e") if suffix == "es" else word[
+                : -len(suffix)]
+    return word[:-1] if len(word) > 4 and word.endswith("e") and not word.endswith(
+        ("ee", "ye")) else word
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
