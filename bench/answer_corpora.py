@@ -249,6 +249,12 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "ch-the_dnslookup_router.html", "ch-the_exim_runtime_configuration_file.html",
                "ch-the_redirect_router.html", "ch-the_smtp_transport.html"),
            group="reviews6"),
+    Corpus("flask", "Flask 2.2 manual (Sphinx HTML with sphinx-tabs): twelve pages",
+           ("python-flask-doc",), "/usr/share/doc/python-flask-doc/html", (
+               "appcontext.html", "blueprints.html", "config.html",
+               "deploying/proxy_fix.html", "errorhandling.html", "logging.html",
+               "patterns/fileuploads.html", "quickstart.html", "security.html", "server.html",
+               "testing.html", "views.html"), group="reviews7"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -263,6 +269,7 @@ GROUPS = {
     "reviews4": "reviews of the tenth session (rmanuals, PDF + systemd, man; 2026-12-05)",
     "reviews5": "reviews of the eleventh session (ffmpeg, Texinfo HTML + haproxy; 2026-12-05)",
     "reviews6": "reviews of the twelfth session (octave, Texinfo HTML + exim; 2026-12-05)",
+    "reviews7": "review of the thirteenth session (flask, Sphinx HTML; 2026-12-05)",
 }
 
 
