@@ -98,3 +98,40 @@ def test_a_sentence_runs_on_through_a_short_display_block() -> None:
                         "Write\n\na\nb\nc\nd\n\nand")):
         text, _, _, _, _ = read_html(f"<html><body>{body}</body></html>")
         assert text.startswith(kept), text
+
+
+# Flask 2.2's "Configuring from Environment Variables", as sphinx-tabs writes it: a tab list
+# of buttons, then one panel per shell, all but the first ``hidden`` until clicked.
+TABS = """<main><section id="configuring-from-environment-variables">
+<h2>Configuring from Environment Variables</h2>
+<p>Environment variables can be set in the shell before starting the server:</p>
+<div class="sphinx-tabs docutils container">
+<div aria-label="Tabbed content" role="tablist">
+<button aria-controls="panel-1-QmFzaA==" aria-selected="true" id="tab-1-QmFzaA=="
+ role="tab">Bash</button>
+<button aria-controls="panel-1-Q01E" aria-selected="false" id="tab-1-Q01E"
+ role="tab">CMD</button></div>
+<div aria-labelledby="tab-1-QmFzaA==" class="sphinx-tabs-panel" id="panel-1-QmFzaA=="
+ role="tabpanel"><pre>$ export FLASK_MAIL_ENABLED=false</pre></div>
+<div aria-labelledby="tab-1-Q01E" class="sphinx-tabs-panel" hidden="true" id="panel-1-Q01E"
+ role="tabpanel"><pre>&gt; set FLASK_MAIL_ENABLED=false</pre></div>
+</div>
+<p>The variables can then be loaded with from_prefixed_env().</p>
+<div hidden="true">A hidden note that no tab shows.</div>
+</section></main>"""
+
+
+def test_hidden_tab_panels_are_text_and_their_ids_no_anchors() -> None:
+    from citewise.knowledge.loaders.html import read_html
+
+    text, _, _, meta, _ = read_html(f"<html><body>{TABS}</body></html>")
+    assert "$ export FLASK_MAIL_ENABLED=false" in text
+    assert "> set FLASK_MAIL_ENABLED=false" in text  # the CMD tab, hidden until clicked
+    assert "Bash" not in text and "CMD" not in text  # the tab buttons are no text
+    assert "A hidden note" not in text  # what nothing shows stays out
+    anchors = meta["anchors"]
+    assert not any(ident.startswith("panel-") for ident in anchors)
+    # The sentence after the tabs links to its section, not to a panel.
+    after = text.index("The variables can then be loaded")
+    assert max((at, ident) for ident, at in anchors.items() if at <= after)[1] == (
+        "configuring-from-environment-variables")

@@ -15,7 +15,7 @@ from citewise.knowledge.loaders._html_blocks import class_names
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
 __all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_jump_link",
-           "is_navigation", "is_permalink"]
+           "is_navigation", "is_permalink", "is_tab_panel"]
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
@@ -42,12 +42,20 @@ _NAV_RESIDUE = re.compile(
     r"[\s|\[\](){},;:.·•«»<>←→↑\-]+"
 )
 
+def is_tab_panel(node: Any) -> bool:
+    """A tab's panel (``role="tabpanel"``: sphinx-tabs, Bootstrap, most tab widgets): hidden
+    until its tab is clicked, and content all the same — Flask's manual sets an environment
+    variable in Bash, Fish, CMD and PowerShell tabs, and only Bash's was read (new-user
+    review, 2026-12-05)."""
+    return (node.attributes.get("role") or "").lower() == "tabpanel"
+
+
 def is_boilerplate(node: Any, guess: bool) -> bool:
     """Hidden elements and ARIA landmarks of page chrome; with ``guess``, also elements whose
     class/id names them as chrome (words that inside the main content describe content)."""
     attrs = node.attributes
-    if "hidden" in attrs or attrs.get("aria-hidden") == "true":  # bare ``hidden`` maps to None
-        return True
+    if ("hidden" in attrs or attrs.get("aria-hidden") == "true") and not is_tab_panel(node):
+        return True  # bare ``hidden`` maps to None
     if _HIDDEN_STYLE.search(attrs.get("style") or ""):  # SQLite's search-only headings
         return True
     # ... and buttons: MkDocs' front page links its guides as ``<a class="btn"

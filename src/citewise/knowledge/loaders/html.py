@@ -50,6 +50,7 @@ from citewise.knowledge.loaders._html_chrome import (
     is_navigation,
     is_page_turn,
     is_permalink,
+    is_tab_panel,
 )
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
@@ -245,7 +246,9 @@ def _anchor(node: Any, out: Out) -> None:
     46 of 52 citations linked to ``#toc-Authors`` and the like)."""
     ident = node.attributes.get("id") or (
         node.attributes.get("name") if node.tag == "a" else None)
-    if ident and ident not in out.anchors and ident not in out.waiting:
+    # A tab panel's generated id ("panel-1-QmFzaA==") is a widget's, no place to link to:
+    # the sentences after it linked there instead of to their section.
+    if ident and not is_tab_panel(node) and ident not in out.anchors and ident not in out.waiting:
         out.waiting.append(ident)
 
 
@@ -353,8 +356,9 @@ class HtmlLoader:
     # MediaWiki's skin; 21 Texinfo's anchors and contents, a bold heading's end, an image's
     # mark; 22 haproxy-dconv's arguments; 23 only keywords stack; 24 Texinfo's foot bar and
     # blank categories, a site banner, page turns, an entry's header row heads its section
-    # (Exim's options); 25 a sentence runs on through a short display block
-    version = "25"
+    # (Exim's options); 25 a sentence runs on through a short display block; 26 hidden tab
+    # panels are text, their ids no anchors
+    version = "26"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
