@@ -72,3 +72,17 @@ def test_a_quoted_mark_before_a_capital_or_a_bracket_on_the_next_line_ends_it() 
     assert _sentences("You may press '.' Then type the name.") == [
         "You may press '.'", "Then type the name."]
     assert _sentences("It ends here.\n) stray") == ["It ends here.", ") stray"]
+
+
+def test_a_marker_after_an_abbreviation_before_a_capital_ends_the_claim() -> None:
+    """Flask's manual ends a sentence "… without the prefix i.e." before a code block; the
+    extractive model quoted it with the next sentence, and the two quotes were one claim,
+    both markers given the first quote's passage (new-user review, 2026-12-05). A marker
+    after an abbreviation that a capital follows ends its claim."""
+    first = ("The variables can then be loaded and accessed via the config with a key equal "
+             "to the environment variable name without the prefix i.e.")
+    second = ("Flask can be instructed to load all environment variables starting with a "
+              "specific prefix into the config using from_prefixed_env().")
+    claims = split_claims(f"{first} [1] {second} [2]")
+    assert [c.text for c in claims] == [first, second]
+    assert [[g.numbers for g in c.markers] for c in claims] == [[(1,)], [(2,)]]

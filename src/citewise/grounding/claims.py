@@ -287,9 +287,12 @@ def _stops(text: str, marked: Sequence[tuple[int, int]]) -> list[tuple[int, int]
         while dot > 0 and text[dot - 1] in " \t\"'”’)]":
             dot -= 1
         line = text.rfind("\n", 0, dot) + 1
-        if _STOPPED.search(text, max(0, a - 8), a) and not ends_abbreviation(text, dot) \
+        # Not after "et al.", "e.g." nor an item's "1." — but "… the prefix i.e. [1] Flask
+        # can …" is two quotes (Flask's manual, review 2026-12-05).
+        if _STOPPED.search(text, max(0, a - 8), a) and (
+                not ends_abbreviation(text, dot) or text[b:].lstrip(" \t")[:1].isupper()) \
                 and not _LIST_NUMBER.fullmatch(text[line:dot].strip()):
-            stops.append((a, b))  # not after "et al.", "e.g." nor an item's "1."
+            stops.append((a, b))
     return stops
 
 
