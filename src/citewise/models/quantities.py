@@ -36,24 +36,32 @@ _TIME = (r"ms|milliseconds?|µs|microseconds?|s|secs?|seconds?|mins?|minutes?|h|
          r"|days?|weeks?|months?|years?")
 _SIZE = r"bytes?|[kmgt]i?b|kilobytes?|megabytes?|gigabytes?|bits?"
 _LENGTH = r"characters?|chars|lines?|rows?|columns?|digits?"
-# Counted in anything plural ("100 connections", "`10` listeners"), but time.
-_PLURAL = (rf"(?!(?:{_TIME}|is|was|has|this|as|its|does|us|yes|always|less|unless|plus)\b)"
-           r"[a-z][\w-]*s")
+# Counted in anything plural ("100 connections", "`10` listeners") but a time, a "-ss" word
+# ("one class") or a verb after a version or a label ("Python 3 uses", "Figure 3 shows").
+_VERBS = ("uses|adds|shows|defines|requires|introduces|supports|provides|allows|means|makes"
+          "|takes|gives|needs|wants|gets|sets|runs|returns|includes|contains|removes|changes"
+          "|works|looks|lets|keeps|calls|becomes|comes|goes|says|tries|fails|starts|stops"
+          "|follows|describes|explains|lists|specifies|is|was|has|this|as|its|does|us|yes"
+          "|always|less|unless|plus")
+_PLURAL = rf"(?!(?:{_TIME}|{_VERBS})\b)[a-z][\w-]*(?<!s)s"
 # "How long can a user name be?" asks a length: "limited to 255 bytes".
 _UNITS = {"duration": f"{_TIME}|{_LENGTH}|{_SIZE}", "size": f"{_SIZE}|{_LENGTH}",
           "count": f"{_PLURAL}|{_SIZE}|{_LENGTH}"}
-# A number, a closing quote or backtick ("`10` listeners"), a unit ("5 seconds", "128-bit").
-_AMOUNT = rf"(?<![\w.]){_NUMBER}[`'\"”]?(?:\s|-)?"
+# A number (not after a comma: a list of numbers is no quantity, and reading one from
+# every comma of "1,2,3,…" took seconds), a closing quote or backtick before a space
+# ("`10` listeners", not "Python 3's"), a unit ("5 seconds", "128-bit").
+_AMOUNT = rf"(?<![\w.,]){_NUMBER}(?:[`'\"”](?=\s))?(?:\s|-)?"
 # A time or a size may have a word between ("5 business days", "16 more bytes"); a count's
-# unit is any plural, and "10 most recent tags" would make most numbers counts.
-_GAP = {"duration": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?", "count": ""}
+# unit is any plural, and "10 most recent tags" would make most numbers counts. "One" is no
+# count ("If one wants …", "one process").
+_GAP = {"duration": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?", "count": r"(?<!\bone\s)"}
 _STATES = {kind: re.compile(rf"{_AMOUNT}{_GAP[kind]}(?:{units})(?![\w-])", re.I)
            for kind, units in _UNITS.items()}
 # A number stated as a setting's value: "The default is typically 100 …", "defaults to 20",
 # "(default: 20)", "limited to 255", "a maximum of `10`" — and the word after it.
 _VALUE = re.compile(
     r"\b(?:defaults?(?: value)?(?: is| to| of)?|default (?:value )?is|(?:maximum|minimum|limit)"
-    r" (?:is|of)|limited to|up to|set to|at (?:most|least))\s*[:=]?\s*"
+    r" (?:is|of)|limited to|up to|set to|at (?:most|least))\s*(?:[:=]\s*)?"
     r"(?:(?:typically|usually|normally|currently|about|around|approximately)\s+)?"
     rf"[`'\"“(]*{_NUMBER}(?![\w.-]*\w)[`'\"”)]*(?:\s|-)?(?P<unit>[\w-]*)", re.I)
 _ANY_UNIT = re.compile(rf"(?:{_TIME}|{_SIZE}|{_LENGTH})\Z", re.I)
@@ -67,8 +75,9 @@ def asked(question: str) -> frozenset[str]:
 
 def stated(asks: frozenset[str], text: str) -> list[str]:
     """Which of the quantities asked for (``asks``, from :func:`asked`) ``text`` states: a
-    number in an asked kind's unit, else a value whose unit, if it has one, is of an asked
-    kind ("The default is three." for how many, not "The default is one minute.")."""
+    number in an asked kind's unit, else a setting's value unless it is a time, size or
+    length of a kind not asked ("The default is three." for how many, not "The default is
+    one minute.")."""
     kinds = [kind for kind in sorted(asks & KINDS) if _STATES[kind].search(text)]
     if kinds or VALUE not in asks:
         return kinds

@@ -110,7 +110,8 @@ WEIGHTS: dict[str, float] = {
     "structure": 1.0, "rank": 0.015, "length": 0.1, "semantic": 0.8, "substance": 0.2,
     "section": 0.4, "defines": 0.4,
 }
-_HOW = re.compile(r"\bhow (long|many|much|big|often|large|soon)\b", re.I)
+_HOW = re.compile(r"\bhow (long|many|much|big|often|large|soon|old|quickly|frequently)\b",
+                  re.I)
 _ENTITY = 0.5  # a word of the document's title or file name: naming it is not answering
 _SUBSTANCE = 6  # new content words that make a sentence informative enough
 _LONG = 350  # characters; longer "sentences" are mostly several glued by the splitter
