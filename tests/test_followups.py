@@ -64,6 +64,16 @@ def test_a_pronoun_follow_up_carries_the_earlier_subject() -> None:
     assert "hashing" not in follow.carried  # what the follow-up says itself is not carried
 
 
+def test_the_words_that_ask_are_no_subject_however_they_stem() -> None:
+    # "possible" is an asking word, compared as the stemmer has it ("possibl"): with the
+    # raw word, "Is it possible to rotate them daily by size?" named two things, so it
+    # leaned back on nothing and lost the thread's subject (review, 2026-12-05).
+    turns = [("How do I configure log rotation in postgres?",
+              "Set log_rotation_age and log_rotation_size [1].")]
+    follow = rewrite("Is it possible to rotate them daily by size?", turns)
+    assert follow is not None and "postgres" in follow.carried
+
+
 def test_ellipsis_and_chains() -> None:
     turns = [("How many vacation days do employees get per year?", "25 days [1].")]
     short = rewrite("and for contractors?", turns)

@@ -183,20 +183,20 @@ def plain_terms(text: str) -> list[str]:
     return [t for t, joined in _tokens(text) if is_content_word(t, joined)]
 
 
+_KEEP_E = frozenset(("state", "locale", "guide", "globe", "plane", "spine", "stare", "paste",
+                     "quite", "suite", "rationale", "execve", "grade"))  # "stat", "local", …
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    # Deliberately tiny: enough that "refunds"/"refunded"/"refund" meet, never clever. A
-    # silent "e" goes too, so that "preserve"/"preserved", "ignore"/"ignored" meet, and
-    # "-ss" is no plural ("process"/"processes"). A stem is always a prefix of its word:
-    # the evidence window's fast path finds a word by its stem (``retrieve/evidence.py``).
-    for suffix in ("ing", "edly", "ed", "es", "s"):
+    # Deliberately tiny: "refunds"/"refunded"/"refund", "preserve"/"preserved" and
+    # "process"/"processes" meet; a stem is a prefix of its word (evidence.py needs it).
+    for suffix in ("ing", "edly", "ed"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
-            return word[: -len(suffix)].removesuffix("e") if suffix == "es" else word[
-                : -len(suffix)]
-    return word[:-1] if len(word) > 4 and word.endswith("e") and not word.endswith(
-        ("ee", "ye")) else word
+            return word[: -len(suffix)]
+    word = word[:-1] if len(word) > 4 and word[-1] == "s" and word[-2] != "s" else word
+    keep = len(word) < 5 or word[-1] != "e" or word[-2] in "ey" or word in _KEEP_E
+    return word if keep else word[:-1]
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

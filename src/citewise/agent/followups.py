@@ -65,6 +65,7 @@ def _is_name(word: str) -> bool:
 _ASKING = _words(
     "happen happens happened work works mean means get gets take takes know want need "
     "way thing things exactly actually possible used use uses using")
+_ASKING_TERMS = frozenset(content_terms(" ".join(_ASKING)))  # as the stemmer has them
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +174,7 @@ def _rewrite_one(question: str, previous: str, answer: str,
 
 def _leans_back(question: str) -> bool:
     words = [w.lower() for w in re.findall(r"[\w']+", question)]
-    named = [t for t in content_terms(question) if len(t) > 1 and t not in _ASKING]
+    named = [t for t in content_terms(question) if len(t) > 1 and t not in _ASKING_TERMS]
     if _CONNECTIVE.match(question) or len(named) <= 1:
         return True
     return any(w in _ANAPHORA for w in words) and len(named) <= 3
