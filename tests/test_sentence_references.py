@@ -86,3 +86,8 @@ def test_a_marker_after_an_abbreviation_before_a_capital_ends_the_claim() -> Non
     claims = split_claims(f"{first} [1] {second} [2]")
     assert [c.text for c in claims] == [first, second]
     assert [[g.numbers for g in c.markers] for c in claims] == [[(1,)], [(2,)]]
+    assert [c.text for c in split_claims(f"{first} [1]\n“{second}” [2]")] == [
+        first, f"“{second}”"]
+    # A name's abbreviation or initial goes on into the name, marker or not.
+    assert [c.text for c in split_claims("Ask Dr. [1] Smith or J. [2] Doe about it.")] == [
+        "Ask Dr. Smith or J. Doe about it."]

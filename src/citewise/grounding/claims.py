@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from citewise.grounding.claim_bounds import ITEM, claim_spans
 from citewise.grounding.declines import is_decline
-from citewise.text import content_terms, ends_abbreviation, join_abbreviations, sentence_spans
+from citewise.text import content_terms
 
 __all__ = [
     "BLOCK_LEAD",
@@ -41,24 +42,16 @@ MARKER_GROUP = re.compile(rf"[ \t]*{_ONE}(?:[ \t]*{_ONE})*(?![(:])")
 #: A single marker, as it is written back into the text after verification.
 MARKER = re.compile(r"\s?\[(\d{1,4})\]")
 _NUM = re.compile(r"\d{1,4}")
-_LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
-# A list item's bullet or number: markdown's, the typographic bullets and dashes of
-# converted documents ("• ", "– ", "▪ "), and "(a)" / "a)" / "(iv)" enumerations.
-_ITEM = r"(?:[-*+•·‣◦▪●○■–]|\d{1,3}[.)]|\((?:[a-z]|[ivx]{1,4}|\d{1,3})\)|[a-z]\))"
 #: The bullet, number or heading hashes a list item or heading line starts with.
-BLOCK_LEAD = re.compile(rf"[ \t]*(?:{_ITEM}|#{{1,6}})[ \t]+")
+BLOCK_LEAD = re.compile(rf"[ \t]*(?:{ITEM}|#{{1,6}})[ \t]+")
 # A line's markdown lead: heading hashes, a list item's bullet or number, a blockquote mark.
-_MD = re.compile(rf"(^#{{1,6}}\s+|^\s*(?:{_ITEM}|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
+_MD = re.compile(rf"(^#{{1,6}}\s+|^\s*(?:{ITEM}|\d+[.)])\s+|^\s*>\s?)", re.MULTILINE)
 # Strong emphasis and code spans, only where they pair up as markdown would read them:
 # "**Default:**", "`16384`". A lone or word-inner "**" is text, and a quote keeps it: the
 # zsh manual's "‘-3**2’ evaluates as ‘9’" lost its "**", and the claim's "-32" then
 # failed the number check of a quote that was verbatim (new-user review, 2026-12-04).
 _STRONG = re.compile(r"(?<![\w*])(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
 _CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-# A markdown list item or heading starts a new claim even without a full stop before it,
-# and a heading line ends one.
-_BLOCK_START = re.compile(rf"\n(?=[ \t]*(?:{_ITEM}|\d+[.)]|#{{1,6}})[ \t])"
-                          r"|(?m:^[ \t]*#{1,6}[ \t][^\n]*\n)")
 # Quotations the answer attributes to a source. Shorter ones are names or scare quotes.
 _QUOTE = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|«([^»\n]+)»|„([^“”\n]+)[“”]")
 MIN_QUOTE_WORDS = 3
@@ -163,7 +156,7 @@ def split_claims(text: str) -> list[DraftClaim]:
         for m in MARKER_GROUP.finditer(text)
     ]
     marked = [(g.start, g.end) for g in groups]
-    spans = _spans(_masked(text, marked), _stops(text, marked))
+    spans = claim_spans(text, marked)
     if not spans:
         return []
     claims = [DraftClaim(start=a, end=b, raw="", text="") for a, b in spans]
@@ -234,7 +227,7 @@ def segments(text: str) -> list[tuple[int, int]]:
     """
     out: list[tuple[int, int]] = []
     marked = [m.span() for m in MARKER_GROUP.finditer(text)]
-    for a, b in _spans(_masked(text, marked), _stops(text, marked)):
+    for a, b in claim_spans(text, marked):
         lead = BLOCK_LEAD.match(text, a, b)
         body = lead.end() if lead else a
         while body < b and text[body].isspace():
@@ -266,85 +259,6 @@ _FENCE_MARKS = ("```", "~~~")
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def _masked(text: str, blanks: Sequence[tuple[int, int]]) -> str:
-    # Blank the markers out (same length, so offsets hold) before finding sentence ends:
-    # "…days.[1] Next" must end after "days." and not glue two sentences together.
-    chars = list(text)
-    for a, b in blanks:
-        chars[a:b] = " " * (b - a)
-    return "".join(chars)
-
-
-def _stops(text: str, marked: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The marker groups after a sentence's full stop: a claim ends at one, whatever
-    follows. "… set to 1. [1] follow: If set …" was one claim, both markers given the
-    second quote's passage (FFmpeg's review, 2026-12-05)."""
-    stops = []
-    for a, b in marked:
-        dot = a
-        while dot > 0 and text[dot - 1] in " \t\"'”’)]":
-            dot -= 1
-        line = text.rfind("\n", 0, dot) + 1
-        # Not after "et al.", "e.g." nor an item's "1." — but "… the prefix i.e. [1] Flask
-        # can …" is two quotes (Flask's manual, review 2026-12-05).
-        if _STOPPED.search(text, max(0, a - 8), a) and (
-                not ends_abbreviation(text, dot) or text[b:].lstrip(" \t")[:1].isupper()) \
-                and not _LIST_NUMBER.fullmatch(text[line:dot].strip()):
-            stops.append((a, b))
-    return stops
-
-
-_STOPPED = re.compile(r"[.!?…][\"'”’)\]]*[ \t]*\Z")
-
-
-def _spans(masked: str, stops: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
-    spans = _raw_spans(masked)
-    # "1. Refunds …": the sentence splitter ends a "sentence" after a list number.
-    merged: list[tuple[int, int]] = []
-    for a, b in spans:
-        if merged and _LIST_NUMBER.fullmatch(masked, *merged[-1]):
-            merged[-1] = (merged[-1][0], b)
-        else:
-            merged.append((a, b))
-    if not stops:
-        return merged
-    cut: list[tuple[int, int]] = []
-    for a, b in merged:
-        for stop, after in ((x, y) for x, y in stops if a < x and y < b):
-            end, start = stop, after
-            while end > a and masked[end - 1].isspace():
-                end -= 1
-            while start < b and masked[start].isspace():
-                start += 1
-            if a < end and start < b:
-                cut.append((a, end))
-                a = start
-        cut.append((a, b))
-    return cut
-
-
-def _raw_spans(masked: str) -> list[tuple[int, int]]:
-    # List items and headings are cut first and sentences inside them after: an item
-    # without a full stop must not run on into the next item's number ("…days\n2. Items"
-    # would otherwise read "days\n2." as one sentence, the "2." glued to this claim).
-    spans: list[tuple[int, int]] = []
-    for a, b in _blocks(masked):
-        spans.extend(join_abbreviations(masked, sentence_spans(masked, a, b), ellipses=True))
-    return spans
-
-
-def _blocks(masked: str) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    pos = 0
-    for m in _BLOCK_START.finditer(masked):
-        out.append((pos, m.start()))
-        if not m.group(0).startswith("\n"):  # a heading line: a block of its own
-            out.append((m.start(), m.end()))
-        pos = m.end()
-    out.append((pos, len(masked)))
-    return out
 
 
 def _owner(claims: list[DraftClaim], g: MarkerGroup) -> DraftClaim:

@@ -42,11 +42,12 @@ _NAV_RESIDUE = re.compile(
     r"[\s|\[\](){},;:.·•«»<>←→↑\-]+"
 )
 
+
 def is_tab_panel(node: Any) -> bool:
-    """A tab's panel (``role="tabpanel"``: sphinx-tabs, Bootstrap, most tab widgets): hidden
-    until its tab is clicked, and content all the same — Flask's manual sets an environment
-    variable in Bash, Fish, CMD and PowerShell tabs, and only Bash's was read (new-user
-    review, 2026-12-05)."""
+    """A tab's panel (``role="tabpanel"``: sphinx-tabs, Bootstrap, jQuery UI): hidden, by
+    its attribute or its style, until its tab is clicked, and content all the same —
+    Flask's manual sets an environment variable in Bash, Fish, CMD and PowerShell tabs, and
+    only Bash's was read (new-user review, 2026-12-05)."""
     return (node.attributes.get("role") or "").lower() == "tabpanel"
 
 
@@ -56,8 +57,8 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     attrs = node.attributes
     if ("hidden" in attrs or attrs.get("aria-hidden") == "true") and not is_tab_panel(node):
         return True  # bare ``hidden`` maps to None
-    if _HIDDEN_STYLE.search(attrs.get("style") or ""):  # SQLite's search-only headings
-        return True
+    if _HIDDEN_STYLE.search(attrs.get("style") or "") and not is_tab_panel(node):
+        return True  # SQLite's search-only headings (jQuery UI hides a tab panel so)
     # ... and buttons: MkDocs' front page links its guides as ``<a class="btn"
     # role="button">``, which read as a line "Getting Started User Guide".
     if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search",
