@@ -115,6 +115,8 @@ TABS = """<main><section id="configuring-from-environment-variables">
  role="tabpanel"><pre>$ export FLASK_MAIL_ENABLED=false</pre></div>
 <div aria-labelledby="tab-1-Q01E" class="sphinx-tabs-panel" hidden="true" id="panel-1-Q01E"
  role="tabpanel"><pre>&gt; set FLASK_MAIL_ENABLED=false</pre></div>
+<div class="ui-tabs-panel" role="tabpanel" style="display: none;" id="ps"
+ ><pre>&gt; $env:FLASK_MAIL_ENABLED = "false"</pre></div>
 </div>
 <p>The variables can then be loaded with from_prefixed_env().</p>
 <div hidden="true">A hidden note that no tab shows.</div>
@@ -127,10 +129,11 @@ def test_hidden_tab_panels_are_text_and_their_ids_no_anchors() -> None:
     text, _, _, meta, _ = read_html(f"<html><body>{TABS}</body></html>")
     assert "$ export FLASK_MAIL_ENABLED=false" in text
     assert "> set FLASK_MAIL_ENABLED=false" in text  # the CMD tab, hidden until clicked
+    assert '> $env:FLASK_MAIL_ENABLED = "false"' in text  # jQuery UI hides it by its style
     assert "Bash" not in text and "CMD" not in text  # the tab buttons are no text
     assert "A hidden note" not in text  # what nothing shows stays out
     anchors = meta["anchors"]
-    assert not any(ident.startswith("panel-") for ident in anchors)
+    assert not any(ident.startswith("panel-") or ident == "ps" for ident in anchors)
     # The sentence after the tabs links to its section, not to a panel.
     after = text.index("The variables can then be loaded")
     assert max((at, ident) for ident, at in anchors.items() if at <= after)[1] == (
