@@ -126,11 +126,17 @@ TABS = """<main><section id="configuring-from-environment-variables">
 def test_hidden_tab_panels_are_text_and_their_ids_no_anchors() -> None:
     from citewise.knowledge.loaders.html import read_html
 
-    text, _, _, meta, _ = read_html(f"<html><body>{TABS}</body></html>")
+    text, _, sections, meta, roles = read_html(f"<html><body>{TABS}</body></html>")
     assert "$ export FLASK_MAIL_ENABLED=false" in text
     assert "> set FLASK_MAIL_ENABLED=false" in text  # the CMD tab, hidden until clicked
+    # Each panel under its tab's name, a caption (a heading's role, no section), and the
+    # tab buttons themselves no text: "CMD" once, over its panel.
+    assert "CMD\n\n> set FLASK_MAIL_ENABLED=false" in text and text.count("CMD") == 1
+    assert "Bash\n\n$ export" in text and text.count("Bash") == 1
+    assert all(any(text[a:b] == name and kind == "heading" for a, b, kind in roles)
+               for name in ("Bash", "CMD"))
+    assert [title for _, _, title in sections] == ["Configuring from Environment Variables"]
     assert '> $env:FLASK_MAIL_ENABLED = "false"' in text  # jQuery UI hides it by its style
-    assert "Bash" not in text and "CMD" not in text  # the tab buttons are no text
     assert "A hidden note" not in text  # what nothing shows stays out
     anchors = meta["anchors"]
     assert not any(ident.startswith("panel-") or ident == "ps" for ident in anchors)

@@ -15,7 +15,7 @@ from citewise.knowledge.loaders._html_blocks import class_names
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
 __all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_jump_link",
-           "is_navigation", "is_permalink", "is_tab_panel"]
+           "is_navigation", "is_permalink", "is_tab_panel", "tab_label"]
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
@@ -49,6 +49,26 @@ def is_tab_panel(node: Any) -> bool:
     Flask's manual sets an environment variable in Bash, Fish, CMD and PowerShell tabs, and
     only Bash's was read (new-user review, 2026-12-05)."""
     return (node.attributes.get("role") or "").lower() == "tabpanel"
+
+
+def tab_label(node: Any) -> str | None:
+    """A tab panel's label, the text of the tab its ``aria-labelledby`` names, found in the
+    panel's tab set ("PowerShell"); None for anything else."""
+    ident = (node.attributes.get("aria-labelledby") or "").split()
+    if not is_tab_panel(node) or not ident or '"' in ident[0] or "\\" in ident[0]:
+        return None
+    scope = node.parent
+    for _ in range(3):  # the tab list beside the panels, or beside their container
+        if scope is None:
+            break
+        tab = scope.css_first(f'[id="{ident[0]}"]')
+        if tab is not None:
+            return " ".join((tab.text(deep=True) or "").split())[:_TAB_LABEL] or None
+        scope = scope.parent
+    return None
+
+
+_TAB_LABEL = 60
 
 
 def is_boilerplate(node: Any, guess: bool) -> bool:

@@ -51,6 +51,7 @@ from citewise.knowledge.loaders._html_chrome import (
     is_page_turn,
     is_permalink,
     is_tab_panel,
+    tab_label,
 )
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
@@ -168,6 +169,12 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             out.flush("\n\n" if opens_entry(child) else sep)
             kind, at = block_role(tag, child), out.length
+            if (tab := tab_label(child)) is not None:
+                # A tab's name over its panel, as a caption: "PowerShell" over its commands.
+                out.text(tab)
+                if (line := out.flush()) is not None:
+                    out.roles.append((line[0], line[0] + len(line[1]), "heading"))
+                at = out.length
             if tag == "ol":
                 out.numbers.append([start_number(child.attributes.get("start")),
                                     child.attributes.get("type") or "1"])
@@ -357,7 +364,7 @@ class HtmlLoader:
     # mark; 22 haproxy-dconv's arguments; 23 only keywords stack; 24 Texinfo's foot bar and
     # blank categories, a site banner, page turns, an entry's header row heads its section
     # (Exim's options); 25 a sentence runs on through a short display block; 26 hidden tab
-    # panels are text, their ids no anchors
+    # panels are text under their tab's name, their ids no anchors
     version = "26"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
