@@ -144,3 +144,21 @@ def test_hidden_tab_panels_are_text_and_their_ids_no_anchors() -> None:
     after = text.index("The variables can then be loaded")
     assert max((at, ident) for ident, at in anchors.items() if at <= after)[1] == (
         "configuring-from-environment-variables")
+
+
+def test_sphinx_viewcode_source_links_are_no_text() -> None:
+    """Requests' API page (python-requests-doc, review 2026-12-05) follows each of its 90
+    signatures with Sphinx viewcode's "[source]" link: it reached the stored text, search
+    results and section names as "requests.request(method, url, **kwargs)[source]"."""
+    from citewise.knowledge.loaders.html import read_html
+
+    page = ('<html><body><main><dl class="py function"><dt class="sig sig-object py" '
+            'id="requests.request"><span class="sig-name">requests.request</span>(method, '
+            'url, **kwargs)<a class="reference internal" href="_modules/requests/api.html#'
+            'request"><span class="viewcode-link"><span class="pre">[source]</span></span>'
+            '</a><a class="headerlink" href="#requests.request">¶</a></dt><dd><p>Constructs '
+            'and sends a Request.</p><p>See <a href="_modules/x.html">[source] notes</a>.'
+            '</p></dd></dl></main></body></html>')
+    text = read_html(page)[0]
+    assert "requests.request(method, url, **kwargs)\n" in text and "¶" not in text
+    assert text.count("[source]") == 1  # a link that only says so is kept

@@ -339,10 +339,10 @@ def is_empty_category(node: Any) -> bool:
 
 def is_permalink(node: Any) -> bool:
     """A heading's or definition's self-link (Sphinx's ``headerlink``, Texinfo's
-    ``copiable-anchor``, GitHub's ``anchor``): a mark such as ``¶`` that would end up in
-    section paths and quotes."""
-    marker = node.attributes.get("class") or ""
-    if _PERMALINK_CLASS.search(marker):
+    ``copiable-anchor``, GitHub's ``anchor``) or Sphinx's ``[source]`` link to its code (90
+    in Requests' API page): a mark that would end up in section paths and quotes."""
+    if _PERMALINK_CLASS.search(node.attributes.get("class") or "") or node.css_first(
+            ".viewcode-link, .viewcode-back") is not None:
         return True
     return (node.text(deep=True) or "").strip() in _PERMALINK_MARKS
 

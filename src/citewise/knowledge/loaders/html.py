@@ -364,8 +364,9 @@ class HtmlLoader:
     # mark; 22 haproxy-dconv's arguments; 23 only keywords stack; 24 Texinfo's foot bar and
     # blank categories, a site banner, page turns, an entry's header row heads its section
     # (Exim's options); 25 a sentence runs on through a short display block; 26 hidden tab
-    # panels are text, their ids no anchors; 27 under their tab's name
-    version = "27"
+    # panels are text, their ids no anchors; 27 under their tab's name; 28 Sphinx's
+    # "[source]" links
+    version = "28"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
