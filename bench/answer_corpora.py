@@ -255,6 +255,11 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "deploying/proxy_fix.html", "errorhandling.html", "logging.html",
                "patterns/fileuploads.html", "quickstart.html", "security.html", "server.html",
                "testing.html", "views.html"), group="reviews7"),
+    Corpus("requests", "Requests 2.28 manual (Sphinx HTML with autodoc): eight pages",
+           ("python-requests-doc",), "/usr/share/doc/python-requests-doc/html", (
+               "api.html", "community/faq.html", "community/recommended.html",
+               "community/updates.html", "user/advanced.html", "user/authentication.html",
+               "user/install.html", "user/quickstart.html"), group="reviews7"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -269,7 +274,7 @@ GROUPS = {
     "reviews4": "reviews of the tenth session (rmanuals, PDF + systemd, man; 2026-12-05)",
     "reviews5": "reviews of the eleventh session (ffmpeg, Texinfo HTML + haproxy; 2026-12-05)",
     "reviews6": "reviews of the twelfth session (octave, Texinfo HTML + exim; 2026-12-05)",
-    "reviews7": "review of the thirteenth session (flask, Sphinx HTML; 2026-12-05)",
+    "reviews7": "reviews of the thirteenth session (flask + requests, Sphinx HTML; 2026-12-05)",
 }
 
 
