@@ -556,3 +556,25 @@ def test_a_classs_member_is_mentioned_by_its_class_and_its_name_apart() -> None:
     apart = [{"results": [{"text": "Run the exe from cmd; see the README, md format."}]}]
     for question in ("What does cmd.exe return?", "What does README.md say?"):
         assert answerability(question, best, apart) == 0.0, question
+
+
+def test_an_instances_member_is_mentioned_by_its_class_named_as_one() -> None:
+    # Requests' API reference documents "elapsed" under "class requests.Response": "What
+    # exactly does response.elapsed measure?" was declined at 0.0, the definition retrieved
+    # first (the Requests review, 2026-12-05).
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
+
+    passage = ("class requests.Response\n\nThe Response object, which contains a server's "
+               "response to an HTTP request.\n\nelapsed\n\nThe amount of time elapsed "
+               "between sending the request and the arrival of the response.")
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.6, "lexical": 0.4})]
+    seen = [{"results": [{"text": passage, "title": "Developer Interface"}]}]
+    assert answerability("What exactly does response.elapsed measure?", best, seen) > 0.5
+    assert answerability("What does response.latency measure?", best, seen) == 0.0
+    # A word that is no class named as one: "vm.swappiness" is not mentioned by "the vm
+    # settings" and "swappiness", nor "lazy.nvim" by "Lazy" opening a sentence.
+    other = [{"results": [{"text": "Lazy loading keeps the vm settings. Swappiness is 60, "
+                                   "and nvim reads them."}]}]
+    for question in ("What is the default vm.swappiness?", "How do I set up lazy.nvim?"):
+        assert answerability(question, best, other) == 0.0, question

@@ -49,10 +49,14 @@ def answerability(question: str, scored: Sequence[Scored],
     seen = cased.lower()
     titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
     members = {m.group().lower(): m.groups() for m in _MEMBER.finditer(question)}
+    instances = {m.group(): m.groups() for m in _INSTANCE.finditer(question)}
 
     def mentioned(name: str) -> bool:
         if name in titled:
             return _titled_mentioned(titled[name], seen, cased)
+        if name in instances and _mentioned(instances[name][1], seen) and _names_class(
+                instances[name][0].capitalize(), cased):
+            return True
         return _mentioned(name, seen) or (name in members and all(
             _mentioned(part.lower(), seen) for part in members[name]))
 
@@ -72,6 +76,10 @@ _SCHEME = re.compile(r"\b(?:https?|ftps?|wss?)://", re.I)
 # mention (the Javadoc review, 2026-12-04: "What does Jsoup.clean return?" was declined).
 # A class in title case and a member in lower case: not a file name ("cmd.exe", "README.md").
 _MEMBER = re.compile(r"(?<![\w.])([A-Z][a-z][A-Za-z0-9]*)\.([a-z]\w*[a-z0-9])(?![\w.])")
+# … or with an instance of the class as code names it ("response.elapsed", "session.proxies"):
+# a mention when the passages name the class as one ("the Response object", "class
+# requests.Response") and the member (Requests' review, 2026-12-05: declined at 0.0).
+_INSTANCE = re.compile(r"(?<![\w.])([a-z][a-z0-9]{2,})\.([a-z]\w*[a-z0-9])(?![\w.(])")
 
 
 def named(question: str) -> list[str]:
@@ -124,6 +132,13 @@ def _mentioned(name: str, seen: str, exact: bool = False) -> bool:
 # "X509-certificates" of Erlang's SSH manual (new-user review, 2026-12-04), "Wi-Fi" by
 # "WiFi", "e-mail" by "email".
 _JOINT = re.compile(r"(?<=[a-z0-9])\\[.-](?=[a-z0-9])")
+
+
+def _names_class(name: str, cased: str) -> bool:
+    """Whether ``cased`` names ``name`` as a class: "class requests.Response", "the Response
+    object", "Response.json()"."""
+    return re.search(rf"\bclass\s+(?:\w+\.)*{name}\b|\b{name}(?:\s+(?:object|class|instance)s?\b"
+                     rf"|\.\w)", cased) is not None
 
 
 def _titled_mentioned(name: str, seen: str, cased: str) -> bool:
