@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KINDS", "VALUE", "asked", "stated"]
+__all__ = ["HOW", "KINDS", "VALUE", "asked", "stated"]
 
 #: The kinds of quantity a question can ask for.
 KINDS = frozenset({"duration", "size", "count"})
 #: A setting's value stated as a number, whatever its unit: what answers any of them too.
 VALUE = "value"
 
+_DURATION = "long|often|old|soon|frequently|quickly"
 _ASKS: dict[str, re.Pattern[str]] = {
-    "duration": re.compile(r"\bhow (?:long|often|old|soon|frequently|quickly)\b|\bafter how "
-                           r"long\b|\bhow much time\b|\bwhat (?:interval|timeout|delay|period)\b",
-                           re.I),
+    "duration": re.compile(rf"\bhow (?:{_DURATION})\b|\bafter how long\b|\bhow much time\b"
+                           r"|\bwhat (?:interval|timeout|delay|period)\b", re.I),
     "size": re.compile(r"\bhow (?:big|large)\b|\bhow much (?:memory|space|disk|data|ram)\b"
                        r"|\bwhat size\b", re.I),
     "count": re.compile(r"\bhow many\b", re.I),
 }
+#: The word after "how" that says what is asked, not what it is about ("how long").
+HOW = re.compile(rf"\bhow ({_DURATION}|many|much|big|large)\b", re.I)
 
 # A number as manuals write one, in digits or words.
 _NUMBER = (r"(?:\d[\d,]*(?:\.\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten"
@@ -57,6 +59,7 @@ _AMOUNT = rf"(?<![\w.,]){_NUMBER}(?:[`'\"”](?=\s))?(?:\s|-)?"
 _GAP = {"duration": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?", "count": r"(?<!\bone\s)"}
 _STATES = {kind: re.compile(rf"{_AMOUNT}{_GAP[kind]}(?:{units})(?![\w-])", re.I)
            for kind, units in _UNITS.items()}
+_UNIT_OF = {kind: re.compile(units, re.I) for kind, units in _UNITS.items()}
 # A number stated as a setting's value: "The default is typically 100 …", "defaults to 20",
 # "(default: 20)", "limited to 255", "a maximum of `10`" — and the word after it.
 _VALUE = re.compile(
@@ -84,6 +87,6 @@ def stated(asks: frozenset[str], text: str) -> list[str]:
     for m in _VALUE.finditer(text):
         unit = m.group("unit")
         if not _ANY_UNIT.match(unit) or any(
-                re.fullmatch(_UNITS[kind], unit, re.I) for kind in asks & KINDS):
+                _UNIT_OF[kind].fullmatch(unit) for kind in asks & KINDS):
             return [VALUE]
     return []

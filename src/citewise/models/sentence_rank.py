@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 
 from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.knowledge.retrieve.query import function_words
+from citewise.models.quantities import HOW
 from citewise.models.question_intent import (
     answered,
     defined_subject,
@@ -110,8 +111,6 @@ WEIGHTS: dict[str, float] = {
     "structure": 1.0, "rank": 0.015, "length": 0.1, "semantic": 0.8, "substance": 0.2,
     "section": 0.4, "defines": 0.4,
 }
-_HOW = re.compile(r"\bhow (long|many|much|big|often|large|soon|old|quickly|frequently)\b",
-                  re.I)
 _ENTITY = 0.5  # a word of the document's title or file name: naming it is not answering
 _SUBSTANCE = 6  # new content words that make a sentence informative enough
 _LONG = 350  # characters; longer "sentences" are mostly several glued by the splitter
@@ -126,7 +125,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     """``sentences`` scored for ``question``, best first (see the module docstring)."""
     if not sentences:
         return []
-    asked = set(content_terms(" ".join(_HOW.findall(question))))  # "how long": intent
+    asked = set(content_terms(" ".join(HOW.findall(question))))  # "how long": intent
     asked |= function_words(question)  # another language's "de", "les": not its subject
     q_terms = [t for t in dict.fromkeys(content_terms(question)) if t not in asked]
     asks = intent(question)

@@ -75,10 +75,10 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     """Hidden elements and ARIA landmarks of page chrome; with ``guess``, also elements whose
     class/id names them as chrome (words that inside the main content describe content)."""
     attrs = node.attributes
-    if ("hidden" in attrs or attrs.get("aria-hidden") == "true") and not is_tab_panel(node):
-        return True  # bare ``hidden`` maps to None
-    if _HIDDEN_STYLE.search(attrs.get("style") or "") and not is_tab_panel(node):
-        return True  # SQLite's search-only headings (jQuery UI hides a tab panel so)
+    hidden = "hidden" in attrs or attrs.get("aria-hidden") == "true"  # bare ``hidden``: None
+    # … or by its style: SQLite's search-only headings (jQuery UI hides a tab panel so).
+    if (hidden or _HIDDEN_STYLE.search(attrs.get("style") or "")) and not is_tab_panel(node):
+        return True
     # ... and buttons: MkDocs' front page links its guides as ``<a class="btn"
     # role="button">``, which read as a line "Getting Started User Guide".
     if (attrs.get("role") or "").lower() in {"navigation", "banner", "contentinfo", "search",
