@@ -238,9 +238,22 @@ def test_what_a_question_asks_for() -> None:
                    "does it sample?",
                    # FFmpeg's review (2026-12-05).
                    "What port does the amqp protocol use if I leave it out of the URL?",
-                   "If I give a color without an alpha part, how opaque is it?"):
+                   "If I give a color without an alpha part, how opaque is it?",
+                   # nginx's review and the tune split (2026-12-05): the verbs of leaving
+                   # a value out, and the value said to be missing.
+                   "Which TLS protocol versions are turned on if I don't list any?",
+                   "What log format does access_log use when I don't name one?",
+                   "If the unit doesn't say which account to use, whose is it?",
+                   "What compression level is used if none is given?",
+                   "Where does cd go when I give it no directory?",
+                   "What unit is a time span in when I write a plain number with no suffix?",
+                   "Is there a cap on upload size if I leave the configuration alone?",
+                   "If there's no Port line in my config, which port is it?",
+                   "I never configured logging. Why are debug messages missing?"):
         assert "default" in intent(unsaid), unsaid
     assert "default" not in intent("How do I pick a port?")
+    assert "default" not in intent("Which names does the list include?")
+    assert "default" not in intent("What happens when the file has no newline at the end?")
     # A how-to question asks for a default only in that word (systemd's review).
     assert "default" not in intent("How can I change a couple of settings of a unit "
                                    "without touching its original unit file?")

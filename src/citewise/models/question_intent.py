@@ -35,9 +35,20 @@ _INTENTS: dict[str, re.Pattern[str]] = {
         # saying VIRTUAL", "don't pick an MPM", "never wrote ON DELETE", "haven't changed".
         r"|\bwithout (?:saying|specifying|setting|giving|options|arguments|changing|touching"
         r"|configuring|tweaking|adjusting)\b"
-        r"|\b(?:do not|don'?t|didn'?t|never) (?:pick|tell|say|specify|give|set|change|touch"
-        r"|configure|write|wrote|choose|pass|add)\b"
+        r"|\b(?:do not|don'?t|didn'?t|does not|doesn'?t|never) (?:pick|tell|say|specify|give"
+        r"|set|change|touch|configure|write|wrote|choose|pass|add|list|name|provide|supply"
+        r"|mention|include)\b"
+        r"|\bnever (?:changed|configured|set|said|specified|touched|gave|passed)\b"
         r"|\bhaven'?t (?:changed|configured|set|said|specified|touched)\b"
+        # What is left out, said of the value (the nginx review, 2026-12-05, and the
+        # tune split): "if none is given", "give it no directory", "with no unit", "if I
+        # leave the options alone", "if there's no Port line".
+        r"|\b(?:none|nothing|no \w+) (?:is|are|was|were) (?:given|set|specified|passed"
+        r"|named|listed|provided)\b"
+        r"|\b(?:pass|passes|passed|give|gives|gave)(?: it| them)? (?:no|nothing)\b"
+        r"|\bwith no (?:\w+ )?(?:unit|suffix|value|argument|option|setting|settings)s?\b"
+        r"|\bleave (?:\w+ ){0,2}(?:alone|unset|blank|empty|untouched)\b"
+        r"|\b(?:there'?s|there is|has) no \S+ (?:line|setting|entry|option)\b"
         r"|\bwith nothing after\b|\bonly give\b|\bon (?:its|their) own\b"
         r"|\bno \w+ (?:and|or) no\b" + _DEFAULT_WORDS, re.I),
     "consequence": re.compile(
