@@ -260,6 +260,20 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "api.html", "community/faq.html", "community/recommended.html",
                "community/updates.html", "user/advanced.html", "user/authentication.html",
                "user/install.html", "user/quickstart.html"), group="reviews7"),
+    Corpus("postfix", "Postfix 3.7 documentation (HTML): eight READMEs, postconf(5) and three "
+           "manual pages", ("postfix-doc",), "/usr/share/doc/postfix/html", (
+               "BASIC_CONFIGURATION_README.html", "STANDARD_CONFIGURATION_README.html",
+               "SMTPD_ACCESS_README.html", "TLS_README.html", "SASL_README.html",
+               "ADDRESS_REWRITING_README.html", "VIRTUAL_README.html", "DEBUG_README.html",
+               "postconf.5.html", "master.5.html", "aliases.5.html", "access.5.html"),
+           group="reviews8"),
+    Corpus("pytest", "pytest 7.2 manual (Sphinx HTML): thirteen pages", ("python-pytest-doc",),
+           "/usr/share/doc/python-pytest-doc/html", (
+               "getting-started.html", "how-to/fixtures.html", "how-to/parametrize.html",
+               "how-to/assert.html", "how-to/skipping.html", "how-to/capture-stdout-stderr.html",
+               "how-to/monkeypatch.html", "how-to/tmp_path.html", "how-to/usage.html",
+               "how-to/plugins.html", "reference/customize.html", "reference/exit-codes.html",
+               "reference/reference.html"), group="reviews8"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -275,6 +289,7 @@ GROUPS = {
     "reviews5": "reviews of the eleventh session (ffmpeg, Texinfo HTML + haproxy; 2026-12-05)",
     "reviews6": "reviews of the twelfth session (octave, Texinfo HTML + exim; 2026-12-05)",
     "reviews7": "reviews of the thirteenth session (flask + requests, Sphinx HTML; 2026-12-05)",
+    "reviews8": "reviews of the fourteenth session (postfix + pytest, HTML; 2026-12-05)",
 }
 
 

@@ -509,10 +509,12 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         # the eighth session's reviews wrote 25 and 30 (one of each held its label twice), the
         # ninth's 30 (cppreference; printf's "The default precision is 6." is there twice),
         # the tenth's to the thirteenth's 30 each (R's manuals, systemd's man pages;
-        # FFmpeg's and HAProxy's manuals; Octave's and Exim's; Flask's and Requests').
+        # FFmpeg's and HAProxy's manuals; Octave's and Exim's; Flask's and Requests'), and
+        # the fourteenth's 30 and 28 (pytest's manual; Postfix's documentation, whose
+        # VIRTUAL_README says two of its labels three and six times).
         least = {"reviews": 10, "blind": 30, "reviews2": 24, "reviews3": 29,
                  "reviews4": 30, "reviews5": 30, "reviews6": 30,
-                 "reviews7": 30}.get(corpus.group, 50)
+                 "reviews7": 30, "reviews8": 28}.get(corpus.group, 50)
         assert sum(q.answerable for q in qs) >= least, name
         ids |= {q.id for q in qs}
         answerable += sum(q.answerable for q in qs)

@@ -53,6 +53,7 @@ from citewise.knowledge.loaders._html_chrome import (
     is_tab_panel,
     tab_label,
 )
+from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -120,6 +121,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             out.flush("\n")
+        elif tag == "pre" and is_man_page(shown := _pre_text(child)):
+            _anchor(child, out)
+            write_man_page(shown, out, 1 + out.shift)
         elif tag == "pre" or is_code_block(child):
             _anchor(child, out)
             written = out.raw(_pre_text(child))
@@ -365,8 +369,8 @@ class HtmlLoader:
     # blank categories, a site banner, page turns, an entry's header row heads its section
     # (Exim's options); 25 a sentence runs on through a short display block; 26 hidden tab
     # panels are text, their ids no anchors; 27 under their tab's name; 28 Sphinx's
-    # "[source]" links
-    version = "28"
+    # "[source]" links; 29 a manual page formatted by man(1) in a <pre> is text
+    version = "29"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
