@@ -19,7 +19,7 @@ from citewise.knowledge.retrieve.evidence import _ascii_sentence_spans
 from citewise.knowledge.retrieve.hits import Hit
 from citewise.models.base import UserMessage
 from citewise.models.scripted import ScriptedModel, call
-from citewise.text import join_abbreviations, sentence_spans
+from citewise.sentences import join_abbreviations, sentence_spans
 
 REFUNDS = ("Refunds are issued within 5 business days of the return. Items bought on sale "
            "cannot be refunded. Store credit never expires.")

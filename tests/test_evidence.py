@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from citewise.answer import Snippet, SnippetEvidence, SnippetSource
 from citewise.knowledge.retrieve.evidence import _ascii_sentence_spans, best_window, prepare, with_evidence
-from citewise.text import content_terms, sentence_spans
+from citewise.sentences import sentence_spans
+from citewise.text import content_terms
 
 SNIPPET = (
     "Our store opened in 1998 in Lyon. "

@@ -73,7 +73,7 @@ def test_a_sentence_runs_on_through_a_short_display_block() -> None:
     manuals ("For example, the command" / "ls > dirlist 2>&1" / "directs both …"). The
     block stays a line and a code span of its own, at the same offsets."""
     from citewise.knowledge.loaders.html import read_html
-    from citewise.text import sentence_spans
+    from citewise.sentences import sentence_spans
 
     html = ("<html><body><h2>Redirect</h2><p>It does not work. Instead, the alias item\n</p>"
             '<div class="literallayout"><pre>\n:blackhole:\n</pre></div><p>\ncan be used. It '

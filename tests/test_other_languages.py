@@ -62,7 +62,7 @@ def test_an_example_or_a_quoted_message_in_french_is_the_askers_data() -> None:
 
 
 def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> None:
-    from citewise.text import join_abbreviations, sentence_spans
+    from citewise.sentences import join_abbreviations, sentence_spans
 
     def sentences(text: str) -> list[str]:
         return [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]

@@ -17,7 +17,8 @@ from citewise.knowledge.retrieve.evidence import (
 )
 from citewise.knowledge.retrieve.query import analyze, keywords
 from citewise.models.extractive import _keywords_query
-from citewise.text import content_terms, plain_terms, sentence_spans, terms
+from citewise.sentences import sentence_spans
+from citewise.text import content_terms, plain_terms, terms
 
 _CONTRACTED = [
     "what's the difference between pg_dump and pg_basebackup",

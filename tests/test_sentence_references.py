@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from citewise.grounding.claims import split_claims
-from citewise.text import join_abbreviations, sentence_spans
+from citewise.sentences import join_abbreviations, sentence_spans
 
 
 def _sentences(text: str) -> list[str]:

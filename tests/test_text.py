@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.text import content_terms, line_of, sentence_spans
+from citewise.sentences import sentence_spans
+from citewise.text import content_terms, line_of
 
 # The implementation sentence_spans replaced, verbatim but for French's closing guillemet
 # after a space ("… service. » Ensuite", 2026-12-04): the reference it must equal.
@@ -99,6 +100,8 @@ def test_a_word_and_its_inflections_meet() -> None:
                   "change changed changes changing", "value values", "refund refunds refunded"):
         assert len(set(content_terms(words))) == 1, words
     assert content_terms("menu menus") == ["menu", "menu"]
+    assert len(set(content_terms("status statuses"))) == 1  # a singular in "-us"
+    assert len(set(content_terms("virus viruses"))) == 1
     assert content_terms("free agree agrees") == ["free", "agree", "agree"]  # "ee" stays
     # … but not where the "e" tells two words apart.
     assert content_terms("state stat locale local") == ["state", "stat", "locale", "local"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from citewise.text import ends_abbreviation, join_abbreviations, sentence_spans
+from citewise.sentences import ends_abbreviation, join_abbreviations, sentence_spans
 
 __all__ = ["ITEM", "claim_spans"]
 

@@ -8,8 +8,8 @@ none). ``chunk.text == text[chunk.start_char:chunk.end_char]`` always holds. Eac
 carries the loader's role spans that fall inside it (headings, code, tables…: see
 :data:`citewise.knowledge.loaders.base.ROLES`), clipped to it and relative to its start.
 
-Sentences are :func:`~citewise.text.sentence_spans` mended by
-:func:`~citewise.text.join_abbreviations`, as quotes are: a full stop after "e.g.", "i.e." or
+Sentences are :func:`~citewise.sentences.sentence_spans` mended by
+:func:`~citewise.sentences.join_abbreviations`, as quotes are: a full stop after "e.g.", "i.e." or
 a page reference ("see lighting (p. 190)") ends no sentence, so no chunk starts with
 "190)) for details." (5 % of the chunks of gnuplot's PDF manual did, 2 % of git's and
 zsh's pages: a passage, snippet or quote that opens mid-sentence). Closing quotes and
@@ -35,8 +35,8 @@ from itertools import pairwise
 from citewise.errors import ConfigError
 from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.knowledge.loaders.base import ROLES, PageSpan, RoleSpan, SectionSpan
+from citewise.sentences import join_abbreviations, sentence_spans
 from citewise.store.base import ChunkRecord
-from citewise.text import join_abbreviations, sentence_spans
 
 __all__ = ["Chunker", "chunk_id", "chunk_text"]
 

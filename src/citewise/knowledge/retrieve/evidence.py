@@ -23,15 +23,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.answer import Snippet, SnippetEvidence
+from citewise.sentences import _push, sentence_spans
 from citewise.text import (
     _WORD,
     STOPWORDS,
-    _push,
     _stem,
     content_terms,
     is_compounded,
     is_content_word,
-    sentence_spans,
     word_term,
 )
 from citewise.text_forms import CJK_RUN, symbol_names
