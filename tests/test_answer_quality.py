@@ -254,6 +254,15 @@ def test_what_a_question_asks_for() -> None:
     assert "default" not in intent("How do I pick a port?")
     assert "default" not in intent("Which names does the list include?")
     assert "default" not in intent("What happens when the file has no newline at the end?")
+    # … nor do these, which say "no" or "never" of something else (the review of the
+    # change, 2026-12-05).
+    for other in ("Why does gcc give no warning for this cast?",
+                  "Why has my test passed no matter what I change?",
+                  "Why does postmap say the table has no such entry?",
+                  "Why does the journal never mention the crash?",
+                  "Which error is returned when no rows are listed?"):
+        assert "default" not in intent(other), other
+    assert "default" in intent("Which TLS versions are on if I don’t list any?")  # ’
     # A how-to question asks for a default only in that word (systemd's review).
     assert "default" not in intent("How can I change a couple of settings of a unit "
                                    "without touching its original unit file?")

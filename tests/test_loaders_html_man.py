@@ -113,3 +113,91 @@ def test_a_pre_that_is_no_manual_page_is_still_code(tmp_path: Path) -> None:
     text, _, roles = _load(tmp_path, page)
     assert "MAKE(1)   is what runs here\n  cc  -o x  x.c" in text
     assert any(role == "code" for _, _, role in roles)
+
+
+def test_a_long_first_line_is_read_in_one_pass() -> None:
+    # A pattern over the whole title line backtracked: "A(1)", 4,000 spaces and "x" took
+    # a minute to refuse (the review of the change, 2026-12-05); a page is untrusted input.
+    from citewise.knowledge.loaders._html_man import is_man_page
+
+    assert not is_man_page("A(1)" + " " * 200_000 + "x")
+    assert is_man_page("A(1)" + " " * 200_000 + "A(1)\n\nNAME\n       a - b\n")
+    assert not is_man_page("MAKE(1) is what runs here")
+
+
+_ITEMS = """<pre>
+POSTMAP(1)                                                          POSTMAP(1)
+
+<b>COMMAND-LINE ARGUMENTS</b>
+       <b>-q</b> <i>key</i> Search the specified maps for <i>key</i> and write the first value found
+              to the standard output stream.
+
+       <b>transport_destination_concurrency_limit</b> <b>($default_destination_concur-</b>
+       <b>rency_limit)</b>
+              A transport-specific override for the default_destination_con&#8208;
+              currency_limit parameter value.
+
+       <b>hosts</b>  The list of hosts to ask, as in this example:
+              Example:
+                  hosts = host1.some.domain host2.some.domain
+              The hosts are tried in random order.
+
+       /etc/postfix/virtual:
+           virtual-alias.domain    anything (right-hand content does not matter)
+           postmaster@virtual-alias.domain postmaster
+
+GNU coreutils 9.1               September 2022                      POSTMAP(1)
+</pre>"""
+
+
+def test_a_manual_pages_items_and_examples(tmp_path: Path) -> None:
+    """The review of the change (2026-12-05), over Postfix's 77 pages: half the code
+    blocks were items — a tag and its text one space apart on a filled line, a tag
+    wrapped over two lines, an item holding an indented example — and a table's example
+    with one long line ran together as prose; groff's U+2010 hyphen was left in words,
+    and a footer that starts at the margin read as a heading."""
+    text, sections, roles = _load(tmp_path, f"<html><body>{_ITEMS}</body></html>")
+
+    def section_of(words: str) -> str:
+        at = text.index(words)
+        return next(str(t) for a, b, t in sections if a <= at < b)
+
+    def role_of(words: str) -> str | None:
+        at = text.index(words)
+        return next((r for a, b, r in roles if a <= at < b), None)
+
+    arguments = "COMMAND-LINE ARGUMENTS"
+    assert section_of("Search the specified maps") == f"{arguments} > -q key"
+    assert "-q key\nSearch the specified maps for key and write the first value found to the " \
+           "standard output stream." in text
+    limit = "transport_destination_concurrency_limit ($default_destination_concurrency_limit)"
+    assert section_of("A transport-specific override") == f"{arguments} > {limit}"
+    assert "the default_destination_concurrency_limit parameter value." in text  # U+2010
+    assert section_of("The list of hosts") == f"{arguments} > hosts"
+    assert role_of("The list of hosts") is None and role_of("hosts = host1") == "code"
+    assert role_of("The hosts are tried") is None
+    assert "virtual-alias.domain    anything (right-hand content does not matter)\n" in text
+    assert role_of("postmaster@virtual-alias.domain postmaster") == "code"
+    assert "GNU coreutils" not in text and "September 2022" not in "".join(
+        t for _, _, t in sections)
+
+
+def test_what_reads_as_a_manual_page() -> None:
+    from citewise.knowledge.loaders._html_man import is_man_page
+
+    assert not is_man_page("f(x)    =    f(x)\n  return x\n")  # code, however it looks
+    assert not is_man_page("LS(1)                      LS(1)\n  ls lists files\n")  # no heading
+    assert is_man_page("LS(1)              User Commands              LS(1)\n\nNAME\n  ls\n")
+
+
+def test_an_odd_manual_page_is_read_whole() -> None:
+    # A page of a thousand lines at the margin (each a heading: it recursed once a line),
+    # and a paragraph line of one 40,000-letter word ending in a hyphen.
+    from citewise.knowledge.loaders.html import read_html
+
+    title = "A(1)" + " " * 60 + "A(1)\n\nNAME\n"
+    text, *_ = read_html(f"<pre>{title}" + "LINE\n" * 1000 + "</pre>")
+    assert text.count("LINE") == 1000
+    word = "x" * 40_000
+    text, *_ = read_html(f"<pre>{title}       {word}-\n       y words end here.\n</pre>")
+    assert f"{word}y words end here." in text
