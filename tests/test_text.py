@@ -9,22 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citewise.sentences import sentence_spans
+from citewise.sentences import _push, sentence_spans  # _push: trimming, not under test
 from citewise.text import content_terms, line_of
 
 # The implementation sentence_spans replaced, verbatim but for French's closing guillemet
 # after a space ("… service. » Ensuite", 2026-12-04): the reference it must equal.
 _REFERENCE_END = re.compile(r"(?<=[.!?…])(?:[ \u00a0\u202f]?[»›](?=\s))?[\"'”’)\]]*\s+"
                             r"|(?<=[。！？])|\n\s*\n")
-
-
-def _push(text: str, a: int, b: int, out: list[tuple[int, int]]) -> None:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    if b > a:
-        out.append((a, b))
 
 
 def reference_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

@@ -45,17 +45,19 @@ def is_man_page(text: str) -> bool:
     """Whether a ``<pre>``'s text is a formatted manual page: its first line is the title
     line, the page's name and section at both ends across the page ("ACCESS(5)   …
     ACCESS(5)", not "f(x) = f(x)"), and a heading at the margin follows ("NAME")."""
-    lines = iter(text.splitlines())
-    first = next((line for line in lines if line.strip()), "")
+    # Only the lines looked at are split off: this runs on every <pre> of every page.
+    lines = iter(text.lstrip().split("\n", _HEADING_WITHIN + 1)[:_HEADING_WITHIN + 1])
+    first = next(lines, "")
     words = first.split()
     if len(words) < 2 or words[0] != words[-1] or len(first.strip()) < _TITLE_CHARS \
             or _NAME_SECTION.fullmatch(words[0]) is None:
         return False
     return any(line[:1].isalpha() and _MARGIN_HEADING.fullmatch(line.rstrip()) is not None
-               for line, _ in zip(lines, range(_HEADING_WITHIN), strict=False))
+               for line in lines)
 
 
-_TITLE_CHARS = 30
+_TITLE_CHARS = 30  # a title line spans the page; a shorter one is no title
+_LONG_LINE = 30  # a line longer than this may be a justified one
 _HEADING_WITHIN = 20  # lines after the title
 
 
@@ -80,7 +82,7 @@ def write_man_page(text: str, out: Out, level: int) -> None:
 def _margin(lines: list[str]) -> int:
     """The column justified lines end at: the commonest length of the long lines (the
     longest alone would be a URL's or an example's, and no line would read as filled)."""
-    long = Counter(len(line) for line in lines if len(line) > _TITLE_CHARS)
+    long = Counter(len(line) for line in lines if len(line) > _LONG_LINE)
     return long.most_common(1)[0][0] if long else 0
 
 

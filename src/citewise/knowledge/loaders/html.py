@@ -126,7 +126,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             write_man_page(shown, out, 1 + out.shift)
         elif tag == "pre" or is_code_block(child):
             _anchor(child, out)
-            written = out.raw(_pre_text(child))
+            written = out.raw(shown if tag == "pre" else _pre_text(child))  # read once
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv writes every
             # description so, its examples in <pre class="prettyprint">): not code; nor its
             # <pre class="prettyprint arguments">, a keyword's arguments each described in
