@@ -411,7 +411,10 @@ def test_a_question_naming_what_no_passage_mentions_is_unanswerable() -> None:
     "With 10 GB free, how is the prompt string PS1 expanded?",
     "If PS1 is 'Prompt:', how is the prompt string expanded?",  # a quoted value
     "How is PS1 expanded for a name, e.g. O'Brien?",  # an example
-    "How is PS1 expanded in a locale, say Portuguese, then Spanish?"])
+    "How is PS1 expanded in a locale, say Portuguese, then Spanish?",
+    # A file of the asker's, named as examples name one (Click's review, 2026-12-05).
+    "When I run my script with python script.py, how is the prompt string PS1 expanded?",
+    "Is the prompt string PS1 expanded when my_app.py starts?"])
 def test_the_askers_own_data_is_not_a_name_the_passages_must_mention(question: str) -> None:
     from citewise.models.answerability import answerability
     from citewise.models.sentence_rank import Scored
@@ -419,6 +422,14 @@ def test_the_askers_own_data_is_not_a_name_the_passages_must_mention(question: s
     passage = "The prompt string PS1 is expanded before each primary prompt is displayed."
     best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
     assert answerability(question, best, [{"results": [{"text": passage}]}]) > 0.8
+
+
+def test_a_file_of_the_products_own_is_still_a_name() -> None:
+    from citewise.models.answerability import named
+
+    assert named("What goes in setup.py?") == ["setup.py"]
+    assert named("Where do I put pg_hba.conf?") == ["pg_hba.conf"]
+    assert named("If I run python main.py, what happens?") == []
 
 
 def test_a_name_is_mentioned_as_a_word_not_inside_another() -> None:

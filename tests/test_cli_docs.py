@@ -121,6 +121,13 @@ def test_stats(kb: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> Non
     assert got["collections"] == {"default": 2}
     code, out, _ = run(capsys, "docs", "stats", "--tenant", "acme", "--data-dir", str(data))
     assert code == 0 and "documents:   1\n" in out
+    # The options may come before the action too, as `ask` and `ingest` take them right
+    # after the command (Click's review, 2026-12-05); the action's own still win.
+    code, out, _ = run(capsys, "docs", "--data-dir", str(data), "--tenant", "acme", "stats")
+    assert code == 0 and "documents:   1\n" in out
+    code, out, _ = run(capsys, "docs", "--tenant", "acme", "stats", "--tenant", "default",
+                       "--data-dir", str(data))
+    assert code == 0 and "documents:   2\n" in out
 
 
 def test_errors_are_one_line_and_create_nothing(tmp_path: Path,

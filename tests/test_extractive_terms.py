@@ -105,3 +105,29 @@ def test_the_term_is_not_said_of_a_paragraph_after_its_definition(tmp_path: Path
                         "Is it safe to combine the options above with a preset of my own?")
     assert "It is safe to combine" in answer.text, answer.text
     assert "--trace: It is safe" not in answer.text and "--fresh: It is" not in answer.text
+
+
+CLICK = """<html><body><section><h2>Built-in Types</h2>
+<dl>
+<dt><code class="docutils literal notranslate"><span class="pre">str</span></code> / <a
+class="reference internal"
+href="api.html#click.STRING"><code class="xref py py-data docutils literal notranslate"><span
+class="pre">click.STRING</span></code></a>:</dt><dd><p>The default parameter type which
+indicates unicode strings.</p></dd>
+<dt><code class="docutils literal notranslate"><span class="pre">bool</span></code> / <a
+class="reference internal"
+href="api.html#click.BOOL"><code class="xref py py-data docutils literal notranslate"><span
+class="pre">click.BOOL</span></code></a>:</dt><dd><p>A parameter that accepts boolean values.
+This is automatically used for boolean flags.</p></dd>
+</dl></section></body></html>"""
+
+
+def test_a_term_ending_in_a_colon_gets_no_second_one(tmp_path: Path) -> None:
+    """Click's manual (new-user review, 2026-12-05): Sphinx's definition terms end in their
+    own colon, and the answer read "bool / click.BOOL:: A parameter that accepts …"."""
+    _, answer, _ = _ask(tmp_path, "parameters.html", CLICK,
+                        "What kind of values does the click.BOOL type accept?")
+    assert "bool / click.BOOL: A parameter that accepts boolean values." in answer.text, \
+        answer.text
+    assert "::" not in answer.text
+    assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}

@@ -38,6 +38,9 @@ _PAGE = 500  # documents read per store call (each carries its text)
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("docs", help="list, show, remove documents; knowledge-base stats")
+    # Also before the action (`citewise docs --data-dir D stats`), as `ask` and `ingest`
+    # take it right after the command (Click's review, 2026-12-05: "invalid choice: 'D'").
+    add_data_dir(p, tenant=True)
     ds = p.add_subparsers(dest="docs_command", metavar="ACTION", required=True)
 
     ls = ds.add_parser("list", help="the documents, one per line: id, collection, type, "

@@ -108,6 +108,8 @@ def named(question: str) -> list[str]:
             names.extend(part.lower() for part in m.group(1).split("-")
                          if _INNER_CAPITAL.search(part) and part.upper() not in _GENERIC)
             continue
+        if m.re is _IDENTIFIER and _PLACEHOLDER_FILE.fullmatch(m.group(1)):
+            continue  # the asker's own file: "python script.py", "my_app.py"
         name = _MODIFIED.sub("", _POSSESSIVE.sub("", m.group(1)))
         if name.upper() not in _GENERIC:
             names.append(name.lower())
@@ -161,6 +163,14 @@ _PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z]
 # abbreviation ("e.g."): a letter first, parts of 2+ chars.
 _IDENTIFIER = re.compile(r"(?<![\w.:])([^\W\d_]\w+(?:(?:[._]|::)\w{2,})+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
+# A file of the asker's, named the way examples name one: a placeholder word or "my…"
+# before one extension ("script.py", "my_app.py", "foo.txt", "data.csv"). Click's review
+# (2026-12-05): "why doesn't completion work when I run my script with python script.py?"
+# was declined at 0.00 because no page says "script.py". A name of the product's own
+# ("setup.py", "pg_hba.conf", "cmd.exe") is still one the passages must mention.
+_PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]?\w*|script|app|main|test|foo|bar|baz|example"
+                               r"|sample|demo|hello(?:[_-]?world)?|data|input|output|file"
+                               r"|prog|program)\.[a-z0-9]{1,5}")
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
 _INNER_CAPITAL = re.compile(r"^.[\w.'’-]*[A-Z0-9]")
 _POSSESSIVE = re.compile(r"['’]s$")

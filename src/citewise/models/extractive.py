@@ -295,7 +295,9 @@ def _marked(c: _Candidate) -> str:
     # The term a definition is under, named first ("%*: Current time of day in 24-hour
     # format, with seconds."): the sentence alone does not say what it describes (zsh's
     # manual, new-user review 2026-12-04). Verification then cites the term with it.
-    label = f"{c.term}: " if c.term and c.term not in c.text else ""
+    # A term that ends in its own colon ("bool / click.BOOL:", Sphinx's usual dt) gets no
+    # second one (Click's review, 2026-12-05: "click.BOOL:: A parameter that …").
+    label = (f"{c.term.rstrip(':')}: " if c.term and c.term not in c.text else "")
     if len(spans) < 2:
         return label + _unwrapped(c.text, c.lead) + marker
     return label + " ".join(_unwrapped(c.text[a:b], c.lead if not i else "") + marker
