@@ -217,6 +217,25 @@ def test_a_code_mark_followed_by_a_lower_case_word_ends_no_sentence() -> None:
     ]
 
 
+def test_a_dotted_name_ending_in_its_full_stop_ends_no_sentence_before_a_plain_word() -> None:
+    """BIND's manual (new-user review, 2026-12-05): "The file is called named.conf. which is
+    typically located in …" was cut after "named.conf.", and "which is typically located in
+    either /etc/namedb or /usr/local/etc/namedb." was quoted without the file it names. A
+    lower-case identifier after one still starts a sentence ("max_connections sets …")."""
+    text = ("The file is called named.conf. which is typically located in /etc/namedb. "
+            "Then ip6.arpa. is appended to the name. It is signed using the host1-host2. "
+            "key. Edit postgresql.conf. max_connections sets the limit. Run git-log. "
+            "git-log shows history.")
+    got = [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
+    assert got == [
+        "The file is called named.conf. which is typically located in /etc/namedb.",
+        "Then ip6.arpa. is appended to the name.",
+        "It is signed using the host1-host2. key.",
+        "Edit postgresql.conf.", "max_connections sets the limit.", "Run git-log.",
+        "git-log shows history.",
+    ]
+
+
 def test_an_ellipsis_that_leaves_a_list_open_ends_no_quote_but_chunks_stay() -> None:
     """CMake's manual (new-user review, 2026-12-04) quoted "In this variant, foreach
     iterates over the numbers 0, 1, ..." for a question its next words answer. An ellipsis

@@ -136,6 +136,12 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
         return True
     if gap and not gap.isspace():
         return False
+    if _DOTTED.search(text, max(a, b - 80), b) and _PLAIN_WORD.match(text, start):
+        # A name with dots or hyphens that ends in its own full stop, a lower-case word
+        # after it: "called named.conf. which is", "ip6.arpa. is appended", "the
+        # host1-host2. key" (BIND's manual, new-user review 2026-12-05: the answer's half
+        # was quoted without the file it names).
+        return True
     kind = _stop_kind(text, a, b)
     nxt = text[start]
     if kind == "number":  # "3. the next" — a number mid-sentence (list numbers aside)
@@ -184,6 +190,11 @@ def ends_abbreviation(text: str, b: int) -> bool:
 # "p. ex.", German "z. B.", "d. h.", "u. a." (an English "ex." alone ends one: "my ex.").
 _SPLIT_ABBREVIATION = re.compile(r"(?<![^\W\d_])(?:p\.\s?ex|z\.\s?B|d\.\s?h|u\.\s?a)\.(?!\w)"
                                  r"|(?<![^\W\d_])[pzdu]\.(?=\s?(?:ex|B|h|a)\.)")
+# A name with inner dots or hyphens and a full stop at its end ("named.conf.", "ip6.arpa.",
+# "host1-host2."); and a plain lower-case word, not an identifier that starts a sentence of
+# a manual ("max_connections sets …", "git-log shows …").
+_DOTTED = re.compile(r"(?<![\w.-])\w+(?:[.-]\w+)+\.\Z")
+_PLAIN_WORD = re.compile(r"[a-z]+(?![\w(-])")
 _CLOSERS = "\"'”’)]»›"  # French guillemets close « … » and ‹ … ›
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["admonition_label", "block_role", "class_names", "entry_name", "footnote_label",
-           "footnote_marker", "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
-           "item_number", "opens_entry", "start_number"]
+__all__ = ["admonition_label", "block_role", "class_names", "column_used", "entry_name",
+           "first_cell", "footnote_label", "footnote_marker", "is_caption", "is_code_block",
+           "is_exponent", "is_hidden_code", "is_keyword", "item_number", "opens_entry",
+           "start_number"]
 
 
 def class_names(node: Any) -> set[str]:
@@ -159,14 +160,23 @@ def _note_heading(node: Any) -> bool:
 
 def is_code_block(node: Any) -> bool:
     """A code listing written without ``<pre>``: Doxygen's ``<div class="fragment">``, a
-    ``<div class="line">`` per line (read as ``<pre>`` is: its lines, the ``code`` role)."""
-    return node.tag == "div" and "fragment" in (node.attributes.get("class") or "").split()
+    ``<div class="line">`` per line (read as ``<pre>`` is: its lines, the ``code`` role);
+    Pygments' ``<table class="highlighttable">``, its line numbers in one cell and the
+    code in the next (read as the code's ``<pre>``)."""
+    classes = class_names(node)
+    return (node.tag == "div" and "fragment" in classes) or (
+        node.tag == "table" and "highlighttable" in classes)
 
 
 def is_hidden_code(node: Any) -> bool:
-    """A line a code block holds and does not show: mdBook's "boring" lines
-    (``#![allow(unused)]``, ``fn main() {`` around an example), hidden by its stylesheet."""
-    return "boring" in class_names(node)
+    """What a code block holds and is no code: mdBook's "boring" lines
+    (``#![allow(unused)]``, ``fn main() {`` around an example), hidden by its stylesheet, and
+    Pygments' line numbers (``<span class="linenos">``, a table's ``linenos`` cell): BIND's
+    manual stored "24ns1 IN A 192.168.254.2" (new-user review, 2026-12-05)."""
+    return bool(class_names(node) & _NOT_CODE)
+
+
+_NOT_CODE = frozenset(("boring", "linenos", "lineno", "linenodiv"))
 
 
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
@@ -287,3 +297,37 @@ def footnote_label(node: Any) -> str:
             label = " ".join(span.text().split())
         span.decompose()
     return f"{label} " if label else ""
+
+
+def first_cell(cell: Any) -> bool:
+    """Whether ``cell`` opens a row that has text."""
+    node = cell.prev
+    while node is not None and node.tag not in ("td", "th"):
+        node = node.prev
+    return node is None and cell.parent is not None and bool(
+        (cell.parent.text(deep=True) or "").strip())
+
+
+def column_used(cell: Any, known: dict[int, bool]) -> bool:
+    """Whether ``cell``'s table is a grid whose first column has text in half its rows or
+    more: every row the same three or more cells, none spanning rows or columns (a zone
+    file's records, a puzzle, a feature matrix). A layout table's indenting cell (argparse's
+    option tables, DocBook's note icon, the hanging indent of Doxygen's signatures) is no
+    column. ``known``: the answer for each table
+    already asked about, so a long table is read once."""
+    table = cell.parent
+    while table is not None and table.tag != "table":
+        table = table.parent
+    if table is None:
+        return False
+    if table.mem_id not in known:
+        rows = [row.css("td, th") for row in table.css("tr")]
+        known[table.mem_id] = (
+            len({len(r) for r in rows}) == 1 and len(rows[0]) >= _GRID
+            and not any("rowspan" in c.attributes or "colspan" in c.attributes
+                        for r in rows for c in r)
+            and 2 * sum(bool((r[0].text(deep=True) or "").strip()) for r in rows) >= len(rows))
+    return known[table.mem_id]
+
+
+_GRID = 3  # columns: fewer is a term and its description, or a layout

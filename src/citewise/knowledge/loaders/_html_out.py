@@ -37,6 +37,8 @@ class Out:
     anchors: dict[str, int] = field(default_factory=dict)
     roles: list[RoleSpan] = field(default_factory=list)  # may start on a separator's blank
     cells: int = 0  # inside this many table cells: blocks there flow into the row
+    row_begun: bool = False  # the row's first cell was empty and its column holds text
+    first_columns: dict[int, bool] = field(default_factory=dict)  # table → column has text
     contents: bool = False  # keep tables of contents (a page that is nothing else)
     numbers: list[list[Any]] = field(default_factory=list)  # open <ol>s: [next, type]
     # Ids whose offset is that of the next visible character: only then is it known where

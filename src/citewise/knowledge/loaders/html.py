@@ -27,7 +27,9 @@ from citewise.knowledge.loaders._html_blocks import (
     admonition_label,
     block_role,
     class_names,
+    column_used,
     entry_name,
+    first_cell,
     footnote_label,
     footnote_marker,
     is_caption,
@@ -126,7 +128,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             write_man_page(shown, out, 1 + out.shift)
         elif tag == "pre" or is_code_block(child):
             _anchor(child, out)
-            written = out.raw(shown if tag == "pre" else _pre_text(child))  # read once
+            # read once; a Pygments table's code is its <pre> beside the line numbers
+            listing = child.css_first("td.code pre") if tag == "table" else None
+            written = out.raw(shown if tag == "pre" else _pre_text(listing or child))
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv writes every
             # description so, its examples in <pre class="prettyprint">): not code; nor its
             # <pre class="prettyprint arguments">, a keyword's arguments each described in
@@ -151,13 +155,18 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.bold_open = False
                 out.roles.append((written[0], written[0] + len(written[1]), "heading"))
         elif tag in ("td", "th"):
-            if out.line and "".join(out.line).strip():
+            if (out.line and "".join(out.line).strip()) or out.row_begun:
                 out.line.append(" | ")
+            out.row_begun = False
             _anchor(child, out)
             out.cells += 1
             if (child.text(deep=True) or "").strip():
                 _walk(child, out, in_main, guess)
             else:
+                # An empty first cell of a column that has text elsewhere ("www" over two
+                # rows left blank in BIND's zone tables) keeps the row's columns in place:
+                # "| 600 | IN | A | 10.0.0.2", not "600 | IN | A …" (review, 2026-12-05).
+                out.row_begun = first_cell(child) and column_used(child, out.first_columns)
                 for inner in child.traverse(include_text=False):
                     _anchor(inner, out)  # an empty cell's ids point at what follows
                 # A cell that is only an image of a mark reads as the mark: HAProxy's
@@ -369,8 +378,9 @@ class HtmlLoader:
     # blank categories, a site banner, page turns, an entry's header row heads its section
     # (Exim's options); 25 a sentence runs on through a short display block; 26 hidden tab
     # panels are text, their ids no anchors; 27 under their tab's name; 28 Sphinx's
-    # "[source]" links; 29 a manual page formatted by man(1) in a <pre> is text
-    version = "29"
+    # "[source]" links; 29 a manual page formatted by man(1) in a <pre> is text; 30
+    # Pygments' line numbers are no code, a table's empty first cell keeps its column
+    version = "30"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -1,0 +1,74 @@
+"""Pygments' line numbers and a grid's empty first cells (HTML loader 30).
+
+New-user review of BIND 9's manual (Sphinx, ``bind9-doc``, 2026-12-05): a zone file shown
+with line numbers was stored "24ns1 IN A 192.168.254.2" — the number glued to the record —
+and a zone table whose rows leave the name blank under the one above ("www" over two more
+addresses) was stored "600 | IN | A | 10.0.0.2", every column shifted one to the left.
+"""
+
+from __future__ import annotations
+
+from citewise.knowledge.loaders.html import read_html
+
+INLINE = """<html><body><main><h1>Zones</h1><p>An example zone:</p>
+<div class="highlight-none notranslate"><div class="highlight"><pre><span></span><span
+class="linenos"> 1</span>$TTL 2d    ; default TTL for zone
+<span class="linenos"> 2</span>$ORIGIN example.com.
+<span class="linenos">10</span>ns1        IN      A       192.168.254.2
+</pre></div></div><p>Then reload the zone.</p></main></body></html>"""
+
+# Pygments' other layout (``linenos="table"``): the numbers in a cell of their own.
+TABLE = """<html><body><main><h1>Zones</h1><p>An example zone:</p>
+<div class="highlight-none notranslate"><table class="highlighttable"><tr><td
+class="linenos"><div class="linenodiv"><pre>1
+2
+3</pre></div></td><td class="code"><div class="highlight"><pre><span></span>$TTL 2d    ; default TTL for zone
+$ORIGIN example.com.
+ns1        IN      A       192.168.254.2
+</pre></div></td></tr></table></div><p>Then reload the zone.</p></main></body></html>"""
+
+CODE = "$TTL 2d    ; default TTL for zone\n$ORIGIN example.com.\nns1        IN      A       192.168.254.2"
+
+
+def test_line_numbers_are_no_part_of_the_code() -> None:
+    for html in (INLINE, TABLE):
+        text, _, _, _, roles = read_html(html)
+        assert f"An example zone:\n\n{CODE}\n\nThen reload the zone." in text, text
+        start = text.index(CODE)
+        assert (start, start + len(CODE), "code") in roles
+
+
+ZONE = """<html><body><main><h1>Round robin</h1><table class="docutils align-default"><tbody>
+<tr class="row-odd"><td><p>Name</p></td><td><p>TTL</p></td><td><p>CLASS</p></td>
+<td><p>TYPE</p></td><td><p>Resource Record (RR) Data</p></td></tr>
+<tr class="row-even"><td><p>www</p></td><td><p>600</p></td><td><p>IN</p></td><td><p>A</p></td>
+<td><p>10.0.0.1</p></td></tr>
+<tr class="row-odd"><td></td><td><p>600</p></td><td><p>IN</p></td><td><p>A</p></td>
+<td><p>10.0.0.2</p></td></tr>
+<tr class="row-even"><td></td><td></td><td></td><td></td><td></td></tr>
+</tbody></table></main></body></html>"""
+
+
+def test_a_grids_empty_first_cell_keeps_the_columns_in_place() -> None:
+    text = read_html(ZONE)[0]
+    assert "www | 600 | IN | A | 10.0.0.1\n| 600 | IN | A | 10.0.0.2" in text, text
+    assert "\n600 |" not in text
+    assert "| |" not in text  # a row with no text at all writes nothing
+
+
+def test_a_layout_tables_empty_cell_is_no_column() -> None:
+    # An indenting cell (argparse's option tables, a note's icon, Doxygen's hanging indent of
+    # a signature): a column whose rows are mostly blank, or a table that is no grid.
+    options = ("<html><body><main><h1>borg</h1><table><tr><td colspan=\"3\">positional "
+               "arguments</td></tr><tr><td></td><td>REPOSITORY</td><td>repository to use"
+               "</td></tr><tr><td></td><td>PATH</td><td>where to put it</td></tr></table>"
+               "</main></body></html>")
+    text = read_html(options)[0]
+    assert "\nREPOSITORY | repository to use\nPATH | where to put it" in text, text
+    signature = ("<html><body><main><h1>opus_decode()</h1><table class=\"memname\"><tr><td>"
+                 "int opus_decode</td><td>(</td><td>OpusDecoder *</td><td>st,</td></tr>"
+                 "<tr><td></td><td></td><td>int</td><td>len,</td></tr><tr><td></td><td></td>"
+                 "<td>int</td><td>decode_fec</td></tr><tr><td></td><td>)</td><td></td><td>"
+                 "</td></tr></table></main></body></html>")
+    text = read_html(signature)[0]
+    assert "\nint | len,\nint | decode_fec\n) |" in text, text
