@@ -274,6 +274,18 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "how-to/monkeypatch.html", "how-to/tmp_path.html", "how-to/usage.html",
                "how-to/plugins.html", "reference/customize.html", "reference/exit-codes.html",
                "reference/reference.html"), group="reviews8"),
+    Corpus("click", "Click 8.1 manual (Sphinx HTML): thirteen pages", ("python-click-doc",),
+           "/usr/share/doc/python-click-doc/html", (
+               "quickstart.html", "parameters.html", "options.html", "arguments.html",
+               "commands.html", "prompts.html", "documentation.html", "testing.html",
+               "exceptions.html", "utils.html", "shell-completion.html", "setuptools.html",
+               "advanced.html"), group="reviews9"),
+    Corpus("bind9", "BIND 9.18 Administrator Reference Manual (Sphinx HTML): twelve pages",
+           ("bind9-doc",), "/usr/share/doc/bind9-doc/arm", (
+               "chapter1.html", "chapter2.html", "chapter3.html", "chapter4.html",
+               "chapter5.html", "chapter6.html", "chapter7.html", "chapter9.html",
+               "chapter10.html", "reference.html", "dnssec-guide.html", "general.html"),
+           group="reviews9"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -290,6 +302,7 @@ GROUPS = {
     "reviews6": "reviews of the twelfth session (octave, Texinfo HTML + exim; 2026-12-05)",
     "reviews7": "reviews of the thirteenth session (flask + requests, Sphinx HTML; 2026-12-05)",
     "reviews8": "reviews of the fourteenth session (postfix + pytest, HTML; 2026-12-05)",
+    "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; 2026-12-05)",
 }
 
 

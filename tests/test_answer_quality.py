@@ -611,3 +611,18 @@ def test_an_instances_member_is_mentioned_by_its_class_named_as_one() -> None:
                                    "and nvim reads them."}]}]
     for question in ("What is the default vm.swappiness?", "How do I set up lazy.nvim?"):
         assert answerability(question, best, other) == 0.0, question
+
+
+def test_the_sentence_restating_a_yes_no_question_is_its_answer() -> None:
+    # PostgreSQL's TRUNCATE page (the bench's pg24): the answer to a yes/no question says
+    # the question's words back with a verdict, and lost to a neighbour with more words of
+    # its own while those counted for 0.2 (2026-12-05).
+    sentences = [_sentence(text) for text in (
+        "If ON TRUNCATE triggers are defined for any of the tables, then all BEFORE TRUNCATE "
+        "triggers are fired before any truncation happens, and all AFTER TRUNCATE triggers "
+        "are fired after the last truncation is performed and any sequences are reset.",
+        "TRUNCATE will not fire any ON DELETE triggers that might exist for the tables.",
+        "TRUNCATE quickly removes all rows from a set of tables.")]
+    best = rank("Will my ON DELETE triggers run when I empty a table with TRUNCATE?",
+                sentences)[0]
+    assert best.sentence.text.startswith("TRUNCATE will not fire"), best.sentence.text

@@ -37,7 +37,10 @@ the ``tune`` split of ``bench/data/answers``):
   one whose heading the question names (+2 of 164 on ``tune``, none lost, the same for any
   weight from 0.3 to 0.6; 2026-12-03);
 * **substance** — words beyond the question's and the title's ("Some background on X."
-  says nothing);
+  says nothing), a little: the sentence that answers a yes/no question restates it ("Will
+  my ON DELETE triggers run on TRUNCATE?" — "TRUNCATE will not fire any ON DELETE
+  triggers …"), and at 0.2 it lost to neighbours with more words of their own (0.2 → 0.05:
+  evidence@1 on ``tune`` 171 → 185 of 386, held out 270 → 277 of 578; 2026-12-05);
 * **structure** — headings and questions (an FAQ's) are context only, never candidates;
   navigation bars, notices (copyright, licence), version-change notes, table rows, code
   and glued run-on "sentences" rank below prose; code only when the question asks for it.
@@ -108,7 +111,7 @@ _ANAPHORA = re.compile(rf"(?:{POINTING_WORDS}|its|otherwise|the default|if not|"
 #: How much each part of a sentence's score counts (tuned on the ``tune`` split).
 WEIGHTS: dict[str, float] = {
     "lexical": 0.5, "context_leaning": 0.3, "context": 0.25, "intent": 1.5, "routing": 0.6,
-    "structure": 1.0, "rank": 0.015, "length": 0.1, "semantic": 0.8, "substance": 0.2,
+    "structure": 1.0, "rank": 0.015, "length": 0.1, "semantic": 0.8, "substance": 0.05,
     "section": 0.4, "defines": 0.4,
 }
 _ENTITY = 0.5  # a word of the document's title or file name: naming it is not answering
