@@ -286,6 +286,11 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "chapter5.html", "chapter6.html", "chapter7.html", "chapter9.html",
                "chapter10.html", "reference.html", "dnssec-guide.html", "general.html"),
            group="reviews9"),
+    Corpus("tcl", "Tcl 8.6 manual pages (groff with Tcl's own macros): thirteen commands",
+           ("tcl8.6-doc",), "/usr/share/man/man3", tuple(
+               f"{name}.3tcl.gz" for name in (
+                   "Tcl", "string", "lsort", "dict", "regexp", "expr", "proc", "file", "open",
+                   "exec", "switch", "upvar", "after")), group="reviews9"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -302,7 +307,8 @@ GROUPS = {
     "reviews6": "reviews of the twelfth session (octave, Texinfo HTML + exim; 2026-12-05)",
     "reviews7": "reviews of the thirteenth session (flask + requests, Sphinx HTML; 2026-12-05)",
     "reviews8": "reviews of the fourteenth session (postfix + pytest, HTML; 2026-12-05)",
-    "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; 2026-12-05)",
+    "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; tcl, groff; "
+                "2026-12-05)",
 }
 
 

@@ -62,6 +62,9 @@ def _loader(registry: LoaderRegistry, name: Path) -> Loader:
     if loader is None:
         # One line a person reads (the ~130 extensions are in ``details``, for a program).
         kind = f"{name.suffix} files" if name.suffix else "files without an extension"
+        inner = Path(name.stem).suffix
+        if name.suffix.lower() == ".gz" and inner:  # it reads .gz: not what is inside
+            kind = f"{inner} files (inside .gz)"
         raise IngestError(
             f"no loader for {name.name}: citewise does not read {kind} (it reads text, "
             "markdown, HTML, PDF, DOCX, EPUB, man pages, source code and more; a loader "

@@ -106,7 +106,7 @@ class Page(Blocks):
         if self.await_heading:
             level, self.await_heading = self.await_heading, 0
             self.heading(level, text)
-        elif self.nofill:
+        elif self.nofill and not self.await_tag:  # a .TP's tag is a line of its own
             self.lines.append(text.rstrip())
         else:
             self.words.append(text)
@@ -119,6 +119,11 @@ class Page(Blocks):
         self.body = False
         self.indent = 0
         self.saved.clear()
+        # A heading fills again and ends a tag still awaited, as groff's does: Tcl's
+        # SYNOPSIS leaves ".nf" on, and its ARGUMENTS were read as code, their .TP tags
+        # never taken, and DESCRIPTION's first line became one (review, 2026-12-05).
+        self.nofill = False
+        self.await_tag = False
         title = " ".join(title.split())
         if not title:
             self.await_heading = level

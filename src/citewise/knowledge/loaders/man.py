@@ -6,8 +6,9 @@ Why a renderer of our own and not ``groff``/``mandoc``: nothing external to inst
 piece by piece here, so every section span is an exact offset into it by construction.
 The common macros are understood — ``.TH .SH .SS .PP/.LP/.P .TP .IP .HP .B .I .BR``
 (and the other font pairs) ``.nf/.fi .EX/.EE .RS/.RE .br .sp .UR/.UE .MT/.ME .SY/.OP``,
-``.ds`` strings, ``.de``/``.ig`` blocks (skipped), simple ``.if``/``.ie``/``.el`` (as
-``nroff`` would: ``n`` is true) — and the mdoc ones that shape a page (``.Sh .Ss .Pp .Bl
+``.ds`` strings, a page's own macros (``.de``, expanded: :mod:`._roff_macros`), ``.ig``
+blocks (skipped), simple ``.if``/``.ie``/``.el`` (as ``nroff`` would: ``n`` is true; string
+and number comparisons) — and the mdoc ones that shape a page (``.Sh .Ss .Pp .Bl
 .It .Bd .Nm .Nd .Fl .Ar .Op .Xr`` …). Font, size and motion escapes are dropped, special
 characters (``\\(em``, ``\\[u00E9]``, ``\\-``) become the characters they print. Anything
 else is read as text without its macro name, so an unknown macro loses formatting, never
@@ -23,6 +24,7 @@ no-fill blocks (examples, synopses) line for line.
 from __future__ import annotations
 
 import re
+from collections import deque
 from pathlib import Path
 
 from citewise.errors import IngestError
@@ -38,6 +40,7 @@ from citewise.knowledge.loaders._mdoc import (
     standard_text,
 )
 from citewise.knowledge.loaders._roff import STRINGS, split_args, unescape
+from citewise.knowledge.loaders._roff_macros import Macros, condition
 from citewise.knowledge.loaders._tbl import Table
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
@@ -68,14 +71,25 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             lines[-1] = lines[-1][:-1] + line
         else:
             lines.append(line)
-    in_block = False  # a macro definition or an ignored block: skipped to its ".."
+    in_block = False  # an ignored block (``.ig``): skipped to its ".."
+    defining: tuple[str, list[str], bool] | None = None  # a ``.de`` body being read
+    macros = Macros(len(lines))
     skip_braces = 0
     else_branch = False
     xo: list[tuple[str, bool]] | None = None
     table: Table | None = None
-    for line in lines:
+    queue = deque(lines)  # a macro's expansion and a condition's request go back in front
+    while queue:
+        line = queue.popleft()
         if in_block:
             in_block = _ENDS_BLOCK.match(line) is None
+            continue
+        if defining is not None:
+            if _ENDS_BLOCK.match(line) is None:
+                defining[1].append(line)
+            else:
+                macros.define(defining[0], defining[1], append=defining[2])
+                defining = None
             continue
         if skip_braces:
             skip_braces += line.count("\\{") - line.count("\\}")
@@ -119,6 +133,9 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
                 cond_true: bool
                 if name == "el":
                     cond_true, body_text = else_branch, rest
+                elif (read := condition(rest, page.strings)) is not None:
+                    cond_true, body_text = read  # "'\\*(lq'\"'", "!\"\\$2\"\"", "\\n(.$>1"
+                    else_branch = not cond_true
                 else:
                     cond, _, body_text = rest.strip().partition(" ")
                     # nroff, not troff; and groff (register .g), as man(1) renders it:
@@ -135,14 +152,16 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
                         skip_braces = 1 + body_text.count("\\{") - body_text.count("\\}")
                     continue
                 body_text = body_text.replace("\\}", "").strip()
-                if not body_text:
-                    continue
-                line = body_text
-                if not line.startswith((".", "'")):
-                    page.text(unescape(line, page.strings))
-                    continue
-                request = line[1:].strip()
-                name, _, rest = request.partition(" ")
+                if body_text:
+                    queue.appendleft(body_text)  # read as a line of its own: a request,
+                continue  # a nested condition, a macro's call, or text
+            if name in ("de", "de1", "am") and rest.split():
+                defining = (rest.split()[0], [], name == "am")
+                continue
+            if name not in _OWN and not is_inline(name) and (
+                    body := macros.expand(name, rest)) is not None:
+                queue.extendleft(reversed(body))
+                continue
             title = _request(page, name, rest, title) or title
             if name in ("de", "de1", "am", "ig"):
                 in_block = True
@@ -171,6 +190,12 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
 # ".  am URL" of util-linux's pages, written by Asciidoctor: fstab(5) rendered empty).
 _ENDS_BLOCK = re.compile(r"\s*[.'][ \t]*\.(?!\S)")
 _ENDS_OPEN = (".SH", ".Sh", ".SS", ".Ss", ".It ", ".El")
+# The macros the renderer reads itself (:func:`_request`): a page's own definition of one
+# is not expanded (structure first: old pod2man pages define ``.Sh`` as a bold paragraph).
+_OWN = frozenset(("TH", "Dt", "SH", "Sh", "SS", "Ss", "sp", "br", "TP", "TQ", "IP", "RS",
+                  "RE", "nf", "EX", "Bd", "fi", "EE", "Ed", "UR", "MT", "UE", "ME", "SY",
+                  "OP", "ds", "so", "Bl", "El", "It", "Nm", "D1", "Dl", "Sm", "Rs", "Re",
+                  "Ex", "Rv", "Nd", *_PARAS, *_FONT_PAIRS, *_FONTS))
 
 
 
@@ -333,12 +358,16 @@ class ManLoader:
     # that names something is a term and a sub-section too; 7: a .PP after an item's body
     # is the section's again; 8: a block closed by ".  ." ends there (util-linux's pages),
     # DocBook's ".PP" term ".RS 4" body is an item too (systemd's), "T}:T{" table cells;
-    # 9: such a term may end with its arguments' ellipsis ("mask UNIT...")
-    version = "9"
+    # 9: such a term may end with its arguments' ellipsis ("mask UNIT..."); 10: a page's
+    # own macros (.de) are expanded, string conditions read, a heading fills again
+    version = "10"
+    # Debian names a package's pages by their section and a suffix: Tcl's are ".3tcl"
+    # (Tcl's review, 2026-12-05: all 823 were refused), Perl modules' ".3perl".
     extensions: tuple[str, ...] = (
         *(f".{n}" for n in range(1, 10)), ".man", ".mdoc", ".n",
         ".1p", ".3p", ".3pm", ".1ssl", ".3ssl", ".5ssl", ".7ssl", ".3x", ".8x", ".3type",
-        ".2type", ".3const", ".3head",
+        ".2type", ".3const", ".3head", ".3tcl", ".3tk", ".ntcl", ".3perl", ".3t", ".0p",
+        ".1posix", ".3posix", ".3readline", ".3ncurses", ".5edit", ".7edit",
     )
     content_types: tuple[str, ...] = ("text/troff", "application/x-troff-man")
 
