@@ -165,6 +165,20 @@ def test_binary_and_empty_files_are_refused(tmp_path: Path) -> None:
     assert "[empty_document]" in proc.stderr
 
 
+def test_a_folder_of_files_no_loader_reads_is_no_success(tmp_path: Path) -> None:
+    # Tcl's review (2026-12-05): a folder of pages named "x.3zz" said "0 added … 1 skipped"
+    # and exited 0, so a script went on with an empty knowledge base.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.3zz").write_text(".TH page 3zz\n.SH NAME\npage \\- a page\n")
+    proc = cli("ingest", str(docs), data_dir=tmp_path / "data")
+    assert proc.returncode == 2, proc.stderr
+    assert "skipped: " in proc.stderr and "nothing was ingested" in proc.stderr
+    (docs / "notes.md").write_text("# Notes\n\nSome text.\n")
+    proc = cli("ingest", str(docs), data_dir=tmp_path / "data")
+    assert proc.returncode == 0, proc.stderr  # one read is a success; the skip is said
+
+
 def test_ask_without_knowledge_base(tmp_path: Path) -> None:
     proc = cli("ask", "hello?", data_dir=tmp_path / "nothing-here")
     assert proc.returncode != 0

@@ -90,8 +90,13 @@ def run(args: argparse.Namespace) -> int:
         finally:
             files.end()
         print_report(report)
-        status = 0 if not report.failed else (
-            1 if report.added or report.updated or report.unchanged or report.removed else 2)
+        read = report.added or report.updated or report.unchanged or report.removed
+        status = 0 if not report.failed else (1 if read else 2)
+        if not read and not report.failed and report.skipped:
+            # A folder of files no loader reads ("no loader for .3tcl files"): nothing went
+            # in, and a script must not take it for success (Tcl's review, 2026-12-05).
+            sys.stderr.write("error: nothing was ingested: every file was skipped\n")
+            return 2
         if kb.dense is None:
             return status
         if args.no_wait:

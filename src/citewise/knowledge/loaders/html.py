@@ -379,8 +379,9 @@ class HtmlLoader:
     # (Exim's options); 25 a sentence runs on through a short display block; 26 hidden tab
     # panels are text, their ids no anchors; 27 under their tab's name; 28 Sphinx's
     # "[source]" links; 29 a manual page formatted by man(1) in a <pre> is text; 30
-    # Pygments' line numbers are no code, a table's empty first cell keeps its column
-    version = "30"
+    # Pygments' line numbers are no code, a table's empty first cell keeps its column; 31
+    # a link to an operator in code ("<<") is no page turn
+    version = "31"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
