@@ -274,6 +274,37 @@ def test_a_list_items_citation_is_that_item_not_the_list(tmp_path: Path) -> None
         assert right.first_sentence == "destsz is zero or greater than RSIZE_MAX"
 
 
+def test_the_sentence_before_one_in_lower_case_is_not_that_one(tmp_path: Path) -> None:
+    """BIND's review (2026-12-05): a sentence starting in lower case ("max-ncache-ttl
+    cannot …") has no boundary before it, so a quote of the sentence before was widened
+    over it and scored as its answer, though the user never saw it quoted."""
+    from citewise import KnowledgeBase
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "cache.md").write_text(
+        "# Caching\n\nThe default is 10800 seconds (3 hours). max-ncache-ttl cannot exceed "
+        "7 days and is silently truncated to 7 days if set to a greater value.\n",
+        encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
+        assert not base.ingest([tmp_path / "docs"]).failed
+        record = base.find_document(tmp_path / "docs" / "cache.md")
+        assert record is not None
+
+        def citing(quote: str) -> Answer:
+            start = record.text.index(quote)
+            doc = SearchDocument(source=record.source, document={"id": record.id})
+            return Answer(run_id="r", thread_id="t", search_documents=[doc], citations=[
+                CitationOccurrence(citation_index=0, document_index=1, excerpt=quote,
+                                   start_char=start, end_char=start + len(quote))])
+
+        q = question(expected=("max-ncache-ttl cannot exceed 7 days and is silently truncated "
+                               "to 7 days if set to a greater value.",))
+        assert score_answer(q, citing("The default is 10800 seconds (3 hours)."), base,
+                            1).evidence_at_1 is False
+        assert score_answer(q, citing("max-ncache-ttl cannot exceed 7 days"), base,
+                            1).evidence_at_1 is True
+
+
 def test_a_citation_matches_when_its_sentence_covers_half_the_expected_one(
         kb: Any, corpus: Path) -> None:
     q = question()

@@ -28,11 +28,13 @@ of a list item the loader marked in the cited passage (:func:`item_bounded`: HTM
 are stored without bullets, one item a line, and each item is quoted alone, so one item's
 citation is that item, not the list glued into a sentence). An expected sentence
 is **matched** by a citation when, in the cited document, an occurrence of it is covered
-by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its characters —
-so a citation that contains it, equals it or quotes a part of it matches, and one that
-quotes a neighbouring sentence does not. An expected sentence that the question's
-``document`` holds matches there only: CMake's pages for the C, C++, CUDA … standards
-share their sentences word for word, and the C page's copy answers no C++ question.
+by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its characters
+and the citation's own characters are partly inside it — so a citation that contains it,
+equals it or quotes a part of it matches, and one that quotes a neighbouring sentence does
+not (even where no boundary splits the two, as before a sentence starting in lower case).
+An expected sentence that the question's ``document`` holds matches there only: CMake's
+pages for the C, C++, CUDA … standards share their sentences word for word, and the C
+page's copy answers no C++ question.
 
 Metrics (over the questions that have a label of that kind):
 
@@ -196,7 +198,12 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
     if span[1] > span[0] and c.snippet_index is not None and c.snippet_index < len(doc.snippets):
         items = texts.list_items(doc.snippets[c.snippet_index].chunk_id)
         extent = item_bounded(text, extent, span, items)
+    # The quote itself must be part of the occurrence: its sentence, widened over a next
+    # one that starts in lower case ("… (3 hours). max-ncache-ttl cannot exceed …"), is
+    # not the answer when the characters quoted are all in the sentence before (BIND's
+    # review, 2026-12-05; one bench question of 1,024 matched so).
     ok = any(covered(extent, occ) >= MATCH_COVERAGE
+             and (span[1] <= span[0] or min(span[1], occ[1]) > max(span[0], occ[0]))
              for e in expected for occ in locate(text, e, index=index))
     return ok, doc.source, _norm(text[extent[0]:extent[1]]) or c.excerpt
 
