@@ -84,6 +84,9 @@ def test_a_sentence_runs_on_through_a_short_display_block() -> None:
     text, _, _, _, roles = read_html(html)
     sentences = [text[a:b] for a, b in sentence_spans(text)]
     assert "Instead, the alias item\n :blackhole:\n can be used." in sentences, sentences
+    and_is = html.replace("can be used. It", "and is used. It")
+    assert "Instead, the alias item\n :blackhole:\n and is used." in [
+        text[a:b] for text in (read_html(and_is)[0],) for a, b in sentence_spans(text)]
     code = next((a, b) for a, b, role in roles if role == "code")
     assert text[code[0]:code[1]] == ":blackhole:"
     # After a heading, a lead-in's colon or before a list's next term, a block stands apart.
@@ -95,7 +98,12 @@ def test_a_sentence_runs_on_through_a_short_display_block() -> None:
                        ("<p>Build it with</p><pre>make</pre><pre>make install</pre>"
                         "<p>then wait.</p>", "Build it with\n\nmake\n\nmake install\n\nthen"),
                        ("<p>Write</p><pre>a\nb\nc\nd</pre><p>and go on.</p>",
-                        "Write\n\na\nb\nc\nd\n\nand")):
+                        "Write\n\na\nb\nc\nd\n\nand"),
+                       # Nor into a sentence of its own that opens with a name in lower
+                       # case (RDoc's Array page, Ruby's review 2026-12-05).
+                       ("<p>Add items with push or</p><pre>arr.push(5)</pre><p><code>unshift"
+                        "</code> will add a new item to the beginning.</p>",
+                        "Add items with push or\n\narr.push(5)\n\nunshift will")):
         text, _, _, _, _ = read_html(f"<html><body>{body}</body></html>")
         assert text.startswith(kept), text
 

@@ -162,7 +162,8 @@ def run_on(text: str, roles: list[RoleSpan]) -> str:
         if (role != "code" or a < 3 or text[a - 2:a] != "\n\n" or text[b:b + 2] != "\n\n"
                 or b + 2 >= len(text) or not text[b + 2].islower() or b + 2 in opened
                 or text[a - 3] in _STOPS or text[a - 3].isspace() or a - 2 in closed
-                or text.count("\n", a, b) > _DISPLAY_BREAKS or b - a > _DISPLAY_CHARS):
+                or text.count("\n", a, b) > _DISPLAY_BREAKS or b - a > _DISPLAY_CHARS
+                or _SUBJECT_VERB.match(text, b + 2)):
             continue
         chars = chars if chars is not None else list(text)
         chars[a - 1] = chars[b + 1] = " "
@@ -173,3 +174,10 @@ _OWN_BLOCKS = frozenset(("term", "heading", "list_item", "table", "code", "docte
 _STOPS = frozenset(".!?:;")  # a paragraph that ends so ends its sentence
 _DISPLAY_BREAKS = 2  # three lines at most
 _DISPLAY_CHARS = 240
+# A paragraph that opens with a name and its verb is a sentence of its own, though in lower
+# case: "unshift will add a new item …" after Ruby's example of push (RDoc's Array page,
+# review 2026-12-05), not "can be used." nor "directs both …" going on from the lead-in.
+_SUBJECT_VERB = re.compile(r"(?!(?:and|or|but|nor|then|so|which|that|who|it|this|these|they"
+                           r"|there|if|when|where|as|to|the|a|an|you|we|i|one)\b)[\w.#:!?]+ (?:will|can|could"
+                           r"|may|might|must|shall|should|would|is|are|was|were|does|do|has"
+                           r"|have|returns?)\b")

@@ -380,8 +380,9 @@ class HtmlLoader:
     # panels are text, their ids no anchors; 27 under their tab's name; 28 Sphinx's
     # "[source]" links; 29 a manual page formatted by man(1) in a <pre> is text; 30
     # Pygments' line numbers are no code, a table's empty first cell keeps its column; 31
-    # a link to an operator in code ("<<") is no page turn
-    version = "31"
+    # a link to an operator in code ("<<") is no page turn; 32 no run-on into a paragraph
+    # that opens with a name and its verb
+    version = "32"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
