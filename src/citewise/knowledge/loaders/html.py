@@ -371,17 +371,11 @@ class HtmlLoader:
     name = "html"
     # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
     # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
-    # footnotes; 9 texi2any's bars; 10-11 mdBook, admonitions; 12 Doxygen; 13 note titles;
-    # 14-17 Javadoc; 18 DocBook's sidebars, Publican's docnav; 19 docutils' contents; 20
-    # MediaWiki's skin; 21 Texinfo's anchors and contents, a bold heading's end, an image's
-    # mark; 22 haproxy-dconv's arguments; 23 only keywords stack; 24 Texinfo's foot bar and
-    # blank categories, a site banner, page turns, an entry's header row heads its section
-    # (Exim's options); 25 a sentence runs on through a short display block; 26 hidden tab
-    # panels are text, their ids no anchors; 27 under their tab's name; 28 Sphinx's
-    # "[source]" links; 29 a manual page formatted by man(1) in a <pre> is text; 30
-    # Pygments' line numbers are no code, a table's empty first cell keeps its column; 31
-    # a link to an operator in code ("<<") is no page turn; 32 no run-on into a paragraph
-    # that opens with a name and its verb
+    # footnotes; 9-24 texi2any, mdBook, admonitions, Doxygen, Javadoc, DocBook, docutils,
+    # MediaWiki, Texinfo, haproxy-dconv, Exim; 25 run-on through a display block; 26-28
+    # tab panels, Sphinx's "[source]"; 29 man(1) output in a <pre>; 30 Pygments' line
+    # numbers, a grid's empty first cell; 31 "<<" in code is no page turn; 32 no run-on
+    # into a paragraph that opens with a name and its verb
     version = "32"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
