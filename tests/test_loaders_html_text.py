@@ -170,3 +170,24 @@ def test_sphinx_viewcode_source_links_are_no_text() -> None:
     text = read_html(page)[0]
     assert "requests.request(method, url, **kwargs)\n" in text and "¶" not in text
     assert text.count("[source]") == 1  # a link that only says so is kept
+
+
+def test_rdocs_method_signatures_are_terms_not_prose() -> None:
+    """Ruby's manual as RDoc writes it (Darkfish, new-user review 2026-12-05): "how do I
+    strip the nils out of an array" was answered "slice!(start, length) → new_array or
+    nil": a method's call sequences were prose to quote."""
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<html><body><main><div id="method-i-slice-21" class="method-detail">'
+            '<div class="method-heading"><span class="method-callseq">slice!(start, length) '
+            '&rarr; new_array or nil</span></div><div class="method-heading"><span '
+            'class="method-callseq">slice!(range) &rarr; new_array or nil</span></div>'
+            '<div class="method-description"><p>Removes and returns elements from '
+            '<code>self</code>.</p></div></div></main></body></html>')
+    text, _, _, _, roles = read_html(html)
+    for signature in ("slice!(start, length) → new_array or nil",
+                      "slice!(range) → new_array or nil"):
+        at = text.index(signature)
+        assert (at, at + len(signature), "term") in roles, roles
+    prose = text.index("Removes and returns")
+    assert not any(a <= prose < b for a, b, _ in roles)

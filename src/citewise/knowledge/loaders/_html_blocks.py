@@ -187,7 +187,7 @@ _BLOCK_ROLES = {"li": "list_item", "dt": "term", "table": "table"}
 
 def block_role(tag: str, node: Any) -> str | None:
     """The role of a block element's text (:data:`loaders.base.ROLES`), if it has one:
-    list items, definition terms (an option, a parameter, a Sphinx signature), tables,
+    list items, definition terms (an option, a parameter, a Sphinx or RDoc signature), tables,
     Sphinx's version-change notes, copyright and legal notices."""
     classes = (node.attributes.get("class") or "").lower()
     if classes:
@@ -195,6 +195,10 @@ def block_role(tag: str, node: Any) -> str | None:
             return "version_note"
         if _NOTICE_CLASS.search(classes):
             return "notice"
+        if tag == "div" and "method-heading" in classes.split():
+            # RDoc's signature of a method ("slice!(start, length) → new_array or nil"):
+            # a term, as Sphinx's <dt> is, not prose to quote (Ruby's review, 2026-12-05).
+            return "term"
     if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)):
         return "heading"
     return _BLOCK_ROLES.get(tag)
