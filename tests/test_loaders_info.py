@@ -58,8 +58,9 @@ The general synopsis of the ‘grep’ command line is
 ‘--max-count=NUM’
      Stop after the first NUM selected lines.
 
-   Normally the exit status is 0 if a line is selected; *note Exit
-Status::, for more.
+   Normally the exit status is 0 if a line is selected (*note Exit
+Status::).  *Note Usage::, for examples; the options are described in
+*note Invoking::.
 
 \x1f
 File: grep.info,  Node: Index,  Prev: Invoking,  Up: Top
@@ -90,8 +91,9 @@ def test_nodes_read_as_text_with_their_headings_and_items_as_sections() -> None:
     assert ("‘-c’\n‘--count’\nSuppress normal output; instead print a count of matching "
             "lines for each input file. With the ‘-v’ (‘--invert-match’) option, count "
             "non-matching lines.") in text, text
-    assert "Normally the exit status is 0 if a line is selected; see Exit Status, for more." \
-        in text
+    # References as makeinfo's HTML reads them: @pxref, @xref, @ref.
+    assert ("Normally the exit status is 0 if a line is selected (see Exit Status). See "
+            "Usage, for examples; the options are described in Invoking.") in text, text
     titles = [t for _, _, t in sections]
     assert "2 Invoking ‘grep’ > 2.1.3 General Output Control > ‘-c’, ‘--count’" in titles
     assert "2 Invoking ‘grep’ > 2.1.3 General Output Control > ‘-m NUM’, ‘--max-count=NUM’" \
@@ -137,3 +139,95 @@ def test_a_split_manuals_first_file_reads_as_its_preamble() -> None:
     assert "This manual documents version 4.9.0 of the GNU utilities for finding files." \
         in text, text
     assert "INFO-DIR" not in text and "Indirect" not in text and "Finding files:" not in text
+
+
+# The review of this loader on sed's, diffutils' and grep's manuals (2026-12-05), abridged.
+REVIEWED = """\x1f
+File: sed.info,  Node: Options,  Up: Top
+
+2.2 Command-Line Options
+========================
+
+‘-i[SUFFIX]’
+‘--in-place[=SUFFIX]’
+     This option specifies that files are to be edited in-place.
+
+     Be cautious of using ‘-n’ with ‘-i’: the former disables automatic
+     printing of lines and the latter changes the file in-place without a
+     backup.  Used carelessly the output file will be empty:
+          # WRONG USAGE: 'FILE' will be truncated.
+          sed -ni 's/foo/bar/' FILE
+
+‘kB’
+     kilobyte: 10^3 = 1000.
+‘k’
+‘K’
+‘KiB’
+     kibibyte: 2^10 = 1024.
+
+   In the above table, the suffixes are case sensitive.
+
+  2. How do I search a file that is null-terminated?
+
+     Use the ‘-z’ option (*note Other Options::).  Thus, you can
+     search such a file.
+
+   ---------- Footnotes ----------
+
+   (1) Note that GNU ‘sed’ creates the backup file whether or not any
+output is actually changed.
+
+\x1f
+File: diff.info,  Node: patch Messages,  Up: Top
+
+10.1 Messages and Questions from 'patch'
+----------------------------------------
+
+* Menu:
+
+* More or Fewer Lines::         When changes do not apply exactly.
+* Reversed Patches::            Applying reversed patches.
+
+   'patch' exits with status 0 if all hunks are applied successfully.
+
+\x1f
+File: diff.info,  Node: GNU Free Documentation License,  Up: Top
+
+Appendix A GNU Free Documentation License
+*****************************************
+
+     Everyone is permitted to copy and distribute verbatim copies
+     of this license document, but changing it is not allowed.
+"""
+
+
+def test_the_reviews_findings() -> None:
+    text, _, sections, roles = read_info(REVIEWED)
+
+    def section_of(words: str) -> str:
+        at = text.index(words)
+        return [t for a, b, t in sections if a <= at < b][-1]
+
+    def role_of(words: str) -> str | None:
+        at = text.index(words)
+        return next((r for a, b, r in roles if a <= at < b), None)
+
+    # A lead-in over its example, with no blank line: prose in its item, then code.
+    assert section_of("Be cautious of using").endswith("‘-i[SUFFIX]’, ‘--in-place[=SUFFIX]’")
+    assert role_of("Be cautious of using") is None
+    assert "# WRONG USAGE: 'FILE' will be truncated.\nsed -ni 's/foo/bar/' FILE" in text
+    assert role_of("sed -ni") == "code"
+    # Items with no blank line between them are items each.
+    assert section_of("kibibyte").endswith("‘k’, ‘K’, ‘KiB’")
+    assert role_of("‘KiB’") == "term"
+    # The text after a table is its section's, not the last item's; so is a footnote.
+    assert section_of("In the above table") == "2.2 Command-Line Options"
+    assert section_of("(1) Note that GNU") == "2.2 Command-Line Options"
+    # A numbered item's later paragraph is prose, its reference read as HTML reads it.
+    assert "Use the ‘-z’ option (see Other Options). Thus, you can search such a file." \
+        in text and role_of("Use the ‘-z’") is None
+    # The text after a menu is kept; the menu is not.
+    assert "'patch' exits with status 0 if all hunks are applied successfully." in text
+    assert "Reversed Patches" not in text and "Menu" not in text
+    # The licence is a notice.
+    assert role_of("Everyone is permitted to copy") == "notice"

@@ -27,15 +27,20 @@ __all__ = ["InfoLoader", "read_info"]
 _NODE = re.compile(r"File:[^,\n]*,\s*Node:\s*([^,\n]+)")
 _UNDERLINE = {"*": 1, "=": 2, "-": 3, ".": 4}
 _BULLET = re.compile(r"(?:[•*-]|\d+[.)]|[a-z][.)])\s")
-_NOTE = re.compile(r"\*([Nn])ote\s+([^:*]+?)::|\*([Nn])ote\s+([^:*]+?):\s*[^.,:*]*?(?=[.,])")
+_NOTE = re.compile(r"(\(?)\*([Nn])ote\s+([^:*]+?)(?:::|:\s*[^.,:*]*?(?=[.,]))")
 _EXAMPLE = 5  # columns an example (or an item's description) is indented past its text
 _INDENT = 3  # columns a paragraph's first line is indented past its text
-_TERM_CHARS = 100  # a term line is short
+_TERM_CHARS = 50  # a term line is short: prose fills its lines to about 70 columns
+_TERMS = 4  # term lines over one description at most
 
 
 def _see(m: re.Match[str]) -> str:
-    capital = (m.group(1) or m.group(3)) == "N"
-    return ("See " if capital else "see ") + " ".join((m.group(2) or m.group(4)).split())
+    """A reference as makeinfo's HTML writes it: @xref "See X", @pxref "(see X", @ref "X"
+    ("described in *note Reporting Bugs::" is "described in Reporting Bugs")."""
+    name = " ".join(m.group(3).split())
+    if m.group(2) == "N":
+        return f"{m.group(1)}See {name}"
+    return f"(see {name}" if m.group(1) else name
 
 
 def _indent(line: str) -> int:
@@ -54,72 +59,128 @@ def _heading(block: list[str]) -> tuple[int, str] | None:
 
 
 class _Node:
-    """One node's blocks written to the page: where items' descriptions stand."""
+    """One node's blocks written to the page: where an item's (or a list item's) text
+    stands, and the section to go back to when it is over."""
 
-    def __init__(self, page: Blocks, level: int) -> None:
+    def __init__(self, page: Blocks, level: int, title: str, notice: bool = False) -> None:
         self.page = page
-        self.level = level  # of the last heading: an item's term is one below it
-        self.described: int | None = None  # the column an open item's description is at
+        self.level, self.title = level, title  # the last heading: an item is one below it
+        self.described: int | None = None  # the column an open item's text is at
+        self.in_item = False  # an item's sub-section is open
+        self.notice = notice  # the manual's licence: a notice, whatever its layout
 
     def block(self, block: list[str]) -> None:
         heading = _heading(block)
         if heading is not None:
-            self.level, title = heading
-            start = self.page.write(title)
+            self.level, self.title = heading
+            start = self.page.write(self.title)
             if start is not None:
-                self.page.headings.append((start, self.level, title))
-            self.described = None
+                self.page.headings.append((start, self.level, self.title))
+            self.described, self.in_item = None, False
             return
         first = _indent(block[0])
-        deeper = next((i for i, ln in enumerate(block) if _indent(ln) >= first + _EXAMPLE), None)
         # A paragraph's first line is indented three more than its text (makeinfo's
         # paragraphindent): "   Exit status:" is at the margin, not in the item above it.
         margin = min(_indent(ln) for ln in block[1:]) if len(block) > 1 else (
             first - _INDENT if first % _EXAMPLE == _INDENT else first)
         if self.described is not None and margin < self.described:
-            self.described = None  # back at the text's margin: the item is over
+            self.end_item()  # back at the text's margin: the item is over
         base = self.described if self.described is not None else 0
-        if (deeper is not None and 0 < deeper <= 4
-                and all(len(ln.strip()) <= _TERM_CHARS for ln in block[:deeper])
-                and not _BULLET.match(block[0].lstrip())):
-            self._item([ln.strip() for ln in block[:deeper]], block[deeper:])
+        deeper = next((i for i, ln in enumerate(block) if _indent(ln) >= first + _EXAMPLE), None)
+        if deeper is not None and _terms(block[:deeper]) and not _BULLET.match(block[0].lstrip()):
+            self._items(block, first)
+        elif deeper is not None:
+            # A lead-in over its example, no blank line between ("… will be empty:" over
+            # "sed -ni 's/foo/bar/' FILE"): the prose, then the example as a block.
+            self._prose(block[:deeper])
+            self.block(block[deeper:])
         elif min(first, margin) >= base + _EXAMPLE:
             cut = min(_indent(ln) for ln in block)
             at = self.page.length
-            self.page.write("\n".join(ln[cut:].rstrip() for ln in block))
-            self.page.mark(at, "code")
+            self._write("\n".join(ln[cut:].rstrip() for ln in block))
+            self.page.mark(at, "notice" if self.notice else "code")
         else:
-            at = self.page.length
-            self.page.write(_NOTE.sub(_see, " ".join(" ".join(block).split())))
-            if _BULLET.match(block[0].lstrip()):
-                self.page.mark(at, "list_item")
+            self._prose(block)
+
+    def end_item(self) -> None:
+        """Back in the section the items were in: the text after a table is not its last
+        item's (nor is a footnote)."""
+        self.described = None
+        if self.in_item:
+            self.in_item = False
+            self.page.headings.append((-1, self.level, self.title))  # placed by _write
+
+    def _write(self, text: str) -> None:
+        start = self.page.write(text)
+        if start is not None and self.page.headings and self.page.headings[-1][0] == -1:
+            self.page.headings[-1] = (start, *self.page.headings[-1][1:])
+
+    def _prose(self, lines: list[str]) -> None:
+        at = self.page.length
+        self._write(_NOTE.sub(_see, " ".join(" ".join(lines).split())))
+        bullet = _BULLET.match(lines[0].lstrip())
+        if self.notice:
+            self.page.mark(at, "notice")
+        elif bullet is not None:
+            self.page.mark(at, "list_item")
+            # Its later paragraphs are indented to its text ("  2. How do I …" over
+            # paragraphs at column 5): prose of the item, not examples.
+            self.described = _indent(lines[0]) + bullet.end()
+
+    def _items(self, block: list[str], margin: int) -> None:
+        """A table's items, one after another with no blank line between them, each its
+        term(s) at ``margin`` over its description indented deeper."""
+        i = 0
+        while i < len(block):
+            terms: list[str] = []
+            while i < len(block) and _indent(block[i]) < margin + _EXAMPLE:
+                terms.append(block[i].strip())
+                i += 1
+            described: list[str] = []
+            while i < len(block) and _indent(block[i]) >= margin + _EXAMPLE:
+                described.append(block[i])
+                i += 1
+            if not described:  # terms with nothing under them: their text is below
+                self._prose(terms)
+                continue
+            self._item(terms, described)
 
     def _item(self, terms: list[str], description: list[str]) -> None:
         """A table's item: its term(s) on their lines, a sub-section, the description below."""
         at = self.page.length
         start = self.page.write("\n".join(terms))
-        self.page.mark(at, "term")
+        self.page.mark(at, "notice" if self.notice else "term")
         if start is not None:
             self.page.headings.append((start, self.level + 1, ", ".join(terms)))
+            self.in_item = True
         self.described = _indent(description[0])
         self.page.pending_sep = "\n"  # the description on the line under its term
         self.page.write(_NOTE.sub(_see, " ".join(" ".join(description).split())))
 
 
+def _terms(lines: list[str]) -> bool:
+    """Whether ``lines`` are a table item's term(s): a few short lines, none a sentence's
+    end or a lead-in (a paragraph wrapped at the fill column over an example is none)."""
+    return 0 < len(lines) <= _TERMS and all(
+        len(ln.strip()) <= _TERM_CHARS and not ln.rstrip().endswith((":", ".")) for ln in lines)
+
+
 def read_info(source: str) -> tuple[str, str | None, list[SectionSpan], list[RoleSpan]]:
     """``(text, title, sections, roles)`` of an Info file's nodes."""
     page = Blocks()
-    preamble, *chunks = source.replace("\r\n", "\n").split("\x1f")
+    source = _TEXT_MARKS.sub("", source.replace("\r\n", "\n"))
+    preamble, *chunks = source.split("\x1f")
     for chunk in chunks:
         header, _, body = chunk.lstrip("\n").partition("\n")
-        if _NODE.match(header) is None:
+        node = _NODE.match(header)
+        if node is None:
             continue  # the tag table, an indirect table, local variables
-        body = re.split(r"(?m)^\* Menu:", body, maxsplit=1)[0]  # menus, an index's entries
-        _write(page, re.sub(r"(?m)^ *-{5,} Footnotes -{5,} *$", "", body))
+        _read_node(page, body, _LICENCE.search(node.group(1)) is not None)
     if not page.length:
         # A split manual's first file: its nodes are in the parts (find.info-1, …); what it
         # says of itself is its preamble ("This manual documents version 4.9.0 of …").
-        _write(page, _DIR_ENTRY.sub("", preamble))
+        _read_node(page, _DIR_ENTRY.sub("", preamble), False)
+    page.headings = [h for h in page.headings if h[0] >= 0]  # a section reopened at the end
     text = "".join(page.parts)
     title = next((t for _, level, t in page.headings if level == 1), None)
     return (text, title, section_spans(sorted(page.headings), len(text)),
@@ -127,19 +188,39 @@ def read_info(source: str) -> tuple[str, str | None, list[SectionSpan], list[Rol
 
 
 _MARKS = re.compile(rb"\x00\x08\[[^\x00]{0,40}\x00\x08\]|\x00\x08")
+_TEXT_MARKS = re.compile(_MARKS.pattern.decode())
 _DIR_ENTRY = re.compile(r"(?ms)^INFO-DIR-SECTION.*?^END-INFO-DIR-ENTRY$")
+_LICENCE = re.compile(r"Free Documentation License|^Copying|Licen[cs]e$", re.I)
+_FOOTNOTES = re.compile(r" *-{5,} Footnotes -{5,} *")
+_MENU_ENTRY = re.compile(r"\* [^:]+:")
 
 
-def _write(page: Blocks, body: str) -> None:
-    """One node's text (blocks between blank lines) onto ``page``."""
-    node = _Node(page, page.headings[-1][1] if page.headings else 0)
+def _read_node(page: Blocks, body: str, notice: bool) -> None:
+    """One node's text (blocks between blank lines) onto ``page``, less its menus (and an
+    index's entries): a menu's lines, not the text after it ("'patch' exits with status 0
+    …" follows diffutils' menu of patch's messages)."""
+    level, title = page.headings[-1][1:] if page.headings else (0, "")
+    node = _Node(page, level, title, notice)
     block: list[str] = []
-    for line in [*body.split("\n"), ""]:
-        if line.strip():
+    lines = body.split("\n")
+    menu = False
+    for n, line in enumerate([*lines, ""]):
+        menu = menu or line.startswith("* Menu:")
+        if menu and n < len(lines):
+            following = next((ln for ln in lines[n + 1:] if ln.strip()), "")
+            if (not line.strip() or line.startswith(("* ", " ---")) or _indent(line) >= 10
+                    or _MENU_ENTRY.match(following)):
+                continue  # an entry, its continuation, a detailed listing's group title
+            menu = False
+        footnotes = _FOOTNOTES.fullmatch(line) is not None
+        if line.strip() and not footnotes:
             block.append(line.replace("\t", "        ").rstrip())
-        elif block:
+            continue
+        if block:
             node.block(block)
             block = []
+        if footnotes:
+            node.end_item()  # a footnote is no item's text
 
 
 class InfoLoader:
