@@ -291,6 +291,9 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                f"{name}.3tcl.gz" for name in (
                    "Tcl", "string", "lsort", "dict", "regexp", "expr", "proc", "file", "open",
                    "exec", "switch", "upvar", "after")), group="reviews9"),
+    Corpus("gnuinfo", "GNU Info manuals: sed, grep, diffutils, gzip", ("sed", "grep",
+           "diffutils", "gzip"), "/usr/share/info", ("sed.info.gz", "grep.info.gz",
+           "diffutils.info.gz", "gzip.info.gz"), group="reviews9"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -308,7 +311,7 @@ GROUPS = {
     "reviews7": "reviews of the thirteenth session (flask + requests, Sphinx HTML; 2026-12-05)",
     "reviews8": "reviews of the fourteenth session (postfix + pytest, HTML; 2026-12-05)",
     "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; tcl, groff; "
-                "2026-12-05)",
+                "gnuinfo, GNU Info; 2026-12-05)",
 }
 
 
