@@ -223,16 +223,16 @@ def test_a_dotted_name_ending_in_its_full_stop_ends_no_sentence_before_a_plain_w
     either /etc/namedb or /usr/local/etc/namedb." was quoted without the file it names. A
     lower-case identifier after one still starts a sentence ("max_connections sets …")."""
     text = ("The file is called named.conf. which is typically located in /etc/namedb. "
-            "Then ip6.arpa. is appended to the name. It is signed using the host1-host2. "
-            "key. Edit postgresql.conf. max_connections sets the limit. Run git-log. "
-            "git-log shows history.")
+            "Then ip6.arpa. is appended to the name. Edit postgresql.conf. max_connections "
+            "sets the limit. Run git-log. git-log shows history. Edit postgresql.conf. "
+            "configfile can also be given. Build it with dpkg-deb. dpkg will spot it.")
     got = [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
     assert got == [
         "The file is called named.conf. which is typically located in /etc/namedb.",
         "Then ip6.arpa. is appended to the name.",
-        "It is signed using the host1-host2. key.",
         "Edit postgresql.conf.", "max_connections sets the limit.", "Run git-log.",
-        "git-log shows history.",
+        "git-log shows history.", "Edit postgresql.conf.", "configfile can also be given.",
+        "Build it with dpkg-deb.", "dpkg will spot it.",
     ]
 
 

@@ -30,8 +30,15 @@ ns1        IN      A       192.168.254.2
 CODE = "$TTL 2d    ; default TTL for zone\n$ORIGIN example.com.\nns1        IN      A       192.168.254.2"
 
 
+# docutils' own line numbers (rst2html's ":number-lines:").
+DOCUTILS = ('<html><body><main><h1>Zones</h1><p>An example zone:</p><pre class="code">'
+            '<small class="ln">1 </small>$TTL 2d    ; default TTL for zone\n<small class="ln">'
+            '2 </small>$ORIGIN example.com.\n<small class="ln">3 </small>ns1        IN      A'
+            '       192.168.254.2</pre><p>Then reload the zone.</p></main></body></html>')
+
+
 def test_line_numbers_are_no_part_of_the_code() -> None:
-    for html in (INLINE, TABLE):
+    for html in (INLINE, TABLE, DOCUTILS):
         text, _, _, _, roles = read_html(html)
         assert f"An example zone:\n\n{CODE}\n\nThen reload the zone." in text, text
         start = text.index(CODE)
@@ -45,13 +52,19 @@ ZONE = """<html><body><main><h1>Round robin</h1><table class="docutils align-def
 <td><p>10.0.0.1</p></td></tr>
 <tr class="row-odd"><td></td><td><p>600</p></td><td><p>IN</p></td><td><p>A</p></td>
 <td><p>10.0.0.2</p></td></tr>
+<tr class="row-odd"><td></td><td><p>600</p></td><td><p>IN</p></td><td><p>A</p></td>
+<td><p>10.0.0.3</p></td></tr>
+<tr class="row-odd"><td></td><td><p>600</p></td><td><p>IN</p></td><td><p>A</p></td>
+<td><p>10.0.0.4</p></td></tr>
 <tr class="row-even"><td></td><td></td><td></td><td></td><td></td></tr>
 </tbody></table></main></body></html>"""
 
 
 def test_a_grids_empty_first_cell_keeps_the_columns_in_place() -> None:
     text = read_html(ZONE)[0]
-    assert "www | 600 | IN | A | 10.0.0.1\n| 600 | IN | A | 10.0.0.2" in text, text
+    # A name over three blank ones: two of the five rows have text in the first column.
+    assert "www | 600 | IN | A | 10.0.0.1\n| 600 | IN | A | 10.0.0.2\n| 600 | IN | A | " \
+        "10.0.0.3\n| 600 | IN | A | 10.0.0.4" in text, text
     assert "\n600 |" not in text
     assert "| |" not in text  # a row with no text at all writes nothing
 

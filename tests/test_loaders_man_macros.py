@@ -119,11 +119,45 @@ def test_c_arguments_are_items_and_a_heading_fills_again() -> None:
     assert "DESCRIPTION\n\nIf the last formal argument" in text
 
 
-def test_a_macro_that_calls_itself_ends() -> None:
+def test_a_hostile_pages_macros_are_bounded_by_what_they_write() -> None:
+    # A review of the change (2026-12-05): the budget counted lines, so a macro doubling its
+    # arguments each call never ended, and one long line called 5,000 times wrote 100 MB.
     looping = ".TH loop 1\n.de X\nagain\n.X\n..\n.SH NAME\nloop \\- a hostile page\n.X\n"
     text = read_man(looping)[0]
     assert text.startswith("NAME\n\nloop - a hostile page again again")
-    assert text.count("again") < 50_000
+    assert len(text) <= 110_000
+    doubling = ".TH x 1\n.SH NAME\n.de X\n.X \\\\$* \\\\$*\n..\n.X a\n"
+    assert len(read_man(doubling)[0]) <= 110_000
+    wide = ".TH x 1\n.SH NAME\n.de X\n" + "word " * 4000 + "\n..\n" + ".X\n" * 5000
+    assert len(read_man(wide)[0]) <= 8 * len(wide) + 110_000
+    nested = ".TH x 1\n.SH NAME\n" + ".if n " * 16_000 + "x\n"  # conditions in a row
+    assert read_man(nested)[0].startswith("NAME")
+
+
+def test_each_el_pairs_with_its_own_ie() -> None:
+    # One "else" slot, overwritten by .if and by an inner .ie, printed both branches.
+    page = (".TH x 1\n.SH NAME\n.ie n .if t troff-only\n.el nroff-else\n"
+            ".ie n \\{\\\n.ie t inner-troff\n.el inner-nroff\n.\\}\n.el outer-else\nend\n")
+    text = read_man(page)[0]
+    assert "nroff-else" not in text and "outer-else" not in text and "troff-only" not in text
+    assert "inner-nroff end" in text, text
+
+
+def test_appends_a_custom_end_and_the_macros_own_name() -> None:
+    page = (".TH x 1\n.de X END\nfirst \\\\$0\n.END\n.am X\nsecond\n..\n.SH NAME\n.X\n")
+    assert read_man(page)[0] == "NAME\n\nfirst X second"
+
+
+def test_a_pages_own_option_macro_and_a_code_display_after_a_paragraph() -> None:
+    # Tk's pages define .OP (man(7)'s is an option's synopsis): theirs is used. Tcl's .CS
+    # opens with ".RS", no indent given: no DocBook term (DocBook writes ".RS 4").
+    page = MACROS + (".de OP\n.LP\n.nf\nCommand-Line Name:\t\\\\fB\\\\$1\\\\fR\n.fi\n.IP\n..\n"
+                     ".TH button n\n.SH \"WIDGET-SPECIFIC OPTIONS\"\n.OP \\-command command "
+                     "Command\nSpecifies a Tcl command.\n.SH EXAMPLE\n.PP\nIf you create a "
+                     "script whose first line is\n.CS\n#!/usr/bin/wish\n.CE\nthen it runs.\n")
+    text, _, sections, _ = read_man(page)
+    assert "Command-Line Name:" in text and "-command" in text
+    assert [t for _, _, t in sections if t.startswith("EXAMPLE")] == ["EXAMPLE"], sections
 
 
 def test_the_structure_macros_keep_their_meaning_when_a_page_redefines_them() -> None:

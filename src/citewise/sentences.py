@@ -190,11 +190,12 @@ def ends_abbreviation(text: str, b: int) -> bool:
 # "p. ex.", German "z. B.", "d. h.", "u. a." (an English "ex." alone ends one: "my ex.").
 _SPLIT_ABBREVIATION = re.compile(r"(?<![^\W\d_])(?:p\.\s?ex|z\.\s?B|d\.\s?h|u\.\s?a)\.(?!\w)"
                                  r"|(?<![^\W\d_])[pzdu]\.(?=\s?(?:ex|B|h|a)\.)")
-# A name with inner dots or hyphens and a full stop at its end ("named.conf.", "ip6.arpa.",
-# "host1-host2."); and a plain lower-case word, not an identifier that starts a sentence of
-# a manual ("max_connections sets …", "git-log shows …").
+# A name with inner dots or hyphens and a full stop at its end ("named.conf.", "ip6.arpa.");
+# and a word that starts no sentence, not a name that may ("postgresql.conf. configfile
+# can also …", "dpkg-deb. dpkg will …": a review of the change, 2026-12-05).
 _DOTTED = re.compile(r"(?<![\w.-])\w+(?:[.-]\w+)+\.\Z")
-_PLAIN_WORD = re.compile(r"[a-z]+(?![\w(-])")
+_PLAIN_WORD = re.compile(r"(?:which|whose|where|is|are|was|were|and|or|but|nor|that|to|of|in"
+                         r"|on|at|for|with|by|from|as|than|into|be|been|has|have|had|not)\b")
 _CLOSERS = "\"'”’)]»›"  # French guillemets close « … » and ‹ … ›
 
 

@@ -168,9 +168,13 @@ _IDENTIFIER = re.compile(r"(?<![\w.:])([^\W\d_]\w+(?:(?:[._]|::)\w{2,})+)")
 # (2026-12-05): "why doesn't completion work when I run my script with python script.py?"
 # was declined at 0.00 because no page says "script.py". A name of the product's own
 # ("setup.py", "pg_hba.conf", "cmd.exe") is still one the passages must mention.
-_PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]?\w*|script|app|main|test|foo|bar|baz|example"
+# A product's own file keeps its name ("my.cnf", "mypy.ini", "main.cf", "input.conf"): a
+# placeholder is a program's or a data file's, its stem an example word (a review of the
+# change, 2026-12-05).
+_PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]\w+|script|app|main|test|foo|bar|baz|example"
                                r"|sample|demo|hello(?:[_-]?world)?|data|input|output|file"
-                               r"|prog|program)\.[a-z0-9]{1,5}")
+                               r"|prog|program)\.(?:py|js|ts|rb|pl|sh|c|cpp|go|rs|java|tcl"
+                               r"|txt|csv|json|ya?ml|xml|html?|md|log)")
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
 _INNER_CAPITAL = re.compile(r"^.[\w.'’-]*[A-Z0-9]")
 _POSSESSIVE = re.compile(r"['’]s$")

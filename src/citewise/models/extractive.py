@@ -297,7 +297,7 @@ def _marked(c: _Candidate) -> str:
     # manual, new-user review 2026-12-04). Verification then cites the term with it.
     # A term that ends in its own colon ("bool / click.BOOL:", Sphinx's usual dt) gets no
     # second one (Click's review, 2026-12-05: "click.BOOL:: A parameter that …").
-    label = (f"{c.term.rstrip(':')}: " if c.term and c.term not in c.text else "")
+    label = (f"{c.term.rstrip(':') or c.term}: " if c.term and c.term not in c.text else "")
     if len(spans) < 2:
         return label + _unwrapped(c.text, c.lead) + marker
     return label + " ".join(_unwrapped(c.text[a:b], c.lead if not i else "") + marker

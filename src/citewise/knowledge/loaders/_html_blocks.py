@@ -176,7 +176,7 @@ def is_hidden_code(node: Any) -> bool:
     return bool(class_names(node) & _NOT_CODE)
 
 
-_NOT_CODE = frozenset(("boring", "linenos", "lineno", "linenodiv"))
+_NOT_CODE = frozenset(("boring", "linenos", "lineno", "linenodiv", "ln"))  # "ln": docutils
 
 
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated",
@@ -313,11 +313,11 @@ def first_cell(cell: Any) -> bool:
 
 
 def column_used(cell: Any, known: dict[int, bool]) -> bool:
-    """Whether ``cell``'s table is a grid whose first column has text in half its rows or
-    more: every row the same three or more cells, none spanning rows or columns (a zone
-    file's records, a puzzle, a feature matrix). A layout table's indenting cell (argparse's
-    option tables, DocBook's note icon, the hanging indent of Doxygen's signatures) is no
-    column. ``known``: the answer for each table
+    """Whether ``cell``'s table is a grid whose first column has text in a third of its rows
+    or more (a zone's name over three blank ones): every row the same three or more cells,
+    none spanning rows or columns (a zone file's records, a puzzle, a feature matrix). A
+    layout table's indenting cell (argparse's option tables, DocBook's note icon, the
+    hanging indent of Doxygen's signatures) is no column. ``known``: the answer for each table
     already asked about, so a long table is read once."""
     table = cell.parent
     while table is not None and table.tag != "table":
@@ -330,7 +330,8 @@ def column_used(cell: Any, known: dict[int, bool]) -> bool:
             len({len(r) for r in rows}) == 1 and len(rows[0]) >= _GRID
             and not any("rowspan" in c.attributes or "colspan" in c.attributes
                         for r in rows for c in r)
-            and 2 * sum(bool((r[0].text(deep=True) or "").strip()) for r in rows) >= len(rows))
+            and "memname" not in class_names(table)  # Doxygen's signature: an indent
+            and 3 * sum(bool((r[0].text(deep=True) or "").strip()) for r in rows) >= len(rows))
     return known[table.mem_id]
 
 

@@ -17,6 +17,11 @@ __all__ = ["INDENT", "SUBSECTION", "TERM_TITLE", "Page"]
 INDENT = "    "
 SUBSECTION = 3  # an item's level: below .SH (1) and .SS (2); one more per .RS
 TERM_TITLE = 60  # characters; a longer tag is prose set as a tag, no title
+# A paragraph of words ending so leads into what follows, and one of these words alone
+# joins two displays: no term ("from", "to", "CLUSTER ON", "… l3_stats on" are terms).
+_LEAD_ENDS = frozenset(("is", "are", "be", "the", "a", "an", "of", "that", "which", "whose",
+                        "like", "by", "with", "for", "or", "and", "then"))
+_JOINS = frozenset(("or", "and", "then"))
 
 
 @dataclass
@@ -80,7 +85,11 @@ class Page(Blocks):
         if not (self.margin_open and self.words and not self.nofill):
             return False
         text = self._open_text().removesuffix("...").removesuffix("…")
-        return len(text) <= 2 * TERM_TITLE and not text.endswith((".", ":"))
+        # Not a lead-in to a display (Tcl's ".CS" opens with ".RS": "If you create a Tcl
+        # script in a file whose first line is", wish(1)), nor "or" between two of them.
+        words = text.split()
+        lead = words[-1] in (_LEAD_ENDS if len(words) > 1 else _JOINS) if words else False
+        return len(text) <= 2 * TERM_TITLE and not text.endswith((".", ":")) and not lead
 
     def indented_term(self) -> None:
         """The open paragraph as a term, its ``.RS`` body below it; after the ``.RE`` the

@@ -375,8 +375,9 @@ class HtmlLoader:
     # MediaWiki, Texinfo, haproxy-dconv, Exim; 25 run-on through a display block; 26-28
     # tab panels, Sphinx's "[source]"; 29 man(1) output in a <pre>; 30 Pygments' line
     # numbers, a grid's empty first cell; 31 "<<" in code is no page turn; 32 no run-on
-    # into a paragraph that opens with a name and its verb; 33 RDoc's signatures are terms
-    version = "33"
+    # into a paragraph that opens with a name and its verb; 33 RDoc's signatures are terms;
+    # 34 docutils' line numbers, a grid's first column in a third of its rows
+    version = "34"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

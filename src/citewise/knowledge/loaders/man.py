@@ -72,10 +72,12 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
         else:
             lines.append(line)
     in_block = False  # an ignored block (``.ig``): skipped to its ".."
-    defining: tuple[str, list[str], bool] | None = None  # a ``.de`` body being read
-    macros = Macros(len(lines))
+    defining: tuple[str, list[str], bool, str] | None = None  # a ``.de`` body being read
+    macros = Macros(len(source))
     skip_braces = 0
-    else_branch = False
+    elses: list[bool] = []  # what each open ``.ie``'s ``.el`` does: roff pairs them so
+    chain = 0  # conditions in a row on one line (".if n .if n …": a hostile page's)
+    from_condition = False
     xo: list[tuple[str, bool]] | None = None
     table: Table | None = None
     queue = deque(lines)  # a macro's expansion and a condition's request go back in front
@@ -84,8 +86,10 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
         if in_block:
             in_block = _ENDS_BLOCK.match(line) is None
             continue
+        chain, from_condition = (chain + 1 if from_condition else 0), False
         if defining is not None:
-            if _ENDS_BLOCK.match(line) is None:
+            if not (_ENDS_BLOCK.match(line) if defining[3] == "." else
+                    line.lstrip(".' \t").split()[:1] == [defining[3]]):
                 defining[1].append(line)
             else:
                 macros.define(defining[0], defining[1], append=defining[2])
@@ -132,17 +136,17 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             if name in ("if", "ie", "el"):
                 cond_true: bool
                 if name == "el":
-                    cond_true, body_text = else_branch, rest
+                    cond_true, body_text = (elses.pop() if elses else False), rest
                 elif (read := condition(rest, page.strings)) is not None:
                     cond_true, body_text = read  # "'\\*(lq'\"'", "!\"\\$2\"\"", "\\n(.$>1"
-                    else_branch = not cond_true
                 else:
                     cond, _, body_text = rest.strip().partition(" ")
                     # nroff, not troff; and groff (register .g), as man(1) renders it:
                     # mawk(1) defines its quotes as \(lq \(rq only "if \n(.g".
                     cond_true = (cond in ("n", "!t", "!o", "\\n(.g", "\\n[.g]")
                                  or cond.startswith("!e"))
-                    else_branch = not cond_true
+                if name == "ie":
+                    elses.append(not cond_true)
                 body_text = body_text.strip()
                 opens = body_text.startswith("\\{")
                 if opens:
@@ -152,11 +156,13 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
                         skip_braces = 1 + body_text.count("\\{") - body_text.count("\\}")
                     continue
                 body_text = body_text.replace("\\}", "").strip()
-                if body_text:
+                if body_text and chain < _CHAIN:
                     queue.appendleft(body_text)  # read as a line of its own: a request,
-                continue  # a nested condition, a macro's call, or text
+                    from_condition = True  # a nested condition, a macro's call, or text
+                continue
             if name in ("de", "de1", "am") and rest.split():
-                defining = (rest.split()[0], [], name == "am")
+                words = rest.split()
+                defining = (words[0], [], name == "am", words[1] if len(words) > 1 else ".")
                 continue
             if name not in _OWN and not is_inline(name) and (
                     body := macros.expand(name, rest)) is not None:
@@ -190,12 +196,13 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
 # ".  am URL" of util-linux's pages, written by Asciidoctor: fstab(5) rendered empty).
 _ENDS_BLOCK = re.compile(r"\s*[.'][ \t]*\.(?!\S)")
 _ENDS_OPEN = (".SH", ".Sh", ".SS", ".Ss", ".It ", ".El")
-# The macros the renderer reads itself (:func:`_request`): a page's own definition of one
-# is not expanded (structure first: old pod2man pages define ``.Sh`` as a bold paragraph).
+# The macros a page's own definition does not replace: what makes its structure (the
+# renderer's sections, items, indents, fills). Old pod2man pages define ``.Sh`` as a bold
+# paragraph; Tk's ``.OP`` and Tcl's ``.MT``, pages' own, are theirs to define.
 _OWN = frozenset(("TH", "Dt", "SH", "Sh", "SS", "Ss", "sp", "br", "TP", "TQ", "IP", "RS",
-                  "RE", "nf", "EX", "Bd", "fi", "EE", "Ed", "UR", "MT", "UE", "ME", "SY",
-                  "OP", "ds", "so", "Bl", "El", "It", "Nm", "D1", "Dl", "Sm", "Rs", "Re",
-                  "Ex", "Rv", "Nd", *_PARAS, *_FONT_PAIRS, *_FONTS))
+                  "RE", "nf", "fi", "Bd", "Ed", "ds", "so", "Bl", "El", "It", "Nm",
+                  *_PARAS, *_FONT_PAIRS, *_FONTS))
+_CHAIN = 32  # conditions nested on one line at most (real pages nest a few)
 
 
 
@@ -359,8 +366,9 @@ class ManLoader:
     # is the section's again; 8: a block closed by ".  ." ends there (util-linux's pages),
     # DocBook's ".PP" term ".RS 4" body is an item too (systemd's), "T}:T{" table cells;
     # 9: such a term may end with its arguments' ellipsis ("mask UNIT..."); 10: a page's
-    # own macros (.de) are expanded, string conditions read, a heading fills again
-    version = "10"
+    # own macros (.de) are expanded, string conditions read, a heading fills again; 11 the
+    # expansion bounded by what it writes, .el paired with its .ie, Tk's .OP a page's own
+    version = "11"
     # Debian names a package's pages by their section and a suffix: Tcl's are ".3tcl"
     # (Tcl's review, 2026-12-05: all 823 were refused), Perl modules' ".3perl".
     extensions: tuple[str, ...] = (
