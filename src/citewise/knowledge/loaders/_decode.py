@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders._charsets import pick
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
-__all__ = ["decode_markup", "decode_text", "file_metadata", "first_line_title"]
+__all__ = ["decode_markup", "decode_text", "file_metadata", "first_line_title", "rendered"]
+
+#: A markup's renderer: its source to ``(text, title, sections, roles)``.
+Renderer = Callable[[str], tuple[str, "str | None", list[SectionSpan], list[RoleSpan]]]
 
 _BOMS = (  # UTF-32 before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one.
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -123,3 +128,21 @@ def first_line_title(text: str, fallback: str, max_len: int = 120) -> str:
         if any(c.isalnum() for c in line):
             return line if len(line) <= max_len else fallback
     return fallback
+
+
+def rendered(path: Path, data: bytes, source: str, encoding: str, render: Renderer | None, *,
+             content_type: str, title: str) -> LoadedDocument:
+    """``source`` (decoded from ``data``) rendered by its markup's ``render``, or — with
+    ``render`` None, a file named like the markup that holds none of it (``notes.1``) —
+    plain text as it is; ``title`` when the document names none. Text that renders to
+    nothing is an ``empty_document``."""
+    meta = file_metadata(path, data, encoding)
+    if render is None:
+        return LoadedDocument(text=source, content_type="text/plain", title=path.stem,
+                              metadata=meta)
+    text, named, sections, roles = render(source)
+    if not text.strip():
+        raise IngestError(f"{path}: no readable text in the document", code="empty_document",
+                          details={"path": str(path)})
+    return LoadedDocument(text=text, content_type=content_type, title=named or title,
+                          metadata=meta, sections=sections, roles=roles)

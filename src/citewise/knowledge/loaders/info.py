@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks, section_spans
-from citewise.knowledge.loaders._decode import decode_text, file_metadata
+from citewise.knowledge.loaders._decode import decode_text, rendered
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["InfoLoader", "read_info"]
@@ -236,15 +235,7 @@ class InfoLoader:
         # Texinfo 5+ marks an index node with "\0\b[index\0\b]": no text, and no reason to
         # call the whole file binary (grep.info was refused for its NUL bytes).
         source, encoding = decode_text(path, _MARKS.sub(b"", data))
-        meta = file_metadata(path, data, encoding)
-        if "\x1f" not in source or _NODE.search(source) is None:
-            # Named like an Info file but no node in it: plain text as is.
-            return LoadedDocument(text=source, content_type="text/plain", title=path.stem,
-                                  metadata=meta)
-        text, title, sections, roles = read_info(source)
-        if not text.strip():
-            raise IngestError(f"{path}: the Info file has no text in its nodes",
-                              code="empty_document", details={"path": str(path)})
-        return LoadedDocument(text=text, content_type="application/x-info",
-                              title=title or path.name.split(".info")[0], metadata=meta,
-                              sections=sections, roles=roles)
+        # Named like an Info file but no node in it: plain text as is.
+        info = "\x1f" in source and _NODE.search(source) is not None
+        return rendered(path, data, source, encoding, read_info if info else None,
+                        content_type="application/x-info", title=path.name.split(".info")[0])

@@ -27,9 +27,8 @@ import re
 from collections import deque
 from pathlib import Path
 
-from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import section_spans
-from citewise.knowledge.loaders._decode import decode_text, file_metadata
+from citewise.knowledge.loaders._decode import decode_text, rendered
 from citewise.knowledge.loaders._man_page import Page as _Page
 from citewise.knowledge.loaders._mdoc import (
     PUNCT,
@@ -381,14 +380,6 @@ class ManLoader:
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         source, encoding = decode_text(path, data)
-        meta = file_metadata(path, data, encoding)
-        if not _ROFF.search(source):
-            # Named like a man page (``notes.1``) but no roff in it: plain text as is.
-            return LoadedDocument(text=source, content_type="text/plain", title=path.stem,
-                                  metadata=meta)
-        text, title, sections, roles = read_man(source)
-        if not text.strip():
-            raise IngestError(f"{path}: the man page renders to no text",
-                              code="empty_document", details={"path": str(path)})
-        return LoadedDocument(text=text, content_type="text/troff", title=title or path.stem,
-                              metadata=meta, sections=sections, roles=roles)
+        # Named like a man page (``notes.1``) but no roff in it: plain text as is.
+        return rendered(path, data, source, encoding, read_man if _ROFF.search(source) else None,
+                        content_type="text/troff", title=path.stem)

@@ -19,9 +19,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import Blocks, section_spans
-from citewise.knowledge.loaders._decode import decode_text, file_metadata
+from citewise.knowledge.loaders._decode import decode_text, rendered
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["PodLoader", "read_pod"]
@@ -227,10 +226,5 @@ class PodLoader:
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         source, encoding = decode_text(path, data)
-        text, title, sections, roles = read_pod(source)
-        if not text.strip():
-            raise IngestError(f"{path}: no readable text in the document",
-                              code="empty_document", details={"path": str(path)})
-        return LoadedDocument(text=text, content_type="text/x-pod", title=title or path.stem,
-                              metadata=file_metadata(path, data, encoding), sections=sections,
-                              roles=roles)
+        return rendered(path, data, source, encoding, read_pod, content_type="text/x-pod",
+                        title=path.stem)
