@@ -430,6 +430,7 @@ def test_a_file_of_the_products_own_is_still_a_name() -> None:
     assert named("What goes in setup.py?") == ["setup.py"]
     assert named("Where do I put pg_hba.conf?") == ["pg_hba.conf"]
     assert named("If I run python main.py, what happens?") == []
+    assert named("Is PS1 expanded when I run python myscript.py?") == ["ps1"]
     for name in ("my.cnf", "mypy.ini", "main.cf", "input.conf"):
         assert named(f"What goes in {name}?") == [name], name
 

@@ -231,3 +231,80 @@ def test_the_reviews_findings() -> None:
     assert "Reversed Patches" not in text and "Menu" not in text
     # The licence is a notice.
     assert role_of("Everyone is permitted to copy") == "notice"
+
+
+# A second review (read-only, on all 48 manuals of /usr/share/info), abridged.
+SECOND = """\x1f
+File: python.info,  Node: Built-in Functions,  Up: Top
+
+5.2 Built-in Functions
+======================
+
+ -- Function: len (s)
+
+     Return the length (the number of items) of an object.
+
+     The argument may be a sequence or a collection.
+
+‘-u’
+‘--unique’
+
+     Normally, output only the first of a sequence of lines that compare
+     equal.
+
+  15. How can I match across lines?
+
+     Standard grep cannot do this, as it is fundamentally line-based.
+
+* Menu:
+
+* Introduction::
+ -- The Detailed Node Listing --
+Introduction
+* Overview::                   What it does.
+
+\x1f
+File: coreutils.info,  Node: Copying Existing Permissions,  Up: Top
+
+27.2.2 Copying Existing Permissions
+-----------------------------------
+
+   You can base a file’s permissions on its existing permissions.
+"""
+
+
+def test_the_second_reviews_findings(tmp_path: Path) -> None:
+    text, _, sections, roles = read_info(SECOND)
+
+    def role_of(words: str) -> str | None:
+        at = text.index(words)
+        return next((r for a, b, r in roles if a <= at < b), None)
+
+    def section_of(words: str) -> str:
+        at = text.index(words)
+        return [t for a, b, t in sections if a <= at < b][-1]
+
+    # A definition (@deffn) is an item; its paragraphs are prose, not code.
+    assert section_of("The argument may be").endswith("-- Function: len (s)")
+    assert role_of("The argument may be") is None and role_of("-- Function") == "term"
+    # A term with a blank line under it is still an item.
+    assert section_of("Normally, output only").endswith("‘-u’, ‘--unique’")
+    assert role_of("Normally, output only") is None
+    # The paragraphs of a list's fifteenth item are prose.
+    assert role_of("Standard grep cannot") is None
+    # A detailed node listing is menu, not text; a section named "Copying …" no licence.
+    assert "Detailed Node Listing" not in text and "Overview" not in text
+    assert role_of("You can base a file") is None
+    # A split manual's first file: many nodes in its tag table, a DEL byte each, is no
+    # binary file; hostile layouts end quickly.
+    tags = "".join(f"Node: Node {n}\x7f{n * 100}\n" for n in range(300))
+    first = ("This is find.info, produced by makeinfo.\n\nThis manual documents find.\n\n"
+             f"\x1f\nIndirect:\nfind.info-1: 1201\n\x1f\nTag Table:\n(Indirect)\n{tags}"
+             "\x1f\nEnd Tag Table\n")
+    doc = InfoLoader().load(tmp_path / "find.info", first.encode())
+    assert "This manual documents find." in doc.text
+    menu = "\x1f\nFile: x.info,  Node: Top\n\nTop\n***\n\n* Menu:\n\n* A::\n" + "\n" * 40_000
+    assert read_info(menu + "   The text after it.\n")[0].endswith("The text after it.")
+    stair = "\x1f\nFile: x.info,  Node: Top\n\n" + "\n".join(" " * (5 * i) + "x"
+                                                            for i in range(1200))
+    assert read_info(stair)[0].count("x") >= 1200

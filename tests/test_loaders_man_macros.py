@@ -130,6 +130,8 @@ def test_a_hostile_pages_macros_are_bounded_by_what_they_write() -> None:
     assert len(read_man(doubling)[0]) <= 110_000
     wide = ".TH x 1\n.SH NAME\n.de X\n" + "word " * 4000 + "\n..\n" + ".X\n" * 5000
     assert len(read_man(wide)[0]) <= 8 * len(wide) + 110_000
+    many = ".TH x 1\n.SH NAME\n.de X\n" + "\\\\$1 " * 4000 + "\n..\n.X " + "a" * 40_000 + "\n"
+    assert len(read_man(many)[0]) <= 110_000  # refused before it is written: not 150 MB
     nested = ".TH x 1\n.SH NAME\n" + ".if n " * 16_000 + "x\n"  # conditions in a row
     assert read_man(nested)[0].startswith("NAME")
 

@@ -137,10 +137,10 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     if gap and not gap.isspace():
         return False
     if _DOTTED.search(text, max(a, b - 80), b) and _PLAIN_WORD.match(text, start):
-        # A name with dots or hyphens that ends in its own full stop, a lower-case word
-        # after it: "called named.conf. which is", "ip6.arpa. is appended", "the
-        # host1-host2. key" (BIND's manual, new-user review 2026-12-05: the answer's half
-        # was quoted without the file it names).
+        # A name with dots or hyphens that ends in its own full stop, a word after it that
+        # starts no sentence: "called named.conf. which is", "ip6.arpa. is appended"
+        # (BIND's manual, new-user review 2026-12-05: the answer's half was quoted
+        # without the file it names).
         return True
     kind = _stop_kind(text, a, b)
     nxt = text[start]

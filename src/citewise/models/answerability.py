@@ -171,7 +171,7 @@ _IDENTIFIER = re.compile(r"(?<![\w.:])([^\W\d_]\w+(?:(?:[._]|::)\w{2,})+)")
 # A product's own file keeps its name ("my.cnf", "mypy.ini", "main.cf", "input.conf"): a
 # placeholder is a program's or a data file's, its stem an example word (a review of the
 # change, 2026-12-05).
-_PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]\w+|script|app|main|test|foo|bar|baz|example"
+_PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]?\w*|script|app|main|test|foo|bar|baz|example"
                                r"|sample|demo|hello(?:[_-]?world)?|data|input|output|file"
                                r"|prog|program)\.(?:py|js|ts|rb|pl|sh|c|cpp|go|rs|java|tcl"
                                r"|txt|csv|json|ya?ml|xml|html?|md|log)")

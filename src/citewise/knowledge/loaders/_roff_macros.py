@@ -47,6 +47,10 @@ class Macros:
         body = self.bodies.get(name)
         if body is None or self.budget <= 0:
             return None
+        # What it may write, before writing it: every "\$" may stand for all the arguments.
+        if sum(len(line) + line.count("\\$") * len(rest) for line in body) > self.budget:
+            self.budget = 0
+            return None
         args = split_args(rest)
         out = [_substituted(line, name, args) for line in body]
         self.budget -= max(1, sum(len(line) + 1 for line in out))

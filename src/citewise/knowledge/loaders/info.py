@@ -26,11 +26,17 @@ __all__ = ["InfoLoader", "read_info"]
 _NODE = re.compile(r"File:[^,\n]*,\s*Node:\s*([^,\n]+)")
 _UNDERLINE = {"*": 1, "=": 2, "-": 3, ".": 4}
 _BULLET = re.compile(r"(?:[•*-]|\d+[.)]|[a-z][.)])\s")
-_NOTE = re.compile(r"(\(?)\*([Nn])ote\s+([^:*]+?)(?:::|:\s*[^.,:*]*?(?=[.,]))")
+_NOTE = re.compile(r"(\(?)\*([Nn])ote\s+([^:*]+?)(?:::|:\s*[^.,:*]*?(?:\.(?=\s+[a-z])|(?=[.,])))")
 _EXAMPLE = 5  # columns an example (or an item's description) is indented past its text
 _INDENT = 3  # columns a paragraph's first line is indented past its text
-_TERM_CHARS = 50  # a term line is short: prose fills its lines to about 70 columns
+_TERM_CHARS = 64  # a term line is short: prose fills its lines to about 70 columns
 _TERMS = 4  # term lines over one description at most
+# A line ending so leads into what follows it: no term ("… the output is like").
+_LEADS = frozenset(("is", "are", "be", "the", "a", "an", "of", "to", "that", "which", "like",
+                    "by", "with", "for", "or", "and", "as"))
+_DEFINITION = re.compile(r" -- \S")  # @deffn's line: " -- Function: len (s)"
+_QUOTED = re.compile(r"[‘'`\"*-]")  # a term as @table writes it: ‘-u’, 'kB', -f
+_ADMONITION = re.compile(r"(?:Note|Warning|Caution|Important|Tip)\b")  # a quotation's
 
 
 def _see(m: re.Match[str]) -> str:
@@ -61,14 +67,21 @@ class _Node:
     """One node's blocks written to the page: where an item's (or a list item's) text
     stands, and the section to go back to when it is over."""
 
-    def __init__(self, page: Blocks, level: int, title: str, notice: bool = False) -> None:
-        self.page = page
+    def __init__(self, page: Blocks, terms: list[tuple[int, int, str]], level: int, title: str,
+                 notice: bool = False) -> None:
+        self.page, self.terms = page, terms  # an item's term: a sub-section, no heading
         self.level, self.title = level, title  # the last heading: an item is one below it
         self.described: int | None = None  # the column an open item's text is at
         self.in_item = False  # an item's sub-section is open
         self.notice = notice  # the manual's licence: a notice, whatever its layout
 
-    def block(self, block: list[str]) -> None:
+    def block(self, block: list[str], following: int | None = None) -> None:
+        """One block of lines; ``following``: the first indent of the block after it."""
+        while block:
+            block = self._part(block, following)
+
+    def _part(self, block: list[str], following: int | None) -> list[str]:
+        """Write the block's first part; what is left of it (a lead-in's example)."""
         heading = _heading(block)
         if heading is not None:
             self.level, self.title = heading
@@ -76,7 +89,7 @@ class _Node:
             if start is not None:
                 self.page.headings.append((start, self.level, self.title))
             self.described, self.in_item = None, False
-            return
+            return []
         first = _indent(block[0])
         # A paragraph's first line is indented three more than its text (makeinfo's
         # paragraphindent): "   Exit status:" is at the margin, not in the item above it.
@@ -85,6 +98,10 @@ class _Node:
         if self.described is not None and margin < self.described:
             self.end_item()  # back at the text's margin: the item is over
         base = self.described if self.described is not None else 0
+        if _DEFINITION.match(block[0]):  # " -- Function: len (s)" over its description
+            terms = [ln.strip() for ln in block if _DEFINITION.match(ln)]
+            self._item(terms, block[len(terms):], _EXAMPLE)
+            return []
         deeper = next((i for i, ln in enumerate(block) if _indent(ln) >= first + _EXAMPLE), None)
         if deeper is not None and _terms(block[:deeper]) and not _BULLET.match(block[0].lstrip()):
             self._items(block, first)
@@ -92,14 +109,18 @@ class _Node:
             # A lead-in over its example, no blank line between ("… will be empty:" over
             # "sed -ni 's/foo/bar/' FILE"): the prose, then the example as a block.
             self._prose(block[:deeper])
-            self.block(block[deeper:])
-        elif min(first, margin) >= base + _EXAMPLE:
+            return block[deeper:]
+        elif (following is not None and following >= first + _EXAMPLE and _terms(block)
+              and _QUOTED.match(block[0].lstrip())):
+            self._item([ln.strip() for ln in block], [], following)  # a blank line below
+        elif min(first, margin) >= base + _EXAMPLE and not _ADMONITION.match(block[0].lstrip()):
             cut = min(_indent(ln) for ln in block)
             at = self.page.length
             self._write("\n".join(ln[cut:].rstrip() for ln in block))
             self.page.mark(at, "notice" if self.notice else "code")
         else:
             self._prose(block)
+        return []
 
     def end_item(self) -> None:
         """Back in the section the items were in: the text after a table is not its last
@@ -109,10 +130,11 @@ class _Node:
             self.in_item = False
             self.page.headings.append((-1, self.level, self.title))  # placed by _write
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str) -> int | None:
         start = self.page.write(text)
         if start is not None and self.page.headings and self.page.headings[-1][0] == -1:
             self.page.headings[-1] = (start, *self.page.headings[-1][1:])
+        return start
 
     def _prose(self, lines: list[str]) -> None:
         at = self.page.length
@@ -123,8 +145,10 @@ class _Node:
         elif bullet is not None:
             self.page.mark(at, "list_item")
             # Its later paragraphs are indented to its text ("  2. How do I …" over
-            # paragraphs at column 5): prose of the item, not examples.
-            self.described = _indent(lines[0]) + bullet.end()
+            # paragraphs at column 5; " 15. …" too): prose of the item, not examples.
+            text_at = _indent(lines[0]) + bullet.end()  # makeinfo's margins are fives
+            self.described = min(max(_EXAMPLE, text_at // _EXAMPLE * _EXAMPLE),
+                                 _indent(lines[1]) if len(lines) > 1 else text_at)
 
     def _items(self, block: list[str], margin: int) -> None:
         """A table's items, one after another with no blank line between them, each its
@@ -144,71 +168,89 @@ class _Node:
                 continue
             self._item(terms, described)
 
-    def _item(self, terms: list[str], description: list[str]) -> None:
-        """A table's item: its term(s) on their lines, a sub-section, the description below."""
+    def _item(self, terms: list[str], description: list[str], column: int = 0) -> None:
+        """A table's item: its term(s) on their lines, a sub-section, the description below
+        (at ``column`` when it is in the blocks that follow)."""
         at = self.page.length
-        start = self.page.write("\n".join(terms))
+        start = self._write("\n".join(terms))
         self.page.mark(at, "notice" if self.notice else "term")
         if start is not None:
-            self.page.headings.append((start, self.level + 1, ", ".join(terms)))
+            self.terms.append((start, self.level + 1, ", ".join(terms)))
             self.in_item = True
-        self.described = _indent(description[0])
-        self.page.pending_sep = "\n"  # the description on the line under its term
-        self.page.write(_NOTE.sub(_see, " ".join(" ".join(description).split())))
+        self.described = _indent(description[0]) if description else column
+        if description:
+            self.page.pending_sep = "\n"  # the description on the line under its term
+            self._prose(description)
 
 
 def _terms(lines: list[str]) -> bool:
     """Whether ``lines`` are a table item's term(s): a few short lines, none a sentence's
     end or a lead-in (a paragraph wrapped at the fill column over an example is none)."""
-    return 0 < len(lines) <= _TERMS and all(
+    last = lines[-1].split()[-1].lower() if lines and lines[-1].split() else ""
+    return 0 < len(lines) <= _TERMS and last not in _LEADS and all(
         len(ln.strip()) <= _TERM_CHARS and not ln.rstrip().endswith((":", ".")) for ln in lines)
 
 
 def read_info(source: str) -> tuple[str, str | None, list[SectionSpan], list[RoleSpan]]:
     """``(text, title, sections, roles)`` of an Info file's nodes."""
     page = Blocks()
+    terms: list[tuple[int, int, str]] = []
     source = _TEXT_MARKS.sub("", source.replace("\r\n", "\n"))
     preamble, *chunks = source.split("\x1f")
+    title: str | None = None
     for chunk in chunks:
         header, _, body = chunk.lstrip("\n").partition("\n")
         node = _NODE.match(header)
         if node is None:
             continue  # the tag table, an indirect table, local variables
-        _read_node(page, body, _LICENCE.search(node.group(1)) is not None)
+        top = node.group(1).strip() == "Top"
+        headed = len(page.headings)
+        _read_node(page, terms, body, _LICENCE.search(node.group(1).strip()) is not None)
+        if top and title is None and len(page.headings) > headed:
+            title = page.headings[headed][2]  # the manual's name: its Top node's heading
     if not page.length:
         # A split manual's first file: its nodes are in the parts (find.info-1, …); what it
         # says of itself is its preamble ("This manual documents version 4.9.0 of …").
-        _read_node(page, _DIR_ENTRY.sub("", preamble), False)
+        _read_node(page, terms, _DIR_ENTRY.sub("", preamble), False)
     page.headings = [h for h in page.headings if h[0] >= 0]  # a section reopened at the end
     text = "".join(page.parts)
-    title = next((t for _, level, t in page.headings if level == 1), None)
-    return (text, title, section_spans(sorted(page.headings), len(text)),
+    return (text, title, section_spans(sorted([*page.headings, *terms]), len(text)),
             page.role_spans())
 
 
-_MARKS = re.compile(rb"\x00\x08\[[^\x00]{0,40}\x00\x08\]|\x00\x08")
+# Texinfo's marks around an index node, an image: "\0\b[index\0\b]", "\0\b[image src=…\0\b]".
+_MARKS = re.compile(rb"(?s)\x00\x08\[.{0,4000}?\x00\x08\]|\x00\x08")
 _TEXT_MARKS = re.compile(_MARKS.pattern.decode())
+# The tag table: a DEL byte a node, which a small file of many nodes has more of than the
+# one in a hundred characters a text may (find.info, a split manual's first file).
+_TAGS = re.compile(rb"(?s)\x1f\nTag Table:\n.*?\x1f\nEnd Tag Table\n?")
 _DIR_ENTRY = re.compile(r"(?ms)^INFO-DIR-SECTION.*?^END-INFO-DIR-ENTRY$")
-_LICENCE = re.compile(r"Free Documentation License|^Copying|Licen[cs]e$", re.I)
+# The manual's licence (not "Copying Existing Permissions", a section of coreutils').
+_LICENCE = re.compile(r"Free Documentation License|^Copying(?: This Manual)?$|Licen[cs]e$", re.I)
 _FOOTNOTES = re.compile(r" *-{5,} Footnotes -{5,} *")
 _MENU_ENTRY = re.compile(r"\* [^:]+:")
+_LISTING = re.compile(r" *(?:-{2,}|—) The Detailed Node Listing (?:-{2,}|—) *")
 
 
-def _read_node(page: Blocks, body: str, notice: bool) -> None:
+def _read_node(page: Blocks, terms: list[tuple[int, int, str]], body: str,
+               notice: bool) -> None:
     """One node's text (blocks between blank lines) onto ``page``, less its menus (and an
     index's entries): a menu's lines, not the text after it ("'patch' exits with status 0
     …" follows diffutils' menu of patch's messages)."""
     level, title = page.headings[-1][1:] if page.headings else (0, "")
-    node = _Node(page, level, title, notice)
-    block: list[str] = []
+    node = _Node(page, terms, level, title, notice)
     lines = body.split("\n")
+    after = [""] * (len(lines) + 1)  # the next line with text after each line
+    for n in range(len(lines) - 1, -1, -1):
+        after[n] = lines[n + 1] if n + 1 < len(lines) and lines[n + 1].strip() else after[n + 1]
+    blocks: list[list[str]] = []  # None-free: a footnote rule is an empty block
+    block: list[str] = []
     menu = False
     for n, line in enumerate([*lines, ""]):
         menu = menu or line.startswith("* Menu:")
         if menu and n < len(lines):
-            following = next((ln for ln in lines[n + 1:] if ln.strip()), "")
-            if (not line.strip() or line.startswith(("* ", " ---")) or _indent(line) >= 10
-                    or _MENU_ENTRY.match(following)):
+            if (not line.strip() or line.startswith("* ") or _LISTING.fullmatch(line)
+                    or _indent(line) >= 10 or _MENU_ENTRY.match(after[n])):
                 continue  # an entry, its continuation, a detailed listing's group title
             menu = False
         footnotes = _FOOTNOTES.fullmatch(line) is not None
@@ -216,10 +258,16 @@ def _read_node(page: Blocks, body: str, notice: bool) -> None:
             block.append(line.replace("\t", "        ").rstrip())
             continue
         if block:
-            node.block(block)
+            blocks.append(block)
             block = []
         if footnotes:
-            node.end_item()  # a footnote is no item's text
+            blocks.append([])  # a footnote is no item's text
+    for n, lines_ in enumerate(blocks):
+        if not lines_:
+            node.end_item()
+            continue
+        following = blocks[n + 1] if n + 1 < len(blocks) else []
+        node.block(lines_, _indent(following[0]) if following else None)
 
 
 class InfoLoader:
@@ -227,14 +275,14 @@ class InfoLoader:
     through the gzip loader."""
 
     name = "info"
-    version = "1"
+    version = "2"  # 2: definitions, a term over a blank line, split manuals' first files
     extensions: tuple[str, ...] = (".info", *(f".info-{n}" for n in range(1, 40)))
     content_types: tuple[str, ...] = ("application/x-info",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         # Texinfo 5+ marks an index node with "\0\b[index\0\b]": no text, and no reason to
         # call the whole file binary (grep.info was refused for its NUL bytes).
-        source, encoding = decode_text(path, _MARKS.sub(b"", data))
+        source, encoding = decode_text(path, _TAGS.sub(b"", _MARKS.sub(b"", data)))
         # Named like an Info file but no node in it: plain text as is.
         info = "\x1f" in source and _NODE.search(source) is not None
         return rendered(path, data, source, encoding, read_info if info else None,
