@@ -164,13 +164,11 @@ _PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z]
 _IDENTIFIER = re.compile(r"(?<![\w.:])([^\W\d_]\w+(?:(?:[._]|::)\w{2,})+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
 # A file of the asker's, named the way examples name one: a placeholder word or "my…"
-# before one extension ("script.py", "my_app.py", "foo.txt", "data.csv"). Click's review
-# (2026-12-05): "why doesn't completion work when I run my script with python script.py?"
-# was declined at 0.00 because no page says "script.py". A name of the product's own
-# ("setup.py", "pg_hba.conf", "cmd.exe") is still one the passages must mention.
-# A product's own file keeps its name ("my.cnf", "mypy.ini", "main.cf", "input.conf"): a
-# placeholder is a program's or a data file's, its stem an example word (a review of the
-# change, 2026-12-05).
+# before a program's or a data file's extension ("script.py", "my_app.py", "data.csv").
+# Click's review (2026-12-05): "why doesn't completion work when I run my script with
+# python script.py?" was declined at 0.00 because no page says "script.py". A product's own
+# file ("setup.py", "pg_hba.conf", "my.cnf", "main.cf", "input.conf") is still a name the
+# passages must mention.
 _PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]?\w*|script|app|main|test|foo|bar|baz|example"
                                r"|sample|demo|hello(?:[_-]?world)?|data|input|output|file"
                                r"|prog|program)\.(?:py|js|ts|rb|pl|sh|c|cpp|go|rs|java|tcl"

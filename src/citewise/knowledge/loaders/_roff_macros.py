@@ -10,9 +10,11 @@ lost on 13 pages, six answers with them).
 
 A call is expanded as roff does it: the body (copied with ``\\\\`` read as ``\\``) with
 ``\\$1`` … ``\\$9``, ``\\$*``, ``\\$@`` and ``\\n(.$`` put in, read again line by line as
-if the page had said it. The macros of man(7) and mdoc that the renderer knows keep their
-meaning even when a page redefines them (structure first). Expansion has a budget of lines
-per page: a macro that calls itself ends, it does not hang the loader on a hostile page.
+if the page had said it. The macros that make the renderer's structure (``.SH``, ``.TP``,
+``.RS`` …) keep their meaning even when a page redefines them; others (Tk's ``.OP``) are
+the page's. Expansion has a budget of characters per page, checked before a call is
+written: a macro that calls itself or doubles its arguments ends, it does not hang the
+loader or fill its memory on a hostile page.
 """
 
 from __future__ import annotations
