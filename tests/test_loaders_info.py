@@ -201,7 +201,7 @@ Appendix A GNU Free Documentation License
 """
 
 
-def test_the_reviews_findings() -> None:
+def test_lead_ins_items_with_no_blank_line_after_tables_menus_and_the_licence() -> None:
     text, _, sections, roles = read_info(REVIEWED)
 
     def section_of(words: str) -> str:
@@ -273,7 +273,7 @@ File: coreutils.info,  Node: Copying Existing Permissions,  Up: Top
 """
 
 
-def test_the_second_reviews_findings(tmp_path: Path) -> None:
+def test_definitions_terms_over_a_blank_line_listings_and_split_manuals(tmp_path: Path) -> None:
     text, _, sections, roles = read_info(SECOND)
 
     def role_of(words: str) -> str | None:
