@@ -308,3 +308,23 @@ def test_definitions_terms_over_a_blank_line_listings_and_split_manuals(tmp_path
     stair = "\x1f\nFile: x.info,  Node: Top\n\n" + "\n".join(" " * (5 * i) + "x"
                                                             for i in range(1200))
     assert read_info(stair)[0].count("x") >= 1200
+
+
+def test_a_multitables_rows_keep_their_columns() -> None:
+    # sed's table of BRE and ERE syntax: each row's cells wrap over lines; read as prose it
+    # ran into "literal ‘+’ (plus $ echo 'a+b=c' > foo $ echo …".
+    node = ("\x1f\nFile: sed.info,  Node: BRE vs ERE,  Up: Top\n\n5.2 Basic and Extended\n"
+            "======================\n\n"
+            "Desired pattern      Basic (BRE) Syntax         Extended (ERE) Syntax\n\n"
+            "--------------------------------------------------------------------------\n"
+            "literal ‘+’ (plus         $ echo 'a+b=c' > foo       $ echo 'a+b=c' > foo\n"
+            "sign)                     $ sed -n '/a+b/p' foo      $ sed -E -n '/a\\+b/p' foo\n"
+            "\n   The rest is prose.  It has two spaces between sentences.\n")
+    text, _, _, roles = read_info(node)
+    rows = ("literal ‘+’ (plus         $ echo 'a+b=c' > foo       $ echo 'a+b=c' > foo\n"
+            "sign)                     $ sed -n '/a+b/p' foo      $ sed -E -n '/a\\+b/p' foo")
+    assert rows in text, text
+    tables = {text[a:b] for a, b, role in roles if role == "table"}
+    assert any(rows in t for t in tables), tables
+    assert "Desired pattern      Basic (BRE) Syntax" in text
+    assert "The rest is prose. It has two spaces between sentences." in text

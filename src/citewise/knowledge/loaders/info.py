@@ -36,6 +36,7 @@ _LEADS = frozenset(("is", "are", "be", "the", "a", "an", "of", "to", "that", "wh
                     "by", "with", "for", "or", "and", "as"))
 _DEFINITION = re.compile(r" -- \S")  # @deffn's line: " -- Function: len (s)"
 _QUOTED = re.compile(r"[‘'`\"*-]")  # a term as @table writes it: ‘-u’, 'kB', -f
+_COLUMNS = re.compile(r"\S {3,}\S")  # two cells of a row (a sentence's gap is two spaces)
 _ADMONITION = re.compile(r"(?:Note|Warning|Caution|Important|Tip)\b")  # a quotation's
 
 
@@ -101,6 +102,16 @@ class _Node:
         if _DEFINITION.match(block[0]):  # " -- Function: len (s)" over its description
             terms = [ln.strip() for ln in block if _DEFINITION.match(ln)]
             self._item(terms, block[len(terms):], _EXAMPLE)
+            return []
+        if min(first, margin) < base + _EXAMPLE and (
+                2 * sum(bool(_COLUMNS.search(ln)) for ln in block) >= len(block) > 1
+                or len(_COLUMNS.findall(block[0])) >= 2):  # a header row alone
+            # A @multitable's rows: columns set apart by runs of spaces, a cell wrapped over
+            # lines. Kept as laid out, a table (sed's BRE / ERE table ran into one line).
+            cut = min(_indent(ln) for ln in block)
+            at = self.page.length
+            self._write("\n".join(ln[cut:].rstrip() for ln in block))
+            self.page.mark(at, "notice" if self.notice else "table")
             return []
         deeper = next((i for i, ln in enumerate(block) if _indent(ln) >= first + _EXAMPLE), None)
         if deeper is not None and _terms(block[:deeper]) and not _BULLET.match(block[0].lstrip()):
@@ -275,7 +286,8 @@ class InfoLoader:
     through the gzip loader."""
 
     name = "info"
-    version = "2"  # 2: definitions, a term over a blank line, split manuals' first files
+    # 2: definitions, a term over a blank line, split manuals' first files; 3: @multitable
+    version = "3"
     extensions: tuple[str, ...] = (".info", *(f".info-{n}" for n in range(1, 40)))
     content_types: tuple[str, ...] = ("application/x-info",)
 
