@@ -312,11 +312,11 @@ def is_page_turn(node: Any) -> bool:
     link ("See the <a class="next-page">next chapter</a> …")."""
     words = node.text(deep=True) or ""
     letters = _letters(words)
-    if node.css_first("code, tt, kbd, samp") is not None:
-        return False  # an operator named in code: Ruby's "push or <<" (RDoc, 2026-12-05)
     if not (letters in _NAV_WORDS or letters == "tableofcontents" or
             (not letters and _ARROWS.fullmatch(words.strip() or "x"))):
         return False
+    if node.css_first("code, tt, kbd, samp") is not None:
+        return False  # an operator named in code: Ruby's "push or <<" (RDoc, 2026-12-05)
     return any(_PAGE_TURN.fullmatch(c) for c in class_names(node)) or _ARROW_MARK.search(words) is not None
 
 

@@ -37,11 +37,13 @@ class Macros:
         self.budget = max(_BUDGET, _PER_CHAR * size)
 
     def define(self, name: str, body: list[str], *, append: bool = False) -> None:
-        """``.de``/``.de1`` (a new body) or ``.am`` (added to the old one)."""
+        """``.de``/``.de1`` (a new body) or ``.am`` (added to the old one), read in copy
+        mode once: "\\\\$1" in a body is "\\$1" when called."""
+        body = [line.replace("\\\\", "\\") for line in body]
         if append and name in self.bodies:
             self.bodies[name].extend(body)  # in place: 40,000 appends are not quadratic
         else:
-            self.bodies[name] = list(body)
+            self.bodies[name] = body
 
     def expand(self, name: str, rest: str) -> list[str] | None:
         """The lines a call of ``name`` with the arguments ``rest`` stands for; None when the
@@ -69,8 +71,7 @@ _COUNT = re.compile(r"\\n(?:\(\.\$|\[\.\$\])")
 
 
 def _substituted(line: str, name: str, args: list[str]) -> str:
-    """A body line as it reads for a call of ``name`` with ``args``."""
-    line = line.replace("\\\\", "\\")  # copy mode: "\\$1" in a body is "\$1" when called
+    """A body line (in copy mode) as it reads for a call of ``name`` with ``args``."""
 
     def arg(m: re.Match[str]) -> str:
         key = m.group(1).strip("([]")
