@@ -328,3 +328,108 @@ def test_a_multitables_rows_keep_their_columns() -> None:
     assert any(rows in t for t in tables), tables
     assert "Desired pattern      Basic (BRE) Syntax" in text
     assert "The rest is prose. It has two spaces between sentences." in text
+
+
+# grep's ‘GREP_COLORS’ item holds a table of its own (makeinfo nests it five columns in),
+# then goes on in its own text; a list inside an item, then the item's next paragraph.
+NESTED = """\x1f
+File: grep.info,  Node: Environment Variables,  Up: Invoking
+
+2.2 Environment Variables
+=========================
+
+‘GREP_COLORS’
+     This variable controls how the ‘--color’ option highlights output.
+
+     Supported capabilities are as follows.
+
+     ‘sl=’
+          SGR substring for whole selected lines.  The default is empty.
+
+     ‘cx=’
+          SGR substring for whole context lines.
+
+     Note that boolean capabilities have no ‘=’ part.
+
+        • One item of a list in the item's text.
+
+     The item's text again, after its list.
+
+‘LC_ALL’
+     These variables specify the locale.
+
+   Back in the section's own text.
+"""
+
+
+def test_a_table_in_an_items_text_is_nested_in_that_item_and_the_item_goes_on_after_it() -> None:
+    text, _, sections, roles = read_info(NESTED)
+    where = {}
+    for start, stop, path in sections:
+        for probe in ("The default is empty.", "whole context lines", "boolean capabilities",
+                      "One item of a list", "The item's text again", "specify the locale",
+                      "section's own text"):
+            if start <= text.index(probe) < stop:
+                where[probe] = path
+    top = "2.2 Environment Variables"
+    colors = f"{top} > ‘GREP_COLORS’"
+    # Before, ‘sl=’ and ‘cx=’ were items of the section beside ‘GREP_COLORS’, and the text
+    # after them was the section's, or code.
+    assert where["The default is empty."] == f"{colors} > ‘sl=’"
+    assert where["whole context lines"] == f"{colors} > ‘cx=’"
+    assert where["boolean capabilities"] == colors
+    assert where["One item of a list"] == colors
+    assert where["The item's text again"] == colors
+    assert where["specify the locale"] == f"{top} > ‘LC_ALL’"
+    assert where["section's own text"] == top
+    code = [text[a:b] for a, b, role in roles if role == "code"]
+    assert not code, code
+    assert "Note that boolean capabilities have no ‘=’ part." in text
+    assert "The item's text again, after its list." in text
+
+
+# Python's manual as Sphinx writes it to Info: a "See also" rubric in an option's text;
+# find's maintainers' manual: an advisory quoted as an example, its titles underlined.
+RUBRICS = """\x1f
+File: python.info,  Node: Command line,  Up: Top
+
+3.1.1 Command line
+------------------
+
+ -- Program Option: -m <module-name>
+
+     Search ‘sys.path’ for the named module and execute it.
+
+     See also
+     ........
+
+     PEP 338 – Executing modules as scripts.
+
+‘-c <command>’
+     Execute the Python code in COMMAND.
+
+   An advisory:
+
+     I. BACKGROUND
+     =============
+
+     The GNU project discovered the problem.
+"""
+
+
+def test_a_rubric_in_an_items_text_is_its_sub_section_and_an_examples_title_is_code() -> None:
+    text, _, sections, roles = read_info(RUBRICS)
+
+    def path(probe: str) -> str:
+        at = text.index(probe)
+        return next(p for a, b, p in sections if a <= at < b)
+
+    option = "3.1.1 Command line > -- Program Option: -m <module-name>"
+    # Before, "See also" was a section beside the chapter's, and ended the option's item.
+    assert path("PEP 338") == f"{option} > See also"
+    assert path("Execute the Python code") == "3.1.1 Command line > ‘-c <command>’"
+    headings = {text[a:b] for a, b, role in roles if role == "heading"}
+    assert "See also" in headings and "I. BACKGROUND" not in headings
+    code = {text[a:b] for a, b, role in roles if role == "code"}
+    assert any(c.startswith("I. BACKGROUND\n=============") for c in code), code
+    assert path("The GNU project") == "3.1.1 Command line"

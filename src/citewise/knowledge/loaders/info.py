@@ -7,7 +7,8 @@ quotes — the ``^_`` node separators and their "File: grep.info, Node: …, Nex
 menus, the tag table, "*note Exit Status::" references — while its structure (chapters
 underlined with ``*``, sections with ``=``, ``-`` and ``.``; a table's items, each term at
 the margin over its description indented five spaces) is lost. Here a heading is a section
-(nested by its underline), an item's term is a sub-section below it, prose paragraphs are
+(nested by its underline), an item's term is a sub-section below it (a table in an item's
+text nested in that item: grep's ‘sl=’ is part of ‘GREP_COLORS’), prose paragraphs are
 single lines, an example (indented past the text it belongs to) is code line for line,
 menus and indexes are left out, and a reference reads "see Exit Status".
 """
@@ -72,9 +73,16 @@ class _Node:
                  notice: bool = False) -> None:
         self.page, self.terms = page, terms  # an item's term: a sub-section, no heading
         self.level, self.title = level, title  # the last heading: an item is one below it
-        self.described: int | None = None  # the column an open item's text is at
-        self.in_item = False  # an item's sub-section is open
+        # The open items, innermost last: the column each one's text is at, and its
+        # sub-section (level, title; none when its term wrote nothing). An item whose term
+        # stands in another's text is nested in it (grep's ‘sl=’ in ‘GREP_COLORS’).
+        self.items: list[tuple[int, tuple[int, str] | None]] = []
         self.notice = notice  # the manual's licence: a notice, whatever its layout
+
+    @property
+    def described(self) -> int | None:
+        """The column the innermost open item's text is at (none: no item is open)."""
+        return self.items[-1][0] if self.items else None
 
     def block(self, block: list[str], following: int | None = None) -> None:
         """One block of lines; ``following``: the first indent of the block after it."""
@@ -84,24 +92,30 @@ class _Node:
     def _part(self, block: list[str], following: int | None) -> list[str]:
         """Write the block's first part; what is left of it (a lead-in's example)."""
         heading = _heading(block)
+        column = _indent(block[0])
+        if heading is not None and column and self.items and self.items[-1][1] and (
+                column == self.items[-1][0]):
+            self._rubric(heading[1], self.items[-1][1][0] + 1)  # Python's "See also"
+            return []
+        if heading is not None and column >= (self.described or 0) + _EXAMPLE:
+            heading = None  # an example's own title over its rule: code
         if heading is not None:
             self.level, self.title = heading
             start = self.page.write(self.title)
             if start is not None:
                 self.page.headings.append((start, self.level, self.title))
-            self.described, self.in_item = None, False
+            self.items = []
             return []
         first = _indent(block[0])
         # A paragraph's first line is indented three more than its text (makeinfo's
         # paragraphindent): "   Exit status:" is at the margin, not in the item above it.
         margin = min(_indent(ln) for ln in block[1:]) if len(block) > 1 else (
             first - _INDENT if first % _EXAMPLE == _INDENT else first)
-        if self.described is not None and margin < self.described:
-            self.end_item()  # back at the text's margin: the item is over
+        self.end_item(margin)  # back at a text's margin: the items deeper are over
         base = self.described if self.described is not None else 0
         if _DEFINITION.match(block[0]):  # " -- Function: len (s)" over its description
             terms = [ln.strip() for ln in block if _DEFINITION.match(ln)]
-            self._item(terms, block[len(terms):], _EXAMPLE)
+            self._item(terms, block[len(terms):], first, _EXAMPLE)
             return []
         if min(first, margin) < base + _EXAMPLE and (
                 2 * sum(bool(_COLUMNS.search(ln)) for ln in block) >= len(block) > 1
@@ -123,7 +137,7 @@ class _Node:
             return block[deeper:]
         elif (following is not None and following >= first + _EXAMPLE and _terms(block)
               and _QUOTED.match(block[0].lstrip())):
-            self._item([ln.strip() for ln in block], [], following)  # a blank line below
+            self._item([ln.strip() for ln in block], [], first, following)  # a blank line below
         elif min(first, margin) >= base + _EXAMPLE and not _ADMONITION.match(block[0].lstrip()):
             cut = min(_indent(ln) for ln in block)
             at = self.page.length
@@ -133,24 +147,45 @@ class _Node:
             self._prose(block)
         return []
 
-    def end_item(self) -> None:
-        """Back in the section the items were in: the text after a table is not its last
-        item's (nor is a footnote)."""
-        self.described = None
-        if self.in_item:
-            self.in_item = False
-            self.page.headings.append((-1, self.level, self.title))  # placed by _write
+    def _rubric(self, title: str, level: int) -> None:
+        """An underlined title in an item's text: a sub-section of the item."""
+        at = self.page.length
+        start = self._write(title)
+        self.page.mark(at, "heading")
+        if start is not None:
+            self.terms.append((start, level, title))
+
+    def end_item(self, column: int = 0) -> None:
+        """Close the open items whose text is right of ``column`` (all of them: a footnote):
+        the text after a table is not its last item's, but a nested table's end is back in
+        the item it is in."""
+        closed = False
+        while self.items and column < self.items[-1][0]:
+            closed = self.items.pop()[1] is not None or closed
+        if not closed:
+            return
+        # Back in the section around: the enclosing item's, or the heading's (placed by
+        # _write at the next text).
+        outer = next((section for _, section in reversed(self.items) if section), None)
+        if outer is not None:
+            self.terms.append((-1, *outer))
+        else:
+            self.page.headings.append((-1, self.level, self.title))
 
     def _write(self, text: str) -> int | None:
         start = self.page.write(text)
-        if start is not None and self.page.headings and self.page.headings[-1][0] == -1:
-            self.page.headings[-1] = (start, *self.page.headings[-1][1:])
+        if start is not None:
+            for placed in (self.page.headings, self.terms):
+                if placed and placed[-1][0] == -1:
+                    placed[-1] = (start, *placed[-1][1:])
         return start
 
     def _prose(self, lines: list[str]) -> None:
+        bullet = _BULLET.match(lines[0].lstrip())
+        if bullet is not None and not self.notice:
+            self.end_item(_indent(lines[0]))  # the list item before it is over
         at = self.page.length
         self._write(_NOTE.sub(_see, " ".join(" ".join(lines).split())))
-        bullet = _BULLET.match(lines[0].lstrip())
         if self.notice:
             self.page.mark(at, "notice")
         elif bullet is not None:
@@ -158,8 +193,8 @@ class _Node:
             # Its later paragraphs are indented to its text ("  2. How do I …" over
             # paragraphs at column 5; " 15. …" too): prose of the item, not examples.
             text_at = _indent(lines[0]) + bullet.end()  # makeinfo's margins are fives
-            self.described = min(max(_EXAMPLE, text_at // _EXAMPLE * _EXAMPLE),
-                                 _indent(lines[1]) if len(lines) > 1 else text_at)
+            self.items.append((min(max(_EXAMPLE, text_at // _EXAMPLE * _EXAMPLE),
+                                   _indent(lines[1]) if len(lines) > 1 else text_at), None))
 
     def _items(self, block: list[str], margin: int) -> None:
         """A table's items, one after another with no blank line between them, each its
@@ -177,18 +212,25 @@ class _Node:
             if not described:  # terms with nothing under them: their text is below
                 self._prose(terms)
                 continue
-            self._item(terms, described)
+            self._item(terms, described, margin)
 
-    def _item(self, terms: list[str], description: list[str], column: int = 0) -> None:
-        """A table's item: its term(s) on their lines, a sub-section, the description below
-        (at ``column`` when it is in the blocks that follow)."""
+    def _item(self, terms: list[str], description: list[str], term_column: int,
+              column: int = 0) -> None:
+        """A table's item: its term(s) on their lines (at ``term_column``), a sub-section,
+        the description below (at ``column`` when it is in the blocks that follow)."""
+        # A sibling's text is right of this term: that item is over; one that is still
+        # open holds this one.
+        self.end_item(term_column)
+        outer = next((section for _, section in reversed(self.items) if section), None)
+        level = (outer[0] if outer else self.level) + 1
         at = self.page.length
         start = self._write("\n".join(terms))
         self.page.mark(at, "notice" if self.notice else "term")
+        section = None
         if start is not None:
-            self.terms.append((start, self.level + 1, ", ".join(terms)))
-            self.in_item = True
-        self.described = _indent(description[0]) if description else column
+            section = (level, ", ".join(terms))
+            self.terms.append((start, *section))
+        self.items.append((_indent(description[0]) if description else column, section))
         if description:
             self.page.pending_sep = "\n"  # the description on the line under its term
             self._prose(description)
@@ -224,6 +266,7 @@ def read_info(source: str) -> tuple[str, str | None, list[SectionSpan], list[Rol
         # says of itself is its preamble ("This manual documents version 4.9.0 of …").
         _read_node(page, terms, _DIR_ENTRY.sub("", preamble), False)
     page.headings = [h for h in page.headings if h[0] >= 0]  # a section reopened at the end
+    terms = [t for t in terms if t[0] >= 0]
     text = "".join(page.parts)
     return (text, title, section_spans(sorted([*page.headings, *terms]), len(text)),
             page.role_spans())
@@ -286,8 +329,9 @@ class InfoLoader:
     through the gzip loader."""
 
     name = "info"
-    # 2: definitions, a term over a blank line, split manuals' first files; 3: @multitable
-    version = "3"
+    # 2: definitions, a term over a blank line, split manuals' first files; 3: @multitable;
+    # 4: a table in an item's text nested in it, the item's text going on after it or a list
+    version = "4"
     extensions: tuple[str, ...] = (".info", *(f".info-{n}" for n in range(1, 40)))
     content_types: tuple[str, ...] = ("application/x-info",)
 
