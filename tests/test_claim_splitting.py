@@ -236,6 +236,23 @@ def test_a_dotted_name_ending_in_its_full_stop_ends_no_sentence_before_a_plain_w
     ]
 
 
+def test_an_abbreviation_before_a_dash_that_closes_an_aside_ends_no_sentence() -> None:
+    """Django's manual (new-user review, 2026-12-05): "all request methods – POST, GET,
+    HEAD, etc. – will be routed to the same function" was two sentences, and the answer was
+    quoted as "– will be routed to the same function for the same URL." A dash after a
+    line break is a list's bullet, and "etc." before a capital still ends a sentence."""
+    text = ("In other words, all request methods – POST, GET, HEAD, etc. – will be routed to "
+            "the same function. Keyword queries — in filter(), etc. — are ANDed together. "
+            "Pick one of red, green, etc. Then save.\n– a list item")
+    got = [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
+    assert got == [
+        "In other words, all request methods – POST, GET, HEAD, etc. – will be routed to "
+        "the same function.",
+        "Keyword queries — in filter(), etc. — are ANDed together.",
+        "Pick one of red, green, etc.", "Then save.", "– a list item",
+    ]
+
+
 def test_an_ellipsis_that_leaves_a_list_open_ends_no_quote_but_chunks_stay() -> None:
     """CMake's manual (new-user review, 2026-12-04) quoted "In this variant, foreach
     iterates over the numbers 0, 1, ..." for a question its next words answer. An ellipsis

@@ -262,3 +262,23 @@ def test_docx_document_of_only_deleted_text_is_empty(tmp_path: Path) -> None:
     with pytest.raises(IngestError) as err:
         _load_docx(tmp_path, build)
     assert err.value.code == "empty_document"
+
+
+def test_html_without_main_keeps_a_section_whose_id_is_its_titles_words() -> None:
+    # Django's sessions page (Sphinx, no <main>): a section's id and a method's id have
+    # "cookie" in them because their titles do; they were dropped as cookie banners.
+    html = (
+        '<html><body><div class="cookie-banner">We use cookies</div>'
+        '<div id="cookie-consent"><h3>Consent</h3><p>Accept all</p></div>'
+        '<div class="section" id="s-using-cookie-based-sessions">'
+        "<h3>Using cookie-based sessions</h3><p>Set SESSION_ENGINE to signed_cookies.</p>"
+        '<dl class="py method"><dt class="sig sig-object py" '
+        'id="django.contrib.sessions.backends.base.SessionBase.set_test_cookie">'
+        "set_test_cookie()</dt><dd><p>Sets a test cookie.</p></dd></dl></div>"
+        "</body></html>"
+    )
+    text = extract_html(html)[0]
+    assert "We use cookies" not in text and "Accept all" not in text
+    assert "Using cookie-based sessions" in text
+    assert "Set SESSION_ENGINE to signed_cookies." in text
+    assert "set_test_cookie()" in text and "Sets a test cookie." in text

@@ -153,7 +153,9 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
         # follows: "Take vitamin C. Then rest.", "Plan B. It worked."
         return _next_word(text, start) not in STOPWORDS
     if kind == "abbreviation":
-        return nxt.islower() or nxt.isdigit()
+        # … or a dash that closes an aside: "all request methods – POST, GET, HEAD, etc. –
+        # will be routed" (Django's manual, new-user review 2026-12-05).
+        return nxt.islower() or nxt.isdigit() or (nxt in "–—" and "\n" not in gap)
     return False
 
 

@@ -94,9 +94,28 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
         return True
     if not guess:
         return False
-    marker = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-    return (bool(_BOILERPLATE.search(marker)) and node.css_first("main, article") is None
-            and not _docbook_sidebar(node))
+    ident = attrs.get("id") or ""
+    named = _BOILERPLATE.search(attrs.get("class") or "") is not None or (
+        _BOILERPLATE.search(ident) is not None and not _titled_id(node, ident))
+    return named and node.css_first("main, article") is None and not _docbook_sidebar(node)
+
+
+def _titled_id(node: Any, ident: str) -> bool:
+    """Whether the element's id is made of its own title's words: Sphinx's section
+    "s-using-cookie-based-sessions" over "Using cookie-based sessions", a member's
+    "…SessionBase.set_test_cookie" over "set_test_cookie()". Such an id names the text, not
+    chrome (Django's review, 2026-12-05: two sections of its sessions page and four method
+    names were dropped as cookie banners)."""
+    title = node if node.tag in _TITLES else node.css_first(_TITLE_QUERY)
+    if title is None:
+        return False
+    named = set(_ID_WORDS.findall((title.text(deep=True) or "")[:200].lower()))
+    return len(named & set(_ID_WORDS.findall(ident.lower()))) >= 2
+
+
+_TITLES = frozenset(("h1", "h2", "h3", "h4", "h5", "h6", "dt"))
+_TITLE_QUERY = "h1, h2, h3, h4, h5, h6, dt"
+_ID_WORDS = re.compile(r"[^\W_]{2,}")
 
 
 # A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
