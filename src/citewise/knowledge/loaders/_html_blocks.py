@@ -114,11 +114,13 @@ def is_exponent(node: Any, before: str) -> str:
 
 def footnote_marker(node: Any) -> str:
     """A footnote's marker in the text as it reads ("[1]"), or "" when ``node`` is none:
-    mdBook writes ``tables<sup class="footnote-reference"><a>1</a></sup>`` and pandoc
-    ``<a class="footnote-ref"><sup>1</sup></a>``, which read "tables1" as plain text."""
+    mdBook writes ``tables<sup class="footnote-reference"><a>1</a></sup>``, pandoc
+    ``<a class="footnote-ref"><sup>1</sup></a>`` and rustdoc ``<sup id="fnref1"><a
+    href="#fn1">1</a></sup>``, which read "tables1" as plain text."""
     classes = class_names(node)
     role = (node.attributes.get("role") or "").lower()
-    if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"):
+    if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"
+            or (node.tag == "sup" and (node.attributes.get("id") or "").startswith("fnref"))):
         return ""
     label = (node.text(deep=True) or "").strip().strip("[]")
     return f"[{label}]" if 0 < len(label) <= 8 else ""

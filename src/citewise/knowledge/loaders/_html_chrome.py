@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from citewise.knowledge.loaders._html_blocks import class_names
+from citewise.knowledge.loaders._html_generators import is_mediawiki_chrome, is_rustdoc_chrome
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
 __all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_jump_link",
@@ -88,9 +89,9 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     # stylesheet) after every code fragment: another page's text inside this one's.
     if "ttc" in (attrs.get("class") or "").split():
         return True
-    if is_javadoc_chrome(node):
+    if is_javadoc_chrome(node) or is_rustdoc_chrome(node):
         return True
-    if _mediawiki_chrome(attrs):
+    if is_mediawiki_chrome(node):
         return True
     if not guess:
         return False
@@ -116,22 +117,6 @@ def _titled_id(node: Any, ident: str) -> bool:
 _TITLES = frozenset(("h1", "h2", "h3", "h4", "h5", "h6", "dt"))
 _TITLE_QUERY = "h1, h2, h3, h4, h5, h6, dt"
 _ID_WORDS = re.compile(r"[^\W_]{2,}")
-
-
-# A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
-# among them): the tagline "From cppreference.com", the breadcrumb under the title ("< c |
-# string | byte", with left-to-right marks), "[edit]" links, "Jump to navigation", the
-# "Retrieved from "http://…&oldid=85666"" print footer and the category links; and
-# cppreference's "Run this code" button over each example (new-user review, 2026-12-04).
-_MEDIAWIKI_IDS = frozenset(("siteSub", "contentSub", "contentSub2", "jump-to-nav", "catlinks",
-                            "mw-navigation", "mw-head", "mw-panel"))
-_MEDIAWIKI_CLASSES = frozenset(("printfooter", "catlinks", "mw-editsection", "mw-jump",
-                                "mw-jump-link", "t-example-live-link"))
-
-
-def _mediawiki_chrome(attrs: dict[str, Any]) -> bool:
-    return attrs.get("id") in _MEDIAWIKI_IDS or not _MEDIAWIKI_CLASSES.isdisjoint(
-        (attrs.get("class") or "").split())
 
 
 def _docbook_sidebar(node: Any) -> bool:
@@ -370,7 +355,8 @@ def is_permalink(node: Any) -> bool:
 
 _PERMALINK_CLASS = re.compile(r"(?:^|\s)(?:headerlink|copiable-anchor|anchor-link|permalink|"
                               r"heading-anchor)(?:$|\s)")
-_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓", "◆"))  # ◆: Doxygen's
+# ◆: Doxygen's; ↩: a footnote's link back to its marker (rustdoc's, pandoc's "↩︎")
+_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓", "◆", "↩", "↩\ufe0e"))
 
 
 def is_jump_link(node: Any) -> bool:

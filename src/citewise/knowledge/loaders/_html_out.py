@@ -48,6 +48,7 @@ class Out:
     marker: str = ""  # an ordered list item's number, written before its first text
     javadoc: bool = False  # a Javadoc page (``_javadoc``): members' and comments' headings
     shift: int = 0  # added to a heading's level (a Javadoc comment's own headings)
+    heading: bool = False  # inside an <hN>: its line breaks are spaces
 
     def text(self, text: str) -> None:
         """Add inline text to the open block, placing any waiting anchors at its first

@@ -55,7 +55,9 @@ from citewise.knowledge.loaders._html_chrome import (
     is_tab_panel,
     tab_label,
 )
+from citewise.knowledge.loaders._html_generators import is_badge
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
+from citewise.knowledge.loaders._html_meta import meta_content, page_metadata
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -120,6 +122,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.line.append(" ")
             _walk(child, out, in_main, guess)
             out.line.append(" ")
+        elif tag == "br" and out.heading:
+            out.line.append(" ")  # a title is one line: rustdoc's signature wrapped over four
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             out.flush("\n")
@@ -146,7 +150,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag in _HEADINGS:
             _anchor(child, out)
             written = out.flush()
+            out.heading = True
             _walk(child, out, in_main, guess)
+            out.heading = False
             written = out.flush()
             if written:
                 title = member_title(written[1], out.ids_at(written[0])) if out.javadoc \
@@ -225,6 +231,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.bold_open = False
         elif tag in ("sup", "a") and (marker := footnote_marker(child)):
             out.text(marker)  # "tables[1]", not "tables1"
+        elif is_badge(child):
+            out.text(" ")  # "park_timeout_ms Deprecated", set apart by its margin
+            _walk(child, out, in_main, guess)
         elif tag == "sup" and (power := is_exponent(child, "".join(out.line[-2:]))):
             out.text(power)  # 2<sup>31</sup> is 2^31, not 231; 2<sup>n - 1</sup> 2^(n - 1)
             _walk(child, out, in_main, guess)
@@ -271,16 +280,6 @@ def _anchor(node: Any, out: Out) -> None:
     if ident and not is_tab_panel(node) and ident not in out.anchors and ident not in out.waiting:
         out.waiting.append(ident)
 
-
-
-def _meta(tree: Any, *names: str) -> str | None:
-    for name in names:
-        node = tree.css_first(f'meta[name="{name}"]') or tree.css_first(f'meta[property="{name}"]')
-        if node is not None:
-            value = (node.attributes.get("content") or "").strip()
-            if value:
-                return value
-    return None
 
 
 def _read(tree: Any, javadoc: bool = False) -> Out:
@@ -332,29 +331,14 @@ def read_html(html: str
     tree = LexborHTMLParser(_ZERO_WIDTH.sub("", html))
     title_node = tree.css_first("title")
     title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
-    title = title or _meta(tree, "og:title") or ""
+    title = title or meta_content(tree, "og:title") or ""
     out = _read(tree, is_javadoc(html))
     text = "".join(out.parts)
     roles = tidy_roles(out.roles, text)
     text = run_on(text, roles)  # blanks only: the roles' and every other offset hold
     if not title and out.headings:
         title = out.headings[0][2]
-    meta: dict[str, Any] = {}
-    html_node = tree.css_first("html")
-    if html_node is not None and html_node.attributes.get("lang"):
-        meta["lang"] = html_node.attributes["lang"]
-    for key, names in (
-        ("description", ("description", "og:description")),
-        ("author", ("author", "article:author")),
-        ("published", ("article:published_time", "date", "dc.date")),
-        ("keywords", ("keywords",)),
-    ):
-        value = _meta(tree, *names)
-        if value:
-            meta[key] = value
-    canonical = tree.css_first('link[rel="canonical"]')
-    if canonical is not None and canonical.attributes.get("href"):
-        meta["canonical_url"] = canonical.attributes["href"]
+    meta = page_metadata(tree)
     if out.anchors:  # ids still waiting have no text after them: nothing to point at
         meta["anchors"] = dict(out.anchors)
     # A bold heading's section ends where the text after its entry starts (not on the blank
@@ -376,8 +360,9 @@ class HtmlLoader:
     # tab panels, Sphinx's "[source]"; 29 man(1) output in a <pre>; 30 Pygments' line
     # numbers, a grid's empty first cell; 31 "<<" in code is no page turn; 32 no run-on
     # into a paragraph that opens with a name and its verb; 33 RDoc's signatures are terms;
-    # 34 docutils' line numbers, a grid's first column in a third of its rows
-    version = "34"
+    # 34 docutils' line numbers, a grid's first column in a third of its rows; 35 an id
+    # of its title's words is no chrome, rustdoc's chrome, a heading's <br>, badges, "↩"
+    version = "35"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
