@@ -39,6 +39,13 @@ def test_a_superscript_after_a_digit_is_a_power(tmp_path: Path) -> None:
     assert "At most 2^64 rows, or 2^31-1 pages; see note1." in text
 
 
+def test_a_word_as_a_power_is_one_and_an_ordinals_ending_is_none(tmp_path: Path) -> None:
+    # Go's specification (new-user review, 2026-12-05): "scales the mantissa by 10exp".
+    text = _page(tmp_path, "<p>It scales the mantissa by 10<sup>exp</sup> or by "
+                 "2<sup>exp</sup>, since the 21<sup>st</sup> or 2<sup>nd</sup> draft.</p>")
+    assert "by 10^exp or by 2^exp, since the 21st or 2nd draft." in text
+
+
 def test_elements_hidden_by_their_style_are_not_text(tmp_path: Path) -> None:
     text = _page(tmp_path, "<p>Higher bits are reserved.</p>"
                  "<h _id=p style='display:none'> PRAGMA auto_vacuum</h><hr>"

@@ -94,7 +94,10 @@ def item_number(numbering: list[Any], value: Any) -> str:
     return f"{label}. "
 
 
-_EXPONENT = re.compile(r"[-−+]?(?:\d+|[a-zA-Z])")
+# A number, a letter, or a word: Go's spec scales a mantissa "by 10<sup>exp</sup>" (read
+# "10exp": new-user review, 2026-12-05) — not an ordinal's ending ("21<sup>st</sup>").
+_EXPONENT = re.compile(r"[-−+]?(?:\d+|[a-zA-Z]|(?!(?:st|nd|rd|th|er|re|es|ème|eme)\Z)"
+                       r"[a-zA-Z][a-zA-Z_]{1,11})")
 # A power that is an expression: "2<sup>n - 1</sup>" (the Rust book's integer ranges).
 _EXPONENT_TERM = re.compile(r"[-−+]?\s*(?:\d+|[a-zA-Z])(?:\s*[-−+*/]\s*(?:\d+|[a-zA-Z]))+")
 
