@@ -594,6 +594,22 @@ def test_a_classs_member_is_mentioned_by_its_class_and_its_name_apart() -> None:
         assert answerability(question, best, apart) == 0.0, question
 
 
+def test_a_paths_parts_are_mentioned_apart() -> None:
+    # rustdoc's String page documents "pub fn len(&self)" under "std::string::String" and
+    # never writes "String::len": "Does String::len() count characters?" was declined at
+    # 0.0 (the rustdoc review, 2026-12-05). A crate no passage names is still not mentioned.
+    from citewise.models.answerability import answerability
+    from citewise.models.sentence_rank import Scored
+
+    passage = "pub fn len(&self) -> usize\n\nReturns the length of this String, in bytes."
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.7, "lexical": 0.5})]
+    seen = [{"results": [{"text": passage, "title": "String in std::string - Rust",
+                          "section": "Struct std::string::String > Implementations"}]}]
+    assert answerability("Does String::len() count characters?", best, seen) > 0.5
+    assert answerability("How do I run a task with tokio::spawn?", best, seen) == 0.0
+    assert answerability("Does String::capacity() count bytes?", best, seen) == 0.0
+
+
 def test_an_instances_member_is_mentioned_by_its_class_named_as_one() -> None:
     # Requests' API reference documents "elapsed" under "class requests.Response": "What
     # exactly does response.elapsed measure?" was declined at 0.0, the definition retrieved

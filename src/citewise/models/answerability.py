@@ -57,8 +57,12 @@ def answerability(question: str, scored: Sequence[Scored],
         if name in instances and _mentioned(instances[name][1], seen) and _names_class(
                 instances[name][0].capitalize(), cased):
             return True
-        return _mentioned(name, seen) or (name in members and all(
-            _mentioned(part.lower(), seen) for part in members[name]))
+        # A path's parts are named apart too: rustdoc's String page has "len" under
+        # "std::string::String", never "String::len" (new-user review, 2026-12-05: "Does
+        # String::len() count characters?" was declined at 0.0).
+        parts = name.split("::") if "::" in name else members.get(name, ())
+        return _mentioned(name, seen) or (bool(parts) and all(
+            _mentioned(part.lower(), seen) for part in parts if part))
 
     if not all(mentioned(name) for name in named(question)):
         return 0.0
