@@ -294,6 +294,23 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("gnuinfo", "GNU Info manuals: sed, grep, diffutils, gzip", ("sed", "grep",
            "diffutils", "gzip"), "/usr/share/info", ("sed.info.gz", "grep.info.gz",
            "diffutils.info.gz", "gzip.info.gz"), group="reviews9"),
+    Corpus("rustdoc", "Rust 1.63 standard library reference (rustdoc HTML): thirteen pages",
+           ("rust-doc",), "/usr/share/doc/rust-doc/html", tuple(f"std/{page}.html" for page in (
+               "vec/struct.Vec", "collections/struct.HashMap", "string/struct.String",
+               "option/enum.Option", "option/index", "result/index", "collections/index",
+               "fs/fn.read_to_string", "fs/struct.File", "thread/index", "thread/fn.spawn",
+               "sync/struct.Mutex", "rc/index")), group="reviews10"),
+    Corpus("django", "Django 3.2 manual (Sphinx HTML): fourteen pages", ("python-django-doc",),
+           "/usr/share/doc/python-django-doc/html", (
+               "topics/db/models.html", "topics/db/queries.html", "topics/http/urls.html",
+               "topics/http/sessions.html", "topics/migrations.html", "topics/cache.html",
+               "topics/templates.html", "topics/forms/index.html", "topics/auth/default.html",
+               "topics/db/transactions.html", "topics/pagination.html",
+               "topics/testing/overview.html", "ref/models/fields.html",
+               "topics/security.html"), group="reviews10"),
+    Corpus("golang", "Go 1.19's specification, memory model and assembler guide (HTML)",
+           ("golang-1.19-doc",), "/usr/share/doc/golang-1.19-doc/html", (
+               "go_spec.html", "go_mem.html", "asm.html"), group="reviews10"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -312,6 +329,7 @@ GROUPS = {
     "reviews8": "reviews of the fourteenth session (postfix + pytest, HTML; 2026-12-05)",
     "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; tcl, groff; "
                 "gnuinfo, GNU Info; 2026-12-05)",
+    "reviews10": "reviews of the sixteenth session (rustdoc, django, golang; HTML; 2026-12-05)",
 }
 
 

@@ -198,3 +198,18 @@ def test_rdocs_method_signatures_are_terms_not_prose() -> None:
         assert (at, at + len(signature), "term") in roles, roles
     prose = text.index("Removes and returns")
     assert not any(a <= prose < b for a, b, _ in roles)
+
+
+def test_a_pages_front_matter_titles_it_when_it_has_no_title() -> None:
+    from citewise.knowledge.loaders.html import read_html
+
+    # Go's documentation: the template's title in a comment, the body's first heading
+    # "Introduction" (all three of its pages were titled so: new-user review, 2026-12-05).
+    page = ('<!--{\n\t"Title": "The Go Programming Language Specification",\n\t"Subtitle": '
+            '"Version of June 29, 2022"\n}-->\n\n<h2 id="Introduction">Introduction</h2>'
+            "<p>This is the reference manual.</p>")
+    assert read_html(page)[1] == "The Go Programming Language Specification"
+    assert read_html(page.replace('"Title"', '"Tilte"'))[1] == "Introduction"
+    assert read_html("<!--{ not json }--><h2>Intro</h2><p>x</p>")[1] == "Intro"
+    titled = "<html><head><title>Spec</title></head><body>" + page + "</body></html>"
+    assert read_html(titled)[1] == "Spec"

@@ -8,9 +8,11 @@ to them.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
-__all__ = ["meta_content", "page_metadata"]
+__all__ = ["front_matter_title", "meta_content", "page_metadata"]
 
 
 def meta_content(tree: Any, *names: str) -> str | None:
@@ -44,3 +46,23 @@ def page_metadata(tree: Any) -> dict[str, Any]:
     if canonical is not None and canonical.attributes.get("href"):
         meta["canonical_url"] = canonical.attributes["href"]
     return meta
+
+
+# A page body that a site's template wraps, its title in a comment at its top: Go's
+# documentation (``<!--{ "Title": "The Go Programming Language Specification", … }-->``).
+_FRONT_MATTER = re.compile(r"\A\s*<!--(\{.{0,2000}?\})-->", re.S)
+
+
+def front_matter_title(html: str) -> str | None:
+    """The title a page's front matter gives it, when it has no ``<title>`` (Go's spec was
+    titled "Introduction", its first heading, as were its memory model and its old spec:
+    new-user review, 2026-12-05)."""
+    m = _FRONT_MATTER.match(html)
+    if m is None:
+        return None
+    try:
+        value = json.loads(m.group(1))
+    except ValueError:
+        return None
+    title = value.get("Title") if isinstance(value, dict) else None
+    return " ".join(title.split()) or None if isinstance(title, str) else None

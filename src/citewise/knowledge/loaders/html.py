@@ -57,7 +57,7 @@ from citewise.knowledge.loaders._html_chrome import (
 )
 from citewise.knowledge.loaders._html_generators import is_badge
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
-from citewise.knowledge.loaders._html_meta import meta_content, page_metadata
+from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -331,7 +331,7 @@ def read_html(html: str
     tree = LexborHTMLParser(_ZERO_WIDTH.sub("", html))
     title_node = tree.css_first("title")
     title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
-    title = title or meta_content(tree, "og:title") or ""
+    title = title or meta_content(tree, "og:title") or front_matter_title(html) or ""
     out = _read(tree, is_javadoc(html))
     text = "".join(out.parts)
     roles = tidy_roles(out.roles, text)
@@ -361,7 +361,8 @@ class HtmlLoader:
     # numbers, a grid's empty first cell; 31 "<<" in code is no page turn; 32 no run-on
     # into a paragraph that opens with a name and its verb; 33 RDoc's signatures are terms;
     # 34 docutils' line numbers, a grid's first column in a third of its rows; 35 an id
-    # of its title's words is no chrome, rustdoc's chrome, a heading's <br>, badges, "↩"
+    # of its title's words is no chrome, rustdoc's chrome, a heading's <br>, badges, "↩",
+    # a word as a power, a title from front matter
     version = "35"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
