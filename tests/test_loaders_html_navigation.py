@@ -297,3 +297,20 @@ def test_a_site_banner_and_lone_page_turning_links_are_dropped() -> None:
     for block, first in kept.items():
         text, _, _, _ = extract_html(f"<html><body>{block}<p>Some text.</p></body></html>")
         assert text.split("\n\n")[0] == first, (block, text)
+
+
+def test_a_heading_that_links_to_the_sites_front_page_is_its_banner() -> None:
+    # Django's manual (new-user review, 2026-12-05): every page began with the section
+    # "Django 3.2.25 documentation", its site's name linking to its front page.
+    from citewise.knowledge.loaders.html import read_html
+
+    page = ('<html><body><div id="hd"><h1><a href="../../index.html">Django 3.2.25 '
+            'documentation</a></h1></div><div id="bd"><h1>How to use sessions</h1>'
+            "<p>Django provides full support for anonymous sessions.</p></div></body></html>")
+    text, _, sections, _, _ = read_html(page)
+    assert text.startswith("How to use sessions"), text
+    assert sections[0][2] == "How to use sessions"
+    # A heading that links to a page of the site, or to another site, is no banner.
+    for href in ("intro.html", "https://getbootstrap.com/", "#top"):
+        other = page.replace("../../index.html", href)
+        assert read_html(other)[0].startswith("Django 3.2.25 documentation"), href

@@ -295,15 +295,20 @@ def is_banner(node: Any) -> bool:
     and linking elsewhere (a heading that links to itself is a section's)."""
     if node.tag not in ("h1", "h2", "div", "p"):
         return False
-    names = f"{node.attributes.get('id') or ''} {node.attributes.get('class') or ''}"
-    if not _BANNER_NAMES.intersection(names.lower().split()):
-        return False
     links = node.css("a")
     text = (node.text(deep=True) or "").strip()
-    return len(links) == 1 and (links[0].text(deep=True) or "").strip() == text != "" \
-        and not (links[0].attributes.get("href") or "#").startswith("#")
+    href = (links[0].attributes.get("href") or "#") if len(links) == 1 else "#"
+    if href.startswith("#") or (links[0].text(deep=True) or "").strip() != text or not text:
+        return False
+    names = f"{node.attributes.get('id') or ''} {node.attributes.get('class') or ''}"
+    # … or an <h1> that links to the site's front page, however named: Django's
+    # "Django 3.2.25 documentation" over every page (review, 2026-12-05).
+    return bool(_BANNER_NAMES.intersection(names.lower().split())) or (
+        node.tag == "h1" and "//" not in href
+        and _FRONT_PAGE.search(href.partition("?")[0]) is not None)
 
 
+_FRONT_PAGE = re.compile(r"(?:^|/)(?:index\.html?)?\Z")
 _BANNER_NAMES = frozenset(("header", "banner", "masthead", "logo", "site-title", "site-name",
                            "sitename", "sitetitle"))
 
