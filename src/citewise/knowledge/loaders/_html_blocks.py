@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["admonition_label", "block_role", "class_names", "column_used", "entry_name",
-           "first_cell", "footnote_label", "footnote_marker", "is_caption", "is_code_block",
-           "is_exponent", "is_hidden_code", "is_keyword", "item_number", "opens_entry",
-           "start_number"]
+__all__ = ["LISTING_CODE", "admonition_label", "block_role", "class_names", "column_used",
+           "entry_name", "first_cell", "footnote_label", "footnote_marker", "is_caption",
+           "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
+           "is_layout_cell", "is_section", "item_number", "opens_entry", "start_number"]
 
 
 def class_names(node: Any) -> set[str]:
@@ -166,11 +166,17 @@ def _note_heading(node: Any) -> bool:
 def is_code_block(node: Any) -> bool:
     """A code listing written without ``<pre>``: Doxygen's ``<div class="fragment">``, a
     ``<div class="line">`` per line (read as ``<pre>`` is: its lines, the ``code`` role);
-    Pygments' ``<table class="highlighttable">``, its line numbers in one cell and the
-    code in the next (read as the code's ``<pre>``)."""
+    Pygments' ``<table class="highlighttable">`` and gtk-doc's ``<table
+    class="listing_frame">``, their line numbers in one cell and the code in the next (read
+    as the code's ``<pre>``: GLib's 62 listings were rows "1 2 3 … 10 | // Notice that …",
+    new-user review 2026-12-05)."""
     classes = class_names(node)
     return (node.tag == "div" and "fragment" in classes) or (
-        node.tag == "table" and "highlighttable" in classes)
+        node.tag == "table" and not classes.isdisjoint(("highlighttable", "listing_frame")))
+
+
+#: A line-numbered listing's cell of code (``is_code_block``): Pygments', gtk-doc's.
+LISTING_CODE = "td.code pre, td.listing_code pre"
 
 
 def is_hidden_code(node: Any) -> bool:
@@ -206,7 +212,36 @@ def block_role(tag: str, node: Any) -> str | None:
             return "term"
     if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)):
         return "heading"
+    if tag == "table" and node.css_first(_CELL_HEADING) is not None:
+        return None  # a layout table (is_layout_cell)
     return _BLOCK_ROLES.get(tag)
+
+
+def is_section(node: Any) -> bool:
+    """An element that is a section of the text, its heading and all it says: Sphinx's
+    ``div.section``, DocBook's ``div.sect1`` … and ``div.refsect1`` … (gtk-doc's: a
+    function's "Since: 2.12" follows its "Parameters" and "Returns" subsections, and was
+    filed under "Returns": GLib's review, 2026-12-05). Not every ``<section>``: rustdoc's
+    holds an impl's header, and the impl's members follow it."""
+    return node.tag == "div" and not _SECTION_CLASSES.isdisjoint(class_names(node))
+
+
+_SECTION_CLASSES = frozenset(("section", "sect1", "sect2", "sect3", "sect4", "sect5",
+                              "refsect1", "refsect2", "refsect3", "refsection", "simplesect",
+                              "chapter", "appendix", "preface"))
+
+
+def is_layout_cell(node: Any) -> bool:
+    """A table cell that holds a heading: a page laid out in a table, not a table's cell.
+    gtk-doc sets each page's title and purpose so (``<div class="refnamediv"><table><tr><td>
+    <h2>Hash Tables</h2><p>Hash Tables — associations …</p>``), and they were a table row
+    "Hash Tables Hash Tables — associations … |" with no heading (GLib's review,
+    2026-12-05)."""
+    return node.tag in ("td", "th") and node.css_first(_HEADING_TAGS) is not None
+
+
+_HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
+_CELL_HEADING = ", ".join(f"{cell} {h}" for cell in ("td", "th") for h in _HEADING_TAGS.split(", "))
 
 
 def _is_caption_line(node: Any) -> bool:

@@ -15,8 +15,9 @@ from citewise.knowledge.loaders._html_blocks import class_names
 from citewise.knowledge.loaders._html_generators import is_mediawiki_chrome, is_rustdoc_chrome
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
-__all__ = ["is_boilerplate", "is_colophon", "is_contents", "is_footnote", "is_jump_link",
-           "is_navigation", "is_permalink", "is_tab_panel", "tab_label"]
+__all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_colophon", "is_contents",
+           "is_empty_category", "is_footnote", "is_navigation", "is_tab_panel", "letters_of",
+           "tab_label"]
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
@@ -29,12 +30,13 @@ _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 # Navigation bars: the class names of DocBook XSL and Texinfo 7, the link relations and
 # words of a Prev/Up/Home/Next bar, and what else such a bar holds (labels, separators).
 _BAR_TAGS = frozenset(("div", "table", "p", "ul", "ol", "span", "center"))
-_NAV_CLASSES = frozenset(("navheader", "navfooter", "nav-panel", "docnav"))  # docnav: Publican
+# docnav: Publican's; navigation: gtk-doc's header ("Top | Description" and its icons)
+_NAV_CLASSES = frozenset(("navheader", "navfooter", "nav-panel", "docnav", "navigation"))
 _NAV_RELS = frozenset(
     ("prev", "previous", "next", "up", "home", "start", "first", "last", "contents", "index",
      "top", "parent")
 )
-_NAV_WORDS = frozenset(
+NAV_WORDS = frozenset(
     ("prev", "previous", "next", "up", "home", "top", "contents", "index", "back", "forward",
      "first", "last")
 )
@@ -212,6 +214,11 @@ def is_navigation(node: Any) -> bool:
     return node.css_first("main, article") is None
 
 
+def letters_of(words: str) -> str:
+    """A link's words as its letters only: "<-previous" is "previous"."""
+    return re.sub(r"[^a-z]", "", words.lower())
+
+
 _TRAIL_SEPARATORS = re.compile(r"[\s>›»/|:]+")
 
 
@@ -260,12 +267,12 @@ def _is_nav_link(link: Any) -> bool:
     words = link.text(deep=True) or " ".join(
         img.attributes.get("alt") or "" for img in link.css("img")
     )
-    letters = _letters(words)
-    if letters in _NAV_WORDS:
+    letters = letters_of(words)
+    if letters in NAV_WORDS:
         return True
     # Texinfo 6 (texi2any's ``<table class="header">``): "<<", "<", ">", ">>", "?", each
     # with a title saying where it goes ("Next section in reading order").
-    if not letters and words.strip() and _ARROWS.fullmatch(words.strip()):
+    if not letters and words.strip() and ARROWS.fullmatch(words.strip()):
         return True
     return bool(_NAV_TITLE.search(attrs.get("title") or ""))
 
@@ -281,7 +288,7 @@ def _is_labelled(link: Any) -> bool:
 
 
 _NAV_LABEL = re.compile(r"(?i)\b(?:next|prev|previous|up|forward|back)\s*:\s*\Z")
-_ARROWS = re.compile(r"[<>?«»‹›←→↑↓\s]+")
+ARROWS = re.compile(r"[<>?«»‹›←→↑↓\s]+")
 _NAV_TITLE = re.compile(
     r"(?i)^\s*(?:(?:next|previous|prev|up|beginning of this|cover|table of)\b.*"
     r"\b(?:section|chapter|node|page|document|contents)\b|index|about \(help\))\s*$")
@@ -313,31 +320,6 @@ _BANNER_NAMES = frozenset(("header", "banner", "masthead", "logo", "site-title",
                            "sitename", "sitetitle"))
 
 
-def is_page_turn(node: Any) -> bool:
-    """A link to the previous or next page on its own, outside any bar ("<a
-    class="previous_page">&lt;-previous</a><a class="next_page">next-&gt;</a>" opened and
-    closed each chapter of Exim's manual as the text "<-previousnext->"): said so by its
-    class or by an arrow, and in either case in a page turn's words, never a sentence's
-    link ("See the <a class="next-page">next chapter</a> …")."""
-    words = node.text(deep=True) or ""
-    letters = _letters(words)
-    if not (letters in _NAV_WORDS or letters == "tableofcontents" or
-            (not letters and _ARROWS.fullmatch(words.strip() or "x"))):
-        return False
-    if node.css_first("code, tt, kbd, samp") is not None:
-        return False  # an operator named in code: Ruby's "push or <<" (RDoc, 2026-12-05)
-    return any(_PAGE_TURN.fullmatch(c) for c in class_names(node)) or _ARROW_MARK.search(words) is not None
-
-
-def _letters(words: str) -> str:
-    """A link's words as its letters only: "<-previous" is "previous"."""
-    return re.sub(r"[^a-z]", "", words.lower())
-
-
-_PAGE_TURN = re.compile(r"(?:prev(?:ious)?|next|toc|up|home)[-_](?:page|link)")
-_ARROW_MARK = re.compile(r"<-|->|<<|>>|[«»←→]")
-
-
 def is_empty_category(node: Any) -> bool:
     """Texinfo's category of a definition left blank (``@deftypefn {} {}``): a ``<span
     class="category">`` holding ": " alone, which opened every one of Octave's function
@@ -346,30 +328,6 @@ def is_empty_category(node: Any) -> bool:
     classes = (node.attributes.get("class") or "").split()
     return bool({"category", "category-def"} & set(classes)) and \
         not (node.text(deep=True) or "").strip(" :\xa0\t\n")
-
-
-def is_permalink(node: Any) -> bool:
-    """A heading's or definition's self-link (Sphinx's ``headerlink``, Texinfo's
-    ``copiable-anchor``, GitHub's ``anchor``) or Sphinx's ``[source]`` link to its code (90
-    in Requests' API page): a mark that would end up in section paths and quotes."""
-    if _PERMALINK_CLASS.search(node.attributes.get("class") or "") or node.css_first(
-            ".viewcode-link, .viewcode-back") is not None:
-        return True
-    return (node.text(deep=True) or "").strip() in _PERMALINK_MARKS
-
-
-_PERMALINK_CLASS = re.compile(r"(?:^|\s)(?:headerlink|copiable-anchor|anchor-link|permalink|"
-                              r"heading-anchor)(?:$|\s)")
-# ◆: Doxygen's; ↩: a footnote's link back to its marker (rustdoc's, pandoc's "↩︎")
-_PERMALINK_MARKS = frozenset(("¶", "§", "#", "🔗", "⚓", "◆", "↩", "↩\ufe0e"))
-
-
-def is_jump_link(node: Any) -> bool:
-    """A link from a summary to the text further down ("… More..." after each of
-    Doxygen's brief descriptions): a pointer that reads as a word of the sentence."""
-    text = (node.text(deep=True) or "").strip().lower()
-    return text in ("more...", "more…", "more") and (
-        node.attributes.get("href") or "").partition("#")[2] != ""
 
 
 # What a page generator signs at the bottom of every page: texi2any's "This document was

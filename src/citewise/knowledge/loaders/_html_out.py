@@ -124,6 +124,15 @@ class Out:
         self.pending_sep = "\n\n"
         return start, text
 
+    def end_section(self, headed: int) -> None:
+        """A section's element closed (``headings[headed:]`` were written inside it): the
+        text after it is its parent's — unless the element held nothing after its heading
+        (rustdoc's ``<section>`` holds a member's signature, its text follows it)."""
+        level, start, title = min((h[1], h[0], h[2]) for h in self.headings[headed:] if h[2])
+        if self.length > start + len(title) + 2:
+            self.headings.append((self.length, level, ""))
+            self.bold_open = False
+
     def bold_heading(self, written: tuple[int, str], keyword: bool) -> None:
         """A bold line's section — or, a keyword's right under another keyword's with
         nothing between, the same one named by both (a few at most): HAProxy's "inter

@@ -24,6 +24,7 @@ from citewise.errors import IngestError
 from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
 from citewise.knowledge.loaders._decode import decode_markup, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
+    LISTING_CODE,
     admonition_label,
     block_role,
     class_names,
@@ -37,6 +38,8 @@ from citewise.knowledge.loaders._html_blocks import (
     is_exponent,
     is_hidden_code,
     is_keyword,
+    is_layout_cell,
+    is_section,
     item_number,
     opens_entry,
     start_number,
@@ -48,14 +51,12 @@ from citewise.knowledge.loaders._html_chrome import (
     is_contents,
     is_empty_category,
     is_footnote,
-    is_jump_link,
     is_navigation,
-    is_page_turn,
-    is_permalink,
     is_tab_panel,
     tab_label,
 )
 from citewise.knowledge.loaders._html_generators import is_badge
+from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
@@ -133,7 +134,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag == "pre" or is_code_block(child):
             _anchor(child, out)
             # read once; a Pygments table's code is its <pre> beside the line numbers
-            listing = child.css_first("td.code pre") if tag == "table" else None
+            listing = child.css_first(LISTING_CODE) if tag == "table" else None
             written = out.raw(shown if tag == "pre" else _pre_text(listing or child))
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv writes every
             # description so, its examples in <pre class="prettyprint">): not code; nor its
@@ -160,7 +161,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.headings.append((written[0], _HEADINGS[tag] + out.shift, title))
                 out.bold_open = False
                 out.roles.append((written[0], written[0] + len(written[1]), "heading"))
-        elif tag in ("td", "th"):
+        elif tag in ("td", "th") and not is_layout_cell(child):
             if (out.line and "".join(out.line).strip()) or out.row_begun:
                 out.line.append(" | ")
             out.row_begun = False
@@ -209,6 +210,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             out.shift = shift
             written = out.flush(sep)
+            if len(out.headings) > headed and is_section(child):
+                out.end_section(headed)  # gtk-doc's "Since: 2.12" after its Parameters
             if tag in _SCOPES and out.bold_open and len(out.headings) > headed:
                 # A bold line inside an entry or an item ("VCD", "DV" over the examples
                 # of FFmpeg's -target) heads that entry's rest, not every entry after it:
