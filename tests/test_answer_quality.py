@@ -597,17 +597,21 @@ def test_a_classs_member_is_mentioned_by_its_class_and_its_name_apart() -> None:
 def test_a_paths_parts_are_mentioned_apart() -> None:
     # rustdoc's String page documents "pub fn len(&self)" under "std::string::String" and
     # never writes "String::len": "Does String::len() count characters?" was declined at
-    # 0.0 (the rustdoc review, 2026-12-05). A crate no passage names is still not mentioned.
+    # 0.0 (the rustdoc review, 2026-12-05). A crate no passage names is still not mentioned,
+    # nor a member no heading names ("format" in a sentence is no std::format).
     from citewise.models.answerability import answerability
     from citewise.models.sentence_rank import Scored
 
-    passage = "pub fn len(&self) -> usize\n\nReturns the length of this String, in bytes."
+    passage = ("Returns the length of this String, in bytes. Use the format! macro to "
+               "build one.")
     best = [Scored(_sentence(passage), 1.0, {"similarity": 0.7, "lexical": 0.5})]
     seen = [{"results": [{"text": passage, "title": "String in std::string - Rust",
-                          "section": "Struct std::string::String > Implementations"}]}]
+                          "section": "Struct std::string::String > Implementations > "
+                                     "pub fn len(&self) -> usize"}]}]
     assert answerability("Does String::len() count characters?", best, seen) > 0.5
     assert answerability("How do I run a task with tokio::spawn?", best, seen) == 0.0
     assert answerability("Does String::capacity() count bytes?", best, seen) == 0.0
+    assert answerability("How do I pad a number with std::format?", best, seen) == 0.0
 
 
 def test_an_instances_member_is_mentioned_by_its_class_named_as_one() -> None:

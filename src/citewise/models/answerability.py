@@ -47,6 +47,8 @@ def answerability(question: str, scored: Sequence[Scored],
     # MkDocs' pages (new-user review, 2026-12-04); the host and path still count.
     cased = " ".join(_SCHEME.sub(" ", cased).split())  # and a name may break across lines
     seen = cased.lower()
+    headed = " ".join(f"{r.get('title') or ''} {r.get('section') or ''}"
+                      for o in observations for r in o.get("results", [])).lower()
     titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
     members = {m.group().lower(): m.groups() for m in _MEMBER.finditer(question)}
     instances = {m.group(): m.groups() for m in _INSTANCE.finditer(question)}
@@ -57,12 +59,17 @@ def answerability(question: str, scored: Sequence[Scored],
         if name in instances and _mentioned(instances[name][1], seen) and _names_class(
                 instances[name][0].capitalize(), cased):
             return True
-        # A path's parts are named apart too: rustdoc's String page has "len" under
-        # "std::string::String", never "String::len" (new-user review, 2026-12-05: "Does
-        # String::len() count characters?" was declined at 0.0).
-        parts = name.split("::") if "::" in name else members.get(name, ())
-        return _mentioned(name, seen) or (bool(parts) and all(
-            _mentioned(part.lower(), seen) for part in parts if part))
+        if _mentioned(name, seen):
+            return True
+        if "::" in name:
+            # A path's parts named apart, its member as a heading or title: rustdoc's String
+            # page has "pub fn len(&self)" under "std::string::String", never "String::len"
+            # (new-user review, 2026-12-05: "Does String::len() count characters?" was
+            # declined at 0.0). Not "format" anywhere for "std::format".
+            *scope, member = [part for part in name.split("::") if part]
+            return _mentioned(member, headed) and all(_mentioned(p, seen) for p in scope)
+        return name in members and all(_mentioned(part.lower(), seen)
+                                       for part in members[name])
 
     if not all(mentioned(name) for name in named(question)):
         return 0.0
