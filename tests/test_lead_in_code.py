@@ -90,6 +90,22 @@ def test_items_listed_without_bullets_are_quoted_one_by_one(tmp_path: Path) -> N
     assert "null pointer" not in answer.text
 
 
+def test_a_tables_rows_are_quoted_one_by_one(tmp_path: Path) -> None:
+    # GLib's enum tables (gtk-doc): a row without a full stop ran into the next one, and
+    # "G_KEY_FILE_NONE | No flags, default behaviour | G_KEY_FILE_KEEP_COMMENTS | Use this
+    # flag …" was one quote (new-user review, 2026-12-05).
+    page = ("<html><body><main><h1>Key-value file parser</h1><h3>enum GKeyFileFlags</h3>"
+            "<p>Flags which influence the parsing.</p><table><tr><td>G_KEY_FILE_NONE</td>"
+            "<td>No flags, default behaviour</td></tr><tr><td>G_KEY_FILE_KEEP_COMMENTS</td>"
+            "<td>Use this flag if you plan to write the contents of the key file back to a "
+            "file; otherwise all comments will be lost.</td></tr></table></main></body></html>")
+    answer = ask_over(tmp_path, {"keyfile.html": page},
+                      "Which key file flag keeps the comments when I write the file back?")
+    first = answer.citations[0]
+    assert first.excerpt.startswith("G_KEY_FILE_KEEP_COMMENTS"), first.excerpt
+    assert "G_KEY_FILE_NONE" not in first.excerpt and "No flags" not in answer.text
+
+
 def test_a_code_block_is_its_code_without_its_fences() -> None:
     from citewise.grounding.claims import unfenced
 

@@ -209,8 +209,12 @@ def _items_apart(text: str, roles: Sequence[tuple[int, int, str]],
     """``spans`` cut where a list item begins inside one: items a page lists without
     bullets (HTML's ``<ul>``, cppreference's "src or dest is a null pointer" over
     "destsz is zero …") and without full stops are one sentence to the splitter, and were
-    quoted as one ("… a null pointer destsz is zero or greater …")."""
-    starts = sorted({a for a, _, role in roles if role == "list_item"})
+    quoted as one ("… a null pointer destsz is zero or greater …"); and where a table's
+    row begins: a row of cells without a full stop ran into the next ("G_KEY_FILE_NONE | No
+    flags, default behaviour |" over "G_KEY_FILE_KEEP_COMMENTS | Use this flag …", GLib's
+    review, 2026-12-05). A row is a line with a cell mark: a wrapped cell of a table laid
+    out in text (an Info manual's) goes on over its lines."""
+    starts = sorted({a for a, _, role in roles if role == "list_item"} | _rows(text, roles))
     if not starts:
         return spans
     out: list[tuple[int, int]] = []
@@ -225,6 +229,22 @@ def _items_apart(text: str, roles: Sequence[tuple[int, int, str]],
                 out.append((a, end))
             a = c
         out.append((a, b))
+    return out
+
+
+def _rows(text: str, roles: Sequence[tuple[int, int, str]]) -> set[int]:
+    """Where each row of a table after its first begins (a line of cells: " | ")."""
+    out: set[int] = set()
+    for a, b, role in roles:
+        if role != "table":
+            continue
+        at = text.find("\n", a, b)
+        while at != -1:
+            line_end = text.find("\n", at + 1, b)
+            line = text[at + 1: line_end if line_end != -1 else b]
+            if "|" in line and "|" in text[text.rfind("\n", a, at) + 1:at]:
+                out.add(at + 1)
+            at = line_end
     return out
 
 
