@@ -253,6 +253,19 @@ def test_an_abbreviation_before_a_dash_that_closes_an_aside_ends_no_sentence() -
     ]
 
 
+def test_a_complexity_that_opens_a_description_is_no_sentence_alone() -> None:
+    """Haddock (GHC's library reference, new-user review 2026-12-05) opens a function's
+    description with its complexity: "O(log n). Insert a new key and value in the map." was
+    two sentences, the first "O(log n).", and "is Map insert O(log n)?" never quoted it."""
+    text = ("O(log n). Insert a new key and value in the map. Complexity: O (n * log(m)). "
+            "Check the map. The cost is O(n). Then we sort.")
+    got = [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
+    assert got == [
+        "O(log n). Insert a new key and value in the map.",
+        "Complexity: O (n * log(m)). Check the map.", "The cost is O(n).", "Then we sort.",
+    ]
+
+
 def test_an_ellipsis_that_leaves_a_list_open_ends_no_quote_but_chunks_stay() -> None:
     """CMake's manual (new-user review, 2026-12-04) quoted "In this variant, foreach
     iterates over the numbers 0, 1, ..." for a question its next words answer. An ellipsis

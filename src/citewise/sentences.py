@@ -136,6 +136,10 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
         return True
     if gap and not gap.isspace():
         return False
+    if _COMPLEXITY.fullmatch(text, a, b):
+        # A complexity that opens its description is no sentence alone: Haddock writes
+        # "O(log n). Insert a new key and value in the map." (GHC's review, 2026-12-05).
+        return True
     if _DOTTED.search(text, max(a, b - 80), b) and _PLAIN_WORD.match(text, start):
         # A name with dots or hyphens that ends in its own full stop, a word after it that
         # starts no sentence: "called named.conf. which is", "ip6.arpa. is appended"
@@ -192,6 +196,7 @@ def ends_abbreviation(text: str, b: int) -> bool:
 # "p. ex.", German "z. B.", "d. h.", "u. a." (an English "ex." alone ends one: "my ex.").
 _SPLIT_ABBREVIATION = re.compile(r"(?<![^\W\d_])(?:p\.\s?ex|z\.\s?B|d\.\s?h|u\.\s?a)\.(?!\w)"
                                  r"|(?<![^\W\d_])[pzdu]\.(?=\s?(?:ex|B|h|a)\.)")
+_COMPLEXITY = re.compile(r"\s*(?:Complexity:\s*)?O\s?\((?:[^()]|\([^()]*\)){1,40}\)\.")
 # A name with inner dots or hyphens and a full stop at its end ("named.conf.", "ip6.arpa.");
 # and a word that starts no sentence, not a name that may ("postgresql.conf. configfile
 # can also …", "dpkg-deb. dpkg will …": a review of the change, 2026-12-05).

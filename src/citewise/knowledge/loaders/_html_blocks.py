@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citewise.knowledge.loaders._html_generators import is_declaration
+
 __all__ = ["LISTING_CODE", "admonition_label", "block_role", "class_names", "column_used",
            "entry_name", "first_cell", "footnote_label", "footnote_marker", "is_caption",
            "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
@@ -223,7 +225,8 @@ def is_section(node: Any) -> bool:
     function's "Since: 2.12" follows its "Parameters" and "Returns" subsections, and was
     filed under "Returns": GLib's review, 2026-12-05). Not every ``<section>``: rustdoc's
     holds an impl's header, and the impl's members follow it."""
-    return node.tag == "div" and not _SECTION_CLASSES.isdisjoint(class_names(node))
+    return node.tag == "div" and (not _SECTION_CLASSES.isdisjoint(class_names(node))
+                                  or is_declaration(node))  # Haddock's
 
 
 _SECTION_CLASSES = frozenset(("section", "sect1", "sect2", "sect3", "sect4", "sect5",

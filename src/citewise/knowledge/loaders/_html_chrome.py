@@ -12,7 +12,11 @@ import re
 from typing import Any
 
 from citewise.knowledge.loaders._html_blocks import class_names
-from citewise.knowledge.loaders._html_generators import is_mediawiki_chrome, is_rustdoc_chrome
+from citewise.knowledge.loaders._html_generators import (
+    is_haddock_chrome,
+    is_mediawiki_chrome,
+    is_rustdoc_chrome,
+)
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
 __all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_colophon", "is_contents",
@@ -91,7 +95,7 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     # stylesheet) after every code fragment: another page's text inside this one's.
     if "ttc" in (attrs.get("class") or "").split():
         return True
-    if is_javadoc_chrome(node) or is_rustdoc_chrome(node):
+    if is_javadoc_chrome(node) or is_rustdoc_chrome(node) or is_haddock_chrome(node):
         return True
     if is_mediawiki_chrome(node):
         return True

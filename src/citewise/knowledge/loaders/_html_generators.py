@@ -18,13 +18,26 @@ review of Debian's ``rust-doc`` (2026-12-05):
   (``summary.hideme``), hidden while the description is open; the "[−]" button that folds
   every description (``#toggle-all-docs``);
 - a stability badge (``span.stab``) set apart by its margin: "park_timeout_msDeprecated".
+
+Haddock (GHC's library reference, Debian's ``ghc-doc``; its review the same day):
+
+- each instance's folded details (``details`` with an ``i:…`` id: "Instance details
+  Defined in GHC.IORef Methods (==) :: …"), 74 % of Prelude's text, left out, with the
+  synopsis that repeats every signature (``details#syn``), the "Expand" labels shown only
+  without JavaScript (``summary.hide-when-js-enabled``) and each signature's "Source" link;
+- a declaration (``div.top`` over its ``p.src`` signature) is a section of its own: the
+  "Instances" and "Examples" headings inside one were the section of every declaration
+  after it (:func:`is_declaration`);
+- MathJax's TeX as it reads: ``\\(\\mathcal{O}(n^2)\\)`` is "O(n^2)" (:func:`math_text`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["is_badge", "is_mediawiki_chrome", "is_rustdoc_chrome"]
+__all__ = ["is_badge", "is_declaration", "is_haddock_chrome", "is_mediawiki_chrome",
+           "is_rustdoc_chrome", "math_text"]
 
 # A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
 # among them): the tagline "From cppreference.com", the breadcrumb under the title ("< c |
@@ -60,3 +73,43 @@ def is_badge(node: Any) -> bool:
     """A stability badge after an item's name ("Deprecated", "Experimental"): a word of its
     own, not the name's last letters."""
     return node.tag == "span" and "stab" in (node.attributes.get("class") or "").split()
+
+
+def is_haddock_chrome(node: Any) -> bool:
+    """What Haddock's page shows folded, repeats, or shows only without JavaScript."""
+    attrs = node.attributes
+    if node.tag == "details":  # an instance's ("i:id:…", a class's "i:ic:…"); the synopsis
+        ident = attrs.get("id") or ""
+        return (ident.startswith("i:") and "open" not in attrs) or ident == "syn"
+    if node.tag == "summary":
+        return "hide-when-js-enabled" in (attrs.get("class") or "").split()
+    if node.tag == "a":
+        return ("link" in (attrs.get("class") or "").split()
+                and (node.text(deep=True) or "").strip() == "Source")
+    return False
+
+
+def is_declaration(node: Any) -> bool:
+    """Haddock's declaration: a ``div.top`` whose first element is its signature."""
+    if node.tag != "div" or "top" not in (node.attributes.get("class") or "").split():
+        return False
+    first = node.child
+    while first is not None and first.tag == "-text":
+        first = first.next
+    return first is not None and first.tag == "p" and "src" in (
+        first.attributes.get("class") or "").split()
+
+
+def math_text(node: Any) -> str | None:
+    """A MathJax span's TeX as it reads ("\\(\\mathcal{O}(n \\log n)\\)" is "O(n log
+    n)"), or None for any other element."""
+    if node.tag != "span" or "mathjax" not in (node.attributes.get("class") or "").split():
+        return None
+    tex = _TEX_DELIMITERS.sub("", node.text(deep=True) or "")
+    tex = _TEX_FONT.sub(r"\1", tex)
+    return " ".join(_TEX_COMMAND.sub(r"\1", tex).split())
+
+
+_TEX_DELIMITERS = re.compile(r"\\[()\[\]]")
+_TEX_FONT = re.compile(r"\\(?:mathcal|mathrm|mathit|mathbf|text|operatorname)\{([^{}]*)\}")
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)")

@@ -55,7 +55,7 @@ from citewise.knowledge.loaders._html_chrome import (
     is_tab_panel,
     tab_label,
 )
-from citewise.knowledge.loaders._html_generators import is_badge
+from citewise.knowledge.loaders._html_generators import is_badge, math_text
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
@@ -234,6 +234,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.bold_open = False
         elif tag in ("sup", "a") and (marker := footnote_marker(child)):
             out.text(marker)  # "tables[1]", not "tables1"
+        elif (math := math_text(child)) is not None:
+            out.text(math)  # MathJax's TeX as it reads: "O(n^2)"
         elif is_badge(child):
             out.text(" ")  # "park_timeout_ms Deprecated", set apart by its margin
             _walk(child, out, in_main, guess)
