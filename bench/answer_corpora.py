@@ -311,6 +311,21 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("golang", "Go 1.19's specification, memory model and assembler guide (HTML)",
            ("golang-1.19-doc",), "/usr/share/doc/golang-1.19-doc/html", (
                "go_spec.html", "go_mem.html", "asm.html"), group="reviews10"),
+    Corpus("glib", "GLib 2.74's C API reference (gtk-doc HTML): twelve pages",
+           ("libglib2.0-doc",), "/usr/share/gtk-doc/html/glib", tuple(f"{page}.html" for page in (
+               "glib-Hash-Tables", "glib-Strings", "glib-Doubly-Linked-Lists",
+               "glib-Memory-Allocation", "glib-The-Main-Event-Loop", "glib-Threads",
+               "glib-Key-value-file-parser", "glib-Commandline-option-parser",
+               "glib-Error-Reporting", "glib-Arrays", "glib-running", "glib-compiling")),
+           group="reviews10"),
+    Corpus("haddock", "GHC 9.0's library reference (Haddock HTML): twelve modules", ("ghc-doc",),
+           "/usr/share/doc/ghc-doc/html/libraries", (
+               *(f"base-4.15.1.0/{m}.html" for m in (
+                   "Prelude", "Data-List", "Data-Maybe", "Control-Monad", "Data-IORef",
+                   "Control-Exception", "Control-Concurrent-MVar", "System-IO", "Debug-Trace",
+                   "Text-Printf")),
+               "containers-0.6.4.1/Data-Map-Strict.html", "containers-0.6.4.1/Data-Set.html"),
+           group="reviews10"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -329,7 +344,8 @@ GROUPS = {
     "reviews8": "reviews of the fourteenth session (postfix + pytest, HTML; 2026-12-05)",
     "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; tcl, groff; "
                 "gnuinfo, GNU Info; 2026-12-05)",
-    "reviews10": "reviews of the sixteenth session (rustdoc, django, golang; HTML; 2026-12-05)",
+    "reviews10": "reviews of the sixteenth session (rustdoc, django, golang, glib, haddock; "
+                 "HTML; 2026-12-05)",
 }
 
 

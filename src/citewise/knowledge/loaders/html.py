@@ -367,8 +367,9 @@ class HtmlLoader:
     # into a paragraph that opens with a name and its verb; 33 RDoc's signatures are terms;
     # 34 docutils' line numbers, a grid's first column in a third of its rows; 35 an id
     # of its title's words is no chrome, rustdoc's chrome, a heading's <br>, badges, "↩",
-    # a word as a power, a title from front matter
-    version = "35"
+    # a word as a power, a title from front matter; 36 gtk-doc's and Haddock's pages, a
+    # section's element ends its section, a table cell holding a heading is layout
+    version = "36"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
