@@ -365,6 +365,19 @@ def test_prose_naming_an_option_or_a_reference_is_plain_prose(prose: str) -> Non
     assert structure_penalty(_sentence(prose), code_wanted=False) == 0.0
 
 
+def test_a_line_of_a_see_also_section_points_elsewhere() -> None:
+    # cppreference's "See also" table row outranked memcpy's own answer (2026-12-05).
+    from dataclasses import replace
+
+    row = _sentence("is_trivially_copyable (C++11) | checks if a type is trivially copyable")
+    seen = replace(row, section="std::memcpy > See also")
+    assert structure_penalty(seen, code_wanted=False) >= structure_penalty(
+        row, code_wanted=False) + 0.25
+    prose = _sentence("The behavior of memcpy is not specified.")
+    assert structure_penalty(replace(prose, section="Seeing it also > Notes"),
+                             code_wanted=False) == 0.0
+
+
 def test_the_html_loader_drops_permalink_marks(tmp_path: Path) -> None:
     from citewise.knowledge.loaders.html import HtmlLoader
 

@@ -39,6 +39,9 @@ _POINTER = re.compile(r"^\s*\(?(?:see|refer to|consult)\b|^\s*for (?:more|furthe
                       r"(?:next|previous|following) section)|\b(?:see|described) (?:above|below)\b",
                       re.I)
 _TOPIC = re.compile(r"^\s*how to\b", re.I)
+# A "See also" section lists other pages: cppreference's "is_trivially_copyable (C++11) |
+# checks if a type is trivially copyable" outranked memcpy's own answer (2026-12-05).
+_SEE_ALSO = re.compile(r"(?:^|> )see also\s*\Z", re.I)
 # "As noted above, if the file does not exist, …": a reminder that then says it again.
 _RESTATES = re.compile(r"^\s*as (?:described|explained|discussed|mentioned|shown|noted) "
                        r"(?:above|below|earlier|later)\s*,(?:\s*\S+){5}", re.I)
@@ -61,8 +64,9 @@ def structure_penalty(s: Sentence, code_wanted: bool, version_wanted: bool = Fal
     penalty = 0.0
     if not s.asserts:  # a heading or lead-in: context for its section, not an answer
         penalty += 0.4 if len(text.split()) <= LEAD_IN_WORDS else 0.1
-    if (_POINTER.search(text) and not _RESTATES.match(text)) or _TOPIC.match(text):
-        penalty += 0.25  # what it points at answers, not it
+    if (_POINTER.search(text) and not _RESTATES.match(text)) or _TOPIC.match(text) \
+            or _SEE_ALSO.search(s.section):
+        penalty += 0.25  # what it points at answers, not it (nor a "See also" list's line)
     if not version_wanted and (s.role == "version_note" or _VERSION_NOTE.search(text)):
         penalty += 0.25  # the change note ranks below the current behaviour
     if (s.role == "table" or text.count("|") >= 2) and not _prose_cell(text):

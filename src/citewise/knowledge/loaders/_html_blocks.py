@@ -214,7 +214,8 @@ def block_role(tag: str, node: Any) -> str | None:
             return "term"
     if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)):
         return "heading"
-    if tag == "table" and node.css_first(_CELL_HEADING) is not None:
+    if tag == "table" and (node.css_first(_CELL_HEADING) is not None
+                           or "propsummary" in class_names(node)):
         return None  # a layout table (is_layout_cell)
     return _BLOCK_ROLES.get(tag)
 
@@ -235,12 +236,21 @@ _SECTION_CLASSES = frozenset(("section", "sect1", "sect2", "sect3", "sect4", "se
 
 
 def is_layout_cell(node: Any) -> bool:
-    """A table cell that holds a heading: a page laid out in a table, not a table's cell.
-    gtk-doc sets each page's title and purpose so (``<div class="refnamediv"><table><tr><td>
-    <h2>Hash Tables</h2><p>Hash Tables — associations …</p>``), and they were a table row
-    "Hash Tables Hash Tables — associations … |" with no heading (GLib's review,
-    2026-12-05)."""
-    return node.tag in ("td", "th") and node.css_first(_HEADING_TAGS) is not None
+    """A table cell that holds a heading, or a list set in columns: a page laid out in a
+    table, not a table's cell. gtk-doc sets each page's title and purpose so (``<div
+    class="refnamediv"><table><tr><td><h2>Hash Tables</h2><p>Hash Tables — associations
+    …</p>``), and they were a table row "Hash Tables Hash Tables — associations … |" with
+    no heading (GLib's review, 2026-12-05)."""
+    if node.tag not in ("td", "th"):
+        return False
+    if node.css_first(_HEADING_TAGS) is not None:
+        return True
+    # qdoc's summary of a class's properties: one list set in two columns ("active : const
+    # bool interval : int … | singleShot : bool …" was one line: Qt's review, 2026-12-05).
+    table = node.parent
+    while table is not None and table.tag not in ("table", "body"):
+        table = table.parent
+    return table is not None and "propsummary" in class_names(table)
 
 
 _HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
