@@ -326,6 +326,13 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                    "Text-Printf")),
                "containers-0.6.4.1/Data-Map-Strict.html", "containers-0.6.4.1/Data-Set.html"),
            group="reviews10"),
+    Corpus("qt", "Qt 5.15's class reference (qdoc HTML): thirteen pages", ("qtbase5-doc-html",),
+           "/usr/share/qt5/doc", (
+               *(f"qtcore/{page}.html" for page in (
+                   "qstring", "qlist", "qhash", "qobject", "qtimer", "qthread", "qfile", "qdir",
+                   "qsettings", "qprocess", "signalsandslots")),
+               "qtnetwork/qnetworkaccessmanager.html", "qtwidgets/qpushbutton.html"),
+           group="reviews10"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -344,8 +351,8 @@ GROUPS = {
     "reviews8": "reviews of the fourteenth session (postfix + pytest, HTML; 2026-12-05)",
     "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; tcl, groff; "
                 "gnuinfo, GNU Info; 2026-12-05)",
-    "reviews10": "reviews of the sixteenth session (rustdoc, django, golang, glib, haddock; "
-                 "HTML; 2026-12-05)",
+    "reviews10": "reviews of the sixteenth session (rustdoc, django, golang, glib, haddock, "
+                 "qt; HTML; 2026-12-05)",
 }
 
 
