@@ -151,6 +151,18 @@ def test_only_words_that_carry_the_question_count() -> None:
         ["read", "artist", "title", "tags", "file"], ["read", "artist", "title", "tags", "file"])
 
 
+def test_a_word_inside_an_identifier_of_the_passages_is_no_absent_word() -> None:
+    # Qt's review (2026-12-05): "How early can a coarse timer fire?" was declined with
+    # "None of them contains 'coarse'", over a page that says Qt::CoarseTimer.
+    passage = {"text": "Qt::CoarseTimer: coarse timers try to keep accuracy within 5 % "
+                       "of the desired interval, via hash_table lookups."}
+    seen = [{"unmentioned": ["coarse", "bcrypt"], "results": [passage]}]
+    # Half the question's words are reported: without the identifier, both would count.
+    assert absent_words("Coarse bcrypt?", seen, None).counted == ["bcrypt"]
+    plain = [{"unmentioned": ["coarse", "bcrypt"], "results": [{"text": "Timers fire."}]}]
+    assert absent_words("Coarse bcrypt?", plain, None).counted == ["coarse", "bcrypt"]
+
+
 def test_the_decline_names_the_words_in_the_questions_language() -> None:
     text = not_in_sources("Comment chiffrer les sauvegardes avec bcrypt ?", ["bcrypt"])
     assert text == f"{DECLINES['fr']} Aucun ne contient « bcrypt »."

@@ -52,6 +52,12 @@ def absent_words(question: str, observations: Sequence[dict[str, Any]],
     but for the half-the-question rule)."""
     reported = dict.fromkeys(w for o in observations for w in o.get("unmentioned") or ()
                              if isinstance(w, str) and w)
+    if reported:
+        # A word that is part of an identifier is in the text the search found, though no
+        # index token is it: "coarse" of Qt's "Qt::CoarseTimer", "hash" of "hash_table"
+        # (Qt's review, 2026-12-05: "None of them contains 'coarse'" was untrue).
+        parts = _identifier_parts(observations)
+        reported = {w: None for w in reported if w.lower() not in parts}
     if not reported:
         return Absent([], [])
     examples = [m.span() for m in EXAMPLE.finditer(question)]
@@ -83,3 +89,18 @@ def absent_words(question: str, observations: Sequence[dict[str, Any]],
     if len(asked) > 1 and drop(*(p for p, _ in asked.values())) > SALIENT:
         return Absent([], [w for _, w in asked.values()])
     return Absent([], [])
+
+
+# An identifier in camel case or with underscores ("CoarseTimer", "hash_table", "QT_HASH_SEED").
+_IDENTIFIER = re.compile(r"\b(?=\w*(?:[a-z][A-Z]|_\w))\w+\b")
+_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _identifier_parts(observations: Sequence[dict[str, Any]]) -> set[str]:
+    """The words inside the identifiers of the passages the searches found, lower-cased."""
+    parts: set[str] = set()
+    for o in observations:
+        for r in o.get("results") or ():
+            for name in _IDENTIFIER.findall(str(r.get("text") or "")):
+                parts.update(p.lower() for p in _PART.findall(name))
+    return parts
