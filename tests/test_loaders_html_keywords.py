@@ -249,3 +249,39 @@ def test_an_entrys_header_row_heads_its_section(tmp_path: Path) -> None:
         "Chapter 30 - The smtp transport > 5. How the limits for the number of hosts to try "
         "are used")
     assert all(doc.text[a] not in " \n" for a, _, _ in doc.sections)
+
+
+def test_a_directives_syntax_table_heads_its_own_section() -> None:
+    # nginx's reference (new-user review, 2026-12-05): each directive is an anchor and a
+    # "Syntax: / Default: / Context:" table, no heading; the core module's ~90 directives
+    # were one section, "Directives".
+    from citewise.knowledge.loaders.html import read_html
+
+    def directive(name: str, default: str, text: str) -> str:
+        return (f'<a name="{name}"></a><div class="directive"><table cellspacing="0"><tr>'
+                f"<th>Syntax:</th><td><code><strong>{name}</strong> <code><i>timeout</i>"
+                f"</code>;</code><br></td></tr><tr><th>Default:</th><td><pre>{name} {default};"
+                f"</pre></td></tr><tr><th>Context:</th><td><code>http</code>, <code>server"
+                f"</code></td></tr></table></div><p>{text}</p>")
+
+    page = ("<html><body><h1>Module ngx_http_core_module</h1><h4>Directives</h4>"
+            + directive("keepalive_timeout", "75s", "The first parameter sets a timeout.")
+            + directive("send_timeout", "60s", "Sets a timeout for transmitting a response.")
+            + "</body></html>")
+    text, _, sections, _, _ = read_html(page)
+
+    def path(probe: str) -> str:
+        at = text.index(probe)
+        return next(p for a, b, p in sections if a <= at < b)
+
+    top = "Module ngx_http_core_module > Directives"
+    assert path("The first parameter sets") == f"{top} > keepalive_timeout"
+    assert path("keepalive_timeout 75s;") == f"{top} > keepalive_timeout"
+    assert path("transmitting a response") == f"{top} > send_timeout"
+    # Apache's directive table, under its own heading, opens with "Description:": no entry.
+    apache = ("<html><body><h2>AllowOverride Directive</h2><table class='directive'><tr><th>"
+              "Description:</th><td>Types of directives</td></tr><tr><th>Syntax:</th><td>"
+              "AllowOverride All</td></tr><tr><th>Default:</th><td>AllowOverride None</td>"
+              "</tr></table><p>When the server finds an .htaccess file.</p></body></html>")
+    text, _, sections, _, _ = read_html(apache)
+    assert {p for _, _, p in sections} == {"AllowOverride Directive"}

@@ -49,6 +49,9 @@ def entry_name(node: Any) -> str:
     if node.tag != "table":
         return ""
     rows = node.css("tr")
+    syntax = _directive_name(rows)
+    if syntax:
+        return syntax
     if len(rows) != 1:
         return ""
     cells = [" ".join((c.text(deep=True) or "").split()) for c in rows[0].css("td, th")]
@@ -58,6 +61,21 @@ def entry_name(node: Any) -> str:
     if not all(fields) or not any(f and f.group(1).lower() in _OPTION_FIELDS for f in fields):
         return ""  # "Author | Version: 1.2 | Date: 2020" heads no entry
     return cells[0]
+
+
+def _directive_name(rows: list[Any]) -> str:
+    """The directive a "Syntax: … / Default: … / Context: …" table describes, named by its
+    syntax's first word: nginx's reference sets each directive so, with no heading (all of
+    the core module's ~90 directives were one section, "Directives": review, 2026-12-05).
+    Apache's tables open with "Description:" under a heading of their own: none."""
+    heads = [" ".join((r.css_first("th").text(deep=True) or "").split()) if r.css_first("th")
+             is not None else "" for r in rows]
+    if len(rows) < 2 or heads[0] != "Syntax:" or "Default:" not in heads:
+        return ""
+    cell = rows[0].css_first("td")
+    words = (cell.text(deep=True) or "").split() if cell is not None else []
+    name = words[0].rstrip(";") if words else ""
+    return name if 0 < len(name) <= _NAME_CHARS else ""
 
 
 _NAME_CHARS = 80
