@@ -77,6 +77,10 @@ _INTENTS: dict[str, re.Pattern[str]] = {
                           r"(?:[\w.+-]+ ){0,2}(?:version|release)\b", re.I),
     # Code asked for, not talked about: "the syntax for …", "code to …", but not "status
     # code", "a fenced code block", "my other code", "valid SQLite syntax".
+    # "Why does …?" asks a reason: the sentence that gives one ("The reason is that
+    # operator[]() silently inserts an item …", Qt's review, 2026-12-05).
+    "reason": re.compile(r"^\s*(?:why\b|how come\b|what(?:['’]s| is) the (?:reason|point)\b)",
+                         re.I),
     "code": re.compile(r"\b(?:examples?|snippets?|signature|command line)\b"
                        r"|\bsyntax (?:for|of|to)\b|\b(?:what|which|the|some|sample) code "
                        r"(?:do|does|should|would|for|to|that)\b|\bcode (?:snippet|sample)", re.I),
@@ -108,6 +112,9 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
                             r"to (?:prevent|avoid|make|keep|get))\b", re.I),
     "limit": re.compile(r"\d|\b(?:only|at most|at least|cannot exceed|maximum|minimum|"
                         r"limit(?:ed)?|up to)\b", re.I),
+    "reason": re.compile(r"\bbecause\b|\bthe reason\b|\bdue to\b|\bso that\b|\bin order to\b"
+                         r"|\bsince (?!version|\d)|\bas a result\b|\b(?:this|that) is why\b"
+                         r"|\bcaused by\b", re.I),
 }
 
 # Why one would do something, not how: "Logging to stdout is useful when Postfix runs in a
@@ -122,6 +129,8 @@ _WHY_WEIGHT = 0.2
 # ("If …", "may", "is") and were worth nothing on the tune split.
 _INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno": 0.0,
                   "procedure": 0.0, "limit": 0.15,
+                  # A reason for a "why" question (tune: +2 of 11 why-questions, 2026-12-05).
+                  "reason": 0.15,
                   # A value in the unit asked for, or a setting's value (:mod:`.quantities`).
                   "duration": 0.3, "size": 0.3, "count": 0.3, quantities.VALUE: 0.3}
 

@@ -239,18 +239,19 @@ def block_role(tag: str, node: Any) -> str | None:
 
 
 def is_section(node: Any) -> bool:
-    """An element that is a section of the text, its heading and all it says: Sphinx's
-    ``div.section``, DocBook's ``div.sect1`` … and ``div.refsect1`` … (gtk-doc's: a
-    function's "Since: 2.12" follows its "Parameters" and "Returns" subsections, and was
-    filed under "Returns": GLib's review, 2026-12-05). Not every ``<section>``: rustdoc's
-    holds an impl's header, and the impl's members follow it."""
-    return node.tag == "div" and (not _SECTION_CLASSES.isdisjoint(class_names(node))
-                                  or is_declaration(node))  # Haddock's
+    """An element that is a section of the text, its heading and all it says: an
+    ``<article>``, Haddock's declaration, Sphinx's ``div.section``, DocBook's ``div.sect1``
+    … and ``div.refsect1`` … (gtk-doc's: a function's "Since: 2.12" follows its
+    "Parameters" and "Returns" subsections, and was filed under "Returns": GLib's review,
+    2026-12-05), Erlang's types of a function (its description follows them). Not every
+    ``<section>``: rustdoc's holds an impl's header, and the impl's members follow it."""
+    return node.tag == "article" or (node.tag == "div" and (
+        not _SECTION_CLASSES.isdisjoint(class_names(node)) or is_declaration(node)))
 
 
 _SECTION_CLASSES = frozenset(("section", "sect1", "sect2", "sect3", "sect4", "sect5",
                               "refsect1", "refsect2", "refsect3", "refsection", "simplesect",
-                              "chapter", "appendix", "preface"))
+                              "chapter", "appendix", "preface", "fun-types"))
 
 
 def is_layout_cell(node: Any) -> bool:

@@ -26,7 +26,7 @@ __all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_colophon", 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
 _BOILERPLATE = re.compile(
-    r"(?:^|[\s_-])(?:nav|navbar|navigationbar|menu|sidebar|sphinxsidebar|footer|cookie|cookies|banner|advert|"
+    r"(?:^|[\s_-])(?:nav|navbar|navigationbar|topbar|menu|sidebar|sphinxsidebar|footer|cookie|cookies|banner|advert|"
     r"ads|share|social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline|titlearea)(?:$|[\s_-])",
     re.IGNORECASE,
 )

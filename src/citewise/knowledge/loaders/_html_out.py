@@ -49,6 +49,19 @@ class Out:
     javadoc: bool = False  # a Javadoc page (``_javadoc``): members' and comments' headings
     shift: int = 0  # added to a heading's level (a Javadoc comment's own headings)
     heading: bool = False  # inside an <hN>: its line breaks are spaces
+    # Inside an <article>, the level of its first heading (-1 before it is written): a
+    # heading after it is below it, whatever its tag (Erlang's "<h3>Types</h3>" under a
+    # function's <h4> took the function off the section path of its text).
+    floor: int = 0
+
+    def level(self, tag_level: int) -> int:
+        """A heading's level: its tag's, shifted, and below its article's first heading."""
+        level = tag_level + self.shift
+        if self.floor < 0:
+            self.floor = level
+        elif self.floor and level <= self.floor:
+            level = self.floor + 1
+        return level
 
     def text(self, text: str) -> None:
         """Add inline text to the open block, placing any waiting anchors at its first

@@ -55,6 +55,7 @@ from citewise.knowledge.loaders._html_chrome import (
     is_tab_panel,
     tab_label,
 )
+from citewise.knowledge.loaders._html_content import main_content
 from citewise.knowledge.loaders._html_generators import is_badge, math_text
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
@@ -117,14 +118,14 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 (tag == "span" and is_empty_category(child)) or \
                 (guess and not in_main and is_banner(child)):
             pass  # a "¶" link, a page turn, a blank category, a site's banner: read by no one
-        elif out.cells and (tag in _BLOCK or tag in ("br", "pre") or tag in _HEADINGS):
+        elif (out.cells or out.heading) and (tag in _BLOCK or tag in ("br", "pre")
+                                             or tag in _HEADINGS):
             # A cell's paragraphs, line breaks and lists (Sphinx puts every cell in a <p>)
-            # stay on its row's line: "count() | start, [step] | …", not a line a cell.
+            # stay on its row's line: "count() | start, [step] | …", not a line a cell; and
+            # a title is one line (rustdoc's signature over four, Erlang's in its <div>s).
             out.line.append(" ")
             _walk(child, out, in_main, guess)
             out.line.append(" ")
-        elif tag == "br" and out.heading:
-            out.line.append(" ")  # a title is one line: rustdoc's signature wrapped over four
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             out.flush("\n")
@@ -158,7 +159,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if written:
                 title = member_title(written[1], out.ids_at(written[0])) if out.javadoc \
                     else written[1]
-                out.headings.append((written[0], _HEADINGS[tag] + out.shift, title))
+                out.headings.append((written[0], out.level(_HEADINGS[tag]), title))
                 out.bold_open = False
                 out.roles.append((written[0], written[0] + len(written[1]), "heading"))
         elif tag in ("td", "th") and not is_layout_cell(child):
@@ -204,11 +205,13 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.marker = item_number(out.numbers[-1], child.attributes.get("value"))
             elif tag in ("aside", "div") and is_footnote(child):
                 out.marker = footnote_label(child)  # "[1] Only “nodump” … are supported."
-            shift, headed = out.shift, len(out.headings)
+            shift, headed, floor = out.shift, len(out.headings), out.floor
             if out.javadoc and (comment := doc_comment_shift(child, out.headings)) is not None:
                 out.shift = comment
+            if tag == "article":
+                out.floor = -1  # its first heading's level, once written (Out.level)
             _walk(child, out, in_main or tag in ("article", "main"), guess)
-            out.shift = shift
+            out.shift, out.floor = shift, floor
             written = out.flush(sep)
             if len(out.headings) > headed and is_section(child):
                 out.end_section(headed)  # gtk-doc's "Since: 2.12" after its Parameters
@@ -291,11 +294,8 @@ def _read(tree: Any, javadoc: bool = False) -> Out:
     """The page's text: its main content, else the body, else the body without the class/id
     guesses, whichever is the first to have any text (a page built from ``<div class="menu">``
     is still a page); a generated table of contents only when the page has nothing else."""
-    main = tree.css_first("main") or tree.css_first('[role="main"]')
-    # Without a <main>, every article of the page is its content (a blog's or a news
-    # site's index page has several; the first alone lost the rest).
-    mains = [main] if main is not None else _outermost(tree.css("article"))
     body = tree.body if tree.body is not None else tree.root
+    mains = main_content(tree, body)
     tries = [(mains, True, False, False)] if mains else []
     tries += [([body], False, True, False), ([body], False, False, False),
               ([body], False, False, True)]  # a page that is its table of contents
@@ -307,18 +307,6 @@ def _read(tree: Any, javadoc: bool = False) -> Out:
         out.flush()
         if out.length:
             break
-    return out
-
-
-def _outermost(nodes: list[Any]) -> list[Any]:
-    """``nodes`` less those inside another of them (an article nested in an article)."""
-    out = []
-    for node in nodes:
-        parent = node.parent
-        while parent is not None and parent.tag != "article":
-            parent = parent.parent
-        if parent is None:
-            out.append(node)
     return out
 
 
