@@ -115,3 +115,26 @@ def test_a_code_block_is_its_code_without_its_fences() -> None:
     assert unfenced("~~~\n\n~~~", 0, 9) == (0, 9)  # nothing inside
     prose = "One line.\nTwo lines.\nThree."
     assert unfenced(prose, 0, len(prose)) == (0, len(prose))
+
+
+def test_a_labelled_quote_is_cited_by_the_sentence_it_quotes(tmp_path: Path) -> None:
+    # Erlang's ets reference (new-user review, 2026-12-05): the answer "protected: Other
+    # processes can only read the table. [1]" was cited by "Any process can read or write
+    # to the table.\n\nprotected" — as like the claim in words, and holding its label — and
+    # the claim was "supported". A quote is cited by the window that holds it word for word.
+    page = ("<html><body><main><h1>ets</h1><h3>new(Name, Options)</h3><p>Creates a new "
+            "table.</p><dl><dt>public</dt><dd><p>Any process can read or write to the table."
+            "</p></dd><dt>protected</dt><dd><p>The owner process can read and write to the "
+            "table. Other processes can only read the table. This is the default setting for "
+            "the access rights.</p></dd><dt>private</dt><dd><p>Only the owner process can "
+            "read or write to the table.</p></dd></dl></main></body></html>")
+    answer = ask_over(tmp_path, {"ets.html": page},
+                      "If I don't pass any access option to ets:new, who can read and write "
+                      "the table?")
+    assert answer.claims and answer.citations, answer.text
+    for occurrence in answer.citations:
+        assert occurrence.claim_index is not None
+        claim = answer.claims[occurrence.claim_index].text
+        quoted = claim.split(": ", 1)[-1] if ": " in claim[:40] else claim
+        excerpt = " ".join((occurrence.excerpt or "").split())
+        assert " ".join(quoted.split()) in excerpt, (claim, excerpt)

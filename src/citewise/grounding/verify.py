@@ -221,8 +221,17 @@ class VerificationPass:
 
     def windows(self, claim: str, doc: SearchDocument,
                 snippet_indices: Iterable[int]) -> list[Excerpt]:
-        """Candidate excerpts for ``claim`` from the given snippets, best lexical first."""
+        """Candidate excerpts for ``claim`` from the given snippets, best lexical first —
+        only those that hold the claim word for word when any does (a quote cites the
+        sentence it quotes: "protected: Other processes can only read the table." was cited
+        by "Any process can read or write to the table. protected", as like it in words;
+        Erlang's review, 2026-12-05), or its sentence after the label it names first
+        ("protected: …")."""
         out: list[Excerpt] = []
+        quoted: list[Excerpt] = []
+        label, _, rest = claim.partition(": ")
+        needles = [n for n in (_normal(claim), _normal(rest) if rest and len(label) <= 60 else "")
+                   if len(n) >= _QUOTED_CHARS]
         for s_i in snippet_indices:
             text = doc.snippets[s_i].text
             spans = _sentences(text)
@@ -243,6 +252,9 @@ class VerificationPass:
             # Best first; among equals the shorter window is the more specific quote.
             scored.sort(key=lambda e: (-e.lexical, e.end - e.start, e.start))
             out.extend(scored[: self.verifier.max_windows])
+            quoted += [e for e in scored if any(n in _normal(e.text) for n in needles)]
+        if quoted:
+            out = quoted
         out.sort(key=lambda e: (-e.lexical, e.end - e.start))
         return out
 
@@ -307,6 +319,9 @@ def _negated(text: str) -> bool:
     if any(w in _NEGATIONS or w.endswith("n't") for w in words) or "n't" in text.lower():
         return True
     return not text.isascii() and any(m in text for m in _CJK_NEGATIONS)
+
+
+_QUOTED_CHARS = 12  # a claim this long found word for word in a window is quoted from it
 
 
 def _normal(text: str) -> str:
