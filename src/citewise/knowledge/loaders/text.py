@@ -11,7 +11,9 @@ like rST's, and rST made a section of every ``----`` listing block's first line.
 with two of AsciiDoc's own constructs (``[verse]``, ``linkgit:git-log[1]``, ``include::x[]``,
 ``== Title``; :func:`.asciidoc.looks_like_asciidoc`) is read as AsciiDoc. Vim's help files
 (``*options.txt*`` on the first line; :mod:`._vim_help`) are tried before both: their
-column headings over dashed rules made ten of Vim's files rST.
+column headings over dashed rules made ten of Vim's files rST. Plain text keeps its
+numbered headings as sections ("Chapter 9. Reference > 3.163. mail_check": mutt's manual,
+zsh's and zlib's FAQs; :mod:`._text_headings`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata, first_line_title
+from citewise.knowledge.loaders._text_headings import numbered_headings
 from citewise.knowledge.loaders._vim_help import looks_like_vim_help, read_vim_help
 from citewise.knowledge.loaders.asciidoc import AsciiDocLoader, looks_like_asciidoc, read_asciidoc
 from citewise.knowledge.loaders.base import LoadedDocument
@@ -40,8 +43,8 @@ class TextLoader:
     name = "text"
     # 2: reStructuredText files read as rST, and since then as the rST loader's version reads
     # them (a change there re-reads these too)
-    # 3: AsciiDoc read so; 4: Vim's help format read so
-    version = f"4-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
+    # 3: AsciiDoc read so; 4: Vim's help format read so; 5: plain text's numbered headings
+    version = f"5-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 
@@ -70,11 +73,14 @@ class TextLoader:
                     text=rendered, content_type="text/x-rst", title=title or path.stem,
                     metadata=file_metadata(path, data, encoding), sections=sections,
                     roles=roles)
+        sections, roles = numbered_headings(text)
         return LoadedDocument(
             text=text,
             content_type="text/plain",
             title=first_line_title(text, path.stem),
             metadata=file_metadata(path, data, encoding),
+            sections=sections,
+            roles=roles,
         )
 
 

@@ -1,0 +1,86 @@
+"""Plain text's numbered headings as sections, the text unchanged (offsets still index the
+file): mutt's manual as Debian ships it (DocBook rendered to text), zsh's and zlib's FAQs.
+Found by a new-user review (2026-12-05): none of mutt's 946 chunks had a section, and a
+variable's "Default: 5" could not be tied to its variable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.knowledge.loaders.text import TextLoader
+
+MUTT = """The Mutt E-Mail Client
+
+Table of Contents
+
+1. Introduction
+2. Getting Started
+3. Configuration
+
+Chapter\xa09.\xa0Reference
+
+Table of Contents
+
+1. Command-Line Options
+3. Configuration Variables
+
+3.\xa0Configuration Variables
+
+3.163.\xa0mail_check
+
+Type:\xa0number
+Default:\xa05
+
+This variable configures how often (in seconds) mutt should look for new mail.
+
+3.164.\xa0mail_check_recent
+
+Type:\xa0boolean
+Default:\xa0yes
+
+When set, Mutt will only notify you about new mail that has been received since the
+last time you opened the mailbox.
+
+1. Configure the server.
+
+The steps above are numbered sentences, not headings.
+"""
+
+
+def _load(tmp_path: Path, name: str, text: str) -> tuple[str, list[tuple[int, int, str]]]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    doc = TextLoader().load(path, path.read_bytes())
+    return doc.text, doc.sections
+
+
+def test_a_manuals_numbered_headings_are_its_sections(tmp_path: Path) -> None:
+    text, sections = _load(tmp_path, "manual.txt", MUTT)
+    assert text == MUTT  # not rewritten
+
+    def path(probe: str) -> str:
+        at = text.index(probe)
+        return next(p for a, b, p in sections if a <= at < b)
+
+    ref = "Chapter 9. Reference > 3. Configuration Variables"
+    assert path("Default:\xa05") == f"{ref} > 3.163. mail_check"
+    assert path("only notify you about new mail") == f"{ref} > 3.164. mail_check_recent"
+    # A table of contents' lines and a numbered sentence are no headings.
+    assert path("The steps above are numbered") == f"{ref} > 3.164. mail_check_recent"
+    assert not [p for _, _, p in sections if "Getting Started" in p or "Configure the" in p]
+
+
+def test_a_faqs_numbered_questions_are_its_sections(tmp_path: Path) -> None:
+    faq = ("Chapter 1:  Introducing zsh and how to install it\n\n1.1: Sources of information\n\n"
+           "  Information can be found in the manual.\n\n1.2: What is it?\n\n  Zsh is a UNIX "
+           "command interpreter (shell).\n\n1.5: What's the latest version?\n\n  Zsh 5.9 is "
+           "the latest production version.\n")
+    text, sections = _load(tmp_path, "FAQ.txt", faq)
+    at = text.index("Zsh 5.9")
+    assert [p for a, b, p in sections if a <= at < b] == [
+        "Chapter 1: Introducing zsh and how to install it > 1.5: What's the latest version?"]
+
+
+def test_text_without_three_numbered_headings_has_no_sections(tmp_path: Path) -> None:
+    _, sections = _load(tmp_path, "notes.txt", "Notes\n\n1. Intro\n\nSome text.\n\n2. More\n\nx\n")
+    assert sections == []
