@@ -333,6 +333,21 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                    "qsettings", "qprocess", "signalsandslots")),
                "qtnetwork/qnetworkaccessmanager.html", "qtwidgets/qpushbutton.html"),
            group="reviews10"),
+    Corpus("erlang", "Erlang/OTP 25's reference manual and guides (HTML): fourteen pages",
+           ("erlang-doc",), "/usr/share/doc/erlang-doc", (
+               *(f"lib/stdlib-4.2/doc/html/{m}.html" for m in (
+                   "lists", "maps", "gen_server", "ets", "string", "supervisor")),
+               "lib/kernel-8.5.3/doc/html/file.html", "erts-13.1.5/doc/html/erlang.html",
+               "doc/efficiency_guide/commoncaveats.html", "doc/efficiency_guide/myths.html",
+               "doc/reference_manual/records.html", "doc/reference_manual/data_types.html",
+               "doc/reference_manual/errors.html", "doc/design_principles/sup_princ.html"),
+           group="reviews10"),
+    Corpus("textdocs", "Plain-text manuals and FAQs: mutt's manual; GnuPG's, man-db's, "
+           "procps', zlib's, zsh's and Valgrind's FAQs", ("mutt", "gnupg", "man-db", "procps",
+           "zlib1g-dev", "zsh-common", "valgrind"), "/usr/share/doc", (
+               "mutt/manual.txt.gz", "gnupg/FAQ", "man-db/FAQ", "procps/FAQ.gz",
+               "zlib1g-dev/FAQ.gz", "zsh-common/FAQ.gz", "valgrind/FAQ.txt.gz"),
+           group="reviews10"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -352,7 +367,7 @@ GROUPS = {
     "reviews9": "reviews of the fifteenth session (click + bind9, Sphinx HTML; tcl, groff; "
                 "gnuinfo, GNU Info; 2026-12-05)",
     "reviews10": "reviews of the sixteenth session (rustdoc, django, golang, glib, haddock, "
-                 "qt; HTML; 2026-12-05)",
+                 "qt, erlang: HTML; textdocs: plain text; 2026-12-05)",
 }
 
 

@@ -545,7 +545,8 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         # VIRTUAL_README says two of its labels three and six times), the fifteenth's 30
         # each (Click's manual, BIND's, Tcl's manual pages, four GNU Info manuals), the
         # sixteenth's 30 each (Rust's std reference, Django's manual, Go's specification,
-        # GLib's reference, GHC's library reference, Qt's class reference).
+        # GLib's reference, GHC's library reference, Qt's class reference, Erlang's
+        # reference, plain-text manuals and FAQs).
         least = {"reviews": 10, "blind": 30, "reviews2": 24, "reviews3": 29,
                  "reviews4": 30, "reviews5": 30, "reviews6": 30,
                  "reviews7": 30, "reviews8": 28, "reviews9": 30,
