@@ -52,3 +52,24 @@ def test_a_title_in_divs_is_one_heading_and_a_functions_types_are_below_it() -> 
     assert path("Deletes the entire table") == "ets > Exports > delete(Table) -> true"
     headings = [text[a:b] for a, b, r in roles if r == "heading"]
     assert "Description" in headings and "new(Name, Options) -> table()" in headings
+
+
+def test_an_articles_headings_of_one_rank_stay_siblings_and_a_layout_section_ends_nothing() -> None:
+    # A review of the change (2026-12-05): every heading of an <article> had been put under
+    # its first ("Install > Usage"), and any <div class="section"> ended its section.
+    post = ("<html><body><header><h1>Blog</h1></header><main><article><h2>Install</h2><p>Run "
+            "pip install foo.</p><h2>Usage</h2><p>Run foo serve.</p></article></main>"
+            "</body></html>")
+    assert [p for _, _, p in read_html(post)[2]] == ["Install", "Usage"]
+    hero = ("<html><body><div class='section'><h1>Install guide</h1><p>How to install.</p>"
+            "</div><div class='content'><p>Run make install as root.</p></div></body></html>")
+    text, _, sections, _, _ = read_html(hero)
+    at = text.index("Run make install")
+    assert [p for a, b, p in sections if a <= at < b] == ["Install guide"]
+
+
+def test_a_hidden_heading_leaves_a_pages_articles_its_content() -> None:
+    page = ("<html><body><div class='modal' style='display:none'><h2>Subscribe</h2></div>"
+            "<div class='promo'><p>Buy the book now.</p></div>"
+            "<article><h1>Post one</h1><p>Body one.</p></article></body></html>")
+    assert read_html(page)[0] == "Post one\n\nBody one."

@@ -433,3 +433,22 @@ def test_a_rubric_in_an_items_text_is_its_sub_section_and_an_examples_title_is_c
     code = {text[a:b] for a, b, role in roles if role == "code"}
     assert any(c.startswith("I. BACKGROUND\n=============") for c in code), code
     assert path("The GNU project") == "3.1.1 Command line"
+
+
+def test_definitions_whose_lines_wrap_are_siblings_not_nested() -> None:
+    # liboctave's manual (a review of the change, 2026-12-05): two wrapped " -- :" lines
+    # per block recorded their text at column 1, never closed, and each definition nested
+    # in the one before — 22 levels deep, path strings growing quadratically.
+    block = (" -- : V {0}1 (const V &A,\n          double S)\n -- : V {0}2 (double S,\n"
+             "          const V &A)\n\n")
+    source = ("\x1f\nFile: t.info,  Node: Top,  Up: (dir)\n\n1 Ops\n*****\n\n"
+              + "".join(block.format(f) for f in ("add", "mul", "div")))
+    _, _, sections, _ = read_info(source)
+    paths = [p for _, _, p in sections]
+    assert len(paths) == 4 and all(p.count(" > ") <= 1 for p in paths), paths
+    # Bullets at the margin, with their lines unindented, are siblings too.
+    bullets = ("\x1f\nFile: t.info,  Node: Top,  Up: (dir)\n\n1 Ops\n*****\n\n"
+               + "".join(f"- point {i}\nmore words\n\n" for i in range(50))
+               + " -- : V last (x)\n     Does it.\n")
+    _, _, sections, _ = read_info(bullets)
+    assert sections[-1][2] == "1 Ops > -- : V last (x)"

@@ -43,3 +43,27 @@ def test_quote_of_a_source_with_footnotes_is_found() -> None:
     # a claim's quote has lost its marker groups (plain_text), the source has not
     assert check.quote_found("refunds take 14 days in all cases", [doc])
     assert not check.quote_found("refunds take 12 days in all cases", [doc])
+
+
+def test_a_quote_after_another_entrys_label_is_not_cited_for_this_label() -> None:
+    # A review of the change (2026-12-05): "connect_timeout: The connection is dropped after
+    # 30 seconds." was cited by read_timeout's sentence, which holds the words after the
+    # label but not under that label; "30 seconds." is not in "30 seconds unless".
+    from citewise.answer import SearchDocument, Snippet
+    from citewise.grounding.verify import Verifier
+
+    claim = "connect_timeout: The connection is dropped after 30 seconds."
+    doc = SearchDocument(source="x", snippets=[
+        Snippet(text="read_timeout\n\nThe connection is dropped after 30 seconds."),
+        Snippet(text="connect_timeout\n\nThe connection is dropped after 30 seconds unless "
+                     "keepalive is set, per connect_timeout.")])
+    check = Verifier().begin()
+    best = check.best([(claim, check.windows(claim, doc, range(2)))])[0]
+    assert best is not None and best.snippet_index == 1, best
+    # Under its own label, the quote is cited by the sentence it quotes.
+    doc = SearchDocument(source="x", snippets=[Snippet(
+        text="public\n\nAny process can read or write to the table.\n\nprotected\n\nThe owner "
+             "process can read and write. Other processes can only read the table.")])
+    claim = "protected: Other processes can only read the table."
+    best = check.best([(claim, check.windows(claim, doc, range(1)))])[0]
+    assert best is not None and best.text == "Other processes can only read the table."

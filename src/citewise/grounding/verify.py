@@ -226,12 +226,15 @@ class VerificationPass:
         sentence it quotes: "protected: Other processes can only read the table." was cited
         by "Any process can read or write to the table. protected", as like it in words;
         Erlang's review, 2026-12-05), or its sentence after the label it names first
-        ("protected: …")."""
+        ("protected: …") where the label stands just before it. A claim no window holds so
+        (a paraphrase, a label that names another entry) is scored as before."""
         out: list[Excerpt] = []
         quoted: list[Excerpt] = []
         label, _, rest = claim.partition(": ")
-        needles = [n for n in (_normal(claim), _normal(rest) if rest and len(label) <= 60 else "")
-                   if len(n) >= _QUOTED_CHARS]
+        whole = _words_in(_normal(claim)) if len(claim) >= _QUOTED_CHARS else None
+        after = (_words_in(_normal(rest)) if rest and len(label) <= 60
+                 and len(rest) >= _QUOTED_CHARS else None)
+        named = _words_in(_normal(label)) if after else None
         for s_i in snippet_indices:
             text = doc.snippets[s_i].text
             spans = _sentences(text)
@@ -252,7 +255,12 @@ class VerificationPass:
             # Best first; among equals the shorter window is the more specific quote.
             scored.sort(key=lambda e: (-e.lexical, e.end - e.start, e.start))
             out.extend(scored[: self.verifier.max_windows])
-            quoted += [e for e in scored if any(n in _normal(e.text) for n in needles)]
+            for e in scored:
+                window = _normal(e.text)
+                if (whole is not None and whole.search(window)) or (
+                        after is not None and named is not None and after.search(window)
+                        and named.search(_normal(text[max(0, e.start - _LABEL_REACH):e.end]))):
+                    quoted.append(e)
         if quoted:
             out = quoted
         out.sort(key=lambda e: (-e.lexical, e.end - e.start))
@@ -322,6 +330,13 @@ def _negated(text: str) -> bool:
 
 
 _QUOTED_CHARS = 12  # a claim this long found word for word in a window is quoted from it
+_LABEL_REACH = 300  # characters before a quoted window its label may stand in (a term)
+
+
+def _words_in(needle: str) -> re.Pattern[str]:
+    """A pattern finding ``needle`` as whole words ("30 seconds." is not in "30 seconds
+    unless")."""
+    return re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)")
 
 
 def _normal(text: str) -> str:

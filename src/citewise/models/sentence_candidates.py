@@ -242,7 +242,8 @@ def _rows(text: str, roles: Sequence[tuple[int, int, str]]) -> set[int]:
         while at != -1:
             line_end = text.find("\n", at + 1, b)
             line = text[at + 1: line_end if line_end != -1 else b]
-            if "|" in line and "|" in text[text.rfind("\n", a, at) + 1:at]:
+            before = text.rfind("\n", a, at)
+            if "|" in line and "|" in text[a if before < 0 else before + 1:at]:
                 out.add(at + 1)
             at = line_end
     return out

@@ -245,13 +245,34 @@ def is_section(node: Any) -> bool:
     "Parameters" and "Returns" subsections, and was filed under "Returns": GLib's review,
     2026-12-05), Erlang's types of a function (its description follows them). Not every
     ``<section>``: rustdoc's holds an impl's header, and the impl's members follow it."""
-    return node.tag == "article" or (node.tag == "div" and (
-        not _SECTION_CLASSES.isdisjoint(class_names(node)) or is_declaration(node)))
+    if node.tag == "article":
+        return True
+    if node.tag != "div":
+        return False
+    classes = class_names(node)
+    if not _SECTION_CLASSES.isdisjoint(classes) or is_declaration(node):
+        return True
+    # Names a site may give a layout block too ("hero" sections): a section of the text
+    # when it is named (Sphinx's <div class="section" id="install">) and opens with its
+    # heading (DocBook's, after its title page).
+    if _COMMON_SECTION_CLASSES.isdisjoint(classes):
+        return False
+    first = node.child
+    while first is not None and (first.tag in ("-text", "-comment", "a") or (
+            first.tag == "span" and not (first.text(deep=True) or "").strip())):
+        first = first.next  # blanks, comments, Sphinx's empty targets
+    if first is not None and first.tag == "div" and "titlepage" in class_names(first):
+        return True
+    return bool(node.attributes.get("id")) and first is not None and first.tag in _HEADINGS
 
 
-_SECTION_CLASSES = frozenset(("section", "sect1", "sect2", "sect3", "sect4", "sect5",
-                              "refsect1", "refsect2", "refsect3", "refsection", "simplesect",
-                              "chapter", "appendix", "preface", "fun-types"))
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+
+
+_SECTION_CLASSES = frozenset(("sect1", "sect2", "sect3", "sect4", "sect5", "refsect1",
+                              "refsect2", "refsect3", "refsection", "simplesect",
+                              "fun-types"))
+_COMMON_SECTION_CLASSES = frozenset(("section", "chapter", "appendix", "preface"))
 
 
 def is_layout_cell(node: Any) -> bool:

@@ -50,8 +50,9 @@ class Out:
     shift: int = 0  # added to a heading's level (a Javadoc comment's own headings)
     heading: bool = False  # inside an <hN>: its line breaks are spaces
     # Inside an <article>, the level of its first heading (-1 before it is written): a
-    # heading after it is below it, whatever its tag (Erlang's "<h3>Types</h3>" under a
-    # function's <h4> took the function off the section path of its text).
+    # heading after it of a higher rank is below it (Erlang's "<h3>Types</h3>" under a
+    # function's <h4> took the function off the section path of its text); one of the
+    # same rank is its sibling (a blog post's "Install", "Usage", "FAQ").
     floor: int = 0
 
     def level(self, tag_level: int) -> int:
@@ -59,7 +60,7 @@ class Out:
         level = tag_level + self.shift
         if self.floor < 0:
             self.floor = level
-        elif self.floor and level <= self.floor:
+        elif self.floor and level < self.floor:
             level = self.floor + 1
         return level
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from citewise.knowledge.loaders._blocks import Blocks, section_spans
 from citewise.knowledge.loaders._decode import decode_text, rendered
@@ -65,6 +66,15 @@ def _heading(block: list[str]) -> tuple[int, str] | None:
     return (_UNDERLINE[mark], title) if abs(len(rule) - len(title)) <= 3 else None
 
 
+class _Open(NamedTuple):
+    """An open item: the column its text is at, its term's, and its sub-section (level,
+    title; none when its term wrote nothing: a list's item)."""
+
+    text_at: int
+    term_at: int
+    section: tuple[int, str] | None
+
+
 class _Node:
     """One node's blocks written to the page: where an item's (or a list item's) text
     stands, and the section to go back to when it is over."""
@@ -73,16 +83,16 @@ class _Node:
                  notice: bool = False) -> None:
         self.page, self.terms = page, terms  # an item's term: a sub-section, no heading
         self.level, self.title = level, title  # the last heading: an item is one below it
-        # The open items, innermost last: the column each one's text is at, and its
-        # sub-section (level, title; none when its term wrote nothing). An item whose term
-        # stands in another's text is nested in it (grep's ‘sl=’ in ‘GREP_COLORS’).
-        self.items: list[tuple[int, tuple[int, str] | None]] = []
+        # The open items, innermost last. An item whose term stands in another's text is
+        # nested in it (grep's ‘sl=’ in ‘GREP_COLORS’); one whose term is at another's
+        # term's column or left of it is that one's sibling, and closes it.
+        self.items: list[_Open] = []
         self.notice = notice  # the manual's licence: a notice, whatever its layout
 
     @property
     def described(self) -> int | None:
         """The column the innermost open item's text is at (none: no item is open)."""
-        return self.items[-1][0] if self.items else None
+        return self.items[-1].text_at if self.items else None
 
     def block(self, block: list[str], following: int | None = None) -> None:
         """One block of lines; ``following``: the first indent of the block after it."""
@@ -93,9 +103,9 @@ class _Node:
         """Write the block's first part; what is left of it (a lead-in's example)."""
         heading = _heading(block)
         column = _indent(block[0])
-        if heading is not None and column and self.items and self.items[-1][1] and (
-                column == self.items[-1][0]):
-            self._rubric(heading[1], self.items[-1][1][0] + 1)  # Python's "See also"
+        if heading is not None and column and self.items and self.items[-1].section and (
+                column == self.items[-1].text_at):
+            self._rubric(heading[1], self.items[-1].section[0] + 1)  # Python's "See also"
             return []
         if heading is not None and column >= (self.described or 0) + _EXAMPLE:
             heading = None  # an example's own title over its rule: code
@@ -155,22 +165,28 @@ class _Node:
         if start is not None:
             self.terms.append((start, level, title))
 
-    def end_item(self, column: int = 0) -> None:
-        """Close the open items whose text is right of ``column`` (all of them: a footnote):
-        the text after a table is not its last item's, but a nested table's end is back in
-        the item it is in."""
+    def end_item(self, column: int = 0, sibling: bool = False) -> None:
+        """Close the open items whose text is right of ``column`` (all of them: a footnote)
+        — and, for a new item (``sibling``) whose term is at ``column``, those whose term is
+        there or right of it: the text after a table is not its last item's, but a nested
+        table's end is back in the item it is in."""
         closed = False
-        while self.items and column < self.items[-1][0]:
-            closed = self.items.pop()[1] is not None or closed
+        while self.items and (column < self.items[-1].text_at
+                              or (sibling and column <= self.items[-1].term_at)):
+            closed = self.items.pop().section is not None or closed
         if not closed:
             return
         # Back in the section around: the enclosing item's, or the heading's (placed by
         # _write at the next text).
-        outer = next((section for _, section in reversed(self.items) if section), None)
+        outer = self._outer()
         if outer is not None:
             self.terms.append((-1, *outer))
         else:
             self.page.headings.append((-1, self.level, self.title))
+
+    def _outer(self) -> tuple[int, str] | None:
+        """The innermost open item's sub-section (level, title), if any has one."""
+        return next((o.section for o in reversed(self.items) if o.section), None)
 
     def _write(self, text: str) -> int | None:
         start = self.page.write(text)
@@ -183,7 +199,7 @@ class _Node:
     def _prose(self, lines: list[str]) -> None:
         bullet = _BULLET.match(lines[0].lstrip())
         if bullet is not None and not self.notice:
-            self.end_item(_indent(lines[0]))  # the list item before it is over
+            self.end_item(_indent(lines[0]), sibling=True)  # the list item before it is over
         at = self.page.length
         self._write(_NOTE.sub(_see, " ".join(" ".join(lines).split())))
         if self.notice:
@@ -193,8 +209,9 @@ class _Node:
             # Its later paragraphs are indented to its text ("  2. How do I …" over
             # paragraphs at column 5; " 15. …" too): prose of the item, not examples.
             text_at = _indent(lines[0]) + bullet.end()  # makeinfo's margins are fives
-            self.items.append((min(max(_EXAMPLE, text_at // _EXAMPLE * _EXAMPLE),
-                                   _indent(lines[1]) if len(lines) > 1 else text_at), None))
+            self.items.append(_Open(min(max(_EXAMPLE, text_at // _EXAMPLE * _EXAMPLE),
+                                        _indent(lines[1]) if len(lines) > 1 else text_at),
+                                    _indent(lines[0]), None))
 
     def _items(self, block: list[str], margin: int) -> None:
         """A table's items, one after another with no blank line between them, each its
@@ -220,8 +237,8 @@ class _Node:
         the description below (at ``column`` when it is in the blocks that follow)."""
         # A sibling's text is right of this term: that item is over; one that is still
         # open holds this one.
-        self.end_item(term_column)
-        outer = next((section for _, section in reversed(self.items) if section), None)
+        self.end_item(term_column, sibling=True)
+        outer = self._outer()
         level = (outer[0] if outer else self.level) + 1
         at = self.page.length
         start = self._write("\n".join(terms))
@@ -230,7 +247,8 @@ class _Node:
         if start is not None:
             section = (level, ", ".join(terms))
             self.terms.append((start, *section))
-        self.items.append((_indent(description[0]) if description else column, section))
+        self.items.append(_Open(_indent(description[0]) if description else column,
+                                term_column, section))
         if description:
             self.page.pending_sep = "\n"  # the description on the line under its term
             self._prose(description)
