@@ -358,8 +358,9 @@ class HtmlLoader:
     # a word as a power, a title from front matter; 36 gtk-doc's and Haddock's pages, a
     # section's element ends its section, a table cell holding a heading is layout; 37
     # qdoc's navigation bar and properties, nginx's directive tables; 38 Erlang's pages:
-    # a heading's <div>s inline, articles beside headings, an article's heading levels
-    version = "38"
+    # a heading's <div>s inline, articles beside headings, an article's heading levels;
+    # 39 an article's headings of one rank siblings, common section classes narrowed
+    version = "39"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -348,8 +348,9 @@ class InfoLoader:
 
     name = "info"
     # 2: definitions, a term over a blank line, split manuals' first files; 3: @multitable;
-    # 4: a table in an item's text nested in it, the item's text going on after it or a list
-    version = "4"
+    # 4: a table in an item's text nested in it, the item's text going on after it or a list;
+    # 5: an item whose term is at another's column is its sibling
+    version = "5"
     extensions: tuple[str, ...] = (".info", *(f".info-{n}" for n in range(1, 40)))
     content_types: tuple[str, ...] = ("application/x-info",)
 
