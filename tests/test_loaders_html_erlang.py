@@ -7,6 +7,8 @@ Concurrency, Match Specifications), and 1,069 of 1,511 chunks had the section "T
 
 from __future__ import annotations
 
+from tests._sections import section_at
+
 from citewise.knowledge.loaders.html import read_html
 
 PAGE = """<html><head><title>Erlang -- ets</title></head><body><div id="container">
@@ -42,14 +44,13 @@ def test_the_modules_own_sections_are_read_beside_its_function_articles() -> Non
 def test_a_title_in_divs_is_one_heading_and_a_functions_types_are_below_it() -> None:
     text, _, sections, _, roles = read_html(PAGE)
 
-    def path(probe: str) -> str:
-        at = text.index(probe)
-        return next(p for a, b, p in sections if a <= at < b)
 
-    assert path("When the process terminates") == "ets > Description"
-    assert path("Name = atom()") == "ets > Exports > new(Name, Options) -> table() > Types"
-    assert path("Creates a new table") == "ets > Exports > new(Name, Options) -> table()"
-    assert path("Deletes the entire table") == "ets > Exports > delete(Table) -> true"
+    assert section_at(text, sections, "When the process terminates") == "ets > Description"
+    assert section_at(text, sections, "Name = atom()") == (
+        "ets > Exports > new(Name, Options) -> table() > Types")
+    assert section_at(text, sections, "Creates a new table") == (
+        "ets > Exports > new(Name, Options) -> table()")
+    assert section_at(text, sections, "Deletes the entire table") == "ets > Exports > delete(Table) -> true"
     headings = [text[a:b] for a, b, r in roles if r == "heading"]
     assert "Description" in headings and "new(Name, Options) -> table()" in headings
 

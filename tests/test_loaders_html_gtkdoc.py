@@ -6,6 +6,8 @@ new-user review (2026-12-05)."""
 
 from __future__ import annotations
 
+from tests._sections import section_at
+
 from citewise.knowledge.loaders.html import read_html
 
 PAGE = """<html><head><title>Hash Tables: GLib Reference Manual</title></head><body>
@@ -55,9 +57,7 @@ def test_a_line_numbered_listing_is_its_code() -> None:
 def test_a_line_after_a_subsection_belongs_to_the_section_around_it() -> None:
     text, _, sections, _, _ = read_html(PAGE)
 
-    def path(probe: str) -> str:
-        at = text.index(probe)
-        return next(p for a, b, p in sections if a <= at < b)
 
-    assert path("hash_table | a GHashTable") == "Functions > g_hash_table_remove_all () > Parameters"
-    assert path("Since: 2.12") == "Functions > g_hash_table_remove_all ()"
+    assert section_at(text, sections, "hash_table | a GHashTable") == (
+        "Functions > g_hash_table_remove_all () > Parameters")
+    assert section_at(text, sections, "Since: 2.12") == "Functions > g_hash_table_remove_all ()"

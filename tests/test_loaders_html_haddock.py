@@ -6,6 +6,8 @@ text, and "IORefs > Instances" was the section of every function after the first
 
 from __future__ import annotations
 
+from tests._sections import section_at
+
 from citewise.knowledge.loaders.html import read_html
 
 PAGE = r"""<html><head><title>Data.IORef</title></head><body>
@@ -44,12 +46,9 @@ def test_folded_details_the_synopsis_and_source_links_are_left_out() -> None:
 def test_a_declaration_is_a_section_of_its_own() -> None:
     text, _, sections, _, _ = read_html(PAGE)
 
-    def path(probe: str) -> str:
-        at = text.index(probe)
-        return next(p for a, b, p in sections if a <= at < b)
 
-    assert path("Pointer equality.") == "IORefs > Instances"
-    assert path("Build a new IORef") == "IORefs"  # not "IORefs > Instances"
+    assert section_at(text, sections, "Pointer equality.") == "IORefs > Instances"
+    assert section_at(text, sections, "Build a new IORef") == "IORefs"  # not "IORefs > Instances"
 
 
 def test_mathjax_reads_as_its_formula() -> None:

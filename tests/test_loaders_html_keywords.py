@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests._sections import section_at
+
 from citewise.knowledge.loaders.base import LoadedDocument
 from citewise.knowledge.loaders.html import HtmlLoader
 
@@ -270,14 +272,11 @@ def test_a_directives_syntax_table_heads_its_own_section() -> None:
             + "</body></html>")
     text, _, sections, _, _ = read_html(page)
 
-    def path(probe: str) -> str:
-        at = text.index(probe)
-        return next(p for a, b, p in sections if a <= at < b)
 
     top = "Module ngx_http_core_module > Directives"
-    assert path("The first parameter sets") == f"{top} > keepalive_timeout"
-    assert path("keepalive_timeout 75s;") == f"{top} > keepalive_timeout"
-    assert path("transmitting a response") == f"{top} > send_timeout"
+    assert section_at(text, sections, "The first parameter sets") == f"{top} > keepalive_timeout"
+    assert section_at(text, sections, "keepalive_timeout 75s;") == f"{top} > keepalive_timeout"
+    assert section_at(text, sections, "transmitting a response") == f"{top} > send_timeout"
     # Apache's directive table, under its own heading, opens with "Description:": no entry.
     apache = ("<html><body><h2>AllowOverride Directive</h2><table class='directive'><tr><th>"
               "Description:</th><td>Types of directives</td></tr><tr><th>Syntax:</th><td>"

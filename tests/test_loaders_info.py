@@ -8,6 +8,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+from tests._sections import section_at
+
 from citewise.knowledge.loaders import discover
 from citewise.knowledge.loaders.info import InfoLoader, read_info
 
@@ -420,19 +422,16 @@ File: python.info,  Node: Command line,  Up: Top
 def test_a_rubric_in_an_items_text_is_its_sub_section_and_an_examples_title_is_code() -> None:
     text, _, sections, roles = read_info(RUBRICS)
 
-    def path(probe: str) -> str:
-        at = text.index(probe)
-        return next(p for a, b, p in sections if a <= at < b)
 
     option = "3.1.1 Command line > -- Program Option: -m <module-name>"
     # Before, "See also" was a section beside the chapter's, and ended the option's item.
-    assert path("PEP 338") == f"{option} > See also"
-    assert path("Execute the Python code") == "3.1.1 Command line > ‘-c <command>’"
+    assert section_at(text, sections, "PEP 338") == f"{option} > See also"
+    assert section_at(text, sections, "Execute the Python code") == "3.1.1 Command line > ‘-c <command>’"
     headings = {text[a:b] for a, b, role in roles if role == "heading"}
     assert "See also" in headings and "I. BACKGROUND" not in headings
     code = {text[a:b] for a, b, role in roles if role == "code"}
     assert any(c.startswith("I. BACKGROUND\n=============") for c in code), code
-    assert path("The GNU project") == "3.1.1 Command line"
+    assert section_at(text, sections, "The GNU project") == "3.1.1 Command line"
 
 
 def test_definitions_whose_lines_wrap_are_siblings_not_nested() -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests._sections import section_at
+
 from citewise.knowledge.loaders.text import TextLoader
 
 MUTT = """The Mutt E-Mail Client
@@ -58,15 +60,12 @@ def test_a_manuals_numbered_headings_are_its_sections(tmp_path: Path) -> None:
     text, sections = _load(tmp_path, "manual.txt", MUTT)
     assert text == MUTT  # not rewritten
 
-    def path(probe: str) -> str:
-        at = text.index(probe)
-        return next(p for a, b, p in sections if a <= at < b)
 
     ref = "Chapter 9. Reference > 3. Configuration Variables"
-    assert path("Default:\xa05") == f"{ref} > 3.163. mail_check"
-    assert path("only notify you about new mail") == f"{ref} > 3.164. mail_check_recent"
+    assert section_at(text, sections, "Default:\xa05") == f"{ref} > 3.163. mail_check"
+    assert section_at(text, sections, "only notify you about new mail") == f"{ref} > 3.164. mail_check_recent"
     # A table of contents' lines and a numbered sentence are no headings.
-    assert path("The steps above are numbered") == f"{ref} > 3.164. mail_check_recent"
+    assert section_at(text, sections, "The steps above are numbered") == f"{ref} > 3.164. mail_check_recent"
     assert not [p for _, _, p in sections if "Getting Started" in p or "Configure the" in p]
 
 
