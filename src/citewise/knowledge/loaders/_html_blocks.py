@@ -266,9 +266,6 @@ def is_section(node: Any) -> bool:
     return bool(node.attributes.get("id")) and first is not None and first.tag in _HEADINGS
 
 
-_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
-
-
 _SECTION_CLASSES = frozenset(("sect1", "sect2", "sect3", "sect4", "sect5", "refsect1",
                               "refsect2", "refsect3", "refsection", "simplesect",
                               "fun-types"))
@@ -293,8 +290,9 @@ def is_layout_cell(node: Any) -> bool:
     return table is not None and "propsummary" in class_names(table)
 
 
-_HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
-_CELL_HEADING = ", ".join(f"{cell} {h}" for cell in ("td", "th") for h in _HEADING_TAGS.split(", "))
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_HEADING_TAGS = ", ".join(_HEADINGS)
+_CELL_HEADING = ", ".join(f"{cell} {h}" for cell in ("td", "th") for h in _HEADINGS)
 
 
 def _is_caption_line(node: Any) -> bool:
