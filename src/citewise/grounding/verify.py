@@ -255,9 +255,12 @@ class VerificationPass:
             # Best first; among equals the shorter window is the more specific quote.
             scored.sort(key=lambda e: (-e.lexical, e.end - e.start, e.start))
             out.extend(scored[: self.verifier.max_windows])
+            whole_here = whole is not None and whole.search(_normal(text)) is not None
+            if not whole_here and (after is None or after.search(_normal(text)) is None):
+                continue  # the claim is quoted nowhere in this snippet: no window to look at
             for e in scored:
                 window = _normal(e.text)
-                if (whole is not None and whole.search(window)) or (
+                if (whole_here and whole is not None and whole.search(window)) or (
                         after is not None and named is not None and after.search(window)
                         and named.search(_normal(text[max(0, e.start - _LABEL_REACH):e.end]))):
                     quoted.append(e)

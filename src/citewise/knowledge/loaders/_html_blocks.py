@@ -14,10 +14,11 @@ from typing import Any
 
 from citewise.knowledge.loaders._html_generators import is_declaration
 
-__all__ = ["LISTING_CODE", "admonition_label", "block_role", "class_names", "column_used",
-           "entry_name", "first_cell", "footnote_label", "footnote_marker", "is_caption",
-           "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
-           "is_layout_cell", "is_section", "item_number", "opens_entry", "start_number"]
+__all__ = ["HEADING_QUERY", "LISTING_CODE", "admonition_label", "block_role",
+           "class_names", "column_used", "entry_name", "first_cell", "footnote_label",
+           "footnote_marker", "is_caption", "is_code_block", "is_exponent",
+           "is_hidden_code", "is_keyword", "is_layout_cell", "is_section", "item_number",
+           "opens_entry", "start_number"]
 
 
 def class_names(node: Any) -> set[str]:
@@ -280,7 +281,7 @@ def is_layout_cell(node: Any) -> bool:
     no heading (GLib's review, 2026-12-05)."""
     if node.tag not in ("td", "th"):
         return False
-    if node.css_first(_HEADING_TAGS) is not None:
+    if node.css_first(HEADING_QUERY) is not None:
         return True
     # qdoc's summary of a class's properties: one list set in two columns ("active : const
     # bool interval : int … | singleShot : bool …" was one line: Qt's review, 2026-12-05).
@@ -291,7 +292,7 @@ def is_layout_cell(node: Any) -> bool:
 
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-_HEADING_TAGS = ", ".join(_HEADINGS)
+HEADING_QUERY = ", ".join(_HEADINGS)
 _CELL_HEADING = ", ".join(f"{cell} {h}" for cell in ("td", "th") for h in _HEADINGS)
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from citewise.knowledge.loaders._html_blocks import HEADING_QUERY
 from citewise.knowledge.loaders._html_chrome import is_boilerplate
 
 __all__ = ["main_content"]
 
-_HEADING_QUERY = "h1, h2, h3, h4, h5, h6"
 _OUTSIDE_STOPS = frozenset(("article", "header", "nav", "aside", "footer", "body", "html"))
 
 
@@ -38,7 +38,7 @@ def _headed_outside(body: Any) -> bool:
     """Whether a heading of ``body`` is in no article, no header, nav, aside or footer, and
     nothing the page hides or names as chrome (a hidden "Subscribe" dialog, a "Tags"
     widget)."""
-    for heading in body.css(_HEADING_QUERY):
+    for heading in body.css(HEADING_QUERY):
         parent = heading.parent
         while parent is not None and parent.tag not in _OUTSIDE_STOPS \
                 and not is_boilerplate(parent, True):

@@ -141,7 +141,7 @@ class Out:
     def end_section(self, headed: int) -> None:
         """A section's element closed (``headings[headed:]`` were written inside it): the
         text after it is its parent's — unless the element held nothing after its heading
-        (rustdoc's ``<section>`` holds a member's signature, its text follows it)."""
+        (a wrapper of the heading alone, its text following it)."""
         level, start, title = min((h[1], h[0], h[2]) for h in self.headings[headed:] if h[2])
         if self.length > start + len(title) + 2:
             self.headings.append((self.length, level, ""))
