@@ -83,3 +83,89 @@ def test_a_faqs_numbered_questions_are_its_sections(tmp_path: Path) -> None:
 def test_text_without_three_numbered_headings_has_no_sections(tmp_path: Path) -> None:
     _, sections = _load(tmp_path, "notes.txt", "Notes\n\n1. Intro\n\nSome text.\n\n2. More\n\nx\n")
     assert sections == []
+
+
+RULE = "-" * 72
+VALGRIND = f"""
+
+Valgrind FAQ
+Release 3.19.0 11 Apr 2022
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+Table of Contents
+1. Background
+2. Compiling, installing and configuring
+
+{RULE}
+1. Background
+{RULE}
+
+1.1. How do you pronounce "Valgrind"?
+The "Val" as in the word "value". The "grind" is pronounced with a short
+'i' -- ie. "grinned" (rhymes with "tinned") rather than "grined".
+
+Don't feel bad: almost everyone gets it wrong at first.
+{RULE}
+
+1.2. Where does the name "Valgrind" come from?
+From Nordic mythology.
+
+{RULE}
+2. Compiling, installing and configuring
+{RULE}
+
+2.1. When building Valgrind, 'make' dies partway with an assertion
+failure, something like this:
+
+    % make: expand.c:489: allocated_variable_append:
+
+It's probably a bug in 'make'.
+
+{RULE}
+
+2.2. Programs run OK on Valgrind, but at exit produce a bunch of errors
+involving __libc_freeres and then die with a segmentation fault.
+
+When the program exits, Valgrind runs the procedure __libc_freeres.
+
+{RULE}
+
+2.3. Some steps:
+
+2.4 Build it.
+2.5 Install it.
+""".replace("?\n", "? \n")  # its lines end in a space
+
+
+def test_a_faqs_questions_over_their_answers_are_its_sections(tmp_path: Path) -> None:
+    # Valgrind's FAQ: questions open their answer's paragraph or run over lines, and its
+    # 72-dash rules under a sentence made it rST (every question glued to its answer, the
+    # last sentence of an answer a section title, "1. Background" the file's title).
+    path = tmp_path / "FAQ.txt"
+    path.write_text(VALGRIND, encoding="utf-8")
+    doc = TextLoader().load(path, path.read_bytes())
+    assert doc.content_type == "text/plain" and doc.text == VALGRIND
+    assert doc.title == "Valgrind FAQ"
+    text, sections = doc.text, doc.sections
+    assert section_at(text, sections, "Don't feel bad") == (
+        '1. Background > 1.1. How do you pronounce "Valgrind"?')
+    assert section_at(text, sections, "probably a bug") == (
+        "2. Compiling, installing and configuring > 2.1. When building Valgrind, 'make' "
+        "dies partway with an assertion failure, something like this:")
+    # A question stated as a short paragraph, in a file with questions, heads its answer.
+    assert section_at(text, sections, "When the program exits").endswith(
+        "2.2. Programs run OK on Valgrind, but at exit produce a bunch of errors involving "
+        "__libc_freeres and then die with a segmentation fault.")
+    # The question is a heading (context for its answer, no quote); its answer is not.
+    headings = [text[a:b] for a, b, role in doc.roles if role == "heading"]
+    assert '1.1. How do you pronounce "Valgrind"?' in headings
+    assert not [h for h in headings if "Val\" as in" in h or "Build it" in h]
+
+
+def test_numbered_paragraphs_are_no_headings_without_a_numbered_chapter(tmp_path: Path) -> None:
+    # Numbered steps opening paragraphs, under no numbered heading: sentences, not questions.
+    steps = ("Setup\n\n1.1. Download the archive and check its signature\nwith gpg --verify.\n\n"
+             "1.2. Unpack it where you like:\n  tar xf x.tgz\n\n1.3. Run the installer as "
+             "root?\nNo, as yourself.\n\n2.1. Run it:\n  x\n")
+    _, sections = _load(tmp_path, "steps.txt", steps)
+    assert sections == []

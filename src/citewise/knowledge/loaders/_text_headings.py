@@ -10,13 +10,23 @@ and reads as a title or a question (no full stop at its end: a numbered step is 
 sentence); a table of contents (its lines one under another) has none. Three at least,
 or the file has no such structure. The levels follow the numbers ("2.1." under "2."),
 below a chapter ("Chapter 2.") when the file has them.
+
+A rule line ("-----", "=====") bounds a heading as a blank line does, and a FAQ's numbered
+question may open the paragraph of its answer or run over a few lines ("1.1. How do you
+pronounce "Valgrind"?" over "The "Val" as in …"; Valgrind's FAQ, 2026-12-05): such a
+question is a heading up to its line ending in "?" or ":", when its chapter ("1." for
+"1.1.") is a heading too — a numbered step opening a paragraph has no numbered heading
+above it. In a file with such questions, a numbered paragraph of up to
+:data:`_QUESTION_LINES` lines alone is one too ("4.5. Memcheck doesn't report any errors
+and I know my program has errors.").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from citewise.knowledge.loaders._blocks import RoleSpan, SectionSpan, heading_roles, section_spans
+from citewise.knowledge.loaders._blocks import RoleSpan, SectionSpan, section_spans
 
 __all__ = ["numbered_headings"]
 
@@ -24,32 +34,81 @@ _HEADING = re.compile(r"[ \t]{0,3}(?:(?P<chapter>(?:Chapter|Part|Appendix)[\s\xa
                       r"|(?P<number>\d{1,3}(?:\.\d{1,3})*)(?:\.|:|\))?)[\s\xa0]+(?P<title>\S.{0,99})")
 _LEAST = 3
 _TITLE_END = re.compile(r"[.,;:]\Z")
+_RULE = re.compile(r"[ \t]*([-=~*_#+])\1{2,}[ \t]*")
+_QUESTION_LINES = 6  # lines a numbered question runs over at most
+_QUESTION_END = re.compile(r"[?:]\Z")
+_NUMBERED = re.compile(r"[ \t]*\d{1,3}(?:\.\d{1,3})*[.:)]?[ \t]")
 
 
 def numbered_headings(text: str) -> tuple[list[SectionSpan], list[RoleSpan]]:
     """``(sections, roles)`` of ``text``'s numbered headings (none: ``([], [])``)."""
     lines = text.split("\n")
-    found: list[tuple[int, int, str]] = []
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def apart(i: int) -> bool:  # no line, a blank one or a rule
+        return not 0 <= i < len(lines) or not lines[i].strip() or bool(_RULE.fullmatch(lines[i]))
+
+    found: list[tuple[int, int, str, int, str]] = []  # start, level, title, stop, kind
     chapters = False
-    at = 0
     for i, line in enumerate(lines):
-        start = at
-        at += len(line) + 1
-        if not line.strip() or (i and lines[i - 1].strip()) or (
-                i + 1 < len(lines) and lines[i + 1].strip()):
-            continue  # a heading stands alone between blank lines
-        m = _HEADING.fullmatch(line.rstrip())
-        if m is None or _TITLE_END.search(m.group("title")):
+        if apart(i) or not apart(i - 1):
             continue
-        title = " ".join(line.replace("\xa0", " ").split())
+        m = _HEADING.fullmatch(line.rstrip())
+        if m is None:
+            continue
+        start = starts[i] + len(line) - len(line.lstrip())
+        kind = "alone"
+        if apart(i + 1):  # alone between blank lines or rules: a title, not a sentence
+            if _TITLE_END.search(m.group("title")):
+                continue
+            last = i
+        elif m.group("number") and "." in m.group("number"):
+            last, kind = _question_end(lines, i, apart)
+            if last is None:
+                continue
+        else:
+            continue
+        title = " ".join(" ".join(lines[i:last + 1]).replace("\xa0", " ").split())
+        stop = starts[last] + len(lines[last].rstrip())
         if m.group("chapter"):
             chapters = True
             level = 0
         else:
             level = m.group("number").count(".") + 1
-        found.append((start + len(line) - len(line.lstrip()), level, title))
+        found.append((start, level, title, stop, kind))
+    # A question that opens its answer's paragraph is a heading under its chapter's only,
+    # and a numbered paragraph only in a file with such questions.
+    numbers = {_number(text, h) for h in found if h[4] == "alone"}
+    found = [h for h in found if h[4] == "alone" or _number(text, h).rpartition(".")[0] in numbers]
+    if sum(h[4] == "question" for h in found) < 2:
+        found = [h for h in found if h[4] != "paragraph"]
     if len(found) < _LEAST:
         return [], []
     headings = [(start, level + (1 if chapters else 0) if level else 1, title)
-                for start, level, title in found]
-    return section_spans(headings, len(text)), heading_roles(headings, text)
+                for start, level, title, _, _ in found]
+    roles: list[RoleSpan] = [(start, stop, "heading") for start, _, _, stop, _ in found]
+    return section_spans(headings, len(text)), roles
+
+
+def _question_end(lines: list[str], i: int, apart: Callable[[int], bool]
+                  ) -> tuple[int | None, str]:
+    """The last line of the numbered question opening the paragraph at line ``i`` and
+    ``"question"`` (the first line ending in "?" or ":"), or ``"paragraph"`` (a paragraph
+    that short), or None when the paragraph runs on (a numbered step's text) or numbers
+    its lines (a table of contents)."""
+    for j in range(i, min(i + _QUESTION_LINES, len(lines))):
+        if apart(j):
+            return j - 1, "paragraph"
+        if j > i and _NUMBERED.match(lines[j]):
+            return None, ""
+        if _QUESTION_END.search(lines[j].rstrip()):
+            return j, "question"
+    return (i + _QUESTION_LINES - 1, "paragraph") if apart(i + _QUESTION_LINES) else (None, "")
+
+
+def _number(text: str, heading: tuple[int, int, str, int, str]) -> str:
+    """A heading's number ("1.2"; "" for a chapter's)."""
+    m = _HEADING.match(text, heading[0])
+    return (m.group("number") or "") if m else ""

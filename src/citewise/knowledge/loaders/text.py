@@ -13,7 +13,7 @@ with two of AsciiDoc's own constructs (``[verse]``, ``linkgit:git-log[1]``, ``in
 (``*options.txt*`` on the first line; :mod:`._vim_help`) are tried before both: their
 column headings over dashed rules made ten of Vim's files rST. Plain text keeps its
 numbered headings as sections ("Chapter 9. Reference > 3.163. mail_check": mutt's manual,
-zsh's and zlib's FAQs; :mod:`._text_headings`).
+zsh's and zlib's FAQs, Valgrind's questions over their answers; :mod:`._text_headings`).
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ class TextLoader:
     name = "text"
     # 2: reStructuredText files read as rST, and since then as the rST loader's version reads
     # them (a change there re-reads these too)
-    # 3: AsciiDoc read so; 4: Vim's help format read so; 5: plain text's numbered headings
-    version = f"5-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
+    # 3: AsciiDoc read so; 4: Vim's help format read so; 5: plain text's numbered headings;
+    # 6: a FAQ's numbered questions over their answers, rules under sentences no rST
+    version = f"6-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 
