@@ -157,3 +157,24 @@ def test_a_section_that_is_only_its_heading_is_no_chunk() -> None:
                                                (install, len(text), "Install")],
                         roles=[(intro, 5, "heading"), (install, install + 7, "heading")])
     assert [c.text for c in chunks] == ["Intro", "Install\n\nRun pip install citewise."]
+
+
+def test_a_long_listing_is_cut_between_its_lines_and_keeps_its_heading() -> None:
+    """DocBook's page.height.portrait: "Synopsis" over a 2,450-character ``<xsl:choose>``
+    listing was a chunk of its own, and the listing was cut inside its lines
+    (``<xsl:when`` | ``test="$paper.type = 'A5'"…``; new-user review, 2026-12-05)."""
+    lines = [f'    <xsl:when test="$paper.type = \'A{i}\'">{300 - i}mm</xsl:when>'
+             for i in range(40)]
+    text = "Synopsis\n\n" + "\n".join(lines)
+    roles = [(0, 8, "heading"), (10, len(text), "code")]
+    chunks = chunk_text("doc", text, size=800, overlap=0, roles=roles)
+    assert chunks[0].text.startswith("Synopsis\n\n    <xsl:when")
+    assert all(len(c.text) <= 800 for c in chunks)
+    for c in chunks:  # every chunk is whole lines of the listing (after the heading)
+        body = c.text.removeprefix("Synopsis\n\n")
+        assert all(line.strip() in {x.strip() for x in lines} for line in body.split("\n"))
+    assert "".join(c.text for c in chunks).count("<xsl:when") == len(lines)
+    # Prose with no line ends is still cut at spaces.
+    text = "word " * 100 + "end."
+    assert all(set(c.text.split()) <= {"word", "end."}
+               for c in chunk_text("d", text, size=64, overlap=0))

@@ -68,7 +68,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v4:{self.size}:{self.overlap}"
+        return f"sentence-v5:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -92,19 +92,26 @@ def _regions(length: int, sections: Sequence[SectionSpan], pages: Sequence[PageS
     return sorted(cuts)
 
 
-def _split_long(text: str, a: int, b: int, size: int) -> list[tuple[int, int]]:
-    """Cut ``text[a:b]`` into pieces of at most ``size``, at whitespace when possible."""
+def _split_long(text: str, a: int, b: int, size: int, first: int | None = None
+                ) -> list[tuple[int, int]]:
+    """Cut ``text[a:b]`` into pieces of at most ``size`` (the first of at most ``first``),
+    at a line's end when one is in the piece's second half (a code block is cut between
+    its lines, not inside one: DocBook's 2,450-character ``<xsl:choose>`` was cut at
+    ``<xsl:when`` | ``test=…``), else at a space, else hard."""
     pieces: list[tuple[int, int]] = []
-    while b - a > size:
-        cut = a + size
-        space = max(text.rfind(" ", a + size // 2, cut), text.rfind("\n", a + size // 2, cut))
+    limit = size if first is None else max(size // 2, min(size, first))
+    while b - a > limit:
+        cut = a + limit
+        space = text.rfind("\n", a + limit // 2, cut)
+        if space <= a:
+            space = text.rfind(" ", a + limit // 2, cut)
         if space > a:
             cut = space
         end = cut
         while end > a and text[end - 1].isspace():
             end -= 1
         pieces.append((a, end if end > a else cut))
-        a = cut
+        a, limit = cut, size
         while a < b and text[a].isspace():
             a += 1
     if b > a:
@@ -167,8 +174,14 @@ def chunk_text(
             e = min(e, b)  # a closing bracket past the region is the next one's
             if hidden.covers(s, e):
                 continue
+            if e - s > size:
+                # Its first piece leaves room for the headings above it ("Synopsis" over
+                # a long listing was a chunk of its own, the listing's words in none).
+                first = size - (s - units[0][0]) if units and titled else None
+                units.extend(_split_long(text, s, e, size, first))
+            else:
+                units.append((s, e))
             titled = titled and headings.covers(s, e)
-            units.extend(_split_long(text, s, e, size) if e - s > size else [(s, e)])
         regions.append((units, titled, _span_value(sections, sec_starts, a)))
     kept: list[list[tuple[int, int]]] = []
     following: object = None  # the section of the next region with text, from the end back
