@@ -274,6 +274,47 @@ def test_a_list_items_citation_is_that_item_not_the_list(tmp_path: Path) -> None
         assert right.first_sentence == "destsz is zero or greater than RSIZE_MAX"
 
 
+def test_a_table_rows_citation_is_that_row_not_the_table(tmp_path: Path) -> None:
+    """Jinja's review (2026-12-05): the loop variables' table, rows ending without a full
+    stop ("(1 indexed)"), was one sentence to the matching rule, so a quote of one row
+    was scored as the next row's answer though the user saw one row quoted."""
+    from citewise import KnowledgeBase
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "loops.html").write_text(
+        "<html><body><h1>Loops</h1><p>Inside a for-loop block you can access:</p><table>"
+        "<tr><th>Variable</th><th>Description</th></tr>"
+        "<tr><td>loop.index</td><td>The current iteration of the loop. (1 indexed)</td></tr>"
+        "<tr><td>loop.index0</td><td>The current iteration of the loop. (0 indexed)</td></tr>"
+        "<tr><td>loop.length</td><td>The number of items in the sequence.</td></tr>"
+        "</table></body></html>", encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
+        assert not base.ingest([tmp_path / "docs"]).failed
+        record = base.find_document(tmp_path / "docs" / "loops.html")
+        assert record is not None
+        chunk = next(c for c in base.store.get_document_chunks(base.tenant, record.id)
+                     if "loop.index0" in c.text)
+        assert any(role == "table" for _, _, role in chunk.roles)
+
+        def citing(quote: str) -> Answer:
+            start = record.text.index(quote)
+            snippet = Snippet(text=chunk.text, chunk_id=chunk.id)
+            doc = SearchDocument(source=record.source, document={"id": record.id},
+                                 snippets=[snippet])
+            return Answer(run_id="r", thread_id="t", search_documents=[doc], citations=[
+                CitationOccurrence(citation_index=0, document_index=1, snippet_index=0,
+                                   excerpt=quote, start_char=start,
+                                   end_char=start + len(quote))])
+
+        q = question(expected=("loop.length | The number of items in the sequence.",))
+        beside = score_answer(q, citing("loop.index0"), base, 1)
+        assert beside.evidence_at_1 is False
+        assert beside.first_sentence.startswith("loop.index0")
+        assert "loop.length" not in beside.first_sentence
+        right = score_answer(q, citing("loop.length"), base, 1)
+        assert right.evidence_at_1 is True
+
+
 def test_the_sentence_before_one_in_lower_case_is_not_that_one(tmp_path: Path) -> None:
     """BIND's review (2026-12-05): a sentence starting in lower case ("max-ncache-ttl
     cannot …") has no boundary before it, so a quote of the sentence before was widened

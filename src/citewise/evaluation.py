@@ -24,9 +24,11 @@ document around its offsets, extended on both sides to sentence boundaries
 ``.``/``!``/``?`` — optionally closed by a quote or bracket — followed by
 whitespace and a character that is not lower case; a single line break is not a
 boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."), and not past the start
-of a list item the loader marked in the cited passage (:func:`item_bounded`: HTML lists
-are stored without bullets, one item a line, and each item is quoted alone, so one item's
-citation is that item, not the list glued into a sentence). An expected sentence
+of a list item the loader marked in the cited passage, nor of a table's row
+(:func:`item_bounded`: HTML lists are stored without bullets, one item a line, and each
+item is quoted alone, so one item's citation is that item, not the list glued into a
+sentence; a row is quoted alone too, and a row without a full stop is not its neighbours'
+sentence — Jinja's review, 2026-12-05, saw one row's quote matched as six). An expected sentence
 is **matched** by a citation when, in the cited document, an occurrence of it is covered
 by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its characters
 and the citation's own characters are partly inside it — so a citation that contains it,
@@ -76,6 +78,7 @@ from citewise.evaluation_questions import (
 from citewise.evaluation_questions import (
     norm as _norm,
 )
+from citewise.sentences import row_starts
 
 if TYPE_CHECKING:
     from citewise.answer import Answer, CitationOccurrence
@@ -148,14 +151,16 @@ class _Texts:
         return self.cache[document_id]
 
     def list_items(self, chunk_id: int | None) -> list[int]:
-        """Where the loader's list items begin in chunk ``chunk_id``, as document offsets
-        (none for a chunk that is gone or a format without roles)."""
+        """Where the loader's list items, and a table's rows, begin in chunk ``chunk_id``,
+        as document offsets (none for a chunk that is gone or a format without roles)."""
         if chunk_id is None:
             return []
         if chunk_id not in self.items:
-            chunks = self.kb.store.get_chunks([chunk_id])
-            self.items[chunk_id] = sorted({c.start_char + a for c in chunks
-                                           for a, _, role in c.roles if role == "list_item"})
+            starts: set[int] = set()
+            for c in self.kb.store.get_chunks([chunk_id]):
+                starts |= {c.start_char + a for a, _, role in c.roles if role == "list_item"}
+                starts |= {c.start_char + a for a in row_starts(c.text, c.roles)}
+            self.items[chunk_id] = sorted(starts)
         return self.items[chunk_id]
 
     def of(self, document: str) -> tuple[str, tuple[str, list[int]]] | None:

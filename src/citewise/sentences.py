@@ -9,10 +9,11 @@ cut here: the spans are of the text as stored, never of a rewrite of it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from citewise.text import STOPWORDS
 
-__all__ = ["ends_abbreviation", "join_abbreviations", "sentence_spans"]
+__all__ = ["ends_abbreviation", "join_abbreviations", "row_starts", "sentence_spans"]
 
 # A sentence ends at . ! ? … followed by closing quotes/brackets and space, after CJK 。！？,
 # or at a blank line. The match starts AT the punctuation (not with a look-behind after
@@ -225,3 +226,22 @@ def _push(text: str, a: int, b: int, out: list[tuple[int, int]]) -> None:
         b -= 1
     if b > a:
         out.append((a, b))
+
+
+def row_starts(text: str, roles: Sequence[tuple[int, int, str]]) -> set[int]:
+    """Where each row of a ``table`` role span after its first begins: a line of cells
+    (" | ") under another. A quote is cut there (a row without a full stop ran into the
+    next), and the evaluation's sentence of a cited row ends there too."""
+    out: set[int] = set()
+    for a, b, role in roles:
+        if role != "table":
+            continue
+        at = text.find("\n", a, b)
+        while at != -1:
+            line_end = text.find("\n", at + 1, b)
+            line = text[at + 1: line_end if line_end != -1 else b]
+            before = text.rfind("\n", a, at)
+            if "|" in line and "|" in text[a if before < 0 else before + 1:at]:
+                out.add(at + 1)
+            at = line_end
+    return out

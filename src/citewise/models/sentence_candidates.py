@@ -22,6 +22,7 @@ from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments, unfenced
 from citewise.models.sentence_structure import CODE_ROLES, LABEL_ROLES, LEAD_IN_WORDS
+from citewise.sentences import row_starts
 from citewise.text import POINTING_WORDS
 
 __all__ = ["Sentence", "candidates"]
@@ -214,7 +215,7 @@ def _items_apart(text: str, roles: Sequence[tuple[int, int, str]],
     flags, default behaviour |" over "G_KEY_FILE_KEEP_COMMENTS | Use this flag …", GLib's
     review, 2026-12-05). A row is a line with a cell mark: a wrapped cell of a table laid
     out in text (an Info manual's) goes on over its lines."""
-    starts = sorted({a for a, _, role in roles if role == "list_item"} | _rows(text, roles))
+    starts = sorted({a for a, _, role in roles if role == "list_item"} | row_starts(text, roles))
     if not starts:
         return spans
     out: list[tuple[int, int]] = []
@@ -229,23 +230,6 @@ def _items_apart(text: str, roles: Sequence[tuple[int, int, str]],
                 out.append((a, end))
             a = c
         out.append((a, b))
-    return out
-
-
-def _rows(text: str, roles: Sequence[tuple[int, int, str]]) -> set[int]:
-    """Where each row of a table after its first begins (a line of cells: " | ")."""
-    out: set[int] = set()
-    for a, b, role in roles:
-        if role != "table":
-            continue
-        at = text.find("\n", a, b)
-        while at != -1:
-            line_end = text.find("\n", at + 1, b)
-            line = text[at + 1: line_end if line_end != -1 else b]
-            before = text.rfind("\n", a, at)
-            if "|" in line and "|" in text[a if before < 0 else before + 1:at]:
-                out.add(at + 1)
-            at = line_end
     return out
 
 
