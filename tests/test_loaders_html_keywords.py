@@ -208,6 +208,26 @@ def test_bold_lines_in_a_row_are_one_section_only_for_keywords() -> None:
     assert "row1" in meta["anchors"]  # an empty cell's anchor points at what follows
 
 
+def test_a_parameters_name_and_type_over_its_dash_is_no_heading() -> None:
+    """Sphinx's parameter lists (Jinja's API, new-user review 2026-12-05): a parameter with a
+    subscripted type, "<strong>newline_sequence</strong> (<em>te.Literal</em><em>[</em>…)
+    – ", read as a keyword's synopsis and headed a section of its own (five in Jinja's
+    API). Its dash says its description follows; a keyword's synopsis has none."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    item = ("<li><p><strong>newline_sequence</strong> (<em>te.Literal</em><em>[</em><em>'\\n'"
+            "</em><em>, </em><em>'\\r\\n'</em><em>]</em>) – </p><p>The sequence that starts "
+            "a newline.</p></li>")
+    html = (f"<html><body><h1>API</h1><p>Parameters:</p><ul>{item}</ul>"
+            "<p>After the list.</p></body></html>")
+    text, _, sections, _ = extract_html(html)
+    assert [s[2] for s in sections] == ["API"]
+    assert "newline_sequence (te.Literal" in text
+    keyword = ('<html><body><h1>API</h1><div class="para"><p><b>timeout</b> <span>'
+               "[&lt;seconds&gt;]</span></p></div><p>Sets it.</p></body></html>")
+    assert [s[2] for s in extract_html(keyword)[2]] == ["API", "API > timeout [<seconds>]"]
+
+
 _EXIM = """<html><body><div class="chapter"><h2>Chapter 30 - The smtp transport</h2>
 <div class="section"><h3>4. Private options for smtp</h3>
 <p>The private options of the smtp transport are as follows.</p>

@@ -314,3 +314,22 @@ def test_a_heading_that_links_to_the_sites_front_page_is_its_banner() -> None:
     for href in ("intro.html", "https://getbootstrap.com/", "#top"):
         other = page.replace("../../index.html", href)
         assert read_html(other)[0].startswith("Django 3.2.25 documentation"), href
+
+
+def test_a_name_in_code_that_reads_like_a_page_turn_is_kept() -> None:
+    """Jinja's table of filters (new-user review, 2026-12-05): ``first()`` and ``last()``
+    link to their entries in code, and were dropped as "First" and "Last" buttons, which
+    shifted the table's rows. A "Last" link in words is still a page turn."""
+    cell = ('<td><p><a class="reference internal" href="#jinja-filters.{0}"><code class="xref '
+            'py py-func docutils literal notranslate"><span class="pre">{0}()</span></code>'
+            '</a></p></td>')
+    rows = [["escape", "last", "replace"], ["first", "list", "round"]]
+    rows += [[f"f{i}{j}" for j in range(3)] for i in range(6)]  # the table has 54
+    html = ("<html><body><h1>Filters</h1><table>"
+            + "".join("<tr>" + "".join(cell.format(n) for n in row) + "</tr>" for row in rows)
+            + "</table><p>End.</p></body></html>")
+    text, _, _, _ = extract_html(html)
+    assert "escape() | last() | replace()" in text and "first() | list() | round()" in text
+    bar = ('<html><body><div><a href="a.html">First</a> | <a href="z.html">Last</a></div>'
+           "<h1>Filters</h1><p>End.</p></body></html>")
+    assert "Last" not in extract_html(bar)[0]

@@ -65,3 +65,41 @@ def test_the_sphinx_sidebar_and_other_asides_are_left_out() -> None:
     assert text.startswith("General\n\nThe following platform features are supported")
     assert "Borg 1.2.4" not in text
     assert "release notes" not in text  # an aside that is no note is still a sidebar
+
+
+def test_an_rst_sidebar_is_the_texts_box_with_its_title_as_label() -> None:
+    """rST's ``.. sidebar::`` is part of the text: docutils writes it as ``<aside
+    class="sidebar">`` with a ``<p class="sidebar-title">``, and SQLAlchemy's "Lazy
+    Connecting" box (one of 15) was lost with the site's sidebars (new-user review,
+    2026-12-05). Its title labels its first paragraph, as an admonition's does."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    page = ('<html><body><div role="main"><section id="s"><h2>Engine</h2><p>First paragraph.'
+            '</p><{0} class="sidebar"><p class="sidebar-title">Lazy Connecting</p><p>The Engine '
+            'has not actually tried to connect to the database yet.</p></{0}><p>Last paragraph.'
+            '</p></section></div></body></html>')
+    for tag in ("aside", "div"):  # docutils 0.18 and later, and before
+        text, _, sections, _ = extract_html(page.format(tag))
+        assert text == ("Engine\n\nFirst paragraph.\n\nLazy Connecting: The Engine has not "
+                        "actually tried to connect to the database yet.\n\nLast paragraph.")
+        assert [s[2] for s in sections] == ["Engine"]
+
+
+def test_a_bold_label_over_its_boxs_one_paragraph_labels_it() -> None:
+    """SQLAlchemy's API pages box each class's bases: ``<div class="class-bases">`` with a
+    bold "Class signature" over one paragraph. As a heading it opened a section that ran
+    on over the class's methods (review, 2026-12-05); it labels its paragraph."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    page = ('<html><body><h2>API</h2><dl class="py class"><dt id="P">class Pool()</dt><dd>'
+            '<p>Abstract base class.</p><div class="class-bases docutils container"><p><strong>'
+            'Class signature</strong></p><p>class Pool (Identified)</p></div><dl class="py '
+            'method"><dt id="P.connect">connect()</dt><dd><p>Return a connection.</p></dd></dl>'
+            '</dd></dl></body></html>')
+    text, _, sections, _ = extract_html(page)
+    assert "Class signature: class Pool (Identified)" in text
+    assert [s[2] for s in sections] == ["API"]
+    # A bold title over a box of several paragraphs still heads them.
+    box = ('<html><body><h2>API</h2><div><p><b>Options</b></p><p>One.</p><p>Two.</p></div>'
+           '</body></html>')
+    assert [s[2] for s in extract_html(box)[2]][-1] == "API > Options"

@@ -3,8 +3,8 @@
 Apart from the walk (:mod:`.html`) because these are facts about single elements: an
 element's role as evidence (a definition's term, a table, a version-change note, a notice,
 a bold-only paragraph that is a heading), an ordered list item's number ("3. ", "c. ",
-"iv. "), a footnote's label ("[1] ", written on its note's line) and its marker in the
-text ("[1]"), a superscript that reads as a power, and what a code block hides.
+"iv. "), a superscript that reads as a power, and what a code block hides. A note's or a
+box's label and a footnote's are in :mod:`._html_notes`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from typing import Any
 
 from citewise.knowledge.loaders._html_generators import is_declaration
 
-__all__ = ["HEADING_QUERY", "LISTING_CODE", "admonition_label", "block_role",
-           "class_names", "column_used", "entry_name", "first_cell", "footnote_label",
-           "footnote_marker", "is_caption", "is_code_block", "is_exponent",
+__all__ = ["HEADING_QUERY", "LISTING_CODE", "block_role", "class_names", "column_used",
+           "entry_name", "first_cell", "is_caption", "is_code_block", "is_exponent",
            "is_hidden_code", "is_keyword", "is_layout_cell", "is_section", "item_number",
            "opens_entry", "start_number"]
 
@@ -134,54 +133,6 @@ def is_exponent(node: Any, before: str) -> str:
     if _EXPONENT.fullmatch(text) is not None:
         return "^"
     return "^(" if len(text) <= 20 and _EXPONENT_TERM.fullmatch(text) is not None else ""
-
-
-def footnote_marker(node: Any) -> str:
-    """A footnote's marker in the text as it reads ("[1]"), or "" when ``node`` is none:
-    mdBook writes ``tables<sup class="footnote-reference"><a>1</a></sup>``, pandoc
-    ``<a class="footnote-ref"><sup>1</sup></a>`` and rustdoc ``<sup id="fnref1"><a
-    href="#fn1">1</a></sup>``, which read "tables1" as plain text."""
-    classes = class_names(node)
-    role = (node.attributes.get("role") or "").lower()
-    if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"
-            or (node.tag == "sup" and (node.attributes.get("id") or "").startswith("fnref"))):
-        return ""
-    label = (node.text(deep=True) or "").strip().strip("[]")
-    return f"[{label}]" if 0 < len(label) <= 8 else ""
-
-
-def admonition_label(node: Any) -> str:
-    """An admonition's title as the prefix of its first paragraph ("Note: ", "See also: "),
-    or "" when ``node`` is none. Sphinx and Python-Markdown (MkDocs) write it as ``<p
-    class="admonition-title">Note</p>``: a paragraph of its own, it read as the heading of
-    the note's text (its context) in place of the section's; rST's loader writes it so."""
-    if not (node.tag == "p" and "admonition-title" in class_names(node)) \
-            and not _note_heading(node):
-        return ""
-    title = " ".join((node.text(deep=True) or "").split())
-    return "" if not title or len(title) > 60 else title + (" " if title[-1] in ":.!?" else ": ")
-
-
-_ADMONITION_CLASSES = frozenset(("note", "tip", "warning", "caution", "important",
-                                 "admonition", "hint", "attention", "danger", "seealso"))
-
-
-def _note_heading(node: Any) -> bool:
-    """The title of a note written as a heading, its first element: DocBook's ``<div
-    class="note"><h3 class="title">Note</h3>`` (PostgreSQL's manual), Apache's ``<div
-    class="note"><h3>Note</h3>``. As a heading it opened a section "Note" that ran on past
-    the note to the next real heading: 171 of PostgreSQL's 932 chunks were said to be in a
-    "Note" they were not in."""
-    if node.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
-        return False
-    parent = node.parent
-    if parent is None or not class_names(parent) & _ADMONITION_CLASSES:
-        return False
-    first = parent.child
-    while first is not None and first.tag in ("-text", "-comment"):
-        first = first.next
-    return first is not None and first.mem_id == node.mem_id and len(
-        (node.text(deep=True) or "").split()) <= 3
 
 
 def is_code_block(node: Any) -> bool:
@@ -345,9 +296,12 @@ def _is_bold_title(node: Any) -> bool:
     # entry however long its synopsis ("stick-table type {ip | integer | string [len
     # <length>] | …} size <size> [expire <expire>] …", "acl <aclname> <criterion> …
     # <value> ..."): 25 such entries were filed under the one before (review, 2026-12-05).
+    # A synopsis ending in a dash is a parameter's, its description after it (Sphinx's
+    # "<strong>newline_sequence</strong> (<em>te.Literal</em><em>[</em>…) – " of each
+    # parameter with a subscripted type: five sections of Jinja's API, review 2026-12-05).
     if synopsis and not is_keyword(node) and (
             _SYNOPSIS.search(synopsis) is None or len(synopsis.split()) > _TITLE_WORDS
-            or _TITLE_END.search(synopsis)):
+            or _TITLE_END.search(synopsis) or _LEAD_DASH.search(synopsis)):
         return False
     return (bool(text) and len(text.split()) <= _TITLE_WORDS
             and (_TITLE_END.search(text) is None or _NUMBERED.match(text) is not None))
@@ -359,6 +313,7 @@ def is_keyword(node: Any) -> bool:
 
 
 _SYNOPSIS = re.compile(r"[<\[{|]")
+_LEAD_DASH = re.compile(r"\s[-–—]\s*\Z")
 
 # "Table 21.1.", "Example 8.3.", "Figure A.1." (not "Example usage", which heads a section)
 _CAPTION = re.compile(r"(?:Table|Example|Figure|Listing|Procedure|Equation)\s+(?:\d|[A-Z]\.)")
@@ -375,24 +330,6 @@ def is_caption(node: Any, text: str) -> bool:
 # A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not
 # work.": a heading even when it is written as a sentence.
 _NUMBERED = re.compile(r"\(?\d{1,3}[.)]\s")
-
-
-def footnote_label(node: Any) -> str:
-    """A docutils footnote's label ("[1] "), taken out of the tree to be written on its
-    text's line: it is a <span> before the note's <p>, which would leave it a line alone.
-    Its links back to where it is referenced ("(1,2)") go: they are navigation."""
-    label = ""
-    for sup in node.css("sup.footnote-definition-label"):  # mdBook's
-        if sup.parent is not None and sup.parent.mem_id == node.mem_id:
-            label = f"[{' '.join(sup.text().split())}]"
-            sup.decompose()
-    for span in node.css("span.label, span.backrefs"):
-        if span.parent is None or span.parent.mem_id != node.mem_id:
-            continue  # a nested note's (a list of footnotes holds each)
-        if "label" in (span.attributes.get("class") or "").split():
-            label = " ".join(span.text().split())
-        span.decompose()
-    return f"{label} " if label else ""
 
 
 def first_cell(cell: Any) -> bool:

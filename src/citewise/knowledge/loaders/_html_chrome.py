@@ -21,7 +21,7 @@ from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
 __all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_colophon", "is_contents",
            "is_empty_category", "is_footnote", "is_navigation", "is_tab_panel", "letters_of",
-           "tab_label"]
+           "tab_label", "text_sidebar"]
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
@@ -104,7 +104,7 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     ident = attrs.get("id") or ""
     named = _BOILERPLATE.search(attrs.get("class") or "") is not None or (
         _BOILERPLATE.search(ident) is not None and not _titled_id(node, ident))
-    return named and node.css_first("main, article") is None and not _docbook_sidebar(node)
+    return named and node.css_first("main, article") is None and not text_sidebar(node)
 
 
 def _titled_id(node: Any, ident: str) -> bool:
@@ -125,13 +125,17 @@ _TITLE_QUERY = "h1, h2, h3, h4, h5, h6, dt"
 _ID_WORDS = re.compile(r"[^\W_]{2,}")
 
 
-def _docbook_sidebar(node: Any) -> bool:
-    """DocBook's ``<sidebar>``, a box of the text (the Debian Administrator's Handbook's
-    "VOCABULARY", "SECURITY", "TIP" boxes: 192 paragraphs of 14 pages, 2026-12-04), not a
-    site's sidebar: DocBook XSL writes it as ``<div class="sidebar">`` with a title page
-    or Publican's ``div.para`` paragraphs, which a site's link list has not."""
+def text_sidebar(node: Any) -> bool:
+    """A sidebar of the text, not a site's: DocBook's ``<sidebar>`` (the Debian
+    Administrator's Handbook's "VOCABULARY", "SECURITY", "TIP" boxes: 192 paragraphs of 14
+    pages, 2026-12-04), which DocBook XSL writes as ``<div class="sidebar">`` with a title
+    page or Publican's ``div.para`` paragraphs, and rST's ``.. sidebar::``, which docutils
+    writes as ``<aside class="sidebar">`` (``<div>`` before 0.18) with its ``<p
+    class="sidebar-title">`` (SQLAlchemy's "Lazy Connecting" and 14 more boxes were lost:
+    new-user review, 2026-12-05). A site's link list has none of these."""
     classes = (node.attributes.get("class") or "").split()
-    return "sidebar" in classes and node.css_first("div.titlepage, div.para") is not None
+    return "sidebar" in classes and node.css_first(
+        "div.titlepage, div.para, p.sidebar-title") is not None
 
 
 # An <aside> is left out as a sidebar, except the notes a page's text refers to: docutils
@@ -273,7 +277,9 @@ def _is_nav_link(link: Any) -> bool:
     )
     letters = letters_of(words)
     if letters in NAV_WORDS:
-        return True
+        # A name in code is no "Last" or "Next" button: Jinja's filters ``first()`` and
+        # ``last()`` were dropped from its table of filters (review, 2026-12-05).
+        return link.css_first("code, tt, kbd, samp") is None
     # Texinfo 6 (texi2any's ``<table class="header">``): "<<", "<", ">", ">>", "?", each
     # with a title saying where it goes ("Next section in reading order").
     if not letters and words.strip() and ARROWS.fullmatch(words.strip()):

@@ -65,9 +65,10 @@ def numbered_headings(text: str) -> tuple[list[SectionSpan], list[RoleSpan]]:
                 continue
             last = i
         elif m.group("number") and "." in m.group("number"):
-            last, kind = _question_end(lines, i, apart)
-            if last is None:
+            end, kind = _question_end(lines, i, apart)
+            if end is None:
                 continue
+            last = end
         else:
             continue
         title = " ".join(" ".join(lines[i:last + 1]).replace("\xa0", " ").split())

@@ -25,14 +25,11 @@ from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
 from citewise.knowledge.loaders._decode import decode_markup, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     LISTING_CODE,
-    admonition_label,
     block_role,
     class_names,
     column_used,
     entry_name,
     first_cell,
-    footnote_label,
-    footnote_marker,
     is_caption,
     is_code_block,
     is_exponent,
@@ -54,12 +51,14 @@ from citewise.knowledge.loaders._html_chrome import (
     is_navigation,
     is_tab_panel,
     tab_label,
+    text_sidebar,
 )
 from citewise.knowledge.loaders._html_content import main_content
 from citewise.knowledge.loaders._html_generators import is_badge, math_text
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
+from citewise.knowledge.loaders._html_notes import admonition_label, footnote_label, footnote_marker
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -106,7 +105,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             _walk(child, out, in_main, guess)  # an article's own header holds its headline
         elif (
             tag in ("-comment", "-doctype")
-            or (tag in _DROP and not (tag == "aside" and is_footnote(child)))
+            or (tag in _DROP and not (tag == "aside" and (is_footnote(child)
+                                                           or text_sidebar(child))))
             or is_boilerplate(child, guess and not in_main)
             or is_navigation(child)
             or is_colophon(child)
@@ -359,8 +359,9 @@ class HtmlLoader:
     # section's element ends its section, a table cell holding a heading is layout; 37
     # qdoc's navigation bar and properties, nginx's directive tables; 38 Erlang's pages:
     # a heading's <div>s inline, articles beside headings, an article's heading levels;
-    # 39 an article's headings of one rank siblings, common section classes narrowed
-    version = "39"
+    # 39 an article's headings of one rank siblings, common section classes narrowed; 40
+    # rST sidebars, a box's bold label, names in code no page turns, a parameter's dash
+    version = "40"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

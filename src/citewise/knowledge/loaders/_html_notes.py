@@ -1,0 +1,101 @@
+"""The labels of a page's notes and boxes, as a reader sees them beside their text.
+
+Apart from :mod:`._html_blocks` because each is one kind of small print a generator sets
+off in its own way, and read as blocks of their own they became headings or lone lines:
+an admonition's title ("Note", "Warning"), a sidebar's or a box's bold title, written as
+the prefix of its first paragraph ("Note: …", "Lazy Connecting: …"); a footnote's label
+("[1] ", written on its note's line) and its marker in the text ("[1]").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citewise.knowledge.loaders._html_blocks import class_names
+
+__all__ = ["admonition_label", "footnote_label", "footnote_marker"]
+
+
+def admonition_label(node: Any) -> str:
+    """An admonition's title as the prefix of its first paragraph ("Note: ", "See also: "),
+    or "" when ``node`` is none. Sphinx and Python-Markdown (MkDocs) write it as ``<p
+    class="admonition-title">Note</p>``: a paragraph of its own, it read as the heading of
+    the note's text (its context) in place of the section's; rST's loader writes it so.
+    A docutils sidebar's ``<p class="sidebar-title">`` is read the same way."""
+    if not (node.tag == "p" and class_names(node) & _TITLE_CLASSES) and not _note_heading(node) \
+            and not _box_label(node):
+        return ""
+    title = " ".join((node.text(deep=True) or "").split())
+    return "" if not title or len(title) > 60 else title + (" " if title[-1] in ":.!?" else ": ")
+
+
+_TITLE_CLASSES = frozenset(("admonition-title", "sidebar-title"))  # docutils' box titles
+_ADMONITION_CLASSES = frozenset(("note", "tip", "warning", "caution", "important",
+                                 "admonition", "hint", "attention", "danger", "seealso"))
+
+
+def _box_label(node: Any) -> bool:
+    """A bold paragraph over the one other paragraph of its box: ``<div class="class-bases
+    container"><p><strong>Class signature</strong></p><p>class QueuePool (Pool)</p></div>``
+    (SQLAlchemy's API pages, 15 of them). Read as a heading it opened a section "Class
+    signature" that ran on over the class's methods (new-user review, 2026-12-05)."""
+    parent = node.parent
+    if node.tag != "p" or parent is None or parent.tag != "div":
+        return False
+    kids = [c for c in parent.iter(include_text=False) if c.tag != "-comment"]
+    if len(kids) != 2 or kids[0].mem_id != node.mem_id or kids[1].tag != "p":
+        return False
+    bold = list(node.iter(include_text=False))
+    words = (node.text(deep=True) or "").strip()
+    return (len(bold) == 1 and bold[0].tag in ("b", "strong") and 0 < len(words.split()) <= 4
+            and (bold[0].text(deep=True) or "").strip() == words)
+
+
+def _note_heading(node: Any) -> bool:
+    """The title of a note written as a heading, its first element: DocBook's ``<div
+    class="note"><h3 class="title">Note</h3>`` (PostgreSQL's manual), Apache's ``<div
+    class="note"><h3>Note</h3>``. As a heading it opened a section "Note" that ran on past
+    the note to the next real heading: 171 of PostgreSQL's 932 chunks were said to be in a
+    "Note" they were not in."""
+    if node.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        return False
+    parent = node.parent
+    if parent is None or not class_names(parent) & _ADMONITION_CLASSES:
+        return False
+    first = parent.child
+    while first is not None and first.tag in ("-text", "-comment"):
+        first = first.next
+    return first is not None and first.mem_id == node.mem_id and len(
+        (node.text(deep=True) or "").split()) <= 3
+
+
+def footnote_marker(node: Any) -> str:
+    """A footnote's marker in the text as it reads ("[1]"), or "" when ``node`` is none:
+    mdBook writes ``tables<sup class="footnote-reference"><a>1</a></sup>``, pandoc
+    ``<a class="footnote-ref"><sup>1</sup></a>`` and rustdoc ``<sup id="fnref1"><a
+    href="#fn1">1</a></sup>``, which read "tables1" as plain text."""
+    classes = class_names(node)
+    role = (node.attributes.get("role") or "").lower()
+    if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"
+            or (node.tag == "sup" and (node.attributes.get("id") or "").startswith("fnref"))):
+        return ""
+    label = (node.text(deep=True) or "").strip().strip("[]")
+    return f"[{label}]" if 0 < len(label) <= 8 else ""
+
+
+def footnote_label(node: Any) -> str:
+    """A docutils footnote's label ("[1] "), taken out of the tree to be written on its
+    text's line: it is a <span> before the note's <p>, which would leave it a line alone.
+    Its links back to where it is referenced ("(1,2)") go: they are navigation."""
+    label = ""
+    for sup in node.css("sup.footnote-definition-label"):  # mdBook's
+        if sup.parent is not None and sup.parent.mem_id == node.mem_id:
+            label = f"[{' '.join(sup.text().split())}]"
+            sup.decompose()
+    for span in node.css("span.label, span.backrefs"):
+        if span.parent is None or span.parent.mem_id != node.mem_id:
+            continue  # a nested note's (a list of footnotes holds each)
+        if "label" in (span.attributes.get("class") or "").split():
+            label = " ".join(span.text().split())
+        span.decompose()
+    return f"{label} " if label else ""
