@@ -16,6 +16,7 @@ COMMANDS = (
     "citewise.cli.ingest",
     "citewise.cli.docs",
     "citewise.cli.ask",
+    "citewise.cli.search",
     "citewise.cli.eval",
     "citewise.cli.explain",
     "citewise.cli.resume",

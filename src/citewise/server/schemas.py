@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.agent.state import Decision
 from citewise.answer import Answer
 from citewise.events import Interrupt
+
+if TYPE_CHECKING:
+    from citewise.knowledge.retrieve.hits import Hit
 
 __all__ = [
     "AskRequest",
@@ -32,6 +35,7 @@ __all__ = [
     "TurnInfo",
     "UploadResult",
     "document_metadata",
+    "hit_info",
 ]
 
 RunStatus = Literal["running", "paused", "completed", "failed", "cancelled"]
@@ -212,6 +216,15 @@ class HitInfo(BaseModel):
 
 class SearchResponse(BaseModel):
     hits: list[HitInfo] = Field(description="Best first.")
+
+
+def hit_info(hit: Hit, source: str) -> HitInfo:
+    """What the API says of a search hit (``source``: its document's, as shown)."""
+    return HitInfo(chunk_id=hit.chunk_id, document_id=hit.document_id, source=source,
+                   title=hit.title, text=hit.text, start_char=hit.start_char,
+                   end_char=hit.end_char, score=hit.score, page=hit.page,
+                   page_label=hit.page_label, anchor=hit.anchor, section=hit.section,
+                   line=hit.line)
 
 
 class FeedbackRequest(_Request):

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from citewise.server.deps import ERRORS, Caller, State
 from citewise.server.routes.documents import display_source
-from citewise.server.schemas import HitInfo, SearchRequest, SearchResponse
+from citewise.server.schemas import SearchRequest, SearchResponse, hit_info
 
 __all__ = ["router"]
 
@@ -21,10 +21,4 @@ async def search(body: SearchRequest, state: State, who: Caller) -> SearchRespon
     filters = body.filters.model_dump(exclude_none=True) if body.filters else None
     hits = await asyncio.to_thread(kb.search, body.query, k=body.k, filters=filters)
     return SearchResponse(hits=[
-        HitInfo(chunk_id=h.chunk_id, document_id=h.document_id,
-                source=display_source(h.source, state.services.data_dir), title=h.title,
-                text=h.text, start_char=h.start_char, end_char=h.end_char, score=h.score,
-                page=h.page, page_label=h.page_label, anchor=h.anchor, section=h.section,
-                line=h.line)
-        for h in hits
-    ])
+        hit_info(h, display_source(h.source, state.services.data_dir)) for h in hits])

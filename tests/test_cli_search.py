@@ -1,0 +1,72 @@
+"""``citewise search``: the passages a query finds, on a knowledge base made by ``citewise
+ingest`` — the HTTP API's JSON shape, tenant and source filters, exact offsets, and typed
+one-line errors (new-user reviews, 2026-12-05, reached for it and found no such command)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citewise.cli.main import main
+from citewise.server.schemas import SearchResponse
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "tents.md").write_text("# Tents\n\nAir tents daily after rain.\n\n## Poles\n\n"
+                                  "Carry two spare poles on every trip.\n")
+    (src / "stoves.txt").write_text("Light stoves outdoors only. Spare poles do not burn.\n")
+    (src / "acme.txt").write_text("Acme carries spare poles in its canoes.\n")
+    kb = tmp_path / "kb"
+    for args in ([str(src / "tents.md"), str(src / "stoves.txt")],
+                 [str(src / "acme.txt"), "--tenant", "acme"]):
+        code, _, err = run(capsys, "ingest", *args, "--data-dir", str(kb))
+        assert code == 0, err
+    return kb
+
+
+def test_search_prints_passages_best_first_with_their_place(
+        data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "search", "spare poles", "--data-dir", str(data))
+    assert code == 0, err
+    blocks = out.split("\n[")
+    assert out.startswith("[1] ") and blocks[1].startswith("2] ")
+    assert "tents.md — Tents > Poles — line 5  (score " in blocks[0]
+    assert "Carry two spare poles on every trip." in out and "Acme" not in out
+
+
+def test_search_json_is_the_http_shape_with_exact_offsets(
+        data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "search", "spare poles", "-k", "1", "--json",
+                         "--source", "*.txt", "--data-dir", str(data))
+    assert code == 0, err
+    hits = SearchResponse.model_validate(json.loads(out)).hits
+    assert len(hits) == 1 and hits[0].source.endswith("stoves.txt")
+    text = Path(hits[0].source).read_text()
+    assert text[hits[0].start_char:hits[0].end_char] == hits[0].text
+    code, out, err = run(capsys, "search", "canoes", "--tenant", "acme", "--json",
+                         "--data-dir", str(data))
+    assert [h["source"].rsplit("/", 1)[-1] for h in json.loads(out)["hits"]] == ["acme.txt"]
+
+
+def test_search_errors_are_one_line_with_a_code(tmp_path: Path, data: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "search", "poles", "--data-dir", str(tmp_path / "none"))
+    assert code == 2 and err.strip().endswith("[no_knowledge_base]") and not out
+    code, _, err = run(capsys, "search", "poles", "-k", "0", "--data-dir", str(data))
+    assert code == 2 and err.strip().endswith("[invalid_k]")
+    code, _, err = run(capsys, "search", "   ", "--data-dir", str(data))
+    assert code == 2 and err.strip().endswith("[empty_query]")
+    # A word no passage has finds nothing by words (by meaning, the nearest passages).
+    code, out, _ = run(capsys, "search", "zeppelin", "--mode", "lexical", "--data-dir", str(data))
+    assert code == 0 and out == "no passage found\n"
