@@ -213,6 +213,28 @@ def test_a_sentence_that_only_points_back_is_quoted_with_the_one_before(tmp_path
         kb.close()
 
 
+LIGHTTPD = ("Configuration\n=============\n\n:Author: Jan\n\nOptions\n-------\n\n"
+            "server.max-keep-alive-requests\n  maximum number of requests per keep-alive "
+            "connection\n\n  Default: 100\n\nserver.max-keep-alive-idle\n  maximum number of "
+            "seconds until a idling keep-alive connection is dropped\n\n  Default: 30\n")
+
+
+def test_a_quotes_part_without_a_full_stop_is_cited_once_with_the_next(tmp_path: Path) -> None:
+    """lighttpd's review (2026-12-05): "… connection is dropped [1] Default: 30 [1]" — the
+    description has no full stop, so it and "Default: 30" are one claim, and a marker after
+    each cited that claim twice with the same excerpt."""
+    answer, kb = ask(tmp_path, "configuration.txt", LIGHTTPD,
+                     "how long will lighttpd keep an idle keep-alive connection open before "
+                     "dropping it, by default?", strict=False)
+    try:
+        assert answer.text.endswith("is dropped Default: 30 [1]"), answer.text
+        assert len(answer.citations) == 1 and answer.citations[0].excerpt.endswith("Default: 30")
+        assert [c.status for c in answer.claims] == ["supported"]
+        assert_at_offsets(answer, kb)
+    finally:
+        kb.close()
+
+
 def test_a_hard_wrapped_markdown_paragraph_is_answered_as_one_line(tmp_path: Path) -> None:
     """The answer read "Water them\\ntwice a week …" (the file's line breaks); its citation
     still points at the stored characters, line breaks and all."""

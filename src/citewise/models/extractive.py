@@ -300,8 +300,13 @@ def _marked(c: _Candidate) -> str:
     label = (f"{c.term.rstrip(':') or c.term}: " if c.term and c.term not in c.text else "")
     if len(spans) < 2:
         return label + _unwrapped(c.text, c.lead) + marker
-    return label + " ".join(_unwrapped(c.text[a:b], c.lead if not i else "") + marker
-                            for i, (a, b) in enumerate(spans))
+    # A part without a full stop runs on into the next as one claim: a marker after it
+    # cited that claim twice ("… connection is dropped [1] Default: 30 [1]", lighttpd's
+    # review, 2026-12-05).
+    return label + " ".join(
+        _unwrapped(c.text[a:b], c.lead if not i else "")
+        + (marker if i == len(spans) - 1 or _SENTENCE_END.search(c.text[a:b].rstrip()) else "")
+        for i, (a, b) in enumerate(spans))
 
 
 _WRAP = re.compile(r"[ \t]*\n[ \t]*")
