@@ -304,3 +304,20 @@ def test_a_directives_syntax_table_heads_its_own_section() -> None:
               "</tr></table><p>When the server finds an .htaccess file.</p></body></html>")
     text, _, sections, _, _ = read_html(apache)
     assert {p for _, _, p in sections} == {"AllowOverride Directive"}
+
+
+def test_a_parameters_dash_runs_on_into_its_description() -> None:
+    """SQLAlchemy's parameters (sphinx-paramlinks nests a ``<p>`` in a ``<p>``, so the
+    parser closes the name's paragraph at the dash) and MkDocs' "config (MkDocsConfig) –":
+    the name was a sentence of its own and the description was quoted without it
+    (new-user review, 2026-12-05). The dash's line break is a space's: one sentence, every
+    offset where it was; a dash in code stays."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    html = ('<html><body><h2>API</h2><ul><li><p><strong>pre_ping</strong><a class="paramlink '
+            'headerlink" href="#p">¶</a> – <p>if True, the pool will emit a ping.</p></p></li>'
+            '<li><p><strong>pool_size=5</strong> – the number of connections.</p></li></ul>'
+            "<pre>echo –\n\ndone</pre></body></html>")
+    text, _, _, _ = extract_html(html)
+    assert text == ("API\n\npre_ping – \nif True, the pool will emit a ping.\n\npool_size=5 – "
+                    "the number of connections.\n\necho –\n\ndone")

@@ -169,12 +169,13 @@ def _stronger(a: str, b: str) -> str:
 
 
 def run_on(text: str, roles: list[RoleSpan]) -> str:
-    """``text`` where a sentence runs on through a short display block: a paragraph that
+    """``text`` where a sentence runs on through a short display block — a paragraph that
     stops mid-sentence, a few lines of code (three at most), and a paragraph that goes on
     in lower case ("Instead, the alias item" / ":blackhole:" / "can be used." — DocBook
-    closes the paragraph at the block, Exim's specification so; review, 2026-12-05). The
-    blank lines around the block become a line break and a space: one sentence to the
-    splitter, the block still its own line and role, every offset where it was."""
+    closes the paragraph at the block, Exim's specification so; review, 2026-12-05) — or
+    from a parameter's dash into its description. The blank lines become a line break and
+    a space: one sentence to the splitter, the block still its own line and role, every
+    offset where it was."""
     # The block before must be a paragraph (text in no role: not a heading, a list item,
     # a table or another code block).
     closed = {b for _, b, _ in roles}
@@ -191,7 +192,22 @@ def run_on(text: str, roles: list[RoleSpan]) -> str:
             continue
         chars = chars if chars is not None else list(text)
         chars[a - 1] = chars[b + 1] = " "
+    # A parameter's name and type over its description, the dash between them ending a
+    # paragraph of its own ("pre_ping –" / "if True, the pool will emit a “ping” …"): the
+    # dash says the description follows (SQLAlchemy's parameters, where sphinx-paramlinks
+    # nests a <p> in a <p>, and MkDocs' "config (MkDocsConfig) –"; review, 2026-12-05).
+    # The name was a sentence of its own, and its description quoted without it.
+    code = [(a, b) for a, b, role in roles if role in ("code", "doctest")]
+    for m in _DASH_LEAD.finditer(text):
+        end = m.end() - 2
+        if end + 2 in opened or any(a <= m.start() < b for a, b in code):
+            continue
+        chars = chars if chars is not None else list(text)
+        chars[end] = " "
     return "".join(chars) if chars is not None else text
+
+
+_DASH_LEAD = re.compile(r"(?m)^[^\n]{1,100} [–—]\n\n(?=\S)")
 
 
 _OWN_BLOCKS = frozenset(("term", "heading", "list_item", "table", "code", "doctest"))
