@@ -213,3 +213,30 @@ def test_a_pages_front_matter_titles_it_when_it_has_no_title() -> None:
     assert read_html("<!--{ not json }--><h2>Intro</h2><p>x</p>")[1] == "Intro"
     titled = "<html><head><title>Spec</title></head><body>" + page + "</body></html>"
     assert read_html(titled)[1] == "Spec"
+
+
+def test_a_sphinx_code_blocks_caption_names_it_and_runs_into_nothing() -> None:
+    """Jinja's "Required Blocks" (new-user review, 2026-12-05): each listing's caption,
+    "page.txt", read as a paragraph stopping mid-sentence, so it ran on through its short
+    listing into the next caption ("page.txt {% block body required %} issue.txt"). A
+    caption names its listing: a heading's role, no section, no run-on."""
+    from citewise.knowledge.loaders.html import read_html
+
+    def block(i: int, caption: str, code: str) -> str:
+        return (f'<div class="literal-block-wrapper docutils container" id="id{i}"><div '
+                f'class="code-block-caption"><span class="caption-text"><code class="docutils '
+                f'literal notranslate"><span class="pre">{caption}</span></code></span><a '
+                f'class="headerlink" href="#id{i}">¶</a></div>\n<div class="highlight-jinja">'
+                f'<div class="highlight"><pre><span></span>{code}\n</pre></div></div></div>\n')
+
+    html = ("<html><body><h1>Required Blocks</h1><p>Blocks can be marked as required.</p>"
+            + block(20, "page.txt", "{% block body required %}{% endblock %}")
+            + block(21, "issue.txt", '{% extends "page.txt" %}')
+            + "<p>Rendering page.txt will fail.</p></body></html>")
+    text, _, sections, _, roles = read_html(html)
+    assert text == ("Required Blocks\n\nBlocks can be marked as required.\n\npage.txt\n\n"
+                    "{% block body required %}{% endblock %}\n\nissue.txt\n\n"
+                    '{% extends "page.txt" %}\n\nRendering page.txt will fail.')
+    assert [s[2] for s in sections] == ["Required Blocks"]
+    at = text.index("issue.txt")
+    assert (at, at + len("issue.txt"), "heading") in roles

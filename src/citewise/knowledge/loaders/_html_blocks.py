@@ -249,7 +249,12 @@ _CELL_HEADING = ", ".join(f"{cell} {h}" for cell in ("td", "th") for h in _HEADI
 
 def _is_caption_line(node: Any) -> bool:
     """A paragraph that is nothing but a caption (mdBook's ``<p><span class="caption">
-    Listing 1-2: …</span></p>`` under each example): it names a listing, answers nothing."""
+    Listing 1-2: …</span></p>`` under each example, Sphinx's ``<div
+    class="code-block-caption">`` over a listing, "page.txt"): it names a listing, answers
+    nothing. (As prose, Jinja's captions ran on through their listings: "page.txt {% block
+    body required %} issue.txt", review 2026-12-05.)"""
+    if "code-block-caption" in class_names(node):
+        return True
     found = False
     child = node.child
     while child is not None:
@@ -324,7 +329,8 @@ def is_caption(node: Any, text: str) -> bool:
     class="title"><strong>Table 21.1. Methods</strong>``), not the text after it: a
     caption, never a section."""
     classes = class_names(node)
-    return "title" in classes or "caption" in classes or _CAPTION.match(text) is not None
+    return (not classes.isdisjoint(("title", "caption", "code-block-caption"))
+            or _CAPTION.match(text) is not None)
 
 
 # A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not

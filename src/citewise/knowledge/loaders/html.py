@@ -361,7 +361,7 @@ class HtmlLoader:
     # a heading's <div>s inline, articles beside headings, an article's heading levels;
     # 39 an article's headings of one rank siblings, common section classes narrowed; 40
     # rST sidebars, a box's bold label, names in code no page turns, a parameter's dash
-    # no heading and running on into its description
+    # no heading and running on into its description, Sphinx's code captions
     version = "40"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
