@@ -103,3 +103,20 @@ def test_a_bold_label_over_its_boxs_one_paragraph_labels_it() -> None:
     box = ('<html><body><h2>API</h2><div><p><b>Options</b></p><p>One.</p><p>Two.</p></div>'
            '</body></html>')
     assert [s[2] for s in extract_html(box)[2]][-1] == "API > Options"
+
+
+def test_an_old_docutils_footnote_list_writes_its_label_on_the_notes_line() -> None:
+    """docutils before 0.18 wrote footnotes as ``<dl class="footnote brackets">``, the
+    label a ``<dt class="label">``: a lone "1" over the note (SQLAlchemy's manual, CMake's
+    find_package; new-user review, 2026-12-05). It reads "[1] DDL refers …", as the
+    marker in the text does, and its id points at the label."""
+    from citewise.knowledge.loaders.html import read_html
+
+    page = ('<html><body><h2>Commit</h2><p>A statement <a class="footnote-reference brackets" '
+            'href="#id2" id="id1">1</a> and more.</p><dl class="footnote brackets"><dt '
+            'class="label" id="id2"><span class="brackets"><a class="fn-backref" href="#id1">1'
+            '</a></span></dt><dd><p>DDL refers to the subset of SQL.</p></dd></dl></body></html>')
+    text, _, _, meta, roles = read_html(page)
+    assert text == "Commit\n\nA statement [1] and more.\n\n[1] DDL refers to the subset of SQL."
+    assert text[meta["anchors"]["id2"]:].startswith("[1] DDL")
+    assert not [r for r in roles if r[2] == "term"]

@@ -18,10 +18,14 @@ __all__ = ["admonition_label", "footnote_label", "footnote_marker"]
 
 def admonition_label(node: Any) -> str:
     """An admonition's title as the prefix of its first paragraph ("Note: ", "See also: "),
-    or "" when ``node`` is none. Sphinx and Python-Markdown (MkDocs) write it as ``<p
-    class="admonition-title">Note</p>``: a paragraph of its own, it read as the heading of
-    the note's text (its context) in place of the section's; rST's loader writes it so.
+    or a footnote's term as its note's ("[1] "), or "" when ``node`` is none. Sphinx and
+    Python-Markdown (MkDocs) write it as ``<p class="admonition-title">Note</p>``: a
+    paragraph of its own, it read as the heading of the note's text (its context) in place
+    of the section's; rST's loader writes it so.
     A docutils sidebar's ``<p class="sidebar-title">`` is read the same way."""
+    if _footnote_term(node):
+        label = " ".join((node.text(deep=True) or "").split()).strip("[]")
+        return f"[{label}] " if 0 < len(label) <= 8 else ""
     if not (node.tag == "p" and class_names(node) & _TITLE_CLASSES) and not _note_heading(node) \
             and not _box_label(node):
         return ""
@@ -32,6 +36,16 @@ def admonition_label(node: Any) -> str:
 _TITLE_CLASSES = frozenset(("admonition-title", "sidebar-title"))  # docutils' box titles
 _ADMONITION_CLASSES = frozenset(("note", "tip", "warning", "caution", "important",
                                  "admonition", "hint", "attention", "danger", "seealso"))
+
+
+def _footnote_term(node: Any) -> bool:
+    """A footnote's label as docutils before 0.18 wrote it, the term of a ``<dl
+    class="footnote">`` (``<dt class="label"><span class="brackets"><a
+    class="fn-backref">1</a></span></dt>``): it was a lone "1" over the note (SQLAlchemy's
+    manual, new-user review 2026-12-05); it is written "[1] " on the note's line."""
+    parent = node.parent
+    return (node.tag == "dt" and "label" in class_names(node) and parent is not None
+            and parent.tag == "dl" and not class_names(parent).isdisjoint(("footnote", "citation")))
 
 
 def _box_label(node: Any) -> bool:

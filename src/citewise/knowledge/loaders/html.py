@@ -148,6 +148,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.roles.append((written[0], written[0] + len(written[1]), role))
         elif label := admonition_label(child):
             out.flush("\n\n")
+            _anchor(child, out)  # a footnote's id: its label, the note's first character
             out.marker = label  # "Note: " on the line of the note's first paragraph
         elif tag in _HEADINGS:
             _anchor(child, out)
@@ -361,7 +362,8 @@ class HtmlLoader:
     # a heading's <div>s inline, articles beside headings, an article's heading levels;
     # 39 an article's headings of one rank siblings, common section classes narrowed; 40
     # rST sidebars, a box's bold label, names in code no page turns, a parameter's dash
-    # no heading and running on into its description, Sphinx's code captions
+    # no heading and running on into its description, Sphinx's code captions, old
+    # docutils' footnote lists
     version = "40"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
