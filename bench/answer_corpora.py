@@ -348,6 +348,32 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "mutt/manual.txt.gz", "gnupg/FAQ", "man-db/FAQ", "procps/FAQ.gz",
                "zlib1g-dev/FAQ.gz", "zsh-common/FAQ.gz", "valgrind/FAQ.txt.gz"),
            group="reviews10"),
+    Corpus("sqlalchemy", "SQLAlchemy 1.4's manual (Sphinx HTML): thirteen pages",
+           ("python-sqlalchemy-doc",), "/usr/share/doc/python-sqlalchemy-doc/html", (
+               "intro.html", "tutorial/engine.html", "tutorial/dbapi_transactions.html",
+               "tutorial/metadata.html", "tutorial/orm_data_manipulation.html",
+               "core/engines.html", "core/pooling.html", "orm/session_basics.html",
+               "orm/cascades.html", "orm/versioning.html", "faq/connections.html",
+               "faq/sessions.html", "dialects/sqlite.html"), group="reviews11"),
+    Corpus("jinja2", "Jinja 3.1's manual (Sphinx HTML): eleven pages", ("python-jinja2-doc",),
+           "/usr/share/doc/python-jinja2-doc/html", tuple(f"{page}.html" for page in (
+               "intro", "api", "templates", "extensions", "faq", "integration", "nativetypes",
+               "sandbox", "switching", "tricks", "license")), group="reviews11"),
+    Corpus("docbookxsl", "DocBook XSL 1.79's parameter reference (DocBook HTML): fourteen pages",
+           ("docbook-xsl-doc-html",), "/usr/share/doc/docbook-xsl-doc-html/doc", (
+               "html/generate.toc.html", "html/glossary.collection.html",
+               "html/index.method.html", "html/highlight.source.html",
+               "html/custom.css.source.html", "html/base.dir.html", "html/html.stylesheet.html",
+               "html/profile.os.html", "html/use.id.as.filename.html",
+               "fo/page.height.portrait.html", "fo/paper.type.html", "pi/dbhtml_dir.html",
+               "pi/dbfo_keep-together.html", "pi/dbhtml-include_href.html"),
+           group="reviews11"),
+    Corpus("lighttpd", "lighttpd 1.4's manual (reStructuredText as .txt): fourteen files",
+           ("lighttpd-doc",), "/usr/share/doc/lighttpd", (
+               "configuration.txt.gz", "fastcgi.txt.gz", "performance.txt.gz",
+               "authentication.txt.gz", "proxy.txt", "rewrite.txt", "redirect.txt", "ssl.txt",
+               "accesslog.txt", "dirlisting.txt", "compress.txt.gz", "simple-vhost.txt",
+               "status.txt", "webdav.txt"), group="reviews11"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -368,6 +394,8 @@ GROUPS = {
                 "gnuinfo, GNU Info; 2026-12-05)",
     "reviews10": "reviews of the sixteenth session (rustdoc, django, golang, glib, haddock, "
                  "qt, erlang: HTML; textdocs: plain text; 2026-12-05)",
+    "reviews11": "reviews of the seventeenth session (sqlalchemy, jinja2: Sphinx HTML; "
+                 "docbookxsl: DocBook HTML; lighttpd: rST as text; 2026-12-05)",
 }
 
 
