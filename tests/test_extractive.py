@@ -235,6 +235,45 @@ def test_a_quotes_part_without_a_full_stop_is_cited_once_with_the_next(tmp_path:
         kb.close()
 
 
+MODULES = ("Configuration\n=============\n\n:Author: Jan\n\nModules\n-------\n\nserver.modules\n"
+           "  modules to load\n\n  Starting with lighttpd 1.4.0 three default modules are loaded "
+           "automatically:\n\n  - mod_indexfile\n  - mod_dirlisting\n  - mod_staticfile\n\n"
+           "server.event-handler\n  set the event handler\n\n  Default: \"poll\"\n")
+
+
+def test_a_lead_in_is_quoted_with_the_short_list_it_introduces(tmp_path: Path) -> None:
+    """lighttpd's review (2026-12-05): "… three default modules are loaded automatically:"
+    was the whole answer, the three never named. The list follows it, an item a line,
+    each cited and verified; alone, an item addresses no question, so its relevance is
+    judged with its lead-in (strict mode removed all but the first)."""
+    answer, kb = ask(tmp_path, "configuration.txt", MODULES,
+                     "Which modules does lighttpd load on its own even if I leave them out of "
+                     "server.modules?", strict=True)
+    try:
+        assert answer.text == ("Starting with lighttpd 1.4.0 three default modules are loaded "
+                               "automatically: [1]\n\n- mod_indexfile [1]\n- mod_dirlisting [1]"
+                               "\n- mod_staticfile [1]"), answer.text
+        assert [c.excerpt for c in answer.citations][1:] == [
+            "mod_indexfile", "mod_dirlisting", "mod_staticfile"]
+        assert all(c.status == "supported" and not c.removed for c in answer.claims)
+        assert answer.issues == []
+        assert_at_offsets(answer, kb)
+    finally:
+        kb.close()
+
+
+def test_a_list_that_runs_on_or_wraps_is_not_quoted_after_its_lead_in() -> None:
+    from citewise.models.lead_ins import introduced_items
+
+    lead = "Three modules are loaded:"
+    for rest, items in (("\n\n- a\n- b\n\nNext.", ("a", "b")),
+                        ("\n\n- a\n- b\n", ()),  # the passage may cut the list off
+                        ("\n\n- a long item\n  that wraps\n- b\n\nNext.", ()),
+                        ("\n\n- only one\n\nNext.", ()),
+                        ("\n\nA paragraph.\n\nNext.", ())):
+        assert introduced_items(lead + rest, [], len(lead)) == items, rest
+
+
 def test_a_hard_wrapped_markdown_paragraph_is_answered_as_one_line(tmp_path: Path) -> None:
     """The answer read "Water them\\ntwice a week …" (the file's line breaks); its citation
     still points at the stored characters, line breaks and all."""

@@ -162,9 +162,12 @@ class QuestionRelevance:
         embedded: list[str] = []
         for doc, ex in picks:
             text = doc.snippets[ex.snippet_index].text
-            before, after = _around(text, ex.start, ex.end, excerpt_spans(text))
-            items.append((ex.text, f"{before} {after}".strip()))
-            embedded.append(_with_antecedent(ex.text, before, after))
+            spans = excerpt_spans(text)
+            before, after = _around(text, ex.start, ex.end, spans)
+            lead = _lead_in(text, ex.start, spans)
+            items.append((ex.text, f"{lead} {before} {after}".strip()))
+            embedded.append(f"{lead} {ex.text}" if lead else
+                            _with_antecedent(ex.text, before, after))
         return self.scores(items, embedded)
 
     def scores(self, items: Sequence[tuple[str, str]],
@@ -205,6 +208,34 @@ def _with_antecedent(excerpt: str, before: str, after: str) -> str:
 
 _LEANS = re.compile(rf"\s*(?:{POINTING_WORDS}|its|they|defaults?|the default)\b",
                     re.IGNORECASE)
+
+
+def _lead_in(text: str, start: int, spans: Iterable[tuple[int, int]]) -> str:
+    """The lead-in of the list whose item starts at ``start``: the sentence ending in ":"
+    above the items before it ("… three default modules are loaded automatically:" over
+    "mod_indexfile", "mod_dirlisting" …), or "" when ``start`` opens no line of a list.
+    An item is what its lead-in introduces: alone, "mod_dirlisting" addresses no question
+    and a quoted list was called off topic from its second item on."""
+    if not _opens_line(text, start):
+        return ""
+    before = [(a, b) for a, b in spans if b <= start]
+    for a, b in reversed(before[-_LIST_ITEMS - 1:]):
+        line = text[a:b].rstrip()
+        if line.endswith(":"):
+            return line
+        if not _opens_line(text, a) or len(line) > _ITEM_CHARS or "\n" in line:
+            return ""  # prose, not an item of a list
+    return ""
+
+
+def _opens_line(text: str, at: int) -> bool:
+    """Whether ``at`` is where a line's text starts, after its bullet or number if any."""
+    return _BULLETED.fullmatch(text, text.rfind("\n", 0, at) + 1, at) is not None
+
+
+_LIST_ITEMS = 8  # items between a lead-in and the one quoted, at most
+_ITEM_CHARS = 160
+_BULLETED = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?")
 
 
 def _asked_terms(text: str) -> list[str]:

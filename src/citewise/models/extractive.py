@@ -85,6 +85,7 @@ class _Candidate:
     term: str = ""  # the term it is the first sentence under: named before the quote
     code: str = ""  # the line of code a lead-in introduces: quoted after it
     lead: str = ""  # the term its quote starts with, run on with its description
+    items: tuple[str, ...] = ()  # the short list a lead-in introduces: quoted after it
 
     @property
     def words(self) -> str:
@@ -173,7 +174,8 @@ class ExtractiveModel:
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index,
                             x.sentence.quote or x.sentence.text, x.sentence.section,
-                            x.sentence.term, x.sentence.code, x.sentence.lead)
+                            x.sentence.term, x.sentence.code, x.sentence.lead,
+                            x.sentence.items)
                  for x in scored],
                 answerability(question, scored, observations, absent.counted), absent)
 
@@ -271,6 +273,8 @@ def _code_after(c: _Candidate) -> str:
     marker ("… by running the command cargo fix: [1]" then "`cargo fix` [1]"): a claim
     of its own, cited and verified like the lead-in. A paragraph, not a fenced block:
     every line of an answer is a claim, and a fence's lines are none."""
+    if c.items:  # the list a lead-in introduces, an item a line, each cited
+        return "\n\n" + "\n".join(f"- {item} [{c.document_index}]" for item in c.items)
     return f"\n\n`{c.code}` [{c.document_index}]" if c.code else ""
 
 
@@ -281,8 +285,8 @@ def _separator(before: _Candidate, c: _Candidate, prose: bool) -> str:
     security contact …", from two entries of a FAQ)."""
     if not prose:
         return "\n"
-    if before.code:
-        return "\n\n"  # past the code's paragraph
+    if before.code or before.items:
+        return "\n\n"  # past the code's paragraph or the list
     same = (before.document_index, before.section) == (c.document_index, c.section)
     return " " if same else "\n\n"
 

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments, unfenced
-from citewise.models.sentence_structure import CODE_ROLES, LABEL_ROLES, LEAD_IN_WORDS
+from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
+from citewise.models.lead_ins import introduced_code, introduced_items
+from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS
 from citewise.sentences import row_starts
 from citewise.text import POINTING_WORDS
 
@@ -52,6 +53,9 @@ class Sentence:
     # The one line of code a lead-in introduces ("… using the command cargo fix:" over
     # ``cargo fix``), verbatim: quoted after it, or the lead-in says nothing.
     code: str = ""
+    # The short list a lead-in introduces ("three default modules are loaded
+    # automatically:" over "- mod_indexfile" …), each item verbatim: quoted after it.
+    items: tuple[str, ...] = ()
     # What to quote when it is chosen, where the next sentence completes it by pointing
     # back at it (``_REFERS_BACK``): the two. "" quotes ``text``. Ranked as ``text``
     # alone: ranked as the pair, a sentence that answered alone ("This setting applies
@@ -149,13 +153,15 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                         _PERMALINK.search(sentence):
                     continue
                 seen.add((sentence, before))
-                code = _introduced_code(text, roles, b) if sentence.endswith(":") else ""
+                code = introduced_code(text, roles, b) if sentence.endswith(":") else ""
+                items = introduced_items(text, roles, b) if sentence.endswith(":") and \
+                    not code else ()
                 if asserts:
                     pointed = len(out)
                 glued = text[a:lead].rstrip() if asserts and lead > a and start == a else ""
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
                                     source, title, asserts, role, section, label, code,
-                                    lead=glued if sentence.startswith(glued) else ""))
+                                    items, lead=glued if sentence.startswith(glued) else ""))
                 if asserts:
                     context.append(sentence)
     return _unrestated(out)
@@ -181,28 +187,6 @@ _TERM_LABEL_CHARS = 60
 def _term_label(sentence: str) -> str:
     label = " ".join(sentence.split())
     return label if 0 < len(label) <= _TERM_LABEL_CHARS else ""
-
-
-# A line of code short enough to quote inline, after the lead-in that introduces it.
-_CODE_LINE_CHARS = 120
-
-
-def _introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) -> str:
-    """The code a lead-in ending at ``end`` introduces, when it is one whole line of its
-    own right after it (blanks between): "" for prose, several lines (an example to read
-    in the passage) or a block the passage cuts off."""
-    at = end
-    while at < len(text) and text[at].isspace():
-        at += 1
-    spans = [(a, b) for a, b, role in roles if a == at and role in CODE_ROLES]
-    if not spans:
-        return ""
-    b = max(b for _, b in spans)
-    code = text[slice(*unfenced(text, at, b))].strip()  # markdown's fences are no code
-    if (b >= len(text) or not code or "\n" in code or "`" in code
-            or len(code) > _CODE_LINE_CHARS or MARKER_GROUP.search(code)):
-        return ""  # a subscript ("argv[1]") would read as a citation marker in an answer
-    return code
 
 
 def _items_apart(text: str, roles: Sequence[tuple[int, int, str]],

@@ -1,0 +1,83 @@
+"""What a lead-in introduces: the one line of code or the short list right after a sentence
+that ends in a colon, quoted after it.
+
+Why: a lead-in ("… by running the command cargo fix:", "three default modules are loaded
+automatically:") is often the sentence that matches a question best and says nothing
+without what follows it; quoted alone it was the whole answer (the Rust book's review,
+lighttpd's, 2026-12-05). What follows is taken only when it is short and whole in the
+passage: a longer block is a passage to read, and one the passage cuts off would be
+quoted in part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citewise.grounding.claims import MARKER_GROUP, unfenced
+from citewise.models.sentence_structure import CODE_ROLES
+
+__all__ = ["introduced_code", "introduced_items"]
+
+
+# A line of code short enough to quote inline, after the lead-in that introduces it.
+_CODE_LINE_CHARS = 120
+
+
+def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) -> str:
+    """The code a lead-in ending at ``end`` introduces, when it is one whole line of its
+    own right after it (blanks between): "" for prose, several lines (an example to read
+    in the passage) or a block the passage cuts off."""
+    at = end
+    while at < len(text) and text[at].isspace():
+        at += 1
+    spans = [(a, b) for a, b, role in roles if a == at and role in CODE_ROLES]
+    if not spans:
+        return ""
+    b = max(b for _, b in spans)
+    code = text[slice(*unfenced(text, at, b))].strip()  # markdown's fences are no code
+    if (b >= len(text) or not code or "\n" in code or "`" in code
+            or len(code) > _CODE_LINE_CHARS or MARKER_GROUP.search(code)):
+        return ""  # a subscript ("argv[1]") would read as a citation marker in an answer
+    return code
+
+
+# A list short enough to quote after the lead-in that introduces it: its items and their
+# characters (a longer list is a passage to read, not an answer's lines).
+_LIST_ITEMS = 8
+_ITEM_CHARS = 160
+_LIST_CHARS = 600
+_BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+
+
+def introduced_items(text: str, roles: Sequence[tuple[int, int, str]], end: int
+                      ) -> tuple[str, ...]:
+    """The items of the list a lead-in ending at ``end`` introduces, when the list comes
+    right after it (blanks between), has two to :data:`_LIST_ITEMS` items of one line each,
+    and ends inside the passage; each item's text verbatim, its bullet or number left out.
+    lighttpd's "Starting with lighttpd 1.4.0 three default modules are loaded
+    automatically:" was quoted without the three (new-user review, 2026-12-05)."""
+    starts = {a for a, _, role in roles if role == "list_item"}
+    at = end
+    items: list[str] = []
+    while at < len(text):
+        if items and text.startswith("\n\n", at):
+            break  # a blank line after an item: the list is over
+        while at < len(text) and text[at].isspace():
+            at += 1
+        stop = text.find("\n", at)
+        stop = len(text) if stop == -1 else stop
+        bullet = _BULLET.match(text, at, stop)
+        if bullet is None and at not in starts:
+            if items:
+                return ()  # an item's second line, or text run on after the list
+            break
+        item = text[bullet.end() if bullet else at:stop].strip()
+        if not item or len(item) > _ITEM_CHARS or MARKER_GROUP.search(item) \
+                or len(items) == _LIST_ITEMS:
+            return ()
+        items.append(item)
+        at = stop
+    if at >= len(text) or len(items) < 2 or sum(map(len, items)) > _LIST_CHARS:
+        return ()  # no list, or one the passage may cut off
+    return tuple(items)
