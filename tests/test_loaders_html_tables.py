@@ -85,3 +85,31 @@ def test_a_layout_tables_empty_cell_is_no_column() -> None:
                  "</td></tr></table></main></body></html>")
     text = read_html(signature)[0]
     assert "\nint | len,\nint | decode_fec\n) |" in text, text
+
+
+def test_a_variable_list_set_as_a_table_reads_as_terms_and_descriptions() -> None:
+    """DocBook's ``variablelist.as.table`` (Cockpit's guide, GLib's "Running GLib
+    Applications"): a term and its description a row. Read as a table's row, the
+    description's paragraphs and its example ran on as one line ("[Session] IdleTimeout=15
+    When not specified, there is no idle timeout by default.", new-user review 2026-12-05)
+    and each row without a full stop ran into the next."""
+    from citewise.knowledge.loaders.html import read_html
+
+    page = ('<html><body><h2>Session</h2><div class="variablelist"><table border="0" '
+            'class="variablelist"><colgroup><col><col></colgroup><tbody><tr><td><p><span '
+            'class="term"><code class="option">Banner</code></span></p></td><td><p>The contents '
+            'of the specified file are shown on the login page.</p></td></tr><tr><td><p><span '
+            'class="term"><code class="option">IdleTimeout</code></span></p></td><td><p>Set to '
+            '0 to disable session timeout.</p><div class="informalexample"><pre class='
+            '"programlisting">[Session]\nIdleTimeout=15\n</pre></div><p>When not specified, '
+            'there is no idle timeout by default.</p></td></tr></tbody></table></div>'
+            '</body></html>')
+    text, _, _, _, roles = read_html(page)
+    assert text == ("Session\n\nBanner\n\nThe contents of the specified file are shown on the "
+                    "login page.\n\nIdleTimeout\n\nSet to 0 to disable session timeout.\n\n"
+                    "[Session]\nIdleTimeout=15\n\nWhen not specified, there is no idle timeout "
+                    "by default.")
+    spans = {text[a:b]: role for a, b, role in roles}
+    assert spans["Banner"] == "term" and spans["IdleTimeout"] == "term"
+    assert spans["[Session]\nIdleTimeout=15"] == "code"
+    assert "table" not in spans.values()

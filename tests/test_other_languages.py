@@ -86,6 +86,14 @@ def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> No
         '"Restart the service."', "Then check the logs."]
     assert sentences("I called my ex. Then she answered.") == [
         "I called my ex.", "Then she answered."]
+    # English "i. e." and "e. g." spaced, as Cockpit's manual pages write them (review,
+    # 2026-12-05: "…seconds, i." / "e." / "the server is idle."); a lone "e." still ends one.
+    assert sentences("It waits 90 seconds, i. e. the server is idle. Then it exits.") == [
+        "It waits 90 seconds, i. e. the server is idle.", "Then it exits."]
+    assert sentences("Use a fruit, e. g. an apple. Then eat it.") == [
+        "Use a fruit, e. g. an apple.", "Then eat it."]
+    assert sentences("The variable is named e. Then it is set.") == [
+        "The variable is named e.", "Then it is set."]
 
 
 def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:

@@ -194,9 +194,12 @@ def ends_abbreviation(text: str, b: int) -> bool:
 
 
 # Abbreviations of two parts whose first stop ends no sentence, nor their second: French
-# "p. ex.", German "z. B.", "d. h.", "u. a." (an English "ex." alone ends one: "my ex.").
-_SPLIT_ABBREVIATION = re.compile(r"(?<![^\W\d_])(?:p\.\s?ex|z\.\s?B|d\.\s?h|u\.\s?a)\.(?!\w)"
-                                 r"|(?<![^\W\d_])[pzdu]\.(?=\s?(?:ex|B|h|a)\.)")
+# "p. ex.", German "z. B.", "d. h.", "u. a." (an English "ex." alone ends one: "my ex."),
+# and English spaced "i. e.", "e. g." ("90 seconds, i. e. the server is idle": Cockpit's
+# manual pages, review 2026-12-05).
+_SPLIT_ABBREVIATION = re.compile(r"(?<![^\W\d_])(?:p\.\s?ex|z\.\s?B|d\.\s?h|u\.\s?a|i\.\s?e|e\.\s?g)"
+                                 r"\.(?!\w)|(?<![^\W\d_])(?:[pzdu]\.(?=\s?(?:ex|B|h|a)\.)"
+                                 r"|i\.(?=\s?e\.)|e\.(?=\s?g\.))")
 _COMPLEXITY = re.compile(r"\s*(?:Complexity:\s*)?O\s?\((?:[^()]|\([^()]*\)){1,40}\)\.")
 # A name with inner dots or hyphens and a full stop at its end ("named.conf.", "ip6.arpa.");
 # and a word that starts no sentence, not a name that may ("postgresql.conf. configfile

@@ -182,10 +182,12 @@ def block_role(tag: str, node: Any) -> str | None:
             # RDoc's signature of a method ("slice!(start, length) → new_array or nil"):
             # a term, as Sphinx's <dt> is, not prose to quote (Ruby's review, 2026-12-05).
             return "term"
+    if tag == "p" and _is_term_line(node):
+        return "term"
     if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)):
         return "heading"
     if tag == "table" and (node.css_first(_CELL_HEADING) is not None
-                           or "propsummary" in class_names(node)):
+                           or not class_names(node).isdisjoint(_LAYOUT_TABLES)):
         return None  # a layout table (is_layout_cell)
     return _BLOCK_ROLES.get(tag)
 
@@ -236,10 +238,26 @@ def is_layout_cell(node: Any) -> bool:
         return True
     # qdoc's summary of a class's properties: one list set in two columns ("active : const
     # bool interval : int … | singleShot : bool …" was one line: Qt's review, 2026-12-05).
+    # DocBook's variable list set as a table (``<table class="variablelist">``: a term and
+    # its description a row): the description's paragraphs, examples and notes ran on as
+    # one line, "[Session] IdleTimeout=15 When not specified, there is no idle timeout by
+    # default." (Cockpit's guide, new-user review 2026-12-05). A definition list's
+    # entries, read as such.
     table = node.parent
     while table is not None and table.tag not in ("table", "body"):
         table = table.parent
-    return table is not None and "propsummary" in class_names(table)
+    return table is not None and not class_names(table).isdisjoint(_LAYOUT_TABLES)
+
+
+_LAYOUT_TABLES = frozenset(("propsummary", "variablelist"))
+
+
+def _is_term_line(node: Any) -> bool:
+    """A paragraph that is only a definition's term (``<p><span class="term">Banner</span>
+    </p>``: DocBook's variable list set as a table writes its terms so)."""
+    kids = list(node.iter(include_text=False))
+    return (len(kids) == 1 and "term" in class_names(kids[0])
+            and (node.text(deep=True) or "").strip() == (kids[0].text(deep=True) or "").strip())
 
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")

@@ -363,7 +363,7 @@ class HtmlLoader:
     # 39 an article's headings of one rank siblings, common section classes narrowed; 40
     # rST sidebars, a box's bold label, names in code no page turns, a parameter's dash
     # no heading and running on into its description, Sphinx's code captions, old
-    # docutils' footnote lists
+    # docutils' footnote lists, DocBook's variable lists set as tables
     version = "40"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
