@@ -116,6 +116,13 @@ def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
      ["Take vitamin C.", "Then rest.", "Plan B.", "It worked."]),
     ("Signed by J. Smith and John F. Kennedy in the U.K. office.",  # initials before names
      ["Signed by J. Smith and John F. Kennedy in the U.K. office."]),
+    # Ant's manual (review, 2026-12-05): a target named by a letter ends its sentence
+    # before "Thus", marker or no marker; an initial before a name still does not.
+    ("First A runs, then B, and finally D. [1] Thus, running D first calls C. [1]",
+     ["First A runs, then B, and finally D.", "Thus, running D first calls C."]),
+    ("First A runs, and finally D. Thus, running D first calls C.",
+     ["First A runs, and finally D.", "Thus, running D first calls C."]),
+    ("Signed by J. [1] Smith in 1990. [1]", ["Signed by J. Smith in 1990."]),
     # A quotation's own sentence ends do not end the sentence quoting it.
     ('The captain shouted "Abandon ship. Now!" when the hull cracked. Nobody moved.',
      ['The captain shouted "Abandon ship. Now!" when the hull cracked.', "Nobody moved."]),

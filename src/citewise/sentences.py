@@ -13,7 +13,15 @@ from collections.abc import Sequence
 
 from citewise.text import STOPWORDS
 
-__all__ = ["ends_abbreviation", "join_abbreviations", "row_starts", "sentence_spans"]
+__all__ = ["SENTENCE_OPENERS", "ends_abbreviation", "join_abbreviations", "row_starts",
+           "sentence_spans"]
+
+#: Words that open sentences and are no one's name: after a capital letter and its full
+#: stop ("Plan B. It worked.", "… and finally D. Thus, executing …" in Ant's manual),
+#: the letter ends a sentence rather than being an initial.
+SENTENCE_OPENERS = STOPWORDS | frozenset((
+    "thus", "therefore", "hence", "however", "also", "otherwise", "instead", "finally",
+    "note"))
 
 # A sentence ends at . ! ? … followed by closing quotes/brackets and space, after CJK 。！？,
 # or at a blank line. The match starts AT the punctuation (not with a look-behind after
@@ -156,7 +164,7 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     if kind == "initial":
         # An initial ("J. Smith", "John F. Kennedy") — unless a word that starts sentences
         # follows: "Take vitamin C. Then rest.", "Plan B. It worked."
-        return _next_word(text, start) not in STOPWORDS
+        return _next_word(text, start) not in SENTENCE_OPENERS
     if kind == "abbreviation":
         # … or a dash that closes an aside: "all request methods – POST, GET, HEAD, etc. –
         # will be routed" (Django's manual, new-user review 2026-12-05).

@@ -12,7 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from citewise.sentences import ends_abbreviation, join_abbreviations, sentence_spans
+from citewise.sentences import (
+    SENTENCE_OPENERS,
+    ends_abbreviation,
+    join_abbreviations,
+    sentence_spans,
+)
 
 __all__ = ["ITEM", "claim_spans"]
 
@@ -59,16 +64,26 @@ def _stops(text: str, marked: Sequence[tuple[int, int]]) -> list[tuple[int, int]
 def _ends(text: str, dot: int, after: int) -> bool:
     """Whether the full stop before ``dot`` ends a sentence: not after "et al.", "e.g." —
     but "… the prefix i.e. [1] Flask can …" is two quotes (Flask's manual, review
-    2026-12-05), unlike "Dr. [1] Smith"."""
+    2026-12-05), unlike "Dr. [1] Smith"; and "… and finally D. [1] Thus, executing …" is
+    two (Ant's manual, review 2026-12-05: the letter read as an initial, one claim was
+    cited by the second quote's passage alone), unlike "J. [1] Smith"."""
     if not ends_abbreviation(text, dot):
         return True
-    return bool(_ENDS_CLAUSE.search(text, 0, dot)) and text[after:].lstrip().lstrip(
-        "\"'“‘(")[:1].isupper()
+    after_text = text[after:].lstrip().lstrip("\"'“‘(")
+    if _ENDS_CLAUSE.search(text, 0, dot):
+        return after_text[:1].isupper()
+    word = _OPENER.match(after_text)
+    return bool(_INITIAL.search(text, 0, dot) and word
+                and word.group().lower() in SENTENCE_OPENERS)
 
 
 _STOPPED = re.compile(r"[.!?…][\"'”’)\]]*[ \t]*\Z")
 # Abbreviations that can close a sentence's clause ("… i.e.", "… etc."), not a name's.
 _ENDS_CLAUSE = re.compile(r"(?<![\w.])(?:i\.e|e\.g|etc|viz|cf)\.\Z", re.I)
+# A capital letter alone before the stop (a name's initial, or a thing named by a letter)
+# and the capitalised word after the marker.
+_INITIAL = re.compile(r"(?<![\w.])[A-Z]\.\Z")
+_OPENER = re.compile(r"[A-Z][a-z]+\b")
 
 
 def _spans(masked: str, stops: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
