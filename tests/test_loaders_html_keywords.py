@@ -321,3 +321,15 @@ def test_a_parameters_dash_runs_on_into_its_description() -> None:
     text, _, _, _ = extract_html(html)
     assert text == ("API\n\npre_ping – \nif True, the pool will emit a ping.\n\npool_size=5 – "
                     "the number of connections.\n\necho –\n\ndone")
+
+
+def test_a_dash_runs_on_only_inside_one_block() -> None:
+    """A review of the change (2026-12-05): a table's last cell "–", a heading ending in a
+    dash and a list's last item ran on into the paragraph after them."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    for html in ("<table><tr><td>foo</td><td>–</td></tr></table><p>The next paragraph.</p>",
+                 "<h2>Part one —</h2><p>the beginning of it.</p>",
+                 "<ul><li>alpha</li><li>beta –</li></ul><p>the paragraph.</p>"):
+        text = extract_html(f"<html><body>{html}</body></html>")[0]
+        assert "\n\n" in text and " \n" not in text, text

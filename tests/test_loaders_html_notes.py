@@ -78,8 +78,9 @@ def test_an_rst_sidebar_is_the_texts_box_with_its_title_as_label() -> None:
             '</p><{0} class="sidebar"><p class="sidebar-title">Lazy Connecting</p><p>The Engine '
             'has not actually tried to connect to the database yet.</p></{0}><p>Last paragraph.'
             '</p></section></div></body></html>')
-    for tag in ("aside", "div"):  # docutils 0.18 and later, and before
-        text, _, sections, _ = extract_html(page.format(tag))
+    bare = page.replace('<div role="main">', '<div class="document">')  # plain rst2html
+    for tag, html in (("aside", page), ("div", page), ("aside", bare)):  # docutils 0.18+, before
+        text, _, sections, _ = extract_html(html.format(tag))
         assert text == ("Engine\n\nFirst paragraph.\n\nLazy Connecting: The Engine has not "
                         "actually tried to connect to the database yet.\n\nLast paragraph.")
         assert [s[2] for s in sections] == ["Engine"]
@@ -120,3 +121,38 @@ def test_an_old_docutils_footnote_list_writes_its_label_on_the_notes_line() -> N
     assert text == "Commit\n\nA statement [1] and more.\n\n[1] DDL refers to the subset of SQL."
     assert text[meta["anchors"]["id2"]:].startswith("[1] DDL")
     assert not [r for r in roles if r[2] == "term"]
+
+
+def test_a_box_label_needs_a_docutils_container_and_a_paragraph_with_text() -> None:
+    """A review of the change (2026-12-05): the label rule fired on any ``<div>`` of two
+    paragraphs, spilled a label whose paragraph was blank onto the next heading ("Top >
+    Contact: Other"), and looked at every sibling of every paragraph (12 s for 8,000 in
+    one ``<div>``)."""
+    from citewise.knowledge.loaders.html import read_html
+
+    spill = ('<html><body><h1>Top</h1><div class="container"><p><b>Contact</b></p><p> </p>'
+             "</div><h2>Other</h2><p>x.</p></body></html>")
+    text, _, sections, _, _ = read_html(spill)
+    assert "Contact: Other" not in text and [s[2] for s in sections][-1] == "Top > Other"
+    plain = ('<html><body><h1>Top</h1><div><p><b>Summary</b></p><p>It works.</p></div>'
+             "</body></html>")
+    assert read_html(plain)[0] == "Top\n\nSummary\n\nIt works."
+    image = ('<html><body><h1>T</h1><div class="container"><p><b>Diagram</b></p><p><img '
+             'src="a.png"></p></div><p>The system has three parts.</p></body></html>')
+    assert "Diagram: The system" not in read_html(image)[0]
+
+
+def test_a_footnote_labels_links_back_are_not_its_label() -> None:
+    """docutils 0.17 writes a footnote cited twice as ``<span class="brackets">1</span><span
+    class="fn-backref">(<a>1</a>,<a>2</a>)</span>``: its label read "[1(1,2)]" (a review
+    of the change, 2026-12-05); a citation's label is longer than a number's."""
+    from citewise.knowledge.loaders.html import read_html
+
+    twice = ('<html><body><p>A [1].</p><dl class="footnote brackets"><dt class="label" '
+             'id="n"><span class="brackets">1</span><span class="fn-backref">(<a href="#a">1'
+             '</a>,<a href="#b">2</a>)</span></dt><dd><p>A footnote.</p></dd></dl></body></html>')
+    assert read_html(twice)[0].endswith("\n\n[1] A footnote.")
+    cited = ('<html><body><p>A.</p><dl class="citation"><dt class="label" id="s"><span '
+             'class="brackets"><a class="fn-backref" href="#x">Smith2002a</a></span></dt><dd>'
+             "<p>A book.</p></dd></dl></body></html>")
+    assert read_html(cited)[0] == "A.\n\n[Smith2002a] A book."

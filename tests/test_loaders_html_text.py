@@ -240,3 +240,59 @@ def test_a_sphinx_code_blocks_caption_names_it_and_runs_into_nothing() -> None:
     assert [s[2] for s in sections] == ["Required Blocks"]
     at = text.index("issue.txt")
     assert (at, at + len("issue.txt"), "heading") in roles
+
+
+def test_rdocs_folded_source_and_hover_hint_are_not_text() -> None:
+    """Asciidoctor's API reference (RDoc's Darkfish; new-user review, 2026-12-05): each
+    method's source listing, folded until clicked, was 42 % of the stored text and was
+    quoted for a prose question, and "click to toggle source", shown on hover, ended 203
+    signatures ("role?(expected_value = nil) click to toggle source")."""
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<html><body><main><div class="method-detail"><div class="method-heading"><span '
+            'class="method-name">role?</span><span class="method-args">(expected_value = nil)'
+            '</span><span class="method-click-advice">click to toggle source</span></div><div '
+            'class="method-description"><p>Public: Checks if the role attribute is set.</p>'
+            '<div class="method-source-code" id="role-3F-source"><pre><span class="ruby-comment">'
+            '# File lib/asciidoctor/abstract_node.rb, line 291</span>\ndef role?\n  x\nend</pre>'
+            '</div></div></div></main></body></html>')
+    text, _, _, _, roles = read_html(html)
+    assert text == "role?(expected_value = nil)\n\nPublic: Checks if the role attribute is set."
+    assert (0, len("role?(expected_value = nil)"), "term") in roles
+
+
+def test_a_formulas_image_reads_as_its_text() -> None:
+    """Sphinx's imgmath (Celery's canvas guide; review, 2026-12-05): "forming the
+    expression" lost its formula, which was the answer."""
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<html><body><p>A chain of tasks forming the expression <img class="math" '
+            'src="_images/math/5121.png" alt="(2 + 2) + 16 = 20"/></p><p><img src="logo.png" '
+            'alt="Celery logo"/> End.</p></body></html>')
+    assert read_html(html)[0] == ("A chain of tasks forming the expression (2 + 2) + 16 = 20"
+                                  "\n\nEnd.")
+
+
+def test_an_rst_topic_box_is_text_and_a_descriptions_bold_value_no_heading() -> None:
+    """Celery's manual (review, 2026-12-05): docutils 0.18 writes ``.. topic::`` as ``<aside
+    class="topic">``, and every one was left out with the site's asides ("It supports" and
+    its list of features, the canvas guide's overview); a table of contents written so
+    still goes. A bold command that is the whole of a definition's description
+    ("<dd><p><strong>celery -A proj control revoke &lt;task_id&gt;</strong></p></dd>")
+    headed a section."""
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<html><body><div class="document"><h1>Celery</h1><aside class="topic contents">'
+            '<p class="topic-title">Contents</p><ul><li><a href="#a">Features</a></li></ul>'
+            '</aside><aside class="topic"><p class="topic-title">It supports</p><ul><li><p>A '
+            'single Celery process can process millions of tasks a minute.</p></li></ul>'
+            '</aside><h2>revoke</h2><dl class="field-list"><dt>Program</dt><dd><p><strong '
+            'class="program">celery -A proj control revoke &lt;task_id&gt;</strong></p></dd>'
+            '</dl><p>Revoking works by a broadcast message.</p></div></body></html>')
+    text, _, sections, _, roles = read_html(html)
+    assert text == ("Celery\n\nIt supports\n\nA single Celery process can process millions "
+                    "of tasks a minute.\n\nrevoke\n\nProgram\n\ncelery -A proj control revoke "
+                    "<task_id>\n\nRevoking works by a broadcast message."), text
+    assert [s[2] for s in sections] == ["Celery", "Celery > revoke"]
+    at = text.index("It supports")
+    assert (at, at + len("It supports"), "heading") in roles  # a caption: no section

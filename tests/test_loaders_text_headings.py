@@ -169,3 +169,27 @@ def test_numbered_paragraphs_are_no_headings_without_a_numbered_chapter(tmp_path
              "root?\nNo, as yourself.\n\n2.1. Run it:\n  x\n")
     _, sections = _load(tmp_path, "steps.txt", steps)
     assert sections == []
+
+
+def test_rows_between_rules_and_a_manuals_steps_are_no_headings(tmp_path: Path) -> None:
+    """A review of the change (2026-12-05): a table's rows between rules ("1.0    Initial
+    release") and a manual's steps ending in ":" under numbered chapters were read as
+    headings; a step ending in ":" is a question's form only in a FAQ."""
+    rows = "Versions\n\n" + "".join(f"-----\n{v}    {t}\n" for v, t in (
+        ("1.0", "Initial release"), ("1.1", "Bug fixes"), ("1.2", "More fixes"),
+        ("2.0", "Rewrite"))) + "-----\n"
+    assert _load(tmp_path, "versions.txt", rows)[1] == []
+    steps = ("1. Installation\n\nSome text.\n\n1.1 Download the tarball and unpack it as "
+             "follows:\n  tar xf x.tgz\n\n1.2 Run make:\n  make\n\n2. Usage\n\nText.\n\n"
+             "3. Removal\n\nMore text.\n")
+    _, sections = _load(tmp_path, "install.txt", steps)
+    assert [s[2] for s in sections] == ["1. Installation", "2. Usage", "3. Removal"]
+
+
+def test_a_title_ending_in_an_exclamation_over_a_long_rule_is_still_rst() -> None:
+    from citewise.knowledge.loaders.rst import looks_like_rst
+
+    text = ("Hello, world!\n" + "=" * 78 + "\n\nIntro.\n\nUsage\n-----\n\nRun it.\n\n"
+            "Notes\n-----\n\nMore.\n")
+    assert looks_like_rst(text)
+    assert not looks_like_rst(text.replace("Hello, world!", "Hello, world."))

@@ -142,7 +142,7 @@ class _Texts:
     cache: dict[str, tuple[str, tuple[str, list[int]]] | None] = field(default_factory=dict)
 
     sources: dict[str, str] | None = None  # every document's source → id, listed once
-    items: dict[int, list[int]] = field(default_factory=dict)  # chunk id → list-item starts
+    items: dict[int, list[int]] = field(default_factory=dict)  # chunk id → item/row starts
 
     def get(self, document_id: str) -> tuple[str, tuple[str, list[int]]] | None:
         if document_id not in self.cache:
@@ -150,7 +150,7 @@ class _Texts:
             self.cache[document_id] = None if text is None else (text, normalised(text))
         return self.cache[document_id]
 
-    def list_items(self, chunk_id: int | None) -> list[int]:
+    def item_starts(self, chunk_id: int | None) -> list[int]:
         """Where the loader's list items, and a table's rows, begin in chunk ``chunk_id``,
         as document offsets (none for a chunk that is gone or a format without roles)."""
         if chunk_id is None:
@@ -201,7 +201,7 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
         span = found[0] if found else (0, 0)
     extent = sentence_extent(text, *span) if span[1] > span[0] else span
     if span[1] > span[0] and c.snippet_index is not None and c.snippet_index < len(doc.snippets):
-        items = texts.list_items(doc.snippets[c.snippet_index].chunk_id)
+        items = texts.item_starts(doc.snippets[c.snippet_index].chunk_id)
         extent = item_bounded(text, extent, span, items)
     # The quote itself must be part of the occurrence: its sentence, widened over a next
     # one that starts in lower case ("… (3 hours). max-ncache-ttl cannot exceed …"), is

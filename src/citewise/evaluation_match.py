@@ -86,9 +86,10 @@ def sentence_extent(text: str, start: int, end: int) -> tuple[int, int]:
 
 def item_bounded(text: str, extent: tuple[int, int], span: tuple[int, int],
                  items: Sequence[int]) -> tuple[int, int]:
-    """``extent`` (the widened sentence around ``span``) cut at the list-item starts
-    ``items`` (document offsets) that begin a line inside it: the item holding the span
-    is kept whole, the items beside it are not part of its sentence."""
+    """``extent`` (the widened sentence around ``span``) cut at the starts ``items``
+    (document offsets) of list items and table rows that begin a line inside it: the item
+    or row holding the span is kept whole, the ones beside it are not part of its
+    sentence."""
     a, b = extent
     for c in items:
         if not 0 < c <= len(text) or text[c - 1] != "\n" or not a < c < b:

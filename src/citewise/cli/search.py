@@ -16,7 +16,7 @@ import json
 import textwrap
 from typing import TYPE_CHECKING
 
-from citewise.cli.common import add_data_dir, add_embedder, open_kb
+from citewise.cli.common import add_data_dir, open_kb
 
 if TYPE_CHECKING:
     from citewise.knowledge.retrieve.hits import Hit
@@ -38,8 +38,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--full", action="store_true", help="print whole passages")
     p.add_argument("--json", action="store_true",
                    help="print JSON (the HTTP API's SearchResponse)")
+    # No --embedder: a lookup must not re-key the knowledge base (``ask`` and ``ingest``
+    # choose the embedder; a search uses the one it has).
     add_data_dir(p, tenant=True)
-    add_embedder(p)
     p.set_defaults(func=run)
 
 

@@ -271,7 +271,7 @@ def _is_caption_line(node: Any) -> bool:
     class="code-block-caption">`` over a listing, "page.txt"): it names a listing, answers
     nothing. (As prose, Jinja's captions ran on through their listings: "page.txt {% block
     body required %} issue.txt", review 2026-12-05.)"""
-    if "code-block-caption" in class_names(node):
+    if not class_names(node).isdisjoint(_CAPTION_CLASSES):
         return True
     found = False
     child = node.child
@@ -298,7 +298,14 @@ def _is_bold_title(node: Any) -> bool:
     unless it is numbered like an FAQ's entries. After the phrase may come an argument
     synopsis (``<div class="keyword"><b>hard-stop-after</b> <span>&lt;time&gt;</span>``,
     each of HAProxy's 1,300 keywords): text with ``<``, ``[``, ``{`` or ``|``, not
-    words ("<b>Warning</b> do not …" is prose)."""
+    words ("<b>Warning</b> do not …" is prose). The whole of a definition's description is
+    its value, not a heading (Celery's "revoke" entry, ``<dd><p><strong>celery -A proj
+    control revoke &lt;task_id&gt;</strong></p></dd>``, headed a section: review,
+    2026-12-05)."""
+    parent = node.parent
+    if parent is not None and parent.tag == "dd" and len(
+            [c for c in parent.iter(include_text=False) if c.tag != "-comment"]) == 1:
+        return False
     bold = None
     after: list[str] = []
     child = node.child
@@ -347,8 +354,12 @@ def is_caption(node: Any, text: str) -> bool:
     class="title"><strong>Table 21.1. Methods</strong>``), not the text after it: a
     caption, never a section."""
     classes = class_names(node)
-    return (not classes.isdisjoint(("title", "caption", "code-block-caption"))
+    return (not classes.isdisjoint(("title", "caption", *_CAPTION_CLASSES))
             or _CAPTION.match(text) is not None)
+
+
+# A listing's caption (Sphinx), a docutils topic's title ("It supports" over a list).
+_CAPTION_CLASSES = frozenset(("code-block-caption", "topic-title"))
 
 
 # A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not

@@ -15,6 +15,7 @@ from citewise.knowledge.loaders._html_blocks import class_names
 from citewise.knowledge.loaders._html_generators import (
     is_haddock_chrome,
     is_mediawiki_chrome,
+    is_rdoc_chrome,
     is_rustdoc_chrome,
 )
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
@@ -95,7 +96,8 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     # stylesheet) after every code fragment: another page's text inside this one's.
     if "ttc" in (attrs.get("class") or "").split():
         return True
-    if is_javadoc_chrome(node) or is_rustdoc_chrome(node) or is_haddock_chrome(node):
+    if is_javadoc_chrome(node) or is_rustdoc_chrome(node) or is_haddock_chrome(node) \
+            or is_rdoc_chrome(node):
         return True
     if is_mediawiki_chrome(node):
         return True
@@ -104,7 +106,8 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     ident = attrs.get("id") or ""
     named = _BOILERPLATE.search(attrs.get("class") or "") is not None or (
         _BOILERPLATE.search(ident) is not None and not _titled_id(node, ident))
-    return named and node.css_first("main, article") is None and not text_sidebar(node)
+    return named and node.css_first("main, article") is None and not text_sidebar(node) \
+        and not (node.parent is not None and text_sidebar(node.parent))  # its title
 
 
 def _titled_id(node: Any, ident: str) -> bool:
@@ -126,16 +129,20 @@ _ID_WORDS = re.compile(r"[^\W_]{2,}")
 
 
 def text_sidebar(node: Any) -> bool:
-    """A sidebar of the text, not a site's: DocBook's ``<sidebar>`` (the Debian
+    """A box of the text, not a site's sidebar: DocBook's ``<sidebar>`` (the Debian
     Administrator's Handbook's "VOCABULARY", "SECURITY", "TIP" boxes: 192 paragraphs of 14
     pages, 2026-12-04), which DocBook XSL writes as ``<div class="sidebar">`` with a title
-    page or Publican's ``div.para`` paragraphs, and rST's ``.. sidebar::``, which docutils
-    writes as ``<aside class="sidebar">`` (``<div>`` before 0.18) with its ``<p
-    class="sidebar-title">`` (SQLAlchemy's "Lazy Connecting" and 14 more boxes were lost:
-    new-user review, 2026-12-05). A site's link list has none of these."""
+    page or Publican's ``div.para`` paragraphs, and rST's ``.. sidebar::`` and ``..
+    topic::``, which docutils writes as ``<aside class="sidebar">`` / ``<aside
+    class="topic">`` (``<div>`` before 0.18) with a ``<p class="sidebar-title">`` /
+    ``"topic-title"`` (SQLAlchemy's "Lazy Connecting" and 14 more boxes, and Celery's
+    "It supports" with its list of features, were lost: new-user reviews, 2026-12-05). A
+    site's link list has none of these; a table of contents (``topic contents``) is one."""
     classes = (node.attributes.get("class") or "").split()
-    return "sidebar" in classes and node.css_first(
-        "div.titlepage, div.para, p.sidebar-title") is not None
+    if "sidebar" in classes:
+        return node.css_first("div.titlepage, div.para, p.sidebar-title") is not None
+    return "topic" in classes and "contents" not in classes and \
+        node.css_first("p.topic-title") is not None
 
 
 # An <aside> is left out as a sidebar, except the notes a page's text refers to: docutils

@@ -29,6 +29,14 @@ Haddock (GHC's library reference, Debian's ``ghc-doc``; its review the same day)
   "Instances" and "Examples" headings inside one were the section of every declaration
   after it (:func:`is_declaration`);
 - MathJax's TeX as it reads: ``\\(\\mathcal{O}(n^2)\\)`` is "O(n^2)" (:func:`math_text`).
+
+RDoc (Ruby's Darkfish pages: Asciidoctor's API reference, Debian's ``asciidoctor-doc``;
+its review, 2026-12-05): each method's source listing, folded until its heading is clicked
+(``div.method-source-code``: 42 % of the text of 13 pages, its code quoted for a prose
+question), and the "click to toggle source" hint shown on hover (``span.method-click-
+advice``), which ended 203 method signatures. Sphinx's ``imgmath`` writes a formula as an
+image whose ``alt`` is its text: "forming the expression (2 + 2) + 16 = 20" (Celery's
+manual, the same day), not "forming the expression".
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ import re
 from typing import Any
 
 __all__ = ["is_badge", "is_declaration", "is_haddock_chrome", "is_mediawiki_chrome",
-           "is_rustdoc_chrome", "math_text"]
+           "is_rdoc_chrome", "is_rustdoc_chrome", "math_text"]
 
 # A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
 # among them): the tagline "From cppreference.com", the breadcrumb under the title ("< c |
@@ -89,6 +97,14 @@ def is_haddock_chrome(node: Any) -> bool:
     return False
 
 
+_RDOC_CLASSES = frozenset(("method-source-code", "method-click-advice"))
+
+
+def is_rdoc_chrome(node: Any) -> bool:
+    """A method's folded source listing on an RDoc page, or its hover hint."""
+    return not _RDOC_CLASSES.isdisjoint((node.attributes.get("class") or "").split())
+
+
 def is_declaration(node: Any) -> bool:
     """Haddock's declaration: a ``div.top`` whose first element is its signature."""
     if node.tag != "div" or "top" not in (node.attributes.get("class") or "").split():
@@ -102,8 +118,12 @@ def is_declaration(node: Any) -> bool:
 
 def math_text(node: Any) -> str | None:
     """A MathJax span's TeX as it reads ("\\(\\mathcal{O}(n \\log n)\\)" is "O(n log
-    n)"), or None for any other element."""
-    if node.tag != "span" or "mathjax" not in (node.attributes.get("class") or "").split():
+    n)"), a formula's image as its ``alt`` text (Sphinx's imgmath), or None for any other
+    element."""
+    classes = (node.attributes.get("class") or "").split()
+    if node.tag == "img" and "math" in classes:
+        return " ".join((node.attributes.get("alt") or "").split())
+    if node.tag != "span" or "mathjax" not in classes:
         return None
     tex = _TEX_DELIMITERS.sub("", node.text(deep=True) or "")
     tex = _TEX_FONT.sub(r"\1", tex)

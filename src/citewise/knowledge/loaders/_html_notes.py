@@ -21,11 +21,14 @@ def admonition_label(node: Any) -> str:
     or a footnote's term as its note's ("[1] "), or "" when ``node`` is none. Sphinx and
     Python-Markdown (MkDocs) write it as ``<p class="admonition-title">Note</p>``: a
     paragraph of its own, it read as the heading of the note's text (its context) in place
-    of the section's; rST's loader writes it so.
-    A docutils sidebar's ``<p class="sidebar-title">`` is read the same way."""
+    of the section's; rST's loader writes it so. A docutils sidebar's ``<p
+    class="sidebar-title">`` and a container's bold label over its one paragraph
+    (:func:`_box_label`) are read the same way."""
     if _footnote_term(node):
-        label = " ".join((node.text(deep=True) or "").split()).strip("[]")
-        return f"[{label}] " if 0 < len(label) <= 8 else ""
+        # The label's brackets, not its links back to where it is cited ("(1,2)").
+        shown = node.css_first("span.brackets") or node
+        label = _bracketed(shown.text(deep=True) or "")
+        return f"{label} " if label else ""
     if not (node.tag == "p" and class_names(node) & _TITLE_CLASSES) and not _note_heading(node) \
             and not _box_label(node):
         return ""
@@ -49,20 +52,36 @@ def _footnote_term(node: Any) -> bool:
 
 
 def _box_label(node: Any) -> bool:
-    """A bold paragraph over the one other paragraph of its box: ``<div class="class-bases
-    container"><p><strong>Class signature</strong></p><p>class QueuePool (Pool)</p></div>``
-    (SQLAlchemy's API pages, 15 of them). Read as a heading it opened a section "Class
-    signature" that ran on over the class's methods (new-user review, 2026-12-05)."""
+    """A bold paragraph over the one other paragraph of a docutils container: ``<div
+    class="class-bases docutils container"><p><strong>Class signature</strong></p><p>class
+    QueuePool (Pool)</p></div>`` (SQLAlchemy's API pages, 15 of them). Read as a heading it
+    opened a section "Class signature" that ran on over the class's methods (new-user
+    review, 2026-12-05). Its siblings only are looked at: a page of 10,000 paragraphs in
+    one ``<div>`` asks this of each."""
     parent = node.parent
-    if node.tag != "p" or parent is None or parent.tag != "div":
+    if node.tag != "p" or parent is None or parent.tag != "div" or \
+            "container" not in class_names(parent):
         return False
-    kids = [c for c in parent.iter(include_text=False) if c.tag != "-comment"]
-    if len(kids) != 2 or kids[0].mem_id != node.mem_id or kids[1].tag != "p":
+    before, after = _element_sibling(node, "prev"), _element_sibling(node, "next")
+    if before is not None or after is None or after.tag != "p" \
+            or _element_sibling(after, "next") is not None \
+            or not (after.text(deep=True) or "").strip():
         return False
     bold = list(node.iter(include_text=False))
     words = (node.text(deep=True) or "").strip()
     return (len(bold) == 1 and bold[0].tag in ("b", "strong") and 0 < len(words.split()) <= 4
             and (bold[0].text(deep=True) or "").strip() == words)
+
+
+def _element_sibling(node: Any, way: str) -> Any:
+    """The element before or after ``node`` (``way``: "prev" or "next"), past comments and
+    blank text; ``node`` itself stands for text that is not blank (a box with loose text
+    is no label's)."""
+    sibling = getattr(node, way)
+    while sibling is not None and (sibling.tag == "-comment" or (
+            sibling.tag == "-text" and not (sibling.text_content or "").strip())):
+        sibling = getattr(sibling, way)
+    return node if sibling is not None and sibling.tag == "-text" else sibling
 
 
 def _note_heading(node: Any) -> bool:
@@ -93,8 +112,17 @@ def footnote_marker(node: Any) -> str:
     if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"
             or (node.tag == "sup" and (node.attributes.get("id") or "").startswith("fnref"))):
         return ""
-    label = (node.text(deep=True) or "").strip().strip("[]")
-    return f"[{label}]" if 0 < len(label) <= 8 else ""
+    return _bracketed(node.text(deep=True) or "")
+
+
+def _bracketed(label: str) -> str:
+    """A footnote's or citation's label as its marker reads, "[1]", "[Smith2002]"; "" when
+    it is none or too long to be one."""
+    label = " ".join(label.split()).strip("[]")
+    return f"[{label}]" if 0 < len(label) <= _LABEL_CHARS else ""
+
+
+_LABEL_CHARS = 24
 
 
 def footnote_label(node: Any) -> str:

@@ -9,6 +9,7 @@ its text is written.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -197,10 +198,13 @@ def run_on(text: str, roles: list[RoleSpan]) -> str:
     # dash says the description follows (SQLAlchemy's parameters, where sphinx-paramlinks
     # nests a <p> in a <p>, and MkDocs' "config (MkDocsConfig) –"; review, 2026-12-05).
     # The name was a sentence of its own, and its description quoted without it.
-    code = [(a, b) for a, b, role in roles if role in ("code", "doctest")]
-    for m in _DASH_LEAD.finditer(text):
-        end = m.end() - 2
-        if end + 2 in opened or any(a <= m.start() < b for a, b in code):
+    # Only inside one block (a list item, or none): not from a table's last cell "–", a
+    # heading or a list's last item into the paragraph after it; never in code.
+    leads = [(m.start(), m.end() - 2) for m in _DASH_LEAD.finditer(text)]
+    inside = _enclosing(roles, sorted({p for a, end in leads for p in (a, end + 2)}))
+    for a, end in leads:
+        if end + 2 in opened or inside[a] != inside[end + 2] or any(
+                roles[i][2] in ("code", "doctest") for i in inside[a]):
             continue
         chars = chars if chars is not None else list(text)
         chars[end] = " "
@@ -208,6 +212,23 @@ def run_on(text: str, roles: list[RoleSpan]) -> str:
 
 
 _DASH_LEAD = re.compile(r"(?m)^[^\n]{1,100} [–—]\n\n(?=\S)")
+
+
+def _enclosing(roles: list[RoleSpan], points: list[int]) -> dict[int, frozenset[int]]:
+    """For each of the sorted ``points``, the indices of the role spans around it: one
+    sweep over the spans by start, the open ones kept by end."""
+    order = sorted(range(len(roles)), key=lambda i: roles[i][0])
+    open_: list[tuple[int, int]] = []  # (end, index)
+    out: dict[int, frozenset[int]] = {}
+    k = 0
+    for point in points:
+        while k < len(order) and roles[order[k]][0] <= point:
+            heapq.heappush(open_, (roles[order[k]][1], order[k]))
+            k += 1
+        while open_ and open_[0][0] <= point:
+            heapq.heappop(open_)
+        out[point] = frozenset(i for _, i in open_)
+    return out
 
 
 _OWN_BLOCKS = frozenset(("term", "heading", "list_item", "table", "code", "doctest"))

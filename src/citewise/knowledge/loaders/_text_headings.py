@@ -14,11 +14,14 @@ below a chapter ("Chapter 2.") when the file has them.
 A rule line ("-----", "=====") bounds a heading as a blank line does, and a FAQ's numbered
 question may open the paragraph of its answer or run over a few lines ("1.1. How do you
 pronounce "Valgrind"?" over "The "Val" as in …"; Valgrind's FAQ, 2026-12-05): such a
-question is a heading up to its line ending in "?" or ":", when its chapter ("1." for
-"1.1.") is a heading too — a numbered step opening a paragraph has no numbered heading
-above it. In a file with such questions, a numbered paragraph of up to
-:data:`_QUESTION_LINES` lines alone is one too ("4.5. Memcheck doesn't report any errors
-and I know my program has errors.").
+question is a heading up to its line ending in "?", when its chapter ("1." for "1.1.") is
+a heading too — a numbered step opening a paragraph has no numbered heading above it. In a
+file with two such questions at least (a FAQ), one ending in ":" ("2.2. When building
+Valgrind, 'make' fails with this:") and a numbered paragraph of up to
+:data:`_QUESTION_LINES` lines ("4.5. Memcheck doesn't report any errors and I know my
+program has errors.") are ones too; elsewhere they are a manual's steps. Between rules, a
+number and its title have one space between them: a table's row between rules ("1.0
+Initial release") sets them in columns.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ _LEAST = 3
 _TITLE_END = re.compile(r"[.,;:]\Z")
 _RULE = re.compile(r"[ \t]*([-=~*_#+])\1{2,}[ \t]*")
 _QUESTION_LINES = 6  # lines a numbered question runs over at most
-_QUESTION_END = re.compile(r"[?:]\Z")
+# A number set apart from its title as a table's columns are (two spaces or a tab).
+_COLUMNS = re.compile(r"\A\S+(?: {2,}|\t)")
 _NUMBERED = re.compile(r"[ \t]*\d{1,3}(?:\.\d{1,3})*[.:)]?[ \t]")
 
 
@@ -61,7 +65,8 @@ def numbered_headings(text: str) -> tuple[list[SectionSpan], list[RoleSpan]]:
         start = starts[i] + len(line) - len(line.lstrip())
         kind = "alone"
         if apart(i + 1):  # alone between blank lines or rules: a title, not a sentence
-            if _TITLE_END.search(m.group("title")):
+            if _TITLE_END.search(m.group("title")) or (
+                    _ruled(lines, i) and _COLUMNS.search(line.strip())):
                 continue
             last = i
         elif m.group("number") and "." in m.group("number"):
@@ -84,7 +89,7 @@ def numbered_headings(text: str) -> tuple[list[SectionSpan], list[RoleSpan]]:
     numbers = {_number(text, h) for h in found if h[4] == "alone"}
     found = [h for h in found if h[4] == "alone" or _number(text, h).rpartition(".")[0] in numbers]
     if sum(h[4] == "question" for h in found) < 2:
-        found = [h for h in found if h[4] != "paragraph"]
+        found = [h for h in found if h[4] not in ("colon", "paragraph")]
     if len(found) < _LEAST:
         return [], []
     headings = [(start, level + (1 if chapters else 0) if level else 1, title)
@@ -96,17 +101,23 @@ def numbered_headings(text: str) -> tuple[list[SectionSpan], list[RoleSpan]]:
 def _question_end(lines: list[str], i: int, apart: Callable[[int], bool]
                   ) -> tuple[int | None, str]:
     """The last line of the numbered question opening the paragraph at line ``i`` and
-    ``"question"`` (the first line ending in "?" or ":"), or ``"paragraph"`` (a paragraph
-    that short), or None when the paragraph runs on (a numbered step's text) or numbers
-    its lines (a table of contents)."""
+    ``"question"`` or ``"colon"`` (the first line ending in "?" or ":"), or
+    ``"paragraph"`` (a paragraph that short), or None when the paragraph runs on (a
+    numbered step's text) or numbers its lines (a table of contents)."""
     for j in range(i, min(i + _QUESTION_LINES, len(lines))):
         if apart(j):
             return j - 1, "paragraph"
         if j > i and _NUMBERED.match(lines[j]):
             return None, ""
-        if _QUESTION_END.search(lines[j].rstrip()):
-            return j, "question"
+        end = lines[j].rstrip()[-1:]
+        if end in ("?", ":"):
+            return j, "question" if end == "?" else "colon"
     return (i + _QUESTION_LINES - 1, "paragraph") if apart(i + _QUESTION_LINES) else (None, "")
+
+
+def _ruled(lines: list[str], i: int) -> bool:
+    """Whether line ``i`` has a rule above or below it."""
+    return any(0 <= j < len(lines) and _RULE.fullmatch(lines[j]) for j in (i - 1, i + 1))
 
 
 def _number(text: str, heading: tuple[int, int, str, int, str]) -> str:

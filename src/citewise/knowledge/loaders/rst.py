@@ -340,7 +340,7 @@ def _rule_under_prose(lines: list[str], i: int) -> bool:
     entries so, and read as rST the last sentence of an answer became a section, every
     question was glued to its answer and the file's title was "1. Background"."""
     title, rule = lines[i - 1].rstrip(), lines[i].rstrip()
-    return (len(rule) >= _RULE and len(rule) > len(title) + 8 and title[-1:] in ".!;,"
+    return (len(rule) >= _RULE and len(rule) > len(title) + 8 and title[-1:] in ".;,"
             and not (i >= 2 and lines[i - 2].rstrip() == rule))
 
 
