@@ -374,6 +374,34 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "authentication.txt.gz", "proxy.txt", "rewrite.txt", "redirect.txt", "ssl.txt",
                "accesslog.txt", "dirlisting.txt", "compress.txt.gz", "simple-vhost.txt",
                "status.txt", "webdav.txt"), group="reviews11"),
+    Corpus("asciidoctor", "Asciidoctor 2.0's Ruby API reference (RDoc HTML): thirteen pages",
+           ("asciidoctor-doc",), "/usr/share/doc/asciidoctor-doc/html", (
+               "Asciidoctor.html", *(f"Asciidoctor/{page}.html" for page in (
+                   "Document", "Block", "AbstractNode", "AbstractBlock", "Section",
+                   "Extensions", "Extensions/Registry", "Extensions/Processor", "Converter",
+                   "SafeMode", "SyntaxHighlighter", "PathResolver"))), group="reviews11"),
+    Corpus("ant", "Apache Ant 1.10's manual (hand-written HTML): thirteen pages", ("ant-doc",),
+           "/usr/share/doc/ant/manual", (
+               "using.html", "targets.html", "properties.html", "running.html", "install.html",
+               "Tasks/javac.html", "Tasks/copy.html", "Tasks/exec.html", "Tasks/property.html",
+               "Tasks/java.html", "Tasks/jar.html", "Tasks/delete.html", "Types/fileset.html"),
+           group="reviews11"),
+    Corpus("celery", "Celery 5.2's manual (Sphinx HTML): fourteen pages", ("python-celery-doc",),
+           "/usr/share/doc/python-celery-doc/html", (
+               "getting-started/introduction.html", "getting-started/first-steps-with-celery.html",
+               "getting-started/next-steps.html",
+               "getting-started/backends-and-brokers/redis.html", "faq.html",
+               "userguide/calling.html", "userguide/tasks.html", "userguide/workers.html",
+               "userguide/periodic-tasks.html", "userguide/routing.html", "userguide/canvas.html",
+               "userguide/daemonizing.html", "userguide/configuration.html",
+               "userguide/optimizing.html"), group="reviews11"),
+    Corpus("cockpit", "Cockpit's guide and manual pages (DocBook HTML): fourteen pages",
+           ("cockpit-doc",), "/usr/share/doc/cockpit/guide", (
+               "authentication.html", "https.html", "listen.html", "startup.html",
+               "privileges.html", "cockpit.conf.5.html", "cockpit-ws.8.html",
+               "cockpit-tls.8.html", "sso.html", "urls.html", "feature-machines.html",
+               "feature-pcp.html", "cert-authentication.html", "feature-systemd.html"),
+           group="reviews11"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -394,8 +422,9 @@ GROUPS = {
                 "gnuinfo, GNU Info; 2026-12-05)",
     "reviews10": "reviews of the sixteenth session (rustdoc, django, golang, glib, haddock, "
                  "qt, erlang: HTML; textdocs: plain text; 2026-12-05)",
-    "reviews11": "reviews of the seventeenth session (sqlalchemy, jinja2: Sphinx HTML; "
-                 "docbookxsl: DocBook HTML; lighttpd: rST as text; 2026-12-05)",
+    "reviews11": "reviews of the seventeenth session (sqlalchemy, jinja2, celery: Sphinx "
+                 "HTML; docbookxsl, cockpit: DocBook HTML; lighttpd: rST as text; "
+                 "asciidoctor: RDoc; ant: hand-written HTML; 2026-12-05)",
 }
 
 

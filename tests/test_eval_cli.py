@@ -587,8 +587,9 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         # each (Click's manual, BIND's, Tcl's manual pages, four GNU Info manuals), the
         # sixteenth's 30 each (Rust's std reference, Django's manual, Go's specification,
         # GLib's reference, GHC's library reference, Qt's class reference, Erlang's
-        # reference, plain-text manuals and FAQs), the seventeenth's 30 each (SQLAlchemy's
-        # and Jinja's manuals, DocBook XSL's reference, lighttpd's manual).
+        # reference, plain-text manuals and FAQs), the seventeenth's 30 each (SQLAlchemy's,
+        # Jinja's, Celery's, lighttpd's and Ant's manuals, DocBook XSL's reference,
+        # Asciidoctor's API reference, Cockpit's guide).
         least = {"reviews": 10, "blind": 30, "reviews2": 24, "reviews3": 29,
                  "reviews4": 30, "reviews5": 30, "reviews6": 30,
                  "reviews7": 30, "reviews8": 28, "reviews9": 30,
