@@ -113,3 +113,20 @@ def test_a_variable_list_set_as_a_table_reads_as_terms_and_descriptions() -> Non
     assert spans["Banner"] == "term" and spans["IdleTimeout"] == "term"
     assert spans["[Session]\nIdleTimeout=15"] == "code"
     assert "table" not in spans.values()
+
+
+def test_a_cells_list_items_are_set_apart() -> None:
+    """Ant's jar task (new-user review, 2026-12-05): a cell's list ran on as one sentence,
+    "fail = throws a BuildException warn = logs a message …"; its items read apart, on
+    the row's line still."""
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<html><body><table><tr><td>strict</td><td>Configures how to handle breaks: <ul>'
+            '<li><q>fail</q> = throws a BuildException</li>\n<li><q>warn</q> = logs a message '
+            'on warn level</li><li><q>ignore</q> = logs it (default)</li></ul> Since Ant 1.7.1'
+            '</td><td>No</td></tr></table></body></html>')
+    text, _, _, _, roles = read_html(html)
+    assert text == ("strict | Configures how to handle breaks: “fail” = throws a BuildException; "
+                    "“warn” = logs a message on warn level; “ignore” = logs it (default) Since "
+                    "Ant 1.7.1 | No")
+    assert roles == [(0, len(text), "table")]

@@ -30,9 +30,15 @@ def is_page_turn(node: Any) -> bool:
         return False
     if node.css_first("code, tt, kbd, samp") is not None:
         return False  # an operator named in code: Ruby's "push or <<" (RDoc, 2026-12-05)
+    before = node.prev
+    if before is not None and before.tag == "-text" and _VALUE_LABEL.search(
+            before.text_content or "") and not _TURN_LABEL.search(before.text_content or ""):
+        return False  # a label's value: RDoc's "Alias for: <<" (Asciidoctor's API, 2026-12-05)
     return any(_PAGE_TURN.fullmatch(c) for c in class_names(node)) or _ARROW_MARK.search(words) is not None
 
 
+_VALUE_LABEL = re.compile(r"\w:\s*\Z")
+_TURN_LABEL = re.compile(r"(?i)\b(?:next|prev|previous|up|forward|back)\s*:\s*\Z")
 _PAGE_TURN = re.compile(r"(?:prev(?:ious)?|next|toc|up|home)[-_](?:page|link)")
 _ARROW_MARK = re.compile(r"<-|->|<<|>>|[«»←→]")
 

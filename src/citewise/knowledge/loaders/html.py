@@ -123,7 +123,14 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             # A cell's paragraphs, line breaks and lists (Sphinx puts every cell in a <p>)
             # stay on its row's line: "count() | start, [step] | …", not a line a cell; and
             # a title is one line (rustdoc's signature over four, Erlang's in its <div>s).
-            out.line.append(" ")
+            # A cell's list items are set apart as a reader sees them, one a line: "“fail” =
+            # throws a BuildException; “warn” = logs …" (Ant's jar task, review 2026-12-05).
+            if out.cells and tag == "li" and _after_item(child):
+                while out.line and not out.line[-1].strip():
+                    out.line.pop()  # the space after the item before
+                out.line.append("; ")
+            else:
+                out.line.append(" ")
             _walk(child, out, in_main, guess)
             out.line.append(" ")
         elif tag == "br":
@@ -283,6 +290,14 @@ def _pre_text(node: Any) -> str:
     return "".join(parts)
 
 
+def _after_item(node: Any) -> bool:
+    """Whether a list item follows another of its list."""
+    before = node.prev
+    while before is not None and before.tag in ("-text", "-comment"):
+        before = before.prev
+    return before is not None and before.tag == "li"
+
+
 def _anchor(node: Any, out: Out) -> None:
     """Map the element's id to the offset of its first visible character (or, for an
     element without text, of the next one: ``<a id=x></a><h2>…`` points at the heading).
@@ -371,7 +386,8 @@ class HtmlLoader:
     # rST sidebars, a box's bold label, names in code no page turns, a parameter's dash
     # no heading and running on into its description, Sphinx's code captions, old
     # docutils' footnote lists, DocBook's variable lists set as tables, <q>'s marks, rST
-    # topics, RDoc's folded source, imgmath's formulas
+    # topics, RDoc's folded source, imgmath's formulas, a cell's list items apart, a
+    # label's linked value
     version = "40"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
