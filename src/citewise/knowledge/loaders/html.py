@@ -369,25 +369,12 @@ class HtmlLoader:
     """``.html`` / ``.htm`` / ``.xhtml`` pages."""
 
     name = "html"
-    # Versions (what changed is in git log): 2 permalinks, navigation; 3 roles; 4 list
-    # numbers, exponents, hidden elements; 5-6 bold headings; 7 <pre class="text">; 8
-    # footnotes; 9-24 texi2any, mdBook, admonitions, Doxygen, Javadoc, DocBook, docutils,
-    # MediaWiki, Texinfo, haproxy-dconv, Exim; 25 run-on through a display block; 26-28
-    # tab panels, Sphinx's "[source]"; 29 man(1) output in a <pre>; 30 Pygments' line
-    # numbers, a grid's empty first cell; 31 "<<" in code is no page turn; 32 no run-on
-    # into a paragraph that opens with a name and its verb; 33 RDoc's signatures are terms;
-    # 34 docutils' line numbers, a grid's first column in a third of its rows; 35 an id
-    # of its title's words is no chrome, rustdoc's chrome, a heading's <br>, badges, "↩",
-    # a word as a power, a title from front matter; 36 gtk-doc's and Haddock's pages, a
-    # section's element ends its section, a table cell holding a heading is layout; 37
-    # qdoc's navigation bar and properties, nginx's directive tables; 38 Erlang's pages:
-    # a heading's <div>s inline, articles beside headings, an article's heading levels;
-    # 39 an article's headings of one rank siblings, common section classes narrowed; 40
-    # rST sidebars, a box's bold label, names in code no page turns, a parameter's dash
-    # no heading and running on into its description, Sphinx's code captions, old
-    # docutils' footnote lists, DocBook's variable lists set as tables, <q>'s marks, rST
-    # topics, RDoc's folded source, imgmath's formulas, a cell's list items apart, a
-    # label's linked value
+    # A change to what a page reads as bumps the version, so knowledge bases re-read their
+    # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
+    # each one's reasons). 40: rST sidebars and topics, a box's bold label, <q>'s marks,
+    # DocBook's variable lists set as tables, RDoc's folded source, imgmath's formulas,
+    # a parameter's dash, Sphinx's code captions, old docutils' footnote lists, a cell's
+    # list items apart, names in code and labelled values no page turns.
     version = "40"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
