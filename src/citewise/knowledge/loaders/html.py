@@ -371,11 +371,11 @@ class HtmlLoader:
     name = "html"
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
-    # each one's reasons). 40: rST sidebars and topics, a box's bold label, <q>'s marks,
-    # DocBook's variable lists set as tables, RDoc's folded source, imgmath's formulas,
-    # a parameter's dash, Sphinx's code captions, old docutils' footnote lists, a cell's
-    # list items apart, names in code and labelled values no page turns.
-    version = "40"
+    # each one's reasons). 40-41: rST sidebars and topics, a box's bold label, <q>'s
+    # marks, DocBook's variable lists set as tables, RDoc's folded source, imgmath's
+    # formulas, a parameter's dash, Sphinx's code captions, old docutils' footnote lists,
+    # a cell's list items apart, names in code and labelled values no page turns.
+    version = "41"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
