@@ -141,9 +141,9 @@ def test_a_labelled_quote_is_cited_by_the_sentence_it_quotes(tmp_path: Path) -> 
 
 
 def test_a_tables_first_row_is_cut_the_same_whatever_precedes_the_table() -> None:
-    from citewise.models.sentence_candidates import _rows
+    from citewise.sentences import row_starts
 
     for intro in ("Use a | b pipes.\n", "Plain intro.\n"):
         text = intro + "Table 1: Flags\nG_NONE | No flags\nG_KEEP | Keep"
         a = text.index("Table 1")
-        assert _rows(text, [(a, len(text), "table")]) == {text.index("G_KEEP")}, intro
+        assert row_starts(text, [(a, len(text), "table")]) == {text.index("G_KEEP")}, intro
