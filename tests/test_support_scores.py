@@ -350,3 +350,27 @@ def test_a_quote_that_leans_on_the_sentence_before_is_judged_with_it(tmp_path: P
         # Leaning on a sentence about something else does not make a quote on topic.
         answer = ask(base, question, "It was revised in 2019. [1]")
         assert "off_topic_evidence" in codes(answer)
+
+
+def test_a_list_item_is_judged_with_the_lead_in_of_its_list_only() -> None:
+    """An item of a list ("mod_dirlisting" under "… three default modules are loaded
+    automatically:") addresses the question through its lead-in; a paragraph after a
+    code line after a lead-in ("The required syntax for an AMQP URL is:" / the URL /
+    "Where hostname and port (default is 5672) …") is no item, and judged with its lead-in
+    it was called off topic (FFmpeg's bench question ff26, 2026-12-05)."""
+    from citewise.grounding.relevance import _lead_in
+    from citewise.grounding.verify import excerpt_spans
+
+    listed = ("Modules are loaded in order. Three default modules are loaded automatically:"
+              "\n\n- mod_indexfile\n- mod_dirlisting\n- mod_staticfile\n\nNext.")
+    at = listed.index("mod_dirlisting")
+    assert _lead_in(listed, at, excerpt_spans(listed)) == (
+        "Three default modules are loaded automatically:")
+    html = "Pick one:\nmod_a\nmod_b\n\nNext."  # an HTML list: no bullets
+    assert _lead_in(html, html.index("mod_b"), excerpt_spans(html)) == "Pick one:"
+    url = ("The required syntax for an AMQP URL is:\n\namqp://[[user]:[password]@]hostname"
+           "[:port][/vhost]\n\nWhere hostname and port (default is 5672) is the address of "
+           "the broker.")
+    assert _lead_in(url, url.index("Where"), excerpt_spans(url)) == ""
+    prose = "It is set so: by default. Then it runs."
+    assert _lead_in(prose, prose.index("Then"), excerpt_spans(prose)) == ""

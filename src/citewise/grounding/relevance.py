@@ -219,12 +219,16 @@ def _lead_in(text: str, start: int, spans: Iterable[tuple[int, int]]) -> str:
     if not _opens_line(text, start):
         return ""
     before = [(a, b) for a, b in spans if b <= start]
+    first = start  # where the list's first item begins
     for a, b in reversed(before[-_LIST_ITEMS - 1:]):
         line = text[a:b].rstrip()
         if line.endswith(":"):
-            return line
+            # The items one a line, no blank line between them (a paragraph or a block
+            # after the lead-in's first one is no item of its list).
+            return "" if _BLANK_LINE.search(text, first, start) else line
         if not _opens_line(text, a) or len(line) > _ITEM_CHARS or "\n" in line:
             return ""  # prose, not an item of a list
+        first = a
     return ""
 
 
@@ -236,6 +240,7 @@ def _opens_line(text: str, at: int) -> bool:
 _LIST_ITEMS = 8  # items between a lead-in and the one quoted, at most
 _ITEM_CHARS = 160
 _BULLETED = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def _asked_terms(text: str) -> list[str]:
