@@ -366,8 +366,8 @@ def test_a_list_item_is_judged_with_the_lead_in_of_its_list_only() -> None:
     at = listed.index("mod_dirlisting")
     assert _lead_in(listed, at, excerpt_spans(listed)) == (
         "Three default modules are loaded automatically:")
-    html = "Pick one:\nmod_a\nmod_b\n\nNext."  # an HTML list: no bullets
-    assert _lead_in(html, html.index("mod_b"), excerpt_spans(html)) == "Pick one:"
+    numbered = "Do this:\n1. Stop it.\n2. Start it.\n\nNext."
+    assert _lead_in(numbered, numbered.index("Start"), excerpt_spans(numbered)) == "Do this:"
     url = ("The required syntax for an AMQP URL is:\n\namqp://[[user]:[password]@]hostname"
            "[:port][/vhost]\n\nWhere hostname and port (default is 5672) is the address of "
            "the broker.")
