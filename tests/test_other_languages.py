@@ -94,6 +94,12 @@ def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> No
         "Use a fruit, e. g. an apple.", "Then eat it."]
     assert sentences("The variable is named e. Then it is set.") == [
         "The variable is named e.", "Then it is set."]
+    # "eg.", "ie.", "resp." as libvirt's manual writes them (review, 2026-12-05: "…
+    # automatically (eg." was quoted as a sentence).
+    assert sentences("It cannot log in (eg. using ssh-agent etc.). Use this when needed.") == [
+        "It cannot log in (eg. using ssh-agent etc.).", "Use this when needed."]
+    assert sentences("The user (resp. group) id, resp. the size of it. Next.") == [
+        "The user (resp. group) id, resp. the size of it.", "Next."]
 
 
 def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 # ("I." is a pronoun ending a sentence far more often than an initial.)
 _TITLES = frozenset(
     """
-    dr mr mrs ms mx prof st mt rev hon gen col capt lt sgt gov sen rep vs cf e.g i.e
+    dr mr mrs ms mx prof st mt rev hon gen col capt lt sgt gov sen rep vs cf e.g i.e eg ie
     bzw vgl
     """.split()  # noqa: SIM905
 )
@@ -75,7 +75,7 @@ _ABBREVIATIONS = frozenset(
     """
     etc inc ltd co corp llc plc jr sr no nos fig figs vol vols ch sec art p pp ed eds approx
     est dept univ ave rd blvd jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues
-    wed thu thur thurs fri sat sun min max ca al ref refs viz
+    wed thu thur thurs fri sat sun min max ca al ref refs viz resp incl excl esp
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 # The word (or dotted acronym, "U.S.", "a.m.", "e.g.") that a span's final full stop ends.
