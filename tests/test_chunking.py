@@ -178,3 +178,22 @@ def test_a_long_listing_is_cut_between_its_lines_and_keeps_its_heading() -> None
     text = "word " * 100 + "end."
     assert all(set(c.text.split()) <= {"word", "end."}
                for c in chunk_text("d", text, size=64, overlap=0))
+
+
+def test_a_long_list_is_cut_between_its_items_and_no_chunk_lies_inside_another() -> None:
+    """pandoc's README (new-user review, 2026-12-05): its list of formats, items without
+    full stops, is one "sentence" of 2,000 characters; it was cut inside an item wrapped
+    over lines ("-   `fb2`" in one chunk, its description in the next), and the sentences
+    before it came back as chunks inside the one before ("It can convert *from*" alone)."""
+    items = [f"-   `fmt{i}`\n    ([Format number {i}](https://example.org/formats/{i}/spec)\n"
+             f"    e-book)" for i in range(20)]
+    text = "Pandoc can convert between formats. It reads many.\n\nIt can convert *from*\n\n" + \
+        "\n".join(items)
+    roles = [(text.index(item), text.index(item) + len(item), "list_item") for item in items]
+    chunks = chunk_text("d", text, roles=roles)
+    for c in chunks:
+        body = c.text[c.text.index("-   `"):] if "-   `" in c.text else ""
+        assert body.count("-   `") == body.count("e-book)"), c.text  # whole items only
+    spans = [(c.start_char, c.end_char) for c in chunks]
+    assert not [s for s, t in itertools.pairwise(spans) if t[1] <= s[1]]  # none inside another
+    assert "".join(c.text for c in chunks).count("-   `fmt") == len(items)

@@ -80,3 +80,22 @@ def test_the_term_a_question_names_ranks_its_description_first() -> None:
              for s, where in zip(sentences, ("12.1.3 Recovering From Errors", section), strict=True)]
     assert rank("What is indicated when catching?", plain)[0].sentence is plain[1]
     assert rank("What is indicated when recovering?", plain)[0].sentence is plain[0]
+
+
+def test_a_markdown_links_address_and_title_are_not_its_text() -> None:
+    """pandoc's README (new-user review, 2026-12-05): a URL's punctuation made "`csv`
+    ([CSV](https://tools.ietf.org/html/rfc4180) table)" rank as code, and a link's title
+    "GNU General Public License" made "Released under the GPL, version 2 or greater." a
+    notice: five of the review's thirty questions quoted a neighbour instead."""
+    from citewise.models.sentence_candidates import Sentence
+    from citewise.models.sentence_structure import structure_penalty
+
+    for text in ("`csv` ([CSV](https://tools.ietf.org/html/rfc4180) table)",
+                 'Released under the [GPL](https://www.gnu.org/licenses/gpl-2.0.html "GNU '
+                 'General Public License"), version 2 or greater.',
+                 "The ![state icon](img/state.png) turns green when it is synced."):
+        sentence = Sentence(1, 0, text, "", "README.md", "Pandoc", True, "list_item")
+        assert structure_penalty(sentence, False) == 0.0, text
+    licence = Sentence(1, 0, "Licensed under the GNU General Public License.", "", "x.md",
+                       "X", True)
+    assert structure_penalty(licence, False) == 0.6  # a notice in words is still one

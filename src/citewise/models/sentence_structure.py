@@ -58,7 +58,11 @@ _COMMAND = re.compile(r"(?!(?:the|a|an|this|that|it|you|we|if|when|use|with|and|
 def structure_penalty(s: Sentence, code_wanted: bool, version_wanted: bool = False) -> float:
     """How much less ``s`` is worth as an answer for its role (0 for plain prose); a
     version-change note is worth as much as prose when the question asks which version."""
-    text = s.text
+    # A markdown link reads as its text: its address and title are not on the page (the
+    # title "GNU General Public License" made pandoc's "Released under the GPL" a notice,
+    # and a URL's punctuation made a list item of formats code: new-user review,
+    # 2026-12-05, five of its thirty questions).
+    text = _LINK.sub(r"\1", s.text)
     if s.role == "notice" or _NOTICE.search(text) or _NAVIGATION.search(text):
         return 0.6
     penalty = 0.0
@@ -93,6 +97,8 @@ def _prose_cell(text: str) -> bool:
 
 
 _MARKUP = re.compile(r"\*\*|`")  # strong emphasis and inline code, as markdown writes them
+# A markdown link or image, "[text](address "title")": its text.
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?[^)\s>]*>?(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 CODE_ROLES = frozenset(("code", "doctest"))
 #: Roles whose text names what follows (a section, an option, a signature): context only.
 LABEL_ROLES = frozenset(("heading", "term"))

@@ -68,7 +68,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v6:{self.size}:{self.overlap}"
+        return f"sentence-v7:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -92,17 +92,23 @@ def _regions(length: int, sections: Sequence[SectionSpan], pages: Sequence[PageS
     return sorted(cuts)
 
 
-def _split_long(text: str, a: int, b: int, size: int, first: int | None = None
-                ) -> list[tuple[int, int]]:
+def _split_long(text: str, a: int, b: int, size: int, first: int | None = None,
+                items: Sequence[int] = ()) -> list[tuple[int, int]]:
     """Cut ``text[a:b]`` into pieces of at most ``size`` (the first of at most ``first``),
-    at a line's end when one is in the piece's second half (a code block is cut between
-    its lines, not inside one: DocBook's 2,450-character ``<xsl:choose>`` was cut at
-    ``<xsl:when`` | ``test=…``), else at a space, else hard."""
+    where a list item starts (``items``, sorted) in the piece's second half — a list whose
+    items have no full stop is one "sentence", and pandoc's list of formats was cut inside
+    an item wrapped over lines, its name in one chunk and its description in the next —
+    else at a line's end (a code block is cut between its lines, not inside one:
+    DocBook's 2,450-character ``<xsl:choose>`` was cut at ``<xsl:when`` | ``test=…``),
+    else at a space, else hard."""
     pieces: list[tuple[int, int]] = []
     limit = size if first is None else max(size // 2, min(size, first))
     while b - a > limit:
         cut = a + limit
-        space = text.rfind("\n", a + limit // 2, cut)
+        at = bisect_right(items, cut) - 1
+        space = items[at] - 1 if at >= 0 and items[at] > a + limit // 2 else -1
+        if space <= a:
+            space = text.rfind("\n", a + limit // 2, cut)
         if space <= a:
             space = text.rfind(" ", a + limit // 2, cut)
         if space > a:
@@ -130,11 +136,14 @@ def _pack(units: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[i
         out.append((units[i][0], units[j - 1][1]))
         if j >= len(units):
             break
-        # Step back over whole sentences that fit in the overlap, but always move forward.
+        # Step back over whole sentences that fit in the overlap, but always move forward;
+        # and not at all when the next chunk could not reach the next sentence with them: it
+        # would lie inside this one ("It can convert *from*" alone, three times, before a
+        # long list: pandoc's README, review 2026-12-05).
         k = j
         while k - 1 > i and units[j - 1][1] - units[k - 1][0] <= overlap:
             k -= 1
-        i = k
+        i = k if units[j][1] - units[k][0] <= size else j
     return out
 
 
@@ -161,6 +170,7 @@ def chunk_text(
     clipper = _Clipper(valid)
     hidden = _Covered(text, valid)
     headings = _Covered(text, valid, "heading")
+    items = sorted({a for a, _, role in valid if role == "list_item"})
     sections = sorted(sections)
     pages = sorted(pages)
     sec_starts = [s[0] for s in sections]
@@ -178,7 +188,7 @@ def chunk_text(
                 # Its first piece leaves room for the headings above it ("Synopsis" over
                 # a long listing was a chunk of its own, the listing's words in none).
                 first = size - (s - units[0][0]) if units and titled else None
-                units.extend(_split_long(text, s, e, size, first))
+                units.extend(_split_long(text, s, e, size, first, items))
             else:
                 units.append((s, e))
             titled = titled and headings.covers(s, e)
