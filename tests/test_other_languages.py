@@ -100,6 +100,13 @@ def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> No
         "It cannot log in (eg. using ssh-agent etc.).", "Use this when needed."]
     assert sentences("The user (resp. group) id, resp. the size of it. Next.") == [
         "The user (resp. group) id, resp. the size of it.", "Next."]
+    # Dots that end no word are a name in code (fish's manual, review 2026-12-05).
+    assert sentences("As an alternate key binding, Alt+. can be used. Next one.") == [
+        "As an alternate key binding, Alt+. can be used.", "Next one."]
+    assert sentences("For numbers, . is always the radix character. Next.") == [
+        "For numbers, . is always the radix character.", "Next."]
+    assert sentences("Now, .. transforms to cd ../ instead. It works.") == [
+        "Now, .. transforms to cd ../ instead.", "It works."]
 
 
 def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:

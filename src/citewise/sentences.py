@@ -145,6 +145,16 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
         return True
     if gap and not gap.isspace():
         return False
+    dots = b
+    while dots > a and text[dots - 1] == ".":
+        dots -= 1
+    if dots < b and b - dots != 3 and (dots == a or not (  # an ellipsis: join_abbreviations
+            text[dots - 1].isalnum() or text[dots - 1] in _CLOSERS + "%")) \
+            and "\n" not in gap and text[start].islower():
+        # Dots that end no word are a name in code, not a stop: "Alt+. can be used", "For
+        # numbers, . is always the radix character", "Now, .. transforms to cd ../" (fish's
+        # manual, new-user review 2026-12-05).
+        return True
     if _COMPLEXITY.fullmatch(text, a, b):
         # A complexity that opens its description is no sentence alone: Haddock writes
         # "O(log n). Insert a new key and value in the map." (GHC's review, 2026-12-05).
