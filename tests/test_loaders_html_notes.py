@@ -156,3 +156,27 @@ def test_a_footnote_labels_links_back_are_not_its_label() -> None:
              'class="brackets"><a class="fn-backref" href="#x">Smith2002a</a></span></dt><dd>'
              "<p>A book.</p></dd></dl></body></html>")
     assert read_html(cited)[0] == "A.\n\n[Smith2002a] A book."
+
+
+def test_a_note_docbook_draws_as_a_table_reads_as_a_labelled_note() -> None:
+    """DocBook XSL with admonition graphics draws a note as a table, its icon beside its
+    title over its text (aptitude's manual, the Debian Reference): "Important | If you do
+    not resolve …" was a table row, "Important If you do not …" one sentence (new-user
+    review, 2026-12-05). And the "[D]" link to an image's long description is no text."""
+    from citewise.knowledge.loaders.html import read_html
+
+    page = ('<html><body><h2>Resolving</h2><div class="important" style="margin-left: 0.5in">'
+            '<table border="0" summary="Important"><tr><td rowspan="2" align="center" '
+            'valign="top" width="25"><img alt="[Important]" src="images/important.png"/></td>'
+            '<th align="left">Important</th></tr><tr><td align="left" valign="top"><p>If you '
+            'do not resolve any broken dependencies, aptitude resolves them.</p><ul><li>Press '
+            'g.</li><li>Press q.</li></ul></td></tr></table></div><div class="mediaobject">'
+            '<table summary="manufactured viewport for HTML img"><tr><td><img src="a.png" '
+            'alt="[package view]"/></td></tr></table><div class="longdesc-link" align="right">'
+            '<br clear="all"/><span class="longdesc-link">[<a href="ld-idm445.html" '
+            'target="longdesc">D</a>]</span></div></div><p>As you can see.</p></body></html>')
+    text, _, sections, _, roles = read_html(page)
+    assert text == ("Resolving\n\nImportant: If you do not resolve any broken dependencies, "
+                    "aptitude resolves them.\n\nPress g.\nPress q.\n\nAs you can see.")
+    assert [s[2] for s in sections] == ["Resolving"]
+    assert "table" not in {role for _, _, role in roles}

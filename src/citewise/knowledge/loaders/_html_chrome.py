@@ -93,8 +93,10 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
                                             "button"}:
         return True
     # Doxygen's tooltips (a symbol's signature and summary, shown on hover by its
-    # stylesheet) after every code fragment: another page's text inside this one's.
-    if "ttc" in (attrs.get("class") or "").split():
+    # stylesheet) after every code fragment: another page's text inside this one's; and
+    # DocBook XSL's "[D]" link to an image's long description (aptitude's manual, nine
+    # of them a paragraph "[D]" of its own: review, 2026-12-05).
+    if not {"ttc", "longdesc-link"}.isdisjoint((attrs.get("class") or "").split()):
         return True
     if is_javadoc_chrome(node) or is_rustdoc_chrome(node) or is_haddock_chrome(node) \
             or is_rdoc_chrome(node):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import class_names
+from citewise.knowledge.loaders._html_blocks import ADMONITION_CLASSES, class_names
 
 __all__ = ["admonition_label", "footnote_label", "footnote_marker"]
 
@@ -37,8 +37,6 @@ def admonition_label(node: Any) -> str:
 
 
 _TITLE_CLASSES = frozenset(("admonition-title", "sidebar-title"))  # docutils' box titles
-_ADMONITION_CLASSES = frozenset(("note", "tip", "warning", "caution", "important",
-                                 "admonition", "hint", "attention", "danger", "seealso"))
 
 
 def _footnote_term(node: Any) -> bool:
@@ -87,13 +85,21 @@ def _element_sibling(node: Any, way: str) -> Any:
 def _note_heading(node: Any) -> bool:
     """The title of a note written as a heading, its first element: DocBook's ``<div
     class="note"><h3 class="title">Note</h3>`` (PostgreSQL's manual), Apache's ``<div
-    class="note"><h3>Note</h3>``. As a heading it opened a section "Note" that ran on past
-    the note to the next real heading: 171 of PostgreSQL's 932 chunks were said to be in a
-    "Note" they were not in."""
+    class="note"><h3>Note</h3>``, or the ``<th>`` beside its icon when DocBook XSL draws the
+    box as a table (aptitude's manual). As a heading it opened a section "Note" that ran
+    on past the note to the next real heading: 171 of PostgreSQL's 932 chunks were said to
+    be in a "Note" they were not in."""
+    if node.tag == "th":  # DocBook XSL's table form: the title beside the note's icon
+        table = node.parent
+        while table is not None and table.tag not in ("table", "body"):
+            table = table.parent
+        box = table.parent if table is not None and table.tag == "table" else None
+        return box is not None and bool(class_names(box) & ADMONITION_CLASSES) and len(
+            (node.text(deep=True) or "").split()) <= 3
     if node.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
         return False
     parent = node.parent
-    if parent is None or not class_names(parent) & _ADMONITION_CLASSES:
+    if parent is None or not class_names(parent) & ADMONITION_CLASSES:
         return False
     first = parent.child
     while first is not None and first.tag in ("-text", "-comment"):

@@ -27,9 +27,6 @@ from citewise.knowledge.loaders._html_blocks import (
     LISTING_CODE,
     block_role,
     class_names,
-    column_used,
-    entry_name,
-    first_cell,
     is_caption,
     is_code_block,
     is_exponent,
@@ -60,6 +57,7 @@ from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
 from citewise.knowledge.loaders._html_notes import admonition_label, footnote_label, footnote_marker
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
+from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
@@ -371,11 +369,12 @@ class HtmlLoader:
     name = "html"
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
-    # each one's reasons). 40-41: rST sidebars and topics, a box's bold label, <q>'s
+    # each one's reasons). 40-42: rST sidebars and topics, a box's bold label, <q>'s
     # marks, DocBook's variable lists set as tables, RDoc's folded source, imgmath's
     # formulas, a parameter's dash, Sphinx's code captions, old docutils' footnote lists,
-    # a cell's list items apart, names in code and labelled values no page turns.
-    version = "41"
+    # a cell's list items apart, names in code and labelled values no page turns, DocBook
+    # notes drawn as tables, its long-description links.
+    version = "42"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
