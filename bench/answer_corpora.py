@@ -402,6 +402,24 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "cockpit-tls.8.html", "sso.html", "urls.html", "feature-machines.html",
                "feature-pcp.html", "cert-authentication.html", "feature-systemd.html"),
            group="reviews11"),
+    Corpus("pandoc", "pandoc 2.17's README (Markdown, one file)", ("pandoc",),
+           "/usr/share/doc/pandoc", ("README.md.gz",), group="reviews11"),
+    Corpus("libvirt", "libvirt 9.0's manual (HTML from rST): twelve pages", ("libvirt-doc",),
+           "/usr/share/doc/libvirt-doc/html", tuple(f"{page}.html" for page in (
+               "uri", "daemons", "remote", "auth", "migration", "storage", "drvqemu", "hooks",
+               "logging", "kbase/debuglogs", "formatnetwork", "formatdomain")),
+           group="reviews11"),
+    Corpus("fish", "fish 3.6's manual (Sphinx HTML): thirteen pages", ("fish-common",),
+           "/usr/share/doc/fish", tuple(f"{page}.html" for page in (
+               "index", "tutorial", "faq", "fish_for_bash_users", "interactive", "language",
+               "completions", "cmds/set", "cmds/abbr", "cmds/math", "cmds/fish_add_path",
+               "cmds/function", "cmds/history")), group="reviews11"),
+    Corpus("aptitude", "aptitude's user's manual (DocBook HTML): fourteen pages",
+           ("aptitude-doc-en",), "/usr/share/doc/aptitude/html/en", tuple(
+               f"{page}.html" for page in (
+                   "pr01s02", "ch01s01s04", "ch01s02", "ch02s01s04", "ch02s02s03",
+                   "ch02s02s04", "ch02s02s05", "ch02s02s06", "ch02s04s01", "ch02s04s02",
+                   "ch02s04s03", "ch03", "rn01re01", "rn01re02")), group="reviews11"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -422,9 +440,10 @@ GROUPS = {
                 "gnuinfo, GNU Info; 2026-12-05)",
     "reviews10": "reviews of the sixteenth session (rustdoc, django, golang, glib, haddock, "
                  "qt, erlang: HTML; textdocs: plain text; 2026-12-05)",
-    "reviews11": "reviews of the seventeenth session (sqlalchemy, jinja2, celery: Sphinx "
-                 "HTML; docbookxsl, cockpit: DocBook HTML; lighttpd: rST as text; "
-                 "asciidoctor: RDoc; ant: hand-written HTML; 2026-12-05)",
+    "reviews11": "reviews of the seventeenth session (sqlalchemy, jinja2, celery, fish: "
+                 "Sphinx HTML; docbookxsl, cockpit, aptitude: DocBook HTML; libvirt: HTML; "
+                 "lighttpd: rST as text; asciidoctor: RDoc; ant: hand-written HTML; pandoc: "
+                 "Markdown; 2026-12-05)",
 }
 
 

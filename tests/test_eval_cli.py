@@ -588,8 +588,8 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         # sixteenth's 30 each (Rust's std reference, Django's manual, Go's specification,
         # GLib's reference, GHC's library reference, Qt's class reference, Erlang's
         # reference, plain-text manuals and FAQs), the seventeenth's 30 each (SQLAlchemy's,
-        # Jinja's, Celery's, lighttpd's and Ant's manuals, DocBook XSL's reference,
-        # Asciidoctor's API reference, Cockpit's guide).
+        # Jinja's, Celery's, fish's, libvirt's, lighttpd's, Ant's and aptitude's manuals,
+        # DocBook XSL's and Asciidoctor's references, Cockpit's guide, pandoc's README).
         least = {"reviews": 10, "blind": 30, "reviews2": 24, "reviews3": 29,
                  "reviews4": 30, "reviews5": 30, "reviews6": 30,
                  "reviews7": 30, "reviews8": 28, "reviews9": 30,
