@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from citewise.evaluation_questions import CELL
+from citewise.evaluation_questions import CELL, visible
 from citewise.evaluation_questions import norm as _norm
 
 __all__ = [
@@ -35,18 +35,20 @@ _BOUNDARY = re.compile(r"\n[ \t]*\n\s*|\n[ \t]*(?=[-*•]\s|\d+[.)]\s)|"
 
 def normalised(text: str) -> tuple[str, list[int]]:
     """``text`` with whitespace runs collapsed (a cell separator standing alone is
-    whitespace, as :func:`~citewise.evaluation_questions.norm` has it), and each output
-    character's offset in ``text``."""
+    whitespace, and markdown's markup as the page shows it, as
+    :func:`~citewise.evaluation_questions.norm` has it), and each output character's
+    offset in ``text``."""
+    shown, at = visible(text)
     chars: list[str] = []
     where: list[int] = []
-    for m in re.finditer(r"\S+", text):
+    for m in re.finditer(r"\S+", shown):
         if m.group() == CELL:
             continue
         if chars:
             chars.append(" ")
-            where.append(m.start() - 1)
+            where.append(at[m.start() - 1])
         chars.extend(m.group())
-        where.extend(range(m.start(), m.end()))
+        where.extend(at[m.start():m.end()])
     return "".join(chars), where
 
 
