@@ -20,8 +20,8 @@ trailing part of its path such as the file name) and ``split`` are optional.
 space, a table's cell separator (" | ") counting as one, and Markdown's links, code spans
 and strong emphasis read as a rendered page shows them ("[GPL](https://…)" is "GPL",
 "`csv`" is "csv"; nothing else is normalised: case, quotes and punctuation count). A
-citation's *sentence* is the stored text of its document around its offsets, extended on both sides to sentence boundaries
-(:func:`sentence_extent`: a blank line, a list bullet at the start of a line, or
+citation's *sentence* is the stored text of its document around its offsets, extended on
+both sides to sentence boundaries (:func:`sentence_extent`: a blank line, a list bullet at the start of a line, or
 ``.``/``!``/``?`` — optionally closed by a quote or bracket — followed by
 whitespace and a character that is not lower case; a single line break is not a
 boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."), and not past the start
