@@ -21,23 +21,23 @@ space, a table's cell separator (" | ") counting as one, and Markdown's links, c
 and strong emphasis read as a rendered page shows them ("[GPL](https://…)" is "GPL",
 "`csv`" is "csv"; nothing else is normalised: case, quotes and punctuation count). A
 citation's *sentence* is the stored text of its document around its offsets, extended on
-both sides to sentence boundaries (:func:`sentence_extent`: a blank line, a list bullet at the start of a line, or
-``.``/``!``/``?`` — optionally closed by a quote or bracket — followed by
-whitespace and a character that is not lower case; a single line break is not a
-boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."), and not past the start
-of a list item the loader marked in the cited passage, nor of a table's row
+both sides to sentence boundaries (:func:`sentence_extent`: a blank line, a list bullet at
+the start of a line, or ``.``/``!``/``?`` — optionally closed by a quote or bracket —
+followed by whitespace and a character that is not lower case; a single line break is not
+a boundary, nor is the full stop of "e.g.", "i.e.", "vs." or "cf."), and not past the
+start of a list item the loader marked in the cited passage, nor of a table's row
 (:func:`item_bounded`: HTML lists are stored without bullets, one item a line, and each
 item is quoted alone, so one item's citation is that item, not the list glued into a
 sentence; a row is quoted alone too, and a row without a full stop is not its neighbours'
-sentence — Jinja's review, 2026-12-05, saw one row's quote matched as six). An expected sentence
-is **matched** by a citation when, in the cited document, an occurrence of it is covered
-by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its characters
-and the citation's own characters are partly inside it — so a citation that contains it,
-equals it or quotes a part of it matches, and one that quotes a neighbouring sentence does
-not (even where no boundary splits the two, as before a sentence starting in lower case).
-An expected sentence that the question's ``document`` holds matches there only: CMake's
-pages for the C, C++, CUDA … standards share their sentences word for word, and the C
-page's copy answers no C++ question.
+sentence — Jinja's review, 2026-12-05, saw one row's quote matched as six). An expected
+sentence is **matched** by a citation when, in the cited document, an occurrence of it is
+covered by the citation's sentence for at least :data:`MATCH_COVERAGE` (half) of its
+characters and the citation's own characters are partly inside it — so a citation that
+contains it, equals it or quotes a part of it matches, and one that quotes a neighbouring
+sentence does not (even where no boundary splits the two, as before a sentence starting in
+lower case). An expected sentence that the question's ``document`` holds matches there
+only: CMake's pages for the C, C++, CUDA … standards share their sentences word for word,
+and the C page's copy answers no C++ question.
 
 Metrics (over the questions that have a label of that kind):
 
