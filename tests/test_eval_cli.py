@@ -219,6 +219,10 @@ def test_a_label_copied_from_a_rendered_markdown_page_matches_its_source() -> No
     assert len(locate(text, "Default: 16384 bytes.")) == 1
     assert locate(text, "CSV table GPL") == []
     assert locate("a [1] b", "a [1] b") == [(0, 7)]  # brackets without a link are text
+    wrapped = "Pandoc's website contains a full [User's\nGuide](https://pandoc.org/MANUAL.html)."
+    assert len(locate(wrapped, "Pandoc's website contains a full User's Guide.")) == 1
+    assert len(locate(wrapped, "Pandoc's website contains a full [User's Guide]"
+                               "(https://pandoc.org/MANUAL.html).")) == 1
 
 
 def test_sentence_extent_widens_to_the_sentence_and_stops_at_boundaries() -> None:

@@ -61,7 +61,7 @@ def visible(text: str) -> tuple[str, list[int]]:
 
 # A link or an image ("[text](address "title")": its text), a code span's backtick, strong
 # emphasis's "**".
-_MARKUP = re.compile(r"!?\[(?P<link>[^\]\n]*)\]\([^)\n]*\)|`|\*\*")
+_MARKUP = re.compile(r"!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*")  # over lines too
 
 
 @dataclass(frozen=True, slots=True)
