@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -258,25 +260,22 @@ def test_item_bounded_keeps_the_cited_item_and_drops_its_neighbours() -> None:
         "src is a null pointer\ndestsz is zero or too large")
 
 
-def test_a_list_items_citation_is_that_item_not_the_list(tmp_path: Path) -> None:
-    """HTML list items are stored one a line without bullets or full stops: a citation of
-    one item is scored as that item (it was widened over the whole list, so quoting the
-    item beside the answer counted as the answer)."""
+@contextmanager
+def _cited_page(tmp_path: Path, name: str, html: str, probe: str, role: str
+                ) -> Iterator[tuple[Any, Callable[[str], Answer]]]:
+    """A knowledge base of one page, and ``citing(quote)``: an answer whose one citation
+    quotes ``quote`` from the chunk holding ``probe`` (which has a ``role`` span)."""
     from citewise import KnowledgeBase
 
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "strcpy.html").write_text(
-        "<html><body><h1>strcpy_s</h1><p>The following errors are detected at runtime:</p>"
-        "<ul><li>src or dest is a null pointer</li>"
-        "<li>destsz is zero or greater than RSIZE_MAX</li>"
-        "<li>the objects overlap</li></ul></body></html>", encoding="utf-8")
+    (tmp_path / "docs" / name).write_text(html, encoding="utf-8")
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
         assert not base.ingest([tmp_path / "docs"]).failed
-        record = base.find_document(tmp_path / "docs" / "strcpy.html")
+        record = base.find_document(tmp_path / "docs" / name)
         assert record is not None
         chunk = next(c for c in base.store.get_document_chunks(base.tenant, record.id)
-                     if "null pointer" in c.text)
-        assert any(role == "list_item" for _, _, role in chunk.roles)
+                     if probe in c.text)
+        assert any(r == role for _, _, r in chunk.roles)
 
         def citing(quote: str) -> Answer:
             start = record.text.index(quote)
@@ -288,6 +287,19 @@ def test_a_list_items_citation_is_that_item_not_the_list(tmp_path: Path) -> None
                                    excerpt=quote, start_char=start,
                                    end_char=start + len(quote))])
 
+        yield base, citing
+
+
+def test_a_list_items_citation_is_that_item_not_the_list(tmp_path: Path) -> None:
+    """HTML list items are stored one a line without bullets or full stops: a citation of
+    one item is scored as that item (it was widened over the whole list, so quoting the
+    item beside the answer counted as the answer)."""
+    page = ("<html><body><h1>strcpy_s</h1><p>The following errors are detected at runtime:</p>"
+            "<ul><li>src or dest is a null pointer</li>"
+            "<li>destsz is zero or greater than RSIZE_MAX</li>"
+            "<li>the objects overlap</li></ul></body></html>")
+    with _cited_page(tmp_path, "strcpy.html", page, "null pointer", "list_item") as (
+            base, citing):
         q = question(expected=("destsz is zero or greater than RSIZE_MAX",))
         beside = score_answer(q, citing("the objects overlap"), base, 1)
         assert beside.evidence_at_1 is False and beside.first_sentence == "the objects overlap"
@@ -300,39 +312,18 @@ def test_a_table_rows_citation_is_that_row_not_the_table(tmp_path: Path) -> None
     """Jinja's review (2026-12-05): the loop variables' table, rows ending without a full
     stop ("(1 indexed)"), was one sentence to the matching rule, so a quote of one row
     was scored as the next row's answer though the user saw one row quoted."""
-    from citewise import KnowledgeBase
-
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "loops.html").write_text(
-        "<html><body><h1>Loops</h1><p>Inside a for-loop block you can access:</p><table>"
-        "<tr><th>Variable</th><th>Description</th></tr>"
-        "<tr><td>loop.index</td><td>The current iteration of the loop. (1 indexed)</td></tr>"
-        "<tr><td>loop.index0</td><td>The current iteration of the loop. (0 indexed)</td></tr>"
-        "<tr><td>loop.length</td><td>The number of items in the sequence.</td></tr>"
-        "</table></body></html>", encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as base:
-        assert not base.ingest([tmp_path / "docs"]).failed
-        record = base.find_document(tmp_path / "docs" / "loops.html")
-        assert record is not None
-        chunk = next(c for c in base.store.get_document_chunks(base.tenant, record.id)
-                     if "loop.index0" in c.text)
-        assert any(role == "table" for _, _, role in chunk.roles)
-
-        def citing(quote: str) -> Answer:
-            start = record.text.index(quote)
-            snippet = Snippet(text=chunk.text, chunk_id=chunk.id)
-            doc = SearchDocument(source=record.source, document={"id": record.id},
-                                 snippets=[snippet])
-            return Answer(run_id="r", thread_id="t", search_documents=[doc], citations=[
-                CitationOccurrence(citation_index=0, document_index=1, snippet_index=0,
-                                   excerpt=quote, start_char=start,
-                                   end_char=start + len(quote))])
-
+    page = ("<html><body><h1>Loops</h1><p>Inside a for-loop block you can access:</p><table>"
+            "<tr><th>Variable</th><th>Description</th></tr>"
+            "<tr><td>loop.index</td><td>The current iteration of the loop. (1 indexed)</td></tr>"
+            "<tr><td>loop.index0</td><td>The current iteration of the loop. (0 indexed)</td></tr>"
+            "<tr><td>loop.length</td><td>The number of items in the sequence.</td></tr>"
+            "</table></body></html>")
+    with _cited_page(tmp_path, "loops.html", page, "loop.index0", "table") as (base, citing):
         q = question(expected=("loop.length | The number of items in the sequence.",))
         beside = score_answer(q, citing("loop.index0"), base, 1)
         assert beside.evidence_at_1 is False
-        assert beside.first_sentence.startswith("loop.index0")
-        assert "loop.length" not in beside.first_sentence
+        first = beside.first_sentence or ""
+        assert first.startswith("loop.index0") and "loop.length" not in first
         right = score_answer(q, citing("loop.length"), base, 1)
         assert right.evidence_at_1 is True
 
