@@ -270,6 +270,10 @@ def test_a_list_that_runs_on_or_wraps_is_not_quoted_after_its_lead_in() -> None:
                         ("\n\n- a\n- b\n", ()),  # the passage may cut the list off
                         ("\n\n- a long item\n  that wraps\n- b\n\nNext.", ()),
                         ("\n\n- only one\n\nNext.", ()),
+                        # An item of two sentences would be two claims, the first uncited
+                        # (a second review of the change, 2026-12-05); an item twice, one.
+                        ("\n\n- a\n- b. It serves files\n\nNext.", ()),
+                        ("\n\n- a\n- a\n\nNext.", ()),
                         ("\n\nA paragraph.\n\nNext.", ())):
         assert introduced_items(lead + rest, [], len(lead)) == items, rest
 
@@ -428,3 +432,14 @@ def test_quotes_from_two_sections_are_two_paragraphs() -> None:
     assert "".join(_render([lock, again])) == f"{lock.text} [1] {again.text} [1]"
     other_doc = _Candidate(0.9, 2, "Only one backup can write at a time.", lock.section)
     assert "".join(_render([lock, other_doc])) == f"{lock.text} [1]\n\n{other_doc.text} [2]"
+
+
+def test_a_list_of_options_after_a_lead_in_is_bulleted_so_that_they_read_as_options() -> None:
+    """"- -v [1]" reads as a double dash; a list of options takes "* " (as quotes that
+    start with a dash do)."""
+    from citewise.models.extractive import _Candidate, _code_after
+
+    options = _Candidate(1.0, 1, "Use one of:", items=("-v", "--verbose"))
+    assert _code_after(options) == "\n\n* -v [1]\n* --verbose [1]"
+    words = _Candidate(1.0, 2, "Loaded:", items=("mod_a", "mod_b"))
+    assert _code_after(words) == "\n\n- mod_a [2]\n- mod_b [2]"

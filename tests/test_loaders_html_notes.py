@@ -180,3 +180,19 @@ def test_a_note_docbook_draws_as_a_table_reads_as_a_labelled_note() -> None:
                     "aptitude resolves them.\n\nPress g.\nPress q.\n\nAs you can see.")
     assert [s[2] for s in sections] == ["Resolving"]
     assert "table" not in {role for _, _, role in roles}
+
+
+def test_a_data_table_inside_a_note_stays_a_table() -> None:
+    """A second review of the change (2026-12-05): every table inside a note's box was
+    read as DocBook's drawn note, its header cells taken for the label ("Note: Values:
+    Default: timeout30"). Only a table summarised by the note's title, or holding its
+    "[Important]" icon, is the note's drawing."""
+    from citewise.knowledge.loaders.html import read_html
+
+    page = ('<html><body><div class="admonition note"><p class="admonition-title">Note</p>'
+            '<table class="docutils"><thead><tr><th>Option</th><th>Default</th></tr></thead>'
+            "<tbody><tr><td>timeout</td><td>30</td></tr><tr><td>retries</td><td>3</td></tr>"
+            "</tbody></table></div></body></html>")
+    text, _, _, _, roles = read_html(page)
+    assert text == "Note: Option | Default\n\ntimeout | 30\nretries | 3"
+    assert "table" in {role for _, _, role in roles}

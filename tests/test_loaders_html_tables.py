@@ -130,3 +130,18 @@ def test_a_cells_list_items_are_set_apart() -> None:
                     "“warn” = logs a message on warn level; “ignore” = logs it (default) Since "
                     "Ant 1.7.1 | No")
     assert roles == [(0, len(text), "table")]
+
+
+def test_layout_cells_are_blocks_and_a_cells_sentences_need_no_semicolon() -> None:
+    """A second review of the change (2026-12-05): a variable list's cells without
+    paragraphs ran together ("IdleTimeoutWhen not specified."), and "; " was put after
+    items that end in their own full stop ("Install it.; Run it.")."""
+    from citewise.knowledge.loaders.html import read_html
+
+    terms = ('<html><body><table class="variablelist"><tr><td>IdleTimeout</td><td>When not '
+             "specified, none.</td></tr><tr><td>Banner</td><td>Shown x.</td></tr></table>"
+             "</body></html>")
+    assert read_html(terms)[0] == "IdleTimeout\n\nWhen not specified, none.\n\nBanner\n\nShown x."
+    steps = ("<html><body><table><tr><td>a</td><td><ul><li>Install it.</li><li>Run it.</li>"
+             "</ul></td></tr></table></body></html>")
+    assert read_html(steps)[0] == "a | Install it. Run it."

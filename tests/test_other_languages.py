@@ -107,6 +107,11 @@ def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> No
         "For numbers, . is always the radix character.", "Next."]
     assert sentences("Now, .. transforms to cd ../ instead. It works.") == [
         "Now, .. transforms to cd ../ instead.", "It works."]
+    # … but a word's dot still ends its sentence, whatever closes the word (a second
+    # review of the change, 2026-12-05).
+    for text in ("Run `make`. then install it.", "See https://x.org/. then go.",
+                 "This is **important**. the next one."):
+        assert len(sentences(text)) == 2, text
 
 
 def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:

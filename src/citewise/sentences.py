@@ -13,8 +13,14 @@ from collections.abc import Sequence
 
 from citewise.text import STOPWORDS
 
-__all__ = ["SENTENCE_OPENERS", "ends_abbreviation", "join_abbreviations", "row_starts",
-           "sentence_spans"]
+__all__ = ["BULLET", "ITEM_CHARS", "LIST_ITEMS", "SENTENCE_OPENERS", "ends_abbreviation",
+           "join_abbreviations", "row_starts", "sentence_spans"]
+
+#: A short list, as a lead-in introduces one ("… loaded automatically:" over "- mod_a"):
+#: an item's bullet or number, how many items at most, an item's characters at most.
+BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+LIST_ITEMS = 8
+ITEM_CHARS = 160
 
 #: Words that open sentences and are no one's name: after a capital letter and its full
 #: stop ("Plan B. It worked.", "… and finally D. Thus, executing …" in Ant's manual),
@@ -148,9 +154,8 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     dots = b
     while dots > a and text[dots - 1] == ".":
         dots -= 1
-    if dots < b and b - dots != 3 and (dots == a or not (  # an ellipsis: join_abbreviations
-            text[dots - 1].isalnum() or text[dots - 1] in _CLOSERS + "%")) \
-            and "\n" not in gap and text[start].islower():
+    if dots < b and b - dots != 3 and (dots == a or text[dots - 1] in _BEFORE_CODE_DOTS) \
+            and "\n" not in gap and text[start].islower():  # (an ellipsis: join_abbreviations)
         # Dots that end no word are a name in code, not a stop: "Alt+. can be used", "For
         # numbers, . is always the radix character", "Now, .. transforms to cd ../" (fish's
         # manual, new-user review 2026-12-05).
@@ -226,6 +231,8 @@ _DOTTED = re.compile(r"(?<![\w.-])\w+(?:[.-]\w+)+\.\Z")
 _PLAIN_WORD = re.compile(r"(?:which|whose|where|is|are|was|were|and|or|but|nor|that|to|of|in"
                          r"|on|at|for|with|by|from|as|than|into|be|been|has|have|had|not)\b")
 _CLOSERS = "\"'”’)]»›"  # French guillemets close « … » and ‹ … ›
+# What stands before dots that are a name in code: a space, a key's "+", an operator.
+_BEFORE_CODE_DOTS = frozenset(" \t\xa0+-=(,")
 
 
 def _quote_open(text: str, a: int, b: int) -> bool:

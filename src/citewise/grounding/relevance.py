@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from citewise.answer import SearchDocument
 from citewise.grounding.declines import NOT_IN_SOURCES
 from citewise.grounding.verify import EmbedFn, Excerpt, cosine, excerpt_spans
+from citewise.sentences import BULLET, ITEM_CHARS, LIST_ITEMS
 from citewise.text import POINTING_WORDS, content_terms
 
 if TYPE_CHECKING:
@@ -213,20 +214,22 @@ _LEANS = re.compile(rf"\s*(?:{POINTING_WORDS}|its|they|defaults?|the default)\b"
 def _lead_in(text: str, start: int, spans: Iterable[tuple[int, int]]) -> str:
     """The lead-in of the list whose item starts at ``start``: the sentence ending in ":"
     above the items before it ("… three default modules are loaded automatically:" over
-    "mod_indexfile", "mod_dirlisting" …), or "" when ``start`` opens no line of a list.
-    An item is what its lead-in introduces: alone, "mod_dirlisting" addresses no question
-    and a quoted list was called off topic from its second item on."""
+    "mod_indexfile", "mod_dirlisting" …), or "" when ``start`` opens no line after such a
+    run of one-line items. An item is what its lead-in introduces: alone, "mod_dirlisting"
+    addresses no question, and a quoted list was called off topic from its second item on.
+    A line-opening paragraph right under a lead-in ("Note the following:") is introduced by
+    it too, and judged with it."""
     if not _opens_line(text, start):
         return ""
     before = [(a, b) for a, b in spans if b <= start]
     first = start  # where the list's first item begins
-    for a, b in reversed(before[-_LIST_ITEMS - 1:]):
+    for a, b in reversed(before[-LIST_ITEMS - 1:]):
         line = text[a:b].rstrip()
         if line.endswith(":"):
             # The items one a line, no blank line between them (a paragraph or a block
             # after the lead-in's first one is no item of its list).
             return "" if _BLANK_LINE.search(text, first, start) else line
-        if not _opens_line(text, a) or len(line) > _ITEM_CHARS or "\n" in line:
+        if not _opens_line(text, a) or len(line) > ITEM_CHARS or "\n" in line:
             return ""  # prose, not an item of a list
         first = a
     return ""
@@ -234,12 +237,10 @@ def _lead_in(text: str, start: int, spans: Iterable[tuple[int, int]]) -> str:
 
 def _opens_line(text: str, at: int) -> bool:
     """Whether ``at`` is where a line's text starts, after its bullet or number if any."""
-    return _BULLETED.fullmatch(text, text.rfind("\n", 0, at) + 1, at) is not None
+    line = text.rfind("\n", 0, at) + 1
+    return not text[line:at].strip() or BULLET.fullmatch(text, line, at) is not None
 
 
-_LIST_ITEMS = 8  # items between a lead-in and the one quoted, at most
-_ITEM_CHARS = 160
-_BULLETED = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 

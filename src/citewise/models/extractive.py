@@ -274,7 +274,8 @@ def _code_after(c: _Candidate) -> str:
     of its own, cited and verified like the lead-in. A paragraph, not a fenced block:
     every line of an answer is a claim, and a fence's lines are none."""
     if c.items:  # the list a lead-in introduces, an item a line, each cited
-        return "\n\n" + "\n".join(f"- {item} [{c.document_index}]" for item in c.items)
+        bullet = "* " if any(item.startswith("-") for item in c.items) else "- "  # "- -v"
+        return "\n\n" + "\n".join(f"{bullet}{item} [{c.document_index}]" for item in c.items)
     return f"\n\n`{c.code}` [{c.document_index}]" if c.code else ""
 
 

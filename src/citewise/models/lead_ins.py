@@ -11,11 +11,11 @@ quoted in part.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from citewise.grounding.claims import MARKER_GROUP, unfenced
+from citewise.grounding.claims import MARKER_GROUP, segments, unfenced
 from citewise.models.sentence_structure import CODE_ROLES
+from citewise.sentences import BULLET, ITEM_CHARS, LIST_ITEMS
 
 __all__ = ["introduced_code", "introduced_items"]
 
@@ -42,19 +42,18 @@ def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) 
     return code
 
 
-# A list short enough to quote after the lead-in that introduces it: its items and their
-# characters (a longer list is a passage to read, not an answer's lines).
-_LIST_ITEMS = 8
-_ITEM_CHARS = 160
+# A list short enough to quote after the lead-in that introduces it (a longer one is a
+# passage to read, not an answer's lines).
 _LIST_CHARS = 600
-_BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 
 
 def introduced_items(text: str, roles: Sequence[tuple[int, int, str]], end: int
                       ) -> tuple[str, ...]:
     """The items of the list a lead-in ending at ``end`` introduces, when the list comes
-    right after it (blanks between), has two to :data:`_LIST_ITEMS` items of one line each,
-    and ends inside the passage; each item's text verbatim, its bullet or number left out.
+    right after it (blanks between), has two to :data:`~citewise.sentences.LIST_ITEMS`
+    items of one line and one sentence each, none twice, and ends inside the passage; each
+    item's text verbatim, its bullet or number left out (an item of two sentences would be
+    two claims, the first uncited).
     lighttpd's "Starting with lighttpd 1.4.0 three default modules are loaded
     automatically:" was quoted without the three (new-user review, 2026-12-05)."""
     starts = {a for a, _, role in roles if role == "list_item"}
@@ -67,14 +66,14 @@ def introduced_items(text: str, roles: Sequence[tuple[int, int, str]], end: int
             at += 1
         stop = text.find("\n", at)
         stop = len(text) if stop == -1 else stop
-        bullet = _BULLET.match(text, at, stop)
+        bullet = BULLET.match(text, at, stop)
         if bullet is None and at not in starts:
             if items:
                 return ()  # an item's second line, or text run on after the list
             break
         item = text[bullet.end() if bullet else at:stop].strip()
-        if not item or len(item) > _ITEM_CHARS or MARKER_GROUP.search(item) \
-                or len(items) == _LIST_ITEMS:
+        if not item or len(item) > ITEM_CHARS or MARKER_GROUP.search(item) \
+                or len(items) == LIST_ITEMS or item in items or len(segments(item)) > 1:
             return ()
         items.append(item)
         at = stop

@@ -68,7 +68,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v7:{self.size}:{self.overlap}"
+        return f"sentence-v8:{self.size}:{self.overlap}"
 
     def chunk(
         self,

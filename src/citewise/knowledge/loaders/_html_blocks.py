@@ -16,7 +16,8 @@ from citewise.knowledge.loaders._html_generators import is_declaration
 
 __all__ = ["ADMONITION_CLASSES", "HEADING_QUERY", "LISTING_CODE", "block_role", "class_names",
            "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
-           "is_layout_cell", "is_section", "item_number", "opens_entry", "start_number"]
+           "is_layout_cell", "is_note_table", "is_section", "item_number", "opens_entry",
+           "start_number", "table_of"]
 
 
 def class_names(node: Any) -> set[str]:
@@ -198,22 +199,35 @@ def is_layout_cell(node: Any) -> bool:
     # one line, "[Session] IdleTimeout=15 When not specified, there is no idle timeout by
     # default." (Cockpit's guide, new-user review 2026-12-05). A definition list's
     # entries, read as such.
-    table = node.parent
+    table = table_of(node)
+    return table is not None and _layout_table(table)
+
+
+def table_of(cell: Any) -> Any:
+    """The table a cell (or any element inside one) is in, or None."""
+    table = cell.parent
     while table is not None and table.tag not in ("table", "body"):
         table = table.parent
-    return table is not None and table.tag == "table" and _layout_table(table)
+    return table if table is not None and table.tag == "table" else None
 
 
 def _layout_table(table: Any) -> bool:
     """A table that lays out its content: qdoc's property summary, DocBook's variable list
-    set as a table, and the table DocBook XSL draws an admonition with (its icon beside
-    its title over its text: aptitude's manual, "Important | If you do not resolve …" a
-    table row; new-user review 2026-12-05)."""
-    if not class_names(table).isdisjoint(_LAYOUT_TABLES):
-        return True
+    set as a table, and the table DocBook XSL draws an admonition with."""
+    return not class_names(table).isdisjoint(_LAYOUT_TABLES) or is_note_table(table)
+
+
+def is_note_table(table: Any) -> bool:
+    """The table DocBook XSL draws a note with, its icon beside its title over its text
+    (aptitude's manual, the Debian Reference: "Important | If you do not resolve …" was a
+    table row; new-user review 2026-12-05): in a note's box, summarised by the note's
+    title or holding its "[Important]" icon. A data table inside a note (Sphinx's, MkDocs')
+    is none."""
     box = table.parent
-    return box is not None and box.tag == "div" and not class_names(box).isdisjoint(
-        ADMONITION_CLASSES)
+    if box is None or box.tag != "div" or class_names(box).isdisjoint(ADMONITION_CLASSES):
+        return False
+    summary = (table.attributes.get("summary") or "").strip().lower()
+    return summary in ADMONITION_CLASSES or table.css_first('img[alt^="["]') is not None
 
 
 _LAYOUT_TABLES = frozenset(("propsummary", "variablelist"))
@@ -261,6 +275,19 @@ _TITLE_END = re.compile(r"[.!?:;,]\s*\Z")
 _TITLE_WORDS = 12
 
 
+def _alone(node: Any) -> bool:
+    """Whether ``node`` has no element beside it (comments and blank text aside); its
+    siblings only are looked at, as a ``<dd>`` of thousands of paragraphs asks each."""
+    for way in ("prev", "next"):
+        sibling = getattr(node, way)
+        while sibling is not None:
+            if sibling.tag != "-comment" and (sibling.tag != "-text" or (
+                    sibling.text_content or "").strip()):
+                return False
+            sibling = getattr(sibling, way)
+    return True
+
+
 def _is_bold_title(node: Any) -> bool:
     """A paragraph that is nothing but one bold phrase (``<p><b>Maximum Number Of Tables
     In A Join</b></p>``): a heading written without a heading element, which names what
@@ -273,8 +300,7 @@ def _is_bold_title(node: Any) -> bool:
     control revoke &lt;task_id&gt;</strong></p></dd>``, headed a section: review,
     2026-12-05)."""
     parent = node.parent
-    if parent is not None and parent.tag == "dd" and len(
-            [c for c in parent.iter(include_text=False) if c.tag != "-comment"]) == 1:
+    if parent is not None and parent.tag == "dd" and _alone(node):
         return False
     bold = None
     after: list[str] = []

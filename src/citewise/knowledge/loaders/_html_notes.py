@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import ADMONITION_CLASSES, class_names
+from citewise.knowledge.loaders._html_blocks import (
+    ADMONITION_CLASSES,
+    class_names,
+    is_note_table,
+    table_of,
+)
 
 __all__ = ["admonition_label", "footnote_label", "footnote_marker"]
 
@@ -90,11 +95,8 @@ def _note_heading(node: Any) -> bool:
     on past the note to the next real heading: 171 of PostgreSQL's 932 chunks were said to
     be in a "Note" they were not in."""
     if node.tag == "th":  # DocBook XSL's table form: the title beside the note's icon
-        table = node.parent
-        while table is not None and table.tag not in ("table", "body"):
-            table = table.parent
-        box = table.parent if table is not None and table.tag == "table" else None
-        return box is not None and bool(class_names(box) & ADMONITION_CLASSES) and len(
+        table = table_of(node)
+        return table is not None and is_note_table(table) and len(
             (node.text(deep=True) or "").split()) <= 3
     if node.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
         return False

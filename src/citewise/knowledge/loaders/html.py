@@ -126,7 +126,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if out.cells and tag == "li" and _after_item(child):
                 while out.line and not out.line[-1].strip():
                     out.line.pop()  # the space after the item before
-                out.line.append("; ")
+                ended = bool(out.line) and out.line[-1].rstrip()[-1:] in ".;:,!?"
+                out.line.append(" " if ended else "; ")
             else:
                 out.line.append(" ")
             _walk(child, out, in_main, guess)
@@ -168,6 +169,10 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.headings.append((written[0], out.level(_HEADINGS[tag]), title))
                 out.bold_open = False
                 out.roles.append((written[0], written[0] + len(written[1]), "heading"))
+        elif tag in ("td", "th") and out.cells == 0 and is_layout_cell(child):
+            out.flush("\n\n")  # a layout cell is a block: "IdleTimeout" over its description
+            _walk(child, out, in_main, guess)
+            out.flush("\n\n")
         elif tag in ("td", "th") and not is_layout_cell(child):
             if (out.line and "".join(out.line).strip()) or out.row_begun:
                 out.line.append(" | ")
@@ -369,12 +374,12 @@ class HtmlLoader:
     name = "html"
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
-    # each one's reasons). 40-42: rST sidebars and topics, a box's bold label, <q>'s
+    # each one's reasons). 40-43: rST sidebars and topics, a box's bold label, <q>'s
     # marks, DocBook's variable lists set as tables, RDoc's folded source, imgmath's
     # formulas, a parameter's dash, Sphinx's code captions, old docutils' footnote lists,
     # a cell's list items apart, names in code and labelled values no page turns, DocBook
     # notes drawn as tables, its long-description links.
-    version = "42"
+    version = "43"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
