@@ -99,3 +99,16 @@ def test_a_bracketed_line_inside_a_paragraph_is_text() -> None:
     unclosed = "# Notes\n\n<!-- a comment never closed\n\nText.\n"
     doc = MarkdownLoader().load(Path("notes.md"), unclosed.encode())
     assert [r for r in doc.roles if r[2] == "hidden"] == []  # not the rest of the file
+
+
+def test_a_lines_bare_block_tags_are_hidden_and_inline_html_is_text() -> None:
+    """pandoc's README (new-user review, 2026-12-05): "<div id="input-formats">" and
+    "</div>" around its lists were lines of text, search's "evidence" sentence for two
+    questions. A line of bare block tags is layout; a tag inside a line of text is not."""
+    text = ("It can convert *from*\n\n<div id=\"input-formats\">\n\n-   `csv` table\n"
+            "-   `tsv` table\n\n</div>\n\nMore <div>inline</div> text.\n\n<p align=\"center\">"
+            "\n\nA paragraph.\n")
+    doc = MarkdownLoader().load(Path("README.md"), text.encode())
+    hidden = [text[a:b] for a, b, role in doc.roles if role == "hidden"]
+    assert hidden == ['<div id="input-formats">', "</div>", '<p align="center">']
+    assert doc.text == text

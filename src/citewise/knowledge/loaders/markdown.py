@@ -7,7 +7,8 @@ block do not (front-matter ``key: value`` pairs go to metadata, ``title`` to the
 Role spans (:data:`citewise.knowledge.loaders.base.ROLES`) mark the headings, fenced code
 (a ``>>>`` session as a doctest), pipe tables and list items — and what the rendered page
 does not show: HTML comments, link reference definitions (``[fs.stat()]: #fsstat…``) and
-lines of empty anchors (``<a id="x"></a>``) are ``hidden``, never evidence. Node.js's API
+lines of empty anchors (``<a id="x"></a>``) or of bare block tags (``<div …>``, ``</div>``)
+are ``hidden``, never evidence. Node.js's API
 docs keep each function's history in a ``<!-- YAML … -->`` comment; its ``- version: …``
 lines were read as list items and quoted as answers, and 654 link definitions filled
 passages of their own (new-user review, 2026-12-04). A heading's inline-code backticks
@@ -33,6 +34,11 @@ _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 _COMMENT = re.compile(r"^ {0,3}<!--")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S")
 _EMPTY_ANCHORS = re.compile(r"^[ \t]*(?:<(a|i|span)\b[^>]*>[ \t]*</\1>[ \t]*)+$", re.I)
+# A line of a block element's bare tags, with no text: "<div id="input-formats">",
+# "</div>", "<p align="center">" — a README's layout, not its text (pandoc's review,
+# 2026-12-05: they were search's "evidence" sentence).
+_BARE_TAGS = re.compile(r"^[ \t]*(?:</?(?:div|p|section|center|br|hr|details|picture)\b"
+                        r"[^<>]*>[ \t]*)+$", re.I)
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -147,7 +153,8 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
 
 def _hidden_end(text: str, lines: list[tuple[int, str]], i: int) -> int:
     """The index of the line after the hidden block that starts at line ``i`` (an HTML
-    comment up to its ``-->``, link definitions or empty anchors in a row), else ``i``."""
+    comment up to its ``-->``, link definitions, empty anchors or bare block tags in a
+    row), else ``i``."""
     start, line = lines[i]
     if _COMMENT.match(line):
         close = text.find("-->", start + line.index("<!--") + 4)
@@ -161,7 +168,8 @@ def _hidden_end(text: str, lines: list[tuple[int, str]], i: int) -> int:
         return i  # inside a paragraph, "[note]: …" is text (no definition interrupts one)
     j = i
     while j < len(lines) and (_LINK_DEFINITION.match(lines[j][1])
-                              or _EMPTY_ANCHORS.match(lines[j][1])):
+                              or _EMPTY_ANCHORS.match(lines[j][1])
+                              or _BARE_TAGS.match(lines[j][1])):
         j += 1
     return j
 
@@ -183,8 +191,8 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "4"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
-    # hidden lines in no chunk of their own and in no index (chunking.py)
+    version = "5"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 
