@@ -15,6 +15,7 @@ from typing import Any
 from citewise.knowledge.loaders._html_generators import is_declaration
 
 __all__ = ["ADMONITION_CLASSES", "HEADING_QUERY", "LISTING_CODE", "block_role", "class_names",
+           "element_sibling",
            "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
            "is_layout_cell", "is_note_table", "is_section", "item_number", "opens_entry",
            "start_number", "table_of"]
@@ -275,17 +276,15 @@ _TITLE_END = re.compile(r"[.!?:;,]\s*\Z")
 _TITLE_WORDS = 12
 
 
-def _alone(node: Any) -> bool:
-    """Whether ``node`` has no element beside it (comments and blank text aside); its
-    siblings only are looked at, as a ``<dd>`` of thousands of paragraphs asks each."""
-    for way in ("prev", "next"):
-        sibling = getattr(node, way)
-        while sibling is not None:
-            if sibling.tag != "-comment" and (sibling.tag != "-text" or (
-                    sibling.text_content or "").strip()):
-                return False
-            sibling = getattr(sibling, way)
-    return True
+def element_sibling(node: Any, way: str) -> Any:
+    """The element before or after ``node`` (``way``: "prev" or "next"), past comments and
+    blank text; ``node`` itself stands for text that is not blank. Its siblings only are
+    looked at: a ``<div>`` or ``<dd>`` of thousands of paragraphs asks it of each."""
+    sibling = getattr(node, way)
+    while sibling is not None and (sibling.tag == "-comment" or (
+            sibling.tag == "-text" and not (sibling.text_content or "").strip())):
+        sibling = getattr(sibling, way)
+    return node if sibling is not None and sibling.tag == "-text" else sibling
 
 
 def _is_bold_title(node: Any) -> bool:
@@ -300,7 +299,8 @@ def _is_bold_title(node: Any) -> bool:
     control revoke &lt;task_id&gt;</strong></p></dd>``, headed a section: review,
     2026-12-05)."""
     parent = node.parent
-    if parent is not None and parent.tag == "dd" and _alone(node):
+    if parent is not None and parent.tag == "dd" and element_sibling(node, "prev") is None \
+            and element_sibling(node, "next") is None:
         return False
     bold = None
     after: list[str] = []

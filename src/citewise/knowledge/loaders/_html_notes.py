@@ -14,6 +14,7 @@ from typing import Any
 from citewise.knowledge.loaders._html_blocks import (
     ADMONITION_CLASSES,
     class_names,
+    element_sibling,
     is_note_table,
     table_of,
 )
@@ -65,26 +66,15 @@ def _box_label(node: Any) -> bool:
     if node.tag != "p" or parent is None or parent.tag != "div" or \
             "container" not in class_names(parent):
         return False
-    before, after = _element_sibling(node, "prev"), _element_sibling(node, "next")
+    before, after = element_sibling(node, "prev"), element_sibling(node, "next")
     if before is not None or after is None or after.tag != "p" \
-            or _element_sibling(after, "next") is not None \
+            or element_sibling(after, "next") is not None \
             or not (after.text(deep=True) or "").strip():
         return False
     bold = list(node.iter(include_text=False))
     words = (node.text(deep=True) or "").strip()
     return (len(bold) == 1 and bold[0].tag in ("b", "strong") and 0 < len(words.split()) <= 4
             and (bold[0].text(deep=True) or "").strip() == words)
-
-
-def _element_sibling(node: Any, way: str) -> Any:
-    """The element before or after ``node`` (``way``: "prev" or "next"), past comments and
-    blank text; ``node`` itself stands for text that is not blank (a box with loose text
-    is no label's)."""
-    sibling = getattr(node, way)
-    while sibling is not None and (sibling.tag == "-comment" or (
-            sibling.tag == "-text" and not (sibling.text_content or "").strip())):
-        sibling = getattr(sibling, way)
-    return node if sibling is not None and sibling.tag == "-text" else sibling
 
 
 def _note_heading(node: Any) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import class_names
+from citewise.knowledge.loaders._html_blocks import class_names, table_of
 
 __all__ = ["column_used", "entry_name", "first_cell"]
 
@@ -76,9 +76,7 @@ def column_used(cell: Any, known: dict[int, bool]) -> bool:
     layout table's indenting cell (argparse's option tables, DocBook's note icon, the
     hanging indent of Doxygen's signatures) is no column. ``known``: the answer for each table
     already asked about, so a long table is read once."""
-    table = cell.parent
-    while table is not None and table.tag != "table":
-        table = table.parent
+    table = table_of(cell)
     if table is None:
         return False
     if table.mem_id not in known:

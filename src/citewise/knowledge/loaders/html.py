@@ -27,6 +27,7 @@ from citewise.knowledge.loaders._html_blocks import (
     LISTING_CODE,
     block_role,
     class_names,
+    element_sibling,
     is_caption,
     is_code_block,
     is_exponent,
@@ -123,7 +124,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             # a title is one line (rustdoc's signature over four, Erlang's in its <div>s).
             # A cell's list items are set apart as a reader sees them, one a line: "“fail” =
             # throws a BuildException; “warn” = logs …" (Ant's jar task, review 2026-12-05).
-            if out.cells and tag == "li" and _after_item(child):
+            before = element_sibling(child, "prev") if out.cells and tag == "li" else None
+            if before is not None and before.tag == "li":  # an item after another
                 while out.line and not out.line[-1].strip():
                     out.line.pop()  # the space after the item before
                 ended = bool(out.line) and out.line[-1].rstrip()[-1:] in ".;:,!?"
@@ -291,14 +293,6 @@ def _pre_text(node: Any) -> str:
             parts.append(_pre_text(child))
         child = child.next
     return "".join(parts)
-
-
-def _after_item(node: Any) -> bool:
-    """Whether a list item follows another of its list."""
-    before = node.prev
-    while before is not None and before.tag in ("-text", "-comment"):
-        before = before.prev
-    return before is not None and before.tag == "li"
 
 
 def _anchor(node: Any, out: Out) -> None:
