@@ -70,3 +70,17 @@ def test_search_errors_are_one_line_with_a_code(tmp_path: Path, data: Path,
     # A word no passage has finds nothing by words (by meaning, the nearest passages).
     code, out, _ = run(capsys, "search", "zeppelin", "--mode", "lexical", "--data-dir", str(data))
     assert code == 0 and out == "no passage found\n"
+
+
+def test_search_does_not_wrap_inside_a_hyphenated_option(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """diffutils' review (2026-12-05) copied "--ignore-space-\\nchange" out of the output."""
+    src = tmp_path / "diff.txt"
+    options = [f"--ignore-{'space-' * (i % 4)}change-{i}" for i in range(40)]
+    src.write_text("To ignore white space use " + ", ".join(options) + ".\n")
+    code, _, err = run(capsys, "ingest", str(src), "--data-dir", str(tmp_path / "kb"))
+    assert code == 0, err
+    code, out, err = run(capsys, "search", "white space", "--full", "--data-dir", str(tmp_path / "kb"))
+    assert code == 0, err
+    shown = {w.strip(",.") for w in out.split()}
+    assert all(option in shown for option in options[:12]), out  # the passage's first lines

@@ -336,3 +336,23 @@ def test_a_citation_links_to_the_element_it_quotes(tmp_path: Path) -> None:
     plain = io.StringIO()
     print_answer(answer, None, plain)
     assert f"[1] {docs / 'options.html'}#opt-fresh — Options\n" in plain.getvalue()
+
+
+def test_a_citations_link_is_a_url_fragment(tmp_path: Path) -> None:
+    # AsciiDoc names a listing's anchor "Listing 3": printed raw, the link broke at the
+    # space (crmsh's review, 2026-12-05). The answer keeps the id; the plain link encodes it.
+    import io
+
+    from tests._answers import ask_over
+
+    from citewise.cli.common import print_answer
+
+    page = ('<html><body><main><h1>History</h1><div class="title">Listing 3: transitions'
+            '<a id="Listing 3"></a></div><p>The status diff command compares the two last '
+            "transitions of the cluster.</p></main></body></html>")
+    answer = ask_over(tmp_path, {"history.html": page},
+                      "Which command compares the two last transitions of the cluster?")
+    assert answer.citations[0].anchor == "Listing 3"
+    plain = io.StringIO()
+    print_answer(answer, None, plain)
+    assert f"{tmp_path / 'docs' / 'history.html'}#Listing%203 — History" in plain.getvalue()

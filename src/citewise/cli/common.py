@@ -8,6 +8,7 @@ import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
+from urllib.parse import quote
 
 from citewise.events import Event
 from citewise.grounding.claims import MARKER_GROUP
@@ -339,9 +340,13 @@ def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
         if text is not None:
             where = f":{line_of(text, c.start_char)}"
     elif c.anchor:  # a link to the element quoted: "cmake.1.html#cmdoption-cmake-fresh"
-        where = f"#{c.anchor}"
+        # … as a URL's fragment: AsciiDoc's listing ids have spaces ("#Listing%203").
+        where = f"#{quote(c.anchor, safe=_FRAGMENT_SAFE)}"
     section = _one_line(snippet.section or "") if snippet is not None else ""
     return f"{where} — {section}" if section else where
+
+
+_FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"  # what RFC 3986 lets a fragment hold as it is
 
 
 def _page(snippet: Snippet) -> str:

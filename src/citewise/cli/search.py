@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
         text = " ".join(hit.text.split())
         if not args.full and len(text) > _SHOWN:
             text = text[:_SHOWN].rsplit(" ", 1)[0] + " …"
-        print(textwrap.indent(textwrap.fill(text, width=96), "    "))
+        # Not at a hyphen: "--ignore-space-change" stays one word to copy (review, 2026-12-05).
+        print(textwrap.indent(textwrap.fill(text, width=96, break_on_hyphens=False,
+                                            break_long_words=False), "    "))
     return 0
 
 
