@@ -420,6 +420,31 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                    "pr01s02", "ch01s01s04", "ch01s02", "ch02s01s04", "ch02s02s03",
                    "ch02s02s04", "ch02s02s05", "ch02s02s06", "ch02s04s01", "ch02s04s02",
                    "ch02s04s03", "ch03", "rn01re01", "rn01re02")), group="reviews11"),
+    Corpus("diffutils", "GNU diffutils 3.8's manual (Texinfo 6.8 HTML): sixteen pages",
+           ("diffutils-doc",), "/usr/share/doc/diffutils", tuple(f"{page}.html" for page in (
+               "Overview", "Comparison", "Output-Formats", "Comparing-Directories",
+               "Adjusting-Output", "diff-Performance", "Comparing-Three-Files", "diff3-Merging",
+               "Interactive-Merging", "Merging-with-patch", "Making-Patches", "Invoking-cmp",
+               "Invoking-diff", "Invoking-patch", "Incomplete-Lines",
+               "Standards-conformance")), group="reviews12"),
+    Corpus("freedombox", "FreedomBox's manual (DocBook HTML from its wiki): seventeen pages",
+           ("freedombox-doc-en",), "/usr/share/freedombox/manual/en", tuple(
+               f"{page}.part.html" for page in (
+                   "QuickStart", "Backups", "Firewall", "Networks", "Upgrades", "Users",
+                   "SecureShell", "Tor", "OpenVPN", "WireGuard", "DynamicDNS", "LetsEncrypt",
+                   "Syncthing", "Radicale", "Storage", "Email", "MatrixSynapse")),
+           group="reviews12"),
+    Corpus("frr", "FRRouting 8.4's user manual (Sphinx HTML): sixteen pages", ("frr-doc",),
+           "/usr/share/doc/frr/html", tuple(f"{page}.html" for page in (
+               "overview", "installation", "setup", "basic", "vtysh", "frr-reload", "watchfrr",
+               "static", "bfd", "vrrp", "ripd", "filter", "routemap", "pbr", "snmp",
+               "babeld")), group="reviews12"),
+    Corpus("crmsh", "crmsh 4.4's site and manual pages (AsciiDoc HTML): twelve pages",
+           ("crmsh-doc",), "/usr/share/doc/crmsh-doc/html", tuple(
+               f"{page}/index.html" for page in (
+                   "start-guide", "history-guide", "rsctest-guide", "configuration", "scripts",
+                   "faq", "about", "development", "download", "documentation", "man",
+                   "man-3")), group="reviews12"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -444,6 +469,8 @@ GROUPS = {
                  "Sphinx HTML; docbookxsl, cockpit, aptitude: DocBook HTML; libvirt: HTML; "
                  "lighttpd: rST as text; asciidoctor: RDoc; ant: hand-written HTML; pandoc: "
                  "Markdown; 2026-12-05)",
+    "reviews12": "reviews of the eighteenth session (diffutils: Texinfo HTML; freedombox: "
+                 "DocBook HTML; frr: Sphinx HTML; crmsh: AsciiDoc HTML; 2026-12-05)",
 }
 
 
