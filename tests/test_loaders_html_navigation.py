@@ -336,3 +336,24 @@ def test_a_name_in_code_that_reads_like_a_page_turn_is_kept() -> None:
     bar = ('<html><body><div><a href="a.html">First</a> | <a href="z.html">Last</a></div>'
            "<h1>Filters</h1><p>End.</p></body></html>")
     assert "Last" not in extract_html(bar)[0]
+
+
+def test_a_themes_note_on_the_release_documented_is_dropped() -> None:
+    """The shape of Celery 5.2's Sphinx pages (python-celery-doc): the theme's "deck" above
+    every page says which release is documented and links elsewhere; a sentence of the text
+    that names a version is kept."""
+    html = """<html><body><div class="body" role="main">
+      <div class="deck"><p>
+        This document describes the current stable version of Celery (5.2).
+        For development docs,
+        <a href="http://docs.celeryproject.org/en/master/faq.html">go here</a>.
+      </p></div>
+      <h1>Frequently Asked Questions</h1>
+      <p>This document describes the current stable version of the wire protocol, which
+      is version 2.</p>
+      <p>Celery requires Python 3.7 or newer.</p></div></body></html>"""
+    text, _, _, _ = extract_html(html)
+    assert "go here" not in text and "Celery (5.2)" not in text
+    assert text.startswith("Frequently Asked Questions\n\n")
+    assert "the wire protocol, which is version 2." in text
+    assert text.endswith("Celery requires Python 3.7 or newer.")

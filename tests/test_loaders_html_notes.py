@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citewise.knowledge.loaders.html import HtmlLoader
+from citewise.knowledge.loaders.html import HtmlLoader, extract_html
 
 _PAGE = """<!DOCTYPE html><html><head><title>General — Borg documentation</title></head>
 <body><div id="left-column"><div class="sphinxsidebar"><a href="index.html"
@@ -196,3 +196,32 @@ def test_a_data_table_inside_a_note_stays_a_table() -> None:
     text, _, _, _, roles = read_html(page)
     assert text == "Note: Option | Default\n\ntimeout | 30\nretries | 3"
     assert "table" in {role for _, _, role in roles}
+
+
+# The shape of crmsh 4.4's manual (Python AsciiDoc, Debian's ``crmsh-doc``): a note drawn as
+# a table, its icon's cell beside its text (with a block title or without one), and an
+# "About" page whose section says how the site was made.
+_ASCIIDOC = """<html><body><div id="content">
+<h2 id="_configuration">Configuration</h2><div class="sectionbody">
+<div class="admonitionblock"><table><tr><td class="icon">
+<img src="/img/icons/note.png" alt="Note"></td><td class="content">
+<div class="title">Version information</div>This section applies to crmsh 2.0+ only.</td>
+</tr></table></div>
+<div class="paragraph"><p>crm can be configured using a configuration file.</p></div>
+<div class="admonitionblock"><table><tr><td class="icon"><div class="title">Tip</div></td>
+<td class="content">Messages are colored by host.</td></tr></table></div>
+</div>
+<h2 id="_site">Site</h2><div class="sectionbody">
+<div class="paragraph"><p>This site was generated from AsciiDoc sources.</p></div>
+<div class="paragraph"><p>The CSS for this site started as a clone of the bare theme.</p></div>
+<div class="paragraph"><p>Fonts used are Open Sans and Font Awesome.</p></div>
+</div></div></body></html>"""
+
+
+def test_an_asciidoc_note_reads_as_a_labelled_note_and_a_sites_own_story_is_text() -> None:
+    text, _, _, _ = extract_html(_ASCIIDOC)
+    assert "Note: Version information\n\nThis section applies to crmsh 2.0+ only." in text
+    assert "Tip: Messages are colored by host." in text
+    assert " | " not in text
+    assert "Site\n\nThis site was generated from AsciiDoc sources.\n\nThe CSS" in text
+    assert text.endswith("Fonts used are Open Sans and Font Awesome.")

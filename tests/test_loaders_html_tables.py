@@ -145,3 +145,59 @@ def test_layout_cells_are_blocks_and_a_cells_sentences_need_no_semicolon() -> No
     steps = ("<html><body><table><tr><td>a</td><td><ul><li>Install it.</li><li>Run it.</li>"
              "</ul></td></tr></table></body></html>")
     assert read_html(steps)[0] == "a | Install it. Run it."
+
+
+# The shape of Ant 1.10's Tasks/java.html (ant-doc, hand-written HTML): a description and a
+# "Required" cell span the rows of the attributes they are shared by.
+SPANNED = """<html><body><h2>Parameters</h2><table class="attr">
+<tr><th>Attribute</th><th>Description</th><th>Required</th></tr>
+<tr><td>value</td><td rowspan="3">See <a href="using.html#arg">Command-line Arguments</a>.</td>
+<td rowspan="3">Exactly one of these</td></tr>
+<tr><td>line</td></tr>
+<tr><td>file</td></tr>
+<tr><td>prefix</td><td rowspan="2">See Command-line Arguments. <em>Since Ant 1.8</em>.</td>
+<td>No</td></tr>
+<tr><td>suffix</td><td>No</td></tr>
+<tr><td>long</td><td rowspan="2">""" + "A very long description. " * 10 + """</td><td>No</td></tr>
+<tr><td>longer</td><td>Yes</td></tr>
+<tr><td>compiler</td><td>Only if the compiler matches.</td><td>No</td></tr>
+</table></body></html>"""
+
+
+def test_a_cell_spanning_rows_is_carried_into_each_row() -> None:
+    rows = read_html(SPANNED)[0].split("\n")
+    assert rows[3:8] == [
+        "value | See Command-line Arguments. | Exactly one of these",
+        "line | See Command-line Arguments. | Exactly one of these",
+        "file | See Command-line Arguments. | Exactly one of these",
+        "prefix | See Command-line Arguments. Since Ant 1.8. | No",
+        "suffix | See Command-line Arguments. Since Ant 1.8. | No",
+    ]
+    # A long cell keeps its column without being repeated; the rows after a span are whole.
+    assert rows[9] == "longer | | Yes"
+    assert rows[10] == "compiler | Only if the compiler matches. | No"
+
+
+def test_a_wikis_tick_and_cross_icons_are_both_marks() -> None:
+    # FreedomBox's firewall table (MoinMoin's icons through DocBook): every "(./)" was
+    # left out beside the "{X}" kept, so each row said the opposite of the page.
+    cell = '<td><p><span class="inlinemediaobject"><img src="icons/{}.png" alt="{}"/></span></p></td>'
+    html = ("<html><body><table><tr><th>Service</th><th>Port</th><th>Enabled</th>"
+            "<th>External</th></tr><tr><td>SSH</td><td>22/tcp</td>"
+            + cell.format("checkmark", "(./)") + cell.format("error", "{X}")
+            + "</tr></table></body></html>")
+    assert "SSH | 22/tcp | (./) | {X}" in read_html(html)[0]
+
+
+def test_a_span_ends_with_its_row_group() -> None:
+    # cppreference numbers each overload with a cell spanning 142 rows of a <tbody> of
+    # two: browsers clip the span there, and the next group's rows are their own.
+    html = ("<html><body><table><tbody><tr><td>int printf(const char *format, ...);</td>"
+            '<td rowspan="142">(1)</td><td>(until C99)</td></tr><tr><td>int printf(const '
+            "char *restrict format, ...);</td><td>(since C99)</td></tr></tbody><tbody><tr>"
+            "<td>int printf_s(const char *restrict format, ...);</td><td>(2)</td>"
+            "<td>(since C11)</td></tr></tbody></table></body></html>")
+    assert [row for row in read_html(html)[0].split("\n") if row] == [
+        "int printf(const char *format, ...); | (1) | (until C99)",
+        "int printf(const char *restrict format, ...); | (1) | (since C99)",
+        "int printf_s(const char *restrict format, ...); | (2) | (since C11)"]

@@ -118,3 +118,37 @@ def test_a_blank_definition_category_is_not_text() -> None:
     assert text == "idx = strfind (str, pattern)\n\nSearch for pattern in str."
     text, _, _, _ = extract_html(f"<html><body>{block.format('Function: ')}</body></html>")
     assert text.startswith("Function: idx = strfind (str, pattern)")
+
+
+# The shape of GNU diffutils 3.8's manual (Texinfo 6.8, Debian's ``diffutils-doc``): a node's
+# list of its sections (one entry or many), a subsubsection written as an <h4> like the
+# subsection above it, and a footnote's marker as a link around a superscript.
+_DIFFUTILS = """<html><body>
+<span id="Invoking-cmp"></span><h2 class="chapter">12 Invoking cmp</h2>
+<p>An exit status of 0 means no differences were found, 1 means some differences were
+found, and 2 means trouble.</p>
+<ul class="section-toc">
+<li><a href="#cmp-Options" accesskey="1">Options to <code>cmp</code></a></li>
+</ul>
+<hr>
+<span id="cmp-Options"></span><h3 class="section">12.1 Options to <code>cmp</code></h3>
+<p>Below is a summary of all of the options that GNU <code>cmp</code> accepts.</p>
+<span id="Showing-Which"></span><h4 class="subsection">12.1.1 Showing Which Sections</h4>
+<p>These options request two kinds of information.</p>
+<span id="Showing-C"></span><h4 class="subsubsection">12.1.1.1 Showing C Function Headings</h4>
+<p>To show in which functions differences occur, use the -p option.</p>
+<h4 class="subsection">12.1.2 Backups</h4>
+<p>The name would be too long.<a id="DOCF1" href="#FOOT1"><sup>1</sup></a> The -z option
+sets a suffix.</p>
+</body></html>"""
+
+
+def test_texinfo_section_lists_heading_depths_and_footnote_markers() -> None:
+    text, _, sections, _ = extract_html(_DIFFUTILS)
+    assert "means trouble.\n\n12.1 Options to cmp" in text  # the one-entry list is chrome
+    assert "Options to cmp\n" not in text.replace("12.1 Options to cmp", "")
+    paths = [path for _, _, path in sections]
+    assert "12 Invoking cmp > 12.1 Options to cmp > 12.1.1 Showing Which Sections > 12.1.1.1 " \
+        "Showing C Function Headings" in paths
+    assert paths[-1] == "12 Invoking cmp > 12.1 Options to cmp > 12.1.2 Backups"
+    assert "The name would be too long.[1] The -z option sets a suffix." in text

@@ -296,3 +296,38 @@ def test_an_rst_topic_box_is_text_and_a_descriptions_bold_value_no_heading() -> 
     assert [s[2] for s in sections] == ["Celery", "Celery > revoke"]
     at = text.index("It supports")
     assert (at, at + len("It supports"), "heading") in roles  # a caption: no section
+
+
+def test_control_characters_are_not_text() -> None:
+    """crmsh's transcripts (Debian's ``crmsh-doc``) keep their terminal colours' ESC bytes
+    inside ``<pre>``; no browser draws them."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    html = ("<html><body><pre>\x1b[32mcrm(live)history# \x1b[0;10mtimeframe\x07</pre>"
+            "<p>Tab\there.</p></body></html>")
+    text, _, _, _ = extract_html(html)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "[32mcrm(live)history# [0;10mtimeframe" in text
+    assert "Tab here." in text
+
+
+def test_a_docbook_articles_title_is_above_its_sections_and_heads_no_chunk() -> None:
+    """The shape of FreedomBox's manual pages (DocBook XSL, Debian's ``freedombox-doc-en``):
+    the article's title and its first section are both ``<h2 class="title">``; beside
+    each other, the title was a section, and a chunk, of one word."""
+    from citewise.knowledge.ingest.chunking import chunk_text
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<section class="article" id="id1"><div class="titlepage"><div><div>'
+            '<h2 class="title">Backups</h2></div></div><hr/></div>'
+            '<section class="section" id="id2"><div class="titlepage"><div><div>'
+            '<h2 class="title" style="clear: both">Backups</h2></div></div></div>'
+            "<p>FreedomBox can back up and restore most apps.</p>"
+            '<section class="section" id="id3"><div class="titlepage"><div><div>'
+            '<h3 class="title">Notes</h3></div></div></div><p>Syncthing data is not '
+            "included.</p></section></section></section>")
+    text, _, sections, _, roles = read_html(html)
+    assert [path for _, _, path in sections] == ["Backups", "Backups > Backups",
+                                                 "Backups > Backups > Notes"]
+    chunks = chunk_text("d", text, size=100, overlap=0, sections=sections, roles=roles)
+    assert chunks[0].text == "Backups\n\nFreedomBox can back up and restore most apps."

@@ -222,9 +222,12 @@ def is_note_table(table: Any) -> bool:
     """The table DocBook XSL draws a note with, its icon beside its title over its text
     (aptitude's manual, the Debian Reference: "Important | If you do not resolve …" was a
     table row; new-user review 2026-12-05): in a note's box, summarised by the note's
-    title or holding its "[Important]" icon. A data table inside a note (Sphinx's, MkDocs')
-    is none."""
+    title or holding its "[Important]" icon; AsciiDoc's ``admonitionblock`` (crmsh's
+    manual: "Version information This section applies …" was a table row, its "Note" lost;
+    review 2026-12-05). A data table inside a note (Sphinx's, MkDocs') is none."""
     box = table.parent
+    if box is not None and box.tag == "div" and "admonitionblock" in class_names(box):
+        return True  # AsciiDoc's and Asciidoctor's: an icon's cell beside the note's
     if box is None or box.tag != "div" or class_names(box).isdisjoint(ADMONITION_CLASSES):
         return False
     summary = (table.attributes.get("summary") or "").strip().lower()

@@ -20,7 +20,7 @@ from citewise.knowledge.loaders._html_generators import (
 )
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
-__all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_colophon", "is_contents",
+__all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_contents",
            "is_empty_category", "is_footnote", "is_navigation", "is_tab_panel", "letters_of",
            "tab_label", "text_sidebar"]
 
@@ -168,9 +168,12 @@ def is_footnote(node: Any) -> bool:
 # Texinfo 7 (makeinfo) wraps its own in ``<div class="Contents_element" id="SEC_Contents">``
 # (and the short one in ``SEC_Shortcontents``); its ``<div class="contents">`` alone is no
 # sign, Doxygen's page itself is one.
-_CONTENTS_CLASSES = frozenset(("toc", "list-of-tables", "list-of-figures", "list-of-examples",
-                               "list-of-procedures", "contents_element", "sec_contents",
-                               "shortcontents_element", "sec_shortcontents"))
+# section-toc, mini-toc: Texinfo 6.8's and 7's list of a node's sections, however short
+# (diffutils' "Options to cmp", one item, was text: review, 2026-12-05).
+_CONTENTS_CLASSES = frozenset(("toc", "section-toc", "mini-toc", "list-of-tables",
+                               "list-of-figures", "list-of-examples", "list-of-procedures",
+                               "contents_element", "sec_contents", "shortcontents_element",
+                               "sec_shortcontents"))
 _CONTENTS_HEADINGS = frozenset(("contents-heading", "shortcontents-heading"))
 
 
@@ -347,42 +350,3 @@ def is_empty_category(node: Any) -> bool:
     classes = (node.attributes.get("class") or "").split()
     return bool({"category", "category-def"} & set(classes)) and \
         not (node.text(deep=True) or "").strip(" :\xa0\t\n")
-
-
-# What a page generator signs at the bottom of every page: texi2any's "This document was
-# generated on … using texi2any." and the small print a manual sets after it ("Zsh
-# version 5.9, released on May 14, 2022." was quoted as the answer to questions the zsh
-# manual cannot answer: new-user review, 2026-12-04).
-_COLOPHON = re.compile(
-    r"(?i)^\s*(?:this (?:document|page|file|manual|site|website) was (?:automatically )?"
-    r"(?:generated|created|produced)\b|generated (?:on|by)\b.{0,120}\b(?:by|using|with)\b)")
-_SMALL_PRINT = frozenset(("font", "small"))
-
-
-def is_colophon(node: Any) -> bool:
-    """A generator's signature, or small print (``<small>``, ``<font size="-1">``) that is
-    the last thing in ``<body>``: page furniture, not the manual's content."""
-    if node.tag not in ("p", "div", "font", "small", "address", "span"):
-        return False
-    text = (node.text(deep=True) or "").strip()
-    if not text or len(text) > 300:
-        return False
-    if _COLOPHON.match(text):
-        return True
-    small = node.tag in _SMALL_PRINT and (
-        node.tag == "small" or (node.attributes.get("size") or "").strip().startswith("-"))
-    parent = node.parent
-    return small and parent is not None and parent.tag == "body" and _last_content(node)
-
-
-def _last_content(node: Any) -> bool:
-    """Nothing but whitespace and comments after ``node`` among its siblings."""
-    sib = node.next
-    while sib is not None:
-        if sib.tag == "-text":
-            if (sib.text_content or "").strip():
-                return False
-        elif sib.tag not in ("-comment", "script"):
-            return False
-        sib = sib.next
-    return True

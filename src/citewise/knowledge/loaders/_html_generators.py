@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["is_badge", "is_declaration", "is_haddock_chrome", "is_mediawiki_chrome",
+__all__ = ["heading_depth", "is_badge", "is_declaration", "is_haddock_chrome", "is_mediawiki_chrome",
            "is_rdoc_chrome", "is_rustdoc_chrome", "math_text"]
 
 # A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
@@ -133,3 +133,29 @@ def math_text(node: Any) -> str | None:
 _TEX_DELIMITERS = re.compile(r"\\[()\[\]]")
 _TEX_FONT = re.compile(r"\\(?:mathcal|mathrm|mathit|mathbf|text|operatorname)\{([^{}]*)\}")
 _TEX_COMMAND = re.compile(r"\\([A-Za-z]+)")
+
+
+def heading_depth(node: Any) -> int:
+    """How far below its tag's level a heading is (above it, when negative): Texinfo 6.8
+    writes a subsubsection as an ``<h4>`` like the subsection above it, told apart only by
+    its class, and "2.2.3.2 Showing C Function Headings" sat beside "2.2.3 Showing Which
+    Sections Differences Are in" rather than under it (diffutils' manual); DocBook XSL
+    titles an article with the ``<h2>`` its first sections have, and FreedomBox's pages
+    read "Backups" beside "Backups", the title a chunk of its own that won searches for
+    its word (reviews, 2026-12-05)."""
+    classes = (node.attributes.get("class") or "").split()
+    if node.tag == "h4" and not _TEXINFO_DEEPER.isdisjoint(classes):
+        return 1
+    if node.tag == "h2" and "title" in classes:
+        page = node.parent
+        while page is not None and page.tag == "div" and "titlepage" not in \
+                (page.attributes.get("class") or "").split():
+            page = page.parent  # <div class="titlepage"><div><div><h2 class="title">
+        box = page.parent if page is not None else None
+        if box is not None and "article" in (box.attributes.get("class") or "").split():
+            return -1
+    return 0
+
+
+_TEXINFO_DEEPER = frozenset(("subsubsection", "unnumberedsubsubsec", "appendixsubsubsec",
+                             "subsubheading"))

@@ -9,6 +9,7 @@ the prefix of its first paragraph ("Note: …", "Lazy Connecting: …"); a footn
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from citewise.knowledge.loaders._html_blocks import (
@@ -35,6 +36,11 @@ def admonition_label(node: Any) -> str:
         shown = node.css_first("span.brackets") or node
         label = _bracketed(shown.text(deep=True) or "")
         return f"{label} " if label else ""
+    if _icon_cell(node):  # AsciiDoc's icon, its name in its alt, its title or its text
+        icon = node.css_first("img[alt], i[title]")
+        title = " ".join(((icon.attributes.get("alt") or icon.attributes.get("title") or "")
+                          if icon is not None else (node.text(deep=True) or "")).split())
+        return "" if not title or len(title) > 60 else title + ": "
     if not (node.tag == "p" and class_names(node) & _TITLE_CLASSES) and not _note_heading(node) \
             and not _box_label(node):
         return ""
@@ -43,6 +49,15 @@ def admonition_label(node: Any) -> str:
 
 
 _TITLE_CLASSES = frozenset(("admonition-title", "sidebar-title"))  # docutils' box titles
+
+
+def _icon_cell(node: Any) -> bool:
+    """The icon's cell of an AsciiDoc note (``<div class="admonitionblock"><table><tr><td
+    class="icon"><img alt="Note"></td><td class="content">…``)."""
+    if node.tag != "td" or "icon" not in class_names(node):
+        return False
+    table = table_of(node)
+    return table is not None and is_note_table(table)
 
 
 def _footnote_term(node: Any) -> bool:
@@ -104,13 +119,19 @@ def footnote_marker(node: Any) -> str:
     """A footnote's marker in the text as it reads ("[1]"), or "" when ``node`` is none:
     mdBook writes ``tables<sup class="footnote-reference"><a>1</a></sup>``, pandoc
     ``<a class="footnote-ref"><sup>1</sup></a>`` and rustdoc ``<sup id="fnref1"><a
-    href="#fn1">1</a></sup>``, which read "tables1" as plain text."""
+    href="#fn1">1</a></sup>``, which read "tables1" as plain text; Texinfo ``<a
+    id="DOCF1" href="#FOOT1"><sup>1</sup></a>``, which glued diffutils' "… too long.1 The
+    -z …" into one sentence (review, 2026-12-05)."""
     classes = class_names(node)
     role = (node.attributes.get("role") or "").lower()
     if not (classes & {"footnote-reference", "footnote-ref"} or role == "doc-noteref"
-            or (node.tag == "sup" and (node.attributes.get("id") or "").startswith("fnref"))):
+            or (node.tag == "sup" and (node.attributes.get("id") or "").startswith("fnref"))
+            or (node.tag == "a" and _TEXINFO_NOTE.match(node.attributes.get("href") or ""))):
         return ""
     return _bracketed(node.text(deep=True) or "")
+
+
+_TEXINFO_NOTE = re.compile(r"#FOOT\d+\Z")
 
 
 def _bracketed(label: str) -> str:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewise.knowledge.loaders._html_rows import RowSpans
 from citewise.knowledge.loaders.base import RoleSpan
 
 __all__ = ["BLOCK_HEADING", "Out", "run_on"]
@@ -40,6 +41,7 @@ class Out:
     cells: int = 0  # inside this many table cells: blocks there flow into the row
     row_begun: bool = False  # the row's first cell was empty and its column holds text
     first_columns: dict[int, bool] = field(default_factory=dict)  # table → column has text
+    spans: RowSpans = field(default_factory=RowSpans)  # cells carried into rows below
     contents: bool = False  # keep tables of contents (a page that is nothing else)
     numbers: list[list[Any]] = field(default_factory=list)  # open <ol>s: [next, type]
     # Ids whose offset is that of the next visible character: only then is it known where
@@ -64,6 +66,20 @@ class Out:
         elif self.floor and level < self.floor:
             level = self.floor + 1
         return level
+
+    def cell(self) -> None:
+        """Open a table cell on the row's line: " | " after the cells before it."""
+        if (self.line and "".join(self.line).strip()) or self.row_begun:
+            self.line.append(" | ")
+        self.row_begun = False
+
+    def carry(self, cells: list[str]) -> None:
+        """Write the cells a row above spans into this one (:class:`RowSpans`); an empty
+        one keeps its column."""
+        for text in cells:
+            self.cell()
+            self.text(text)
+            self.row_begun = not text
 
     def text(self, text: str) -> None:
         """Add inline text to the open block, placing any waiting anchors at its first

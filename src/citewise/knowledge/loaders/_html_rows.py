@@ -10,11 +10,12 @@ that follows; a zone file's records keep their columns when a row's first cell i
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from citewise.knowledge.loaders._html_blocks import class_names, table_of
 
-__all__ = ["column_used", "entry_name", "first_cell"]
+__all__ = ["RowSpans", "column_used", "entry_name", "first_cell", "mark_text"]
 
 
 def entry_name(node: Any) -> str:
@@ -91,3 +92,108 @@ def column_used(cell: Any, known: dict[int, bool]) -> bool:
 
 
 _GRID = 3  # columns: fewer is a term and its description, or a layout
+
+
+@dataclass
+class RowSpans:
+    """Cells that span rows (``rowspan``), carried into each row they cover, as a reader
+    sees them: Ant's attribute tables set one "See Command-line Arguments. | No" beside
+    two attributes, and "suffix | No" read as if "No" were its description (review,
+    2026-12-05). A long cell is not repeated: its place is kept with an empty cell, so
+    the row's later columns stay in theirs."""
+
+    # row → (each cell's place in it, texts before each cell, texts after its last cell)
+    rows: dict[int, tuple[dict[int, int], list[list[str]], list[str]]] = field(
+        default_factory=dict)
+    # row group (<tbody>, <thead>, <tfoot>) → column → [rows still to cover, text]
+    open: dict[int, dict[int, list[Any]]] = field(default_factory=dict)
+
+    def before(self, cell: Any) -> list[str]:
+        """The carried cells that go before ``cell`` in its row."""
+        plan = self._plan(cell)
+        return plan[1][plan[0][cell.mem_id]] if plan is not None else []
+
+    def after(self, cell: Any) -> list[str]:
+        """The carried cells that go after ``cell``, if it is its row's last."""
+        plan = self._plan(cell)
+        return plan[2] if plan is not None and plan[0][cell.mem_id] == len(plan[1]) - 1 \
+            else []
+
+    def _plan(self, cell: Any) -> tuple[dict[int, int], list[list[str]], list[str]] | None:
+        row = cell.parent
+        if row is None or row.tag != "tr":
+            return None
+        if row.mem_id not in self.rows:  # once a row: its cells are read in one pass
+            cells = [c for c in _children(row) if c.tag in ("td", "th")]
+            # A span ends with its row group, however many rows it names: cppreference's
+            # "(1)" spans 142 rows of a <tbody> of three (browsers clip it so).
+            group = row.parent.mem_id if row.parent is not None else 0
+            before, after = _lay_out(cells, self.open.setdefault(group, {}))
+            self.rows[row.mem_id] = ({c.mem_id: i for i, c in enumerate(cells)}, before, after)
+        plan = self.rows[row.mem_id]
+        return plan if cell.mem_id in plan[0] else None
+
+
+def _lay_out(cells: list[Any], spans: dict[int, list[Any]]) -> tuple[list[list[str]],
+                                                                      list[str]]:
+    """Place a row's ``cells`` among the columns ``spans`` (from the rows above) covers;
+    what each cell has before it, what comes after the last; ``spans`` moves on a row."""
+    covered = {col: text for col, (left, text) in spans.items() if left > 0}
+    before: list[list[str]] = []
+    col = 0
+    for cell in cells:
+        carried = []
+        while col in covered:
+            carried.append(covered.pop(col))
+            col += 1
+        before.append(carried)
+        width = _count(cell, "colspan", 1)
+        down = _count(cell, "rowspan", 1)
+        if down > 1:
+            text = " ".join((cell.text(deep=True) or "").split())
+            spans[col] = [down, text if len(text) <= _CARRIED_CHARS else ""]
+        col += width
+    after = [covered[c] for c in sorted(covered) if c >= col]
+    for key in list(spans):
+        spans[key][0] -= 1
+        if spans[key][0] <= 0:
+            del spans[key]
+    return before, after
+
+
+_CARRIED_CHARS = 160
+_MAX_SPAN = 1000  # a browser's limit is 65,534; a table here has fewer rows
+
+
+def _count(cell: Any, name: str, default: int) -> int:
+    value = (cell.attributes.get(name) or "").strip()
+    return min(int(value), _MAX_SPAN) if value.isdigit() and int(value) > 0 else default
+
+
+def _children(node: Any) -> list[Any]:
+    out = []
+    child = node.child
+    while child is not None:
+        out.append(child)
+        child = child.next
+    return out
+
+
+def mark_text(cell: Any) -> str:
+    """What an empty cell that is only an image of a mark reads as: HAProxy's keyword
+    matrix ticks each section a keyword is allowed in with <img alt="X">, and its 166 rows
+    read "backlog | | | |" (review, 2026-12-05); FreedomBox's wiki pages tick theirs with
+    "(./)" beside "{X}", and every yes was blank beside the noes (review, 2026-12-05).
+    Not a picture's name: DocBook's "[Tip]" icon beside its "Tip", a logo."""
+    return " ".join(alt for img in cell.css("img")
+                    if _is_mark(alt := (img.attributes.get("alt") or "").strip()))
+
+
+def _is_mark(alt: str) -> bool:
+    """An image's alt text this short is a mark ("X", "✓", "no", "1"), or a few signs
+    ("(./)", "{*}"); "Opus" is a logo's name."""
+    return not alt.startswith("[") and (len(alt) <= 3 or (
+        len(alt) <= 6 and _WORD.search(alt) is None))
+
+
+_WORD = re.compile(r"[^\W\d_]{2}")

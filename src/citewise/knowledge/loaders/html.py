@@ -42,7 +42,6 @@ from citewise.knowledge.loaders._html_blocks import (
 from citewise.knowledge.loaders._html_chrome import (
     is_banner,
     is_boilerplate,
-    is_colophon,
     is_contents,
     is_empty_category,
     is_footnote,
@@ -51,14 +50,15 @@ from citewise.knowledge.loaders._html_chrome import (
     tab_label,
     text_sidebar,
 )
+from citewise.knowledge.loaders._html_colophon import is_colophon
 from citewise.knowledge.loaders._html_content import main_content
-from citewise.knowledge.loaders._html_generators import is_badge, math_text
+from citewise.knowledge.loaders._html_generators import heading_depth, is_badge, math_text
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
 from citewise.knowledge.loaders._html_notes import admonition_label, footnote_label, footnote_marker
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
-from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell
+from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, mark_text
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
@@ -83,7 +83,12 @@ _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SPACE = re.compile(r"\s+")
 _VISIBLE = re.compile(r"\S")
 # A zero-width space shows nothing: Javadoc writes one before every signature's "(".
-_ZERO_WIDTH = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;", re.I)
+# … and control characters, which no browser draws: crmsh's terminal transcripts keep
+# their colours' ESC bytes ("\x1b[32mcrm(live)history#"), 144 on one page, and
+# `citewise search` printed them raw (review, 2026-12-05). Tab, line feed, form feed and
+# carriage return are whitespace.
+_INVISIBLE = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;|[\x00-\x08\x0b\x0e-\x1f\x7f]",
+                         re.I)
 
 
 def _visible(text: str, at: int) -> int:
@@ -168,7 +173,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if written:
                 title = member_title(written[1], out.ids_at(written[0])) if out.javadoc \
                     else written[1]
-                out.headings.append((written[0], out.level(_HEADINGS[tag]), title))
+                level = _HEADINGS[tag] + heading_depth(child)
+                out.headings.append((written[0], out.level(level), title))
                 out.bold_open = False
                 out.roles.append((written[0], written[0] + len(written[1]), "heading"))
         elif tag in ("td", "th") and out.cells == 0 and is_layout_cell(child):
@@ -176,9 +182,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             _walk(child, out, in_main, guess)
             out.flush("\n\n")
         elif tag in ("td", "th") and not is_layout_cell(child):
-            if (out.line and "".join(out.line).strip()) or out.row_begun:
-                out.line.append(" | ")
-            out.row_begun = False
+            out.carry(out.spans.before(child))
+            out.cell()
             _anchor(child, out)
             out.cells += 1
             if (child.text(deep=True) or "").strip():
@@ -190,14 +195,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.row_begun = first_cell(child) and column_used(child, out.first_columns)
                 for inner in child.traverse(include_text=False):
                     _anchor(inner, out)  # an empty cell's ids point at what follows
-                # A cell that is only an image of a mark reads as the mark: HAProxy's
-                # keyword matrix ticks each section a keyword is allowed in with <img
-                # alt="X">, and its 166 rows read "backlog | | | |" (review, 2026-12-05).
-                # Not a picture's name: DocBook's "[Tip]" icon beside its "Tip", a logo.
-                out.text(" ".join(alt for img in child.css("img")
-                                  if len(alt := (img.attributes.get("alt") or "").strip())
-                                  <= _MARK_CHARS and not alt.startswith("[")))
+                out.text(mark_text(child))
             out.cells -= 1
+            out.carry(out.spans.after(child))
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
@@ -273,7 +273,6 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         child = child.next
 
 
-_MARK_CHARS = 3  # an image's alt text this short is a mark ("X", "✓", "no", "1")
 _SCOPES = frozenset(("dd", "li", "blockquote"))  # a bold heading inside one ends with it
 
 
@@ -341,7 +340,7 @@ def read_html(html: str
     """``(text, title, sections, metadata, roles)`` of an HTML document."""
     from selectolax.lexbor import LexborHTMLParser
 
-    tree = LexborHTMLParser(_ZERO_WIDTH.sub("", html))
+    tree = LexborHTMLParser(_INVISIBLE.sub("", html))
     title_node = tree.css_first("title")
     title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
     title = title or meta_content(tree, "og:title") or front_matter_title(html) or ""
@@ -373,7 +372,7 @@ class HtmlLoader:
     # formulas, a parameter's dash, Sphinx's code captions, old docutils' footnote lists,
     # a cell's list items apart, names in code and labelled values no page turns, DocBook
     # notes drawn as tables, its long-description links.
-    version = "43"
+    version = "44"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
