@@ -135,6 +135,27 @@ def test_questions_without_a_kind_show_none_in_the_table() -> None:
     assert row.split()[1] == "yes"  # id, then ev@1: no kind and no split written
 
 
+def test_a_declined_answers_quote_is_marked_declined_in_the_table() -> None:
+    """A declined answer may quote its closest passage; beside "ev@1 no" the bare quote of
+    the right sentence read as a scoring bug (FRR's review, 2026-12-05)."""
+    import io
+
+    from citewise.cli.eval import render
+
+    results = [QuestionResult(id=i, question="Q?", kind=None, split=None, answerable=True,
+                              abstained=declined, evidence_at_1=not declined,
+                              evidence_any=not declined, document_at_1=True,
+                              latency_ms=100.0, citations=1, first_sentence="Shorter than 16.")
+               for i, declined in (("a", True), ("b", False))]
+    out = io.StringIO()
+    render({"results": [r.to_dict() for r in results], "summary": summarise(results),
+            "labels_not_found": {}}, out)
+    rows = {line.split()[0]: line for line in out.getvalue().splitlines() if line[:2] in
+            ("a ", "b ")}
+    assert rows["a"].endswith("(declined) Shorter than 16.")
+    assert rows["b"].endswith("  Shorter than 16.")
+
+
 @pytest.mark.parametrize(("line", "why"), [
     ("{not json", "not JSON"),
     ("[1, 2]", "must be a JSON object"),

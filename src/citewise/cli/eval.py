@@ -94,6 +94,10 @@ def render(report: dict[str, Any], out: TextIO) -> None:
              "first cited sentence")]
     for r in report["results"]:
         first = r["first_sentence"] or "(no citation)"
+        if r["abstained"] and r["first_sentence"]:
+            # A declined answer may still quote its closest passage; it counts as no answer
+            # (an FRR review read "ev@1 no" beside the right sentence as a scoring bug).
+            first = f"(declined) {first}"
         first = first if len(first) <= 70 else first[:69] + "…"
         rows.append((r["id"], r["kind"] or "", r["split"] or "", _mark(r["evidence_at_1"]),
                      _mark(r["evidence_any"]), _mark(r["document_at_1"]),
