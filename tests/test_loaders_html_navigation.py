@@ -357,3 +357,25 @@ def test_a_themes_note_on_the_release_documented_is_dropped() -> None:
     assert text.startswith("Frequently Asked Questions\n\n")
     assert "the wire protocol, which is version 2." in text
     assert text.endswith("Celery requires Python 3.7 or newer.")
+
+
+def test_release_notes_and_signatures_are_told_from_the_text_about_them() -> None:
+    """A review of the change (2026-12-05): Read the Docs' note in its warning box left
+    "Warning" on the next heading; sentences naming a version by number went; and an
+    "About this document" page kept texi2any's signature once the text went on after it."""
+    rtd = ('<html><body><div class="admonition warning"><p class="admonition-title">Warning'
+           "</p><p>You are not reading the most recent version of this documentation. "
+           '<a href="/en/latest/">3.2</a> is the latest version available.</p></div>'
+           "<h1>Install</h1><p>Run the installer.</p>"
+           '<p>This document describes version 2 of the wire protocol; version 1 is described '
+           'in <a href="v1.html">the old specification</a>.</p>'
+           '<p>This manual documents version 9.1 of the <a href="x">GNU core utilities</a>.</p>'
+           "</body></html>")
+    text, _, sections, _ = extract_html(rtd)
+    assert text.startswith("Install\n\nRun the installer.") and "Warning" not in text
+    assert [path for _, _, path in sections] == ["Install"]
+    assert "version 2 of the wire protocol" in text and "version 9.1 of the GNU" in text
+    about = ("<html><body><h1>About This Document</h1><p>This document was generated on "
+             "<em>February 5, 2023</em> using <a href='t'>texi2any</a>.</p><p>The buttons "
+             "in the navigation panels have the following meaning.</p></body></html>")
+    assert "texi2any" not in extract_html(about)[0]

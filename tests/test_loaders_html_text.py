@@ -331,3 +331,13 @@ def test_a_docbook_articles_title_is_above_its_sections_and_heads_no_chunk() -> 
                                                  "Backups > Backups > Notes"]
     chunks = chunk_text("d", text, size=100, overlap=0, sections=sections, roles=roles)
     assert chunks[0].text == "Backups\n\nFreedomBox can back up and restore most apps."
+
+
+def test_a_blogs_article_title_is_not_a_docbook_title() -> None:
+    from citewise.knowledge.loaders.html import read_html
+
+    blog = ('<html><body><h1>Blog</h1><div class="article"><section><h2 class="title">Post A'
+            "</h2><p>Text.</p></section></div></body></html>")
+    assert [path for _, _, path in read_html(blog)[2]][-1] == "Blog > Post A"
+    escaped = read_html("<html><body><pre>&#27;[32mok&#x1B;[0m&#9;tab</pre></body></html>")[0]
+    assert escaped == "[32mok[0m\ttab"

@@ -18,9 +18,12 @@ __all__ = ["is_colophon"]
 # generated on … using texi2any." and the small print a manual sets after it ("Zsh
 # version 5.9, released on May 14, 2022." was quoted as the answer to questions the zsh
 # manual cannot answer: new-user review, 2026-12-04).
+# Signed with a date or a tool ("on", "using", "by"): "This site was generated from
+# AsciiDoc sources.", over how its theme was made, is a section's text (crmsh's "About").
 _COLOPHON = re.compile(
     r"(?i)^\s*(?:this (?:document|page|file|manual|site|website) was (?:automatically )?"
-    r"(?:generated|created|produced)\b|generated (?:on|by)\b.{0,120}\b(?:by|using|with)\b)")
+    r"(?:generated|created|produced) (?:on|using|by|with)\b|generated (?:on|by)\b.{0,120}"
+    r"\b(?:by|using|with)\b)")
 _SMALL_PRINT = frozenset(("font", "small"))
 
 
@@ -29,10 +32,12 @@ _SMALL_PRINT = frozenset(("font", "small"))
 # docs, go here." above every page (indexed 40 times over in its review's fourteen pages,
 # 2026-12-05), Read the Docs' "You are not reading the most recent version of this
 # documentation."
+# A release named by which one it is, not by its number: "This manual documents version
+# 9.1 of the GNU core utilities" is the text's.
 _VERSION_NOTE = re.compile(
     r"(?i)^\s*(?:this (?:document|documentation|page|site|manual) (?:describes|documents|is "
-    r"for|covers) (?:the |an? )?(?:current |latest |old |older |previous |development |"
-    r"unreleased )*(?:stable )?(?:version|release)\b|you are (?:not )?(?:reading|viewing|"
+    r"for|covers) (?:the |an? )?(?:current|latest|old|older|previous|development|unreleased|"
+    r"stable|outdated)(?: \w+)? (?:version|release)\b|you are (?:not )?(?:reading|viewing|"
     r"looking at) (?:the |an? )?(?:\w+ ){0,3}version of (?:this|the) documentation\b)")
 
 
@@ -43,10 +48,17 @@ def is_colophon(node: Any) -> bool:
     if node.tag not in ("p", "div", "font", "small", "address", "span"):
         return False
     text = (node.text(deep=True) or "").strip()
-    if not text or len(text) > 300 or len(node.css("p")) > 1:
-        return False  # paragraphs: a section's text ("This site was generated from …")
-    if _COLOPHON.match(text) and not _text_after(node):
-        return True  # not "This site was generated from AsciiDoc sources." over two more
+    if not text or len(text) > _CHARS + _TITLE_CHARS:
+        return False
+    # Read the Docs sets its note in a warning box: the box goes, its "Warning" with it.
+    title = node.css_first("p.admonition-title") if node.tag == "div" else None
+    heading = (title.text(deep=True) or "").strip() if title is not None else ""
+    if heading and text.startswith(heading):
+        text = text[len(heading):].strip()
+    if not text or len(text) > _CHARS or len(node.css("p")) > (2 if heading else 1):
+        return False  # paragraphs: a section's text
+    if _COLOPHON.match(text):
+        return True
     if _VERSION_NOTE.match(text) and node.css_first("a[href]") is not None:
         return True
     small = node.tag in _SMALL_PRINT and (
@@ -55,19 +67,8 @@ def is_colophon(node: Any) -> bool:
     return small and parent is not None and parent.tag == "body" and _last_content(node)
 
 
-def _text_after(node: Any) -> bool:
-    """Whether a block with text follows ``node`` or a block it is in, inside ``<body>``."""
-    while node is not None and node.tag != "body":
-        sib = node.next
-        while sib is not None:
-            if sib.tag in _TEXT_BLOCKS and (sib.text(deep=True) or "").strip():
-                return True
-            sib = sib.next
-        node = node.parent
-    return False
-
-
-_TEXT_BLOCKS = frozenset(("p", "div", "ul", "ol", "dl", "table", "pre", "blockquote"))
+_CHARS = 300  # longer is no signature nor note
+_TITLE_CHARS = 40
 
 
 def _last_content(node: Any) -> bool:

@@ -143,19 +143,38 @@ def heading_depth(node: Any) -> int:
     titles an article with the ``<h2>`` its first sections have, and FreedomBox's pages
     read "Backups" beside "Backups", the title a chunk of its own that won searches for
     its word (reviews, 2026-12-05)."""
-    classes = (node.attributes.get("class") or "").split()
+    classes = _classes(node)
     if node.tag == "h4" and not _TEXINFO_DEEPER.isdisjoint(classes):
         return 1
     if node.tag == "h2" and "title" in classes:
         page = node.parent
-        while page is not None and page.tag == "div" and "titlepage" not in \
-                (page.attributes.get("class") or "").split():
+        while page is not None and page.tag == "div" and "titlepage" not in _classes(page):
             page = page.parent  # <div class="titlepage"><div><div><h2 class="title">
-        box = page.parent if page is not None else None
-        if box is not None and "article" in (box.attributes.get("class") or "").split():
-            return -1
+        if page is None or page.tag != "div":
+            return 0  # no DocBook title page: a blog's <article><h2 class="title">
+        box = page.parent
+        if box is not None and "article" in _classes(box) and not any(
+                _DOCBOOK_BOOKS & _classes(up) for up in _ancestors(box)):
+            return -1  # an article of its own, not one of a book's
     return 0
+
+
+_DOCBOOK_BOOKS = frozenset(("book", "part", "set"))
+
+
+def _ancestors(node: Any) -> list[Any]:
+    out = []
+    node = node.parent
+    while node is not None and node.tag not in ("body", "html"):
+        out.append(node)
+        node = node.parent
+    return out
 
 
 _TEXINFO_DEEPER = frozenset(("subsubsection", "unnumberedsubsubsec", "appendixsubsubsec",
                              "subsubheading"))
+
+
+def _classes(node: Any) -> frozenset[str]:
+    """An element's classes (:mod:`._html_blocks` has ``class_names``, and imports this)."""
+    return frozenset((node.attributes.get("class") or "").split())

@@ -78,8 +78,10 @@ class Out:
         one keeps its column."""
         for text in cells:
             self.cell()
-            self.text(text)
-            self.row_begun = not text
+            if text:
+                self.text(text)
+            elif not "".join(self.line).strip():
+                self.row_begun = True  # the row's first column: "| x", as a blank cell
 
     def text(self, text: str) -> None:
         """Add inline text to the open block, placing any waiting anchors at its first
@@ -124,6 +126,7 @@ class Out:
         """Close the open block; returns ``(start, text)`` of what was written, if any."""
         text = _SPACE.sub(" ", "".join(self.line)).strip()
         self.line.clear()
+        self.row_begun = False  # a blank first cell's place is kept on its own line only
         if not text:
             self.pending_sep = _stronger(self.pending_sep, sep)
             return None

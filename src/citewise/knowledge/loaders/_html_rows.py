@@ -99,84 +99,83 @@ class RowSpans:
     """Cells that span rows (``rowspan``), carried into each row they cover, as a reader
     sees them: Ant's attribute tables set one "See Command-line Arguments. | No" beside
     two attributes, and "suffix | No" read as if "No" were its description (review,
-    2026-12-05). A long cell is not repeated: its place is kept with an empty cell, so
-    the row's later columns stay in theirs."""
+    2026-12-05). A carried cell reads as the walk wrote it in its own row; a long one (or
+    one past a row's share) is not repeated: an empty cell keeps its place, so the row's
+    later columns stay in theirs. ``row`` is told of each row as it starts, ``record`` of
+    what a spanning cell read as, ``before`` and ``end_row`` say what to write."""
 
-    # row → (each cell's place in it, texts before each cell, texts after its last cell)
-    rows: dict[int, tuple[dict[int, int], list[list[str]], list[str]]] = field(
-        default_factory=dict)
-    # row group (<tbody>, <thead>, <tfoot>) → column → [rows still to cover, text]
-    open: dict[int, dict[int, list[Any]]] = field(default_factory=dict)
+    # row → (texts before each of its cells, by the cell, and after its last one)
+    rows: dict[int, tuple[dict[int, list[int]], list[int]]] = field(default_factory=dict)
+    # row group (<tbody>, <thead>, <tfoot>) → first column → [rows still to cover, cell, width]
+    open: dict[int, dict[int, list[int]]] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)  # spanning cell → what it read as
+
+    def row(self, tr: Any) -> None:
+        """Place ``tr``'s cells among the columns the rows above still cover."""
+        if tr.mem_id in self.rows:
+            return
+        cells = [c for c in tr.iter() if c.tag in ("td", "th")]
+        group = tr.parent.mem_id if tr.parent is not None else 0
+        # A span ends with its row group, however many rows it names: cppreference's "(1)"
+        # spans 142 rows of a <tbody> of three (browsers clip it so).
+        spans = self.open.setdefault(group, {})
+        covered = {col: entry for col, entry in spans.items()}
+        before: dict[int, list[int]] = {}
+        col = 0
+        for cell in cells:
+            carried = []
+            while col in covered:
+                entry = covered.pop(col)
+                carried.append(entry[1])
+                col += entry[2]
+            before[cell.mem_id] = carried
+            width = _count(cell, "colspan")
+            if _count(cell, "rowspan") > 1:
+                spans[col] = [_count(cell, "rowspan"), cell.mem_id, width]
+                self.texts.setdefault(cell.mem_id, "")
+            col += width
+        after = [covered[c][1] for c in sorted(covered)]
+        for key in list(spans):
+            spans[key][0] -= 1
+            if spans[key][0] <= 0:
+                del spans[key]
+        self.rows[tr.mem_id] = (before, after)
+
+    def record(self, cell: Any, written: list[str]) -> None:
+        """What ``cell``, if it spans rows, read as in its own row (the walk's parts)."""
+        if cell.mem_id in self.texts:
+            text = " ".join("".join(written).split())
+            self.texts[cell.mem_id] = text if len(text) <= _CARRIED_CHARS else ""
 
     def before(self, cell: Any) -> list[str]:
         """The carried cells that go before ``cell`` in its row."""
-        plan = self._plan(cell)
-        return plan[1][plan[0][cell.mem_id]] if plan is not None else []
+        plan = self.rows.get(cell.parent.mem_id) if cell.parent is not None else None
+        return self._read(plan[0].get(cell.mem_id, [])) if plan is not None else []
 
-    def after(self, cell: Any) -> list[str]:
-        """The carried cells that go after ``cell``, if it is its row's last."""
-        plan = self._plan(cell)
-        return plan[2] if plan is not None and plan[0][cell.mem_id] == len(plan[1]) - 1 \
-            else []
+    def end_row(self, tr: Any) -> list[str]:
+        """The carried cells that go after ``tr``'s last cell."""
+        plan = self.rows.get(tr.mem_id)
+        return self._read(plan[1]) if plan is not None else []
 
-    def _plan(self, cell: Any) -> tuple[dict[int, int], list[list[str]], list[str]] | None:
-        row = cell.parent
-        if row is None or row.tag != "tr":
-            return None
-        if row.mem_id not in self.rows:  # once a row: its cells are read in one pass
-            cells = [c for c in _children(row) if c.tag in ("td", "th")]
-            # A span ends with its row group, however many rows it names: cppreference's
-            # "(1)" spans 142 rows of a <tbody> of three (browsers clip it so).
-            group = row.parent.mem_id if row.parent is not None else 0
-            before, after = _lay_out(cells, self.open.setdefault(group, {}))
-            self.rows[row.mem_id] = ({c.mem_id: i for i, c in enumerate(cells)}, before, after)
-        plan = self.rows[row.mem_id]
-        return plan if cell.mem_id in plan[0] else None
+    def _read(self, cells: list[int]) -> list[str]:
+        out, left = [], _ROW_CHARS
+        for cell in cells:
+            text = self.texts.get(cell, "")
+            out.append(text if len(text) <= left else "")
+            left -= len(out[-1])
+        return out
 
 
-def _lay_out(cells: list[Any], spans: dict[int, list[Any]]) -> tuple[list[list[str]],
-                                                                      list[str]]:
-    """Place a row's ``cells`` among the columns ``spans`` (from the rows above) covers;
-    what each cell has before it, what comes after the last; ``spans`` moves on a row."""
-    covered = {col: text for col, (left, text) in spans.items() if left > 0}
-    before: list[list[str]] = []
-    col = 0
-    for cell in cells:
-        carried = []
-        while col in covered:
-            carried.append(covered.pop(col))
-            col += 1
-        before.append(carried)
-        width = _count(cell, "colspan", 1)
-        down = _count(cell, "rowspan", 1)
-        if down > 1:
-            text = " ".join((cell.text(deep=True) or "").split())
-            spans[col] = [down, text if len(text) <= _CARRIED_CHARS else ""]
-        col += width
-    after = [covered[c] for c in sorted(covered) if c >= col]
-    for key in list(spans):
-        spans[key][0] -= 1
-        if spans[key][0] <= 0:
-            del spans[key]
-    return before, after
-
-
-_CARRIED_CHARS = 160
+_CARRIED_CHARS = 160  # a longer cell is not repeated in the rows it spans
+_ROW_CHARS = 4 * _CARRIED_CHARS  # nor more than this in one row: the text stays linear
 _MAX_SPAN = 1000  # a browser's limit is 65,534; a table here has fewer rows
 
 
-def _count(cell: Any, name: str, default: int) -> int:
+def _count(cell: Any, name: str) -> int:
+    """A cell's ``rowspan`` or ``colspan``: 1 unless a plain number from 1 up."""
     value = (cell.attributes.get(name) or "").strip()
-    return min(int(value), _MAX_SPAN) if value.isdigit() and int(value) > 0 else default
-
-
-def _children(node: Any) -> list[Any]:
-    out = []
-    child = node.child
-    while child is not None:
-        out.append(child)
-        child = child.next
-    return out
+    return min(int(value), _MAX_SPAN) if value.isascii() and value.isdigit() \
+        and 0 < len(value) <= 5 and int(value) > 0 else 1
 
 
 def mark_text(cell: Any) -> str:

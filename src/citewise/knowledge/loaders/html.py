@@ -87,8 +87,9 @@ _VISIBLE = re.compile(r"\S")
 # their colours' ESC bytes ("\x1b[32mcrm(live)history#"), 144 on one page, and
 # `citewise search` printed them raw (review, 2026-12-05). Tab, line feed, form feed and
 # carriage return are whitespace.
-_INVISIBLE = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;|[\x00-\x08\x0b\x0e-\x1f\x7f]",
-                         re.I)
+_INVISIBLE = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;|[\x00-\x08\x0b\x0e-\x1f\x7f]|"
+                        r"&#(?:0*(?:[0-8]|11|1[4-9]|2\d|3[01]|127)|x0*(?:[0-8bef]|1[\da-f]|7f));",
+                        re.I)
 
 
 def _visible(text: str, at: int) -> int:
@@ -186,6 +187,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.cell()
             _anchor(child, out)
             out.cells += 1
+            written_from = len(out.line)
             if (child.text(deep=True) or "").strip():
                 _walk(child, out, in_main, guess)
             else:
@@ -196,8 +198,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 for inner in child.traverse(include_text=False):
                     _anchor(inner, out)  # an empty cell's ids point at what follows
                 out.text(mark_text(child))
+            out.spans.record(child, out.line[written_from:])  # a spanning cell's text
             out.cells -= 1
-            out.carry(out.spans.after(child))
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
@@ -223,7 +225,11 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.shift = comment
             if tag == "article":
                 out.floor = -1  # its first heading's level, once written (Out.level)
+            elif tag == "tr":
+                out.spans.row(child)  # where the cells spanning rows above fall in it
             _walk(child, out, in_main or tag in ("article", "main"), guess)
+            if tag == "tr":
+                out.carry(out.spans.end_row(child))
             out.shift, out.floor = shift, floor
             written = out.flush(sep)
             if len(out.headings) > headed and is_section(child):
