@@ -82,11 +82,9 @@ _BLOCK = frozenset(
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SPACE = re.compile(r"\s+")
 _VISIBLE = re.compile(r"\S")
-# A zero-width space shows nothing: Javadoc writes one before every signature's "(".
-# … and control characters, which no browser draws: crmsh's terminal transcripts keep
-# their colours' ESC bytes ("\x1b[32mcrm(live)history#"), 144 on one page, and
-# `citewise search` printed them raw (review, 2026-12-05). Tab, line feed, form feed and
-# carriage return are whitespace.
+# A zero-width space shows nothing (Javadoc writes one before every signature's "("), nor
+# do control characters: crmsh's transcripts keep their colours' ESC bytes, 144 on a page,
+# printed raw by `citewise search` (review, 2026-12-05). Tab, LF, FF and CR are spaces.
 _INVISIBLE = re.compile(r"\u200b|&#8203;|&#x200b;|&ZeroWidthSpace;|[\x00-\x08\x0b\x0e-\x1f\x7f]|"
                         r"&#(?:0*(?:[0-8]|11|1[4-9]|2\d|3[01]|127)|x0*(?:[0-8bef]|1[\da-f]|7f));",
                         re.I)
