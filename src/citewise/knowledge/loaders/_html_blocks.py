@@ -12,18 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citewise.knowledge.loaders._html_generators import is_declaration
+from citewise.knowledge.loaders._html_generators import class_names, is_declaration
 
 __all__ = ["ADMONITION_CLASSES", "HEADING_QUERY", "LISTING_CODE", "block_role", "class_names",
            "element_sibling",
            "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
            "is_layout_cell", "is_note_table", "is_section", "item_number", "opens_entry",
            "start_number", "table_of"]
-
-
-def class_names(node: Any) -> set[str]:
-    """An element's classes, lower-cased (a fresh set: the caller may add to it)."""
-    return set((node.attributes.get("class") or "").lower().split())
 
 
 def opens_entry(node: Any) -> bool:

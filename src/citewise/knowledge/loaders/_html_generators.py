@@ -44,8 +44,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["heading_depth", "is_badge", "is_declaration", "is_haddock_chrome", "is_mediawiki_chrome",
-           "is_rdoc_chrome", "is_rustdoc_chrome", "math_text"]
+__all__ = ["class_names", "heading_depth", "is_badge", "is_declaration", "is_haddock_chrome",
+           "is_mediawiki_chrome", "is_rdoc_chrome", "is_rustdoc_chrome", "math_text"]
 
 # A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
 # among them): the tagline "From cppreference.com", the breadcrumb under the title ("< c |
@@ -56,6 +56,11 @@ _MEDIAWIKI_IDS = frozenset(("siteSub", "contentSub", "contentSub2", "jump-to-nav
                             "mw-navigation", "mw-head", "mw-panel"))
 _MEDIAWIKI_CLASSES = frozenset(("printfooter", "catlinks", "mw-editsection", "mw-jump",
                                 "mw-jump-link", "t-example-live-link"))
+
+
+def class_names(node: Any) -> set[str]:
+    """An element's classes, lower-cased (a fresh set: the caller may add to it)."""
+    return set((node.attributes.get("class") or "").lower().split())
 
 
 def is_mediawiki_chrome(node: Any) -> bool:
@@ -143,18 +148,18 @@ def heading_depth(node: Any) -> int:
     titles an article with the ``<h2>`` its first sections have, and FreedomBox's pages
     read "Backups" beside "Backups", the title a chunk of its own that won searches for
     its word (reviews, 2026-12-05)."""
-    classes = _classes(node)
+    classes = class_names(node)
     if node.tag == "h4" and not _TEXINFO_DEEPER.isdisjoint(classes):
         return 1
     if node.tag == "h2" and "title" in classes:
         page = node.parent
-        while page is not None and page.tag == "div" and "titlepage" not in _classes(page):
+        while page is not None and page.tag == "div" and "titlepage" not in class_names(page):
             page = page.parent  # <div class="titlepage"><div><div><h2 class="title">
         if page is None or page.tag != "div":
             return 0  # no DocBook title page: a blog's <article><h2 class="title">
         box = page.parent
-        if box is not None and "article" in _classes(box) and not any(
-                _DOCBOOK_BOOKS & _classes(up) for up in _ancestors(box)):
+        if box is not None and "article" in class_names(box) and not any(
+                _DOCBOOK_BOOKS & class_names(up) for up in _ancestors(box)):
             return -1  # an article of its own, not one of a book's
     return 0
 
@@ -174,7 +179,3 @@ def _ancestors(node: Any) -> list[Any]:
 _TEXINFO_DEEPER = frozenset(("subsubsection", "unnumberedsubsubsec", "appendixsubsubsec",
                              "subsubheading"))
 
-
-def _classes(node: Any) -> frozenset[str]:
-    """An element's classes (:mod:`._html_blocks` has ``class_names``, and imports this)."""
-    return frozenset((node.attributes.get("class") or "").split())
