@@ -65,6 +65,11 @@ class Sentence:
     # The term its loader marked at its start, run on with its description ("AccuracySec="
     # over "Specify the accuracy …", one sentence to the splitter), verbatim; "" for none.
     lead: str = ""
+    # The sentence before it in its paragraph, as quoted: "" when it is the first (what is
+    # before it is a heading, a term or a lead-in) or its own text holds it already (a
+    # pair, "It grows to 1 GB. This is the default."). What a sentence that points back
+    # ("This is because …") is compared with by meaning, with it (sentence_rank._meant).
+    previous: str = ""
 
 
 # A permalink mark glued to a heading's last word ("Configuration¶"), where a loader left
@@ -148,6 +153,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     if not (sentence.endswith(":") and len(sentence.split()) > LEAD_IN_WORDS):
                         continue
                 before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
+                prior = context[-1] if asserts and start == a and context and not (
+                    context[0] == _HEAD and len(context) <= 2) else ""
                 # Chunks overlap: the same sentence comes again, maybe with its context.
                 if len(sentence) < _MIN_CHARS or (sentence, before) in seen or \
                         _PERMALINK.search(sentence):
@@ -161,7 +168,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 glued = text[a:lead].rstrip() if asserts and lead > a and start == a else ""
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
                                     source, title, asserts, role, section, label, code,
-                                    items, lead=glued if sentence.startswith(glued) else ""))
+                                    items, lead=glued if sentence.startswith(glued) else "",
+                                    previous=prior))
                 if asserts:
                     context.append(sentence)
     return _unrestated(out)

@@ -28,7 +28,9 @@ the ``tune`` split of ``bench/data/answers``):
   (:mod:`.sentence_similarity`) for a shortlist of the best-scoring sentences (all of
   them would cost too much per question on a CPU; a few places go to the best without
   their routing, :data:`UNROUTED`), averaged over the whole question and the question
-  less the words of the sentence's own document's title;
+  less the words of the sentence's own document's title; a sentence that points back
+  ("This is because …") counts half alone, half together with the sentence before it
+  in its paragraph (:func:`_meant`);
 * **routing** — a sentence of the document whose title or file name the question names
   (:mod:`.sentence_routing`: a look-alike page is not the page named);
 * **section** — the same share for the innermost part of its passage's section path (an
@@ -196,8 +198,20 @@ def rank(question: str, sentences: Sequence[Sentence], *,
         # title notice close to a question that names the title. What is asked then counts.
         # (Masked with every retrieved title, a question lost words another page's title
         # has: "Can I share an Rc between threads?" became "Can I share an between".)
+        texts = [_meant(x) for x in short]
+
+        def meaning(asked: str, members: Sequence[int]) -> list[float]:
+            # A sentence that points back: the mean of it alone and with what it points at.
+            alone = [short[i].sentence.text for i in members]
+            paired = [i for i in members if texts[i] != short[i].sentence.text]
+            sims = [float(v) for v in semantic(asked, alone + [texts[i] for i in paired])]
+            out = dict(zip(members, sims, strict=False))
+            for i, v in zip(paired, sims[len(alone):], strict=False):
+                out[i] = (out[i] + v) / 2
+            return [out[i] for i in members]
+
         try:
-            whole = [float(v) for v in semantic(question, [x.sentence.text for x in short])]
+            whole = meaning(question, range(len(short)))
             topical = list(whole)
             masks = {src: _masked(question, set(names[src]))
                      for src in {x.sentence.source for x in short}}  # one per document
@@ -206,8 +220,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
                 groups.setdefault(masks[x.sentence.source], []).append(i)
             for masked, members in groups.items():
                 if masked != question:
-                    sims = semantic(masked, [short[i].sentence.text for i in members])
-                    for i, v in zip(members, sims, strict=False):
+                    for i, v in zip(members, meaning(masked, members), strict=False):
                         topical[i] = float(v)
         except Exception:
             whole = topical = []
@@ -227,6 +240,21 @@ def rank(question: str, sentences: Sequence[Sentence], *,
 #: the shortlist (the Rust book's review, 2026-12-04: the answer ranked 17th, was never
 #: compared by meaning, and the question was declined).
 UNROUTED = 5
+
+
+def _meant(x: Scored) -> str:
+    """``x`` with what it points back to, when it does ("This is because …", "It is
+    usually best to …"): the sentence before it in its paragraph (:attr:`Sentence.previous`;
+    never a heading, a term or a lead-in); else its text. Alone, such a sentence says
+    nothing of what it is about, and the sentence it points at — which names the subject,
+    not the answer — won the why-questions; compared only as the pair, it inherited its
+    neighbour's likeness to the question, and "This is a common mistake …" won as often as
+    it lost. Half of each (``rank``): evidence@1 +2 on the tune split, +2 held out, no
+    abstention changed (2026-12-06, bench/README.md)."""
+    s = x.sentence
+    if s.previous and _ANAPHORA.match(s.text):
+        return f"{s.text} {s.previous}"
+    return s.text
 
 
 def _shortlist(out: list[Scored]) -> list[Scored]:
