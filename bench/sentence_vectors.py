@@ -63,10 +63,10 @@ def sentence_texts(db: Path) -> tuple[list[str], list[str]]:
     for text, roles, section in rows:
         result = {"text": text, "roles": json.loads(roles) if roles else None,
                   "section": section, "source": "", "title": "", "document_index": 0}
-        # What the scorer is given: the sentence, or a sentence that points back with the
-        # one before it (sentence_rank._meant).
-        texts.update(dict.fromkeys(_meant(Scored(s, 0.0))
-                                   for s in candidates([{"results": [result]}])))
+        # What the scorer is given: the sentence, and for a sentence that points back the
+        # sentence with the one before it too (sentence_rank._meant).
+        for s in candidates([{"results": [result]}]):
+            texts.update(dict.fromkeys((s.text, _meant(Scored(s, 0.0)))))
     return [r[0] for r in rows], list(texts)
 
 
