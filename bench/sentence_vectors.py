@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import sqlite3
@@ -42,11 +41,6 @@ from answer_corpora import CORPORA  # noqa: E402
 from answers import load_labels  # noqa: E402
 
 RESULTS = HERE / "results" / "sentence-vectors.json"
-
-
-def _percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)  # nearest rank, as citewise.evaluation has it
-    return round(ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)], 1)
 
 
 def sentence_texts(db: Path) -> tuple[list[str], list[str]]:
@@ -73,6 +67,7 @@ def sentence_texts(db: Path) -> tuple[list[str], list[str]]:
 def run(name: str, kb_dir: Path, questions: int, sample: int) -> dict[str, Any]:
     from citewise import KnowledgeBase
     from citewise.agent.runner import Agent
+    from citewise.evaluation import _percentile  # nearest rank, as `citewise eval` has it
     from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
     from citewise.models import sentence_similarity as ss
     from citewise.store.sqlite import SQLiteStore

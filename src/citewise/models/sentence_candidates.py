@@ -153,8 +153,6 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     if not (sentence.endswith(":") and len(sentence.split()) > LEAD_IN_WORDS):
                         continue
                 before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
-                prior = context[-1] if asserts and start == a and context and not (
-                    context[0] == _HEAD and len(context) <= 2) else ""
                 # Chunks overlap: the same sentence comes again, maybe with its context.
                 if len(sentence) < _MIN_CHARS or (sentence, before) in seen or \
                         _PERMALINK.search(sentence):
@@ -166,6 +164,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 if asserts:
                     pointed = len(out)
                 glued = text[a:lead].rstrip() if asserts and lead > a and start == a else ""
+                prior = context[-1] if asserts and start == a and context and not (
+                    context[0] == _HEAD and len(context) <= 2) else ""
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
                                     source, title, asserts, role, section, label, code,
                                     items, lead=glued if sentence.startswith(glued) else "",
