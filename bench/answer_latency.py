@@ -4,12 +4,14 @@ Run by hand (not part of the test suite)::
 
     python bench/answer_latency.py                 # ~10k chunks, every question of bench/data/answers
     python bench/answer_latency.py --copies 2      # fewer chunks
+    python bench/answer_latency.py --dense --copies 1 --corpus manpages --corpus cmake \
+        --corpus vim --sentences                  # ~10k chunks: stored sentence vectors or not
 
 Why: the extractive model now scores every retrieved sentence (words, context, intent,
 structure) and embeds a shortlist of them with MiniLM (:mod:`citewise.models.sentence_rank`);
 issue #27 asks that a warm ``kb.search`` plus answer assembly stay at p50 <= 150 ms and
-p99 <= 400 ms at 10k chunks. The knowledge base is the three Debian manuals of
-``bench/answers.py`` ingested ``--copies`` times under different file names (so ranking
+p99 <= 400 ms at 10k chunks. The knowledge base is the corpora of ``bench/answers.py``
+(``--corpus`` picks some) ingested ``--copies`` times under different file names (so ranking
 sees look-alikes, as a real folder of versions would), lexical only by default: embedding
 10k chunks with MiniLM takes ~20 min on this 2-core machine (``--dense`` includes it; the
 dense search itself adds ~1-2 ms at this size, ``bench/README.md`` "Retrieval", and the
@@ -44,12 +46,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--dense", action=argparse.BooleanOptionalAction, default=False)
+    parser.add_argument("--corpus", action="append", choices=sorted(bench.CORPORA),
+                        help="only these corpora (repeat; default: every one)")
+    parser.add_argument("--sentences", action="store_true", help=(
+        "with --dense: ask every question twice, first with the sentence vectors stored "
+        "at ingest, then with them off (CITEWISE_SENTENCE_VECTORS=off: embedded per "
+        "question, as before them); each pass starts with an empty scorer cache"))
     args = parser.parse_args(argv)
+    if args.sentences and not args.dense:
+        parser.error("--sentences needs --dense: sentence vectors ride on the embedding jobs")
+    chosen = {n: c for n, c in bench.CORPORA.items() if not args.corpus or n in args.corpus}
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="citewise-latency-") as tmp:
         docs = Path(tmp) / "docs"
         questions = []
-        for name, corpus in bench.CORPORA.items():
+        for name, corpus in chosen.items():
             for copy in range(args.copies):
                 for path in bench.locate(corpus, install=False):
                     target = docs / name / f"copy{copy}" / path.name
@@ -60,17 +71,24 @@ def main(argv: list[str] | None = None) -> int:
         with KnowledgeBase.open(Path(tmp) / "kb", dense=args.dense) as kb:
             report = kb.ingest([docs])
             ingest_s = time.perf_counter() - t0
+            status = kb.status()[0]
             agent = Agent(kb)
             agent.ask("What does this manual cover?")  # warm-up: models loaded
-            times = []
-            for q in questions:
-                t1 = time.perf_counter()
-                agent.ask(q)
-                times.append((time.perf_counter() - t1) * 1000)
+            times, answers = _pass(agent, questions)
+            off: list[float] = []
+            same = 0
+            if args.sentences:
+                os.environ["CITEWISE_SENTENCE_VECTORS"] = "off"
+                try:
+                    off, off_answers = _pass(agent, questions)
+                finally:
+                    del os.environ["CITEWISE_SENTENCE_VECTORS"]
+                same = sum(a == b for a, b in zip(answers, off_answers, strict=True))
     times.sort()
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
     result = {
         "chunks": report.chunks_written, "copies": args.copies, "dense": args.dense,
+        "corpora": sorted(chosen), "sentences": status.get("sentences"),
         "questions": len(times), "ingest_s": round(ingest_s, 1),
         "p50_ms": round(statistics.median(times), 1), "p99_ms": round(p99, 1),
         "max_ms": round(times[-1], 1),
@@ -78,8 +96,30 @@ def main(argv: list[str] | None = None) -> int:
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),
     }
+    if off:
+        off.sort()
+        result["sentence_vectors_off"] = {
+            "p50_ms": round(statistics.median(off), 1),
+            "p99_ms": round(off[min(len(off) - 1, int(0.99 * len(off)))], 1),
+            "max_ms": round(off[-1], 1), "same_answers": same}
     print(json.dumps(result, indent=2))
     return 0
+
+
+def _pass(agent: object, questions: list[str]) -> tuple[list[float], list[str]]:
+    """Each question asked once, the scorer's cache emptied first; times (ms) and texts."""
+    from citewise.models import sentence_similarity
+
+    with sentence_similarity._LOCK:
+        sentence_similarity._CACHE.clear()
+    times: list[float] = []
+    texts: list[str] = []
+    for q in questions:
+        t1 = time.perf_counter()
+        answer = agent.ask(q)  # type: ignore[attr-defined]
+        times.append((time.perf_counter() - t1) * 1000)
+        texts.append(answer.text)
+    return times, texts
 
 
 if __name__ == "__main__":

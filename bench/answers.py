@@ -173,6 +173,9 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
         t0 = time.perf_counter()
         with KnowledgeBase.open(where) as kb:
             report = kb.ingest(paths)
+            # A kept knowledge base may have work queued by its opening (sentence vectors
+            # of a base made before them): done here, not at the first questions' expense.
+            kb.embed_pending()
             ingest_s = time.perf_counter() - t0
             chunks = kb.store.count_chunks(kb.tenant)
             if report.failed:

@@ -90,6 +90,11 @@ def make_search_tool(kb: Searcher) -> Tool:
             if any(written & {t.lower() for t in hashtags(h.text)} for h in found):
                 text, hits, counts, applied = words, found, found_counts, rest
                 searched += f"{NOT_TAGGED}{', '.join(inline_tags)}: searched as words.\n\n"
+        # The passages' sentences as embedded with their chunks: ranking them (the
+        # extractive model) then embeds the question alone (citewise.knowledge.index.sentences).
+        stored = getattr(kb, "load_sentence_vectors", None)
+        if callable(stored) and hits:
+            stored([h.chunk_id for h in hits])
         # Words no document contains ("Missing: bcrypt"), said before the passages: a sign
         # the documents do not cover what is asked (the extractive model's abstention).
         absent = getattr(kb, "unmentioned", None)

@@ -127,8 +127,14 @@ def _embed(kb: KnowledgeBase) -> int:
     before = kb.embedding_status()
     if not before.queue.pending:
         return 0
-    sys.stderr.write(f"searchable now (lexically); embedding {_chunks(before.not_embedded)} "
-                     "for dense search — Ctrl-C stops, the next run resumes\n")
+    if before.not_embedded:
+        sys.stderr.write(f"searchable now (lexically); embedding "
+                         f"{_chunks(before.not_embedded)} for dense search — Ctrl-C stops, "
+                         "the next run resumes\n")
+    else:  # a knowledge base made before sentence vectors: once, then answers are faster
+        sys.stderr.write(f"computing the sentence vectors of {_chunks(before.queue.pending_chunks)}"
+                         " (once: answers then embed only the question) — Ctrl-C stops, "
+                         "the next run resumes\n")
     meter = Meter("chunks embedded")
     kb.embedding_only()  # nothing searches in this process: do not hold the vectors too
     try:
@@ -159,6 +165,8 @@ def _embed(kb: KnowledgeBase) -> int:
         line += f" ({stats.embedded / max(time.monotonic() - meter.started, 1e-9):.1f}/s)"
     if stats.skipped:  # another worker, or an earlier run, had embedded them
         line += f"; {_chunks(stats.skipped)} found embedded already"
+    if stats.sentences:
+        line += f"; sentence vectors of {_chunks(stats.sentences)}"
     if after.queue.failed:
         line += f"; {after.queue.failed} jobs failed (see `citewise status`)"
     sys.stderr.write(line + "\n")

@@ -1,8 +1,9 @@
 """``citewise status``: what the knowledge base holds and how much is left to embed.
 
-Per tenant: documents, chunks, chunks searchable by vector and not yet, and the
-embedding queue (pending, running and failed jobs) — the numbers an operator checks
-after ``citewise ingest --no-wait``, or to see whether the workers keep up.
+Per tenant: documents, chunks, chunks searchable by vector and not yet, the embedding
+queue (pending, running and failed jobs), and the chunks whose sentences are embedded for
+the answers ("-": not computed) — the numbers an operator checks after ``citewise ingest
+--no-wait``, or to see whether the workers keep up.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ __all__ = ["register"]
 _COLUMNS = (("tenant", "tenant"), ("documents", "docs"), ("chunks", "chunks"),
             ("embedded", "embedded"), ("not_embedded", "not embedded"),
             ("pending_jobs", "pending jobs"), ("running_jobs", "running"),
-            ("failed_jobs", "failed jobs"))
+            ("failed_jobs", "failed jobs"), ("sentences", "sentences"))
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"tenants": rows}, indent=2))
         return 0
     table = [[label for _, label in _COLUMNS]]
-    table += [[str(row[key]) for key, _ in _COLUMNS] for row in rows]
+    table += [["-" if row[key] is None else str(row[key]) for key, _ in _COLUMNS]
+              for row in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(_COLUMNS))]
     for r in table:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)

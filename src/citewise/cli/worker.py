@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
             log.join(timeout=2)
             s = worker.stats
             sys.stderr.write(f"worker {worker.owner}: stopped; {s.jobs} jobs, "
-                             f"{s.embedded} chunks embedded, {s.failed} failed\n")
+                             f"{s.embedded} chunks embedded, sentences of {s.sentences} "
+                             f"chunks, {s.failed} failed\n")
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -82,7 +83,8 @@ def _log_lines(worker: object, stop: threading.Event) -> None:
     started = time.monotonic()
     last = 0
     while not stop.wait(LOG_EVERY_S):
-        done = worker.stats.embedded
+        # A chunk counts once: its vector, or (a base made before them) its sentences'.
+        done = max(worker.stats.embedded, worker.stats.sentences)
         if done == last:
             continue
         jobs, chunks = worker.store.pending_embed_jobs()

@@ -10,14 +10,17 @@ database holds documents, full-text index and vectors. Dense retrieval is on by 
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citewise.errors import InvalidInput
 from citewise.knowledge import embedded
 from citewise.knowledge.embedded import DB_NAME
+from citewise.knowledge.index.sentences import load as load_sentences
+from citewise.knowledge.index.sentences import sentence_encoder
 from citewise.knowledge.ingest.chunking import Chunker
 from citewise.knowledge.ingest.files import missing_under, source_for
 from citewise.knowledge.ingest.pipeline import Progress, document_id_for, ingest_data, ingest_paths
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     from citewise.knowledge.ingest.writer_lock import WriteLock
 
 __all__ = ["DB_NAME", "FILTER_KEYS", "IngestFailure", "IngestReport", "KnowledgeBase"]
+_log = logging.getLogger(__name__)
 
 MAX_K = 1000
 # Filters whose value lists what may match: an explicitly empty list matches nothing.
@@ -351,6 +355,20 @@ class KnowledgeBase(IndexUpkeep):
         if not isinstance(query, str):
             raise InvalidInput("query must be a string", code="invalid_query")
         return Retriever(self.store, self.index, tenant=self.tenant).unmentioned(query)
+
+    def load_sentence_vectors(self, chunk_ids: Sequence[int]) -> int:
+        """Hand the stored sentence vectors of these chunks (a search's hits) to the
+        sentence encoder, so that ranking their sentences embeds only the question
+        (:mod:`.index.sentences`); returns the texts loaded. Never fails a search: a read
+        that fails is logged, and the sentences are embedded as they would be without."""
+        encoder = sentence_encoder()
+        if encoder is None or not chunk_ids:
+            return 0
+        try:
+            return load_sentences(self.store, encoder, chunk_ids)
+        except Exception as exc:
+            _log.warning("stored sentence vectors not read: %s", exc)
+            return 0
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self) -> None:

@@ -21,6 +21,7 @@ from sqlalchemy.exc import DatabaseError
 
 from citewise.errors import ConfigError
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.index.sentences import queue_missing as queue_sentences
 from citewise.knowledge.ingest.chunking import Chunker
 from citewise.knowledge.ingest.outbox import queue_embedding, rebuild_index, sync_index
 from citewise.knowledge.ingest.writer_lock import LOCK_NAME, WriterLock
@@ -134,6 +135,7 @@ def _repair(store: SQLiteStore, index: LexicalIndex, vectors: DenseIndex | None)
         sync_index(store, index, on_documents=queue_embedding(store, vectors))
     if vectors is not None:
         vectors.queue_missing(store, now=utcnow())
+        queue_sentences(store, now=utcnow())
 
 
 def _open_index(path: Path) -> LexicalIndex:

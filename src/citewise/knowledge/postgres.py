@@ -66,6 +66,7 @@ def open_knowledge_base(
 ) -> KB:
     """:meth:`KnowledgeBase.open_postgres`: connect (migrating under the advisory lock),
     replay index work a crashed writer left, and queue chunks that have no vector."""
+    from citewise.knowledge.index.sentences import queue_missing as queue_sentences
     from citewise.knowledge.ingest.outbox import queue_embedding, sync_index
     from citewise.store.postgres import PostgresStore
     from citewise.store.schema import utcnow
@@ -88,6 +89,7 @@ def open_knowledge_base(
                 sync_index(store, None, on_documents=queue_embedding(store, vectors))
                 if vectors is not None:
                     vectors.queue_missing(store, now=utcnow())
+                    queue_sentences(store, now=utcnow())
             finally:
                 lock.release()
         else:

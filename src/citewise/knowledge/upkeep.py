@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from citewise.errors import ConfigError
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.index.sentences import sentence_encoder
 from citewise.knowledge.ingest.embed_worker import BackgroundWorkers, DrainStats, EmbedWorker
 from citewise.knowledge.ingest.outbox import (
     Consistency,
@@ -120,7 +121,8 @@ class IndexUpkeep:
         if self.dense is None:
             raise ConfigError("dense retrieval is off: there is nothing to embed",
                               code="dense_disabled")
-        return EmbedWorker(self.store, self.dense, local=self._derived_index() is not None)
+        return EmbedWorker(self.store, self.dense, local=self._derived_index() is not None,
+                           sentences=sentence_encoder())
 
     def start_workers(self, count: int = 1) -> BackgroundWorkers | None:
         """Embed in background threads from now on (``count`` workers; None when dense
@@ -129,7 +131,8 @@ class IndexUpkeep:
             return None
         self.background_embedding = True
         workers = BackgroundWorkers(self.store, self.dense, count=count,
-                                    local=self._derived_index() is not None)
+                                    local=self._derived_index() is not None,
+                                    sentences=sentence_encoder())
         self._workers.append(workers)  # stopped by close() at the latest
         return workers
 
@@ -139,10 +142,14 @@ class IndexUpkeep:
 
     def status(self, *, all_tenants: bool = False) -> list[dict[str, Any]]:
         """Per tenant (this one, or every one with documents or jobs): documents, chunks,
-        chunks embedded / not yet, and the embedding queue — what ``citewise status`` and
+        chunks embedded / not yet, the embedding queue, and the chunks whose sentences are
+        embedded (:mod:`.index.sentences`) — what ``citewise status`` and
         ``GET /v1/status`` show."""
         totals = self.store.tenant_totals(None if all_tenants else self.tenant)
         queues = self.store.queue_counts(now=utcnow())
+        encoder = sentence_encoder() if self.dense is not None else None
+        sentences = (self.store.sentence_vector_counts(encoder.model)
+                     if encoder is not None else None)
         tenants = sorted(set(totals) | set(queues)) if all_tenants else [self.tenant]
         rows: list[dict[str, Any]] = []
         for tenant in tenants:
@@ -155,6 +162,8 @@ class IndexUpkeep:
                 "not_embedded": chunks - embedded, "pending_jobs": queue.pending,
                 "running_jobs": queue.running, "pending_chunks": queue.pending_chunks,
                 "failed_jobs": queue.failed,
+                # Chunks whose sentences are embedded for the answers (None: not computed).
+                "sentences": None if sentences is None else sentences.get(tenant, 0),
             })
         return rows
 
@@ -162,10 +171,20 @@ class IndexUpkeep:
         """``(not embedded, chunks)`` of this tenant while its embedding is under way, else
         None — cheap when the queue is empty (one count of the jobs table): a search calls
         it to say that dense retrieval covered only part of the knowledge base."""
-        if self.dense is None or not self.store.pending_embed_jobs()[0]:
+        if self.dense is None:
             return None
-        status = self.embedding_status()
-        return (status.not_embedded, status.chunks) if status.not_embedded else None
+        pending = self.store.pending_embed_jobs()
+        if not pending[0]:
+            return None
+        # Jobs left for sentence vectors alone (a base made before them, opened by a
+        # process that does not embed) leave the queue as it is: count once per state of
+        # the queue, not on every search.
+        key = (pending, self.dense.count(self.tenant))
+        seen = self.__dict__.get("_backlog")
+        if seen is None or seen[0] != key:
+            status = self.embedding_status()
+            seen = self.__dict__["_backlog"] = (key, status.not_embedded, status.chunks)
+        return (seen[1], seen[2]) if seen[1] else None
 
     def embedding_status(self) -> EmbeddingStatus:
         """This tenant's chunks, how many are searchable by vector, and the queue."""

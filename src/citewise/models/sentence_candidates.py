@@ -154,8 +154,11 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                         continue
                 before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
                 # Chunks overlap: the same sentence comes again, maybe with its context.
-                if len(sentence) < _MIN_CHARS or (sentence, before) in seen or \
-                        _PERMALINK.search(sentence):
+                if (sentence, before) in seen:
+                    if asserts:  # still the paragraph's: what follows points back to it
+                        context.append(sentence)
+                    continue
+                if len(sentence) < _MIN_CHARS or _PERMALINK.search(sentence):
                     continue
                 seen.add((sentence, before))
                 code = introduced_code(text, roles, b) if sentence.endswith(":") else ""

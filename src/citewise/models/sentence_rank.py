@@ -85,6 +85,7 @@ __all__ = [
     "SemanticScorer",
     "Sentence",
     "candidates",
+    "compared_texts",
     "intent",
     "rank",
     "structure_penalty",
@@ -240,6 +241,15 @@ def rank(question: str, sentences: Sequence[Sentence], *,
 #: the shortlist (the Rust book's review, 2026-12-04: the answer ranked 17th, was never
 #: compared by meaning, and the question was declined).
 UNROUTED = 5
+
+
+def compared_texts(s: Sentence) -> tuple[str, ...]:
+    """Every text of ``s`` that :func:`rank` compares with a question by meaning: the
+    sentence, and for one that points back the sentence with the one before it
+    (:func:`_meant`). What a chunk's embedding job embeds ahead of any question
+    (:mod:`.sentence_vectors`)."""
+    meant = _meant(Scored(s, 0.0))
+    return (s.text,) if meant == s.text else (s.text, meant)
 
 
 def _meant(x: Scored) -> str:

@@ -11,7 +11,8 @@ scorer is None and sentences rank on words alone.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from citewise.errors import ConfigError
@@ -19,7 +20,7 @@ from citewise.knowledge.index.embedders.e5 import E5Embedder, calibrated
 from citewise.knowledge.retrieve.query import detect_language
 from citewise.models.sentence_rank import SemanticScorer
 
-__all__ = ["minilm_scorer", "relevance_embed", "scorer_for"]
+__all__ = ["minilm_scorer", "relevance_embed", "remember", "scorer_embedder", "scorer_for"]
 
 _EMBEDDER: list[Any] = []
 _E5: list[Any] = []
@@ -44,6 +45,32 @@ def _embedder() -> Any:
     return _EMBEDDER[0]
 
 
+def scorer_embedder() -> Any:
+    """The MiniLM the scorer embeds with (cut at 128 tokens), loaded once; None when it is
+    not installed. :mod:`.sentence_vectors` embeds chunks' sentences with it at ingest,
+    so that a stored vector is the very one the scorer would compute."""
+    return _embedder()
+
+
+def remember(vectors: Mapping[str, Any]) -> None:
+    """Put MiniLM vectors computed elsewhere (stored with their chunk:
+    :mod:`citewise.knowledge.index.sentences`) into the scorer's cache, so that the
+    sentences of an answer's passages are not embedded again."""
+    if not vectors:
+        return
+    with _LOCK:
+        _make_room(_CACHE, len(vectors))
+        _CACHE.update(vectors)
+
+
+def _make_room(cache: dict[str, Any], wanted: int) -> None:
+    """Drop the oldest half of a full ``cache`` (a dict keeps insertion order) — not all of
+    it: an answer between its search and its ranking would lose the vectors just loaded."""
+    if len(cache) + wanted > _CACHE_MAX:
+        for text in list(islice(cache, max(len(cache) // 2, len(cache) + wanted - _CACHE_MAX))):
+            del cache[text]
+
+
 def _vectors(embedder: Any, texts: Sequence[str], cache: dict[str, Any] | None = None
              ) -> list[Any]:
     """The vectors of ``texts``, cached (in ``cache``, the MiniLM one by default); the
@@ -54,8 +81,10 @@ def _vectors(embedder: Any, texts: Sequence[str], cache: dict[str, Any] | None =
         wanted = [t for t in dict.fromkeys(texts) if t not in cache]
         if wanted:
             vectors = embedder.embed(wanted)
-            if len(cache) + len(wanted) > _CACHE_MAX:
-                cache.clear()
+            if len(cache) + len(wanted) > _CACHE_MAX:  # full: what is asked stays
+                kept = {t: cache.pop(t) for t in dict.fromkeys(texts) if t in cache}
+                _make_room(cache, len(wanted) + len(kept))
+                cache.update(kept)
             for t, v in zip(wanted, vectors, strict=True):
                 cache[t] = v
         return [cache[t] for t in texts]

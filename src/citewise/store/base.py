@@ -34,6 +34,7 @@ from citewise.store.records import (
     index_row,
     indexed_text,
 )
+from citewise.store.sentence_vectors import SentenceVectorRecords
 from citewise.store.work import WorkQueue
 
 __all__ = [
@@ -115,7 +116,7 @@ def run_setting_keys(tenant: str, run_id: str) -> tuple[str, ...]:
     return (cancel_key(tenant, run_id), run_extras_key(tenant, run_id))
 
 
-class Store(WorkQueue, Protocol):
+class Store(WorkQueue, SentenceVectorRecords, Protocol):
     """Persistence seam. Implementations: ``SQLiteStore``, ``PostgresStore``."""
 
     # -- documents & chunks -------------------------------------------------------------

@@ -102,6 +102,13 @@ def m007_chunk_roles(conn: sa.Connection) -> None:
         conn.execute(sa.text("ALTER TABLE chunks ADD COLUMN roles TEXT"))
 
 
+def m008_sentence_vectors(conn: sa.Connection) -> None:
+    """``sentence_vectors``: each chunk's candidate sentences embedded with the chunk
+    (issue #27: embedding them per question was two thirds of an answer's time). A
+    knowledge base made before has none; opening it queues them (``queue_sentences``)."""
+    schema.metadata.create_all(conn, tables=[schema.sentence_vectors], checkfirst=True)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
@@ -110,6 +117,7 @@ MIGRATIONS: list[Migration] = [
     m005_runs_owner,
     m006_work_queue,
     m007_chunk_roles,
+    m008_sentence_vectors,
 ]
 
 

@@ -47,6 +47,7 @@ from citewise.store._run_fence import hold_limit
 from citewise.store._sql import shown_url
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin, drop_settings_in, transition_statement
+from citewise.store._sql_sentences import SentenceVectorsMixin
 from citewise.store._sql_service import ServiceRecordsMixin
 from citewise.store._sql_work import WorkQueueMixin
 from citewise.store.base import ChunkRecord, DocumentRecord, EventRecord, RunStatus, TurnRecord
@@ -104,7 +105,8 @@ def _nul_refused(what: str) -> Iterator[None]:
         raise
 
 
-class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin):
+class PostgresStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin,
+                    SentenceVectorsMixin):
     """The :class:`~citewise.store.base.Store` on a PostgreSQL database."""
 
     _insert = staticmethod(postgresql.insert)

@@ -35,6 +35,7 @@ __all__ = [
     "json_type",
     "metadata",
     "runs",
+    "sentence_vectors",
     "settings",
     "threads",
     "turns",
@@ -357,4 +358,19 @@ document_claims = sa.Table(
     sa.Column("document_id", sa.String(64), primary_key=True),
     sa.Column("owner", sa.String(128), nullable=False),
     sa.Column("expires_at", UTCDateTime, nullable=False),
+)
+
+# -- sentence vectors (see store/sentence_vectors.py) ----------------------------------------
+# Each chunk's candidate sentences as the extractive model compares them with a question,
+# and their vectors (float32 little-endian, ``len(texts)`` rows of the model's width),
+# computed with the chunk's embedding job so that an answer does not embed them. One row
+# per chunk and model, gone with its chunk (a deleted document leaves no vector behind).
+sentence_vectors = sa.Table(
+    "sentence_vectors",
+    metadata,
+    sa.Column("chunk_id", _ChunkId, sa.ForeignKey("chunks.id", ondelete="CASCADE"),
+              primary_key=True, autoincrement=False),
+    sa.Column("model", sa.String(200), primary_key=True),
+    sa.Column("texts", sa.Text, nullable=False),  # JSON list of strings
+    sa.Column("vectors", sa.LargeBinary, nullable=False),
 )

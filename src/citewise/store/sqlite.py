@@ -28,6 +28,7 @@ from sqlalchemy.pool import StaticPool
 from citewise.store._sql import batched
 from citewise.store._sql_docs import DocumentsMixin
 from citewise.store._sql_runs import RunsMixin
+from citewise.store._sql_sentences import SentenceVectorsMixin
 from citewise.store._sql_service import ServiceRecordsMixin
 from citewise.store._sql_work import WorkQueueMixin
 from citewise.store._sqlite_direct import DirectStatement, dbapi_of
@@ -101,7 +102,8 @@ def _configure(dbapi_conn: sqlite3.Connection, *, writer: bool) -> None:
         cur.close()
 
 
-class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin):
+class SQLiteStore(DocumentsMixin, RunsMixin, ServiceRecordsMixin, WorkQueueMixin,
+                  SentenceVectorsMixin):
     """The :class:`~citewise.store.base.Store` on one SQLite file."""
 
     _insert = staticmethod(sqlite_dialect.insert)

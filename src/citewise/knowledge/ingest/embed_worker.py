@@ -35,11 +35,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from citewise.errors import ConfigError
+from citewise.knowledge.index.sentences import encode
 from citewise.knowledge.ingest.outbox import fault_point
 
 if TYPE_CHECKING:
     from citewise.knowledge.index.contract import VectorSearch
+    from citewise.knowledge.index.sentences import SentenceEncoder
     from citewise.store.base import Store
+    from citewise.store.sentence_vectors import ChunkSource
     from citewise.store.work import EmbedJob
 
 __all__ = [
@@ -108,10 +112,12 @@ class DrainStats:
     embedded: int = 0
     skipped: int = 0
     failed: int = 0
+    sentences: int = 0  # chunks whose sentences' vectors were stored
 
 
 class EmbedWorker:
-    """One worker: leases jobs from ``store`` and embeds them into ``dense``.
+    """One worker: leases jobs from ``store`` and embeds them into ``dense`` — and, with
+    ``sentences``, each chunk's sentences too (:mod:`citewise.knowledge.index.sentences`).
 
     ``local``: the store is a file of this machine, so owners whose process is dead are
     taken back at once instead of after their lease. Use as a context manager (or call
@@ -120,10 +126,11 @@ class EmbedWorker:
 
     def __init__(
         self, store: Store, dense: VectorSearch, *, lease_s: float = LEASE_S,
-        local: bool = False,
+        local: bool = False, sentences: SentenceEncoder | None = None,
     ) -> None:
         self.store = store
         self.dense = dense
+        self.sentences = sentences
         self.lease_s = lease_s
         self.local = local
         self.owner = new_owner()
@@ -202,25 +209,61 @@ class EmbedWorker:
 
     def _do(self, job: EmbedJob, tick: Callable[[int], None]) -> None:
         rows = self.store.block_chunks(job.document_id, job.block)
-        have = self.dense.has_vectors([cid for cid, _ in rows])
-        todo = [(cid, text) for cid, text in rows if cid not in have]
-        self.stats.skipped += len(rows) - len(todo)
-        tick(len(rows) - len(todo))
-        for i in range(0, len(todo), BATCH):
+        ids = [cid for cid, _ in rows]
+        have = self.dense.has_vectors(ids)
+        sources = self._sentence_sources(job, ids)
+        # Parts of BATCH chunks, each committed before the next is computed: its vectors,
+        # then its sentences' vectors (a chunk embedded before these existed: only those).
+        for i in range(0, len(rows), BATCH):
             with self._guard:
                 if job.id in self._lost:  # another worker has it now: leave it theirs
                     return
-            part = todo[i : i + BATCH]
-            done = self.dense.add_vectors(job.tenant, job.document_id, part)
-            # Every chunk of the part has its vector now, the model's or a chunk's of the
-            # same text (counting the model's calls said "embedded 4222" after 4224/4224).
-            self.stats.embedded += done.embedded + done.cached
-            tick(len(part))
+            part = [(cid, text) for cid, text in rows[i : i + BATCH] if cid not in have]
+            if part:
+                done = self.dense.add_vectors(job.tenant, job.document_id, part)
+                # Every chunk of the part has its vector now, the model's or a chunk's of
+                # the same text (counting the model's calls said "embedded 4222" of 4224).
+                self.stats.embedded += done.embedded + done.cached
+            self.stats.skipped += min(BATCH, len(rows) - i) - len(part)
+            these = set(ids[i : i + BATCH])
+            self._embed_sentences([s for s in sources if s.id in these])
+            tick(min(BATCH, len(rows) - i))
             fault_point("embed:after_batch")
         if job.block == 0:  # once per document: vectors of chunks it no longer has
             self.dense.drop_stale(self.store, [job.document_id])
         if self.store.complete_embed_job(job, self.owner):
             self.stats.jobs += 1
+
+    def _sentence_sources(self, job: EmbedJob, ids: Sequence[int]) -> list[ChunkSource]:
+        """The block's chunks that have no sentence vectors yet (none without an encoder,
+        or when the store cannot say: see :meth:`_embed_sentences`)."""
+        if self.sentences is None or not ids:
+            return []
+        try:
+            done = self.store.sentence_vector_ids(self.sentences.model, ids)
+            if len(done) == len(ids):
+                return []
+            return [s for s in self.store.block_sources(job.document_id, job.block)
+                    if s.id not in done]
+        except Exception as exc:
+            _log.warning("sentence vectors of document %s skipped: %s", job.document_id, exc)
+            return []
+
+    def _embed_sentences(self, sources: Sequence[ChunkSource]) -> None:
+        """Store the sentence vectors of ``sources``. They only make answers faster, so a
+        failure here is logged and the job goes on: the chunks' own vectors, the ones
+        search needs, are never held back by it (the next open queues what is missing).
+        An encoder that cannot load its model is not tried again by this worker."""
+        if self.sentences is None or not sources:
+            return
+        try:
+            rows = encode(self.sentences, sources)
+            self.stats.sentences += self.store.put_sentence_vectors(self.sentences.model, rows)
+        except ConfigError as exc:
+            _log.warning("sentence vectors are not computed: %s", exc)
+            self.sentences = None
+        except Exception as exc:
+            _log.warning("sentence vectors of %d chunks not computed: %s", len(sources), exc)
 
     def drain(
         self,
@@ -302,9 +345,11 @@ class BackgroundWorkers:
     a ``citewise worker`` process runs one in its main thread instead)."""
 
     def __init__(self, store: Store, dense: VectorSearch, *, count: int = 1,
-                 local: bool = False, idle_s: float = 1.0) -> None:
+                 local: bool = False, idle_s: float = 1.0,
+                 sentences: SentenceEncoder | None = None) -> None:
         self._stop = threading.Event()
-        self.workers = [EmbedWorker(store, dense, local=local) for _ in range(count)]
+        self.workers = [EmbedWorker(store, dense, local=local, sentences=sentences)
+                        for _ in range(count)]
         self._threads = [
             threading.Thread(target=w.run_forever, args=(self._stop,),
                              kwargs={"idle_s": idle_s}, name=f"embed-worker-{i}", daemon=True)

@@ -32,6 +32,9 @@ class TenantStatus(BaseModel):
     running_jobs: int = Field(ge=0, description="Of them, leased by a worker now.")
     pending_chunks: int = Field(ge=0, description="Chunks the pending jobs cover.")
     failed_jobs: int = Field(ge=0, description="Jobs given up (re-upload to retry).")
+    sentences: int | None = Field(
+        default=None, ge=0, description="Chunks whose sentences are embedded, so that an "
+        "answer embeds only the question (null: not computed here).")
 
 
 @router.get("", response_model=TenantStatus, summary="Documents and embedding progress")

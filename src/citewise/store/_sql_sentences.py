@@ -1,0 +1,105 @@
+"""The sentence vectors of :mod:`citewise.store.sentence_vectors` in portable SQLAlchemy
+Core (SQLite and PostgreSQL alike; every write through the store's single writer)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from citewise.store._sql import SQLBase, batched
+from citewise.store.records import decode_roles
+from citewise.store.schema import chunks, sentence_vectors
+from citewise.store.sentence_vectors import ChunkSource, SentenceRow
+from citewise.store.work import EMBED_BLOCK
+
+__all__ = ["SentenceVectorsMixin"]
+
+_S = sentence_vectors.c
+
+
+class SentenceVectorsMixin(SQLBase):
+    """:class:`~citewise.store.sentence_vectors.SentenceVectorRecords` over
+    ``sentence_vectors``; with the work queue's and the documents' mixins."""
+
+    enqueue_embedding_chunks: Any
+    list_chunk_ids: Any
+
+    def block_sources(self, document_id: str, block: int) -> list[ChunkSource]:
+        lo = block * EMBED_BLOCK
+        q = (
+            sa.select(chunks.c.id, chunks.c.text, chunks.c.roles, chunks.c.section)
+            .where(chunks.c.document_id == document_id, chunks.c.ordinal >= lo,
+                   chunks.c.ordinal < lo + EMBED_BLOCK)
+            .order_by(chunks.c.ordinal)
+        )
+        with self._read() as c:
+            return [ChunkSource(int(i), str(t), decode_roles(r), s)
+                    for i, t, r, s in c.execute(q)]
+
+    def sentence_vector_ids(self, model: str, chunk_ids: Sequence[int]) -> set[int]:
+        have: set[int] = set()
+        with self._read() as c:
+            for part in batched(list(dict.fromkeys(chunk_ids))):
+                q = sa.select(_S.chunk_id).where(_S.model == model, _S.chunk_id.in_(part))
+                have.update(int(i) for (i,) in c.execute(q))
+        return have
+
+    def put_sentence_vectors(self, model: str, rows: Sequence[SentenceRow]) -> int:
+        if not rows:
+            return 0
+        with self._write() as c:
+            # Only chunks that still exist: a document deleted while its job ran leaves
+            # nothing (the foreign key would refuse the row, and the whole batch with it).
+            ids = [r.chunk_id for r in rows]
+            # FOR KEY SHARE on PostgreSQL: a chunk found alive stays so until this commits
+            # (a delete waits), so the foreign key cannot refuse the batch (SQLite: the
+            # write transaction is exclusive already, and the clause is not rendered).
+            alive = {int(i) for part in batched(ids) for (i,) in c.execute(
+                sa.select(chunks.c.id).where(chunks.c.id.in_(part)).with_for_update(
+                    key_share=True))}
+            done = {int(i) for part in batched(ids) for (i,) in c.execute(
+                sa.select(_S.chunk_id).where(_S.model == model, _S.chunk_id.in_(part)))}
+            values = [
+                {"chunk_id": r.chunk_id, "model": model, "vectors": r.vectors,
+                 "texts": json.dumps(list(r.texts), ensure_ascii=False, separators=(",", ":"))}
+                for r in rows if r.chunk_id in alive and r.chunk_id not in done
+            ]
+            if not values:
+                return 0
+            stmt = self._insert(sentence_vectors).on_conflict_do_nothing(
+                index_elements=["chunk_id", "model"])
+            c.execute(stmt, values)
+            return len(values)
+
+    def get_sentence_vectors(self, model: str, chunk_ids: Sequence[int]) -> list[SentenceRow]:
+        out: list[SentenceRow] = []
+        with self._read() as c:
+            for part in batched(list(dict.fromkeys(chunk_ids))):
+                q = sa.select(_S.chunk_id, _S.texts, _S.vectors).where(
+                    _S.model == model, _S.chunk_id.in_(part))
+                out.extend(SentenceRow(int(i), tuple(json.loads(t)), bytes(v))
+                           for i, t, v in c.execute(q))
+        return out
+
+    def queue_sentence_vectors(self, model: str, *, now: datetime) -> int:
+        # Every open asks: two reads of ids (indexes only) and a write only when some
+        # chunk has no row — never a scan of the chunks' texts under the writer's lock.
+        with self._read() as c:
+            have = {int(i) for (i,) in c.execute(sa.select(_S.chunk_id).where(_S.model == model))}
+        missing = sorted(self.list_chunk_ids() - have)
+        if not missing:
+            return 0
+        queued: int = self.enqueue_embedding_chunks(missing, now=now,
+                                                    unless_in=(sentence_vectors, model))
+        return queued
+
+    def sentence_vector_counts(self, model: str) -> dict[str, int]:
+        q = (sa.select(chunks.c.tenant, sa.func.count())
+             .select_from(sentence_vectors.join(chunks, chunks.c.id == _S.chunk_id))
+             .where(_S.model == model).group_by(chunks.c.tenant))
+        with self._read() as c:
+            return {str(t): int(n) for t, n in c.execute(q)}
