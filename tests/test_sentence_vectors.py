@@ -109,13 +109,13 @@ def test_overlapping_chunks_ask_for_texts_stored_with_them() -> None:
             "Older backups are moved to tape storage.",
             "Tape storage is kept in a locked room.",
             "The room is checked every week by the staff.",
-            "Restores take about four hours from tape."]
+            "These checks are written down in a log book."]
     first, second = " ".join(said[0:5]), " ".join(said[1:6])
     results = [{"text": t, "roles": [], "section": "", "source": "backups.md",
                 "title": "Backups", "document_index": 1} for t in (first, second)]
     found = candidates([{"results": results}])
-    (restores,) = [s for s in found if s.text == said[5]]
-    assert restores.previous == said[4]
+    (checks,) = [s for s in found if s.text == said[5]]
+    assert checks.previous == said[4]  # compared with the sentence it points back to
     encoder = _encoder()
     stored = {t for i, text in enumerate((first, second))
               for t in encoder.texts(ChunkSource(i, text, (), None))}
@@ -336,3 +336,55 @@ def test_citewise_ingest_says_it_computes_the_sentences_of_a_base_made_before(
     assert main(["status", "--data-dir", str(data), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["tenants"]
     assert row["sentences"] == row["chunks"] == 3 and row["pending_jobs"] == 0
+
+
+def test_the_encoders_recent_vectors_survive_another_threads_eviction(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers share the encoder: one took a text as recent, embedded the others, and
+    found it evicted meanwhile by the other's batch (a KeyError cost the batch)."""
+    from citewise.models import sentence_vectors
+
+    encoder = MiniLMSentences()
+    real = ss.scorer_embedder()
+
+    class Meanwhile:
+        def embed(self, texts: list[str]) -> Any:
+            if "new" in texts:  # the other worker's batch, while this one embeds
+                encoder.embed(["x1", "x2", "x3"])
+            return real.embed(texts)
+
+    monkeypatch.setattr(sentence_vectors, "RECENT", 2)
+    monkeypatch.setattr(ss, "scorer_embedder", lambda: Meanwhile())
+    encoder.embed(["old"])
+    both = encoder.embed(["old", "new", "old"])
+    assert both.shape == (3, 384) and np.array_equal(both[0], both[2])
+    assert np.allclose(both[1], real.embed(["new"])[0], atol=1e-5)
+    assert len(encoder._recent) <= 2
+
+
+def test_a_chunk_that_cannot_be_cut_is_done_and_the_others_stored(
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    class OneBad(MiniLMSentences):
+        def texts(self, source: ChunkSource) -> list[str]:
+            if source.id == 2:
+                raise ValueError("a pathological chunk")
+            return super().texts(source)
+
+    sources = [ChunkSource(i, f"Refunds take {i} days to arrive.", (), None) for i in (1, 2, 3)]
+    with caplog.at_level(logging.WARNING):
+        rows = encode(OneBad(), sources)
+    assert [len(r.texts) for r in rows] == [1, 0, 1] and rows[1].vectors == b""
+    assert "a pathological chunk" in caplog.text
+
+
+def test_postgres_locks_the_chunks_it_writes_for_key_share_only() -> None:
+    """A delete must wait for the write (the foreign key), a heading rewritten must not (it
+    was FOR NO KEY UPDATE: exclusive, against the title trigger's UPDATE of the chunks)."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    from citewise.store._sql_sentences import alive_query
+
+    assert str(alive_query([1]).compile(dialect=postgresql.dialect())).endswith("FOR KEY SHARE")
+    assert "FOR" not in str(alive_query([1]).compile(dialect=sqlite.dialect()))

@@ -131,10 +131,13 @@ def _embed(kb: KnowledgeBase) -> int:
         sys.stderr.write(f"searchable now (lexically); embedding "
                          f"{_chunks(before.not_embedded)} for dense search — Ctrl-C stops, "
                          "the next run resumes\n")
-    else:  # a knowledge base made before sentence vectors: once, then answers are faster
-        sys.stderr.write(f"computing the sentence vectors of {_chunks(before.queue.pending_chunks)}"
-                         " (once: answers then embed only the question) — Ctrl-C stops, "
-                         "the next run resumes\n")
+    elif (row := kb.status()[0])["sentences"] is not None and row["sentences"] < row["chunks"]:
+        # A knowledge base made before sentence vectors: once, then answers are faster.
+        sys.stderr.write(f"computing the sentence vectors of "
+                         f"{_chunks(row['chunks'] - row['sentences'])} (once: answers then "
+                         "embed only the question) — Ctrl-C stops, the next run resumes\n")
+    else:  # queued by another process, or a job whose worker died after its last batch
+        sys.stderr.write(f"finishing {before.queue.pending} queued embedding jobs\n")
     meter = Meter("chunks embedded")
     kb.embedding_only()  # nothing searches in this process: do not hold the vectors too
     try:

@@ -9,6 +9,7 @@ the facade, with the writer lock that tells a crash's leftovers from an ingest i
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["EmbeddingStatus", "IndexUpkeep"]
 
 Progress = Callable[[int, int], None]
+_BACKLOG_S = 5.0  # how long a search's "not embedded yet" count may be reused
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,12 +180,14 @@ class IndexUpkeep:
             return None
         # Jobs left for sentence vectors alone (a base made before them, opened by a
         # process that does not embed) leave the queue as it is: count once per state of
-        # the queue, not on every search.
+        # the queue and at most every few seconds, not on every search (the note it feeds
+        # is a hint; a deletion that moves no job shows within _BACKLOG_S).
         key = (pending, self.dense.count(self.tenant))
+        now = time.monotonic()
         seen = self.__dict__.get("_backlog")
-        if seen is None or seen[0] != key:
+        if seen is None or seen[0] != key or now - seen[3] > _BACKLOG_S:
             status = self.embedding_status()
-            seen = self.__dict__["_backlog"] = (key, status.not_embedded, status.chunks)
+            seen = self.__dict__["_backlog"] = (key, status.not_embedded, status.chunks, now)
         return (seen[1], seen[2]) if seen[1] else None
 
     def embedding_status(self) -> EmbeddingStatus:

@@ -59,6 +59,8 @@ def remember(vectors: Mapping[str, Any]) -> None:
     if not vectors:
         return
     with _LOCK:
+        for text in vectors:  # loaded again: the newest, not the first to go
+            _CACHE.pop(text, None)
         _make_room(_CACHE, len(vectors))
         _CACHE.update(vectors)
 

@@ -66,23 +66,23 @@ class MiniLMSentences:
         from citewise.models.sentence_similarity import scorer_embedder
 
         with self._lock:
-            wanted = [t for t in dict.fromkeys(texts) if t not in self._recent]
+            # The hits are taken now: another thread may evict them while this one embeds.
+            found = {t: self._recent[t] for t in texts if t in self._recent}
+            for t in found:
+                self._recent.move_to_end(t)
+        wanted = [t for t in dict.fromkeys(texts) if t not in found]
         if wanted:
             embedder = scorer_embedder()  # loaded on the first job, not when a base opens
             if embedder is None:
                 raise ConfigError("the packaged MiniLM cannot be loaded",
                                   code="embedding_model_missing")
-            fresh = embedder.embed(wanted)
-        with self._lock:
-            if wanted:
-                self._recent.update(zip(wanted, fresh, strict=True))
-            found = {t: self._recent[t] for t in texts if t in self._recent}
-            for t in found:
-                self._recent.move_to_end(t)
-            while len(self._recent) > RECENT:
-                self._recent.popitem(last=False)
-        if wanted:
-            found.update(zip(wanted, fresh, strict=True))
+            # Copies: a row kept must not hold its whole batch's matrix alive.
+            found.update((t, v.copy()) for t, v in zip(wanted, embedder.embed(wanted),
+                                                       strict=True))
+            with self._lock:
+                self._recent.update((t, found[t]) for t in wanted)
+                while len(self._recent) > RECENT:
+                    self._recent.popitem(last=False)
         return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
 
     def remember(self, vectors: Mapping[str, NDArray[np.float32]]) -> None:

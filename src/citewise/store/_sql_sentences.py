@@ -16,9 +16,17 @@ from citewise.store.schema import chunks, sentence_vectors
 from citewise.store.sentence_vectors import ChunkSource, SentenceRow
 from citewise.store.work import EMBED_BLOCK
 
-__all__ = ["SentenceVectorsMixin"]
+__all__ = ["SentenceVectorsMixin", "alive_query"]
 
 _S = sentence_vectors.c
+
+
+def alive_query(ids: Sequence[int]) -> Any:
+    """Those of ``ids`` that are chunks, locked ``FOR KEY SHARE`` on PostgreSQL: a delete
+    of one waits for the writer's commit, while the rows' other updates (a heading
+    rewritten) do not."""
+    return sa.select(chunks.c.id).where(chunks.c.id.in_(ids)).with_for_update(
+        read=True, key_share=True)
 
 
 class SentenceVectorsMixin(SQLBase):
@@ -58,9 +66,7 @@ class SentenceVectorsMixin(SQLBase):
             # FOR KEY SHARE on PostgreSQL: a chunk found alive stays so until this commits
             # (a delete waits), so the foreign key cannot refuse the batch (SQLite: the
             # write transaction is exclusive already, and the clause is not rendered).
-            alive = {int(i) for part in batched(ids) for (i,) in c.execute(
-                sa.select(chunks.c.id).where(chunks.c.id.in_(part)).with_for_update(
-                    key_share=True))}
+            alive = {int(i) for part in batched(ids) for (i,) in c.execute(alive_query(part))}
             done = {int(i) for part in batched(ids) for (i,) in c.execute(
                 sa.select(_S.chunk_id).where(_S.model == model, _S.chunk_id.in_(part)))}
             values = [

@@ -93,10 +93,11 @@ def _create(name: str) -> SentenceEncoder | None:
 
 
 def encode(encoder: SentenceEncoder, sources: Sequence[ChunkSource]) -> list[SentenceRow]:
-    """One row per chunk (one with no text too: it is done, and is not queued again)."""
+    """One row per chunk (one with no text too: it is done, and is not queued again — so
+    is a chunk whose cut fails, logged: it would fail again at every open)."""
     import numpy as np
 
-    texts = [encoder.texts(s) for s in sources]
+    texts = [_texts(encoder, s) for s in sources]
     flat = list(dict.fromkeys(t for ts in texts for t in ts))
     vectors = np.ascontiguousarray(encoder.embed(flat), dtype="<f4") if flat else None
     row_of = {t: i for i, t in enumerate(flat)}
@@ -106,6 +107,14 @@ def encode(encoder: SentenceEncoder, sources: Sequence[ChunkSource]) -> list[Sen
                  if vectors is not None and ts else b"")
         rows.append(SentenceRow(s.id, tuple(ts), block))
     return rows
+
+
+def _texts(encoder: SentenceEncoder, source: ChunkSource) -> list[str]:
+    try:
+        return encoder.texts(source)
+    except Exception as exc:  # an answer then embeds this chunk's sentences itself
+        _log.warning("the sentences of chunk %d cannot be cut: %s", source.id, exc)
+        return []
 
 
 def load(store: Store, encoder: SentenceEncoder, chunk_ids: Sequence[int]) -> int:
