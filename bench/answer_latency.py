@@ -110,8 +110,7 @@ def _pass(agent: object, questions: list[str]) -> tuple[list[float], list[str]]:
     """Each question asked once, the scorer's cache emptied first; times (ms) and texts."""
     from citewise.models import sentence_similarity
 
-    with sentence_similarity._LOCK:
-        sentence_similarity._CACHE.clear()
+    sentence_similarity.forget()
     times: list[float] = []
     texts: list[str] = []
     for q in questions:

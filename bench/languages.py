@@ -79,8 +79,7 @@ def run_way(name: str, embedder: str, e5_ranking: bool, kb_dir: Path | None
     from citewise.evaluation_questions import load_questions
 
     saved = list(similarity._E5)
-    similarity._CACHE.clear()  # each way's latencies from cold caches, not the last way's
-    similarity._E5_CACHE.clear()
+    similarity.forget()  # each way's latencies from cold caches, not the last way's
     if not e5_ranking:
         similarity._E5[:] = [None]  # as if the extra were not installed
     try:

@@ -62,8 +62,7 @@ def _ingest(paths: list[Path], where: Path, sentences: bool) -> dict[str, Any]:
 def _ask(agent: Any, question: str, sentences: bool) -> tuple[float, str]:
     from citewise.models import sentence_similarity as ss
 
-    with ss._LOCK:
-        ss._CACHE.clear()
+    ss.forget()
     if not sentences:
         os.environ[_ENV] = "off"
     try:

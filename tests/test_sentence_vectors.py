@@ -131,8 +131,7 @@ def test_an_answer_embeds_only_the_question(
     monkeypatch.setattr(scorer, "embed", lambda texts: (embedded.extend(texts), real(texts))[1])
     agent = Agent(kb, model="extractive")
     question = "How many days until I get my refund?"
-    with ss._LOCK:
-        ss._CACHE.clear()
+    ss.forget()
     answer = agent.ask(question)
     assert "14 days" in answer.text and answer.citations
     stored = {t for r in _rows(kb) for t in json.loads(r[2])}
@@ -140,8 +139,7 @@ def test_an_answer_embeds_only_the_question(
     assert all(len(t.split()) <= len(question.split()) for t in embedded)  # the question
     # The same answer, word for word, when every sentence is embedded at answer time.
     monkeypatch.setenv("CITEWISE_SENTENCE_VECTORS", "off")
-    with ss._LOCK:
-        ss._CACHE.clear()
+    ss.forget()
     embedded.clear()
     again = Agent(kb, model="extractive").ask(question)
     assert again.text == answer.text
@@ -256,8 +254,7 @@ def test_a_full_cache_keeps_the_vectors_it_was_asked_for(monkeypatch: pytest.Mon
     scorer = ss.minilm_scorer()
     assert scorer is not None
     monkeypatch.setattr(ss, "_CACHE_MAX", 4)
-    with ss._LOCK:
-        ss._CACHE.clear()
+    ss.forget()
     first = scorer("refund days", ["Refunds take 14 days.", "Parcels ship the same day."])
     second = scorer("refund days", ["Refunds take 14 days.", "A new sentence.", "Another one."])
     assert second[0] == pytest.approx(first[0]) and len(ss._CACHE) <= 4

@@ -20,7 +20,8 @@ from citewise.knowledge.index.embedders.e5 import E5Embedder, calibrated
 from citewise.knowledge.retrieve.query import detect_language
 from citewise.models.sentence_rank import SemanticScorer
 
-__all__ = ["minilm_scorer", "relevance_embed", "remember", "scorer_embedder", "scorer_for"]
+__all__ = ["forget", "minilm_scorer", "relevance_embed", "remember", "scorer_embedder",
+           "scorer_for"]
 
 _EMBEDDER: list[Any] = []
 _E5: list[Any] = []
@@ -63,6 +64,13 @@ def remember(vectors: Mapping[str, Any]) -> None:
             _CACHE.pop(text, None)
         _make_room(_CACHE, len(vectors))
         _CACHE.update(vectors)
+
+
+def forget() -> None:
+    """Empty the scorer's caches (MiniLM's and e5's): a benchmark's cold ask."""
+    with _LOCK:
+        _CACHE.clear()
+        _E5_CACHE.clear()
 
 
 def _make_room(cache: dict[str, Any], wanted: int) -> None:

@@ -11,10 +11,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from citewise.store._sql import SQLBase, batched
+from citewise.store._sql_work import block_query
 from citewise.store.records import decode_roles
 from citewise.store.schema import chunks, sentence_vectors
 from citewise.store.sentence_vectors import ChunkSource, SentenceRow
-from citewise.store.work import EMBED_BLOCK
 
 __all__ = ["SentenceVectorsMixin", "alive_query"]
 
@@ -37,13 +37,8 @@ class SentenceVectorsMixin(SQLBase):
     list_chunk_ids: Any
 
     def block_sources(self, document_id: str, block: int) -> list[ChunkSource]:
-        lo = block * EMBED_BLOCK
-        q = (
-            sa.select(chunks.c.id, chunks.c.text, chunks.c.roles, chunks.c.section)
-            .where(chunks.c.document_id == document_id, chunks.c.ordinal >= lo,
-                   chunks.c.ordinal < lo + EMBED_BLOCK)
-            .order_by(chunks.c.ordinal)
-        )
+        q = block_query(document_id, block, chunks.c.id, chunks.c.text, chunks.c.roles,
+                        chunks.c.section)
         with self._read() as c:
             return [ChunkSource(int(i), str(t), decode_roles(r), s)
                     for i, t, r, s in c.execute(q)]

@@ -19,7 +19,7 @@ from citewise.store.records import stored_indexed_text
 from citewise.store.schema import chunks, document_claims, documents, embed_jobs
 from citewise.store.work import EMBED_BLOCK, MAX_ATTEMPTS, EmbedJob, QueueCounts
 
-__all__ = ["WorkQueueMixin"]
+__all__ = ["WorkQueueMixin", "block_query"]
 
 _J = embed_jobs.c
 _RETURNED = (_J.id, _J.tenant, _J.document_id, _J.block, _J.chunks, _J.version, _J.attempts)
@@ -31,6 +31,15 @@ def _job(row: Any) -> EmbedJob:
         block=int(row.block), chunks=int(row.chunks), version=int(row.version),
         attempts=int(row.attempts),
     )
+
+
+def block_query(document_id: str, block: int, *columns: Any) -> Any:
+    """``columns`` of the chunks of one embedding job's block, in order."""
+    lo = block * EMBED_BLOCK
+    return (sa.select(*columns)
+            .where(chunks.c.document_id == document_id, chunks.c.ordinal >= lo,
+                   chunks.c.ordinal < lo + EMBED_BLOCK)
+            .order_by(chunks.c.ordinal))
 
 
 class WorkQueueMixin(SQLBase):
@@ -190,13 +199,7 @@ class WorkQueueMixin(SQLBase):
             }
 
     def block_chunks(self, document_id: str, block: int) -> list[tuple[int, str]]:
-        lo = block * EMBED_BLOCK
-        q = (
-            sa.select(chunks.c.id, chunks.c.text, chunks.c.roles)
-            .where(chunks.c.document_id == document_id, chunks.c.ordinal >= lo,
-                   chunks.c.ordinal < lo + EMBED_BLOCK)
-            .order_by(chunks.c.ordinal)
-        )
+        q = block_query(document_id, block, chunks.c.id, chunks.c.text, chunks.c.roles)
         with self._read() as c:
             return [(int(i), stored_indexed_text(str(t), r)) for i, t, r in c.execute(q)]
 
