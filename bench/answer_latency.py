@@ -19,7 +19,9 @@ query's embedding ~6 ms). The sentence shortlist is embedded with MiniLM either 
 Each question is asked once with ``Agent.ask`` after one warm-up question, so no sentence
 embedding of a question's own candidates is cached from an earlier ask of it; the time is
 the whole ask (search, possibly a second search, ranking, verification, the Answer), in
-one process. Prints p50 / p99 / max and the machine's load.
+one process. Prints p50 / p99 / max, the slowest questions and the machine's load.
+``--keep DIR`` builds the knowledge base in DIR and leaves it there; a later run with the
+same DIR asks again without ingesting (to look into one slow question, say).
 """
 
 from __future__ import annotations
@@ -52,29 +54,37 @@ def main(argv: list[str] | None = None) -> int:
         "with --dense: ask every question twice, first with the sentence vectors stored "
         "at ingest, then with them off (CITEWISE_SENTENCE_VECTORS=off: embedded per "
         "question, as before them); each pass starts with an empty scorer cache"))
+    parser.add_argument("--keep", type=Path, help=(
+        "build the knowledge base here and keep it; reuse it if it is already there"))
+    parser.add_argument("--slowest", type=int, default=5, help="list this many slowest")
     args = parser.parse_args(argv)
     if args.sentences and not args.dense:
         parser.error("--sentences needs --dense: sentence vectors ride on the embedding jobs")
     chosen = {n: c for n, c in bench.CORPORA.items() if not args.corpus or n in args.corpus}
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="citewise-latency-") as tmp:
-        docs = Path(tmp) / "docs"
+        root = args.keep or Path(tmp)
+        reused = (root / "kb").exists()
+        docs = root / "docs"
         questions = []
         for name, corpus in chosen.items():
             for copy in range(args.copies):
                 for path in bench.locate(corpus, install=False):
                     target = docs / name / f"copy{copy}" / path.name
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(path, target)
+                    if not target.exists():
+                        shutil.copyfile(path, target)
             questions += [q.question for q in bench.load_labels(corpus)]
         t0 = time.perf_counter()
-        with KnowledgeBase.open(Path(tmp) / "kb", dense=args.dense) as kb:
+        with KnowledgeBase.open(root / "kb", dense=args.dense) as kb:
             report = kb.ingest([docs])
+            kb.embed_pending()
             ingest_s = time.perf_counter() - t0
             status = kb.status()[0]
             agent = Agent(kb)
             agent.ask("What does this manual cover?")  # warm-up: models loaded
             times, answers = _pass(agent, questions)
+            slowest = sorted(zip(times, questions, strict=True), reverse=True)[:args.slowest]
             off: list[float] = []
             same = 0
             if args.sentences:
@@ -87,11 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     times.sort()
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
     result = {
-        "chunks": report.chunks_written, "copies": args.copies, "dense": args.dense,
+        "chunks": status.get("chunks", report.chunks_written), "reused": reused,
+        "copies": args.copies, "dense": args.dense,
         "corpora": sorted(chosen), "sentences": status.get("sentences"),
         "questions": len(times), "ingest_s": round(ingest_s, 1),
         "p50_ms": round(statistics.median(times), 1), "p99_ms": round(p99, 1),
         "max_ms": round(times[-1], 1),
+        "slowest": [[round(ms, 1), q] for ms, q in slowest],
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),

@@ -72,6 +72,27 @@ def test_search_errors_are_one_line_with_a_code(tmp_path: Path, data: Path,
     assert code == 0 and out == "no passage found\n"
 
 
+def test_a_source_that_names_no_document_is_said_with_the_ones_named_alike(
+        data: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sphinx's review (2026-12-06): ``--source quickstart.html`` from another folder than
+    the one ingested from printed "no passage found" and nothing else; the relative path
+    was read from the current folder, as ingest reads it."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "search", "poles", "--source", "tents.md",
+                         "--data-dir", str(data))
+    assert code == 0 and out == "no passage found\n"
+    assert f"no document's source is {tmp_path / 'tents.md'}" in err
+    assert f"documents named tents.md: {tmp_path / 'src' / 'tents.md'}" in err
+    code, out, err = run(capsys, "search", "poles", "--source", "src/tents.md",
+                         "--data-dir", str(data))
+    assert code == 0 and "Carry two spare poles" in out and not err
+    # A document that is there but holds no match: nothing to say about its name.
+    code, out, err = run(capsys, "search", "zeppelin", "--mode", "lexical", "--source",
+                         "src/tents.md", "--data-dir", str(data))
+    assert out == "no passage found\n" and not err
+
+
 def test_search_does_not_wrap_inside_a_hyphenated_option(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """diffutils' review (2026-12-05) copied "--ignore-space-\\nchange" out of the output."""

@@ -333,3 +333,35 @@ def test_a_dash_runs_on_only_inside_one_block() -> None:
                  "<ul><li>alpha</li><li>beta –</li></ul><p>the paragraph.</p>"):
         text = extract_html(f"<html><body>{html}</body></html>")[0]
         assert "\n\n" in text and " \n" not in text, text
+
+
+def test_a_bold_word_that_is_a_whole_list_item_is_an_item_not_a_heading() -> None:
+    """Sphinx's theming page (sphinx-doc, new-user review 2026-12-06): the scrolls theme's
+    colour options are ``<li><p><strong>headerbordercolor</strong></p></li>``, each read as a
+    bold heading: five sections of one word each, after "The following color options are
+    available:". A list item is its list's, as a definition's whole description is."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    text, _, sections, _ = extract_html(
+        "<html><body><h1>Builtin themes</h1><p>The following color options are available:</p>"
+        '<ul class="simple"><li><p><strong>headerbordercolor</strong></p></li>'
+        "<li><p><strong>linkcolor</strong></p></li></ul><p>Another theme.</p></body></html>")
+    assert [s[2] for s in sections] == ["Builtin themes"]
+    assert "available:\n\n" in text and "headerbordercolor" in text
+
+
+def test_a_synopsis_under_its_heading_is_its_text_not_a_heading() -> None:
+    """sphinx-build's manual page (sphinx-doc, new-user review 2026-12-06): "<p><strong>
+    sphinx-build</strong> [<em>options</em>] &lt;<em>sourcedir</em>&gt; …</p>" right under
+    "Synopsis" was read as a keyword's bold heading: the section "Synopsis > sphinx-build
+    [options] …" with nothing in it, and the synopsis was never quoted."""
+    from citewise.knowledge.loaders.html import extract_html
+
+    text, _, sections, _ = extract_html(
+        "<html><body><h1>sphinx-build</h1><h2>Synopsis</h2><p><strong>sphinx-build</strong> "
+        "[<em>options</em>] &lt;<em>sourcedir</em>&gt; &lt;<em>outputdir</em>&gt;</p>"
+        "<h2>Description</h2><p>It builds.</p></body></html>")
+    assert [s[2] for s in sections] == [
+        "sphinx-build", "sphinx-build > Synopsis", "sphinx-build > Description"]
+    assert section_at(text, sections, "sphinx-build [options] <sourcedir>") == (
+        "sphinx-build > Synopsis")

@@ -365,8 +365,10 @@ def test_folder_ingest_reads_the_new_formats(tmp_path: Path) -> None:
         assert hits and hits[0].source.endswith("pitch.1.gz")
 
 
-def test_conventional_text_files_without_an_extension_are_read(tmp_path: Path) -> None:
-    # Most of /usr/share/doc and of every project: README, NEWS.Debian.gz, COPYING.
+def test_text_files_without_an_extension_are_read_binaries_skipped(tmp_path: Path) -> None:
+    # Most of /usr/share/doc and of every project: README, NEWS.Debian.gz, COPYING; and
+    # notes named for what they are about: Debian's nginx-doc is "php", "upstream",
+    # "examples/drupal", and 11 of its 13 files were skipped (new-user review, 2026-12-06).
     from citewise.knowledge.base import KnowledgeBase
 
     docs = tmp_path / "docs"
@@ -374,18 +376,30 @@ def test_conventional_text_files_without_an_extension_are_read(tmp_path: Path) -
     (docs / "README").write_text("The tent packs into its own pocket.\n")
     (docs / "NEWS.Debian.gz").write_bytes(gzip.compress(b"Version 2 drops the old poles.\n"))
     (docs / "COPYING").write_text("Copying and sharing are permitted.\n")
-    (docs / "Makefile").write_text("all:\n\ttrue\n")
+    (docs / "upstream").write_text("# ip_hash keeps a returning client on the same backend.\n")
+    (docs / "latin1").write_bytes("Caf\xe9 tents are r\xe9sistant to wind.\n".encode("latin-1"))
+    (docs / "program").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
+    (docs / "empty").write_bytes(b"")
     (docs / "pictures.bin.gz").write_bytes(gzip.compress(b"\x00\x01"))
     registry = default_registry()
     assert registry.for_path("README.Debian") is registry.get("text")
-    assert registry.for_path("Makefile") is None and registry.for_path("readme-tool.py") is not None
+    assert registry.for_path("upstream") is None  # by its name alone: not known
+    assert registry.for_file(docs / "upstream") is registry.get("text")
+    assert registry.for_path("readme-tool.py") is not None
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         report = kb.ingest([docs])
-        assert sorted(Path(p).name for p in report.added) == ["COPYING", "NEWS.Debian.gz", "README"]
-        assert report.skip_reason(str(docs / "Makefile")) == "no loader for files without an extension"
+        assert sorted(Path(p).name for p in report.added) == [
+            "COPYING", "NEWS.Debian.gz", "README", "latin1", "upstream"]
+        for name in ("program", "empty"):
+            assert report.skip_reason(str(docs / name)) == "no loader for files without an extension"
         assert report.skip_reason(str(docs / "pictures.bin.gz")) == (
             "no loader for .bin files (inside .gz)")
         assert kb.search("old poles")[0].source.endswith("NEWS.Debian.gz")
+        assert kb.search("returning client backend")[0].source.endswith("upstream")
+        assert kb.search("résistant")[0].source.endswith("latin1")
+        # Given by name, a binary is refused as before, with its code.
+        bad = kb.ingest([docs / "program"])
+        assert [f.code for f in bad.failed] == ["unsupported_format"]
 
 
 def test_a_loader_that_renders_differently_reads_unchanged_files_again(

@@ -218,6 +218,32 @@ def test_a_txt_page_in_asciidoc_is_read_as_asciidoc(tmp_path: Path) -> None:
     assert "see git-reset(1) and issue" in doc.text
 
 
+def test_titles_alone_make_no_asciidoc(tmp_path: Path) -> None:
+    """nginx's notes on PHP (Debian's nginx-doc, new-user review 2026-12-06): "== … =="
+    titles over regexes and shell, read as AsciiDoc, stored "location ~ \\../.\\.php$" for
+    "location ~ \\..*/.*\\.php$" and cited it so. Stored as written, every character."""
+    path = tmp_path / "php.txt"
+    text = ("== PHP Options ==\n\nThere are a number of options.\n\n== PHP-FPM ==\n\n"
+            "location ~ \\..*/.*\\.php$ {\n    fastcgi_split_path_info ^(.+\\.php)(/.+)$;\n"
+            "}\n")
+    path.write_text(text, encoding="utf-8")
+    doc = load(path)
+    assert doc.content_type == "text/plain" and doc.text == text
+
+
+def test_a_label_or_a_scripts_first_line_is_no_title(tmp_path: Path) -> None:
+    """Debian's nginx notes open with "##" / "#  File:" / "#    php", and its nginx_modsite
+    with "#!/bin/bash": eight documents were titled "#  File:" (review, 2026-12-06). The
+    file's name says more; a first line that is a title stays one."""
+    for name, text, title in (
+            ("php.txt", "##\n#  File:\n#    php\n##\n\nPHP options.\n", "php"),
+            ("modsite.txt", "#!/bin/bash\n# Enables a site.\necho done\n", "modsite"),
+            ("tents.txt", "Caring for tents\n\nAir them daily.\n", "Caring for tents")):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert load(path).title == title
+
+
 def test_plain_text_with_notes_is_no_asciidoc(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     text = "Shopping\n\nNOTE: buy milk.\n\nNOTE: and bread.\n\n[1] a footnote\n"

@@ -190,6 +190,21 @@ def test_turned_off_nothing_is_stored_queued_nor_read(
         assert other.store.pending_embed_jobs() == (0, 0)
 
 
+def test_switched_on_later_a_rebuild_queues_them_as_an_open_does(
+    tmp_path: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWISE_SENTENCE_VECTORS", "off")
+    with KnowledgeBase.open(tmp_path / "kb") as kb:
+        kb.ingest([folder])
+        assert not _rows(kb) and kb.embedding_status().not_embedded == 0
+        monkeypatch.delenv("CITEWISE_SENTENCE_VECTORS")
+        # One shared step queues what is missing, whoever asks: an open or a rebuild.
+        assert kb.queue_missing_vectors() == 3  # one block per document
+        stats = kb.embed_pending()
+        assert stats.embedded == 0 and stats.sentences == len(_rows(kb)) > 0
+        assert kb.rebuild_index() == 3 and kb.store.pending_embed_jobs() == (0, 0)
+
+
 class _Broken:
     model = "broken/sentences-1"
     dim = 384

@@ -145,9 +145,12 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
             (not gap.strip() and _quote_open(text, a, b))  # "Abandon ship. Now!"
             or (gap.strip() and not gap.strip().strip(_CLOSERS) and text[start].islower())):
         return True  # inside a quotation, or a quoted exclamation the sentence goes on from
-    if text[b - 1] in "!?" and gap.isspace() and gap.count("\n") == 0 and text[start].islower():
+    if text[b - 1] in "!?" and gap.isspace() and gap.count("\n") == 0 and (
+            text[start].islower()
+            or (b - 1 > a and text[b - 2].isspace() and not text[start].isupper())):
         # A mark inside code, not a sentence's end: Rust's macros and operator ("`panic!`
-        # when", "the `?` operator can"); prose puts a capital after "!" and "?".
+        # when", "the `?` operator can"), shell's negation standing alone ("[[ ! -e"); prose
+        # puts a capital after "!" and "?" (French a space before them too).
         return True
     if gap and not gap.isspace():
         return False

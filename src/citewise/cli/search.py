@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewise.cli.common import add_data_dir, open_kb
 
 if TYPE_CHECKING:
+    from citewise.knowledge.base import KnowledgeBase
     from citewise.knowledge.retrieve.hits import Hit
 
 __all__ = ["register"]
@@ -56,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
                                              ("source", args.source)) if value}
     with open_kb(args, must_exist=True) as kb:
         hits = kb.search(query, k=args.k, filters=filters or None, mode=args.mode)
+        unknown = _unknown_source(kb, args.source) if args.source and not hits else None
+    if unknown is not None:
+        print(unknown, file=sys.stderr)
     if args.json:
         from citewise.server.schemas import SearchResponse, hit_info
 
@@ -74,6 +80,39 @@ def run(args: argparse.Namespace) -> int:
         print(textwrap.indent(textwrap.fill(text, width=96, break_on_hyphens=False,
                                             break_long_words=False), "    "))
     return 0
+
+
+def _unknown_source(kb: KnowledgeBase, given: str) -> str | None:
+    """What to tell a user whose ``--source`` names no document: a relative path is read
+    from the current folder, as ``ingest`` reads it, and "quickstart.html" given from
+    elsewhere found nothing, silently (new-user review, 2026-12-06). None when the path (or
+    a glob, or a URI) names documents that the query merely did not find."""
+    from citewise.knowledge.ingest.files import source_for
+
+    if "://" in given or any(ch in given for ch in "*?["):
+        return None
+    wanted = source_for(given)
+    name = Path(wanted).name
+    alike: list[str] = []
+    offset = 0
+    while len(alike) < _ALIKE:
+        page = kb.list_documents(limit=_PAGE, offset=offset)
+        for doc in page:
+            if doc.source == wanted:
+                return None
+            if Path(doc.source).name == name:
+                alike.append(doc.source)
+        if len(page) < _PAGE:
+            break
+        offset += _PAGE
+    hint = (f"; documents named {name}: " + ", ".join(alike[:_ALIKE]) if alike
+            else '; a glob matches anywhere in the path ("*/' + name + '")')
+    return (f"note: no document's source is {wanted} (a relative path is read from the "
+            f"current folder, as ingest reads it){hint}")
+
+
+_PAGE = 500
+_ALIKE = 3
 
 
 def _place(hit: Hit) -> str:

@@ -81,9 +81,10 @@ def _files(root: str, kb: KnowledgeBase, exclude: set[tuple[int, int]]) -> Itera
             seen.add(ident)
         dirs[:] = [d for d in dirs if not left_out_folder(here, d)]
         for name in files:
+            path = os.path.join(here, name)
             if (not name.startswith(".") and not left_out_file(here, name)
-                    and kb.registry.for_path(name) is not None):
-                yield os.path.join(here, name)
+                    and kb.registry.for_file(Path(path)) is not None):
+                yield path
 
 
 def snapshot(roots: list[str], kb: KnowledgeBase) -> dict[str, Signature]:

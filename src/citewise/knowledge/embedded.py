@@ -21,12 +21,15 @@ from sqlalchemy.exc import DatabaseError
 
 from citewise.errors import ConfigError
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
-from citewise.knowledge.index.sentences import queue_missing as queue_sentences
 from citewise.knowledge.ingest.chunking import Chunker
-from citewise.knowledge.ingest.outbox import queue_embedding, rebuild_index, sync_index
+from citewise.knowledge.ingest.outbox import (
+    queue_embedding,
+    queue_unembedded,
+    rebuild_index,
+    sync_index,
+)
 from citewise.knowledge.ingest.writer_lock import LOCK_NAME, WriterLock
 from citewise.knowledge.retrieve.fusion import DEFAULT_FUSION, FusionMethod, check_fusion
-from citewise.store.schema import utcnow
 from citewise.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -133,9 +136,7 @@ def _repair(store: SQLiteStore, index: LexicalIndex, vectors: DenseIndex | None)
         if index.created or index.outdated:
             index.mark_current()  # nothing indexed yet, by any analysis
         sync_index(store, index, on_documents=queue_embedding(store, vectors))
-    if vectors is not None:
-        vectors.queue_missing(store, now=utcnow())
-        queue_sentences(store, now=utcnow())
+    queue_unembedded(store, vectors)
 
 
 def _open_index(path: Path) -> LexicalIndex:

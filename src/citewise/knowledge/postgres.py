@@ -66,10 +66,8 @@ def open_knowledge_base(
 ) -> KB:
     """:meth:`KnowledgeBase.open_postgres`: connect (migrating under the advisory lock),
     replay index work a crashed writer left, and queue chunks that have no vector."""
-    from citewise.knowledge.index.sentences import queue_missing as queue_sentences
-    from citewise.knowledge.ingest.outbox import queue_embedding, sync_index
+    from citewise.knowledge.ingest.outbox import queue_embedding, queue_unembedded, sync_index
     from citewise.store.postgres import PostgresStore
-    from citewise.store.schema import utcnow
 
     fusion = check_fusion(fusion)  # refuse bad options before connecting to anything
     chunker = Chunker(size=chunk_size, overlap=chunk_overlap)
@@ -87,9 +85,7 @@ def open_knowledge_base(
         if lock.try_acquire():
             try:
                 sync_index(store, None, on_documents=queue_embedding(store, vectors))
-                if vectors is not None:
-                    vectors.queue_missing(store, now=utcnow())
-                    queue_sentences(store, now=utcnow())
+                queue_unembedded(store, vectors)
             finally:
                 lock.release()
         else:

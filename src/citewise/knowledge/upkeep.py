@@ -23,6 +23,7 @@ from citewise.knowledge.ingest.outbox import (
     Consistency,
     check_consistency,
     queue_embedding,
+    queue_unembedded,
     rebuild_index,
     sync_index,
 )
@@ -67,6 +68,8 @@ class IndexUpkeep:
     dense: VectorSearch | None
     writer_lock: WriteLock | None
     _lock: threading.Lock
+    #: The last backlog counted: (queue state, not embedded, chunks, when; monotonic s).
+    _backlog: tuple[tuple[tuple[int, int], int], int, int, float] | None = None
 
     def sync_index(self, *, progress: Progress | None = None) -> int:
         """Apply pending index work (normally automatic) and embed what is queued;
@@ -184,10 +187,10 @@ class IndexUpkeep:
         # is a hint; a deletion that moves no job shows within _BACKLOG_S).
         key = (pending, self.dense.count(self.tenant))
         now = time.monotonic()
-        seen = self.__dict__.get("_backlog")
+        seen = self._backlog
         if seen is None or seen[0] != key or now - seen[3] > _BACKLOG_S:
             status = self.embedding_status()
-            seen = self.__dict__["_backlog"] = (key, status.not_embedded, status.chunks, now)
+            seen = self._backlog = (key, status.not_embedded, status.chunks, now)
         return (seen[1], seen[2]) if seen[1] else None
 
     def embedding_status(self) -> EmbeddingStatus:
@@ -217,12 +220,10 @@ class IndexUpkeep:
             return self._sync_documents(orphans)
 
     def queue_missing_vectors(self) -> int:
-        """Queue the embedding of every chunk that has no vector and no job (after a
-        crash between the outbox and the queue, or when dense search is switched on);
-        returns blocks queued. Never embeds: that is the workers'."""
-        if self.dense is None:
-            return 0
-        return self.dense.queue_missing(self.store, now=utcnow())
+        """Queue the embedding of every chunk that has no vector, or no sentence vectors,
+        and no job (:func:`~citewise.knowledge.ingest.outbox.queue_unembedded`); returns
+        the jobs queued. Never embeds: that is the workers'."""
+        return queue_unembedded(self.store, self.dense)
 
     def _writing(self) -> AbstractContextManager[object]:
         """Hold the writer lock (other processes' opens then leave the outbox to us)."""

@@ -68,7 +68,7 @@ class Sentence:
     # The sentence before it in its paragraph, as quoted: "" when it is the first (what is
     # before it is a heading, a term or a lead-in) or its own text holds it already (a
     # pair, "It grows to 1 GB. This is the default."). What a sentence that points back
-    # ("This is because …") is compared with by meaning, with it (sentence_rank._meant).
+    # ("This is because …") is compared with by meaning, with it (sentence_rank.compared_texts).
     previous: str = ""
 
 

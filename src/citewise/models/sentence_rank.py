@@ -30,7 +30,7 @@ the ``tune`` split of ``bench/data/answers``):
   their routing, :data:`UNROUTED`), averaged over the whole question and the question
   less the words of the sentence's own document's title; a sentence that points back
   ("This is because …") counts half alone, half together with the sentence before it
-  in its paragraph (:func:`_meant`);
+  in its paragraph (:func:`compared_texts`);
 * **routing** — a sentence of the document whose title or file name the question names
   (:mod:`.sentence_routing`: a look-alike page is not the page named);
 * **section** — the same share for the innermost part of its passage's section path (an
@@ -199,13 +199,13 @@ def rank(question: str, sentences: Sequence[Sentence], *,
         # title notice close to a question that names the title. What is asked then counts.
         # (Masked with every retrieved title, a question lost words another page's title
         # has: "Can I share an Rc between threads?" became "Can I share an between".)
-        texts = [_meant(x) for x in short]
+        texts = [compared_texts(x.sentence) for x in short]
 
         def meaning(asked: str, members: Sequence[int]) -> list[float]:
             # A sentence that points back: the mean of it alone and with what it points at.
-            alone = [short[i].sentence.text for i in members]
-            paired = [i for i in members if texts[i] != short[i].sentence.text]
-            sims = [float(v) for v in semantic(asked, alone + [texts[i] for i in paired])]
+            alone = [texts[i][0] for i in members]
+            paired = [i for i in members if len(texts[i]) > 1]
+            sims = [float(v) for v in semantic(asked, alone + [texts[i][1] for i in paired])]
             out = dict(zip(members, sims, strict=False))
             for i, v in zip(paired, sims[len(alone):], strict=False):
                 out[i] = (out[i] + v) / 2
@@ -244,27 +244,19 @@ UNROUTED = 5
 
 
 def compared_texts(s: Sentence) -> tuple[str, ...]:
-    """Every text of ``s`` that :func:`rank` compares with a question by meaning: the
-    sentence, and for one that points back the sentence with the one before it
-    (:func:`_meant`). What a chunk's embedding job embeds ahead of any question
-    (:mod:`.sentence_vectors`)."""
-    meant = _meant(Scored(s, 0.0))
-    return (s.text,) if meant == s.text else (s.text, meant)
-
-
-def _meant(x: Scored) -> str:
-    """``x`` with what it points back to, when it does ("This is because …", "It is
-    usually best to …"): the sentence before it in its paragraph (:attr:`Sentence.previous`;
-    never a heading, a term or a lead-in); else its text. Alone, such a sentence says
-    nothing of what it is about, and the sentence it points at — which names the subject,
-    not the answer — won the why-questions; compared only as the pair, it inherited its
-    neighbour's likeness to the question, and "This is a common mistake …" won as often as
-    it lost. Half of each (``rank``): evidence@1 +2 on the tune split, +2 held out, no
-    abstention changed (2026-12-06, bench/README.md)."""
-    s = x.sentence
+    """Every text of ``s`` that :func:`rank` compares with a question by meaning — what a
+    chunk's embedding job embeds ahead of any question (:mod:`.sentence_vectors`): the
+    sentence, and for one that points back ("This is because …", "It is usually best to
+    …") also the sentence with the one before it in its paragraph
+    (:attr:`Sentence.previous`; never a heading, a term or a lead-in). Alone, such a
+    sentence says nothing of what it is about, and the sentence it points at — which names
+    the subject, not the answer — won the why-questions; compared only as the pair, it
+    inherited its neighbour's likeness to the question, and "This is a common mistake …"
+    won as often as it lost. Half of each (``rank``): evidence@1 +2 on the tune split, +2
+    held out, no abstention changed (2026-12-06, bench/README.md)."""
     if s.previous and _ANAPHORA.match(s.text):
-        return f"{s.text} {s.previous}"
-    return s.text
+        return (s.text, f"{s.text} {s.previous}")
+    return (s.text,)
 
 
 def _shortlist(out: list[Scored]) -> list[Scored]:

@@ -171,7 +171,7 @@ def expand(
                 "this is the knowledge base's own data directory: its files are no documents"))
         elif path.is_dir():
             for f in _walk(path, report, exclude):
-                if registry.for_path(f) is None:
+                if registry.for_file(f) is None:
                     report.skipped.append(shown(f))
                 elif not _unnamable(f, report):
                     files.setdefault(str(f), f)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from citewise.knowledge.index.lexical_tantivy import LexicalIndex
+from citewise.knowledge.index.sentences import queue_missing as queue_sentences
 from citewise.store.base import IndexOp, Store
 from citewise.store.schema import utcnow
 
@@ -43,6 +44,7 @@ __all__ = [
     "check_consistency",
     "fault_point",
     "queue_embedding",
+    "queue_unembedded",
     "rebuild_index",
     "sync_index",
 ]
@@ -183,3 +185,14 @@ def queue_embedding(
         return store.enqueue_embedding(docs, now=utcnow())
 
     return apply
+
+
+def queue_unembedded(store: Store, dense: VectorSearch | None) -> int:
+    """Queue the embedding jobs of chunks that have no vector or no sentence vectors (a
+    crash between the outbox and the queue, dense search or sentence vectors switched on,
+    a knowledge base made before them); returns the jobs queued. What every opener and a
+    rebuild do, never embedding: an open (``citewise ask``) must not wait for the model."""
+    if dense is None:
+        return 0
+    now = utcnow()
+    return dense.queue_missing(store, now=now) + queue_sentences(store, now=now)

@@ -27,7 +27,7 @@ from citewise.knowledge.ingest.claims import DocumentClaims
 from citewise.knowledge.ingest.files import expand
 from citewise.knowledge.ingest.outbox import fault_point
 from citewise.knowledge.ingest.report import IngestFailure, IngestReport
-from citewise.knowledge.loaders import LoaderRegistry
+from citewise.knowledge.loaders import HEAD_BYTES, LoaderRegistry
 from citewise.knowledge.loaders.base import LoadedDocument, Loader
 from citewise.sizes import size_text
 from citewise.store.base import ChunkRecord, DocumentRecord, Store
@@ -57,8 +57,11 @@ class _Prepared:
     is_new: bool
 
 
-def _loader(registry: LoaderRegistry, name: Path) -> Loader:
-    loader = registry.for_path(name)
+def _loader(registry: LoaderRegistry, name: Path, data: bytes | None = None) -> Loader:
+    """The loader of ``name``: by its extension, and with none by ``data`` (the file's
+    bytes) or, without them, by the file's first bytes (:meth:`LoaderRegistry.for_file`)."""
+    loader = (registry.for_file(name) if data is None
+              else registry.for_path(name, head=data[:HEAD_BYTES]))
     if loader is None:
         # One line a person reads (the ~130 extensions are in ``details``, for a program).
         kind = f"{name.suffix} files" if name.suffix else "files without an extension"
@@ -117,7 +120,7 @@ def prepare_document(
 ) -> _Prepared | None:
     """The document and chunks for ``data`` (a file's bytes; ``name`` picks the loader and
     titles it) stored under ``source``, or None when that document is unchanged."""
-    loader = _loader(registry, name)
+    loader = _loader(registry, name, data)
     if len(data) > MAX_FILE_BYTES:
         raise IngestError(f"file is {size_text(len(data))}, over the {size_text(MAX_FILE_BYTES)} "
                           "limit",

@@ -11,6 +11,7 @@ plugin can replace a built-in), and among equals the entry-point name decides.
 
 from __future__ import annotations
 
+import codecs
 import logging
 from collections.abc import Iterable
 from functools import lru_cache
@@ -21,6 +22,7 @@ from citewise.knowledge.loaders.base import LoadedDocument, Loader, PageSpan, Se
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "HEAD_BYTES",
     "TEXT_FILE_NAMES",
     "LoadedDocument",
     "Loader",
@@ -29,6 +31,7 @@ __all__ = [
     "SectionSpan",
     "default_registry",
     "discover",
+    "is_text",
 ]
 
 ENTRY_POINT_GROUP = "citewise.loaders"
@@ -71,11 +74,16 @@ class LoaderRegistry:
     def get(self, name: str) -> Loader | None:
         return self._by_name.get(name)
 
-    def for_path(self, path: str | Path) -> Loader | None:
+    def for_path(self, path: str | Path, head: bytes | None = None) -> Loader | None:
         """The loader for this file name (longest matching extension, any case).
 
         A container loader (one with ``around(inner)``, such as ``.gz``) is bound to the
-        loader of the name inside it (``x.md`` of ``x.md.gz``); with none, there is none."""
+        loader of the name inside it (``x.md`` of ``x.md.gz``); with none, there is none.
+        A name with no extension at all is plain text when its first bytes, ``head``, are
+        text (:func:`is_text`): Debian's nginx-doc is notes named ``php``, ``upstream``,
+        ``examples/drupal``, and 11 of its 13 files were skipped (new-user review,
+        2026-12-06). Without ``head``, only the conventional names are
+        (:data:`TEXT_FILE_NAMES`)."""
         name = Path(path).name.lower()
         best: tuple[int, Loader] | None = None
         for ext, loader in self._by_ext.items():
@@ -83,13 +91,25 @@ class LoaderRegistry:
                 best = (len(ext), loader)
         if best is None:
             # README, NEWS, COPYING, changelog, NEWS.Debian: plain text by convention.
-            known = name.split(".", 1)[0] in TEXT_FILE_NAMES
+            known = name.split(".", 1)[0] in TEXT_FILE_NAMES or (
+                head is not None and "." not in name.lstrip(".") and is_text(head))
             return self._by_name.get("text") if known else None
         around = getattr(best[1], "around", None)
         if callable(around):
             inner = self.for_path(name[: -best[0]])
             return None if inner is None else around(inner)
         return best[1]
+
+    def for_file(self, path: Path) -> Loader | None:
+        """:meth:`for_path`, reading the first bytes of a file with no extension."""
+        loader = self.for_path(path)
+        if loader is None and "." not in path.name.lstrip("."):
+            try:
+                with path.open("rb") as f:
+                    loader = self.for_path(path, head=f.read(HEAD_BYTES))
+            except OSError:
+                return None  # unreadable: the ingest says so when it reads it
+        return loader
 
     def for_content_type(self, content_type: str) -> Loader | None:
         return self._by_type.get(content_type.split(";")[0].strip().lower())
@@ -101,6 +121,27 @@ class LoaderRegistry:
     @property
     def extensions(self) -> list[str]:
         return sorted(self._by_ext)
+
+
+#: How much of a file with no extension is read to tell text from binary.
+HEAD_BYTES = 8192
+
+
+def is_text(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is text, as ``file`` and ripgrep tell: no NUL
+    byte, and UTF-8 (a character cut at the end of ``head`` allowed) or, in a legacy
+    encoding, hardly any control characters. An empty file is not."""
+    if not head or b"\0" in head:
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        return True
+    except UnicodeDecodeError:
+        controls = sum(1 for b in head if (b < 32 and b not in _TEXT_CONTROLS) or b == 127)
+        return controls * 100 <= len(head)
+
+
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\x1b")  # a tab, line ends, a form feed, ANSI colours
 
 
 def _instantiate(name: str, target: object) -> Loader | None:

@@ -122,11 +122,15 @@ def file_metadata(path: Path, data: bytes, encoding: str) -> dict[str, Any]:
 
 def first_line_title(text: str, fallback: str, max_len: int = 120) -> str:
     """The first line with a letter or digit when it is short enough to be a title, else
-    ``fallback``: a heading's over- or underline ("=====", "{{{") is no title."""
+    ``fallback``: a heading's over- or underline ("=====", "{{{") is no title, nor a
+    script's "#!/bin/bash" or a label ("#  File:", over the file's name on the next line:
+    eight of Debian's nginx notes were titled "#  File:", new-user review 2026-12-06)."""
     for line in text.splitlines():
         line = line.strip()
         if any(c.isalnum() for c in line):
-            return line if len(line) <= max_len else fallback
+            if len(line) > max_len or line.startswith("#!") or line.endswith(":"):
+                return fallback
+            return line
     return fallback
 
 

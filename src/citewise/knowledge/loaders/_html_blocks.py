@@ -295,10 +295,17 @@ def _is_bold_title(node: Any) -> bool:
     words ("<b>Warning</b> do not …" is prose). The whole of a definition's description is
     its value, not a heading (Celery's "revoke" entry, ``<dd><p><strong>celery -A proj
     control revoke &lt;task_id&gt;</strong></p></dd>``, headed a section: review,
-    2026-12-05)."""
+    2026-12-05), and so is the whole of a list item (Sphinx's theming page lists a theme's
+    options as ``<li><p><strong>linkcolor</strong></p></li>``: five one-word sections, new-user
+    review 2026-12-06). A synopsis right under its "Synopsis" heading is its text
+    (sphinx-build's manual page headed a section with it, under which nothing stood)."""
     parent = node.parent
-    if parent is not None and parent.tag == "dd" and element_sibling(node, "prev") is None \
+    before = element_sibling(node, "prev")
+    if parent is not None and parent.tag in ("dd", "li") and before is None \
             and element_sibling(node, "next") is None:
+        return False
+    if before is not None and before is not node and before.tag in _HEADINGS \
+            and _SYNOPSIS_HEADING.match((before.text(deep=True) or "").strip()):
         return False
     bold = None
     after: list[str] = []
@@ -337,6 +344,7 @@ def is_keyword(node: Any) -> bool:
 
 
 _SYNOPSIS = re.compile(r"[<\[{|]")
+_SYNOPSIS_HEADING = re.compile(r"(?i)(?:synopsis|usage)\b")
 _LEAD_DASH = re.compile(r"\s[-–—]\s*\Z")
 
 # "Table 21.1.", "Example 8.3.", "Figure A.1." (not "Example usage", which heads a section)

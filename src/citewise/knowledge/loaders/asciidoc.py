@@ -280,16 +280,20 @@ _ASCIIDOC = re.compile(
     r"(?m)^\[(?:verse|source|listing|literal|quote|NOTE|TIP|IMPORTANT|WARNING|CAUTION|"
     r"horizontal|appendix|cols=|options=|id=|#)[^\]\n]*\][ \t]*$"
     r"|\b(?:linkgit|xref|link|include|image|footnote|kbd|ifdef|ifndef|endif)::?"
-    r"[^\s\[\]]*\[[^\]\n]*\]|^={1,5}[ \t]+\S")
+    r"[^\s\[\]]*\[[^\]\n]*\]|(?P<title>^={1,5}[ \t]+\S)")
 _SNIFF = 20_000  # characters read to decide
 
 
 def looks_like_asciidoc(text: str) -> bool:
     """Whether a file with no AsciiDoc extension (git's manual pages are ``git-log.txt``) is
-    AsciiDoc: two or more of its own constructs in its first 20,000 characters. Its
-    underlined titles alone look like reStructuredText's, and git's ``----`` listing
-    blocks read as rST made their first line a section ("$ git bisect good v2.6.13-rc2")."""
-    return len(_ASCIIDOC.findall(text, 0, _SNIFF)) >= 2
+    AsciiDoc: two or more of its own constructs in its first 20,000 characters, not all of
+    them "== Title" lines. Its underlined titles alone look like reStructuredText's, and
+    git's ``----`` listing blocks read as rST made their first line a section ("$ git bisect
+    good v2.6.13-rc2"). Titles alone are a wiki's or a plain note's: nginx's ``php`` notes
+    have "== PHP-FPM ==" over shell and regexes, and read as AsciiDoc their ``.*/.*`` was
+    bold and their ``(.+)`` a passthrough (new-user review, 2026-12-06)."""
+    found = list(_ASCIIDOC.finditer(text, 0, _SNIFF))
+    return len(found) >= 2 and any(m.group("title") is None for m in found)
 
 
 class AsciiDocLoader:

@@ -375,8 +375,9 @@ class HtmlLoader:
     # marks, DocBook's variable lists set as tables, RDoc's folded source, imgmath's
     # formulas, a parameter's dash, Sphinx's code captions, old docutils' footnote lists,
     # a cell's list items apart, names in code and labelled values no page turns, DocBook
-    # notes drawn as tables, its long-description links.
-    version = "44"
+    # notes drawn as tables, its long-description links. 45: a bold list item and a
+    # synopsis under its heading are no headings.
+    version = "45"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -44,8 +44,9 @@ class TextLoader:
     # 2: reStructuredText files read as rST, and since then as the rST loader's version reads
     # them (a change there re-reads these too)
     # 3: AsciiDoc read so; 4: Vim's help format read so; 5: plain text's numbered headings;
-    # 6-7: a FAQ's numbered questions over their answers, rules under sentences no rST
-    version = f"7-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
+    # 6-7: a FAQ's numbered questions over their answers, rules under sentences no rST;
+    # 8: "== Title ==" lines alone make no AsciiDoc, a label or "#!" line titles nothing
+    version = f"8-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 
