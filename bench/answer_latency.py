@@ -21,7 +21,8 @@ embedding of a question's own candidates is cached from an earlier ask of it; th
 the whole ask (search, possibly a second search, ranking, verification, the Answer), in
 one process. Prints p50 / p99 / max, the slowest questions and the machine's load.
 ``--keep DIR`` builds the knowledge base in DIR and leaves it there; a later run with the
-same DIR asks again without ingesting (to look into one slow question, say).
+same DIR finds every file unchanged and asks again (to look into one slow question, say).
+``ingest_s`` is the ingest with its embedding (and sentence vectors) waited for.
 """
 
 from __future__ import annotations

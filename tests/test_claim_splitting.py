@@ -227,15 +227,16 @@ def test_a_code_mark_followed_by_a_lower_case_word_ends_no_sentence() -> None:
 def test_a_mark_standing_alone_in_code_ends_no_sentence() -> None:
     """nginx's nginx_modsite script (new-user review, 2026-12-06): shell's negation in
     ``[[ ! -e "$X" ]] && ngx_error …`` cut the line after its "!", and a citation began
-    at ``-e "$NGINX_SITES_ENABLED/…"``. A mark with a space on both sides and no capital
-    after it is an operator; French puts a space before its "!" and "?" too, and a capital
-    after them, so "Bonjour ! Comment ça va ?" is still two."""
+    at ``-e "$NGINX_SITES_ENABLED/…"``. A mark with a space on both sides and an option, a
+    variable or a bracket after it is an operator; French puts a space before its "!" and
+    "?" too, and a capital or a number after them, so "Bonjour ! Comment ça va ?" is
+    still two."""
     text = ('[[ ! -e "$DIR/$SITE" ]] && ngx_error "Site does not appear to be enabled." '
-            "Run it again. Bonjour ! Comment ça va ? Très bien.")
+            "Run it again. Bonjour ! Comment ça va ? Très bien. Vraiment ? 3 fois.")
     got = [text[a:b] for a, b in join_abbreviations(text, sentence_spans(text))]
     assert got == [
         '[[ ! -e "$DIR/$SITE" ]] && ngx_error "Site does not appear to be enabled."',
-        "Run it again.", "Bonjour !", "Comment ça va ?", "Très bien.",
+        "Run it again.", "Bonjour !", "Comment ça va ?", "Très bien.", "Vraiment ?", "3 fois.",
     ]
 
 

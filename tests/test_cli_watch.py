@@ -124,3 +124,34 @@ def test_watch_follows_edits_additions_and_deletions(tmp_path: Path) -> None:
     with KnowledgeBase.open(data, dense=False) as kb:
         assert kb.search("paddle leash")[0].source == str(folder / "kayaks.txt")
         assert kb.search("canoes carry people") == []
+
+
+def test_a_watched_text_file_without_an_extension_is_read_once_per_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``watch`` follows what a folder ingest reads — notes with no extension too (nginx's
+    "php", "upstream") — and a poll stays a ``stat`` per file: the first bytes are read
+    again only when the file changes."""
+    from citewise.cli import watch
+    from citewise.knowledge.base import KnowledgeBase
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "upstream").write_text("Keep a client on one backend.\n")
+    (folder / "program").write_bytes(b"\x7fELF\x00\x00")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        reads: list[str] = []
+        sniff = kb.registry.for_file
+
+        def counted(path: Path) -> object:
+            reads.append(path.name)
+            return sniff(path)
+
+        monkeypatch.setattr(kb.registry, "for_file", counted)
+        first = watch.snapshot([str(folder)], kb)
+        assert [Path(p).name for p in first] == ["upstream"]
+        assert sorted(reads) == ["program", "upstream"]
+        watch.snapshot([str(folder)], kb)
+        assert len(reads) == 2  # nothing changed: nothing read
+        (folder / "upstream").write_text("Keep a returning client on one backend.\n")
+        watch.snapshot([str(folder)], kb)
+        assert reads[2:] == ["upstream"]

@@ -365,3 +365,9 @@ def test_a_synopsis_under_its_heading_is_its_text_not_a_heading() -> None:
         "sphinx-build", "sphinx-build > Synopsis", "sphinx-build > Description"]
     assert section_at(text, sections, "sphinx-build [options] <sourcedir>") == (
         "sphinx-build > Synopsis")
+    # A bold subheading under "Usage" is still one (a review of the change).
+    _, _, sections, _ = extract_html(
+        "<html><body><h1>Tool</h1><h2>Usage</h2><p><strong>Configuration</strong></p>"
+        "<p>Set X.</p><p><strong>Running</strong></p><p>Run it.</p></body></html>")
+    assert [s[2] for s in sections] == [
+        "Tool", "Tool > Usage", "Tool > Usage > Configuration", "Tool > Usage > Running"]

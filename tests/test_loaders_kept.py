@@ -6,6 +6,7 @@ formats of ``test_loaders_markup.py``) ingested."""
 from __future__ import annotations
 
 import gzip
+import os
 import zipfile
 from pathlib import Path
 
@@ -57,6 +58,52 @@ def test_python_source_is_the_file_with_a_section_per_definition(tmp_path: Path)
     assert "def fuel" in section(doc, "class Stove")
     assert section(doc, "def cool_down").endswith("pass\n")
     assert section_of(doc, "MAX_FLAME = 3") is None  # before the first definition
+
+
+NGINX_CONF = """\
+##
+#  File:
+#    nginx.conf
+##
+
+# Sets user/group of worker processes. If group is not specified, group is assumed
+# to be the same as user. Syntax: user user [group]
+user www-data;
+
+# nginx has the ability to use more than one worker process
+worker_processes 4;
+
+events {
+    worker_connections 1024;
+    # multi_accept on;
+}
+"""
+
+
+def test_a_config_files_comments_are_its_prose(tmp_path: Path) -> None:
+    """Debian's example nginx.conf (nginx-doc, new-user review 2026-12-06): everything it
+    documents is in "#" comments, and every question about it was declined at
+    answerability 0.00 — each comment line was a markdown heading to the evidence choice.
+    A run of whole-line comments has the role "comment"; the text is the file's own."""
+    from citewise.agent.runner import Agent
+    from citewise.knowledge.base import KnowledgeBase
+
+    path = tmp_path / "docs" / "nginx.conf"
+    path.parent.mkdir()
+    path.write_text(NGINX_CONF)
+    doc = load(path)
+    assert doc.text == NGINX_CONF and doc.content_type == "text/x-ini"
+    comments = [doc.text[a:b] for a, b, role in doc.roles if role == "comment"]
+    assert comments[1].startswith("# Sets user/group") and comments[1].endswith("[group]")
+    assert "# multi_accept on;" in comments and "user www-data;" not in "".join(comments)
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([path.parent])
+        answer = Agent(kb).ask("If I leave out the group for the workers, which group do "
+                               "they run as?")
+    assert answer.citations, answer.text
+    quote = answer.citations[0].excerpt
+    assert quote == "If group is not specified, group is assumed\n# to be the same as user."
+    assert NGINX_CONF[answer.citations[0].start_char:answer.citations[0].end_char] == quote
 
 
 @pytest.mark.parametrize(
@@ -380,6 +427,8 @@ def test_text_files_without_an_extension_are_read_binaries_skipped(tmp_path: Pat
     (docs / "latin1").write_bytes("Caf\xe9 tents are r\xe9sistant to wind.\n".encode("latin-1"))
     (docs / "program").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
     (docs / "empty").write_bytes(b"")
+    os.mkfifo(docs / "pipe")  # never opened: a read would wait for a writer for ever
+    (docs / "wide").write_bytes("\ufeffWide tents need three poles.\n".encode("utf-16-le"))
     (docs / "pictures.bin.gz").write_bytes(gzip.compress(b"\x00\x01"))
     registry = default_registry()
     assert registry.for_path("README.Debian") is registry.get("text")
@@ -389,17 +438,39 @@ def test_text_files_without_an_extension_are_read_binaries_skipped(tmp_path: Pat
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         report = kb.ingest([docs])
         assert sorted(Path(p).name for p in report.added) == [
-            "COPYING", "NEWS.Debian.gz", "README", "latin1", "upstream"]
-        for name in ("program", "empty"):
+            "COPYING", "NEWS.Debian.gz", "README", "latin1", "upstream", "wide"]
+        for name in ("program", "empty", "pipe"):
             assert report.skip_reason(str(docs / name)) == "no loader for files without an extension"
         assert report.skip_reason(str(docs / "pictures.bin.gz")) == (
             "no loader for .bin files (inside .gz)")
         assert kb.search("old poles")[0].source.endswith("NEWS.Debian.gz")
         assert kb.search("returning client backend")[0].source.endswith("upstream")
         assert kb.search("résistant")[0].source.endswith("latin1")
+        assert kb.search("three poles")[0].source.endswith("wide")
         # Given by name, a binary is refused as before, with its code.
         bad = kb.ingest([docs / "program"])
         assert [f.code for f in bad.failed] == ["unsupported_format"]
+
+
+def test_an_unreadable_file_without_an_extension_is_said_unreadable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not "citewise does not read files without an extension" (a review of the change).
+    from citewise.knowledge.base import KnowledgeBase
+
+    secret = tmp_path / "notes"
+    secret.write_text("Private notes.\n")
+    real_open = Path.open
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> object:
+        if self.name == "notes":
+            raise PermissionError(13, "Permission denied")
+        return real_open(self, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(Path, "open", refuse)
+    assert default_registry().for_file(secret) is default_registry().get("text")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        report = kb.ingest([secret])
+    assert [f.code for f in report.failed] == ["unreadable_file"]
 
 
 def test_a_loader_that_renders_differently_reads_unchanged_files_again(

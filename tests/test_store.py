@@ -531,3 +531,26 @@ def test_json_for_postgresql_replaces_only_real_nul_characters(value: object, st
     from citewise.store.schema import json_without_nul
 
     assert json.loads(json_without_nul(json.dumps(value))) == stored
+
+
+def test_a_documents_metadata_is_parsed_once_and_never_shared() -> None:
+    """Each chunk context gets its document's metadata as a fresh dict: an HTML page's
+    anchors (thousands of ids) and its tags copied, not parsed again (a filtered search
+    reads every candidate's; CMake's "#cmakedefine" question took 9 s reparsing them), and
+    a value nested deeper parsed again — nothing a caller changes reaches the next one."""
+    from citewise.store.sqlite import _metadata
+
+    raw = ('{"anchors": {"a1": 10, "a2": 20}, "tags": ["x"], "title": "T", '
+           '"deep": {"list": [1, 2]}}')
+    first = _metadata(raw)
+    first["anchors"]["a3"] = 30
+    first["tags"].append("y")
+    first["deep"]["list"].append(3)
+    first["title"] = "changed"
+    again = _metadata(raw)
+    assert again == {"anchors": {"a1": 10, "a2": 20}, "tags": ["x"], "title": "T",
+                     "deep": {"list": [1, 2]}}
+    flat = '{"anchors": {"a1": 10}, "tags": ["x"]}'
+    one, two = _metadata(flat), _metadata(flat)
+    assert one == two and one["anchors"] is not two["anchors"] and one["tags"] is not two["tags"]
+    assert _metadata(None) == {} and _metadata("") == {}

@@ -129,6 +129,10 @@ def _closed(text: str, b: int) -> int:
     return b
 
 
+# What follows a lone "!" or "?" of code: an option, a variable, a bracket, an operator.
+_OPERAND = frozenset("-$([{!&|<>=~/\\")
+
+
 def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
     """Whether the sentence ``prev`` was cut short by punctuation that ends no sentence: a
     full stop after an abbreviation, or any inside a quotation."""
@@ -147,10 +151,11 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
         return True  # inside a quotation, or a quoted exclamation the sentence goes on from
     if text[b - 1] in "!?" and gap.isspace() and gap.count("\n") == 0 and (
             text[start].islower()
-            or (b - 1 > a and text[b - 2].isspace() and not text[start].isupper())):
+            or (b - 1 > a and text[b - 2].isspace() and text[start] in _OPERAND)):
         # A mark inside code, not a sentence's end: Rust's macros and operator ("`panic!`
-        # when", "the `?` operator can"), shell's negation standing alone ("[[ ! -e"); prose
-        # puts a capital after "!" and "?" (French a space before them too).
+        # when", "the `?` operator can"), shell's negation standing alone ("[[ ! -e",
+        # "! -f"); prose puts a capital, a number or a quote after "!" and "?" (French a
+        # space before them too: "Vraiment ? 3 fois par jour.").
         return True
     if gap and not gap.isspace():
         return False

@@ -89,7 +89,7 @@ def _unknown_source(kb: KnowledgeBase, given: str) -> str | None:
     a glob, or a URI) names documents that the query merely did not find."""
     from citewise.knowledge.ingest.files import source_for
 
-    if "://" in given or any(ch in given for ch in "*?["):
+    if "://" in given or any(ch in given for ch in "*?[") or kb.find_document(given):
         return None
     wanted = source_for(given)
     name = Path(wanted).name
@@ -97,16 +97,12 @@ def _unknown_source(kb: KnowledgeBase, given: str) -> str | None:
     offset = 0
     while len(alike) < _ALIKE:
         page = kb.list_documents(limit=_PAGE, offset=offset)
-        for doc in page:
-            if doc.source == wanted:
-                return None
-            if Path(doc.source).name == name:
-                alike.append(doc.source)
+        alike.extend(doc.source for doc in page if Path(doc.source).name == name)
         if len(page) < _PAGE:
             break
         offset += _PAGE
     hint = (f"; documents named {name}: " + ", ".join(alike[:_ALIKE]) if alike
-            else '; a glob matches anywhere in the path ("*/' + name + '")')
+            else f'; a glob matches anywhere in the path ("*/{name}", "*/{name}/*")')
     return (f"note: no document's source is {wanted} (a relative path is read from the "
             f"current folder, as ingest reads it){hint}")
 

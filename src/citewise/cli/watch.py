@@ -83,8 +83,28 @@ def _files(root: str, kb: KnowledgeBase, exclude: set[tuple[int, int]]) -> Itera
         for name in files:
             path = os.path.join(here, name)
             if (not name.startswith(".") and not left_out_file(here, name)
-                    and kb.registry.for_file(Path(path)) is not None):
+                    and (kb.registry.for_path(name) is not None or _sniffed(kb, path))):
                 yield path
+
+
+def _sniffed(kb: KnowledgeBase, path: str) -> bool:
+    """Whether a loader reads ``path`` by its first bytes (a text file with no extension),
+    read again only when the file changes: a poll is a ``stat`` per file, not a read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    key = (path, st.st_mtime_ns, st.st_size, st.st_ino)
+    known = _SNIFFED.get(key)
+    if known is None:
+        if len(_SNIFFED) >= _SNIFFED_MAX:
+            _SNIFFED.clear()
+        known = _SNIFFED[key] = kb.registry.for_file(Path(path)) is not None
+    return known
+
+
+_SNIFFED: dict[tuple[str, int, int, int], bool] = {}
+_SNIFFED_MAX = 100_000
 
 
 def snapshot(roots: list[str], kb: KnowledgeBase) -> dict[str, Signature]:

@@ -235,9 +235,10 @@ class IndexUpkeep:
 
     def rebuild_index(self) -> int:
         """Rebuild the search index from SQLite and bring the vectors in step with the
-        chunks: vectors of gone chunks are dropped, chunks without one are *queued* for
-        the workers (:meth:`embed_pending`), never embedded here — a rebuild of a large
-        knowledge base is searchable in seconds. Returns documents indexed."""
+        chunks: vectors of gone chunks are dropped, chunks without one (or without sentence
+        vectors) are *queued* for the workers (:meth:`embed_pending`), never embedded
+        here — a rebuild of a large knowledge base is searchable in seconds. Returns
+        documents indexed."""
         with self._writing(), self._lock:
             derived = self._derived_index()
             synced = rebuild_index(self.store, derived)

@@ -22,6 +22,7 @@ from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
 from citewise.models.lead_ins import introduced_code, introduced_items
+from citewise.models.sentence_comments import comment_sentences
 from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS
 from citewise.sentences import row_starts
 from citewise.text import POINTING_WORDS
@@ -98,7 +99,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
             pointed: int | None = None  # its row in ``out``, if it was kept
-            for a, b in _items_apart(text, roles, segments(text)):
+            for a, b in comment_sentences(text, roles, _items_apart(text, roles,
+                                                                    segments(text))):
                 a, b = _trim(text, a, b)
                 sentence = _quoted(text, a, b)
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
@@ -117,7 +119,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 # ("3.9 Which are good parameters for encoding high quality MPEG-4?") was
                 # quoted as the answer (FFmpeg's review, 2026-12-05).
                 asserts = (role not in LABEL_ROLES and (
-                    (role == "list_item" and not _asks(text, a, b)) or _asserts(text, a, b)))
+                    (role == "list_item" and not _asks(text, a, b))
+                    or _asserts(text, a, b, comment=role == "comment")))
                 if asserts and lead > a:  # the term is the context of its definition
                     context = [_HEAD, " ".join(text[a:lead].split())]
                 start = a
@@ -356,15 +359,17 @@ def _asks(text: str, a: int, b: int) -> bool:
     return QUESTION.search(_body(text, a, b)) is not None
 
 
-def _asserts(text: str, a: int, b: int) -> bool:
+def _asserts(text: str, a: int, b: int, *, comment: bool = False) -> bool:
     """False for a lead-in ("Options:"), a question (an FAQ's heading) and a title line:
-    a few words with no full stop that are no list item name a topic, they say nothing."""
+    a few words with no full stop that are no list item name a topic, they say nothing.
+    A line after "#" is a markdown heading, unless it is a ``comment`` (a configuration
+    file's "# If group is not specified, group is assumed to be the same as user.")."""
     body = _body(text, a, b)
     if body.endswith(":") or QUESTION.search(body):
         return False
     line = text.rfind("\n", 0, a) + 1
     lead = text[line:a]
-    if lead.lstrip().startswith("#"):
+    if lead.lstrip().startswith("#") and not comment:
         return False  # a markdown heading, however long
     listed = BLOCK_LEAD.fullmatch(lead) is not None
     return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS

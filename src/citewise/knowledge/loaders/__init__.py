@@ -104,11 +104,15 @@ class LoaderRegistry:
         """:meth:`for_path`, reading the first bytes of a file with no extension."""
         loader = self.for_path(path)
         if loader is None and "." not in path.name.lstrip("."):
+            if not path.is_file():  # a pipe would block the read for ever
+                return None
             try:
                 with path.open("rb") as f:
                     loader = self.for_path(path, head=f.read(HEAD_BYTES))
             except OSError:
-                return None  # unreadable: the ingest says so when it reads it
+                # Unreadable: read as text, the ingest says so ("unreadable_file"), not
+                # that it does not read files without an extension.
+                return self._by_name.get("text")
         return loader
 
     def for_content_type(self, content_type: str) -> Loader | None:
@@ -128,9 +132,12 @@ HEAD_BYTES = 8192
 
 
 def is_text(head: bytes) -> bool:
-    """Whether a file starting with ``head`` is text, as ``file`` and ripgrep tell: no NUL
-    byte, and UTF-8 (a character cut at the end of ``head`` allowed) or, in a legacy
-    encoding, hardly any control characters. An empty file is not."""
+    """Whether a file starting with ``head`` is text, as ``file`` and ripgrep tell: UTF-16
+    with its byte-order mark; else no NUL byte, and UTF-8 (a character cut at the end of
+    ``head`` allowed) or, in a legacy encoding, hardly any control characters. An empty
+    file is not."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return True  # UTF-16 with its byte-order mark (decode_text reads it)
     if not head or b"\0" in head:
         return False
     try:

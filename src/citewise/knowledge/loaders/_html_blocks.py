@@ -304,9 +304,6 @@ def _is_bold_title(node: Any) -> bool:
     if parent is not None and parent.tag in ("dd", "li") and before is None \
             and element_sibling(node, "next") is None:
         return False
-    if before is not None and before is not node and before.tag in _HEADINGS \
-            and _SYNOPSIS_HEADING.match((before.text(deep=True) or "").strip()):
-        return False
     bold = None
     after: list[str] = []
     child = node.child
@@ -323,6 +320,10 @@ def _is_bold_title(node: Any) -> bool:
         child = child.next
     text = (bold.text(deep=True) or "").strip() if bold is not None else ""
     synopsis = " ".join(after).strip()
+    if synopsis and _SYNOPSIS.search(synopsis) and before is not None and before is not node \
+            and before.tag in _HEADINGS \
+            and _SYNOPSIS_HEADING.match((before.text(deep=True) or "").strip()):
+        return False  # a command's synopsis under "Synopsis": its text, not a heading
     # A block its generator names a keyword's (haproxy-dconv's ``div.keyword``) heads its
     # entry however long its synopsis ("stick-table type {ip | integer | string [len
     # <length>] | …} size <size> [expire <expire>] …", "acl <aclname> <criterion> …

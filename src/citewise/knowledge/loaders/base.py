@@ -28,6 +28,7 @@ ROLES = frozenset((
     "notice",  # copyright, licence, legal boilerplate
     "version_note",  # "Changed in version 3.2: …", "Deprecated since …"
     "hidden",  # in the source, not on the page: a markdown file's HTML comments, link definitions
+    "comment",  # a source or configuration file's whole-line comments: its prose
 ))
 
 

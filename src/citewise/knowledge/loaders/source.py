@@ -12,6 +12,12 @@ nothing, never fails on a file that does not compile, and is wrong only in the h
 direction (a missed definition is folded into the section above it). A section starts at
 the definition's first line, taking along the decorators, attributes and comment lines
 right above it, and runs to the start of the next; text before the first has none.
+
+A run of whole-line comments is the file's prose — in a configuration file often all the
+documentation there is ("# If group is not specified, group is assumed to be the same as
+user.", Debian's example nginx.conf) — and has the role ``comment``, so an answer may quote
+it; its markers stay in the text, which is the file's own. Block comments and docstrings
+are not told apart from the code around them.
 """
 
 from __future__ import annotations
@@ -20,9 +26,9 @@ import re
 from pathlib import Path
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
-from citewise.knowledge.loaders.base import LoadedDocument, SectionSpan
+from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
-__all__ = ["LANGUAGES", "SourceLoader", "definitions"]
+__all__ = ["LANGUAGES", "SourceLoader", "comments", "definitions"]
 
 # extension -> language name (metadata, content type "text/x-<language>").
 LANGUAGES: dict[str, str] = {
@@ -145,10 +151,39 @@ def section_spans(text: str, defs: list[tuple[int, str]]) -> list[SectionSpan]:
     return spans
 
 
+# A whole-line comment's marker, per language (none: no line comments worth telling).
+_HASH, _SLASHES = r"#(?![!\[])", r"//"
+_COMMENT_MARKS: dict[str, str] = {
+    **dict.fromkeys(("python", "ruby", "perl", "r", "julia", "elixir", "shell", "toml", "yaml",
+                     "cmake", "make", "powershell", "graphql"), _HASH),
+    **dict.fromkeys(("javascript", "typescript", "go", "rust", "c", "cpp", "java", "kotlin",
+                     "scala", "csharp", "swift", "dart", "groovy", "protobuf"), _SLASHES),
+    "ini": r"[#;]", "terraform": rf"{_HASH}|{_SLASHES}", "php": rf"{_HASH}|{_SLASHES}",
+    "sql": r"--", "lua": r"--(?!\[\[)", "haskell": r"--", "erlang": r"%", "elisp": r";",
+    "clojure": r";", "batch": r"(?i:rem\b|::)",
+}
+
+
+def comments(text: str, language: str) -> list[RoleSpan]:
+    """The runs of whole-line comments of ``text`` (from the first marker to the end of the
+    run's last line) with a letter in them: ``(start, end, "comment")``."""
+    mark = _COMMENT_MARKS.get(language)
+    if mark is None:
+        return []
+    out: list[RoleSpan] = []
+    for m in re.finditer(rf"(?m)^[ \t]*(?:{mark})[^\r\n]*(?:\r?\n[ \t]*(?:{mark})[^\r\n]*)*",
+                         text):
+        start = m.start() + len(m.group()) - len(m.group().lstrip())
+        if any(c.isalpha() for c in m.group()):
+            out.append((start, m.end(), "comment"))
+    return out
+
+
 class SourceLoader:
     """Source code and configuration files (``.py``, ``.go``, ``.toml``, ``.yaml``, …)."""
 
     name = "source"
+    version = "2"  # 2: whole-line comments have the role "comment"
     extensions: tuple[str, ...] = tuple(LANGUAGES)
     content_types: tuple[str, ...] = tuple(sorted({f"text/x-{v}" for v in LANGUAGES.values()}))
 
@@ -164,4 +199,5 @@ class SourceLoader:
             title=path.name,
             metadata=meta,
             sections=section_spans(text, definitions(text, language)),
+            roles=comments(text, language),
         )

@@ -9,7 +9,8 @@ their adornment lines, and another title or rST construct besides (:func:`.rst.l
 AsciiDoc is tried first (git's manual pages are ``git-log.txt``): its underlined titles look
 like rST's, and rST made a section of every ``----`` listing block's first line. A file
 with two of AsciiDoc's own constructs (``[verse]``, ``linkgit:git-log[1]``, ``include::x[]``,
-``== Title``; :func:`.asciidoc.looks_like_asciidoc`) is read as AsciiDoc. Vim's help files
+``== Title``, not titles alone: nginx's notes have "== PHP-FPM ==" over regexes;
+:func:`.asciidoc.looks_like_asciidoc`) is read as AsciiDoc. Vim's help files
 (``*options.txt*`` on the first line; :mod:`._vim_help`) are tried before both: their
 column headings over dashed rules made ten of Vim's files rST. Plain text keeps its
 numbered headings as sections ("Chapter 9. Reference > 3.163. mail_check": mutt's manual,

@@ -1,0 +1,71 @@
+"""The sentences of a source or configuration file's comments, as the evidence choice reads them.
+
+Why apart from the candidates (:mod:`.sentence_candidates`): a comment is prose written
+between markers, and the sentence splitter knows markdown, not comments. A "#" line is a
+heading to it, so each line of "# If group is not specified, group is assumed" / "# to be
+the same as user." was a sentence of its own (Debian's example nginx.conf, new-user review
+2026-12-06); a "//" line is nothing to it, so the line of code above a Go comment ran into
+the comment's first sentence. Inside the loader's ``comment`` spans
+(:func:`citewise.knowledge.loaders.source.comments`), sentences are cut where a comment
+starts and ends, a line's marker is no part of a sentence's start, and a sentence goes on
+over the comment's next line. Every span stays a verbatim slice of the file: a sentence
+over two lines keeps the marker between them.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+
+__all__ = ["comment_sentences"]
+
+# A line's comment marker and the blanks after it.
+_MARK = re.compile(r"(?:#+|//+|--+|;+|%+|(?i:rem\b)|::)[ \t]*")
+# Between two lines of one comment: the line's end and the next line's marker.
+_BREAK = re.compile(r"[ \t\r]*\n[ \t]*(?:#+|//+|--+|;+|%+|(?i:rem\b)|::)[ \t]*")
+# What ends a sentence, or a label ("Syntax:"): no sentence goes on past it.
+_ENDED = re.compile(r"[.!?…:][\"'”’)\]]*\Z")
+
+
+def comment_sentences(text: str, roles: Sequence[tuple[int, int, str]],
+                      spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (sentences, in order) read inside ``text``'s comments: cut at each
+    comment's edges, without a line's leading marker, and joined over a line break that a
+    sentence goes on past. Unchanged without a ``comment`` role."""
+    runs = sorted((a, b) for a, b, role in roles if role == "comment")
+    if not runs:
+        return spans
+    edges = sorted({p for run in runs for p in run})
+    cut: list[tuple[int, int]] = []
+    for a, b in spans:
+        for c in edges[bisect_right(edges, a):bisect_left(edges, b)]:
+            cut.append(_stripped(text, a, c))
+            a = c
+        cut.append(_stripped(text, a, b))
+    out: list[tuple[int, int]] = []
+    starts = [a for a, _ in runs]
+    for a, b in cut:
+        if a >= b:
+            continue
+        run = bisect_right(starts, a) - 1
+        inside = run >= 0 and a < runs[run][1]
+        if inside:
+            m = _MARK.match(text, a, b)
+            a = m.end() if m is not None and m.end() < b else a
+        if inside and out and out[-1][0] >= runs[run][0] \
+                and not _ENDED.search(text, out[-1][0], out[-1][1]) \
+                and _BREAK.fullmatch(text, out[-1][1], a):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def _stripped(text: str, a: int, b: int) -> tuple[int, int]:
+    """``(a, b)`` without the blanks at its edges."""
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b

@@ -1,0 +1,47 @@
+"""A source or configuration file's comments are evidence (Debian's example nginx.conf,
+new-user review 2026-12-06: every question about it was declined at answerability 0.00).
+The loader marks runs of whole-line comments, and the candidates read their sentences: cut
+where a comment starts and ends, without a line's marker, and on over a line break — in
+"#" languages, "//" ones, "--" ones and with Windows line ends alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.knowledge.loaders import default_registry
+from citewise.models.sentence_candidates import candidates
+
+
+def _sentences(tmp_path: Path, name: str, text: str) -> list[tuple[str, str | None]]:
+    path = tmp_path / name
+    path.write_bytes(text.encode())
+    doc = default_registry().for_file(path)
+    assert doc is not None
+    loaded = doc.load(path, path.read_bytes())
+    assert loaded.text == text.replace("\r\n", "\n") or loaded.text == text
+    results = [{"text": loaded.text, "source": str(path), "title": loaded.title, "section": "",
+                "roles": [list(r) for r in loaded.roles], "document_index": 1}]
+    return [(s.text, s.role) for s in candidates([{"results": results}])
+            if s.asserts and s.role == "comment"]
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("nginx.conf", "# Sets the user. If group is not specified, group is assumed\n"
+                   "# to be the same as user.\nuser www-data;\n"),
+    ("server.go", "package main\n\nx := 1\n// Sets the user. If group is not specified, group"
+                  " is assumed\n// to be the same as user.\nfunc main() {}\n"),
+    ("schema.sql", "CREATE TABLE t (id int);\n-- Sets the user. If group is not specified, "
+                   "group is assumed\n-- to be the same as user.\nSELECT 1;\n"),
+    ("crlf.conf", "# Sets the user. If group is not specified, group is assumed\r\n"
+                  "# to be the same as user.\r\nuser www-data;\r\n"),
+])
+def test_a_comments_sentences_are_candidates_whatever_its_marker(
+        tmp_path: Path, name: str, text: str) -> None:
+    got = [s for s, _ in _sentences(tmp_path, name, text)]
+    assert got[0] == "Sets the user.", got
+    assert got[1].startswith("If group is not specified") and len(got) == 2
+    assert got[1].endswith("to be the same as user.") and got[1].count("\n") == 1
+    # No line of code ran into a comment's sentences.
+    assert not any(code in s for s in got for code in ("x := 1", "user www-data", "SELECT"))
