@@ -452,6 +452,28 @@ def test_text_files_without_an_extension_are_read_binaries_skipped(tmp_path: Pat
         assert [f.code for f in bad.failed] == ["unsupported_format"]
 
 
+def test_a_builds_generated_scripts_are_left_out_said_so(tmp_path: Path) -> None:
+    # Read as text now that files with no extension are: autotools' configure is megabytes
+    # of generated shell (a review of the change, 2026-12-06).
+    from citewise.knowledge.base import KnowledgeBase
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "README").write_text("Build it with make.\n")
+    (project / "configure.ac").write_text("AC_INIT([tent], [1.0])\n")
+    for name in ("configure", "install-sh", "depcomp"):
+        (project / name).write_text("#! /bin/sh\n# generated\necho $0\n")
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "configure").write_text("Configure the tent before the trip.\n")  # no autotools
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        report = kb.ingest([project, other])
+    assert sorted(Path(p).parent.name + "/" + Path(p).name for p in report.added) == [
+        "notes/configure", "project/README"]
+    assert sorted(Path(p).name for p in report.left_out) == ["configure", "depcomp",
+                                                             "install-sh"]
+
+
 def test_an_unreadable_file_without_an_extension_is_said_unreadable(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Not "citewise does not read files without an extension" (a review of the change).

@@ -38,11 +38,26 @@ def left_out_file(parent: str | Path, name: str) -> bool:
     file no loader reads: a Sphinx build's search index (``searchindex.js``: every term of
     every page, in one script), its inventory (``objects.inv``) and the pages it generates
     from them (:data:`_SPHINX_PAGES`); a generated site's stylesheets and scripts
-    (:func:`_generated_site`)."""
+    (:func:`_generated_site`); a build's generated scripts beside what generates them
+    (autotools' ``configure`` beside ``configure.ac``, its ``install-sh``, ``depcomp`` …;
+    Gradle's ``gradlew``): files with no extension are read when they are text, and
+    ``configure`` alone is megabytes of generated shell."""
     if (name in ("searchindex.js", "objects.inv") or _SPHINX_PAGES.fullmatch(name)) and \
             os.path.isfile(os.path.join(parent, "objects.inv")):
         return True
+    marks = _BUILD_SCRIPTS.get(name)
+    if marks is not None:
+        return any(os.path.isfile(os.path.join(parent, m)) for m in marks)
     return name.lower().endswith(_ASSETS) and _generated_site(os.fspath(parent))
+
+
+# A generated build script, and the files whose presence beside it says it is one.
+_AUTOTOOLS = ("configure.ac", "configure.in", "Makefile.in", "Makefile.am")
+_BUILD_SCRIPTS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("configure", "config.status", "libtool", "install-sh", "depcomp", "missing",
+                     "compile", "mkinstalldirs", "ylwrap", "test-driver"), _AUTOTOOLS),
+    "gradlew": ("build.gradle", "build.gradle.kts", "settings.gradle", "gradlew.bat"),
+}
 
 
 # A documentation site's look, not its text: the Debian Administrator's Handbook (Publican)
