@@ -55,6 +55,21 @@ def test_a_links_scheme_mentions_nothing() -> None:
     assert answerability("Where is my site published after gh-deploy?", best, seen) > 0.8
 
 
+def test_an_interfaces_abbreviation_is_mentioned_spelled_out() -> None:
+    """Sphinx's deploying tutorial (new-user review, 2026-12-06): "can I drag a whole folder
+    into the GitLab web UI to upload my docs?" was declined at 0.00, no passage saying "UI";
+    its answer says "web interface". A GUI is a graphical one; "UI" alone is no mention of
+    anything else."""
+    passage = ("At the time of writing, uploading whole directories to GitLab using only the "
+               "web interface is not yet implemented.")
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.7, "lexical": 0.5})]
+    seen = [{"results": [{"text": passage}]}]
+    assert answerability("can I drag a whole folder into the GitLab web UI to upload my docs?",
+                         best, seen) > 0.6
+    assert answerability("Is there a GUI for GitLab uploads?", best, seen) == 0.0
+    assert answerability("Does GitLab have a CLI for uploads?", best, seen) == 0.0
+
+
 def test_a_sentence_that_writes_the_pilcrow_is_a_candidate() -> None:
     text = ("Permalink\n\nWhen set to True the paragraph symbol (¶ or &para;) is used as the "
             "link text. Options¶ When set to a string, the provided string is used.")

@@ -59,7 +59,8 @@ def answerability(question: str, scored: Sequence[Scored],
         if name in instances and _mentioned(instances[name][1], seen) and _names_class(
                 instances[name][0].capitalize(), cased):
             return True
-        if _mentioned(name, seen):
+        if _mentioned(name, seen) or any(
+                _mentioned(spelled, seen) for spelled in _SPELLED_OUT.get(name, ())):
             return True
         if "::" in name:
             # A path's parts named apart, its member as a heading or title: rustdoc's String
@@ -162,6 +163,12 @@ def _titled_mentioned(name: str, seen: str, cased: str) -> bool:
         rf"(?<![A-Za-z0-9]){re.escape(name[:-1])}(?![a-z])", cased) is not None
 
 
+# An interface's abbreviation, as a manual spells it out: the Sphinx tutorial's "uploading
+# whole directories to GitLab using only the web interface is not yet implemented" answers
+# "can I drag a whole folder into the GitLab web UI?", which was declined at 0.00 because
+# no passage says "UI" (new-user review, 2026-12-06; FreedomBox's "web UI" question too).
+_SPELLED_OUT = {"ui": ("interface",), "uis": ("interface",), "gui": ("graphical",),
+                "guis": ("graphical",), "cli": ("command line", "command-line")}
 _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
 # A capitalised word that does not start the question or a sentence of it — not "I" and
 # its contractions ("when I'm done", "I'd", "I've": the asker, not a thing named).
