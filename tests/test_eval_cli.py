@@ -634,3 +634,14 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         unanswerable += sum(not q.answerable for q in qs)
     assert answerable >= 150 and unanswerable >= 30
     assert len(ids) == answerable + unanswerable  # ids are unique across corpora
+
+
+def test_a_label_whose_document_is_not_stored_says_so(kb: Any) -> None:
+    """nginx's review (2026-12-06): 11 of its files failed to ingest, and eval warned for
+    each question "expected sentence not in the stored text of its document" — of a document
+    that was never stored. A broken label and a missing document are told apart."""
+    labels = [question("q1", ("Refunds take a year.",), document="refunds.md"),
+              question("q2", ("ip_hash keeps a client on one backend.",), document="upstream")]
+    absent: dict[str, str] = {}
+    missing = missing_labels(kb, labels, absent)
+    assert set(missing) == {"q1", "q2"} and absent == {"q2": "upstream"}

@@ -244,11 +244,13 @@ def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,
     return r
 
 
-def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion]
-                   ) -> dict[str, list[str]]:
+def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
+                   absent: dict[str, str] | None = None) -> dict[str, list[str]]:
     """Expected sentences found nowhere they should be (in the named ``document`` when the
     question has one, else in any document): ``{question id: [sentence, …]}``. A label
-    that is not in the stored text can never be matched, so it is a broken label."""
+    that is not in the stored text can never be matched, so it is a broken label — or its
+    document is not stored at all (not ingested, or its ingest failed): those questions'
+    ids and documents go into ``absent``."""
     docs: list[tuple[str, str]] = []
     offset = 0
     while True:
@@ -264,6 +266,8 @@ def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion]
         lost = [e for e in q.expected or () if not any(_norm(e) in flat for flat in pool)]
         if lost:
             out[q.id] = lost
+            if not pool and q.document is not None and absent is not None:
+                absent[q.id] = q.document
     return out
 
 

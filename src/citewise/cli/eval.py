@@ -53,8 +53,14 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput("no question matches --split/--kind", code="no_questions")
     model = args.model or os.environ.get("CITEWISE_MODEL") or "extractive"
     with open_kb(args, must_exist=True) as kb:
-        missing = missing_labels(kb, questions)
+        absent: dict[str, str] = {}
+        missing = missing_labels(kb, questions, absent)
         for qid, sentences in missing.items():
+            if qid in absent:  # not a broken label: a document the ingest did not store
+                sys.stderr.write(f"warning: {qid}: its document {absent[qid]} is not in the "
+                                 "knowledge base (not ingested, or its ingest failed) "
+                                 "[label_not_found]\n")
+                continue
             for s in sentences:
                 shown = s if len(s) <= 100 else s[:97] + "…"
                 sys.stderr.write(f"warning: {qid}: expected sentence not in the stored text "
