@@ -45,3 +45,17 @@ def test_a_comments_sentences_are_candidates_whatever_its_marker(
     assert got[1].endswith("to be the same as user.") and got[1].count("\n") == 1
     # No line of code ran into a comment's sentences.
     assert not any(code in s for s in got for code in ("x := 1", "user www-data", "SELECT"))
+
+
+def test_a_marker_inside_a_sentence_and_a_title_line_stay_as_written(tmp_path: Path) -> None:
+    """A review of the change: "%d" at a sentence's start inside a comment lost its "%"
+    (every language's marker was stripped from every sentence), and a title line ran into
+    the comment under it ("Logging" / "Sets the log level for the workers.")."""
+    got = [s for s, _ in _sentences(tmp_path, "fmt.c", (
+        "// Format strings. %d prints an integer in decimal form.\n"
+        "int x;\n"
+        "// Logging\n// Sets the log level for the workers.\n"
+        "int y;\n"))]
+    assert "%d prints an integer in decimal form." in got
+    assert "Sets the log level for the workers." in got
+    assert not any(s.startswith("Logging") and "Sets" in s for s in got), got

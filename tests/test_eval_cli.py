@@ -526,6 +526,8 @@ ROWS: list[dict[str, Any]] = [
      "kind": "default", "split": "heldout"},
     {"id": "peru", "question": "What is the capital of Peru?", "expected": "unanswerable",
      "kind": "general-knowledge", "split": "tune"},
+    {"id": "gone", "question": "How do I return a tent?", "expected": ["Tents go back free."],
+     "kind": "procedure", "document": "tents.md", "split": "heldout"},
 ]
 
 
@@ -535,10 +537,13 @@ def test_eval_prints_a_table_and_json_that_agree(data_dir: Path, tmp_path: Path)
     as_json = cli("eval", str(path), "--json", data_dir=data_dir)
     assert as_json.returncode == 0, as_json.stderr
     report = json.loads(as_json.stdout)
-    assert [r["id"] for r in report["results"]] == ["refund", "express", "typo", "peru"]
+    assert [r["id"] for r in report["results"]] == ["refund", "express", "typo", "peru", "gone"]
     assert report["labels_not_found"] == {"typo": ["Invoices are due soon."]}
     assert "warning: typo: expected sentence not in the stored text of any document" in (
         as_json.stderr)
+    # A document that is not stored is said so, not called a broken label (nginx's review).
+    assert report["documents_not_stored"] == {"gone": "tents.md"}
+    assert "warning: gone: no stored document is its document 'tents.md'" in as_json.stderr
     results = [QuestionResult(**r) for r in report["results"]]
     assert report["summary"] == json.loads(json.dumps(summarise(results)))
     assert all(r.latency_ms > 0 for r in results)
@@ -565,6 +570,8 @@ def test_eval_prints_a_table_and_json_that_agree(data_dir: Path, tmp_path: Path)
     assert any(line.startswith("all ") and "1 + 1 unanswerable" in line for line in lines)
     assert any(line.startswith("split tune") for line in lines)
     assert not any(line.startswith("split heldout") for line in lines)
+    everything = cli("eval", str(path), data_dir=data_dir).stdout
+    assert "1 question(s) name a document that is not stored" in everything
 
 
 def test_eval_errors_are_one_line_and_non_zero(data_dir: Path, tmp_path: Path) -> None:

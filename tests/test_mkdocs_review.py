@@ -68,6 +68,10 @@ def test_an_interfaces_abbreviation_is_mentioned_spelled_out() -> None:
                          best, seen) > 0.6
     assert answerability("Is there a GUI for GitLab uploads?", best, seen) == 0.0
     assert answerability("Does GitLab have a CLI for uploads?", best, seen) == 0.0
+    network = "GitLab runners configure the interface eth0 with an IPv4 address."
+    best = [Scored(_sentence(network), 1.0, {"similarity": 0.7, "lexical": 0.5})]
+    assert answerability("Does GitLab have a web UI?", best,
+                         [{"results": [{"text": network}]}]) == 0.0
 
 
 def test_a_sentence_that_writes_the_pilcrow_is_a_candidate() -> None:

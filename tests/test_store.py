@@ -533,13 +533,31 @@ def test_json_for_postgresql_replaces_only_real_nul_characters(value: object, st
     assert json.loads(json_without_nul(json.dumps(value))) == stored
 
 
-def test_a_documents_metadata_is_parsed_once_and_never_shared() -> None:
+def test_a_documents_metadata_is_parsed_once_and_never_shared(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Each chunk context gets its document's metadata as a fresh dict: an HTML page's
     anchors (thousands of ids) and its tags copied, not parsed again (a filtered search
     reads every candidate's; CMake's "#cmakedefine" question took 9 s reparsing them), and
     a value nested deeper parsed again — nothing a caller changes reaches the next one."""
+    import json as real_json
+
+    from citewise.store import sqlite as module
     from citewise.store.sqlite import _metadata
 
+    parsed: list[str] = []
+
+    class _Counting:
+        @staticmethod
+        def loads(text: str) -> object:
+            parsed.append(text)
+            return real_json.loads(text)
+
+    monkeypatch.setattr(module, "json", _Counting)
+    page = '{"anchors": {"id-once": 10, "id-twice": 20}, "tags": ["parsed-once"]}'
+    for _ in range(3):
+        assert _metadata(page) == {"anchors": {"id-once": 10, "id-twice": 20},
+                                   "tags": ["parsed-once"]}
+    assert parsed == [page]  # the chunks of one page: its metadata parsed once
     raw = ('{"anchors": {"a1": 10, "a2": 20}, "tags": ["x"], "title": "T", '
            '"deep": {"list": [1, 2]}}')
     first = _metadata(raw)

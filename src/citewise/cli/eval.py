@@ -55,12 +55,12 @@ def run(args: argparse.Namespace) -> int:
     with open_kb(args, must_exist=True) as kb:
         absent: dict[str, str] = {}
         missing = missing_labels(kb, questions, absent)
+        for qid, document in absent.items():  # no broken label: no document to hold it
+            del missing[qid]
+            sys.stderr.write(f"warning: {qid}: no stored document is its document "
+                             f"{document!r} (not ingested, its ingest failed, or the name "
+                             "is misspelled) [document_not_stored]\n")
         for qid, sentences in missing.items():
-            if qid in absent:  # not a broken label: a document the ingest did not store
-                sys.stderr.write(f"warning: {qid}: its document {absent[qid]} is not in the "
-                                 "knowledge base (not ingested, or its ingest failed) "
-                                 "[label_not_found]\n")
-                continue
             for s in sentences:
                 shown = s if len(s) <= 100 else s[:97] + "…"
                 sys.stderr.write(f"warning: {qid}: expected sentence not in the stored text "
@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         "questions_file": args.questions,
         "summary": summarise(results),
         "labels_not_found": missing,
+        "documents_not_stored": absent,
         "results": [r.to_dict() for r in results],
     }
     if args.json:
@@ -128,6 +129,9 @@ def render(report: dict[str, Any], out: TextIO) -> None:
     if report["labels_not_found"]:
         out.write(f"\n{len(report['labels_not_found'])} question(s) have an expected sentence "
                   "that is not in the stored text (see the warnings): they cannot match.\n")
+    if report.get("documents_not_stored"):
+        out.write(f"\n{len(report['documents_not_stored'])} question(s) name a document that "
+                  "is not stored (see the warnings): they cannot match.\n")
 
 
 def _table(rows: Sequence[tuple[str, ...]], out: TextIO) -> None:

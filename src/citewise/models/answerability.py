@@ -167,8 +167,12 @@ def _titled_mentioned(name: str, seen: str, cased: str) -> bool:
 # whole directories to GitLab using only the web interface is not yet implemented" answers
 # "can I drag a whole folder into the GitLab web UI?", which was declined at 0.00 because
 # no passage says "UI" (new-user review, 2026-12-06; FreedomBox's "web UI" question too).
-_SPELLED_OUT = {"ui": ("interface",), "uis": ("interface",), "gui": ("graphical",),
-                "guis": ("graphical",), "cli": ("command line", "command-line")}
+# Not "interface" alone: a network's interfaces are no user interface ("Does FRR have a web
+# UI?" over "configure the interface eth0").
+_UI = ("user interface", "web interface", "graphical interface")
+_CLI = ("command line", "command-line")
+_SPELLED_OUT = {"ui": _UI, "uis": _UI, "gui": ("graphical",), "guis": ("graphical",),
+                "cli": _CLI, "clis": _CLI}
 _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words are there
 # A capitalised word that does not start the question or a sentence of it — not "I" and
 # its contractions ("when I'm done", "I'd", "I've": the asker, not a thing named).

@@ -7,9 +7,10 @@ the same as user." was a sentence of its own (Debian's example nginx.conf, new-u
 2026-12-06); a "//" line is nothing to it, so the line of code above a Go comment ran into
 the comment's first sentence. Inside the loader's ``comment`` spans
 (:func:`citewise.knowledge.loaders.source.comments`), sentences are cut where a comment
-starts and ends, a line's marker is no part of a sentence's start, and a sentence goes on
-over the comment's next line. Every span stays a verbatim slice of the file: a sentence
-over two lines keeps the marker between them.
+starts and ends and at each of its lines, a line's marker is no part of a sentence that
+starts the line, and a sentence goes on over the next line when that line goes on in lower
+case after more than a title's words. Every span stays a verbatim slice of the file: a
+sentence over two lines keeps the marker between them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ __all__ = ["comment_sentences"]
 _MARK = re.compile(r"(?:#+|//+|--+|;+|%+|(?i:rem\b)|::)[ \t]*")
 # Between two lines of one comment: the line's end and the next line's marker.
 _BREAK = re.compile(r"[ \t\r]*\n[ \t]*(?:#+|//+|--+|;+|%+|(?i:rem\b)|::)[ \t]*")
+_LINE = re.compile(r"\n[ \t]*(?=\S)")
+# A line of this many words or fewer is a title, not a sentence going on.
+_TITLE_WORDS = 3
 # What ends a sentence, or a label ("Syntax:"): no sentence goes on past it.
 _ENDED = re.compile(r"[.!?…:][\"'”’)\]]*\Z")
 
@@ -36,7 +40,10 @@ def comment_sentences(text: str, roles: Sequence[tuple[int, int, str]],
     runs = sorted((a, b) for a, b, role in roles if role == "comment")
     if not runs:
         return spans
-    edges = sorted({p for run in runs for p in run})
+    # Each comment's edges and each of its lines' starts: a line goes on into the next only
+    # by the rule below, whatever the splitter made of it ("// Logging" over "// Sets …").
+    edges = sorted({p for run in runs for p in run} | {
+        m.end() for a, b in runs for m in _LINE.finditer(text, a, b)})
     cut: list[tuple[int, int]] = []
     for a, b in spans:
         for c in edges[bisect_right(edges, a):bisect_left(edges, b)]:
@@ -50,12 +57,17 @@ def comment_sentences(text: str, roles: Sequence[tuple[int, int, str]],
             continue
         run = bisect_right(starts, a) - 1
         inside = run >= 0 and a < runs[run][1]
-        if inside:
+        if inside and not text[text.rfind("\n", 0, a) + 1:a].strip():
+            # At a line's start: its marker is no part of the sentence ("%d prints …"
+            # inside a comment keeps its "%").
             m = _MARK.match(text, a, b)
             a = m.end() if m is not None and m.end() < b else a
         if inside and out and out[-1][0] >= runs[run][0] \
                 and not _ENDED.search(text, out[-1][0], out[-1][1]) \
-                and _BREAK.fullmatch(text, out[-1][1], a):
+                and _BREAK.fullmatch(text, out[-1][1], a) and text[a].islower() \
+                and len(text[out[-1][0]:out[-1][1]].split()) > _TITLE_WORDS:
+            # A sentence that goes on ("… group is assumed" / "to be the same as user."),
+            # not a title over its comment ("Logging" / "Sets the log level …").
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))

@@ -63,12 +63,13 @@ _CONTEXTS_SQL = (
 
 
 def _metadata(raw: str | None) -> dict[str, Any]:
-    """A fresh dict of a document's metadata JSON. Parsed once per distinct text (a
-    search returns ~10 hits, often of the same few documents), and copied so that no
-    caller ever shares a mutable value: a flat list or dict in it (an HTML page's
-    ``anchors``, thousands of ids; its ``tags``) by a C-level copy, anything nested deeper
-    by parsing it again. A filtered search reads every candidate's (a tag no document has:
-    12,274 chunks' contexts), and parsing each page's anchors again took 9 s of it."""
+    """A fresh copy of a document's metadata JSON, so that no caller ever shares a mutable
+    value. Metadata whose values are scalars or flat lists and dicts (an HTML page's
+    ``anchors``, thousands of ids; its ``tags``) — all the loaders write — is parsed once
+    per distinct text and its lists and dicts copied (a search returns ~10 hits, often of
+    the same few documents; a filtered one reads every candidate's: 12,274 chunks' for a
+    tag no document has, and parsing each page's anchors again took 9 s of it). Anything
+    nested deeper, or JSON that is no object, is parsed again for each caller."""
     if not raw:
         return {}
     parsed, deep = _parse_metadata(raw)
@@ -80,7 +81,7 @@ def _metadata(raw: str | None) -> dict[str, Any]:
 @lru_cache(maxsize=4096)
 def _parse_metadata(raw: str) -> tuple[dict[str, Any], bool]:
     """``(parsed, deep)``: deep when a value holds a list or dict (a copy of each value
-    would share it)."""
+    would share it), or the JSON is no object (``parsed`` then unused)."""
     parsed = json.loads(raw)
     if not isinstance(parsed, dict):
         return {}, True
