@@ -19,12 +19,14 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
+from citewise.knowledge.loaders.source import LINE_COMMENT
+
 __all__ = ["comment_sentences"]
 
-# A line's comment marker and the blanks after it.
-_MARK = re.compile(r"(?:#+|//+|--+|;+|%+|(?i:rem\b)|::)[ \t]*")
+# A line's comment marker and the blanks after it (the loader's markers, any language's).
+_MARK = re.compile(rf"{LINE_COMMENT}[ \t]*")
 # Between two lines of one comment: the line's end and the next line's marker.
-_BREAK = re.compile(r"[ \t\r]*\n[ \t]*(?:#+|//+|--+|;+|%+|(?i:rem\b)|::)[ \t]*")
+_BREAK = re.compile(rf"[ \t\r]*\n[ \t]*{LINE_COMMENT}[ \t]*")
 _LINE = re.compile(r"\n[ \t]*(?=\S)")
 # A line of this many words or fewer is a title, not a sentence going on.
 _TITLE_WORDS = 3

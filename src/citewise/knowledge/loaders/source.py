@@ -28,7 +28,7 @@ from pathlib import Path
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
-__all__ = ["LANGUAGES", "SourceLoader", "comments", "definitions"]
+__all__ = ["LANGUAGES", "LINE_COMMENT", "SourceLoader", "comments", "definitions"]
 
 # extension -> language name (metadata, content type "text/x-<language>").
 LANGUAGES: dict[str, str] = {
@@ -152,16 +152,19 @@ def section_spans(text: str, defs: list[tuple[int, str]]) -> list[SectionSpan]:
 
 
 # A whole-line comment's marker, per language (none: no line comments worth telling).
-_HASH, _SLASHES = r"#(?![!\[])", r"//"
+_HASH, _SLASHES = r"#(?![!\[])", r"//+"
 _COMMENT_MARKS: dict[str, str] = {
     **dict.fromkeys(("python", "ruby", "perl", "r", "julia", "elixir", "shell", "toml", "yaml",
                      "cmake", "make", "powershell", "graphql"), _HASH),
     **dict.fromkeys(("javascript", "typescript", "go", "rust", "c", "cpp", "java", "kotlin",
                      "scala", "csharp", "swift", "dart", "groovy", "protobuf"), _SLASHES),
     "ini": r"[#;]", "terraform": rf"{_HASH}|{_SLASHES}", "php": rf"{_HASH}|{_SLASHES}",
-    "sql": r"--", "lua": r"--(?!\[\[)", "haskell": r"--", "erlang": r"%", "elisp": r";",
+    "sql": r"--+", "lua": r"--+(?!\[\[)", "haskell": r"--+", "erlang": r"%", "elisp": r";",
     "clojure": r";", "batch": r"(?i:rem\b|::)",
 }
+#: Any language's line-comment marker, repeated ("##", "///", ";;"): what starts a comment
+#: line's text, for the evidence choice (``citewise.models.sentence_comments``).
+LINE_COMMENT = f"(?:{'|'.join(dict.fromkeys(_COMMENT_MARKS.values()))})+"
 
 
 def comments(text: str, language: str) -> list[RoleSpan]:
