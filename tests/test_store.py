@@ -518,6 +518,35 @@ def test_documents_chunks_and_outbox(store: SQLiteStore) -> None:
     assert store.queue_full_reindex() == 0
 
 
+def test_what_a_filter_reads_of_chunks_and_documents(store: SQLiteStore) -> None:
+    """A filtered search asks which document each candidate chunk is of, and judges each
+    document from its filtered fields: only the metadata keys asked for come back, values
+    as stored (lists, strings, nested), a key a document lacks is absent, and other
+    tenants' and unknown ids are not there."""
+    meta = {"tags": ["a", "b"], "date": "2024-05-01", "anchors": {"x": 1},
+            "weird key": {"n": [1, 2]}, "none": None}
+    store.replace_documents([
+        (DocumentRecord("d1", "t1", "c1", "/a.txt", "A", "text/plain", "h1", "Alpha one.",
+                        metadata=meta), [ChunkRecord(11, "d1", 0, 0, 10, "Alpha one.")]),
+        (DocumentRecord("d2", "t1", "c2", "/b.md", "B", "text/markdown", "h2", "Beta two.",
+                        metadata={"keywords": "x; y"}), [ChunkRecord(12, "d2", 0, 0, 9, "Beta two.")]),
+        (DocumentRecord("d3", "t2", "c1", "/c.txt", "C", "text/plain", "h3", "Gamma.",
+                        metadata={"tags": ["a"]}), [ChunkRecord(13, "d3", 0, 0, 6, "Gamma.")]),
+    ])
+    assert store.chunk_document_ids("t1", [12, 11, 13, 99]) == {11: "d1", 12: "d2"}
+    assert store.chunk_document_ids("t1", []) == {}
+    got = store.document_facets("t1", ["d2", "d1", "d3", "zz"],
+                                 metadata_keys=("tags", "keywords", "date", "weird key", "none"))
+    assert sorted(got, key=lambda d: d["id"]) == [
+        {"id": "d1", "collection": "c1", "source": "/a.txt", "content_type": "text/plain",
+         "metadata": {"tags": ["a", "b"], "date": "2024-05-01", "weird key": {"n": [1, 2]}}},
+        {"id": "d2", "collection": "c2", "source": "/b.md", "content_type": "text/markdown",
+         "metadata": {"keywords": "x; y"}},
+    ]
+    (bare,) = store.document_facets("t1", ["d1"])
+    assert bare["metadata"] == {}  # no key asked for: none decoded
+
+
 @pytest.mark.parametrize(("value", "stored"), [
     ("a\x00b", "a\ufffdb"),
     ({"k\x00": ["\x00", "x"]}, {"k\ufffd": ["\ufffd", "x"]}),

@@ -48,6 +48,7 @@ from test_store import (  # the shared contract, parametrized over both backends
     test_transaction_commits_all_or_nothing,  # noqa: F401
     test_transition_run_drops_a_setting_only_when_it_moves,  # noqa: F401
     test_transition_run_is_atomic_across_threads,  # noqa: F401
+    test_what_a_filter_reads_of_chunks_and_documents,  # noqa: F401
 )
 
 

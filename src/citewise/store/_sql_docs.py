@@ -36,6 +36,12 @@ _CONTEXTS = (
 )
 
 
+_CHUNK_DOCUMENTS = sa.select(chunks.c.id, chunks.c.document_id).where(
+    chunks.c.tenant == sa.bindparam("tenant"),
+    chunks.c.id.in_(sa.bindparam("ids", expanding=True)),
+)
+
+
 _DELETE_CHUNKS = sa.delete(chunks).where(
     chunks.c.document_id.in_(sa.bindparam("ids", expanding=True))
 )
@@ -157,6 +163,32 @@ class DocumentsMixin(SQLBase):
                         metadata=dict(row.doc_meta or {}),
                     )
         return [found[i] for i in chunk_ids if i in found]
+
+    def chunk_document_ids(self, tenant: str, chunk_ids: Sequence[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        with self._read() as c:
+            for part in batched(list(chunk_ids)):
+                rows = c.execute(_CHUNK_DOCUMENTS, {"tenant": tenant, "ids": list(part)})
+                out.update((cid, doc) for cid, doc in rows)
+        return out
+
+    def document_facets(
+        self, tenant: str, document_ids: Sequence[str], *, metadata_keys: Sequence[str] = ()
+    ) -> list[dict[str, Any]]:
+        keys = list(dict.fromkeys(metadata_keys))
+        # Each key extracted by the database (SQLite's json_extract, PostgreSQL's ->): an
+        # HTML page's metadata carries thousands of anchor ids no filter reads.
+        cols = [documents.c.id, documents.c.collection, documents.c.source,
+                documents.c.content_type, *(documents.c.meta[k] for k in keys)]
+        out: list[dict[str, Any]] = []
+        with self._read() as c:
+            for part in batched(list(dict.fromkeys(document_ids))):
+                q = sa.select(*cols).where(documents.c.tenant == tenant, documents.c.id.in_(part))
+                for row in c.execute(q):
+                    meta = {k: v for k, v in zip(keys, row[4:], strict=True) if v is not None}
+                    out.append({"id": row[0], "collection": row[1], "source": row[2],
+                                "content_type": row[3], "metadata": meta})
+        return out
 
     def count_chunks(self, tenant: str | None = None) -> int:
         q = sa.select(sa.func.count()).select_from(chunks)

@@ -146,6 +146,17 @@ class Store(WorkQueue, SentenceVectorRecords, Protocol):
     def delete_document(self, tenant: str, document_id: str) -> bool:
         """Delete a document and its chunks and queue the index op (one transaction)."""
         ...
+    def chunk_document_ids(self, tenant: str, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """``{chunk_id: document_id}`` of the known chunks of ``tenant`` (nothing else read:
+        what a filtered search needs to tell which document a candidate belongs to)."""
+        ...
+    def document_facets(
+        self, tenant: str, document_ids: Sequence[str], *, metadata_keys: Sequence[str] = ()
+    ) -> list[dict[str, Any]]:
+        """The known ``document_ids`` of ``tenant`` as filters read them: ``id``,
+        ``collection``, ``source``, ``content_type`` and ``metadata`` holding only
+        ``metadata_keys`` (those present) — no text, and no other metadata decoded."""
+        ...
     def count_chunks(self, tenant: str | None = None) -> int: ...
     def list_chunk_ids(self, tenant: str | None = None) -> set[int]: ...
     def list_document_chunk_ids(self, tenant: str, *, limit: int = 100

@@ -51,6 +51,8 @@ CONTENT_TYPES = {
 # Metadata keys that date a document, most meaningful first: when the content was
 # published beats when the file was last touched.
 DATE_KEYS = ("published", "date", "document_modified", "created", "modified")
+# Metadata keys that tag a document.
+TAG_KEYS = ("tags", "keywords", "tag")
 # A "#tag" starts a word (Perl's "$#array" and "$#{aref}" are an array's last index), and a
 # C preprocessor directive ("#include", "#define") is code, not a tag.
 _INLINE = re.compile(
@@ -157,6 +159,11 @@ class Filters:
             out["source"] = list(self.sources)
         return out
 
+    def metadata_keys(self) -> tuple[str, ...]:
+        """The metadata keys :meth:`matches` reads (all a store needs to decode)."""
+        return (TAG_KEYS if self.tags else ()) + (
+            DATE_KEYS if self.date_from or self.date_to else ())
+
     def matches(self, document: Mapping[str, Any]) -> bool:
         """Does a document pass? ``document`` has ``collection``, ``source``, ``id``,
         ``content_type`` and ``metadata`` (the fields of a ``DocumentRecord``). Under a
@@ -195,7 +202,7 @@ def _is_glob(pattern: str) -> bool:
 
 def _tags(meta: Mapping[str, Any]) -> set[str]:
     out: set[str] = set()
-    for key in ("tags", "keywords", "tag"):
+    for key in TAG_KEYS:
         value = meta.get(key)
         if isinstance(value, str):
             out.update(t.strip().lower() for t in re.split(r"[,;]", value) if t.strip())

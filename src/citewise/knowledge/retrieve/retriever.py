@@ -36,7 +36,8 @@ from citewise.knowledge.retrieve.fusion import (
     rerank,
 )
 from citewise.knowledge.retrieve.fusion import fused as _fused
-from citewise.knowledge.retrieve.hits import Hit, doc_view, hit_from_context
+from citewise.knowledge.retrieve.hits import Hit, hit_from_context
+from citewise.knowledge.retrieve.passing import Passing
 from citewise.knowledge.retrieve.query import detect_language, keywords
 from citewise.store.base import ChunkContext, Store
 
@@ -148,12 +149,14 @@ class Retriever:
         pending = None
         if wanted == "hybrid" and not flt:
             pending = _submit_dense(self, query, n)
+        # A filter is judged per document, once per search (see ``passing``).
+        passing = Passing(self.store, self.tenant, flt) if flt else None
         if wanted in ("lexical", "hybrid"):
-            lex = self._lexical(query, n, flt, contexts)
+            lex = self._lexical(query, n, flt, passing)
         if pending is not None:
             dense = pending.result()
         elif wanted in ("dense", "hybrid"):
-            dense = self._dense(query, n, flt, contexts)
+            dense = self._dense(query, n, passing)
         rows: list[Row]
         if wanted == "lexical":
             rows = [(-s, cid, s, i, None, s, None) for i, (cid, s) in enumerate(lex, 1)]
@@ -204,7 +207,7 @@ class Retriever:
     # -- the two retrievers -------------------------------------------------------------------
 
     def _lexical(
-        self, query: str, n: int, flt: Filters, contexts: dict[int, ChunkContext]
+        self, query: str, n: int, flt: Filters, passing: Passing | None
     ) -> list[tuple[int, float]]:
         pushed = flt.store_filters()
         document_ids = pushed.get("document_id")
@@ -222,20 +225,18 @@ class Retriever:
             query, n * 4 if post else n, tenant=self.tenant,
             collections=pushed.get("collection"), document_ids=document_ids,
         )
-        if not post:
+        if not post or passing is None:
             # tantivy applied the tenant and every filter itself: nothing to check here,
             # and only the hits that make the final cut are read from SQLite.
             return scored[:n]
-        return self._keep(scored, flt, contexts)[:n]
+        return passing.keep(scored)[:n]
 
-    def _dense(
-        self, query: str, n: int, flt: Filters, contexts: dict[int, ChunkContext]
-    ) -> list[tuple[int, float]]:
+    def _dense(self, query: str, n: int, passing: Passing | None) -> list[tuple[int, float]]:
         assert self.dense is not None
         if not query.strip():
             return []
         vec = self.dense.embed_query(query)
-        if not flt:
+        if passing is None:
             # The vector index keeps each tenant's vectors apart (one shard per tenant):
             # its hits are this tenant's chunks, so none is read from SQLite here — only
             # the ones that make the final cut are (``_take``, which also skips a chunk
@@ -247,7 +248,7 @@ class Retriever:
             # Metadata filters are checked against SQLite: ask for more until n pass or
             # the tenant's vectors are exhausted.
             scored = self.dense.search(vec, min(fetch, total), tenant=self.tenant)
-            kept = self._keep(scored, flt, contexts)
+            kept = passing.keep(scored)
             if len(kept) >= n or fetch >= total or fetch >= 16 * max(n, 256):
                 return kept[:n]
             fetch *= 4
@@ -277,17 +278,6 @@ class Retriever:
         if need:
             for found in self.store.get_chunk_contexts(self.tenant, need):
                 contexts[found.chunk.id] = found
-
-    def _keep(
-        self, scored: list[tuple[int, float]], flt: Filters, contexts: dict[int, ChunkContext]
-    ) -> list[tuple[int, float]]:
-        self._hydrate([cid for cid, _ in scored], contexts)
-        out: list[tuple[int, float]] = []
-        for cid, score in scored:
-            ctx = contexts.get(cid)
-            if ctx is not None and (not flt or flt.matches(doc_view(ctx))):
-                out.append((cid, score))
-        return out
 
 
 # -- the dense search beside the lexical one ----------------------------------------------------
@@ -334,7 +324,7 @@ def _submit_dense(
     pool = _dense_pool()
     if pool is None:
         return None
-    return pool.submit(retriever._dense, query, n, Filters(), {})
+    return pool.submit(retriever._dense, query, n, None)
 
 
 def _row_id(row: Row) -> int:
