@@ -430,7 +430,16 @@ def test_text_files_without_an_extension_are_read_binaries_skipped(tmp_path: Pat
     os.mkfifo(docs / "pipe")  # never opened: a read would wait for a writer for ever
     (docs / "wide").write_bytes("\ufeffWide tents need three poles.\n".encode("utf-16-le"))
     (docs / "pictures.bin.gz").write_bytes(gzip.compress(b"\x00\x01"))
+    # a note with no extension, gzipped as Debian ships them (nginx-doc's upstream.gz)
+    (docs / "fastcgi.gz").write_bytes(gzip.compress(b"fastcgi_pass hands the request on.\n"))
+    (docs / "blob.gz").write_bytes(gzip.compress(b"\x7fELF\x00\x00"))
+    (docs / "fake.gz").write_text("not gzip at all\n")
     registry = default_registry()
+    assert registry.for_path("notes.gz") is None  # by its name alone: not known
+    assert registry.for_file(docs / "fastcgi.gz").name == "gzip:text"  # type: ignore[union-attr]
+    packed = (docs / "fastcgi.gz").read_bytes()  # an upload's bytes
+    assert registry.for_path("notes.gz", head=packed) is not None
+    assert registry.for_path("notes.gz", head=packed[:9]) is None  # its header: nothing inside yet
     assert registry.for_path("README.Debian") is registry.get("text")
     assert registry.for_path("upstream") is None  # by its name alone: not known
     assert registry.for_file(docs / "upstream") is registry.get("text")
@@ -438,13 +447,17 @@ def test_text_files_without_an_extension_are_read_binaries_skipped(tmp_path: Pat
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         report = kb.ingest([docs])
         assert sorted(Path(p).name for p in report.added) == [
-            "COPYING", "NEWS.Debian.gz", "README", "latin1", "upstream", "wide"]
+            "COPYING", "NEWS.Debian.gz", "README", "fastcgi.gz", "latin1", "upstream", "wide"]
         for name in ("program", "empty", "pipe"):
             assert report.skip_reason(str(docs / name)) == "no loader for files without an extension"
+        for name in ("blob.gz", "fake.gz"):  # a binary inside, or no gzip stream at all
+            assert report.skip_reason(str(docs / name)) == (
+                "no loader for files without an extension (inside .gz)")
         assert report.skip_reason(str(docs / "pictures.bin.gz")) == (
             "no loader for .bin files (inside .gz)")
         assert kb.search("old poles")[0].source.endswith("NEWS.Debian.gz")
         assert kb.search("returning client backend")[0].source.endswith("upstream")
+        assert kb.search("hands the request on")[0].source.endswith("fastcgi.gz")
         assert kb.search("résistant")[0].source.endswith("latin1")
         assert kb.search("three poles")[0].source.endswith("wide")
         # Given by name, a binary is refused as before, with its code.

@@ -547,6 +547,23 @@ def test_what_a_filter_reads_of_chunks_and_documents(store: SQLiteStore) -> None
     assert bare["metadata"] == {}  # no key asked for: none decoded
 
 
+def test_sources_named_match_the_last_path_part_literally(store: SQLiteStore) -> None:
+    """What ``search --source`` points to when a path names no document: sources by file
+    name, with no document text read; LIKE's wildcards in a name are plain characters."""
+    names = ["/a/tents.md", "/b/tents.md", "/c/xtents.md", "/d/tents.md/inner",
+             "/e/50%_off.txt", "/f/50xxoff.txt", "tents.md", "https://h/x/tents.md"]
+    store.replace_documents([
+        (DocumentRecord(f"d{i}", "t1", "c", src, None, "text/plain", f"h{i}", "x."), [])
+        for i, src in enumerate(names)])
+    store.replace_documents([
+        (DocumentRecord("o", "t2", "c", "/z/tents.md", None, "text/plain", "h", "x."), [])])
+    assert store.sources_named("t1", "tents.md", limit=10) == [
+        "/a/tents.md", "/b/tents.md", "https://h/x/tents.md", "tents.md"]
+    assert store.sources_named("t1", "tents.md", limit=2) == ["/a/tents.md", "/b/tents.md"]
+    assert store.sources_named("t1", "50%_off.txt") == ["/e/50%_off.txt"]
+    assert store.sources_named("t1", "nothing.md") == []
+
+
 @pytest.mark.parametrize(("value", "stored"), [
     ("a\x00b", "a\ufffdb"),
     ({"k\x00": ["\x00", "x"]}, {"k\ufffd": ["\ufffd", "x"]}),

@@ -44,6 +44,7 @@ from test_store import (  # the shared contract, parametrized over both backends
     test_other_tenants_records_do_not_exist,  # noqa: F401
     test_pre_encoded_json_is_stored_as_the_json_it_is,  # noqa: F401
     test_runs_round_trip_and_upsert,  # noqa: F401
+    test_sources_named_match_the_last_path_part_literally,  # noqa: F401
     test_threads_and_turns_round_trip,  # noqa: F401
     test_transaction_commits_all_or_nothing,  # noqa: F401
     test_transition_run_drops_a_setting_only_when_it_moves,  # noqa: F401

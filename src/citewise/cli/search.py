@@ -93,21 +93,13 @@ def _unknown_source(kb: KnowledgeBase, given: str) -> str | None:
         return None
     wanted = source_for(given)
     name = Path(wanted).name
-    alike: list[str] = []
-    offset = 0
-    while len(alike) < _ALIKE:
-        page = kb.list_documents(limit=_PAGE, offset=offset)
-        alike.extend(doc.source for doc in page if Path(doc.source).name == name)
-        if len(page) < _PAGE:
-            break
-        offset += _PAGE
+    alike = kb.store.sources_named(kb.tenant, name, limit=_ALIKE)
     hint = (f"; documents named {name}: " + ", ".join(alike[:_ALIKE]) if alike
             else f'; a glob matches anywhere in the path ("*/{name}", "*/{name}/*")')
     return (f"note: no document's source is {wanted} (a relative path is read from the "
             f"current folder, as ingest reads it){hint}")
 
 
-_PAGE = 500
 _ALIKE = 3
 
 

@@ -164,6 +164,14 @@ class DocumentsMixin(SQLBase):
                     )
         return [found[i] for i in chunk_ids if i in found]
 
+    def sources_named(self, tenant: str, file_name: str, *, limit: int = 3) -> list[str]:
+        src = documents.c.source
+        q = (sa.select(src).where(documents.c.tenant == tenant, sa.or_(
+                src == file_name, src.endswith("/" + file_name, autoescape=True)))
+             .order_by(src).limit(limit))
+        with self._read() as c:
+            return [r[0] for r in c.execute(q)]
+
     def chunk_document_ids(self, tenant: str, chunk_ids: Sequence[int]) -> dict[int, str]:
         out: dict[int, str] = {}
         with self._read() as c:

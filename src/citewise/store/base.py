@@ -146,6 +146,10 @@ class Store(WorkQueue, SentenceVectorRecords, Protocol):
     def delete_document(self, tenant: str, document_id: str) -> bool:
         """Delete a document and its chunks and queue the index op (one transaction)."""
         ...
+    def sources_named(self, tenant: str, file_name: str, *, limit: int = 3) -> list[str]:
+        """The first ``limit`` sources of ``tenant``'s documents whose last path part is
+        ``file_name`` (sorted; no document read): what "no such source" can point to."""
+        ...
     def chunk_document_ids(self, tenant: str, chunk_ids: Sequence[int]) -> dict[int, str]:
         """``{chunk_id: document_id}`` of the known chunks of ``tenant`` (nothing else read:
         what a filtered search needs to tell which document a candidate belongs to)."""

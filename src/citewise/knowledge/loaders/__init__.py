@@ -83,7 +83,9 @@ class LoaderRegistry:
         text (:func:`is_text`): Debian's nginx-doc is notes named ``php``, ``upstream``,
         ``examples/drupal``, and 11 of its 13 files were skipped (new-user review,
         2026-12-06). Without ``head``, only the conventional names are
-        (:data:`TEXT_FILE_NAMES`)."""
+        (:data:`TEXT_FILE_NAMES`). Inside a container, the inner name with no extension is
+        told by the container's ``peek(head)`` (the first bytes of what it holds): nginx-doc's
+        ``upstream.gz`` is a text note too."""
         name = Path(path).name.lower()
         best: tuple[int, Loader] | None = None
         for ext, loader in self._by_ext.items():
@@ -96,14 +98,16 @@ class LoaderRegistry:
             return self._by_name.get("text") if known else None
         around = getattr(best[1], "around", None)
         if callable(around):
-            inner = self.for_path(name[: -best[0]])
+            peek = getattr(best[1], "peek", None)
+            inside = peek(head) if head is not None and callable(peek) else None
+            inner = self.for_path(name[: -best[0]], head=inside)
             return None if inner is None else around(inner)
         return best[1]
 
     def for_file(self, path: Path) -> Loader | None:
         """:meth:`for_path`, reading the first bytes of a file with no extension."""
         loader = self.for_path(path)
-        if loader is None and "." not in path.name.lstrip("."):
+        if loader is None and self._sniffable(path.name):
             if not path.is_file():  # a pipe would block the read for ever
                 return None
             try:
@@ -114,6 +118,18 @@ class LoaderRegistry:
                 # that it does not read files without an extension.
                 return self._by_name.get("text")
         return loader
+
+    def _sniffable(self, name: str) -> bool:
+        """Whether ``name`` has no extension, or is a container's (``.gz``) around a name
+        with none: what only the file's first bytes can tell."""
+        name = name.lower()
+        while "." in name.lstrip("."):
+            ext = max((e for e in self._by_ext if name.endswith(e) and len(name) > len(e)),
+                      key=len, default=None)
+            if ext is None or not callable(getattr(self._by_ext[ext], "around", None)):
+                return False
+            name = name[: -len(ext)]
+        return True
 
     def for_content_type(self, content_type: str) -> Loader | None:
         return self._by_type.get(content_type.split(";")[0].strip().lower())

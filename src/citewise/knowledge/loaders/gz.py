@@ -16,6 +16,7 @@ parsed, so a bomb costs no memory and writes nothing.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 from citewise.errors import IngestError
@@ -79,11 +80,23 @@ class GzipLoader:
         """This container bound to the loader of what is inside."""
         return Gunzipped(inner)
 
+    def peek(self, head: bytes) -> bytes | None:
+        """The first bytes (``HEAD_BYTES`` at most) of what the gzip stream starting with
+        ``head`` holds, or None when ``head`` is no gzip stream: how the registry tells a
+        text note with no extension inside (``upstream.gz``)."""
+        from citewise.knowledge.loaders import HEAD_BYTES
+
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_BYTES)
+        except zlib.error:
+            return None
+
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         """Used only when called directly: the inner loader from the default registry."""
-        from citewise.knowledge.loaders import default_registry
+        from citewise.knowledge.loaders import HEAD_BYTES, default_registry
 
-        inner = default_registry().for_path(_inner_name(path))
+        inner = default_registry().for_path(_inner_name(path),
+                                            head=self.peek(data[:HEAD_BYTES]))
         if inner is None or isinstance(inner, GzipLoader):
             raise IngestError(
                 f"{path.name}: no loader for what is inside the gzip file",
