@@ -349,6 +349,22 @@ def test_a_table_rows_citation_is_that_row_not_the_table(tmp_path: Path) -> None
         assert right.evidence_at_1 is True
 
 
+def test_the_first_cited_sentence_is_shown_as_stored(tmp_path: Path) -> None:
+    """Sphinx's review (2026-12-06): a page that shows reST's role syntax has backticks in
+    its text, and eval's table showed ":py:meth:~Queue.Queue.get" beside ask's quote with
+    them. The label still matches with or without them."""
+    page = ("<html><body><h1>Roles</h1><p>For example, <code>:py:meth:`~Queue.Queue.get`</code>"
+            " will refer to Queue.Queue.get but only display get as the link text.</p>"
+            "<ul><li>one</li></ul></body></html>")
+    with _cited_page(tmp_path, "roles.html", page, "Queue.Queue.get", "list_item") as (
+            base, citing):
+        sentence = ("For example, :py:meth:`~Queue.Queue.get` will refer to Queue.Queue.get "
+                    "but only display get as the link text.")
+        for label in (sentence, sentence.replace("`", "")):
+            got = score_answer(question(expected=(label,)), citing("will refer to"), base, 1)
+            assert got.evidence_at_1 is True and got.first_sentence == sentence
+
+
 def test_the_sentence_before_one_in_lower_case_is_not_that_one(tmp_path: Path) -> None:
     """BIND's review (2026-12-05): a sentence starting in lower case ("max-ncache-ttl
     cannot …") has no boundary before it, so a quote of the sentence before was widened

@@ -211,7 +211,10 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
     ok = any(covered(extent, occ) >= MATCH_COVERAGE
              and (span[1] <= span[0] or min(span[1], occ[1]) > max(span[0], occ[0]))
              for e in expected for occ in locate(text, e, index=index))
-    return ok, doc.source, _norm(text[extent[0]:extent[1]]) or c.excerpt
+    # Shown as stored, its whitespace collapsed: not as matched (``_norm`` drops markdown's
+    # backticks, and a Sphinx page's ":py:meth:`~Queue.get`" is text that has them —
+    # eval showed ":py:meth:~Queue.get" beside ask's quote; review, 2026-12-06).
+    return ok, doc.source, " ".join(text[extent[0]:extent[1]].split()) or c.excerpt
 
 
 def abstained(answer: Answer) -> bool:

@@ -210,8 +210,8 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     if answer.citations and any(i.code == "no_answer_in_sources" for i in answer.issues):
         # Every claim unsupported (a quote off the question, a model's own words): said
         # first, where the answer is read, not after it nor only in a warning on stderr.
-        out.write("The sources do not support this answer: what follows quotes the closest "
-                  "passages, it does not answer the question.\n\n")
+        out.write("The documents do not answer this question: what follows quotes the "
+                  "closest passages, and they do not answer it.\n\n")
     shown = _shown_numbers(answer)
     text = answer.text.removesuffix(UNSUPPORTED_NOTE).strip()  # said above
     out.write(_renumbered(text, shown) + "\n")
@@ -221,7 +221,9 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     if not answer.citations:
         _closest(answer, out)
         return
-    out.write("\nSources:\n")
+    # Under the decline, the sources are what a decline lists: its closest passages.
+    declined = any(i.code == "no_answer_in_sources" for i in answer.issues)
+    out.write(f"\n{_CLOSEST if declined else 'Sources:'}\n")
     quotes: dict[int, list[tuple[str, str]]] = {}  # per document: (place, quote)
     texts: dict[str, str | None] = {}
     flagged = _flagged(answer)
@@ -294,6 +296,7 @@ _FLAGS = {"off_topic_evidence": "this passage does not address the question",
 
 
 _QUOTE_CHARS = 400
+_CLOSEST = "Closest passages (they do not answer it):"
 
 
 def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
@@ -302,7 +305,7 @@ def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
     if not answer.search_documents or not any(
             i.code == "no_answer_in_sources" for i in answer.issues):
         return
-    out.write("\nClosest passages (they do not answer it):\n")
+    out.write(f"\n{_CLOSEST}\n")
     for n, doc in enumerate(answer.search_documents[:limit], 1):
         if not doc.snippets:
             continue

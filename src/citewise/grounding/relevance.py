@@ -58,9 +58,10 @@ __all__ = ["NOT_IN_SOURCES", "OFF_TOPIC", "OFF_TOPIC_LEXICAL", "UNSUPPORTED_NOTE
 
 #: Appended to an answer whose quotes or claims no retrieved passage bears out (outside
 #: strict mode): a client that reads only the text — an OpenAI SDK, a chat UI — must not
-#: take the closest passages for an answer.
-UNSUPPORTED_NOTE = ("(The sources do not support this answer: what it quotes are the "
-                    "closest passages, and they do not answer the question.)")
+#: take the closest passages for an answer. Worded as the decline (``declines``) opens:
+#: both say the documents do not answer (Sphinx's review, 2026-12-06, met two wordings).
+UNSUPPORTED_NOTE = ("(The documents do not answer this question: what it quotes are the "
+                    "closest passages, and they do not answer it.)")
 
 
 def noted(text: str) -> str:
