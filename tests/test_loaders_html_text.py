@@ -110,7 +110,17 @@ def test_a_sentence_runs_on_through_a_short_display_block() -> None:
                        # case (RDoc's Array page, Ruby's review 2026-12-05).
                        ("<p>Add items with push or</p><pre>arr.push(5)</pre><p><code>unshift"
                         "</code> will add a new item to the beginning.</p>",
-                        "Add items with push or\n\narr.push(5)\n\nunshift will")):
+                        "Add items with push or\n\narr.push(5)\n\nunshift will"),
+                       # …whatever its verb, when markup sets the name apart (Sphinx's
+                       # quickstart, review 2026-12-06), a link to it included
+                       ("<p>using member options, like</p><pre>.. automodule:: io</pre><p>"
+                        "<em>autodoc</em> needs to import your modules.</p>",
+                        "using member options, like\n\n.. automodule:: io\n\nautodoc needs"),
+                       ("<p>call it as</p><pre>f(x)</pre><p><a href='#g'><code>g</code></a> "
+                        "takes over.</p>", "call it as\n\nf(x)\n\ng takes"),
+                       # not a word set in markup inside the sentence going on
+                       ("<p>the command</p><pre>ls</pre><p>lists <em>all</em> files.</p>",
+                        "the command\n ls\n lists all")):
         text, _, _, _, _ = read_html(f"<html><body>{body}</body></html>")
         assert text.startswith(kept), text
 

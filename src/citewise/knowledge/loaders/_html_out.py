@@ -57,6 +57,11 @@ class Out:
     # function's <h4> took the function off the section path of its text); one of the
     # same rank is its sibling (a blog post's "Install", "Usage", "FAQ").
     floor: int = 0
+    # Where a block opens with a name set in inline markup ("<em>autodoc</em> needs to
+    # import …"): a sentence of its own though in lower case (``run_on``). ``naming``:
+    # inside such an element at a block's start, its first visible character not yet seen.
+    names: set[int] = field(default_factory=set)
+    naming: bool = False
 
     def level(self, tag_level: int) -> int:
         """A heading's level: its tag's, shifted, and below its article's first heading."""
@@ -97,13 +102,21 @@ class Out:
             marker, self.marker = self.marker, ""
             self._inline(marker)
 
+    def open_inline(self, tag: str) -> None:
+        """An inline element starts: a name's (:data:`NAME_TAGS`) at the block's start is
+        looked for (``names``)."""
+        self.naming = tag in NAME_TAGS and not "".join(self.line).strip()
+
     def _inline(self, text: str) -> None:
-        if self.waiting:
+        if self.waiting or self.naming:
             visible = len(text) - len(text.lstrip())
             if visible < len(text):
                 before = _SPACE.sub(" ", "".join(self.line) + text[:visible]).lstrip()
                 sep = len(self.pending_sep or "\n\n") if self.length else 0
                 self._place(self.length + sep + len(before))
+                if self.naming:
+                    self.names.add(self.length + sep + len(before))
+                    self.naming = False
         self.line.append(text)
 
     def _place(self, at: int) -> None:
@@ -188,14 +201,17 @@ def _stronger(a: str, b: str) -> str:
     return a if len(a) >= len(b) else b
 
 
-def run_on(text: str, roles: list[RoleSpan]) -> str:
+def run_on(text: str, roles: list[RoleSpan], names: set[int] | frozenset[int] = frozenset()
+           ) -> str:
     """``text`` where a sentence runs on through a short display block — a paragraph that
     stops mid-sentence, a few lines of code (three at most), and a paragraph that goes on
     in lower case ("Instead, the alias item" / ":blackhole:" / "can be used." — DocBook
     closes the paragraph at the block, Exim's specification so; review, 2026-12-05) — or
     from a parameter's dash into its description. The blank lines become a line break and
     a space: one sentence to the splitter, the block still its own line and role, every
-    offset where it was."""
+    offset where it was. A paragraph that opens with a name set in inline markup (at an
+    offset in ``names``: "<em>autodoc</em> needs to import …" after Sphinx's example of
+    ``automodule``; review, 2026-12-06) starts a sentence of its own."""
     # The block before must be a paragraph (text in no role: not a heading, a list item,
     # a table or another code block).
     closed = {b for _, b, _ in roles}
@@ -208,7 +224,7 @@ def run_on(text: str, roles: list[RoleSpan]) -> str:
                 or b + 2 >= len(text) or not text[b + 2].islower() or b + 2 in opened
                 or text[a - 3] in _STOPS or text[a - 3].isspace() or a - 2 in closed
                 or text.count("\n", a, b) > _DISPLAY_BREAKS or b - a > _DISPLAY_CHARS
-                or _SUBJECT_VERB.match(text, b + 2)):
+                or b + 2 in names or _SUBJECT_VERB.match(text, b + 2)):
             continue
         chars = chars if chars is not None else list(text)
         chars[a - 1] = chars[b + 1] = " "
@@ -250,6 +266,8 @@ def _enclosing(roles: list[RoleSpan], points: list[int]) -> dict[int, frozenset[
     return out
 
 
+#: Inline elements that set a name apart: emphasis, code, a variable, a citation.
+NAME_TAGS = frozenset(("em", "i", "code", "tt", "var", "cite", "samp", "kbd", "strong", "b"))
 _OWN_BLOCKS = frozenset(("term", "heading", "list_item", "table", "code", "doctest"))
 _STOPS = frozenset(".!?:;")  # a paragraph that ends so ends its sentence
 _DISPLAY_BREAKS = 2  # three lines at most

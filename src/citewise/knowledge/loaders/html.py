@@ -273,7 +273,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.text(")")
         else:
             _anchor(child, out)
+            out.open_inline(tag)
             _walk(child, out, in_main, guess)
+            out.naming = False
         child = child.next
 
 
@@ -310,7 +312,6 @@ def _anchor(node: Any, out: Out) -> None:
     # the sentences after it linked there instead of to their section.
     if ident and not is_tab_panel(node) and ident not in out.anchors and ident not in out.waiting:
         out.waiting.append(ident)
-
 
 
 def _read(tree: Any, javadoc: bool = False) -> Out:
@@ -351,7 +352,7 @@ def read_html(html: str
     out = _read(tree, is_javadoc(html))
     text = "".join(out.parts)
     roles = tidy_roles(out.roles, text)
-    text = run_on(text, roles)  # blanks only: the roles' and every other offset hold
+    text = run_on(text, roles, out.names)  # blanks only: every offset holds
     if not title and out.headings:
         title = out.headings[0][2]
     meta = page_metadata(tree)
@@ -371,13 +372,9 @@ class HtmlLoader:
     name = "html"
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
-    # each one's reasons). 40-43: rST sidebars and topics, a box's bold label, <q>'s
-    # marks, DocBook's variable lists set as tables, RDoc's folded source, imgmath's
-    # formulas, a parameter's dash, Sphinx's code captions, old docutils' footnote lists,
-    # a cell's list items apart, names in code and labelled values no page turns, DocBook
-    # notes drawn as tables, its long-description links. 45: a bold list item and a
-    # synopsis under its heading are no headings.
-    version = "45"
+    # each one's reasons). 45: a bold list item and a synopsis under its heading are no
+    # headings. 46: a name in inline markup opens a sentence after a code block.
+    version = "46"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
