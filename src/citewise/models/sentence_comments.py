@@ -20,13 +20,14 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from citewise.knowledge.loaders.source import LINE_COMMENT
+from citewise.sentences import sentence_spans
 
 __all__ = ["comment_sentences"]
 
 # A line's comment marker and the blanks after it (the loader's markers, any language's).
 _MARK = re.compile(rf"{LINE_COMMENT}[ \t]*")
 # Between two lines of one comment: the line's end and the next line's marker.
-_BREAK = re.compile(rf"[ \t\r]*\n[ \t]*{LINE_COMMENT}[ \t]*")
+_BREAK = re.compile(rf"[ \t\r]*\n[ \t]*(?:{LINE_COMMENT})?[ \t]*")
 _LINE = re.compile(r"\n[ \t]*(?=\S)")
 # A line of this many words or fewer is a title, not a sentence going on.
 _TITLE_WORDS = 3
@@ -42,6 +43,7 @@ def comment_sentences(text: str, roles: Sequence[tuple[int, int, str]],
     runs = sorted((a, b) for a, b, role in roles if role == "comment")
     if not runs:
         return spans
+    spans = _split_apart(text, runs, spans)
     # Each comment's edges and each of its lines' starts: a line goes on into the next only
     # by the rule below, whatever the splitter made of it ("// Logging" over "// Sets …").
     edges = sorted({p for run in runs for p in run} | {
@@ -74,6 +76,28 @@ def comment_sentences(text: str, roles: Sequence[tuple[int, int, str]],
         else:
             out.append((a, b))
     return out
+
+
+def _split_apart(text: str, runs: list[tuple[int, int]], spans: list[tuple[int, int]]
+                 ) -> list[tuple[int, int]]:
+    """``spans`` outside the comments, and each comment's text after its opening marker
+    split on its own: a docstring's opening quotes opened a quotation to the splitter over
+    the whole text, and none of its sentences were cut ("\"\"\"Sets the user. If …")."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        for ra, rb in runs[max(0, bisect_right(runs, (a, a)) - 1):]:
+            if ra >= b:
+                break
+            if rb > a and ra < b:
+                if ra > a:
+                    out.append((a, ra))
+                a = max(a, rb)
+        if a < b:
+            out.append((a, b))
+    for ra, rb in runs:
+        m = _MARK.match(text, ra, rb)
+        out.extend(sentence_spans(text, m.end() if m is not None else ra, rb))
+    return sorted(_stripped(text, a, b) for a, b in out)
 
 
 def _stripped(text: str, a: int, b: int) -> tuple[int, int]:

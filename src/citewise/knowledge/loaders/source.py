@@ -16,8 +16,10 @@ right above it, and runs to the start of the next; text before the first has non
 A run of whole-line comments is the file's prose — in a configuration file often all the
 documentation there is ("# If group is not specified, group is assumed to be the same as
 user.", Debian's example nginx.conf) — and has the role ``comment``, so an answer may quote
-it; its markers stay in the text, which is the file's own. Block comments and docstrings
-are not told apart from the code around them.
+it; its markers stay in the text, which is the file's own. So is a block comment that
+starts a line (``/* … */``, a Javadoc or Doxygen comment with its `` * `` lines) and a
+docstring (a triple-quoted string that starts a line): without its closing marker, which
+ends no sentence.
 """
 
 from __future__ import annotations
@@ -162,23 +164,43 @@ _COMMENT_MARKS: dict[str, str] = {
     "sql": r"--+", "lua": r"--+(?!\[\[)", "haskell": r"--+", "erlang": r"%", "elisp": r";",
     "clojure": r";", "batch": r"(?i:rem\b|::)",
 }
-#: Any language's line-comment marker, repeated ("##", "///", ";;"): what starts a comment
-#: line's text, for the evidence choice (``citewise.models.sentence_comments``).
-LINE_COMMENT = f"(?:{'|'.join(dict.fromkeys(_COMMENT_MARKS.values()))})+"
+# A block comment or a docstring that starts a line, per language: the opening marker, and
+# the text up to its closing one (group "end").
+_C_BLOCK = r"/\*(?s:.*?)(?P<end>\*/)"
+_BLOCK_MARKS: dict[str, str] = {
+    **dict.fromkeys(("javascript", "typescript", "go", "rust", "c", "cpp", "java", "kotlin",
+                     "scala", "csharp", "swift", "dart", "groovy", "protobuf", "php", "css",
+                     "sql", "vue", "svelte", "terraform"), _C_BLOCK),
+    "python": r"[rRuUbB]{0,2}(?P<q>\"\"\"|\'\'\')(?s:.*?)(?P<end>(?P=q))",
+}
+#: Any language's comment marker at a line's start, repeated ("##", "///", ";;"), a block
+#: comment's (``/**``, `` * ``) and a docstring's opening quotes among them: what starts a
+#: comment line's text, for the evidence choice (``citewise.models.sentence_comments``).
+LINE_COMMENT = (f"(?:{'|'.join(dict.fromkeys(_COMMENT_MARKS.values()))}"
+                r"|/\*+!?|\*(?!/)|[rRuUbB]{0,2}(?:\"\"\"|\'\'\'))+")
 
 
 def comments(text: str, language: str) -> list[RoleSpan]:
     """The runs of whole-line comments of ``text`` (from the first marker to the end of the
     run's last line) with a letter in them: ``(start, end, "comment")``."""
-    mark = _COMMENT_MARKS.get(language)
-    if mark is None:
-        return []
+    mark, block = _COMMENT_MARKS.get(language), _BLOCK_MARKS.get(language)
     out: list[RoleSpan] = []
-    for m in re.finditer(rf"(?m)^[ \t]*(?:{mark})[^\r\n]*(?:\r?\n[ \t]*(?:{mark})[^\r\n]*)*",
-                         text):
-        start = m.start() + len(m.group()) - len(m.group().lstrip())
-        if any(c.isalpha() for c in m.group()):
-            out.append((start, m.end(), "comment"))
+    if mark is not None:
+        for m in re.finditer(
+                rf"(?m)^[ \t]*(?:{mark})[^\r\n]*(?:\r?\n[ \t]*(?:{mark})[^\r\n]*)*", text):
+            start = m.start() + len(m.group()) - len(m.group().lstrip())
+            if any(c.isalpha() for c in m.group()):
+                out.append((start, m.end(), "comment"))
+    if block is not None:
+        taken = [(a, b) for a, b, _ in out]
+        for m in re.finditer(rf"(?m)^[ \t]*(?:{block})", text):
+            start, end = m.start() + len(m.group()) - len(m.group().lstrip()), m.start("end")
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if any(c.isalpha() for c in text[start:end]) and not any(
+                    a < m.end() and start < b for a, b in taken):
+                out.append((start, end, "comment"))  # not one inside a line comment
+        out.sort()
     return out
 
 
@@ -186,7 +208,7 @@ class SourceLoader:
     """Source code and configuration files (``.py``, ``.go``, ``.toml``, ``.yaml``, …)."""
 
     name = "source"
-    version = "2"  # 2: whole-line comments have the role "comment"
+    version = "3"  # 2: whole-line comments have the role "comment"; 3: block comments too
     extensions: tuple[str, ...] = tuple(LANGUAGES)
     content_types: tuple[str, ...] = tuple(sorted({f"text/x-{v}" for v in LANGUAGES.values()}))
 
