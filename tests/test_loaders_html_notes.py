@@ -182,6 +182,38 @@ def test_a_note_docbook_draws_as_a_table_reads_as_a_labelled_note() -> None:
     assert "table" not in {role for _, _, role in roles}
 
 
+def test_a_docbook_notes_own_title_and_a_boxs_long_title() -> None:
+    """Wireshark's guide (review, 2026-12-06): a note titled "Busy networks mean large
+    captures" lost its label, and the title was a paragraph quoted as the answer; an
+    example's 16-word title and a sidebar's question were prose too (the answer to "a
+    capture filter for telnet" quoted the title, not the filter), while a shorter example
+    title was a caption. Each is a caption now, and never a section."""
+    from citewise.knowledge.loaders.html import read_html
+
+    note = ('<div class="note"><table border="0" summary="Note: Busy networks mean large '
+            'captures"><tr><td rowspan="2"><img alt="[Note]" src="note.svg"></td><th '
+            'align="left">Busy networks mean large captures</th></tr><tr><td><p>A busy network '
+            'can produce huge capture files.</p></td></tr></table></div>')
+    example = ('<div class="example"><a name="x1"></a><p class="title"><b>Example 4.1. A '
+               'capture filter for telnet that captures traffic to and from a particular '
+               'host</b></p><div class="example-contents"><pre class="programlisting">tcp port '
+               '23 and host 10.0.0.5</pre></div></div>')
+    sidebar = ('<div class="sidebar"><div class="titlepage"><div><div><p class="title"><b>What '
+               'are checksums for?</b></p></div></div></div><p>Checksums are used to ensure '
+               'the integrity of data.</p></div>')
+    text, _, sections, _, roles = read_html(
+        f"<html><body><h2>Capturing</h2>{note}{example}{sidebar}</body></html>")
+    assert "Busy networks mean large captures: A busy network can produce huge" in text
+    captions = [text[a:b] for a, b, role in roles if role == "heading"]
+    assert captions == ["Capturing", "Example 4.1. A capture filter for telnet that captures "
+                        "traffic to and from a particular host", "What are checksums for?"]
+    assert [s[2] for s in sections] == ["Capturing"]
+    # A paragraph of the same words outside such a box is still prose.
+    text, _, _, _, roles = read_html("<html><body><p class='title'><b>What are checksums "
+                                     "for?</b></p><p>They check.</p></body></html>")
+    assert [role for _, _, role in roles] == []
+
+
 def test_a_data_table_inside_a_note_stays_a_table() -> None:
     """A second review of the change (2026-12-05): every table inside a note's box was
     read as DocBook's drawn note, its header cells taken for the label ("Note: Values:

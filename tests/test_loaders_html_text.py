@@ -118,6 +118,12 @@ def test_a_sentence_runs_on_through_a_short_display_block() -> None:
                         "using member options, like\n\n.. automodule:: io\n\nautodoc needs"),
                        ("<p>call it as</p><pre>f(x)</pre><p><a href='#g'><code>g</code></a> "
                         "takes over.</p>", "call it as\n\nf(x)\n\ng takes"),
+                       # Sphinx's inline literal, and a link inside the emphasis
+                       ("<p>like</p><pre>.. automodule:: io</pre><p><code class='docutils "
+                        "literal'><span class='pre'>autodoc</span></code> needs it.</p>",
+                        "like\n\n.. automodule:: io\n\nautodoc needs"),
+                       ("<p>like</p><pre>x()</pre><p><em><a href='#a'>autodoc</a></em> needs "
+                        "it.</p>", "like\n\nx()\n\nautodoc needs"),
                        # not a word set in markup inside the sentence going on
                        ("<p>the command</p><pre>ls</pre><p>lists <em>all</em> files.</p>",
                         "the command\n ls\n lists all")):

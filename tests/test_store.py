@@ -547,6 +547,16 @@ def test_what_a_filter_reads_of_chunks_and_documents(store: SQLiteStore) -> None
     assert bare["metadata"] == {}  # no key asked for: none decoded
 
 
+def test_a_document_whose_metadata_holds_nan_is_still_judged(store: SQLiteStore) -> None:
+    """Python's json writes NaN, which SQLite's json_extract refuses ("malformed JSON"):
+    a tag search over such a document failed whole (a review of the change)."""
+    store.replace_documents([(DocumentRecord(
+        "d1", "t1", "c", "/a.txt", None, "text/plain", "h", "x.",
+        metadata={"tags": ["a"], "score": float("nan")}), [])])
+    (got,) = store.document_facets("t1", ["d1"], metadata_keys=("tags",))
+    assert got["metadata"] == {"tags": ["a"]}
+
+
 def test_sources_named_match_the_last_path_part_literally(store: SQLiteStore) -> None:
     """What ``search --source`` points to when a path names no document: sources by file
     name, with no document text read; LIKE's wildcards in a name are plain characters."""
@@ -561,6 +571,7 @@ def test_sources_named_match_the_last_path_part_literally(store: SQLiteStore) ->
         "/a/tents.md", "/b/tents.md", "https://h/x/tents.md", "tents.md"]
     assert store.sources_named("t1", "tents.md", limit=2) == ["/a/tents.md", "/b/tents.md"]
     assert store.sources_named("t1", "50%_off.txt") == ["/e/50%_off.txt"]
+    assert store.sources_named("t1", "TENTS.MD") == []  # exact, on every backend
     assert store.sources_named("t1", "nothing.md") == []
 
 

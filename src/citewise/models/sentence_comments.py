@@ -19,15 +19,21 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
-from citewise.knowledge.loaders.source import LINE_COMMENT
+from citewise.knowledge.loaders.source import BLOCK_MARK, DOCSTRING_OPEN, LINE_COMMENT
 from citewise.sentences import sentence_spans
 
 __all__ = ["comment_sentences"]
 
-# A line's comment marker and the blanks after it (the loader's markers, any language's).
-_MARK = re.compile(rf"{LINE_COMMENT}[ \t]*")
-# Between two lines of one comment: the line's end and the next line's marker.
-_BREAK = re.compile(rf"[ \t\r]*\n[ \t]*(?:{LINE_COMMENT})?[ \t]*")
+# A line's comment marker and the blanks after it, by the kind of comment: a line comment's
+# (the loader's markers, any language's), a block comment's (``/**``, `` * ``), and in a
+# docstring none but its opening quotes ("%s is replaced …", "-- options are …" and
+# "**Note**" in a docstring are its text). Each with the break between two of its lines.
+_LINE_MARK = re.compile(rf"{LINE_COMMENT}[ \t]*")
+_BLOCK_MARK = re.compile(rf"{BLOCK_MARK}[ \t]*")
+_DOC_OPEN = re.compile(rf"{DOCSTRING_OPEN}[ \t]*")
+_NOTHING = re.compile(r"(?!)")
+_BREAKS = {kind: re.compile(rf"[ \t\r]*\n[ \t]*(?:{mark})?[ \t]*") for kind, mark in (
+    ("line", LINE_COMMENT), ("block", BLOCK_MARK), ("doc", "(?!)"))}
 _LINE = re.compile(r"\n[ \t]*(?=\S)")
 # A line of this many words or fewer is a title, not a sentence going on.
 _TITLE_WORDS = 3
@@ -61,14 +67,15 @@ def comment_sentences(text: str, roles: Sequence[tuple[int, int, str]],
             continue
         run = bisect_right(starts, a) - 1
         inside = run >= 0 and a < runs[run][1]
+        kind = _kind(text, runs[run][0]) if inside else "line"
         if inside and not text[text.rfind("\n", 0, a) + 1:a].strip():
             # At a line's start: its marker is no part of the sentence ("%d prints …"
             # inside a comment keeps its "%").
-            m = _MARK.match(text, a, b)
+            m = _marks(kind, a == runs[run][0]).match(text, a, b)
             a = m.end() if m is not None and m.end() < b else a
         if inside and out and out[-1][0] >= runs[run][0] \
                 and not _ENDED.search(text, out[-1][0], out[-1][1]) \
-                and _BREAK.fullmatch(text, out[-1][1], a) and text[a].islower() \
+                and _BREAKS[kind].fullmatch(text, out[-1][1], a) and text[a].islower() \
                 and len(text[out[-1][0]:out[-1][1]].split()) > _TITLE_WORDS:
             # A sentence that goes on ("… group is assumed" / "to be the same as user."),
             # not a title over its comment ("Logging" / "Sets the log level …").
@@ -95,9 +102,24 @@ def _split_apart(text: str, runs: list[tuple[int, int]], spans: list[tuple[int, 
         if a < b:
             out.append((a, b))
     for ra, rb in runs:
-        m = _MARK.match(text, ra, rb)
+        m = _marks(_kind(text, ra), True).match(text, ra, rb)
         out.extend(sentence_spans(text, m.end() if m is not None else ra, rb))
     return sorted(_stripped(text, a, b) for a, b in out)
+
+
+def _kind(text: str, start: int) -> str:
+    """What the comment starting at ``start`` is: a block comment, a docstring or a run
+    of line comments."""
+    if text.startswith("/*", start):
+        return "block"
+    return "doc" if _DOC_OPEN.match(text, start) else "line"
+
+
+def _marks(kind: str, first: bool) -> re.Pattern[str]:
+    """The marker a line of a comment of ``kind`` starts with (``first``: its first line)."""
+    if kind == "doc":
+        return _DOC_OPEN if first else _NOTHING
+    return _BLOCK_MARK if kind == "block" else _LINE_MARK
 
 
 def _stripped(text: str, a: int, b: int) -> tuple[int, int]:

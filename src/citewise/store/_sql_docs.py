@@ -165,9 +165,11 @@ class DocumentsMixin(SQLBase):
         return [found[i] for i in chunk_ids if i in found]
 
     def sources_named(self, tenant: str, file_name: str, *, limit: int = 3) -> list[str]:
-        src = documents.c.source
-        q = (sa.select(src).where(documents.c.tenant == tenant, sa.or_(
-                src == file_name, src.endswith("/" + file_name, autoescape=True)))
+        src, tail = documents.c.source, "/" + file_name
+        # The last characters compared exactly: SQLite's LIKE ignores ASCII case, and the
+        # same call must find the same sources on PostgreSQL.
+        ends = sa.func.substr(src, sa.func.length(src) - (len(tail) - 1)) == tail
+        q = (sa.select(src).where(documents.c.tenant == tenant, sa.or_(src == file_name, ends))
              .order_by(src).limit(limit))
         with self._read() as c:
             return [r[0] for r in c.execute(q)]
@@ -191,8 +193,16 @@ class DocumentsMixin(SQLBase):
         out: list[dict[str, Any]] = []
         with self._read() as c:
             for part in batched(list(dict.fromkeys(document_ids))):
-                q = sa.select(*cols).where(documents.c.tenant == tenant, documents.c.id.in_(part))
-                for row in c.execute(q):
+                where = (documents.c.tenant == tenant, documents.c.id.in_(part))
+                try:
+                    rows = [tuple(r) for r in c.execute(sa.select(*cols).where(*where))]
+                except sa.exc.OperationalError:
+                    # Metadata SQLite's json_extract cannot read (Python writes NaN and
+                    # Infinity; JSONB cannot hold them at all): decoded here instead, as
+                    # reading a hit does.
+                    full = sa.select(*cols[:4], documents.c.meta).where(*where)
+                    rows = [(*r[:4], *((r[4] or {}).get(k) for k in keys)) for r in c.execute(full)]
+                for row in rows:
                     meta = {k: v for k, v in zip(keys, row[4:], strict=True) if v is not None}
                     out.append({"id": row[0], "collection": row[1], "source": row[2],
                                 "content_type": row[3], "metadata": meta})

@@ -53,14 +53,13 @@ def left_out_file(parent: str | Path, name: str) -> bool:
 
 # A generated build script, and the files whose presence beside it says it is one.
 _AUTOTOOLS = ("configure.ac", "configure.in", "Makefile.in", "Makefile.am")
-# An out-of-tree build folder has none of them, but configure's own log and what it wrote:
-# ``config.status`` and ``libtool``, and a ``Makefile`` beside ``config.status``.
-_CONFIGURED = ("config.log", "config.status")
+# An out-of-tree build folder has none of them, but configure's own log beside what it
+# wrote (``config.status``, ``libtool``). Its Makefile is read: beside ``config.status``
+# is also git's hand-written one, once ``./configure`` has run.
 _BUILD_SCRIPTS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("configure", "install-sh", "depcomp", "missing", "compile",
                      "mkinstalldirs", "ylwrap", "test-driver"), _AUTOTOOLS),
-    **dict.fromkeys(("config.status", "libtool"), _AUTOTOOLS + _CONFIGURED[:1]),
-    "Makefile": _CONFIGURED[1:],
+    **dict.fromkeys(("config.status", "libtool"), (*_AUTOTOOLS, "config.log")),
     "gradlew": ("build.gradle", "build.gradle.kts", "settings.gradle", "gradlew.bat"),
 }
 

@@ -137,7 +137,8 @@ def block_role(tag: str, node: Any) -> str | None:
             return "term"
     if tag == "p" and _is_term_line(node):
         return "term"
-    if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)):
+    if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)
+                                or _box_title(node)):
         return "heading"
     if tag == "table" and (node.css_first(_CELL_HEADING) is not None or _layout_table(node)):
         return None  # a layout table (is_layout_cell)
@@ -272,6 +273,35 @@ def _is_caption_line(node: Any) -> bool:
 
 _TITLE_END = re.compile(r"[.!?:;,]\s*\Z")
 _TITLE_WORDS = 12
+
+
+def _box_title(node: Any) -> bool:
+    """DocBook XSL's title of an example, a figure, a table, a procedure or a sidebar
+    (``<div class="example"><p class="title"><b>Example 4.1. A capture filter for telnet
+    that captures traffic to and from a particular host</b></p>``, ``<div class="sidebar">…
+    <p class="title"><b>What are checksums for?</b>``): its title however long, or worded
+    as a question. Past twelve words it was prose, and the answer to "a capture filter for
+    telnet" quoted the title instead of the filter (Wireshark's guide, review 2026-12-06)."""
+    if node.tag != "p" or "title" not in class_names(node) or \
+            len(node.text(deep=True) or "") > _BOX_TITLE_CHARS:
+        return False
+    kids = [k for k in node.iter(include_text=True)
+            if k.tag != "-comment" and (k.tag != "-text" or (k.text_content or "").strip())]
+    if len(kids) != 1 or kids[0].tag not in ("b", "strong"):
+        return False
+    box = node.parent
+    for _ in range(4):  # the title's <div class="titlepage"><div><div> in a sidebar
+        if box is None or box.tag != "div":
+            return False
+        if not class_names(box).isdisjoint(_TITLED_BOXES):
+            return True
+        box = box.parent
+    return False
+
+
+_TITLED_BOXES = frozenset(("example", "figure", "table", "procedure", "sidebar", "equation",
+                           "informalexample"))
+_BOX_TITLE_CHARS = 200
 
 
 def element_sibling(node: Any, way: str) -> Any:

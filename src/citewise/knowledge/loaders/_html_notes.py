@@ -100,9 +100,11 @@ def _note_heading(node: Any) -> bool:
     on past the note to the next real heading: 171 of PostgreSQL's 932 chunks were said to
     be in a "Note" they were not in."""
     if node.tag == "th":  # DocBook XSL's table form: the title beside the note's icon
+        # "Note", or a title of its own ("Busy networks mean large captures", which was a
+        # paragraph quoted as an answer: Wireshark's guide, review 2026-12-06); a label of
+        # 60 characters at most (``admonition_label``).
         table = table_of(node)
-        return table is not None and is_note_table(table) and len(
-            (node.text(deep=True) or "").split()) <= 3
+        return table is not None and is_note_table(table)
     if node.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
         return False
     parent = node.parent

@@ -102,10 +102,13 @@ class Out:
             marker, self.marker = self.marker, ""
             self._inline(marker)
 
-    def open_inline(self, tag: str) -> None:
+    def open_inline(self, tag: str) -> bool:
         """An inline element starts: a name's (:data:`NAME_TAGS`) at the block's start is
-        looked for (``names``)."""
-        self.naming = tag in NAME_TAGS and not "".join(self.line).strip()
+        looked for (``names``), inside any element of its (Sphinx's ``<code><span
+        class="pre">autodoc</span></code>``). Returns whether one was looked for already."""
+        was = self.naming
+        self.naming = was or (tag in NAME_TAGS and not "".join(self.line).strip())
+        return was
 
     def _inline(self, text: str) -> None:
         if self.waiting or self.naming:

@@ -273,9 +273,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.text(")")
         else:
             _anchor(child, out)
-            out.open_inline(tag)
+            naming = out.open_inline(tag)
             _walk(child, out, in_main, guess)
-            out.naming = False
+            out.naming = naming and out.naming  # unseen yet: the element around goes on
         child = child.next
 
 
@@ -373,8 +373,9 @@ class HtmlLoader:
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
     # each one's reasons). 45: a bold list item and a synopsis under its heading are no
-    # headings. 46: a name in inline markup opens a sentence after a code block.
-    version = "46"
+    # headings. 46: a name in inline markup opens a sentence after a code block. 47: a
+    # DocBook box's title is a caption however long, a note's own title its label.
+    version = "47"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

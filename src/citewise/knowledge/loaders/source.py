@@ -18,19 +18,22 @@ documentation there is ("# If group is not specified, group is assumed to be the
 user.", Debian's example nginx.conf) — and has the role ``comment``, so an answer may quote
 it; its markers stay in the text, which is the file's own. So is a block comment that
 starts a line (``/* … */``, a Javadoc or Doxygen comment with its `` * `` lines) and a
-docstring (a triple-quoted string that starts a line): without its closing marker, which
-ends no sentence.
+docstring (a triple-quoted string that is a statement of its own): without its closing
+marker, which ends no sentence.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from pathlib import Path
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
+from citewise.knowledge.loaders._source_blocks import BLOCK_MARK, DOCSTRING_OPEN, blocks
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
-__all__ = ["LANGUAGES", "LINE_COMMENT", "SourceLoader", "comments", "definitions"]
+__all__ = ["BLOCK_MARK", "DOCSTRING_OPEN", "LANGUAGES", "LINE_COMMENT", "SourceLoader",
+           "comments", "definitions"]
 
 # extension -> language name (metadata, content type "text/x-<language>").
 LANGUAGES: dict[str, str] = {
@@ -164,44 +167,34 @@ _COMMENT_MARKS: dict[str, str] = {
     "sql": r"--+", "lua": r"--+(?!\[\[)", "haskell": r"--+", "erlang": r"%", "elisp": r";",
     "clojure": r";", "batch": r"(?i:rem\b|::)",
 }
-# A block comment or a docstring that starts a line, per language: the opening marker, and
-# the text up to its closing one (group "end").
-_C_BLOCK = r"/\*(?s:.*?)(?P<end>\*/)"
-_BLOCK_MARKS: dict[str, str] = {
-    **dict.fromkeys(("javascript", "typescript", "go", "rust", "c", "cpp", "java", "kotlin",
-                     "scala", "csharp", "swift", "dart", "groovy", "protobuf", "php", "css",
-                     "sql", "vue", "svelte", "terraform"), _C_BLOCK),
-    "python": r"[rRuUbB]{0,2}(?P<q>\"\"\"|\'\'\')(?s:.*?)(?P<end>(?P=q))",
-}
-#: Any language's comment marker at a line's start, repeated ("##", "///", ";;"), a block
-#: comment's (``/**``, `` * ``) and a docstring's opening quotes among them: what starts a
-#: comment line's text, for the evidence choice (``citewise.models.sentence_comments``).
-LINE_COMMENT = (f"(?:{'|'.join(dict.fromkeys(_COMMENT_MARKS.values()))}"
-                r"|/\*+!?|\*(?!/)|[rRuUbB]{0,2}(?:\"\"\"|\'\'\'))+")
+#: Any language's line-comment marker, repeated ("##", "///", ";;"): what starts a comment
+#: line's text, for the evidence choice (``citewise.models.sentence_comments``).
+LINE_COMMENT = f"(?:{'|'.join(dict.fromkeys(_COMMENT_MARKS.values()))})+"
 
 
 def comments(text: str, language: str) -> list[RoleSpan]:
     """The runs of whole-line comments of ``text`` (from the first marker to the end of the
-    run's last line) with a letter in them: ``(start, end, "comment")``."""
-    mark, block = _COMMENT_MARKS.get(language), _BLOCK_MARKS.get(language)
-    out: list[RoleSpan] = []
+    run's last line) and its block comments and docstrings that start a line (from the
+    opening marker to the end of their text: :func:`._source_blocks.blocks`), each with a
+    letter in it: ``(start, end, "comment")``. A line comment inside a block is the
+    block's ("# Arguments" in a docstring)."""
+    boxed = [(a, b) for a, b in blocks(text, language) if _has_letter(text, a, b)]
+    ends = [b for _, b in boxed]
+    found = list(boxed)
+    mark = _COMMENT_MARKS.get(language)
     if mark is not None:
         for m in re.finditer(
                 rf"(?m)^[ \t]*(?:{mark})[^\r\n]*(?:\r?\n[ \t]*(?:{mark})[^\r\n]*)*", text):
             start = m.start() + len(m.group()) - len(m.group().lstrip())
-            if any(c.isalpha() for c in m.group()):
-                out.append((start, m.end(), "comment"))
-    if block is not None:
-        taken = [(a, b) for a, b, _ in out]
-        for m in re.finditer(rf"(?m)^[ \t]*(?:{block})", text):
-            start, end = m.start() + len(m.group()) - len(m.group().lstrip()), m.start("end")
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            if any(c.isalpha() for c in text[start:end]) and not any(
-                    a < m.end() and start < b for a, b in taken):
-                out.append((start, end, "comment"))  # not one inside a line comment
-        out.sort()
-    return out
+            i = bisect_right(ends, start)  # the first block ending after this run starts
+            if _has_letter(text, start, m.end()) and not (
+                    i < len(boxed) and boxed[i][0] < m.end()):
+                found.append((start, m.end()))
+    return [(a, b, "comment") for a, b in sorted(found)]
+
+
+def _has_letter(text: str, a: int, b: int) -> bool:
+    return any(c.isalpha() for c in text[a:b])
 
 
 class SourceLoader:
