@@ -60,9 +60,10 @@ def test_list_is_tenant_scoped_in_the_http_shape(kb: tuple[Path, Path],
     code, out, _ = run(capsys, "docs", "list", "--data-dir", str(data))
     assert code == 0
     head, *rows = [line.split("\t") for line in out.splitlines()]
-    assert head == ["id", "collection", "type", "chars", "source"]
+    assert head == ["id", "collection", "type", "chars", "source", "title"]
     assert {r[0] for r in rows} == {d.id for d in listed.documents}
     assert {r[4] for r in rows} == {d.source for d in listed.documents}
+    assert {(r[4], r[5]) for r in rows} == {(d.source, d.title) for d in listed.documents}
     page = as_json(capsys, "docs", "list", "--limit", "1", "--offset", "1",
                    "--data-dir", str(data))
     assert [d["id"] for d in page["documents"]] == [listed.documents[1].id]

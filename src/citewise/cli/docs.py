@@ -151,11 +151,14 @@ def list_docs(args: argparse.Namespace) -> int:
             listed = DocumentList(documents=[_info(d) for d in docs])
             _print_json(listed.model_dump(mode="json"))
             return 0
-        # Tab-separated under a header row (scripts read --json, or skip the first line).
-        sys.stdout.write("id\tcollection\ttype\tchars\tsource\n")
+        # Tab-separated under a header row (scripts read --json, or skip the first line);
+        # the title last, so a column's place never moves (Wireshark's review, 2026-12-06:
+        # a list of file names alone).
+        sys.stdout.write("id\tcollection\ttype\tchars\tsource\ttitle\n")
         for d in docs:
+            title = " ".join((d.title or "").split())
             sys.stdout.write(f"{d.id}\t{d.collection}\t{d.content_type}\t{len(d.text)}\t"
-                             f"{d.source}\n")
+                             f"{d.source}\t{title}\n")
     return 0
 
 
