@@ -588,6 +588,19 @@ def test_eval_prints_a_table_and_json_that_agree(data_dir: Path, tmp_path: Path)
     assert not any(line.startswith("split heldout") for line in lines)
     everything = cli("eval", str(path), data_dir=data_dir).stdout
     assert "1 question(s) name a document that is not stored" in everything
+    # One run for both (Wireshark's review: a table and JSON were two runs): --save writes
+    # the report the table came from.
+    saved = tmp_path / "report.json"
+    both = cli("eval", str(path), "--split", "tune", "--save", str(saved), data_dir=data_dir)
+    assert both.returncode == 0 and both.stdout.splitlines()[0].split()[:2] == ["id", "kind"]
+    kept = json.loads(saved.read_text(encoding="utf-8"))
+    assert [r["id"] for r in kept["results"]] == ["refund", "peru"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("report.json")] == [
+        "report.json"]  # no scratch file left beside it
+    nowhere = cli("eval", str(path), "--save", str(tmp_path / "no" / "r.json"),
+                  data_dir=data_dir)
+    assert nowhere.returncode == 2 and nowhere.stdout == ""
+    assert nowhere.stderr.strip().endswith("[unwritable_file]")
 
 
 def test_eval_errors_are_one_line_and_non_zero(data_dir: Path, tmp_path: Path) -> None:

@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    'or "unanswerable", "kind"?, "document"?, "split"?}')
     p.add_argument("--json", action="store_true",
                    help="print the metrics and every question's result as one JSON object")
+    p.add_argument("--save", metavar="FILE", default=None,
+                   help="also write the --json report to FILE (the table still printed): "
+                   "one run for both")
     p.add_argument("--model", default=None, help="model string (default: extractive)")
     p.add_argument("--strict", action="store_true", help="answer with --strict")
     p.add_argument("--split", metavar="NAME", default=None,
@@ -44,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from citewise.errors import InvalidInput
     from citewise.evaluation import evaluate, load_questions, missing_labels, summarise
 
+    if args.save:
+        _writable(args.save)  # before the run, not after it
     questions = load_questions(args.questions)
     if args.split is not None:
         questions = [q for q in questions if q.split == args.split]
@@ -76,11 +81,41 @@ def run(args: argparse.Namespace) -> int:
         "documents_not_stored": absent,
         "results": [r.to_dict() for r in results],
     }
+    if args.save:
+        _save(args.save, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
         render(report, sys.stdout)
     return 0
+
+
+def _writable(path: str) -> None:
+    from citewise.errors import InvalidInput
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise InvalidInput(f"cannot write {path}: no writable folder for it",
+                           code="unwritable_file", details={"path": path})
+
+
+def _save(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a file beside it, then renamed); a
+    path that cannot be written is a usage error, said before the run's output."""
+    from citewise.errors import InvalidInput
+
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}",
+                           code="unwritable_file", details={"path": path}) from None
 
 
 def _doc(questions: list[Any], qid: str) -> bool:
