@@ -96,6 +96,16 @@ def test_a_sentence_runs_on_through_a_short_display_block() -> None:
         text[a:b] for text in (read_html(and_is)[0],) for a, b in sentence_spans(text)]
     code = next((a, b) for a, b, role in roles if role == "code")
     assert text[code[0]:code[1]] == ":blackhole:"
+    # A lead-in that stops mid-sentence ends with its example when a new sentence follows
+    # (Wireshark's guide, review 2026-12-06: "However, the display filter … is not
+    # equivalent to" was quoted without what it is not equivalent to).
+    filters = ("<p>The display filter</p><pre>tcp.port in {80, 443}</pre><p>is equivalent "
+               "to</p><pre>tcp.port == 80 || tcp.port == 443</pre><p>However, sets differ."
+               "</p>")
+    shown = read_html(f"<html><body>{filters}</body></html>")[0]
+    assert [shown[a:b] for a, b in sentence_spans(shown)] == [
+        "The display filter\n tcp.port in {80, 443}\n is equivalent to\n "
+        "tcp.port == 80 || tcp.port == 443", "However, sets differ."]
     # After a heading, a lead-in's colon or before a list's next term, a block stands apart.
     assert "lists files." in sentences and "Run this:" in sentences
     assert "Then the command\n\nzle vi-set-buffer A\n\nvi-set-mark (unbound)" in text

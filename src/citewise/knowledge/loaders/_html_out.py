@@ -214,7 +214,11 @@ def run_on(text: str, roles: list[RoleSpan], names: set[int] | frozenset[int] = 
     a space: one sentence to the splitter, the block still its own line and role, every
     offset where it was. A paragraph that opens with a name set in inline markup (at an
     offset in ``names``: "<em>autodoc</em> needs to import …" after Sphinx's example of
-    ``automodule``; review, 2026-12-06) starts a sentence of its own."""
+    ``automodule``; review, 2026-12-06) starts a sentence of its own. When a new sentence
+    follows, the one stopped mid-way ends with the block ("However, the display filter" /
+    "tcp.port in {443, 4430..4434}" / "is not equivalent to" / "tcp.port == 443 || …",
+    quoted without its last block; Wireshark's guide, review 2026-12-06); not when more
+    code follows, or a paragraph in lower case that is no going on."""
     # The block before must be a paragraph (text in no role: not a heading, a list item,
     # a table or another code block).
     closed = {b for _, b, _ in roles}
@@ -222,15 +226,23 @@ def run_on(text: str, roles: list[RoleSpan], names: set[int] | frozenset[int] = 
     # under zsh's "zle vi-set-buffer A"), an item, a heading, a table, more code.
     opened = {a for a, _, role in roles if role in _OWN_BLOCKS}
     chars: list[str] | None = None
+    code_starts = {a for a, _, role in roles if role in ("code", "doctest")}
     for a, b, role in roles:
-        if (role != "code" or a < 3 or text[a - 2:a] != "\n\n" or text[b:b + 2] != "\n\n"
-                or b + 2 >= len(text) or not text[b + 2].islower() or b + 2 in opened
+        if (role != "code" or a < 3 or text[a - 2:a] != "\n\n"
                 or text[a - 3] in _STOPS or text[a - 3].isspace() or a - 2 in closed
-                or text.count("\n", a, b) > _DISPLAY_BREAKS or b - a > _DISPLAY_CHARS
-                or b + 2 in names or _SUBJECT_VERB.match(text, b + 2)):
+                or text.count("\n", a, b) > _DISPLAY_BREAKS or b - a > _DISPLAY_CHARS):
             continue
+        after = b + 2
+        goes_on = (text[b:after] == "\n\n" and after < len(text) and text[after].islower()
+                   and after not in opened and after not in names
+                   and not _SUBJECT_VERB.match(text, after))
+        if not goes_on and (after in code_starts or (text[b:after] == "\n\n" and after < len(text)
+                                                     and text[after].islower())):
+            continue  # more code, or a sentence of its own in lower case: apart
         chars = chars if chars is not None else list(text)
-        chars[a - 1] = chars[b + 1] = " "
+        chars[a - 1] = " "
+        if goes_on:
+            chars[b + 1] = " "
     # A parameter's name and type over its description, the dash between them ending a
     # paragraph of its own ("pre_ping –" / "if True, the pool will emit a “ping” …"): the
     # dash says the description follows (SQLAlchemy's parameters, where sphinx-paramlinks

@@ -374,8 +374,9 @@ class HtmlLoader:
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
     # each one's reasons). 45: a bold list item and a synopsis under its heading are no
     # headings. 46: a name in inline markup opens a sentence after a code block. 47: a
-    # DocBook box's title is a caption however long, a note's own title its label.
-    version = "47"
+    # DocBook box's title is a caption however long, a note's own title its label. 48: a
+    # sentence stopped mid-way ends with the code block after it.
+    version = "48"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
