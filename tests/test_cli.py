@@ -292,9 +292,9 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
     assert where["travel.pdf"].split(" — ")[0] == f"{docs / 'travel.pdf'} (page 3)"
     assert where["hotel.html"] == f"{docs / 'hotel.html'} — Hotels"  # and its section
     assert where["notes.md"] == f"{docs / 'notes.md'}:3 — Notes"
-    # Source code is stored as the file's own text: its citations say the line too (the
-    # quote starts at the function's first line).
-    assert where["fares.py"] == f"{docs / 'fares.py'}:4 — def fare"
+    # Source code is stored as the file's own text: its citations say the line too — the
+    # docstring's, whose sentence the quote is (a docstring is prose since source loader 3).
+    assert where["fares.py"] == f"{docs / 'fares.py'}:5 — def fare"
 
 
 def test_a_second_quote_of_a_document_says_its_own_section_and_line(tmp_path: Path) -> None:
