@@ -87,10 +87,7 @@ class LoaderRegistry:
         told by the container's ``peek(head)`` (the first bytes of what it holds): nginx-doc's
         ``upstream.gz`` is a text note too."""
         name = Path(path).name.lower()
-        best: tuple[int, Loader] | None = None
-        for ext, loader in self._by_ext.items():
-            if name.endswith(ext) and len(name) > len(ext) and (best is None or len(ext) > best[0]):
-                best = (len(ext), loader)
+        best = self._longest_extension(name)
         if best is None:
             # README, NEWS, COPYING, changelog, NEWS.Debian: plain text by convention.
             known = name.split(".", 1)[0] in TEXT_FILE_NAMES or (
@@ -124,12 +121,20 @@ class LoaderRegistry:
         with none: what only the file's first bytes can tell."""
         name = name.lower()
         while "." in name.lstrip("."):
-            ext = max((e for e in self._by_ext if name.endswith(e) and len(name) > len(e)),
-                      key=len, default=None)
-            if ext is None or not callable(getattr(self._by_ext[ext], "around", None)):
+            best = self._longest_extension(name)
+            if best is None or not callable(getattr(best[1], "around", None)):
                 return False
-            name = name[: -len(ext)]
+            name = name[: -best[0]]
         return True
+
+    def _longest_extension(self, name: str) -> tuple[int, Loader] | None:
+        """``(length, loader)`` of the longest registered extension ``name`` (lower-case)
+        ends in, with something before it."""
+        best: tuple[int, Loader] | None = None
+        for ext, loader in self._by_ext.items():
+            if name.endswith(ext) and len(name) > len(ext) and (best is None or len(ext) > best[0]):
+                best = (len(ext), loader)
+        return best
 
     def for_content_type(self, content_type: str) -> Loader | None:
         return self._by_type.get(content_type.split(";")[0].strip().lower())

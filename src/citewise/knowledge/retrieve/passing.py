@@ -52,8 +52,3 @@ class Passing:
             for doc_id in new:  # deleted since the chunk was read: it passes nothing
                 self._verdicts.setdefault(doc_id, False)
         return [(cid, s) for cid, s in scored if self._verdicts.get(owner[cid], False)]
-
-    @property
-    def judged(self) -> int:
-        """How many documents this search has judged (each once)."""
-        return len(self._verdicts)
