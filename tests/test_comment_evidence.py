@@ -138,3 +138,28 @@ def test_a_docstrings_text_keeps_what_looks_like_a_marker(tmp_path: Path) -> Non
     assert len(comments(text, "python")) == 1
     c = "/* Opens it.\n// not a comment of its own\n */\nint x;\n"
     assert [c[a:b] for a, b, _ in comments(c, "c")] == ["/* Opens it.\n// not a comment of its own"]
+
+
+def test_a_docstrings_sentence_is_cited_without_its_quotes(tmp_path: Path) -> None:
+    """The verifier cut a docstring's lines as markdown: the excerpt of its first sentence
+    kept the opening quotes and that of its last the closing ones, though the answer quoted
+    each sentence without them (a review of comment evidence, 2026-12-06)."""
+    from citewise import Agent
+    from citewise.knowledge.base import KnowledgeBase
+
+    q = '"' * 3
+    (tmp_path / "fares.py").write_text(
+        f"def fare(distance, klass):\n    {q}Train fares depend on the distance travelled "
+        f"and the class.\n    A first-class ticket costs twice the second-class fare.{q}\n"
+        "    return distance * (2 if klass == 1 else 1)\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert not kb.ingest([tmp_path / "fares.py"]).failed
+        for question, said in [("What do train fares depend on?", "Train fares depend on the "
+                                "distance travelled and the class."),
+                               ("How much does a first class ticket cost?", "A first-class "
+                                "ticket costs twice the second-class fare.")]:
+            answer = Agent(kb).ask(question)
+            text = (tmp_path / "fares.py").read_text()
+            got = [(c.excerpt, text[c.start_char:c.end_char]) for c in answer.citations
+                   if c.start_char is not None]
+            assert got and got[0] == (said, said), (question, got)

@@ -354,11 +354,29 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for a, b in segments(text):
         a, b = unfenced(text, a, b)  # a markdown code block: its code, not its fences
+        a, b = _unquoted(text, a, b)
         if b - a <= _LONG_SENTENCE or "\n" not in text[a:b]:
             out.append((a, b))
             continue
         out.extend(_lines(text, a, b))
     return out or [(0, len(text))]
+
+
+# A docstring's quotes at a sentence's edge are its markers, no part of what it says: the
+# excerpt of a docstring's last sentence kept its closing quotes, which the answer's quote
+# of it had not (a review of comment evidence, 2026-12-06).
+_DOC_QUOTES_OPEN = re.compile(r"""[rRuUbB]{0,2}(?:\"\"\"|''')[ \t]*""")
+_DOC_QUOTES_CLOSE = re.compile(r"""[ \t]*(?:\"\"\"|''')\Z""")
+
+
+def _unquoted(text: str, a: int, b: int) -> tuple[int, int]:
+    m = _DOC_QUOTES_OPEN.match(text, a, b)
+    if m and m.end() < b:
+        a = m.end()
+    m = _DOC_QUOTES_CLOSE.search(text, a, b)
+    if m and m.start() > a:
+        b = m.start()
+    return a, b
 
 
 def _lines(text: str, a: int, b: int) -> list[tuple[int, int]]:
@@ -377,6 +395,7 @@ def _strip(text: str, a: int, b: int) -> list[tuple[int, int]]:
         a += 1
     while b > a and text[b - 1].isspace():
         b -= 1
+    a, b = _unquoted(text, a, b)  # a docstring's line
     return [(a, b)] if b > a else []
 
 
