@@ -463,3 +463,32 @@ def test_hydrated_metadata_is_fresh_and_never_stale(kb: KnowledgeBase, tmp_path:
     flat[0].metadata["pages"] = 5
     assert kb.store.get_chunk_contexts("default", chunk_ids)[0].metadata == {"pages": 4}
     con.close()
+
+
+def test_a_filter_few_documents_pass_still_finds_them_below_the_first_matches(
+        tmp_path: Path) -> None:
+    """Tags (a type, dates, a glob) are judged on the lexical hits, not inside tantivy: only
+    the first 4n matches were judged, so the one tagged document that mentions a word less
+    often than thirty others was never found, though it matches the query and the filter."""
+    src = tmp_path / "docs"
+    src.mkdir()
+    for i in range(30):
+        (src / f"plants{i:02}.txt").write_text(
+            f"Plant {i}\n\nWatering: water the plant, watering weekly; watering matters.\n")
+    (src / "roses.txt").write_text("Roses\n\nPrune the roses in spring; watering them helps "
+                                   "the new shoots, but less than sun and a good soil do.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert kb.ingest([src]).ok
+        (roses,) = [d for d in kb.store.list_documents("default", limit=100)
+                    if d.source.endswith("roses.txt")]
+        with sqlite3.connect(tmp_path / "kb" / DB_NAME) as con:
+            con.execute("UPDATE documents SET metadata = ? WHERE id = ?",
+                        ('{"tags": "garden"}', roses.id))
+        retriever = Retriever(kb.store, kb.index, None, candidates=2)
+        unfiltered = retriever.retrieve("watering", k=2, mode="lexical").hits
+        assert roses.id not in {h.document_id for h in unfiltered}  # ranked far below
+        for flt in ({"tags": ["garden"]}, {"source": "*roses.txt"}):
+            got = retriever.retrieve("watering", k=2, mode="lexical", filters=flt).hits
+            assert [h.document_id for h in got] == [roses.id], flt
+        assert retriever.retrieve("watering", k=2, mode="lexical",
+                                  filters={"tags": ["nowhere"]}).hits == []

@@ -221,15 +221,23 @@ class Retriever:
             if not document_ids:
                 return []
         post = _needs_post_filter(flt)
-        scored = self.lexical.search(
-            query, n * 4 if post else n, tenant=self.tenant,
-            collections=pushed.get("collection"), document_ids=document_ids,
-        )
-        if not post or passing is None:
-            # tantivy applied the tenant and every filter itself: nothing to check here,
-            # and only the hits that make the final cut are read from SQLite.
-            return scored[:n]
-        return passing.keep(scored)[:n]
+        fetch = n * 4 if post else n
+        while True:
+            scored = self.lexical.search(
+                query, fetch, tenant=self.tenant,
+                collections=pushed.get("collection"), document_ids=document_ids,
+            )
+            if not post or passing is None:
+                # tantivy applied the tenant and every filter itself: nothing to check
+                # here, and only the hits that make the final cut are read from SQLite.
+                return scored[:n]
+            # Tags, a type, dates or a glob are judged here, per document: ask for more
+            # until n pass or the matches run out. A filter that only a few documents pass
+            # found nothing when the first 4n matches were all of other documents.
+            kept = passing.keep(scored)
+            if len(kept) >= n or len(scored) < fetch:
+                return kept[:n]
+            fetch *= 4
 
     def _dense(self, query: str, n: int, passing: Passing | None) -> list[tuple[int, float]]:
         assert self.dense is not None
