@@ -100,20 +100,16 @@ def _writable(path: str) -> None:
 
 
 def _save(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a file beside it, then renamed); a
-    path that cannot be written is a usage error, said before the run's output."""
+    """Write ``text`` to ``path`` whole or not at all; a path that cannot be written is a
+    usage error, said before the run's output."""
+    from pathlib import Path
+
+    from citewise.atomic import write_atomic
     from citewise.errors import InvalidInput
 
-    tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        write_atomic(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}",
                            code="unwritable_file", details={"path": path}) from None
 

@@ -20,12 +20,11 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citewise.atomic import fsync_dir, write_atomic
 from citewise.knowledge.index.vectors.shard import Shard
 
 if TYPE_CHECKING:
@@ -50,15 +49,15 @@ def _save_shard(shard: Shard, directory: Path, stem: str) -> dict[str, Any]:
     if shard.hnsw is None:
         ids_file = directory / f"{stem}.ids.npy"
         mat_file = directory / f"{stem}.vec.npy"
-        _atomic(ids_file, lambda p: _save_npy(p, shard.ids[: shard.n]))
-        _atomic(mat_file, lambda p: _save_npy(p, shard.mat[: shard.n]))
+        write_atomic(ids_file, lambda p: _save_npy(p, shard.ids[: shard.n]))
+        write_atomic(mat_file, lambda p: _save_npy(p, shard.mat[: shard.n]))
         meta["files"] = [ids_file.name, mat_file.name]
         return meta
     graph = directory / f"{stem}.hnsw"
     slots = directory / f"{stem}.slots.npy"
     pairs = np.asarray(list(shard.slot_ids.items()), dtype=np.int64).reshape(-1, 2)
-    _atomic(graph, lambda p: shard.hnsw.save_index(str(p)))
-    _atomic(slots, lambda p: _save_npy(p, pairs))
+    write_atomic(graph, lambda p: shard.hnsw.save_index(str(p)))
+    write_atomic(slots, lambda p: _save_npy(p, pairs))
     meta["files"] = [graph.name, slots.name]
     meta["next_slot"] = shard.next_slot
     meta["capacity"] = int(shard.hnsw.get_max_elements())
@@ -103,8 +102,8 @@ def save(index: VectorIndex, directory: Path, name: str, seq: int, model: str) -
     }
     pointer = directory / f"{name}.json"
     _fault("vectors:before_pointer")
-    _atomic(pointer, lambda p: p.write_text(json.dumps(pointer_meta), encoding="utf-8"))
-    _fsync_dir(directory)
+    write_atomic(pointer, lambda p: p.write_text(json.dumps(pointer_meta), encoding="utf-8"))
+    fsync_dir(directory)
     for shard, info in saved_now:
         shard.saved = info
     keep = {pointer.name, *(f for meta in shards for f in meta["files"])}
@@ -196,20 +195,3 @@ def _save_npy(path: Path, array: Any) -> None:
         np.save(fh, array)
 
 
-def _atomic(path: Path, write: Callable[[Path], object]) -> None:
-    # A name of its own per writer: two processes saving at once must not move each
-    # other's half-written file into place (nor find it gone when they do).
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    write(tmp)
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
