@@ -231,3 +231,22 @@ def test_odd_or_huge_spans_neither_fail_nor_multiply_the_text() -> None:
             + "</tr>" + "<tr><td>x</td></tr>" * 200 + "</table>")
     text = read_html(wide)[0]
     assert len(text) < 20 * len(wide)  # each row carries a share of its spans' text at most
+
+
+def test_a_row_whose_cells_hold_code_of_several_lines_is_read_as_blocks() -> None:
+    """Wireshark's User's Guide (review 2026-12-06) sets YAML beside YAML in a table: the
+    row was one line, the code's lines and indents lost, and YAML's own "!!binary |" read
+    like the end of a cell. Such a row's cells are blocks, each code keeping its lines;
+    the header row and a row of one-line code stay rows."""
+    html = ("<html><body><h1>Follow</h1><p>The old format maps to the new one.</p><table>"
+            "<tr><th>New YAML format</th><th>Old YAML format</th></tr>"
+            "<tr><td><pre class='screen'>packets:\n  - packet: AAA\n    data: !!binary |\n"
+            "      DDD</pre></td><td><pre class='screen'># Packet AAA\npeer0_0: !!binary |\n"
+            "  DDD</pre></td></tr><tr><td><pre>tcp port 23</pre></td><td>Telnet</td></tr>"
+            "</table><p>This loads the stream as YAML.</p></body></html>")
+    text, _title, _sections, _meta, roles = read_html(html)
+    assert "New YAML format | Old YAML format" in text
+    code = [text[a:b] for a, b, role in roles if role == "code"]
+    assert "packets:\n  - packet: AAA\n    data: !!binary |\n      DDD" in code
+    assert "# Packet AAA\npeer0_0: !!binary |\n  DDD" in code
+    assert "tcp port 23 | Telnet" in text  # one line of code: a cell on its row's line

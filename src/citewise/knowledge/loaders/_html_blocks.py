@@ -181,23 +181,23 @@ _COMMON_SECTION_CLASSES = frozenset(("section", "chapter", "appendix", "preface"
 
 def is_layout_cell(node: Any) -> bool:
     """A table cell that holds a heading, or a list set in columns: a page laid out in a
-    table, not a table's cell. gtk-doc sets each page's title and purpose so (``<div
-    class="refnamediv"><table><tr><td><h2>Hash Tables</h2><p>Hash Tables — associations
-    …</p>``), and they were a table row "Hash Tables Hash Tables — associations … |" with
-    no heading (GLib's review, 2026-12-05)."""
+    table, not a table's cell. gtk-doc sets each page's title and purpose so (``<td><h2>
+    Hash Tables</h2><p>Hash Tables — associations …</p>``): a table row "Hash Tables Hash
+    Tables — associations … |" with no heading (GLib's review, 2026-12-05)."""
     if node.tag not in ("td", "th"):
         return False
     if node.css_first(HEADING_QUERY) is not None:
         return True
-    # qdoc's summary of a class's properties: one list set in two columns ("active : const
-    # bool interval : int … | singleShot : bool …" was one line: Qt's review, 2026-12-05).
-    # DocBook's variable list set as a table (``<table class="variablelist">``: a term and
-    # its description a row): the description's paragraphs, examples and notes ran on as
-    # one line, "[Session] IdleTimeout=15 When not specified, there is no idle timeout by
-    # default." (Cockpit's guide, new-user review 2026-12-05). A definition list's
-    # entries, read as such.
-    table = table_of(node)
-    return table is not None and _layout_table(table)
+    # qdoc's property summary, one list in two columns ("active : const bool interval : int
+    # … | singleShot : bool …" was one line); DocBook's variable list set as a table, a
+    # description's paragraphs and examples run on as one line (Qt's, Cockpit's reviews).
+    # A row whose cells hold code of several lines: flattened on one line, YAML's "!!binary
+    # |" read as a cell's end (Wireshark's review, 2026-12-06). Its cells are blocks.
+    table, row = table_of(node), node.parent
+    if table is not None and _layout_table(table):
+        return True
+    return row is not None and any("\n" in (pre.text(deep=True) or "").strip()
+                                   for pre in row.css("td > pre, th > pre"))
 
 
 def table_of(cell: Any) -> Any:

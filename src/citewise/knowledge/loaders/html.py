@@ -375,8 +375,9 @@ class HtmlLoader:
     # each one's reasons). 45: a bold list item and a synopsis under its heading are no
     # headings. 46: a name in inline markup opens a sentence after a code block. 47: a
     # DocBook box's title is a caption however long, a note's own title its label. 48: a
-    # sentence stopped mid-way ends with the code block after it.
-    version = "48"
+    # sentence stopped mid-way ends with the code block after it. 49: a table row whose
+    # cells hold code of several lines is read as blocks.
+    version = "49"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
