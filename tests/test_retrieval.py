@@ -362,8 +362,9 @@ class _CountingStore:
         self.read.extend(chunk_ids)
         return self._store.get_chunk_contexts(tenant, chunk_ids)  # type: ignore[attr-defined]
 
-    def document_facets(self, tenant: str, document_ids: Sequence[str], **kw: object) -> object:
-        self.judged.extend(document_ids)
+    def document_facets(self, tenant: str, document_ids: Sequence[str] | None,
+                        **kw: object) -> object:
+        self.judged.extend(["*"] if document_ids is None else document_ids)
         return self._store.document_facets(tenant, document_ids, **kw)  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> object:
@@ -490,5 +491,8 @@ def test_a_filter_few_documents_pass_still_finds_them_below_the_first_matches(
         for flt in ({"tags": ["garden"]}, {"source": "*roses.txt"}):
             got = retriever.retrieve("watering", k=2, mode="lexical", filters=flt).hits
             assert [h.document_id for h in got] == [roses.id], flt
+        counting = _CountingStore(kb.store)
+        retriever = Retriever(counting, kb.index, None, candidates=2)  # type: ignore[arg-type]
         assert retriever.retrieve("watering", k=2, mode="lexical",
                                   filters={"tags": ["nowhere"]}).hits == []
+        assert counting.read == [] and counting.judged.count("*") == 1  # each read once

@@ -545,6 +545,10 @@ def test_what_a_filter_reads_of_chunks_and_documents(store: SQLiteStore) -> None
     ]
     (bare,) = store.document_facets("t1", ["d1"])
     assert bare["metadata"] == {}  # no key asked for: none decoded
+    # None: every document of the tenant (a lexical search naming the passing ones).
+    every = store.document_facets("t1", None, metadata_keys=("tags",))
+    assert sorted((d["id"], d["metadata"]) for d in every) == [
+        ("d1", {"tags": ["a", "b"]}), ("d2", {})]
 
 
 def test_a_document_whose_metadata_holds_nan_is_still_judged(store: SQLiteStore) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -183,7 +183,8 @@ class DocumentsMixin(SQLBase):
         return out
 
     def document_facets(
-        self, tenant: str, document_ids: Sequence[str], *, metadata_keys: Sequence[str] = ()
+        self, tenant: str, document_ids: Sequence[str] | None, *,
+        metadata_keys: Sequence[str] = ()
     ) -> list[dict[str, Any]]:
         keys = list(dict.fromkeys(metadata_keys))
         # Each key extracted by the database (SQLite's json_extract, PostgreSQL's ->): an
@@ -191,9 +192,12 @@ class DocumentsMixin(SQLBase):
         cols = [documents.c.id, documents.c.collection, documents.c.source,
                 documents.c.content_type, *(documents.c.meta[k] for k in keys)]
         out: list[dict[str, Any]] = []
+        parts: Iterable[Sequence[str] | None] = (
+            [None] if document_ids is None else batched(list(dict.fromkeys(document_ids))))
         with self._read() as c:
-            for part in batched(list(dict.fromkeys(document_ids))):
-                where = (documents.c.tenant == tenant, documents.c.id.in_(part))
+            for part in parts:
+                where = (documents.c.tenant == tenant,) if part is None else (
+                    documents.c.tenant == tenant, documents.c.id.in_(part))
                 try:
                     rows = [tuple(r) for r in c.execute(sa.select(*cols).where(*where))]
                 except sa.exc.OperationalError:

@@ -155,11 +155,12 @@ class Store(WorkQueue, SentenceVectorRecords, Protocol):
         what a filtered search needs to tell which document a candidate belongs to)."""
         ...
     def document_facets(
-        self, tenant: str, document_ids: Sequence[str], *, metadata_keys: Sequence[str] = ()
+        self, tenant: str, document_ids: Sequence[str] | None, *,
+        metadata_keys: Sequence[str] = ()
     ) -> list[dict[str, Any]]:
-        """The known ``document_ids`` of ``tenant`` as filters read them: ``id``,
-        ``collection``, ``source``, ``content_type`` and ``metadata`` holding only
-        ``metadata_keys`` (those present) — no text, and no other metadata decoded."""
+        """The known ``document_ids`` of ``tenant`` (None: all of them) as filters read
+        them: ``id``, ``collection``, ``source``, ``content_type`` and ``metadata`` holding
+        only ``metadata_keys`` (those present) — no text, and no other metadata decoded."""
         ...
     def count_chunks(self, tenant: str | None = None) -> int: ...
     def list_chunk_ids(self, tenant: str | None = None) -> set[int]: ...

@@ -221,23 +221,30 @@ class Retriever:
             if not document_ids:
                 return []
         post = _needs_post_filter(flt)
-        fetch = n * 4 if post else n
-        while True:
-            scored = self.lexical.search(
-                query, fetch, tenant=self.tenant,
-                collections=pushed.get("collection"), document_ids=document_ids,
-            )
-            if not post or passing is None:
-                # tantivy applied the tenant and every filter itself: nothing to check
-                # here, and only the hits that make the final cut are read from SQLite.
-                return scored[:n]
-            # Tags, a type, dates or a glob are judged here, per document: ask for more
-            # until n pass or the matches run out. A filter that only a few documents pass
-            # found nothing when the first 4n matches were all of other documents.
-            kept = passing.keep(scored)
-            if len(kept) >= n or len(scored) < fetch:
-                return kept[:n]
-            fetch *= 4
+        scored = self.lexical.search(
+            query, n * 4 if post else n, tenant=self.tenant,
+            collections=pushed.get("collection"), document_ids=document_ids,
+        )
+        if not post or passing is None:
+            # tantivy applied the tenant and every filter itself: nothing to check here,
+            # and only the hits that make the final cut are read from SQLite.
+            return scored[:n]
+        kept = passing.keep(scored)
+        if len(kept) >= n or len(scored) < n * 4:
+            return kept[:n]
+        # Tags, a type, dates or a glob are judged here, not in tantivy: when the first
+        # 4n matches hold too few documents that pass, the passing ones are named to it
+        # (a tagged document below thirty others was never found). See ``passing``.
+        named = passing.every()
+        if document_ids is not None:
+            allowed = set(document_ids)
+            named = [d for d in named if d in allowed]
+        if not named:
+            return []
+        return self.lexical.search(
+            query, n, tenant=self.tenant, collections=pushed.get("collection"),
+            document_ids=named,
+        )
 
     def _dense(self, query: str, n: int, passing: Passing | None) -> list[tuple[int, float]]:
         assert self.dense is not None
