@@ -164,3 +164,28 @@ def test_an_html_pages_anchors_are_counted_unless_its_text_is_shown(
                                     "--data-dir", str(data))["metadata"]
     full = as_json(capsys, "docs", "show", str(page), "--text", "--data-dir", str(data))
     assert full["text"][full["metadata"]["anchors"]["water"]:].startswith("Water weekly.")
+
+
+def test_show_takes_a_files_bare_name_when_one_document_has_it(
+        kb: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``docs show gimp-tool-text.html`` from another folder than ingest's was an unknown
+    document (GIMP's review, 2026-12-06): a bare name that one document's file has shows
+    it; a name several have, or a path, is unknown and names the documents of that name;
+    ``rm`` never removes by a bare name."""
+    data, src = kb
+    monkeypatch.chdir(tmp_path)  # not the folder the files were ingested from
+    shown = as_json(capsys, "docs", "show", "tents.md", "--data-dir", str(data))
+    assert shown["source"] == str(src / "tents.md")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tents.md").write_text("# Other tents\n\nPitch them on grass.\n")
+    code, _, err = run(capsys, "ingest", str(other / "tents.md"), "--data-dir", str(data))
+    assert code == 0, err
+    for args in (("show", "tents.md"), ("rm", "tents.md"), ("show", "docs/tents.md")):
+        code, _, err = run(capsys, "docs", *args, "--data-dir", str(data))
+        assert code != 0 and "[unknown_document]" in err, (args, err)
+        assert str(src / "tents.md") in err and str(other / "tents.md") in err, (args, err)
+    code, _, err = run(capsys, "docs", "rm", "stoves.txt", "--data-dir", str(data))
+    assert code != 0 and f"documents of that name: {src / 'stoves.txt'}" in err
+    assert len(as_json(capsys, "docs", "list", "--data-dir", str(data))["documents"]) == 3

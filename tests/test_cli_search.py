@@ -105,3 +105,20 @@ def test_search_does_not_wrap_inside_a_hyphenated_option(
     assert code == 0, err
     shown = {w.strip(",.") for w in out.split()}
     assert all(option in shown for option in options[:12]), out  # the passage's first lines
+
+
+def test_an_html_pages_passage_says_its_element_not_a_line_of_extracted_text(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"line 89" of an HTML page's stored text was line 442 of the page (GIMP's review,
+    2026-12-06): a page's passage says the element it is at, as a citation does."""
+    page = tmp_path / "poles.html"
+    page.write_text("<html><head><title>Poles</title></head><body>\n\n\n\n<h1>Poles</h1>"
+                    "<p>Intro.</p>\n\n\n<h2 id='spares'>Spares</h2>\n\n<p>Carry two spare "
+                    "poles on every trip.</p></body></html>")
+    code, _, err = run(capsys, "ingest", str(page), "--data-dir", str(tmp_path / "kb"))
+    assert code == 0, err
+    code, out, err = run(capsys, "search", "spare poles", "--data-dir", str(tmp_path / "kb"))
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert "poles.html — Poles > Spares — #spares  (score " in first, first
+    assert "line " not in out

@@ -6,8 +6,9 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from citewise.events import Event
@@ -200,6 +201,13 @@ class StepPrinter:
 _LINE_TYPES = frozenset({"text/plain", "text/markdown"})
 
 
+def file_lines(document: Mapping[str, Any]) -> bool:
+    """Whether a document's stored text is its file's own (plain text, markdown, source
+    code), so a line of it is a line of the file: an HTML page's or a PDF's is extracted,
+    and "line 89" of it was line 442 of the page's source (GIMP's review, 2026-12-06)."""
+    return document.get("content_type") in _LINE_TYPES or document.get("loader") == "source"
+
+
 def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = None) -> None:
     """The answer, then its sources: each cited document once — where it is (file:line
     for plain text, markdown and source code, the page for a PDF, the file alone for other
@@ -334,8 +342,7 @@ def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
     if snippet is not None and snippet.page is not None:
         where = _page(snippet)
     elif (kb is not None and c.start_char is not None
-          and (doc.document.get("content_type") in _LINE_TYPES
-               or doc.document.get("loader") == "source")):  # code: the file's own text
+          and file_lines(doc.document)):
         key = str(doc.document.get("id"))
         if key not in texts:
             texts[key] = kb.document_text(key)

@@ -128,12 +128,28 @@ def _resolve(store: Store, tenant: str, ref: str) -> DocumentRecord | None:
             or store.find_document_by_source(tenant, os.path.abspath(os.path.expanduser(ref))))
 
 
-def _unknown(refs: list[str]) -> Exception:
+def _by_name(store: Store, tenant: str, ref: str) -> DocumentRecord | None:
+    """The one document whose file is named ``ref`` (a bare name, no folder): ``docs show
+    gimp-tool-text.html`` from another folder than ingest's found nothing (GIMP's review,
+    2026-12-06). None when no document or several are named so."""
+    if "/" in ref or os.sep in ref:
+        return None
+    named = store.sources_named(tenant, ref, limit=2)
+    return store.find_document_by_source(tenant, named[0]) if len(named) == 1 else None
+
+
+def _unknown(refs: list[str], store: Store | None = None, tenant: str = "") -> Exception:
+    """Documents not found; with the store, the sources of documents of the same file
+    name are named (the one to give, when it is meant: a path is read from the current
+    folder)."""
     from citewise.errors import NotFound
 
     said = ", ".join(repr(r) for r in refs)
-    return NotFound(f"unknown document{'s' if len(refs) > 1 else ''} {said}",
-                    code="unknown_document", details={"documents": refs})
+    alike = [src for r in refs for src in store.sources_named(
+        tenant, os.path.basename(r.rstrip("/")) or r, limit=3)] if store is not None else []
+    hint = f" (documents of that name: {', '.join(alike)})" if alike else ""
+    return NotFound(f"unknown document{'s' if len(refs) > 1 else ''} {said}{hint}",
+                    code="unknown_document", details={"documents": refs, "alike": alike})
 
 
 def _print_json(value: Any) -> None:
@@ -165,9 +181,9 @@ def list_docs(args: argparse.Namespace) -> int:
 def show_doc(args: argparse.Namespace) -> int:
     tenant = _tenant(args)
     with closing(_store(args)) as store:
-        doc = _resolve(store, tenant, args.ref)
+        doc = _resolve(store, tenant, args.ref) or _by_name(store, tenant, args.ref)
         if doc is None:
-            raise _unknown([args.ref])
+            raise _unknown([args.ref], store, tenant)
         chunks = store.get_document_chunks(tenant, doc.id)
     w = sys.stdout.write
     if args.text_only:
@@ -213,8 +229,8 @@ def remove_docs(args: argparse.Namespace) -> int:
                 missing.append(ref)
             else:
                 found.setdefault(doc.id, doc)
-        if missing:  # checked first: nothing is deleted
-            raise _unknown(missing)
+        if missing:  # checked first: nothing is deleted (and a name alone removes none)
+            raise _unknown(missing, kb.store, kb.tenant)
         removed = [doc for doc in found.values() if kb.delete_document(doc.id)]
     if args.json:
         _print_json({"removed": [{"id": d.id, "source": d.source} for d in removed]})

@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.cli.common import add_data_dir, open_kb
+from citewise.cli.common import add_data_dir, file_lines, open_kb
 
 if TYPE_CHECKING:
     from citewise.knowledge.base import KnowledgeBase
@@ -110,6 +110,8 @@ def _place(hit: Hit) -> str:
         parts.append(hit.section)
     if hit.page is not None:
         parts.append(f"p. {hit.page_label or hit.page}")
-    elif hit.line is not None:
+    elif hit.line is not None and file_lines(hit.metadata):
         parts.append(f"line {hit.line}")
+    elif hit.anchor:  # an extracted page: the element it is at
+        parts.append(f"#{hit.anchor}")
     return " — ".join(parts)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citewise.knowledge.loaders._html_captions import is_image_caption
 from citewise.knowledge.loaders._html_generators import class_names, is_declaration
 
 __all__ = ["ADMONITION_CLASSES", "HEADING_QUERY", "LISTING_CODE", "block_role", "class_names",
@@ -137,8 +138,8 @@ def block_role(tag: str, node: Any) -> str | None:
             return "term"
     if tag == "p" and _is_term_line(node):
         return "term"
-    if tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)
-                                or _box_title(node)):
+    if (tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)
+                                 or _box_title(node))) or is_image_caption(tag, node):
         return "heading"
     if tag == "table" and (node.css_first(_CELL_HEADING) is not None or _layout_table(node)):
         return None  # a layout table (is_layout_cell)
@@ -181,9 +182,8 @@ _COMMON_SECTION_CLASSES = frozenset(("section", "chapter", "appendix", "preface"
 
 def is_layout_cell(node: Any) -> bool:
     """A table cell that holds a heading, or a list set in columns: a page laid out in a
-    table, not a table's cell. gtk-doc sets each page's title and purpose so (``<td><h2>
-    Hash Tables</h2><p>Hash Tables — associations …</p>``): a table row "Hash Tables Hash
-    Tables — associations … |" with no heading (GLib's review, 2026-12-05)."""
+    table, not a table's cell (gtk-doc's ``<td><h2>Hash Tables</h2><p>Hash Tables — …``
+    was a table row "Hash Tables Hash Tables — … |" with no heading: GLib's review)."""
     if node.tag not in ("td", "th"):
         return False
     if node.css_first(HEADING_QUERY) is not None:

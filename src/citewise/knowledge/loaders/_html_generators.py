@@ -161,7 +161,14 @@ def heading_depth(node: Any) -> int:
         if box is not None and "article" in class_names(box) and not any(
                 _DOCBOOK_BOOKS & class_names(up) for up in _ancestors(box)):
             return -1  # an article of its own, not one of a book's
+        if box is not None and not _DOCBOOK_CHAPTERS.isdisjoint(class_names(box)):
+            # A chapter's title over its first sections, all three <h2>: "1. Files" beside
+            # "Chapter 6. Getting Images out of GIMP", not under it (GIMP's review).
+            return -1
     return 0
+
+
+_DOCBOOK_CHAPTERS = frozenset(("chapter", "appendix", "preface"))
 
 
 _DOCBOOK_BOOKS = frozenset(("book", "part", "set"))

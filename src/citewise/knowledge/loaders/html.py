@@ -372,12 +372,12 @@ class HtmlLoader:
     name = "html"
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
-    # each one's reasons). 45: a bold list item and a synopsis under its heading are no
-    # headings. 46: a name in inline markup opens a sentence after a code block. 47: a
-    # DocBook box's title is a caption however long, a note's own title its label. 48: a
+    # each one's reasons). 46: a name in inline markup opens a sentence after a code
+    # block. 47: a DocBook box's title is a caption, a note's own title its label. 48: a
     # sentence stopped mid-way ends with the code block after it. 49: a table row whose
-    # cells hold code of several lines is read as blocks.
-    version = "49"
+    # cells hold code of several lines is read as blocks. 50: a picture's short caption is
+    # a label; a DocBook chapter's title is above its sections.
+    version = "50"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
