@@ -634,3 +634,30 @@ def test_ingest_bytes_reports_bad_input_and_writes_nothing(tmp_path: Path) -> No
             assert info.value.code == code
         assert kb.list_documents() == []
         assert kb.store.count_chunks() == 0
+
+
+def test_a_file_read_again_by_a_newer_reader_is_said_so(tmp_path: Path) -> None:
+    """After an upgrade whose loader reads a kind of file otherwise, ingest re-reads the
+    files nobody touched and reported them "updated" with no reason (GIMP's review,
+    2026-12-06): the report says which were the same bytes read again; a changed file
+    is updated, not re-read."""
+    import sqlite3
+
+    from citewise.knowledge.base import DB_NAME
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nAlpha is first.\n")
+    (docs / "b.md").write_text("# B\n\nBeta is second.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        assert kb.ingest([docs]).ok
+    with sqlite3.connect(tmp_path / "kb" / DB_NAME) as conn:  # as an older loader wrote it
+        conn.execute("UPDATE documents SET metadata = json_set(metadata, '$.loader_version', '0')")
+    (docs / "b.md").write_text("# B\n\nBeta is second, and last.\n")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        report = kb.ingest([docs])
+    assert sorted(Path(p).name for p in report.updated) == ["a.md", "b.md"]
+    assert [Path(p).name for p in report.reread] == ["a.md"]
+    assert "2 updated (1 of them unchanged files re-read by a newer reader or chunk size)" \
+        in report.summary()
+    assert report.to_dict()["reread"] == report.reread

@@ -55,6 +55,8 @@ class _Prepared:
     document: DocumentRecord
     chunks: list[ChunkRecord]
     is_new: bool
+    #: The same bytes read again: by a newer loader, or chunked otherwise.
+    reread: bool = False
 
 
 def _loader(registry: LoaderRegistry, name: Path, data: bytes | None = None) -> Loader:
@@ -127,16 +129,15 @@ def prepare_document(
                           code="file_too_large")
     doc_id = document_id_for(tenant, source)
     content_hash = hashlib.sha256(data).hexdigest()
+    reread = False
     if known is not None:
         old_hash, old_collection, old_meta = known
-        if (
-            old_hash == content_hash
-            and old_collection == collection
-            and old_meta.get("loader") == loader.name
-            and str(old_meta.get("loader_version", "1")) == _version(loader)
-            and old_meta.get("chunking") == chunker.signature
-        ):
+        read_alike = (old_meta.get("loader") == loader.name
+                      and str(old_meta.get("loader_version", "1")) == _version(loader)
+                      and old_meta.get("chunking") == chunker.signature)
+        if old_hash == content_hash and old_collection == collection and read_alike:
             return None
+        reread = old_hash == content_hash and not read_alike
     try:
         loaded = loader.load(name, data)
     except IngestError:
@@ -167,7 +168,7 @@ def prepare_document(
         text=loaded.text,
         metadata=metadata,
     )
-    return _Prepared(document, chunks, is_new=known is None)
+    return _Prepared(document, chunks, is_new=known is None, reread=reread)
 
 
 def _refuse_surrogates(loader: Loader, loaded: LoadedDocument, metadata_json: str) -> None:
@@ -226,6 +227,8 @@ def ingest_data(
             return report
         store.replace_documents([(prepared.document, prepared.chunks)])
         (report.added if prepared.is_new else report.updated).append(source)
+        if prepared.reread:
+            report.reread.append(source)
         report.chunks_written += len(prepared.chunks)
         return report
     finally:
@@ -354,6 +357,8 @@ class _Batch:
             fault_point("ingest:after_batch")
             for p in self.pending:
                 (self.report.added if p.is_new else self.report.updated).append(p.document.source)
+                if p.reread:
+                    self.report.reread.append(p.document.source)
             self.report.chunks_written += self.chunks
         self.claims.release([p.document.id for p in self.pending] + self.idle)
         self.pending, self.chunks, self.idle = [], 0, []

@@ -27,6 +27,10 @@ class IngestReport:
 
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    #: Of ``updated``, the files whose bytes are unchanged, read again because the loader
+    #: of their kind changed (a new citewise) or the chunk size did: said in the summary,
+    #: or a user sees files "updated" that nobody touched (GIMP's review, 2026-12-06).
+    reread: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[IngestFailure] = field(default_factory=list)
     #: Files met while walking a folder that no loader reads (given files fail instead).
@@ -62,7 +66,9 @@ class IngestReport:
     def summary(self) -> str:
         parts = [
             f"{len(self.added)} added",
-            f"{len(self.updated)} updated",
+            f"{len(self.updated)} updated" + (
+                f" ({len(self.reread)} of them unchanged files re-read by a newer reader "
+                "or chunk size)" if self.reread else ""),
             f"{len(self.unchanged)} unchanged",
             f"{len(self.failed)} failed",
         ]
@@ -86,6 +92,7 @@ class IngestReport:
         return {
             "added": list(self.added),
             "updated": list(self.updated),
+            "reread": list(self.reread),
             "unchanged": list(self.unchanged),
             "failed": [{"path": f.path, "code": f.code, "message": f.message} for f in self.failed],
             "skipped": list(self.skipped),
