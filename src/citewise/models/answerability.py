@@ -123,7 +123,7 @@ def named(question: str) -> list[str]:
         if m.re is _IDENTIFIER and _PLACEHOLDER_FILE.fullmatch(m.group(1)):
             continue  # the asker's own file: "python script.py", "my_app.py"
         name = _MODIFIED.sub("", _POSSESSIVE.sub("", m.group(1)))
-        if name.upper() not in _GENERIC:
+        if name.upper() not in _GENERIC and name.lower() not in _COMMON_CAPITALS:
             names.append(name.lower())
     return names
 
@@ -213,6 +213,19 @@ EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|
 # "LUKS-encrypted", "FAT32-formatted": the name is the part before the participle. Not
 # "-style" ("JavaScript-style" still names JavaScript, as "like Perforce" names Perforce).
 _MODIFIED = re.compile(r"(?<=[A-Z0-9])-[a-z]+ed$")
+# Words English capitalises that name no product, tool or company: a language, a people,
+# a script, a day, a month. "can I write vertical text for Japanese with the text tool"
+# was declined at 0.00 over GIMP's manual, which says "East-Asian" (review 2026-12-06);
+# such a word is weighed as any other word no document has (:mod:`.absent_words`).
+_COMMON_CAPITALS = frozenset({
+    "english", "french", "german", "spanish", "italian", "portuguese", "dutch", "russian",
+    "chinese", "japanese", "korean", "arabic", "hebrew", "hindi", "greek", "turkish",
+    "polish", "swedish", "norwegian", "danish", "finnish", "czech", "hungarian", "romanian",
+    "thai", "vietnamese", "indonesian", "persian", "ukrainian", "latin", "cyrillic",
+    "european", "american", "british", "asian", "african", "indian", "canadian", "australian",
+    "mexican", "brazilian", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "january", "february", "march", "april", "june", "july", "august",
+    "september", "october", "november", "december"})
 # Units and abbreviations every manual may leave unsaid.
 _GENERIC = frozenset({"KB", "MB", "GB", "TB", "PB", "KIB", "MIB", "GIB", "TIB", "ISO",
                       "ID", "OK", "CPU", "RAM", "OS", "PC"})
