@@ -45,10 +45,19 @@ def test_a_lead_in_carries_the_one_line_of_code_after_it() -> None:
         text = f"{lead}\n\n{block}\n\nThen read the warnings."
         at = text.index(block)
         assert _lead(text, [[at, at + len(block), "code"]]) == "gcc -Wall prog.c", block
-    text = f"{lead}\n\ngcc -Wall prog.c\ngcc -Wextra prog.c\n\nThen read the warnings."
-    at = text.index("gcc")
-    block = "gcc -Wall prog.c\ngcc -Wextra prog.c"
-    assert _lead(text, [[at, at + len(block), "code"]]) == ""  # an example to read there
+    # Up to three lines that each stand alone: commands, each quoted (WeeChat's review,
+    # 2026-12-06: "… with these commands:" was quoted without its two). A program (a
+    # line going on into the next, an indented one) or four lines: an example to read.
+    for block in ("gcc -Wall prog.c\ngcc -Wextra prog.c",
+                  "/secure set relay mypassword\n/set relay.network.password \"${sec.data}\""):
+        text = f"{lead}\n\n{block}\n\nThen read the warnings."
+        at = text.index(block)
+        assert _lead(text, [[at, at + len(block), "code"]]) == block
+    for block in ("int main() {\n  return 0;\n}", "a\nb\nc\nd",
+                  "for f in *.c; do\n  gcc $f\ndone", "cc -o x \\\n  x.c"):
+        text = f"{lead}\n\n{block}\n\nThen read the warnings."
+        at = text.index(block)
+        assert _lead(text, [[at, at + len(block), "code"]]) == "", block
     text = f"{lead}\n\nThe option is -Wall, which turns on most warnings."
     assert _lead(text, []) == ""  # prose after it
     text = f"{lead}\n\ngcc -Wall prog.c"
@@ -147,3 +156,21 @@ def test_a_tables_first_row_is_cut_the_same_whatever_precedes_the_table() -> Non
         text = intro + "Table 1: Flags\nG_NONE | No flags\nG_KEEP | Keep"
         a = text.index("Table 1")
         assert row_starts(text, [(a, len(text), "table")]) == {text.index("G_KEEP")}, intro
+
+
+def test_a_lead_in_is_quoted_with_the_commands_it_introduces(tmp_path: Path) -> None:
+    """WeeChat's user guide (review 2026-12-06): "It is highly recommended to set a
+    password for relay, with these commands:" was the whole answer, its two commands not
+    quoted. Each command is a claim of its own, cited and verified at its offsets."""
+    lead = "It is highly recommended to set a password for relay, with these commands:"
+    page = (f"# Relay\n\n## Password\n\n{lead}\n\n```\n/secure set relay mypassword\n"
+            "/set relay.network.password \"${sec.data.relay}\"\n```\n\nThis password is used "
+            "for irc and weechat protocols.\n")
+    answer = ask_over(tmp_path, {"relay.md": page}, "how do I set a password on the relay")
+    assert answer.text.startswith(
+        f"{lead} [1]\n\n- `/secure set relay mypassword` [1]\n"
+        "- `/set relay.network.password \"${sec.data.relay}\"` [1]"), answer.text
+    cited = [(c.excerpt, page[c.start_char:c.end_char]) for c in answer.citations
+             if c.start_char is not None]
+    assert ("/secure set relay mypassword", "/secure set relay mypassword") in cited
+    assert all(c.status == "supported" for c in answer.claims[:3]), answer.claims

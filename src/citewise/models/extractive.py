@@ -269,13 +269,14 @@ def _render(chosen: list[_Candidate]) -> list[str]:
 
 
 def _code_after(c: _Candidate) -> str:
-    """The line of code a quoted lead-in introduces, as a paragraph of its own with its
-    marker ("… by running the command cargo fix: [1]" then "`cargo fix` [1]"): a claim
-    of its own, cited and verified like the lead-in. A paragraph, not a fenced block:
-    every line of an answer is a claim, and a fence's lines are none."""
+    """The code a quoted lead-in introduces, as a paragraph of its own with its marker
+    ("… by running the command cargo fix: [1]" then "`cargo fix` [1]"), a claim cited and
+    verified like the lead-in; not a fenced block, whose lines would be no claims."""
     if c.items:  # the list a lead-in introduces, an item a line, each cited
         bullet = "* " if any(item.startswith("-") for item in c.items) else "- "  # "- -v"
         return "\n\n" + "\n".join(f"{bullet}{item} [{c.document_index}]" for item in c.items)
+    if "\n" in c.code:  # commands, one an item: each a claim, cited by its line
+        return "\n\n" + "\n".join(f"- `{x}` [{c.document_index}]" for x in c.code.split("\n"))
     return f"\n\n`{c.code}` [{c.document_index}]" if c.code else ""
 
 

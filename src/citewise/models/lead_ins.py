@@ -11,6 +11,7 @@ quoted in part.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from citewise.grounding.claims import MARKER_GROUP, segments, unfenced
@@ -20,14 +21,21 @@ from citewise.sentences import BULLET, ITEM_CHARS, LIST_ITEMS
 __all__ = ["introduced_code", "introduced_items"]
 
 
-# A line of code short enough to quote inline, after the lead-in that introduces it.
+# A line of code short enough to quote inline, after the lead-in that introduces it, and
+# how many such lines it may be: "… set a password for relay, with these commands:" was
+# quoted without its two (WeeChat's review, 2026-12-06).
 _CODE_LINE_CHARS = 120
+_CODE_LINES = 3
+# A line that goes on into the next, or closes one before it: a program to read in the
+# passage, not commands to quote one by one.
+_GOES_ON = re.compile(r"[{(\[\\,:;=|&]\s*$|^\s*[})\]]")
 
 
 def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) -> str:
-    """The code a lead-in ending at ``end`` introduces, when it is one whole line of its
-    own right after it (blanks between): "" for prose, several lines (an example to read
-    in the passage) or a block the passage cuts off."""
+    """The code a lead-in ending at ``end`` introduces, when it comes right after it
+    (blanks between) as one to three short lines that each stand alone (commands, not a
+    program), one a line: "" for prose, a longer or indented example (one to read in the
+    passage) or a block the passage cuts off."""
     at = end
     while at < len(text) and text[at].isspace():
         at += 1
@@ -36,10 +44,15 @@ def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) 
         return ""
     b = max(b for _, b in spans)
     code = text[slice(*unfenced(text, at, b))].strip()  # markdown's fences are no code
-    if (b >= len(text) or not code or "\n" in code or "`" in code
-            or len(code) > _CODE_LINE_CHARS or MARKER_GROUP.search(code)):
+    lines = code.split("\n")
+    if (b >= len(text) or not code or "`" in code or len(lines) > _CODE_LINES
+            or MARKER_GROUP.search(code)):
         return ""  # a subscript ("argv[1]") would read as a citation marker in an answer
-    return code
+    if len(lines) > 1 and any(not line.strip() or len(line) > _CODE_LINE_CHARS
+                              or line[:1].isspace() or _GOES_ON.search(line)
+                              for line in lines):
+        return ""
+    return code if len(code) <= _CODE_LINE_CHARS or len(lines) > 1 else ""
 
 
 # A list short enough to quote after the lead-in that introduces it (a longer one is a

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from citewise.knowledge.loaders._html_captions import is_image_caption
+from citewise.knowledge.loaders._html_colophon import is_byline
 from citewise.knowledge.loaders._html_generators import class_names, is_declaration
 
 __all__ = ["ADMONITION_CLASSES", "HEADING_QUERY", "LISTING_CODE", "block_role", "class_names",
@@ -123,14 +124,13 @@ _BLOCK_ROLES = {"li": "list_item", "dt": "term", "table": "table"}
 
 
 def block_role(tag: str, node: Any) -> str | None:
-    """The role of a block element's text (:data:`loaders.base.ROLES`), if it has one:
-    list items, definition terms (an option, a parameter, a Sphinx or RDoc signature), tables,
-    Sphinx's version-change notes, copyright and legal notices."""
+    """The role of a block element's text (:data:`loaders.base.ROLES`), if it has one: list
+    items, terms (an option, a Sphinx or RDoc signature), tables, version notes, notices."""
     classes = (node.attributes.get("class") or "").lower()
     if classes:
         if set(classes.split()) & _VERSION_CLASSES:
             return "version_note"
-        if _NOTICE_CLASS.search(classes):
+        if _NOTICE_CLASS.search(classes) or is_byline(node):
             return "notice"
         if tag == "div" and "method-heading" in classes.split():
             # RDoc's signature of a method ("slice!(start, length) → new_array or nil"):

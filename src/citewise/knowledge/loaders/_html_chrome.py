@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import class_names
+from citewise.knowledge.loaders._html_blocks import class_names, element_sibling
 from citewise.knowledge.loaders._html_generators import (
     is_haddock_chrome,
     is_mediawiki_chrome,
@@ -190,8 +190,31 @@ def is_contents(node: Any) -> bool:
     # Every section title of CMake's pages came first, as text (CMake review, 2026-12-04).
     local = {"contents", "topic"} <= classes or (node.tag == "nav" and "contents" in classes) \
         or (node.attributes.get("role") or "").lower() == "doc-toc"
-    named = bool(classes & _CONTENTS_CLASSES) or local or _in_page_links(node)
+    named = bool(classes & _CONTENTS_CLASSES) or local or (
+        _in_page_links(node) and not _introduced(node))
     return named and node.css_first("main, article") is None
+
+
+_CONTENTS_LEAD = re.compile(r"(?i)\b(?:topics?|contents|this (?:document|page|guide|"
+                            r"chapter|section|manual)|sections|read more about)\b")
+
+
+def _introduced(node: Any) -> bool:
+    """A list the sentence before it introduces ("WeeChat supports the following IRCv3
+    extensions:"): content, though each item is a link to its part of the page — the
+    sixteen extensions were dropped as the page's contents (WeeChat's review, 2026-12-06).
+    The sentence is the block before the list or before the box around it; one that
+    speaks of the page's topics ("Topics covered in this document:", Postfix's READMEs)
+    introduces its contents."""
+    for _ in range(3):
+        before = element_sibling(node, "prev")
+        if before is not None and before is not node:
+            said = (before.text(deep=True) or "").rstrip()
+            return said.endswith(":") and _CONTENTS_LEAD.search(said) is None
+        node = node.parent
+        if node is None or node.tag not in ("div", "section"):
+            return False
+    return False
 
 
 def _in_page_links(node: Any, least: int = 3) -> bool:
@@ -229,7 +252,7 @@ def is_navigation(node: Any) -> bool:
         return False
     classes = class_names(node)
     named = bool(classes & _NAV_CLASSES)
-    if not named and not _is_link_bar(node) and not _is_trail(node):
+    if not named and not _is_link_bar(node) and not (_is_trail(node) and not _introduced(node)):
         return False
     return node.css_first("main, article") is None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["is_colophon"]
+__all__ = ["is_byline", "is_colophon"]
 
 # What a page generator signs at the bottom of every page: texi2any's "This document was
 # generated on … using texi2any." and the small print a manual sets after it ("Zsh
@@ -82,3 +82,13 @@ def _last_content(node: Any) -> bool:
             return False
         sib = sib.next
     return True
+
+
+def is_byline(node: Any) -> bool:
+    """Asciidoctor's byline under a page's title (``<div id="header"><h1>…</h1><div
+    class="details">`` author, e-mail, version): who wrote it, no answer to a question
+    about what it says — a passage of its own on each of WeeChat's guides, retrieved and
+    quoted (review, 2026-12-06). A notice: kept, ranked below the text."""
+    parent = node.parent
+    return node.tag == "div" and "details" in (node.attributes.get("class") or "").split() \
+        and parent is not None and (parent.attributes.get("id") or "") == "header"

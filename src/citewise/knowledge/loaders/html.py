@@ -149,11 +149,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             # read once; a Pygments table's code is its <pre> beside the line numbers
             listing = child.css_first(LISTING_CODE) if tag == "table" else None
             written = out.raw(shown if tag == "pre" else _pre_text(listing or child))
-            # A <pre class="text"> is prose kept in its lines (haproxy-dconv writes every
-            # description so, its examples in <pre class="prettyprint">): not code; nor its
-            # <pre class="prettyprint arguments">, a keyword's arguments each described in
-            # sentences ("It is limited by design to 4095 active servers per backend.",
-            # ranked as code: HAProxy's review, 2026-12-05).
+            # A <pre class="text"> is prose kept in its lines (haproxy-dconv's descriptions;
+            # its examples are "prettyprint"), and "prettyprint arguments" a keyword's
+            # arguments described in sentences, not code (HAProxy's review, 2026-12-05).
             prose = bool({"text", "arguments"} & class_names(child))
             if written and not prose:
                 role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
@@ -372,12 +370,11 @@ class HtmlLoader:
     name = "html"
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
-    # each one's reasons). 46: a name in inline markup opens a sentence after a code
-    # block. 47: a DocBook box's title is a caption, a note's own title its label. 48: a
-    # sentence stopped mid-way ends with the code block after it. 49: a table row whose
-    # cells hold code of several lines is read as blocks. 50: a picture's short caption is
-    # a label; a DocBook chapter's title is above its sections.
-    version = "50"
+    # each one's reasons). 48: a sentence stopped mid-way ends with the code block after
+    # it. 49: a table row whose cells hold code of several lines is read as blocks. 50: a
+    # picture's short caption is a label; a DocBook chapter's title is above its sections.
+    # 51: a list a sentence introduces is kept; a byline is a notice.
+    version = "51"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
