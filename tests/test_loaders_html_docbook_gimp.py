@@ -51,3 +51,12 @@ def test_a_chapters_title_is_above_its_sections_and_no_chunk_of_its_own() -> Non
     chunks = chunk_text("d", text, sections=sections, roles=roles)
     assert chunks and all("large variety" in c.text or "Export writes" in c.text
                           for c in chunks), [c.text for c in chunks]
+
+
+def test_in_a_whole_books_page_a_chapter_stays_below_the_book() -> None:
+    book = ('<html><body><div class="book"><div class="titlepage"><div><div><h1 class="title">'
+            'The Book</h1></div></div></div><div class="chapter"><div class="titlepage"><div>'
+            '<div><h2 class="title">Chapter 1. Start</h2></div></div></div><p>Begin here.</p>'
+            '</div></div></body></html>')
+    _text, _title, sections, _meta, _roles = read_html(book)
+    assert [path for _a, _b, path in sections] == ["The Book", "The Book > Chapter 1. Start"]

@@ -161,9 +161,11 @@ def heading_depth(node: Any) -> int:
         if box is not None and "article" in class_names(box) and not any(
                 _DOCBOOK_BOOKS & class_names(up) for up in _ancestors(box)):
             return -1  # an article of its own, not one of a book's
-        if box is not None and not _DOCBOOK_CHAPTERS.isdisjoint(class_names(box)):
-            # A chapter's title over its first sections, all three <h2>: "1. Files" beside
-            # "Chapter 6. Getting Images out of GIMP", not under it (GIMP's review).
+        if box is not None and not _DOCBOOK_CHAPTERS.isdisjoint(class_names(box)) and not any(
+                _DOCBOOK_BOOKS & class_names(up) for up in _ancestors(box)):
+            # A chapter's page, its title over its first sections, all <h2>: "1. Files"
+            # beside "Chapter 6. Getting Images out of GIMP", not under it (GIMP's review).
+            # In a whole book's page the chapter stays below the book's <h1>.
             return -1
     return 0
 
