@@ -236,11 +236,12 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     texts: dict[str, str | None] = {}
     flagged = _flagged(answer)
     for c in answer.citations:
-        quote = _one_line(c.excerpt)
+        label, quote = _labelled(answer, c)
+        quote = _one_line(quote)
         # A quote is the evidence: cut only a very long one (at 160 the cut fell on the
         # answer itself, "events of severity WARNING a…", review, session 16).
         quote = quote if len(quote) <= _QUOTE_CHARS else quote[:_QUOTE_CHARS - 1] + "…"
-        quote = f"“{quote}”"
+        quote = f"{label}“{quote}”"
         if c.claim_index in flagged:
             quote += f"\n      ({flagged[c.claim_index]})"
         seen = quotes.setdefault(c.document_index, [])
@@ -367,6 +368,20 @@ def _page(snippet: Snippet) -> str:
     if snippet.page_label:
         return f" (page {snippet.page_label}, PDF page {snippet.page})"
     return f" (page {snippet.page})"
+
+
+def _labelled(answer: Answer, c: CitationOccurrence) -> tuple[str, str]:
+    """A quote of a definition's term and its sentence, as the claim names them ("folder
+    magic: Specifies the type of folder to use …"): the term as a label before the quote
+    marks, the sentence inside. On one line they read as one sentence, "folder magic
+    Specifies the type of folder …" (Wireshark's, GIMP's and Mutt's reviews, 2026-12-06)."""
+    term, brk, rest = c.excerpt.partition("\n")
+    claims = answer.claims
+    claim = claims[c.claim_index].text if c.claim_index is not None and \
+        0 <= c.claim_index < len(claims) else ""
+    if brk and rest.strip() and term.strip() and claim.startswith(f"{_one_line(term)}: "):
+        return f"{_one_line(term)}: ", rest
+    return "", c.excerpt
 
 
 def _one_line(text: str) -> str:
