@@ -46,13 +46,13 @@ def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) 
     code = text[slice(*unfenced(text, at, b))].strip()  # markdown's fences are no code
     lines = code.split("\n")
     if (b >= len(text) or not code or "`" in code or len(lines) > _CODE_LINES
+            or any(len(line) > _CODE_LINE_CHARS for line in lines)
             or MARKER_GROUP.search(code)):
         return ""  # a subscript ("argv[1]") would read as a citation marker in an answer
-    if len(lines) > 1 and any(not line.strip() or len(line) > _CODE_LINE_CHARS
-                              or line[:1].isspace() or _GOES_ON.search(line)
+    if len(lines) > 1 and any(not line.strip() or line[:1].isspace() or _GOES_ON.search(line)
                               for line in lines):
-        return ""
-    return code if len(code) <= _CODE_LINE_CHARS or len(lines) > 1 else ""
+        return ""  # a program, not commands
+    return code
 
 
 # A list short enough to quote after the lead-in that introduces it (a longer one is a

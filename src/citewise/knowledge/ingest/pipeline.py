@@ -59,6 +59,13 @@ class _Prepared:
     reread: bool = False
 
 
+def _written(report: IngestReport, p: _Prepared) -> None:
+    """Count a written document in ``report``: added or updated, and re-read if so."""
+    (report.added if p.is_new else report.updated).append(p.document.source)
+    if p.reread:
+        report.reread.append(p.document.source)
+
+
 def _loader(registry: LoaderRegistry, name: Path, data: bytes | None = None) -> Loader:
     """The loader of ``name``: by its extension, and with none by ``data`` (the file's
     bytes) or, without them, by the file's first bytes (:meth:`LoaderRegistry.for_file`)."""
@@ -226,9 +233,7 @@ def ingest_data(
             report.unchanged.append(source)
             return report
         store.replace_documents([(prepared.document, prepared.chunks)])
-        (report.added if prepared.is_new else report.updated).append(source)
-        if prepared.reread:
-            report.reread.append(source)
+        _written(report, prepared)
         report.chunks_written += len(prepared.chunks)
         return report
     finally:
@@ -356,9 +361,7 @@ class _Batch:
             self.store.replace_documents([(p.document, p.chunks) for p in self.pending])
             fault_point("ingest:after_batch")
             for p in self.pending:
-                (self.report.added if p.is_new else self.report.updated).append(p.document.source)
-                if p.reread:
-                    self.report.reread.append(p.document.source)
+                _written(self.report, p)
             self.report.chunks_written += self.chunks
         self.claims.release([p.document.id for p in self.pending] + self.idle)
         self.pending, self.chunks, self.idle = [], 0, []

@@ -26,9 +26,7 @@ CAPTION_WORDS = 12
 def is_image_caption(tag: str, node: Any) -> bool:
     """Whether ``node`` is a short caption of a picture: a ``<figcaption>``, or DocBook's
     ``div.caption`` in a media object."""
-    if tag == "figcaption":
-        pass
-    elif tag != "div" or "caption" not in class_names(node) or node.parent is None or \
-            "mediaobject" not in class_names(node.parent):
-        return False
-    return len((node.text(deep=True) or "").split()) <= CAPTION_WORDS
+    docbook = tag == "div" and "caption" in class_names(node) and node.parent is not None \
+        and "mediaobject" in class_names(node.parent)
+    return (tag == "figcaption" or docbook) and \
+        len((node.text(deep=True) or "").split()) <= CAPTION_WORDS
