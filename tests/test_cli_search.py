@@ -41,7 +41,7 @@ def test_search_prints_passages_best_first_with_their_place(
     assert code == 0, err
     blocks = out.split("\n[")
     assert out.startswith("[1] ") and blocks[1].startswith("2] ")
-    assert "tents.md — Tents > Poles — line 5  (score " in blocks[0]
+    assert "tents.md — Tents > Poles — line 5  (fused score " in blocks[0]
     assert "Carry two spare poles on every trip." in out and "Acme" not in out
 
 
@@ -120,5 +120,52 @@ def test_an_html_pages_passage_says_its_element_not_a_line_of_extracted_text(
     code, out, err = run(capsys, "search", "spare poles", "--data-dir", str(tmp_path / "kb"))
     assert code == 0, err
     first = out.splitlines()[0]
-    assert "poles.html — Poles > Spares — #spares  (score " in first, first
+    assert "poles.html — Poles > Spares — #spares  (fused score " in first, first
     assert "line " not in out
+
+
+def test_a_tables_rows_and_a_lists_items_are_printed_one_to_a_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Plain output ran a passage's lines together: "Loop forever When this option is
+    checked … Frame rate …" read as one sentence (GIMP's and Mutt's reviews, 2026-12-06)."""
+    page = tmp_path / "anim.html"
+    page.write_text("<html><head><title>Playback</title></head><body><h1>Playback</h1>"
+                    "<table><tr><th>Option</th><th>Meaning</th></tr>"
+                    "<tr><td>Loop forever</td><td>Replays the animation without end.</td></tr>"
+                    "<tr><td>Frame rate</td><td>Frames shown each second.</td></tr></table>"
+                    "<p>Playback shows each frame in turn.</p>"
+                    "<ul><li>Press Space to pause.</li><li>Press Home to rewind.</li></ul>"
+                    "</body></html>")
+    code, _, err = run(capsys, "ingest", str(page), "--data-dir", str(tmp_path / "kb"))
+    assert code == 0, err
+    code, out, err = run(capsys, "search", "frame playback", "-k", "1", "--data-dir",
+                         str(tmp_path / "kb"))
+    assert code == 0, err
+    lines = [line.strip() for line in out.splitlines()[1:]]
+    rows = [line for line in lines if line.startswith(("Loop forever", "Frame rate"))]
+    assert len(rows) == 2 and "Frames shown each second." in rows[1], out
+    assert "Press Space to pause." in lines and "Press Home to rewind." in lines, out
+
+
+def test_a_passages_score_is_named_for_what_it_is(
+        data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """BM25's unbounded score and hybrid search's fused 0..1 were both "score"."""
+    code, out, _ = run(capsys, "search", "spare poles", "--mode", "lexical", "--data-dir",
+                       str(data))
+    assert code == 0 and "  (BM25 " in out.splitlines()[0]
+    code, out, _ = run(capsys, "search", "spare poles", "--mode", "dense", "--data-dir",
+                       str(data))
+    assert code == 0 and "  (cosine " in out.splitlines()[0]
+
+
+def test_a_long_passage_is_cut_to_its_first_lines_unless_full(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "steps.txt"
+    src.write_text("".join(f"Step {i}: tighten bolt {i}.\n" for i in range(40)))
+    code, _, err = run(capsys, "ingest", str(src), "--data-dir", str(tmp_path / "kb"))
+    assert code == 0, err
+    _, cut, _ = run(capsys, "search", "tighten bolt", "-k", "1", "--data-dir", str(tmp_path / "kb"))
+    _, whole, _ = run(capsys, "search", "tighten bolt", "-k", "1", "--full", "--data-dir",
+                      str(tmp_path / "kb"))
+    assert cut.rstrip().endswith("…") and len(cut.splitlines()) <= 14, cut
+    assert "Step 39: tighten bolt 39." in whole and not whole.rstrip().endswith("…")

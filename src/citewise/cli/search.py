@@ -6,7 +6,9 @@ MCP server its search tool, and the command line had nothing (three new-user rev
 2026-12-05, reached for ``citewise search`` and got "invalid choice"). The same call as
 the route (:meth:`KnowledgeBase.search`), the same JSON shape under ``--json``
 (``SearchResponse``); plain output is one block per passage: its place (source, section,
-page or line), its score, and its text on one line.
+page, line or element), its score named for what it is, and its text with the lines it
+has — a table's rows and a list's items one to a line, not run together (GIMP's and
+Mutt's reviews read "Loop forever Frame rate …" as one sentence), paragraphs apart.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 _SHOWN = 400  # characters of a passage shown without --full
+_LINES = 12  # and its lines
+_TAIL = 40  # a line cut shorter than this is left out ("Specifying …")
+_WIDTH = 96
+# What a hit's score is, by the mode that found it: BM25's is unbounded, hybrid's the
+# fused score in 0..1, dense's a cosine; one word "score" for all three read as one scale.
+_SCORE = {"lexical": "BM25", "hybrid": "fused score", "dense": "cosine"}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     filters = {key: value for key, value in (("collection", args.collection),
                                              ("source", args.source)) if value}
     with open_kb(args, must_exist=True) as kb:
-        hits = kb.search(query, k=args.k, filters=filters or None, mode=args.mode)
+        found = kb.retrieve(query, k=args.k, filters=filters or None, mode=args.mode)
+        hits = found.hits
         unknown = _unknown_source(kb, args.source) if args.source and not hits else None
     if unknown is not None:
         print(unknown, file=sys.stderr)
@@ -71,15 +80,42 @@ def run(args: argparse.Namespace) -> int:
     if not hits:
         print("no passage found")
         return 0
+    score = _SCORE.get(found.mode, "score")
     for n, hit in enumerate(hits, 1):
-        print(f"[{n}] {_place(hit)}  (score {hit.score:.3f})")
-        text = " ".join(hit.text.split())
-        if not args.full and len(text) > _SHOWN:
-            text = text[:_SHOWN].rsplit(" ", 1)[0] + " …"
-        # Not at a hyphen: "--ignore-space-change" stays one word to copy (review, 2026-12-05).
-        print(textwrap.indent(textwrap.fill(text, width=96, break_on_hyphens=False,
-                                            break_long_words=False), "    "))
+        print(f"[{n}] {_place(hit)}  ({score} {hit.score:.3f})")
+        print("\n".join(_body(hit.text, full=args.full)))
     return 0
+
+
+def _body(text: str, *, full: bool) -> list[str]:
+    """A passage's lines as printed: each of its lines wrapped under a four-space margin
+    (its own indent kept), runs of blank lines one; without ``full``, about the first
+    :data:`_SHOWN` characters in at most :data:`_LINES` lines, then "…"."""
+    out: list[str] = []
+    left = _SHOWN
+    for raw in text.expandtabs(4).splitlines():
+        words = " ".join(raw.split())
+        if not words:
+            if out and out[-1]:
+                out.append("")
+            continue
+        cut = not full and len(words) > left
+        if not full and (len(out) >= _LINES or (cut and left < _TAIL)):
+            out.append("    …")
+            break
+        if cut:
+            words = words[:left].rsplit(" ", 1)[0] + " …"
+        margin = "    " + " " * min(len(raw) - len(raw.lstrip()), 16)
+        # Not at a hyphen: "--ignore-space-change" stays one word to copy (review, 2026-12-05).
+        out += textwrap.wrap(words, width=_WIDTH, initial_indent=margin,
+                             subsequent_indent=margin, break_on_hyphens=False,
+                             break_long_words=False)
+        if cut:
+            break
+        left -= len(words)
+    while out and not out[-1]:
+        out.pop()
+    return out
 
 
 def _unknown_source(kb: KnowledgeBase, given: str) -> str | None:
