@@ -60,3 +60,22 @@ def test_in_a_whole_books_page_a_chapter_stays_below_the_book() -> None:
             '</div></div></body></html>')
     _text, _title, sections, _meta, _roles = read_html(book)
     assert [path for _a, _b, path in sections] == ["The Book", "The Book > Chapter 1. Start"]
+
+
+def test_an_icon_without_alt_text_in_a_sentence_reads_by_its_name() -> None:
+    """"the tool cursor tells you this by showing ." — GIMP's ``<span class="guiicon"><img
+    src="…/clone-bad.png"/></span>`` left a hole in its sentence (review, 2026-12-06)."""
+    text = read_html(
+        "<html><head><title>Clone</title></head><body><p>The tool cursor tells you this by "
+        "showing <span class='guiicon'><img src='images/toolbox/clone-bad.png' /></span>.</p>"
+        "<p>Click <img src='../menu-left.png?v=2'> and pick Add Tab.</p>"
+        "<p>A rule <img src='rule.png' alt=''> ends here.</p>"
+        "<p><a href='/'><img src='logo.png'></a><br>2023/03/28</p>"
+        "<p><img src='screenshot.png'></p><div class='mediaobject'><img src='ex.png'/>"
+        "<div class='caption'><p>Cloned pixels are in the new layer.</p></div></div>"
+        "</body></html>")[0]
+    assert "by showing [image: clone-bad]." in text
+    assert "Click [image: menu-left] and pick Add Tab." in text
+    assert "A rule ends here." in " ".join(text.split())  # alt="" says: decoration
+    assert "screenshot" not in text and "[image: ex]" not in text  # pictures of their own
+    assert "logo" not in text  # a link's image: a logo (HAProxy's manual)

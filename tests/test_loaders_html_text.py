@@ -55,6 +55,40 @@ def test_elements_hidden_by_their_style_are_not_text(tmp_path: Path) -> None:
     assert "Higher bits are reserved.\n\nPRAGMA auto_vacuum = 0 disables it." in text
 
 
+def test_a_search_only_heading_names_its_entrys_section(tmp_path: Path) -> None:
+    """SQLite's pragma.html heads each pragma with a hidden ``<h _id=…>`` only its site
+    search reads; every pragma after PRAGMA optimize was filed under that pragma's bold
+    line "Determination Of When To Run Analyze" (2026-12-06)."""
+    path = tmp_path / "pragma.html"
+    path.write_text(
+        "<html><head><title>PRAGMA Statements</title></head><body>"
+        "<h1>PRAGMA Statements</h1><h2>List Of PRAGMAs</h2>"
+        "<a name='pragma_optimize'></a><h _id=pragma_optimize style='display:none'> PRAGMA "
+        "optimize</h><hr><p><b>PRAGMA optimize;</b></p><p>Attempt to optimize.</p>"
+        "<p><b>Determination Of When To Run Analyze</b></p><p>A table is analyzed when "
+        "stale.</p>"
+        "<a name='pragma_page_size'></a><h _id=pragma_page_size style='display:none'> PRAGMA "
+        "page_size</h><hr><p><b>PRAGMA </b><i>schema.</i><b>page_size;</b></p><p>Query or "
+        "set the page size of the database.</p>"
+        "<h _id=pragma_shrink_memory style='display:none'> PRAGMA shrink_memory</h><hr>"
+        "<p><b>PRAGMA shrink_memory</b></p><p>Frees as much memory as it can.</p>"
+        "</body></html>", encoding="utf-8")
+    doc = load(path)
+
+    def section(words: str) -> str | None:
+        at = doc.text.index(words)
+        return next(name for start, end, name in doc.sections if start <= at < end)
+
+    assert section("A table is analyzed") == ("PRAGMA Statements > List Of PRAGMAs > PRAGMA "
+                                              "optimize > Determination Of When To Run Analyze")
+    assert section("Query or set the page size") == ("PRAGMA Statements > List Of PRAGMAs > "
+                                                     "PRAGMA page_size")
+    # Its bold signature, the same name, is no section under itself.
+    assert section("Frees as much memory") == ("PRAGMA Statements > List Of PRAGMAs > PRAGMA "
+                                               "shrink_memory")
+    assert "PRAGMA page_size\n" not in doc.text  # hidden: still no text of its own
+
+
 def test_breadcrumbs_language_switchers_and_in_page_link_lists_are_chrome(
         tmp_path: Path) -> None:
     text = _page(tmp_path, (

@@ -4,7 +4,8 @@ Apart from the walk (:mod:`.html`) because these are facts about single elements
 element's role as evidence (a definition's term, a table, a version-change note, a notice,
 a bold-only paragraph that is a heading), an ordered list item's number ("3. ", "c. ",
 "iv. "), a superscript that reads as a power, and what a code block hides. A note's or a
-box's label and a footnote's are in :mod:`._html_notes`.
+box's label and a footnote's are in :mod:`._html_notes`; which tables are no data, in
+:mod:`._html_tables`.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ from typing import Any
 from citewise.knowledge.loaders._html_captions import is_image_caption
 from citewise.knowledge.loaders._html_colophon import is_byline
 from citewise.knowledge.loaders._html_generators import class_names, is_declaration
+from citewise.knowledge.loaders._html_tables import HEADING_QUERY, HEADINGS, layout_table
 
-__all__ = ["ADMONITION_CLASSES", "HEADING_QUERY", "LISTING_CODE", "block_role", "class_names",
-           "element_sibling",
+__all__ = ["HEADING_QUERY", "LISTING_CODE", "block_role", "class_names", "element_sibling",
            "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
-           "is_layout_cell", "is_note_table", "is_section", "item_number", "opens_entry",
-           "start_number", "table_of"]
+           "is_section", "item_number", "opens_entry", "start_number"]
 
 
 def opens_entry(node: Any) -> bool:
@@ -141,7 +141,7 @@ def block_role(tag: str, node: Any) -> str | None:
     if (tag in ("p", "div") and (_is_bold_title(node) or _is_caption_line(node)
                                  or _box_title(node))) or is_image_caption(tag, node):
         return "heading"
-    if tag == "table" and (node.css_first(_CELL_HEADING) is not None or _layout_table(node)):
+    if tag == "table" and (node.css_first(_CELL_HEADING) is not None or layout_table(node)):
         return None  # a layout table (is_layout_cell)
     return _BLOCK_ROLES.get(tag)
 
@@ -171,69 +171,13 @@ def is_section(node: Any) -> bool:
         first = first.next  # blanks, comments, Sphinx's empty targets
     if first is not None and first.tag == "div" and "titlepage" in class_names(first):
         return True
-    return bool(node.attributes.get("id")) and first is not None and first.tag in _HEADINGS
+    return bool(node.attributes.get("id")) and first is not None and first.tag in HEADINGS
 
 
 _SECTION_CLASSES = frozenset(("sect1", "sect2", "sect3", "sect4", "sect5", "refsect1",
                               "refsect2", "refsect3", "refsection", "simplesect",
                               "fun-types"))
 _COMMON_SECTION_CLASSES = frozenset(("section", "chapter", "appendix", "preface"))
-
-
-def is_layout_cell(node: Any) -> bool:
-    """A table cell that holds a heading, or a list set in columns: a page laid out in a
-    table, not a table's cell (gtk-doc's ``<td><h2>Hash Tables</h2><p>Hash Tables — …``
-    was a table row "Hash Tables Hash Tables — … |" with no heading: GLib's review)."""
-    if node.tag not in ("td", "th"):
-        return False
-    if node.css_first(HEADING_QUERY) is not None:
-        return True
-    # qdoc's property summary, one list in two columns ("active : const bool interval : int
-    # … | singleShot : bool …" was one line); DocBook's variable list set as a table, a
-    # description's paragraphs and examples run on as one line (Qt's, Cockpit's reviews).
-    # A row whose cells hold code of several lines: flattened on one line, YAML's "!!binary
-    # |" read as a cell's end (Wireshark's review, 2026-12-06). Its cells are blocks.
-    table, row = table_of(node), node.parent
-    if table is not None and _layout_table(table):
-        return True
-    return row is not None and any("\n" in (pre.text(deep=True) or "").strip()
-                                   for pre in row.css("td > pre, th > pre"))
-
-
-def table_of(cell: Any) -> Any:
-    """The table a cell (or any element inside one) is in, or None."""
-    table = cell.parent
-    while table is not None and table.tag not in ("table", "body"):
-        table = table.parent
-    return table if table is not None and table.tag == "table" else None
-
-
-def _layout_table(table: Any) -> bool:
-    """A table that lays out its content: qdoc's property summary, DocBook's variable list
-    set as a table, and the table DocBook XSL draws an admonition with."""
-    return not class_names(table).isdisjoint(_LAYOUT_TABLES) or is_note_table(table)
-
-
-def is_note_table(table: Any) -> bool:
-    """The table DocBook XSL draws a note with, its icon beside its title over its text
-    (aptitude's manual, the Debian Reference: "Important | If you do not resolve …" was a
-    table row; new-user review 2026-12-05): in a note's box, summarised by the note's
-    title or holding its "[Important]" icon; AsciiDoc's ``admonitionblock`` (crmsh's
-    manual: "Version information This section applies …" was a table row, its "Note" lost;
-    review 2026-12-05). A data table inside a note (Sphinx's, MkDocs') is none."""
-    box = table.parent
-    if box is not None and box.tag == "div" and "admonitionblock" in class_names(box):
-        return True  # AsciiDoc's and Asciidoctor's: an icon's cell beside the note's
-    if box is None or box.tag != "div" or class_names(box).isdisjoint(ADMONITION_CLASSES):
-        return False
-    summary = (table.attributes.get("summary") or "").strip().lower()
-    return summary in ADMONITION_CLASSES or table.css_first('img[alt^="["]') is not None
-
-
-_LAYOUT_TABLES = frozenset(("propsummary", "variablelist"))
-#: The classes of a note's box (Sphinx's, DocBook's, Apache's …).
-ADMONITION_CLASSES = frozenset(("note", "tip", "warning", "caution", "important", "admonition",
-                                "hint", "attention", "danger", "seealso"))
 
 
 def _is_term_line(node: Any) -> bool:
@@ -244,9 +188,7 @@ def _is_term_line(node: Any) -> bool:
             and (node.text(deep=True) or "").strip() == (kids[0].text(deep=True) or "").strip())
 
 
-_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-HEADING_QUERY = ", ".join(_HEADINGS)
-_CELL_HEADING = ", ".join(f"{cell} {h}" for cell in ("td", "th") for h in _HEADINGS)
+_CELL_HEADING = ", ".join(f"{cell} {h}" for cell in ("td", "th") for h in HEADINGS)
 
 
 def _is_caption_line(node: Any) -> bool:
@@ -351,7 +293,7 @@ def _is_bold_title(node: Any) -> bool:
     text = (bold.text(deep=True) or "").strip() if bold is not None else ""
     synopsis = " ".join(after).strip()
     if synopsis and _SYNOPSIS.search(synopsis) and before is not None and before is not node \
-            and before.tag in _HEADINGS \
+            and before.tag in HEADINGS \
             and _SYNOPSIS_HEADING.match((before.text(deep=True) or "").strip()):
         return False  # a command's synopsis under "Synopsis": its text, not a heading
     # A block its generator names a keyword's (haproxy-dconv's ``div.keyword``) heads its

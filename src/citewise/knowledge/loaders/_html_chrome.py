@@ -26,8 +26,10 @@ __all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_contents",
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
+# LilyPond's manuals frame their contents as "tocframe": "<< Back to Documentation Index"
+# and the manual's title were text on every page (review, 2026-12-06).
 _BOILERPLATE = re.compile(
-    r"(?:^|[\s_-])(?:nav|navbar|navigationbar|topbar|menu|sidebar|sphinxsidebar|footer|cookie|cookies|banner|advert|"
+    r"(?:^|[\s_-])(?:nav|navbar|navigationbar|topbar|menu|sidebar|sphinxsidebar|tocframe|footer|cookie|cookies|banner|advert|"
     r"ads|share|social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline|titlearea)(?:$|[\s_-])",
     re.IGNORECASE,
 )

@@ -45,7 +45,8 @@ import re
 from typing import Any
 
 __all__ = ["class_names", "heading_depth", "is_badge", "is_declaration", "is_haddock_chrome",
-           "is_mediawiki_chrome", "is_rdoc_chrome", "is_rustdoc_chrome", "math_text"]
+           "is_mediawiki_chrome", "is_rdoc_chrome", "is_rustdoc_chrome", "math_text",
+           "search_heading"]
 
 # A MediaWiki page's skin around its text (every wiki export, cppreference's offline copy
 # among them): the tagline "From cppreference.com", the breadcrumb under the title ("< c |
@@ -188,3 +189,13 @@ def _ancestors(node: Any) -> list[Any]:
 _TEXINFO_DEEPER = frozenset(("subsubsection", "unnumberedsubsubsec", "appendixsubsubsec",
                              "subsubheading"))
 
+
+def search_heading(node: Any) -> str:
+    """The name of an entry that SQLite's pages head with a heading only their site search
+    reads — ``<h _id=pragma_page_size style="display:none"> PRAGMA page_size</h><hr>``
+    over each of pragma.html's 74 pragmas — or "" for any other element. Hidden, it is no
+    text; it names the entry's section, which read "List Of PRAGMAs > Determination Of When
+    To Run Analyze" (a bold line in PRAGMA optimize) for every pragma after that one."""
+    if node.tag != "h" or "_id" not in node.attributes:
+        return ""
+    return " ".join((node.text(deep=True) or "").split())

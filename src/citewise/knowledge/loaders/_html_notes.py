@@ -4,7 +4,8 @@ Apart from :mod:`._html_blocks` because each is one kind of small print a genera
 off in its own way, and read as blocks of their own they became headings or lone lines:
 an admonition's title ("Note", "Warning"), a sidebar's or a box's bold title, written as
 the prefix of its first paragraph ("Note: …", "Lazy Connecting: …"); a footnote's label
-("[1] ", written on its note's line) and its marker in the text ("[1]").
+("[1] ", written on its note's line) and its marker in the text ("[1]"); and a list
+item's label, the name in code over its paragraphs, which is a term as a ``<dt>`` is.
 """
 
 from __future__ import annotations
@@ -12,15 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import (
-    ADMONITION_CLASSES,
-    class_names,
-    element_sibling,
-    is_note_table,
-    table_of,
-)
+from citewise.knowledge.loaders._html_blocks import class_names, element_sibling
+from citewise.knowledge.loaders._html_tables import ADMONITION_CLASSES, is_note_table, table_of
 
-__all__ = ["admonition_label", "footnote_label", "footnote_marker"]
+__all__ = ["admonition_label", "footnote_label", "footnote_marker", "is_item_label"]
 
 
 def admonition_label(node: Any) -> str:
@@ -162,3 +158,26 @@ def footnote_label(node: Any) -> str:
             label = " ".join(span.text().split())
         span.decompose()
     return f"{label} " if label else ""
+
+
+def is_item_label(block: Any) -> bool:
+    """Whether the text before ``block`` in its list item is the item's label: a name in
+    code or bold alone, four words at most, the item's text in the blocks after it.
+    LilyPond's manual lists properties so (``<li><code>force-hshift</code><p>The
+    force-hshift property is …``), and the lone name was quoted as the answer to "what
+    units is force-hshift specified in" (review, 2026-12-06); as a ``<dt>`` it is a term."""
+    item = block.parent
+    if item is None or item.tag != "li":
+        return False
+    words, node = 0, item.child
+    while node is not None and node.mem_id != block.mem_id:
+        shown = (node.text(deep=True) or "").strip()
+        if node.tag in _LABEL_TAGS:
+            words += len(shown.split())
+        elif shown and node.tag != "-comment":  # plain words, or anything else
+            return False
+        node = node.next
+    return 0 < words <= 4
+
+
+_LABEL_TAGS = frozenset(("code", "tt", "kbd", "samp", "var", "strong", "b"))

@@ -183,12 +183,22 @@ class Out:
             self.headings.append((self.length, level, ""))
             self.bold_open = False
 
+    def entry_heading(self, name: str) -> None:
+        """A heading that is no text (``_html_generators.search_heading``): the entry's
+        section, below the page's own headings, starts on what follows."""
+        self.flush()
+        self.headings.append((self.length, self.level(6), name))
+        self.bold_open = False
+
     def bold_heading(self, written: tuple[int, str], keyword: bool) -> None:
         """A bold line's section — or, a keyword's right under another keyword's with
         nothing between, the same one named by both (a few at most): HAProxy's "inter
         <delay>", "fastinter <delay>" and "downinter <delay>" head one description, which
         was filed under "downinter <delay>" alone (review, 2026-12-05)."""
         start, title = written
+        if self.headings and 0 <= start - self.headings[-1][0] <= 2 \
+                and self.headings[-1][2].casefold() == title.casefold():
+            return  # its entry's name again, right under the heading that names it
         if keyword and self.bold_open and 0 < self.stacked < _STACKED \
                 and 0 <= start - self.heading_end <= 2:
             first, level, named = self.headings[-1]

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import class_names, table_of
+from citewise.knowledge.loaders._html_generators import class_names
+from citewise.knowledge.loaders._html_tables import table_of
 
 __all__ = ["RowSpans", "column_used", "entry_name", "first_cell", "mark_text"]
 
@@ -80,6 +81,8 @@ def column_used(cell: Any, known: dict[int, bool]) -> bool:
     table = table_of(cell)
     if table is None:
         return False
+    if _corner(cell, table):
+        return True
     if table.mem_id not in known:
         rows = [row.css("td, th") for row in table.css("tr")]
         known[table.mem_id] = (
@@ -92,6 +95,24 @@ def column_used(cell: Any, known: dict[int, bool]) -> bool:
 
 
 _GRID = 3  # columns: fewer is a term and its description, or a layout
+
+
+def _corner(cell: Any, table: Any) -> bool:
+    """The blank header cell over a table's row labels, left of its column labels (GnuCash's
+    ``<th>&nbsp;</th><th>XML</th><th>SQLite</th>…`` over "Availability", "File
+    extension"…): left out, "XML" stood over the row labels and every backend one column
+    left of its values (review, 2026-12-06). A row of header cells only, two or more of
+    them labelled, and a row below it that has a label."""
+    row = cell.parent
+    if cell.tag != "th" or row is None:
+        return False
+    heads = row.css("td, th")
+    rows = table.css("tr")
+    below = [r.mem_id for r in rows].index(row.mem_id) + 1
+    return all(c.tag == "th" for c in heads) and \
+        sum(bool((c.text(deep=True) or "").strip()) for c in heads) >= 2 and any(
+            (first := r.css_first("td, th")) is not None and (first.text(deep=True) or "").strip()
+            for r in rows[below:])
 
 
 @dataclass

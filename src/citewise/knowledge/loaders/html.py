@@ -33,12 +33,12 @@ from citewise.knowledge.loaders._html_blocks import (
     is_exponent,
     is_hidden_code,
     is_keyword,
-    is_layout_cell,
     is_section,
     item_number,
     opens_entry,
     start_number,
 )
+from citewise.knowledge.loaders._html_captions import inline_image
 from citewise.knowledge.loaders._html_chrome import (
     is_banner,
     is_boilerplate,
@@ -52,33 +52,33 @@ from citewise.knowledge.loaders._html_chrome import (
 )
 from citewise.knowledge.loaders._html_colophon import is_colophon
 from citewise.knowledge.loaders._html_content import main_content
-from citewise.knowledge.loaders._html_generators import heading_depth, is_badge, math_text
+from citewise.knowledge.loaders._html_generators import heading_depth, is_badge, math_text, search_heading
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
-from citewise.knowledge.loaders._html_notes import admonition_label, footnote_label, footnote_marker
+from citewise.knowledge.loaders._html_notes import (
+    admonition_label,
+    footnote_label,
+    footnote_marker,
+    is_item_label,
+)
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, mark_text
+from citewise.knowledge.loaders._html_tables import is_layout_cell
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["HtmlLoader", "extract_html"]
 
-_DROP = frozenset(
-    (
-        "script", "style", "noscript", "template", "svg", "canvas", "nav", "header", "footer",
-        "aside", "form", "iframe", "object", "embed", "button", "select", "textarea", "input",
-        "label", "dialog", "menu", "head",
-    )
-)
-_BLOCK = frozenset(
-    (
-        "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt",
-        "fieldset", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
-        "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "thead", "tfoot", "tr",
-        "ul", "caption",
-    )
-)
+_DROP = frozenset((
+    "script", "style", "noscript", "template", "svg", "canvas", "nav", "header", "footer",
+    "aside", "form", "iframe", "object", "embed", "button", "select", "textarea", "input",
+    "label", "dialog", "menu", "head"))
+_BLOCK = frozenset((
+    "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
+    "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "thead", "tfoot", "tr",
+    "ul", "caption"))
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SPACE = re.compile(r"\s+")
 _VISIBLE = re.compile(r"\S")
@@ -106,6 +106,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.text(child.text_content or "")
         elif tag == "header" and in_main:
             _walk(child, out, in_main, guess)  # an article's own header holds its headline
+        elif tag == "h" and (name := search_heading(child)):
+            out.entry_heading(name)
         elif (
             tag in ("-comment", "-doctype")
             or (tag in _DROP and not (tag == "aside" and (is_footnote(child)
@@ -199,7 +201,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag in _BLOCK:
             _anchor(child, out)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
-            out.flush("\n\n" if opens_entry(child) else sep)
+            lead = out.flush("\n\n" if opens_entry(child) else sep)
+            if lead is not None and is_item_label(child):  # "force-hshift" over its text
+                out.roles.append((lead[0], lead[0] + len(lead[1]), "term"))
             kind, at = block_role(tag, child), out.length
             if (tab := tab_label(child)) is not None:
                 # A tab's name over its panel, as a caption: "PowerShell" over its commands.
@@ -250,6 +254,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if tag == "table" and out.length > at and (name := entry_name(child)):
                 out.headings.append((at, BLOCK_HEADING, name))  # starts on its text: _read
                 out.bold_open = False
+        elif tag == "img" and (shown := inline_image(child)):
+            out.text(shown)  # an icon with no alt text in a sentence: "[image: clone-bad]"
         elif tag in ("sup", "a") and (marker := footnote_marker(child)):
             out.text(marker)  # "tables[1]", not "tables1"
         elif tag == "q":
@@ -374,7 +380,7 @@ class HtmlLoader:
     # it. 49: a table row whose cells hold code of several lines is read as blocks. 50: a
     # picture's short caption is a label; a DocBook chapter's title is above its sections.
     # 51: a list a sentence introduces is kept; a byline is a notice.
-    version = "51"
+    version = "52"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

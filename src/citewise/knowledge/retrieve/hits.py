@@ -99,16 +99,19 @@ _PER_PAGE_ELEMENT = frozenset(("anchors", "page_labels"))
 def _anchors_near(anchors: dict[str, Any], start: int, end: int
                   ) -> tuple[str | None, dict[str, int]]:
     """The id whose offset is the greatest at or before ``start`` (None: none before it),
-    and the ids after it and before ``end`` with their offsets, one per offset (the first,
-    the outermost element's: a page of empty ``<span id>`` runs has hundreds at one
-    place). One pass over a page's ids."""
+    of several there the last, the innermost element's: ``<div id="main"><a
+    name="music-fragment-options"></a><h2>`` links to the section by its name, not to
+    "#main" (LilyPond's review, 2026-12-06; the same place either way). And the ids after
+    it and before ``end`` with their offsets, one per offset (the first, the outermost
+    element's: a page of empty ``<span id>`` runs has hundreds at one place). One pass over
+    a page's ids."""
     best: tuple[int, str] | None = None
     inside: dict[int, str] = {}
     for ident, offset in anchors.items():
         if not isinstance(offset, int) or isinstance(offset, bool):
             continue
         if offset <= start:
-            if best is None or offset > best[0]:
+            if best is None or offset >= best[0]:
                 best = (offset, ident)
         elif offset < end:
             inside.setdefault(offset, ident)
