@@ -131,3 +131,23 @@ def test_a_term_ending_in_a_colon_gets_no_second_one(tmp_path: Path) -> None:
         answer.text
     assert "::" not in answer.text
     assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
+
+
+LILYPOND = """<html><body><h2>3.3 Music fragment options</h2><dl compact="compact">
+<dt><code>ragged-right</code></dt>
+<dd><p>Produce ragged-right lines with natural spacing.</p></dd>
+<dt> <code>line-width</code></dt>
+<dt> <code>line-width=<var>size</var>\\<var>unit</var></code></dt>
+<dd><p>Set line width to size (expressed in unit).</p></dd>
+</dl></body></html>"""
+
+
+def test_two_terms_over_one_description_are_named_apart(tmp_path: Path) -> None:
+    """LilyPond's review (2026-12-06): "line-width line-width=size\\unit: Set line width …"
+    ran a term's two spellings together as one name."""
+    _, answer, _ = _ask(tmp_path, "music-fragment-options.html", LILYPOND,
+                        "How do I set the line width of a music snippet?")
+    assert "line-width, line-width=size\\unit: Set line width to size (expressed in unit)." \
+        in answer.text, answer.text
+    assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
+    assert answer.citations[0].excerpt == "Set line width to size (expressed in unit)."

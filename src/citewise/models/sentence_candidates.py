@@ -199,7 +199,10 @@ _TERM_LABEL_CHARS = 60
 
 
 def _term_label(sentence: str) -> str:
-    label = " ".join(sentence.split())
+    """The term as it names its definition; several terms, one a line (``<dt>line-width</dt>
+    <dt>line-width=size\\unit</dt>`` over one description), read "line-width,
+    line-width=size\\unit", not run together (LilyPond's review, 2026-12-06)."""
+    label = ", ".join(" ".join(line.split()) for line in sentence.splitlines() if line.strip())
     return label if 0 < len(label) <= _TERM_LABEL_CHARS else ""
 
 
