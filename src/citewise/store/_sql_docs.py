@@ -8,6 +8,7 @@ from typing import Any, cast
 import sqlalchemy as sa
 
 from citewise.store._sql import SQLBase, batched
+from citewise.store._sql_sentences import carried_rows
 from citewise.store.base import (
     ChunkContext,
     ChunkRecord,
@@ -18,7 +19,7 @@ from citewise.store.base import (
     encode_roles,
     index_row,
 )
-from citewise.store.schema import chunks, documents, index_outbox, utcnow
+from citewise.store.schema import chunks, documents, index_outbox, sentence_vectors, utcnow
 
 __all__ = ["DocumentsMixin"]
 
@@ -276,10 +277,13 @@ class DocumentsMixin(SQLBase):
         # Few statements, each an executemany: per-row statement building dominated ingest.
         with self._write() as c:
             c.execute(self._upsert_documents(), doc_rows)
+            carried = carried_rows(c, list(latest), chunk_rows)  # an unchanged chunk's
             for part in batched(list(latest)):
                 c.execute(_DELETE_CHUNKS, {"ids": list(part)})
             if chunk_rows:
                 self._insert_chunk_rows(c, chunk_rows)
+            if carried:
+                c.execute(sa.insert(sentence_vectors), carried)
             c.execute(sa.insert(index_outbox), outbox_rows)
 
     def _insert_chunk_rows(self, c: sa.Connection, rows: list[dict[str, Any]]) -> None:
