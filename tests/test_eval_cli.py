@@ -265,6 +265,19 @@ def test_sentence_extent_widens_to_the_sentence_and_stops_at_boundaries() -> Non
     assert text[slice(*sentence_extent(text, at, at + 3))] == "## Shipping"
 
 
+def test_an_abbreviations_full_stop_ends_no_sentence_of_the_widening() -> None:
+    """LilyPond's review (2026-12-06): eval showed the cited sentence as "0.353mm). amount
+    is given …", cut after "approx.", where ``ask`` quoted it from its start."""
+    text = ("The padding is a multiple of a big point. One bp is 1/72th of an inch (approx. "
+            "0.353mm). The default value is 3.175mm, approx. 9bp. Padding is never negative.")
+    at = text.index("0.353")
+    assert text[slice(*sentence_extent(text, at, at + 6))] == (
+        "One bp is 1/72th of an inch (approx. 0.353mm).")
+    at = text.index("The default")
+    assert text[slice(*sentence_extent(text, at, at + 5))] == (
+        "The default value is 3.175mm, approx. 9bp.")
+
+
 def test_item_bounded_keeps_the_cited_item_and_drops_its_neighbours() -> None:
     text = "Errors:\nsrc is a null pointer\ndestsz is zero or too large\nthe rest"
     a, b = sentence_extent(text, text.index("destsz"), text.index("destsz") + 6)

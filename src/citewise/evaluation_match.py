@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from citewise.evaluation_questions import CELL, visible
 from citewise.evaluation_questions import norm as _norm
+from citewise.sentences import ends_abbreviation
 
 __all__ = [
     "MATCH_COVERAGE",
@@ -74,16 +75,28 @@ def sentence_extent(text: str, start: int, end: int) -> tuple[int, int]:
     for m in _BOUNDARY.finditer(text, a):
         if m.end() > start:
             break
-        a = m.end()
+        if not _abbreviated(text, m):
+            a = m.end()
     b = len(text)
-    m2 = _BOUNDARY.search(text, max(end - 1, start))
-    if m2 is not None:
-        b = m2.start()
+    for m2 in _BOUNDARY.finditer(text, max(end - 1, start)):
+        if not _abbreviated(text, m2):
+            b = m2.start()
+            break
     while b > a and text[b - 1].isspace():
         b -= 1
     while a < b and text[a].isspace():
         a += 1
     return (a, max(b, end)) if b > a else (start, end)
+
+
+def _abbreviated(text: str, m: re.Match[str]) -> bool:
+    """A boundary after an abbreviation's full stop ends no sentence: "(approx. 0.353mm).
+    amount is given …" was widened from "0.353mm)" on, where ``ask`` quoted the sentence
+    from its start (LilyPond's review, 2026-12-06)."""
+    stop = m.start()
+    while stop > 0 and text[stop - 1] in "\"'”’)]":
+        stop -= 1
+    return stop > 0 and text[stop - 1] == "." and ends_abbreviation(text, stop)
 
 
 def item_bounded(text: str, extent: tuple[int, int], span: tuple[int, int],
