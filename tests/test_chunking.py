@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -197,3 +198,17 @@ def test_a_long_list_is_cut_between_its_items_and_no_chunk_lies_inside_another()
     spans = [(c.start_char, c.end_char) for c in chunks]
     assert not [s for s, t in itertools.pairwise(spans) if t[1] <= s[1]]  # none inside another
     assert "".join(c.text for c in chunks).count("-   `fmt") == len(items)
+
+
+def test_no_chunk_ends_on_a_list_items_number_alone() -> None:
+    """An item that opens with a block reads "5." over its paragraph; a chunk ended on the
+    number and the next repeated it with its text (GIMP's review, 2026-12-06)."""
+    steps = "".join(f"{n}.\n\nStep {n} tells you to press the button number {n} once.\n\n"
+                    for n in range(1, 9))
+    text = "Saving a file takes these steps.\n\n" + steps
+    chunks = chunk_text("d", text, size=120, overlap=0)
+    assert len(chunks) > 3
+    for ch in chunks:
+        assert not re.search(r"(?:^|\n)\d\.\Z", ch.text), ch.text
+        assert text[ch.start_char:ch.end_char] == ch.text
+    assert all(re.match(r"\d\.\n\nStep \d", ch.text) for ch in chunks[1:])  # with its text

@@ -27,6 +27,7 @@ it out (:func:`citewise.store.records.indexed_text`).
 from __future__ import annotations
 
 import hashlib
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v8:{self.size}:{self.overlap}"
+        return f"sentence-v9:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -192,7 +193,8 @@ def chunk_text(
             else:
                 units.append((s, e))
             titled = titled and headings.covers(s, e)
-        regions.append((units, titled, _span_value(sections, sec_starts, a)))
+        regions.append((_numbers_joined(text, units, size), titled,
+                        _span_value(sections, sec_starts, a)))
     kept: list[list[tuple[int, int]]] = []
     following: object = None  # the section of the next region with text, from the end back
     for units, titled, section in reversed(regions):
@@ -224,6 +226,24 @@ def chunk_text(
             )
         )
     return records
+
+
+def _numbers_joined(text: str, units: list[tuple[int, int]], size: int
+                    ) -> list[tuple[int, int]]:
+    """``units`` with a list item's number alone ("5." over the item's paragraph: an item
+    that opens with a block) joined to the sentence after it, so that no chunk ends on it:
+    174 of the bench's 40,769 chunks did ("…the file is overwritten.\n\n5.", the next
+    chunk repeating "5." with its text: GIMP's review, 2026-12-06)."""
+    out: list[tuple[int, int]] = []
+    for s, e in units:
+        if out and e - out[-1][0] <= size and _NUMBER.fullmatch(text[out[-1][0]:out[-1][1]].strip()):
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+_NUMBER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{1,7})[.)]")
 
 
 def _heads(section: object, following: object) -> bool:
