@@ -17,6 +17,7 @@ from citewise.knowledge.loaders._html_generators import (
     is_mediawiki_chrome,
     is_rdoc_chrome,
     is_rustdoc_chrome,
+    is_switch_default,
 )
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
@@ -27,9 +28,11 @@ __all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_contents",
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
 # LilyPond's manuals frame their contents as "tocframe": "<< Back to Documentation Index"
-# and the manual's title were text on every page (review, 2026-12-06).
+# and the manual's title were text on every page; LibreOffice's help closes each page with
+# "relatedtopics", links to other pages that matched searches as bare lists of function
+# names under the page's last section (reviews, 2026-12-06).
 _BOILERPLATE = re.compile(
-    r"(?:^|[\s_-])(?:nav|navbar|navigationbar|topbar|menu|sidebar|sphinxsidebar|tocframe|footer|cookie|cookies|banner|advert|"
+    r"(?:^|[\s_-])(?:nav|navbar|navigationbar|topbar|menu|sidebar|sphinxsidebar|tocframe|relatedtopics|footer|cookie|cookies|banner|advert|"
     r"ads|share|social|breadcrumbs?|newsletter|popup|skip-link|nosearch|tagline|titlearea)(?:$|[\s_-])",
     re.IGNORECASE,
 )
@@ -87,7 +90,8 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     attrs = node.attributes
     hidden = "hidden" in attrs or attrs.get("aria-hidden") == "true"  # bare ``hidden``: None
     # … or by its style: SQLite's search-only headings (jQuery UI hides a tab panel so).
-    if (hidden or _HIDDEN_STYLE.search(attrs.get("style") or "")) and not is_tab_panel(node):
+    if (hidden or _HIDDEN_STYLE.search(attrs.get("style") or "")) and not is_tab_panel(node) \
+            and not is_switch_default(node):
         return True
     # ... and buttons: MkDocs' front page links its guides as ``<a class="btn"
     # role="button">``, which read as a line "Getting Started User Guide".
