@@ -171,8 +171,9 @@ def test_show_takes_a_files_bare_name_when_one_document_has_it(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """``docs show gimp-tool-text.html`` from another folder than ingest's was an unknown
     document (GIMP's review, 2026-12-06): a bare name that one document's file has shows
-    it; a name several have, or a path, is unknown and names the documents of that name;
-    ``rm`` never removes by a bare name."""
+    it, as does a relative path one document's ends with; a name several have, or a path
+    none has, is unknown and names the documents of that name; ``rm`` never removes by a
+    bare name or a partial path."""
     data, src = kb
     monkeypatch.chdir(tmp_path)  # not the folder the files were ingested from
     shown = as_json(capsys, "docs", "show", "tents.md", "--data-dir", str(data))
@@ -186,6 +187,13 @@ def test_show_takes_a_files_bare_name_when_one_document_has_it(
         code, _, err = run(capsys, "docs", *args, "--data-dir", str(data))
         assert code != 0 and "[unknown_document]" in err, (args, err)
         assert str(src / "tents.md") in err and str(other / "tents.md") in err, (args, err)
+    # A relative path that one document's ends with names it (as eval's questions do:
+    # "docs show scalc/guide/wildcards.html", LibreOffice's review, 2026-12-06).
+    monkeypatch.chdir(src / "team")  # where "other/tents.md" is no file
+    shown = as_json(capsys, "docs", "show", "other/tents.md", "--data-dir", str(data))
+    assert shown["source"] == str(other / "tents.md")
+    code, _, err = run(capsys, "docs", "rm", "other/tents.md", "--data-dir", str(data))
+    assert code != 0 and "[unknown_document]" in err  # never removed by a partial path
     code, _, err = run(capsys, "docs", "rm", "stoves.txt", "--data-dir", str(data))
     assert code != 0 and f"documents of that name: {src / 'stoves.txt'}" in err
     assert len(as_json(capsys, "docs", "list", "--data-dir", str(data))["documents"]) == 3

@@ -129,10 +129,12 @@ def _resolve(store: Store, tenant: str, ref: str) -> DocumentRecord | None:
 
 
 def _by_name(store: Store, tenant: str, ref: str) -> DocumentRecord | None:
-    """The one document whose file is named ``ref`` (a bare name, no folder): ``docs show
-    gimp-tool-text.html`` from another folder than ingest's found nothing (GIMP's review,
-    2026-12-06). None when no document or several are named so."""
-    if "/" in ref or os.sep in ref:
+    """The one document whose file is named ``ref`` (a bare name), or whose path ends with
+    it (a relative path, as ``eval``'s questions name documents): ``docs show
+    gimp-tool-text.html`` from another folder than ingest's found nothing (GIMP's review),
+    nor ``docs show scalc/guide/wildcards.html`` (LibreOffice's, 2026-12-06). None when no
+    document or several are named so, and for an absolute path."""
+    if os.path.isabs(ref):
         return None
     named = store.sources_named(tenant, ref, limit=2)
     return store.find_document_by_source(tenant, named[0]) if len(named) == 1 else None
