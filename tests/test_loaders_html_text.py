@@ -39,6 +39,17 @@ def test_a_superscript_after_a_digit_is_a_power(tmp_path: Path) -> None:
     assert "At most 2^64 rows, or 2^31-1 pages; see note1." in text
 
 
+def test_a_superscript_after_a_variable_is_a_power_and_after_a_word_a_mark(
+        tmp_path: Path) -> None:
+    # ImageMagick's fx page (new-user review, 2026-12-06): "exponentiation (xy)".
+    text = _page(tmp_path, "<p>exponentiation (<var>x<sup>y</sup></var>), e<sup>x</sup>, "
+                 "x<sup>2</sup>+y<sup>2</sup>, [jinc(x)]<sup>2</sup> and A*r<sup>3</sup>; "
+                 "see note<sup>1</sup>, the n<sup>th</sup> one, (below)<sup><a href='#f'>2"
+                 "</a></sup>.</p>")
+    assert "exponentiation (x^y), e^x, x^2+y^2, [jinc(x)]^2 and A*r^3;" in text
+    assert "see note1, the nth one, (below)2." in text
+
+
 def test_a_word_as_a_power_is_one_and_an_ordinals_ending_is_none(tmp_path: Path) -> None:
     # Go's specification (new-user review, 2026-12-05): "scales the mantissa by 10exp".
     text = _page(tmp_path, "<p>It scales the mantissa by 10<sup>exp</sup> or by "

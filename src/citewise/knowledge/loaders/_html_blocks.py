@@ -81,13 +81,23 @@ def is_exponent(node: Any, before: str) -> str:
     """How a superscript right after a digit (``before``: the text just before it) reads
     as a power: "^" before a number or a letter (``2<sup>64</sup>``), "^(" before an
     expression, which then needs its ")" (``2<sup>n - 1</sup>`` is 2^(n - 1), not "2n - 1");
-    "" when it is no power."""
+    "" when it is no power. After a variable — a letter standing alone, a bracket — a
+    number or a letter is one too: ImageMagick's "x<sup>y</sup>", "e<sup>x</sup>",
+    "A*r<sup>3</sup>", "[jinc(x)]<sup>2</sup>" read "xy", "ex", "A*r3" (review,
+    2026-12-06); after a word it is a footnote's mark ("note<sup>1</sup>")."""
+    text = (node.text(deep=True) or "").strip()
+    if before and _VARIABLE.search(before) and _POWER.fullmatch(text) \
+            and node.css_first("a") is None:
+        return "^"
     if not before or not before[-1].isdigit():
         return ""
-    text = (node.text(deep=True) or "").strip()
     if _EXPONENT.fullmatch(text) is not None:
         return "^"
     return "^(" if len(text) <= 20 and _EXPONENT_TERM.fullmatch(text) is not None else ""
+
+
+_VARIABLE = re.compile(r"(?:^|[^\w.])[a-zA-Z]\Z|[)\]]\Z")
+_POWER = re.compile(r"[-−+]?(?:\d{1,3}|[a-zA-Z])")
 
 
 def is_code_block(node: Any) -> bool:

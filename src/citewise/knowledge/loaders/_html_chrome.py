@@ -188,6 +188,8 @@ def is_contents(node: Any) -> bool:
     classes = class_names(node)
     if node.tag in ("h2", "h3") and classes & _CONTENTS_HEADINGS:
         return True  # Texinfo 6's "Table of Contents" over its contents, not inside them
+    if node.tag == "p":
+        return _jump_bar(node)
     if node.tag not in ("div", "dl", "ul", "ol", "nav"):
         return False
     classes.add((node.attributes.get("id") or "").lower())  # Apache's <ul id="toc">
@@ -245,6 +247,27 @@ def _in_page_links(node: Any, least: int = 3) -> bool:
         if text.strip() != (links[0].text(deep=True) or "").strip():
             return False
     return True
+
+
+def _jump_bar(node: Any) -> bool:
+    """A paragraph of three or more links into one page's parts and nothing between them
+    but separators: ImageMagick's "The Anatomy of the Command-line • Input Filename •
+    Command-line Options • Output Filename" under each page's title, and 3,900 characters
+    of "-adaptive-blur • … • -write-mask" that won searches for the options (review,
+    2026-12-06). Its links name the page they point into (``convert.html#options``)."""
+    pages: set[str] = set()
+    for child in node.iter(include_text=True):
+        if child.tag == "a":
+            href = child.attributes.get("href") or ""
+            if "#" not in href:
+                return False
+            pages.add(href.split("#", 1)[0])
+        elif child.tag != "-text" or _SEPARATORS.sub("", child.text_content or ""):
+            return False
+    return len(pages) == 1 and sum(1 for c in node.iter() if c.tag == "a") >= 3
+
+
+_SEPARATORS = re.compile(r"[\s•·|/\-–—\[\]]+")
 
 
 def is_navigation(node: Any) -> bool:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewise.knowledge.loaders._html_generators import another_form
 from citewise.knowledge.loaders._html_rows import RowSpans
 from citewise.knowledge.loaders.base import RoleSpan
 
@@ -34,6 +35,7 @@ class Out:
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (start, level, title)
     ends: list[int] = field(default_factory=list)  # where a bold heading's section ends
     heading_end: int = -3  # where the last bold heading's text ends
+    titled_end: int = -3  # where the last <hN>'s text ends
     bold_open: bool = False  # the last heading is a bold one whose section has not ended
     stacked: int = 0  # how many keywords the last bold heading names (0: it is no keyword's)
     anchors: dict[str, int] = field(default_factory=dict)
@@ -182,6 +184,22 @@ class Out:
         if self.length > start + len(title) + 2:
             self.headings.append((self.length, level, ""))
             self.bold_open = False
+
+    def add_heading(self, start: int, level: int, title: str, length: int, node: Any) -> None:
+        """An ``<hN>``'s section and role (its text ``length`` long) — or, right after one
+        of its own tag (``another_form``) with no text between them, the same section
+        named by both: ImageMagick heads an option's two forms with two ``<h3>``s ("-set
+        key value", "+set key"), and the first was a section of its heading alone, the
+        option's text filed under "+set key" (review, 2026-12-06). A heading over a list
+        of links left out (Apache's "Directives") is not beside the next."""
+        if another_form(node) and self.headings and self.headings[-1][1] == level \
+                and self.headings[-1][2] and 0 <= start - self.titled_end <= 2:
+            first, _, named = self.headings[-1]
+            self.headings[-1] = (first, level, f"{named}, {title}")
+        else:
+            self.headings.append((start, level, title))
+        self.titled_end, self.bold_open = start + length, False
+        self.roles.append((start, start + length, "heading"))
 
     def entry_heading(self, name: str) -> None:
         """A heading that is no text (``_html_generators.search_heading``): the entry's

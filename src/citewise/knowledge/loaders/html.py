@@ -63,6 +63,7 @@ from citewise.knowledge.loaders._html_notes import (
     is_item_label,
 )
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
+from citewise.knowledge.loaders._html_repair import closed_empty
 from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, mark_text
 from citewise.knowledge.loaders._html_tables import is_layout_cell
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
@@ -172,10 +173,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if written:
                 title = member_title(written[1], out.ids_at(written[0])) if out.javadoc \
                     else written[1]
-                level = _HEADINGS[tag] + heading_depth(child)
-                out.headings.append((written[0], out.level(level), title))
-                out.bold_open = False
-                out.roles.append((written[0], written[0] + len(written[1]), "heading"))
+                level = out.level(_HEADINGS[tag] + heading_depth(child))
+                out.add_heading(written[0], level, title, len(written[1]), child)
         elif tag in ("td", "th") and out.cells == 0 and is_layout_cell(child):
             out.flush("\n\n")  # a layout cell is a block: "IdleTimeout" over its description
             _walk(child, out, in_main, guess)
@@ -349,7 +348,7 @@ def read_html(html: str
     """``(text, title, sections, metadata, roles)`` of an HTML document."""
     from selectolax.lexbor import LexborHTMLParser
 
-    tree = LexborHTMLParser(_INVISIBLE.sub("", html))
+    tree = LexborHTMLParser(closed_empty(_INVISIBLE.sub("", html)))
     title_node = tree.css_first("title")
     title = _SPACE.sub(" ", title_node.text()).strip() if title_node is not None else ""
     title = title or meta_content(tree, "og:title") or front_matter_title(html) or ""
@@ -380,7 +379,7 @@ class HtmlLoader:
     # it. 49: a table row whose cells hold code of several lines is read as blocks. 50: a
     # picture's short caption is a label; a DocBook chapter's title is above its sections.
     # 51: a list a sentence introduces is kept; a byline is a notice.
-    version = "53"
+    version = "54"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
