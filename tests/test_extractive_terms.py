@@ -151,3 +151,24 @@ def test_two_terms_over_one_description_are_named_apart(tmp_path: Path) -> None:
         in answer.text, answer.text
     assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
     assert answer.citations[0].excerpt == "Set line width to size (expressed in unit)."
+
+
+RESOURCES = """<html><body><h2>Environment Variables</h2><table>
+<tr><td>MAGICK_MAP_LIMIT</td><td>Set maximum amount of memory map in bytes to allocate for the
+pixel cache. When this limit is exceeded, the image pixels are cached to disk.</td></tr>
+<tr><td>MAGICK_THREAD_LIMIT</td><td>Set maximum parallel threads. Use this environment
+variable to set the maximum number of threads that are permitted to run in parallel.</td></tr>
+</table></body></html>"""
+
+
+def test_a_rows_later_sentence_is_named_by_the_rows_first_cell(tmp_path: Path) -> None:
+    """ImageMagick's review (2026-12-06): "Use this environment variable to set the maximum
+    number of threads …" was the answer to "which environment variable …", the row's
+    MAGICK_THREAD_LIMIT never named."""
+    _, answer, _ = _ask(tmp_path, "resources.html", RESOURCES,
+                        "Which environment variable sets the most threads that may run in "
+                        "parallel?")
+    assert answer.text.startswith("MAGICK_THREAD_LIMIT: Use this environment variable"), \
+        answer.text
+    assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
+    assert "Use this environment variable to set the maximum" in answer.citations[0].excerpt

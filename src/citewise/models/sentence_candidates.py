@@ -125,6 +125,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     context = [_HEAD, " ".join(text[a:lead].split())]
                 start = a
                 label = term if asserts and previous is None else ""
+                if asserts and not label:
+                    label = _row_key(text, a)
                 if asserts and not label and defined and _LEANS_ON_TERM.match(sentence):
                     # "This removes any existing CMakeCache.txt file": said of --fresh,
                     # two sentences under it (CMake review, 2026-12-04).
@@ -196,6 +198,17 @@ def _unrestated(out: list[Sentence]) -> list[Sentence]:
 # A term short enough to name what it defines in an answer ("%*: Current time of day …"),
 # not a signature with every parameter.
 _TERM_LABEL_CHARS = 60
+
+
+def _row_key(text: str, at: int) -> str:
+    """The first cell of the table row a sentence is in, when the sentence is not at the
+    row's start: what it describes. ImageMagick's "MAGICK_THREAD_LIMIT | Set maximum
+    parallel threads. Use this environment variable to set the maximum number of threads
+    …" was quoted from its second sentence on, the variable never named (review,
+    2026-12-06)."""
+    row = text.rfind("\n", 0, at) + 1
+    cell, bar, _ = text[row:at].partition(" | ")
+    return _term_label(cell) if bar and cell.strip() else ""
 
 
 def _term_label(sentence: str) -> str:
