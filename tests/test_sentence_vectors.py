@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -409,6 +409,41 @@ def _guide(last: str) -> str:
     return "# Guide\n\n" + "\n\n".join([*parts[:3], f"## Part 3\n\n{last}"]) + "\n"
 
 
+def _reread(kb: KnowledgeBase, page: Path, monkeypatch: pytest.MonkeyPatch,
+            rows: Callable[[Sequence[int]], Mapping[int, object]]) -> None:
+    """Ingest a guide, edit its last part, ingest it again: only the changed chunk's
+    sentences are cut and embedded, and the unchanged chunks keep their rows. (A chunk's
+    id is its text's: the rows are deleted with the old chunks and must come back under
+    the same ids.)"""
+    from citewise.knowledge.ingest import embed_worker
+
+    page.write_text(_guide("The last part says nothing yet."))
+    kb.ingest([page])
+    kb.embed_pending()
+    doc = kb.list_documents()[0]
+    before = {c.text: c.id for c in kb.store.get_document_chunks(kb.tenant, doc.id)}
+    old = rows(list(before.values()))
+    assert len(before) >= 4 and set(old) == set(before.values())
+    cut: list[str] = []
+    real = encode
+
+    def counted(encoder: Any, sources: Sequence[ChunkSource]) -> list[SentenceRow]:
+        cut.extend(s.text for s in sources)
+        return real(encoder, sources)
+
+    monkeypatch.setattr(embed_worker, "encode", counted)
+    page.write_text(_guide("The last part now says how to finish. It has two sentences."))
+    kb.ingest([page])
+    kb.embed_pending()
+    after = {c.text: c.id for c in kb.store.get_document_chunks(kb.tenant, doc.id)}
+    kept = set(before) & set(after)
+    assert len(kept) >= 3 and set(after) - kept
+    assert sorted(cut) == sorted(set(after) - kept)  # only the changed one was cut
+    now = rows(list(after.values()))
+    assert set(now) == set(after.values())
+    assert all(now[after[text]] == old[before[text]] for text in kept)
+
+
 def test_a_reread_document_keeps_the_sentence_vectors_of_its_unchanged_chunks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -416,70 +451,21 @@ def test_a_reread_document_keeps_the_sentence_vectors_of_its_unchanged_chunks(
     their sentences were cut and embedded again: 30 s of a 33 s re-read of LilyPond's
     pages, every chunk "found embedded already" (review, 2026-12-06). A chunk of the same
     text, roles and section carries its row over; only what changed is embedded."""
-    from citewise.knowledge.ingest import embed_worker
-
-    page = tmp_path / "guide.md"
-    page.write_text(_guide("The last part says nothing yet."))
     with KnowledgeBase.open(tmp_path / "kb", chunk_size=300, chunk_overlap=0) as kb:
-        kb.ingest([page])
-        doc = kb.list_documents()[0]
-        before = {c.text: c.id for c in kb.store.get_document_chunks(kb.tenant, doc.id)}
-        rows = {r[0]: (r[2], r[3]) for r in _rows(kb)}
-        assert len(before) >= 4 and set(before.values()) == set(rows)
-        cut: list[str] = []
-        real = embed_worker.encode
+        def stored(ids: Sequence[int]) -> dict[int, object]:
+            every = {r[0]: (r[2], r[3]) for r in _rows(kb)}
+            assert set(every) <= set(ids)  # the old rows went with their chunks
+            return dict(every)
 
-        def counted(encoder: Any, sources: Sequence[ChunkSource]) -> list[SentenceRow]:
-            cut.extend(s.text for s in sources)
-            return real(encoder, sources)
-
-        monkeypatch.setattr(embed_worker, "encode", counted)
-        page.write_text(_guide("The last part now says how to finish. It has two sentences."))
-        kb.ingest([page])
-        after = {c.text: c.id for c in kb.store.get_document_chunks(kb.tenant, doc.id)}
-        kept = set(before) & set(after)
-        assert len(kept) >= 3 and set(after) - kept
-        # (A chunk's id is its text's: the rows are deleted with the old chunks and must
-        # come back under the same ids.)
-        assert sorted(cut) == sorted(set(after) - kept)  # only the changed one was cut
-        now = {r[0]: (r[2], r[3]) for r in _rows(kb)}
-        assert set(now) == set(after.values())  # the old rows went with their chunks
-        assert all(now[after[text]] == rows[before[text]] for text in kept)
+        _reread(kb, tmp_path / "guide.md", monkeypatch, stored)
 
 
 @pytest.mark.postgres
 def test_postgres_keeps_the_sentence_vectors_of_a_reread_documents_unchanged_chunks(
     pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
-    from citewise.knowledge.ingest import embed_worker
-
-    encoder = _encoder()
-    page = tmp_path / "guide.md"
-    page.write_text(_guide("The last part says nothing yet."))
+    model = _encoder().model
     with KnowledgeBase.open_postgres(pg_url, tenant="reread", chunk_size=300,
                                      chunk_overlap=0) as kb:
-        kb.ingest([page])
-        kb.embed_pending()
-        doc = kb.list_documents()[0]
-        before = {c.text: c.id for c in kb.store.get_document_chunks(kb.tenant, doc.id)}
-        rows = {r.chunk_id: r for r in kb.store.get_sentence_vectors(encoder.model,
-                                                                     list(before.values()))}
-        assert len(rows) == len(before) >= 4
-        cut: list[str] = []
-        real = embed_worker.encode
-
-        def counted(enc: Any, sources: Sequence[ChunkSource]) -> list[SentenceRow]:
-            cut.extend(s.text for s in sources)
-            return real(enc, sources)
-
-        monkeypatch.setattr(embed_worker, "encode", counted)
-        page.write_text(_guide("The last part now says how to finish. It has two sentences."))
-        kb.ingest([page])
-        kb.embed_pending()
-        after = {c.text: c.id for c in kb.store.get_document_chunks(kb.tenant, doc.id)}
-        kept = set(before) & set(after)
-        assert len(kept) >= 3 and sorted(cut) == sorted(set(after) - kept)
-        now = {r.chunk_id: r for r in kb.store.get_sentence_vectors(encoder.model,
-                                                                    list(after.values()))}
-        assert set(now) == set(after.values())
-        assert all(now[after[text]] == rows[before[text]] for text in kept)
+        _reread(kb, tmp_path / "guide.md", monkeypatch, lambda ids: {
+            r.chunk_id: r for r in kb.store.get_sentence_vectors(model, ids)})
