@@ -156,9 +156,16 @@ def test_two_terms_over_one_description_are_named_apart(tmp_path: Path) -> None:
 RESOURCES = """<html><body><h2>Environment Variables</h2><table>
 <tr><td>MAGICK_MAP_LIMIT</td><td>Set maximum amount of memory map in bytes to allocate for the
 pixel cache. When this limit is exceeded, the image pixels are cached to disk.</td></tr>
-<tr><td>MAGICK_THREAD_LIMIT</td><td>Set maximum parallel threads. Use this environment
-variable to set the maximum number of threads that are permitted to run in parallel.</td></tr>
+<tr><td>MAGICK_THREAD_LIMIT</td><td>Set maximum parallel threads. Many algorithms run in
+parallel. Use this environment variable to set the maximum number of threads that are
+permitted to run in parallel.</td></tr>
 </table></body></html>"""
+
+TARGETS = """<html><body><h2>Targets</h2><table><tr><th>Attribute</th><th>Description</th>
+<th>Required</th></tr><tr><td>onMissingExtensionPoint</td><td>What to do if this target
+tries to extend a missing extension-point. (<q>fail</q>, <q>warn</q>, <q>ignore</q>).
+<em>since Ant 1.8.2</em>.</td><td>No; not allowed unless extensionOf is present, defaults
+to <q>fail</q>.</td></tr></table></body></html>"""
 
 
 def test_a_rows_later_sentence_is_named_by_the_rows_first_cell(tmp_path: Path) -> None:
@@ -172,3 +179,13 @@ def test_a_rows_later_sentence_is_named_by_the_rows_first_cell(tmp_path: Path) -
         answer.text
     assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
     assert "Use this environment variable to set the maximum" in answer.citations[0].excerpt
+
+
+def test_a_first_cell_far_back_names_no_sentence_that_would_not_verify(tmp_path: Path) -> None:
+    """Named by a first cell three sentences back, Ant's answer became an unsupported claim
+    and the answer a decline (bench an07): such a sentence is quoted as it stands."""
+    _, answer, _ = _ask(tmp_path, "targets.html", TARGETS,
+                        "What does onMissingExtensionPoint default to if I leave it out?")
+    assert "defaults to “fail”" in answer.text and not answer.text.startswith(
+        "onMissingExtensionPoint:"), answer.text
+    assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}

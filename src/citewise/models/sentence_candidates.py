@@ -207,8 +207,19 @@ def _row_key(text: str, at: int) -> str:
     …" was quoted from its second sentence on, the variable never named (review,
     2026-12-06)."""
     row = text.rfind("\n", 0, at) + 1
+    if at - row > _ROW_REACH or len(_STOPS.findall(text, row, at)) > 2:
+        return ""  # its first cell is too far back to be cited with it
     cell, bar, _ = text[row:at].partition(" | ")
     return _term_label(cell) if bar and cell.strip() else ""
+
+
+# The verifier finds a label near its quote (``grounding.verify``), but a first cell three
+# sentences back (Ant's "onMissingExtensionPoint | What to do if … (“fail”, “warn”,
+# “ignore”). since Ant 1.8.2. | No; not allowed unless extensionOf is present, defaults to
+# “fail”.") made the labelled claim unsupported and the answer a decline (bench an07,
+# at09). So at most two sentences may stand between, within this reach.
+_ROW_REACH = 240
+_STOPS = re.compile(r"[.!?][\"')\]”’]*\s")
 
 
 def _term_label(sentence: str) -> str:
