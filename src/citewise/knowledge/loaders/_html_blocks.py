@@ -18,7 +18,7 @@ from citewise.knowledge.loaders._html_colophon import is_byline
 from citewise.knowledge.loaders._html_generators import class_names, is_declaration
 from citewise.knowledge.loaders._html_tables import HEADING_QUERY, HEADINGS, layout_table
 
-__all__ = ["HEADING_QUERY", "LISTING_CODE", "block_role", "class_names", "element_sibling",
+__all__ = ["HEADING_QUERY", "LISTING_CODE", "another_form", "block_role", "class_names", "element_sibling",
            "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
            "is_section", "item_number", "opens_entry", "start_number"]
 
@@ -350,3 +350,13 @@ _CAPTION_CLASSES = frozenset(("code-block-caption", "topic-title"))
 # A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not
 # work.": a heading even when it is written as a sentence.
 _NUMBERED = re.compile(r"\(?\d{1,3}[.)]\s")
+
+
+def another_form(heading: Any) -> bool:
+    """Whether a heading below the page's sections (``<h3>`` and down) comes right after
+    one of its own tag, no element or text between: another form of the same entry —
+    Erlang's ``seq(From, To)`` over ``seq(From, To, Incr)``, Qt's overloads, ImageMagick's
+    "-set key value" over "+set key" — which one description follows (``Out.add_heading``)."""
+    before = element_sibling(heading, "prev")
+    return heading.tag not in ("h1", "h2") and before is not None and before is not heading \
+        and before.tag == heading.tag

@@ -24,7 +24,7 @@ from typing import Any
 
 from citewise.knowledge.loaders._html_generators import class_names
 
-__all__ = ["CAPTION_WORDS", "inline_image", "is_image_caption"]
+__all__ = ["CAPTION_WORDS", "image_stem", "inline_image", "is_image_caption"]
 
 #: A caption of at most this many words is a label.
 CAPTION_WORDS = 12
@@ -58,5 +58,10 @@ def inline_image(node: Any) -> str:
     if block is None or block.tag in ("body", "html", "figure") or \
             "mediaobject" in class_names(block) or not (block.text(deep=True) or "").strip():
         return ""  # no text around it, or a picture over its caption
-    name = PurePosixPath((node.attributes.get("src") or "").split("?")[0]).stem
+    name = image_stem(node)
     return f"[image: {name}]" if name else "[image]"
+
+
+def image_stem(img: Any) -> str:
+    """An image's file name without its folder, query or extension ("clone-bad")."""
+    return PurePosixPath((img.attributes.get("src") or "").split("?")[0]).stem

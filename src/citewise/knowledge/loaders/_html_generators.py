@@ -222,17 +222,3 @@ def is_switch_default(node: Any) -> bool:
     parent = node.parent
     return node.tag == "span" and (node.attributes.get("id") or "").startswith("default") \
         and parent is not None and "switchinline" in class_names(parent)
-
-
-def another_form(heading: Any) -> bool:
-    """Whether a heading below the page's sections (``<h3>`` and down) comes right after
-    one of its own tag, no element between: another form of the same entry — Erlang's
-    ``seq(From, To)`` over ``seq(From, To, Incr)``, Qt's overloads, ImageMagick's "-set key
-    value" over "+set key" — which one description follows (``Out.add_heading``)."""
-    if heading.tag in ("h1", "h2"):
-        return False
-    before = heading.prev
-    while before is not None and (before.tag == "-comment" or (
-            before.tag == "-text" and not (before.text_content or "").strip())):
-        before = before.prev
-    return before is not None and before.tag == heading.tag

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewise.knowledge.loaders._html_generators import another_form
+from citewise.knowledge.loaders._html_blocks import another_form
 from citewise.knowledge.loaders._html_rows import RowSpans
 from citewise.knowledge.loaders.base import RoleSpan
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from citewise.knowledge.loaders._html_captions import image_stem
 from citewise.knowledge.loaders._html_generators import class_names
 
 __all__ = ["ADMONITION_CLASSES", "HEADINGS", "HEADING_QUERY", "is_layout_cell", "is_note_table",
@@ -63,7 +64,10 @@ def is_note_table(table: Any) -> bool:
     table row; new-user review 2026-12-05): in a note's box, summarised by the note's
     title or holding its "[Important]" icon; AsciiDoc's ``admonitionblock`` (crmsh's
     manual: "Version information This section applies …" was a table row, its "Note" lost;
-    review 2026-12-05). A data table inside a note (Sphinx's, MkDocs') is none."""
+    review 2026-12-05); or holding the note's icon by file name, with no alt text and no
+summary (GnuCash's ``<img src="./stylesheet/note.png">``: 44 boxes in 17 pages read "Note |
+By default …" as a table's row; review 2026-12-06). A data table inside a note (Sphinx's,
+MkDocs') is none."""
     box = table.parent
     if box is not None and box.tag == "div" and "admonitionblock" in class_names(box):
         return True  # AsciiDoc's and Asciidoctor's: an icon's cell beside the note's
@@ -71,15 +75,7 @@ def is_note_table(table: Any) -> bool:
         return False
     summary = (table.attributes.get("summary") or "").strip().lower()
     return summary in ADMONITION_CLASSES or table.css_first('img[alt^="["]') is not None \
-        or any(_stem(img) in ADMONITION_CLASSES for img in table.css("img"))
-
-
-def _stem(img: Any) -> str:
-    """An image's file name without folder or extension: GnuCash's guide draws its notes'
-    icons with no alt text and no summary, ``<img src="./stylesheet/note.png">`` (44
-    boxes in 17 pages read "Note | By default …" as a table's row; review 2026-12-06)."""
-    src = (img.attributes.get("src") or "").rsplit("/", 1)[-1]
-    return src.split(".", 1)[0].lower()
+        or any(image_stem(img).lower() in ADMONITION_CLASSES for img in table.css("img"))
 
 
 _LAYOUT_TABLES = frozenset(("propsummary", "variablelist"))
