@@ -240,3 +240,25 @@ def test_the_words_in_no_document_are_shown_with_the_query_analysis(
     page, _ = page_of(base)
     ready(page)
     assert page.evaluate(HOW) == "switch, bcrypt"
+
+
+# The answering model's estimate is listed with the query analysis; none when it made none.
+ANSWERABILITY = """async () => {
+  const { renderHow } = await import('/web/answer.js');
+  const shown = (extra) => {
+    const root = document.createElement('details');
+    renderHow(root, { run_id: 'r1', model: 'extractive', reasoning_trace: [],
+      usage: { steps: [], input_tokens: 0, output_tokens: 0, cost: null, currency: 'USD' },
+      query: { original_query: 'How long are snapshots kept?' }, query_details: {}, ...extra });
+    const facts = [...root.querySelectorAll('dl.facts dt')].map((dt) => [dt.textContent,
+      dt.nextElementSibling.textContent]);
+    return Object.fromEntries(facts)['Answerability'] ?? null;
+  };
+  return [shown({ answerability: 0.5234 }), shown({ answerability: null }), shown({})];
+}"""
+
+
+def test_the_answerability_is_shown_with_the_query_analysis(base: str, page_of: Any) -> None:
+    page, _ = page_of(base)
+    ready(page)
+    assert page.evaluate(ANSWERABILITY) == ["0.52", None, None]

@@ -366,6 +366,17 @@ class Answer(_Model):
     reasoning_trace: list[TraceEntry] = Field(default_factory=list, description="Steps in order.")
     usage: Usage = Field(default_factory=Usage, description="Tokens and cost.")
     issues: list[Issue] = Field(default_factory=list, description="Warnings of the run.")
+    answerability: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="The answering model's estimate that "
+        "the passages it found answer the question at all (0..1, a heuristic on that "
+        "model's own scale): below its threshold it declines. Null for a model that makes "
+        "no such estimate (a language model: its claims' verification speaks instead).")
+    confidence: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="For an answer given, the answering "
+        "model's estimate of the chance that its first citation states the answer (the "
+        "`extractive` model's is calibrated on held-out questions of the answers bench); "
+        "below its threshold the answer carries a `weak_evidence` issue. Null for a "
+        "decline and for a model that makes no such estimate.")
     ended_by_tool: str | None = Field(default=None, description="Tool that ended the run, if any.")
     structured: Any = Field(default=None, description="Schema-valid value when one was asked for.")
     structured_citations: dict[str, list[int]] = Field(

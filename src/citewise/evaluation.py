@@ -48,6 +48,10 @@ Metrics (over the questions that have a label of that kind):
   ``no_answer_in_sources``; **abstention precision** = abstentions on unanswerable
   questions / abstentions, **recall** = the same / unanswerable questions, and **false
   abstention** = abstentions on answerable questions / answerable questions;
+* **weak evidence** — of the answers given (not abstaining), those flagged
+  ``weak_evidence`` and the share of them that are wrong (an unanswerable question, or a
+  first citation that is not the answer), beside the same share of the unflagged: a flag
+  worth reading is wrong far more often than the rest;
 * **latency** — wall time of each ``Agent.ask``, p50 and p99 by nearest rank.
 """
 
@@ -89,6 +93,7 @@ __all__ = [
     "ABSTAIN_ISSUE",
     "MATCH_COVERAGE",
     "UNANSWERABLE",
+    "WEAK_ISSUE",
     "EvalQuestion",
     "QuestionResult",
     "abstained",
@@ -106,6 +111,8 @@ __all__ = [
 
 #: The issue code with which an answer says its sources do not answer the question.
 ABSTAIN_ISSUE = "no_answer_in_sources"
+#: The issue code with which an answer says its evidence is weak (answered all the same).
+WEAK_ISSUE = "weak_evidence"
 #: Asked once before the timed questions (see :func:`evaluate`).
 WARM_UP = "What are these documents about?"
 
@@ -130,6 +137,8 @@ class QuestionResult:
     first_sentence: str | None = None
     issues: list[str] = field(default_factory=list)
     error: str | None = None
+    answerability: float | None = None  # the model's estimates (``Answer.answerability``,
+    confidence: float | None = None  # ``Answer.confidence``)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -233,7 +242,8 @@ def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,
                        evidence_any=None, document_at_1=None, latency_ms=round(latency_ms, 2),
                        citations=len(answer.citations),
                        issues=sorted({i.code for i in answer.issues}),
-                       error=answer.error.code if answer.error is not None else None)
+                       error=answer.error.code if answer.error is not None else None,
+                       answerability=answer.answerability, confidence=answer.confidence)
     matches = [_citation_match(answer, c, q.expected or (), texts, q.document)
                for c in answer.citations]
     if matches:
@@ -330,6 +340,10 @@ def metrics(results: Sequence[QuestionResult]) -> dict[str, Any]:
     docs = [r for r in ans if r.document_at_1 is not None]
     abst = [r for r in results if r.abstained]
     lat = [r.latency_ms for r in results]
+    # Answers given, flagged ``weak_evidence`` or not, and how often each is wrong: the
+    # first quote not the answer, or a question the documents do not answer.
+    weak = [r for r in results if not r.abstained and WEAK_ISSUE in r.issues]
+    sure = [r for r in results if not r.abstained and WEAK_ISSUE not in r.issues]
     return {
         "questions": len(results),
         "answerable": len(ans),
@@ -342,6 +356,9 @@ def metrics(results: Sequence[QuestionResult]) -> dict[str, Any]:
         "abstention_precision": _ratio(sum(not r.answerable for r in abst), len(abst)),
         "abstention_recall": _ratio(sum(r.abstained for r in una), len(una)),
         "false_abstention": _ratio(sum(r.abstained for r in ans), len(ans)),
+        "weak_flagged": len(weak),
+        "weak_wrong": _ratio(sum(not r.evidence_at_1 for r in weak), len(weak)),
+        "unflagged_wrong": _ratio(sum(not r.evidence_at_1 for r in sure), len(sure)),
         "errors": sum(r.error is not None for r in results),
         "latency_ms_p50": _percentile(lat, 50),
         "latency_ms_p99": _percentile(lat, 99),

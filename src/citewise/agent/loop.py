@@ -60,8 +60,10 @@ from citewise.grounding.assemble import assemble_answer
 from citewise.grounding.relevance import UNSUPPORTED_NOTE, noted, question_of
 from citewise.grounding.values import link_values
 from citewise.grounding.verify import Verifier
+from citewise.grounding.weak_evidence import rate_evidence
 from citewise.models.base import (
     AssistantMessage,
+    EvidencePart,
     Model,
     ModelRequest,
     TextDelta,
@@ -158,6 +160,7 @@ async def run_agent(
             thought_id = f"msg_{next(_msg_ids)}"
             answer_id = f"msg_{next(_msg_ids)}"
             in_tok = out_tok = 0
+            estimate: EvidencePart | None = None  # the model's, for this turn
             thinking = answering = False  # a streamed reasoning / answer message is open
             parts = model.stream(request)
             try:
@@ -185,6 +188,8 @@ async def run_agent(
                     elif isinstance(part, UsagePart):
                         in_tok += part.input_tokens
                         out_tok += part.output_tokens
+                    elif isinstance(part, EvidencePart):
+                        estimate = part
                     if cancel is not None and cancel.is_set():
                         raise RunCancelled("the run was cancelled")
             except CitewiseError:
@@ -280,6 +285,9 @@ async def run_agent(
                                        verifier)
                 state.issues.extend(unbacked)
                 findings.extend(unbacked)
+            weak = rate_evidence(answer, estimate)  # the estimate in the Answer, and its flag
+            state.issues.extend(weak)
+            findings.extend(weak)
             if text and not buffered:  # what assembly added at the end streams too
                 if has_note:
                     yield emit(AnswerDelta, message_id=answer_id,

@@ -220,6 +220,9 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
         # first, where the answer is read, not after it nor only in a warning on stderr.
         out.write("The documents do not answer this question: what follows quotes the "
                   "closest passages, and they do not answer it.\n\n")
+    elif answer.citations and any(i.code == "weak_evidence" for i in answer.issues):
+        out.write(f"The evidence is weak (confidence {answer.confidence or 0:.2f}): check "
+                  "that the first quote below answers the question.\n\n")
     shown = _shown_numbers(answer)
     text = answer.text.removesuffix(UNSUPPORTED_NOTE).strip()  # said above
     out.write(_renumbered(text, shown) + "\n")

@@ -136,6 +136,8 @@ def render(report: dict[str, Any], out: TextIO) -> None:
             # A declined answer may still quote its closest passage; it counts as no answer
             # (an FRR review read "ev@1 no" beside the right sentence as a scoring bug).
             first = f"(declined) {first}"
+        elif "weak_evidence" in r["issues"]:  # answered, flagged: the reader sees why
+            first = f"(weak) {first}"
         first = first if len(first) <= 70 else first[:69] + "…"
         rows.append((r["id"], r["kind"] or "", r["split"] or "", _mark(r["evidence_at_1"]),
                      _mark(r["evidence_any"]), _mark(r["document_at_1"]),
@@ -157,6 +159,11 @@ def render(report: dict[str, Any], out: TextIO) -> None:
                       _pct(m["false_abstention"]),
                       f"{m['latency_ms_p50']} / {m['latency_ms_p99']}"))
     _table(lines, out)
+    m = summary["all"]
+    if m.get("weak_flagged"):
+        out.write(f"\n{m['weak_flagged']} answer(s) flagged weak_evidence: "
+                  f"{_pct(m['weak_wrong'])} of them wrong, against {_pct(m['unflagged_wrong'])}"
+                  " of the answers not flagged.\n")
     if report["labels_not_found"]:
         out.write(f"\n{len(report['labels_not_found'])} question(s) have an expected sentence "
                   "that is not in the stored text (see the warnings): they cannot match.\n")

@@ -74,7 +74,8 @@ ClaimStatus = Literal["supported", "unsupported", "uncited"]
 _OUTPUTS: dict[str, Any] = {"persona_id": "citewise", "persona": None, "ui_commands": [],
                             "audio": None, "image": None, "conversation": None}
 _ANSWER_GIVEN = frozenset(Answer.model_fields) - {"kind", "status", "structured", "error",
-                                                  "structured_citations", *_OUTPUTS}
+                                                  "structured_citations", "answerability",
+                                                  "confidence", *_OUTPUTS}
 
 
 @dataclass(slots=True)
@@ -285,7 +286,7 @@ def assemble_answer(
         "reasoning_trace": list(state.trace),
         "usage": state.usage,
         "issues": list(state.issues),
-        "ended_by_tool": ended_by_tool,
+        "ended_by_tool": ended_by_tool, "answerability": None, "confidence": None,
         "structured": None,
         "structured_citations": {},
         "tool_calls": list(state.tool_calls),

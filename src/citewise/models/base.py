@@ -15,10 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "AssistantMessage",
+    "EvidencePart",
     "Message",
     "Model",
     "ModelEvent",
     "ModelRequest",
+    "Part",
     "SystemMessage",
     "TextDelta",
     "ToolCall",
@@ -111,7 +113,23 @@ class UsagePart(_M):
     output_tokens: int = Field(default=0, ge=0)
 
 
-ModelEvent = Annotated[TextDelta | ToolCallPart | UsagePart, Field(discriminator="kind")]
+class EvidencePart(_M):
+    """What the model estimates of the evidence it answers from, each with the threshold
+    that gives it meaning on the model's own scale: ``answerability`` — whether the
+    passages answer at all (below ``abstain_below`` it declines) — and, for an answer it
+    gives, ``confidence`` — how likely its first quote states the answer (below
+    ``weak_below`` the answer is flagged ``weak_evidence``). A model that estimates
+    nothing sends none. Only the answering turn's part counts."""
+
+    kind: Literal["evidence"] = "evidence"
+    answerability: float = Field(ge=0.0, le=1.0)
+    abstain_below: float = Field(ge=0.0, le=1.0)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    weak_below: float = Field(default=0.0, ge=0.0, le=1.0)
+
+
+Part = TextDelta | ToolCallPart | UsagePart | EvidencePart
+ModelEvent = Annotated[Part, Field(discriminator="kind")]
 
 
 @runtime_checkable
@@ -121,6 +139,6 @@ class Model(Protocol):
     @property
     def name(self) -> str: ...
 
-    def stream(self, request: ModelRequest) -> AsyncGenerator[TextDelta | ToolCallPart | UsagePart, None]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[Part, None]:
         """Yield the parts of one assistant turn."""
         ...

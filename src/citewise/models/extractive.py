@@ -45,8 +45,10 @@ from citewise.grounding.declines import NOT_IN_SOURCES, listed, not_in_sources
 from citewise.models.absent_words import Absent, absent_words
 from citewise.models.answerability import answerability
 from citewise.models.base import (
+    EvidencePart,
     Message,
     ModelRequest,
+    Part,
     TextDelta,
     ToolCall,
     ToolCallPart,
@@ -54,15 +56,14 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
+from citewise.models.confidence import confidence
 from citewise.models.quote_values import CANNOT_FILL, UNFILLABLE, fill
 from citewise.models.sentence_rank import candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer, scorer_for
 from citewise.models.thread_repeats import earlier_answers, not_repeated
 from citewise.text import content_terms, plain_terms
 
-__all__ = ["ANSWERABLE", "NO_ANSWER", "ExtractiveModel", "create"]
-
-Part = TextDelta | ToolCallPart | UsagePart
+__all__ = ["ANSWERABLE", "NO_ANSWER", "WEAK", "ExtractiveModel", "create"]
 
 #: The abstention's wording in English (other languages: ``declines.not_in_sources``): the
 #: one grounding uses when strict mode removes every claim.
@@ -70,6 +71,10 @@ NO_ANSWER = NOT_IN_SOURCES
 #: Below this answerability the model abstains (calibrated on the ``tune`` split of
 #: ``bench/data/answers``; see ``bench/README.md``).
 ANSWERABLE = 0.45
+#: Below this confidence (:mod:`.confidence`) an answer is given but flagged
+#: ``weak_evidence``: on the ``tune`` split such answers were wrong four times in five
+#: (``bench/weak_threshold.py``, ``bench/README.md``).
+WEAK = 0.30
 _CLOSE = 0.08  # a second quote only when it scores nearly as well as the first
 _TIE = 0.02  # a quote and the same with its completing sentence score alike within this
 _SEARCH = "search_knowledge"
@@ -86,6 +91,7 @@ class _Candidate:
     code: str = ""  # the line of code a lead-in introduces: quoted after it
     lead: str = ""  # the term its quote starts with, run on with its description
     items: tuple[str, ...] = ()  # the short list a lead-in introduces: quoted after it
+    rank: int = 0  # its passage's rank in its search (0 = first)
 
     @property
     def words(self) -> str:
@@ -99,10 +105,12 @@ class ExtractiveModel:
     """Answers by quoting the knowledge base. See the module docstring for the policy."""
 
     def __init__(self, *, max_sentences: int = 2, k: int = 12,
-                 answerable: float = ANSWERABLE, semantic: bool = True) -> None:
+                 answerable: float = ANSWERABLE, weak: float = WEAK,
+                 semantic: bool = True) -> None:
         self.max_sentences = max_sentences
         self.k = k
         self.answerable = answerable
+        self.weak = weak
         self.semantic = semantic
 
     @property
@@ -133,7 +141,9 @@ class ExtractiveModel:
             chosen = _distinct([c for c in candidates if c.score >= best - _CLOSE]
                                )[: self.max_sentences]
             chosen = _cover_parts(question, candidates, chosen, self.max_sentences + 1)
+            answerable = min(1.0, max(0.0, answerable))
             if not chosen or answerable < self.answerable:
+                yield EvidencePart(answerability=answerable, abstain_below=self.answerable)
                 unsaid = f"; no document contains {listed(absent.named)}" if absent.named else ""
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "
@@ -142,10 +152,15 @@ class ExtractiveModel:
             else:
                 # Counted as the answer cites them: a quote of two sentences is two.
                 quoted = sum(max(1, len(segments(c.text))) for c in chosen)
+                margin = candidates[0].score - candidates[1].score if len(candidates) > 1 \
+                    else candidates[0].score
+                sure = confidence(answerable, margin, candidates[0].rank)
+                yield EvidencePart(answerability=answerable, abstain_below=self.answerable,
+                                   confidence=sure, weak_below=self.weak)
                 yield TextDelta(
                     channel="thought",
                     text=(f"Answering from {quoted} evidence sentence(s) "
-                          f"(answerability {answerable:.2f})."),
+                          f"(answerability {answerable:.2f}, confidence {sure:.2f})."),
                 )
                 pieces = _render(chosen)
                 if request.output_schema is not None:
@@ -175,7 +190,7 @@ class ExtractiveModel:
         return ([_Candidate(round(x.score, 6), x.sentence.document_index,
                             x.sentence.quote or x.sentence.text, x.sentence.section,
                             x.sentence.term, x.sentence.code, x.sentence.lead,
-                            x.sentence.items)
+                            x.sentence.items, x.sentence.rank)
                  for x in scored],
                 answerability(question, scored, observations, absent.counted), absent)
 

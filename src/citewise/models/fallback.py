@@ -14,11 +14,9 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Sequence
 
 from citewise.errors import ConfigError, ModelError
-from citewise.models.base import Model, ModelRequest, TextDelta, ToolCallPart, UsagePart
+from citewise.models.base import Model, ModelRequest, Part
 
 __all__ = ["FallbackModel"]
-
-Part = TextDelta | ToolCallPart | UsagePart
 
 
 class FallbackModel:

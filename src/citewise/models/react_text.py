@@ -19,9 +19,11 @@ from typing import Any
 
 from citewise.models.base import (
     AssistantMessage,
+    EvidencePart,
     Message,
     Model,
     ModelRequest,
+    Part,
     TextDelta,
     ToolCall,
     ToolCallPart,
@@ -36,7 +38,6 @@ from citewise.models.react_parse import FINAL_MARKER, ReactParseError, find_fina
 
 __all__ = ["OBSERVATION_STOP", "TextReActModel", "create", "react_instructions"]
 
-Part = TextDelta | ToolCallPart | UsagePart
 OBSERVATION_STOP = "\nObservation:"
 
 _FORMAT = """To use a tool, reply in exactly this format and then stop:
@@ -126,7 +127,7 @@ class TextReActModel:
             chunks: list[str] = []
             answering = False
             async for part in self.inner.stream(inner):
-                if isinstance(part, UsagePart):
+                if isinstance(part, UsagePart | EvidencePart):
                     yield part
                     continue
                 if isinstance(part, ToolCallPart):  # a native call after all: take it

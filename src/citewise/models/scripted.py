@@ -19,7 +19,9 @@ from typing import Any
 
 from citewise.errors import ModelError
 from citewise.models.base import (
+    EvidencePart,
     ModelRequest,
+    Part,
     TextDelta,
     ToolCall,
     ToolCallPart,
@@ -28,7 +30,6 @@ from citewise.models.base import (
 
 __all__ = ["ScriptedModel", "Turn", "answer", "call", "create", "thought"]
 
-Part = TextDelta | ToolCallPart | UsagePart
 Turn = Part | str | Sequence[Part] | Callable[[ModelRequest], Sequence[Part]]
 
 _ids = itertools.count(1)
@@ -80,7 +81,7 @@ class ScriptedModel:
 def _parts(turn: Part | str | Sequence[Part]) -> list[Part]:
     if isinstance(turn, str):
         return [answer(turn)]
-    if isinstance(turn, TextDelta | ToolCallPart | UsagePart):
+    if isinstance(turn, TextDelta | ToolCallPart | UsagePart | EvidencePart):
         return [turn]
     return list(turn)
 

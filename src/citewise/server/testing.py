@@ -10,8 +10,8 @@ from collections.abc import AsyncGenerator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from citewise.models.base import ModelRequest
-from citewise.models.scripted import Part, ScriptedModel, Turn
+from citewise.models.base import ModelRequest, Part
+from citewise.models.scripted import ScriptedModel, Turn
 
 __all__ = ["PacedModel", "serve"]
 

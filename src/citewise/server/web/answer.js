@@ -271,7 +271,11 @@ export function renderHow(target, answer) {
     ["Language", q.query_language], ["Aspects", (q.classified_aspects || []).join(", ")],
     ["Queries run", (d.queries || []).join(" | ")], ["In no document", (d.unmentioned || []).join(", ")],
     ["Retrieved / shown", d.retrieved === undefined ? ""
-      : `${d.retrieved ?? 0} / ${d.selected ?? 0}`]].filter(([, v]) => v);
+      : `${d.retrieved ?? 0} / ${d.selected ?? 0}`],
+    ["Answerability", typeof answer.answerability === "number"
+      ? answer.answerability.toFixed(2) : ""],
+    ["Confidence", typeof answer.confidence === "number"
+      ? answer.confidence.toFixed(2) : ""]].filter(([, v]) => v);
   target.append(h("h4", {}, "Query analysis"),
     h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
   const run = encodeURIComponent(answer.run_id);
