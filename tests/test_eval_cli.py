@@ -519,8 +519,13 @@ def test_missing_labels_names_sentences_not_in_the_stored_text(kb: Any) -> None:
     qs = [question("ok"), question("spaced", expected=(REFUND_SENTENCE.replace(" ", "\n  "),)),
           question("typo", expected=(REFUND_SENTENCE, "Refunds take 3 days.")),
           question("elsewhere", document="payment.md"), question("u", expected=None)]
-    assert missing_labels(kb, qs) == {"typo": ["Refunds take 3 days."],
-                                      "elsewhere": [REFUND_SENTENCE]}
+    elsewhere: dict[str, list[tuple[str, str]]] = {}
+    assert missing_labels(kb, qs, elsewhere=elsewhere) == {"typo": ["Refunds take 3 days."]}
+    # In another document than the one named: it can match a citation there (Doxygen's
+    # review, 2026-12-06: "they cannot match" was said of one that did), said apart.
+    assert list(elsewhere) == ["elsewhere"]
+    ((sentence, source),) = elsewhere["elsewhere"]
+    assert sentence == REFUND_SENTENCE and source.endswith("refunds.md")
 
 
 # -- the command ------------------------------------------------------------------------
@@ -557,6 +562,8 @@ ROWS: list[dict[str, Any]] = [
      "kind": "general-knowledge", "split": "tune"},
     {"id": "gone", "question": "How do I return a tent?", "expected": ["Tents go back free."],
      "kind": "procedure", "document": "tents.md", "split": "heldout"},
+    {"id": "moved", "question": "How long does a refund take?", "expected": [REFUND_SENTENCE],
+     "kind": "default", "document": "payment.md", "split": "heldout"},
 ]
 
 
@@ -566,8 +573,14 @@ def test_eval_prints_a_table_and_json_that_agree(data_dir: Path, tmp_path: Path)
     as_json = cli("eval", str(path), "--json", data_dir=data_dir)
     assert as_json.returncode == 0, as_json.stderr
     report = json.loads(as_json.stdout)
-    assert [r["id"] for r in report["results"]] == ["refund", "express", "typo", "peru", "gone"]
+    assert [r["id"] for r in report["results"]] == ["refund", "express", "typo", "peru", "gone",
+                                                    "moved"]
     assert report["labels_not_found"] == {"typo": ["Invoices are due soon."]}
+    # In another document than the one named: it can match there, and is said apart.
+    assert report["labels_in_other_documents"] == {"moved": [REFUND_SENTENCE]}
+    assert "warning: moved: expected sentence not in its document 'payment.md' but in " in (
+        as_json.stderr)
+    assert "moved: expected sentence not in the stored text" not in as_json.stderr
     assert "warning: typo: expected sentence not in the stored text of any document" in (
         as_json.stderr)
     # A document that is not stored is said so, not called a broken label (nginx's review).

@@ -214,3 +214,27 @@ def test_a_generated_sites_stylesheets_and_scripts_are_left_out(
         "widget.js"]
     assert sorted(Path(p).name for p in report.left_out) == [
         "common.css", "dynsections.js", "search.js"]
+
+
+def test_a_generated_sites_assets_are_left_out_without_its_index_page(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Doxygen's manual copied without its index page (new-user review, 2026-12-06): every
+    page names the tool, but only an ``index.html`` was asked, and jQuery and the
+    table-of-contents script were 413 of 1,141 chunks, search hits for 14 of 38 questions.
+    Pages that name no tool keep their scripts beside them."""
+    manual = tmp_path / "manual"
+    manual.mkdir()
+    for name in ("config.html", "faq.html"):
+        (manual / name).write_text(
+            '<html><head><meta name="generator" content="Doxygen 1.9.4"/></head><body><p>'
+            f"The {name} page.</p></body></html>")
+    (manual / "jquery.js").write_text("function jQuery() { return 1; }\n")
+    (manual / "doxygen_manual.css").write_text("body { margin: 0 }\n")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "todo.html").write_text("<html><body><p>My notes.</p></body></html>")
+    (notes / "app.js").write_text("export const x = 1;\n")
+    report = kb.ingest([manual, notes])
+    assert sorted(Path(p).name for p in report.added) == [
+        "app.js", "config.html", "faq.html", "todo.html"]
+    assert sorted(Path(p).name for p in report.left_out) == ["doxygen_manual.css", "jquery.js"]

@@ -58,3 +58,37 @@ def test_a_fragment_is_code_and_a_members_section_has_no_mark(tmp_path: Path) ->
     code = [doc.text[a:b] for a, b, role in doc.roles if role == "code"]
     assert code == ["int error;\nenc = opus_encoder_create(Fs, channels, application, &error);"]
     assert [name for _, _, name in doc.sections][-1] == "opus_encoder_create()"
+
+
+def test_a_formulas_image_reads_as_its_tex() -> None:
+    """Doxygen's own manual (new-user review, 2026-12-06): a formula is an image whose
+    ``alt`` is its TeX, and "The distance between and is ." lost every one of them, as
+    "this works only for the HTML, and RTF output" lost its "LaTeX" logo."""
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<html><head><meta name="generator" content="Doxygen 1.9.4"/></head><body>'
+            '<div class="contents"><p>This works only for the HTML, <img class="formulaInl" '
+            'alt="{\\LaTeX}" src="form_0.png"/> and RTF output. The distance between '
+            '<img class="formulaInl" alt="$(x_1,y_1)$" src="form_1.png"/> and <img '
+            'class="formulaInl" alt="$(x_2,y_2)$" src="form_2.png"/> is:</p><p class="formulaDsp">'
+            '<img class="formulaDsp" alt="\\[\\sqrt{(x_2-x_1)^2+(y_2-y_1)^2}\\]" '
+            'src="form_3.png"/></p><p>A cache of <img class="formulaInl" '
+            'alt="$2^{(16+\\mbox{LOOKUP\\_CACHE\\_SIZE})}$" src="form_4.png"/> symbols costs '
+            '$5, and <img src="doxygen.svg" alt="doxygen"/> made it.</p></div></body></html>')
+    assert read_html(html)[0] == (
+        "This works only for the HTML, LaTeX and RTF output. The distance between (x_1,y_1) "
+        "and (x_2,y_2) is:\n\nsqrt{(x_2-x_1)^2+(y_2-y_1)^2}\n\nA cache of "
+        "2^{(16+LOOKUP_CACHE_SIZE)} symbols costs $5, and made it.")
+
+
+def test_the_manuals_go_to_the_next_section_line_is_navigation() -> None:
+    """Every page of Doxygen's manual closes with "Go to the next section or return to the
+    index.", links both (review, 2026-12-06); a sentence that says more stays."""
+    from citewise.knowledge.loaders.html import read_html
+
+    html = ('<html><body><div class="contents"><p>Click here for the output.</p><p>\n'
+            'Go to the <a href="output.html">next</a> section or return to the\n'
+            ' <a href="index.html">index</a>.\n </p><p>See the <a href="index.html">index</a> '
+            'for the list of commands.</p></div></body></html>')
+    assert read_html(html)[0] == ("Click here for the output.\n\nSee the index for the list "
+                                  "of commands.")

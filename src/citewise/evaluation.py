@@ -258,12 +258,18 @@ def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,
 
 
 def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
-                   absent: dict[str, str] | None = None) -> dict[str, list[str]]:
-    """Expected sentences found nowhere they should be (in the named ``document`` when the
-    question has one, else in any document): ``{question id: [sentence, …]}``. A label
-    that is not in the stored text can never be matched, so it is a broken label — or its
-    document is not stored at all (not ingested, or its ingest failed): those questions'
-    ids and documents go into ``absent``."""
+                   absent: dict[str, str] | None = None,
+                   elsewhere: dict[str, list[tuple[str, str]]] | None = None,
+                   ) -> dict[str, list[str]]:
+    """Expected sentences found nowhere they can match: ``{question id: [sentence, …]}``.
+    A label that is not in the stored text can never be matched, so it is a broken label —
+    or its document is not stored at all (not ingested, or its ingest failed): those
+    questions' ids and documents go into ``absent``. A label that is not in the question's
+    named ``document`` but in another document can match a citation of that one (only a
+    sentence the named document holds is bound to it): not missing, but said in
+    ``elsewhere`` (``{question id: [(sentence, its first document's source), …]}``), as
+    document@1 still asks for the named one (Doxygen's review, 2026-12-06: "they cannot
+    match" was said of a label that matched)."""
     docs: list[tuple[str, str]] = []
     offset = 0
     while True:
@@ -277,6 +283,13 @@ def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
         pool = [flat for src, flat in docs
                 if q.document is None or source_matches(src, q.document)]
         lost = [e for e in q.expected or () if not any(_norm(e) in flat for flat in pool)]
+        if pool and q.document is not None:
+            found = {e: next((src for src, flat in docs if _norm(e) in flat), None)
+                     for e in lost}
+            lost = [e for e in lost if found[e] is None]
+            moved = [(e, src) for e, src in found.items() if src is not None]
+            if moved and elsewhere is not None:
+                elsewhere[q.id] = moved
         if lost:
             out[q.id] = lost
             if not pool and q.document is not None and absent is not None:

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     model = args.model or os.environ.get("CITEWISE_MODEL") or "extractive"
     with open_kb(args, must_exist=True) as kb:
         absent: dict[str, str] = {}
-        missing = missing_labels(kb, questions, absent)
+        elsewhere: dict[str, list[tuple[str, str]]] = {}
+        missing = missing_labels(kb, questions, absent, elsewhere)
         for qid, document in absent.items():  # no broken label: no document to hold it
             del missing[qid]
             sys.stderr.write(f"warning: {qid}: no stored document is its document "
@@ -71,6 +72,14 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.write(f"warning: {qid}: expected sentence not in the stored text "
                                  f"of {'its document' if _doc(questions, qid) else 'any document'}"
                                  f": “{shown}” [label_not_found]\n")
+        for qid, moved in elsewhere.items():
+            named = next(q.document for q in questions if q.id == qid)
+            for s, source in moved:
+                shown = s if len(s) <= 100 else s[:97] + "…"
+                sys.stderr.write(f"warning: {qid}: expected sentence not in its document "
+                                 f"{named!r} but in {source}: it matches a citation there, "
+                                 f"and document@1 still asks for {named!r}: “{shown}” "
+                                 "[label_in_other_document]\n")
         results = evaluate(kb, questions, model=model, strict=bool(args.strict),
                            progress=lambda d, t: progress_bar(d, t, "questions"))
     report: dict[str, Any] = {
@@ -79,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         "summary": summarise(results),
         "labels_not_found": missing,
         "documents_not_stored": absent,
+        "labels_in_other_documents": {q: [s for s, _ in m] for q, m in elsewhere.items()},
         "results": [r.to_dict() for r in results],
     }
     if args.save:

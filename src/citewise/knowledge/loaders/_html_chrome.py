@@ -50,8 +50,11 @@ NAV_WORDS = frozenset(
     ("prev", "previous", "next", "up", "home", "top", "contents", "index", "back", "forward",
      "first", "last")
 )
+# …and a sentence made of them: "Go to the next section or return to the index." closes
+# every page of Doxygen's manual (review, 2026-12-06).
 _NAV_RESIDUE = re.compile(
     r"(?i)(?:\b(?:next|prev|previous|up|home|top|contents|index|back|forward)\b\s*:?)|"
+    r"\b(?:go|return|back)\s+to\b|\b(?:the|section|chapter|page|or)\b|"
     r"[\s|\[\](){},;:.·•«»<>←→↑\-]+"
 )
 

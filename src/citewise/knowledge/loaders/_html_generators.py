@@ -139,15 +139,33 @@ def math_text(node: Any) -> str | None:
     classes = (node.attributes.get("class") or "").split()
     if node.tag == "img" and "math" in classes:
         return " ".join((node.attributes.get("alt") or "").split())
+    if node.tag == "img" and not _DOXYGEN_FORMULA.isdisjoint(classes):
+        # Doxygen's formulas, their TeX in ``alt``: "The distance between (x_1,y_1) and
+        # (x_2,y_2) is …" read "The distance between and is ." and every "LaTeX" of its
+        # manual (its logo, "{\LaTeX}") was a hole (new-user review, 2026-12-06).
+        return _tex_reads(node.attributes.get("alt") or "")
     if node.tag != "span" or "mathjax" not in classes:
         return None
-    tex = _TEX_DELIMITERS.sub("", node.text(deep=True) or "")
+    return _tex_reads(node.text(deep=True) or "")
+
+
+def _tex_reads(tex: str) -> str:
+    """TeX as it reads: delimiters, font and box commands and a group's outer braces off,
+    a command's backslash off ("\\sqrt" is "sqrt")."""
+    tex = _TEX_DELIMITERS.sub("", tex)
     tex = _TEX_FONT.sub(r"\1", tex)
-    return " ".join(_TEX_COMMAND.sub(r"\1", tex).split())
+    tex = _TEX_ESCAPE.sub(r"\1", tex)  # "LOOKUP\_CACHE\_SIZE" is LOOKUP_CACHE_SIZE
+    tex = " ".join(_TEX_COMMAND.sub(r"\1", tex).split())
+    while tex.startswith("{") and tex.endswith("}") and "}" not in tex[1:-1]:
+        tex = tex[1:-1].strip()
+    return tex
 
 
-_TEX_DELIMITERS = re.compile(r"\\[()\[\]]")
-_TEX_FONT = re.compile(r"\\(?:mathcal|mathrm|mathit|mathbf|text|operatorname)\{([^{}]*)\}")
+_TEX_DELIMITERS = re.compile(r"\\[()\[\]]|(?<!\\)\$")
+_TEX_FONT = re.compile(
+    r"\\(?:mathcal|mathrm|mathit|mathbf|text|operatorname|mbox)\{([^{}]*)\}")
+_TEX_ESCAPE = re.compile(r"\\([_%&#$])")
+_DOXYGEN_FORMULA = frozenset(("formulaInl", "formulaDsp"))
 _TEX_COMMAND = re.compile(r"\\([A-Za-z]+)")
 
 
