@@ -29,8 +29,8 @@ from typing import Any
 from citewise.knowledge.loaders._pdf_notes import Notes, find_notes
 from citewise.knowledge.loaders.base import PageSpan, RoleSpan
 
-__all__ = ["PageFonts", "extract_page", "in_prose", "line_roles", "monospaced_body", "run_in_titles",
-           "set_apart"]
+__all__ = ["PageFonts", "extract_page", "in_prose", "line_roles", "monospaced_body",
+           "numbered_titles", "run_in_titles", "set_apart"]
 
 # Font names of monospaced faces: TeX's typewriter fonts (CMTT, LMMono, SFTT, "txtt"),
 # Courier, DejaVu/Liberation/Noto "Mono", Consolas, Menlo, Inconsolata, Source Code.
@@ -226,3 +226,31 @@ def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]
             out.append(line)
         before = body or before
     return "\n".join(out), frozenset(found)
+
+
+def numbered_titles(page_texts: Sequence[str], titles: Sequence[frozenset[str]]
+                    ) -> list[tuple[int, str, int]]:
+    """For a PDF without an outline: its run-in titles that carry a section number ("3.1
+    Initial Configuration", "5 Miscellaneous") as outline entries, ``(depth, title,
+    one-based page)`` in reading order, the depth from the number's parts. Graphviz's
+    guides have no outline, and their numbered headings were terms: no sections at all,
+    and "3.1 Initial Configuration:" named a sentence three lines below it as if it were an
+    option's (new-user review, 2026-12-06)."""
+    found: list[tuple[int, str, int]] = []
+    seen: set[str] = set()
+    for page, (text, lines) in enumerate(zip(page_texts, titles, strict=True), start=1):
+        for at, line in sorted((text.find(line), line) for line in lines):
+            m = _SECTION_NUMBER.match(line)
+            if m is None or at < 0:
+                continue
+            parts = m.group(1).split(".")
+            # Under the titles of its number's parts that were found ("3.1" under "3");
+            # one not found ("2" over "2.2") is no level.
+            found.append((sum(".".join(parts[:k]) in seen for k in range(1, len(parts))),
+                          line, page))
+            seen.add(m.group(1))
+    return found
+
+
+_SECTION_NUMBER = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+[A-Z]")
+

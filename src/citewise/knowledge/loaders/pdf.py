@@ -34,6 +34,7 @@ from citewise.knowledge.loaders._pdf_fonts import (
     in_prose,
     line_roles,
     monospaced_body,
+    numbered_titles,
     run_in_titles,
     set_apart,
 )
@@ -120,8 +121,9 @@ class PdfLoader:
     # font inside a sentence, a sentence over a page break; 8: the printed page labels;
     # 9: heads and feet that carry the page's printed number, footnote marks and notes,
     # appendices' titles, an index's letter headings, a kept hyphen on one line, run-in
-    # titles in bold; 10: a foot that is the page's printed label ("i")
-    version = "10"
+    # titles in bold; 10: a foot that is the page's printed label ("i"); 11: without an
+    # outline, numbered run-in titles are its sections
+    version = "11"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -165,7 +167,8 @@ class PdfLoader:
             titled = [run_in_titles(t, b) for t, b in zip(page_texts, bold, strict=True)]
             page_texts, terms = [t for t, _ in titled], [found for _, found in titled]
             info = reader.metadata
-            page_texts, titles = headings(page_texts, entries)
+            page_texts, titles = headings(page_texts, entries or numbered_titles(page_texts,
+                                                                                 terms))
         except IngestError:
             raise
         except LimitReachedError as exc:  # pypdf's decompression/size limits

@@ -1,0 +1,64 @@
+"""A PDF without an outline whose numbered titles are set in bold, as Graphviz's guides are
+(new-user review of ``graphviz-doc``, 2026-12-06): it had no sections at all, its titles
+were terms, and "3.1 Initial Configuration:" named a sentence three lines below it as if
+it were an option's. Such titles are its sections now; a PDF with an outline keeps the
+outline's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.knowledge.loaders.pdf import PdfLoader
+
+LINES = [
+    ("b", "1 Introduction"),
+    ("r", "Neato draws undirected graphs as springs."),
+    ("b", "3 Adjusting Layouts"),
+    ("r", "Layouts can be tuned in three ways."),
+    ("b", "3.1 Initial Configuration"),
+    ("r", "If no options are given, neato always makes the same drawing."),
+    ("r", "Random initial placement can yield different layouts. It is"),
+    ("r", "sometimes reasonable to make several trial layouts."),
+    ("b", "4 Eliminating Overlaps"),
+    ("r", "The overlap attribute removes node overlaps."),
+]
+
+
+def _guide(path: Path, *, outline: bool) -> None:
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    y = 780
+    for face, line in LINES:
+        c.setFont("Helvetica-Bold" if face == "b" else "Helvetica", 11)
+        if outline and face == "b":
+            key = line.split()[0]
+            c.bookmarkPage(key, top=y + 12)
+            c.addOutlineEntry(line, key, level=0)
+        c.drawString(72, y, line)
+        y -= 28 if face == "b" else 16
+    c.save()
+
+
+def test_numbered_bold_titles_are_the_sections_of_a_pdf_without_an_outline(
+        tmp_path: Path) -> None:
+    path = tmp_path / "neatoguide.pdf"
+    _guide(path, outline=False)
+    doc = PdfLoader().load(path, path.read_bytes())
+    assert [name for _, _, name in doc.sections] == [
+        "1 Introduction", "3 Adjusting Layouts", "3 Adjusting Layouts > 3.1 Initial Configuration",
+        "4 Eliminating Overlaps"]
+    start = doc.text.index("3.1 Initial Configuration")
+    roles = {role for a, b, role in doc.roles if a <= start < b}
+    assert roles == {"heading"}  # no longer a term that names the sentences below it
+    section = next(s for s in doc.sections if s[2].endswith("3.1 Initial Configuration"))
+    assert "sometimes reasonable" in doc.text[section[0]:section[1]]
+
+
+def test_a_pdf_with_an_outline_keeps_the_outlines_sections(tmp_path: Path) -> None:
+    path = tmp_path / "guide.pdf"
+    _guide(path, outline=True)
+    doc = PdfLoader().load(path, path.read_bytes())
+    assert [name for _, _, name in doc.sections] == [
+        "1 Introduction", "3 Adjusting Layouts", "3.1 Initial Configuration",
+        "4 Eliminating Overlaps"]
