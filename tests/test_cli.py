@@ -179,6 +179,24 @@ def test_a_folder_of_files_no_loader_reads_is_no_success(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr  # one read is a success; the skip is said
 
 
+def test_many_skipped_files_are_named_a_few_a_reason(tmp_path: Path) -> None:
+    """Graphviz's review (2026-12-06): a manual's 157 images were 157 "skipped:" lines above
+    the summary that counts them. A few of each reason are named, then how many more."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nThe guide.\n")
+    for n in range(7):
+        (docs / f"shape{n}.gif").write_bytes(b"GIF89a")
+    (docs / "logo.svg").write_text("<svg/>")
+    proc = cli("ingest", str(docs), data_dir=tmp_path / "data")
+    assert proc.returncode == 0, proc.stderr
+    named = [line for line in proc.stderr.splitlines() if line.startswith("skipped: ")]
+    assert sorted(named[:-1]) == [f"skipped: {docs / 'logo.svg'} (no loader for .svg files)"] + [
+        f"skipped: {docs / f'shape{n}.gif'} (no loader for .gif files)" for n in range(3)]
+    assert named[-1] == "skipped: … and 4 more (no loader for .gif files)"
+    assert "8 skipped (7 no loader for .gif files; 1 no loader for .svg files)" in proc.stdout
+
+
 def test_ask_without_knowledge_base(tmp_path: Path) -> None:
     proc = cli("ask", "hello?", data_dir=tmp_path / "nothing-here")
     assert proc.returncode != 0

@@ -116,9 +116,21 @@ def print_report(report: IngestReport) -> None:
         if failure.path not in said:
             said = f"{failure.path}: {said}"
         sys.stderr.write(f"error: {said} [{failure.code}]\n")
+    # A few of each reason by name, then how many more: a manual's 157 images were as many
+    # lines above the summary that counts them (Graphviz's review, 2026-12-06).
+    shown: dict[str, int] = {}
     for path in report.skipped:
-        sys.stderr.write(f"skipped: {path} ({report.skip_reason(path)})\n")
+        reason = report.skip_reason(path)
+        shown[reason] = shown.get(reason, 0) + 1
+        if shown[reason] <= _SKIPS_NAMED:
+            sys.stderr.write(f"skipped: {path} ({reason})\n")
+    for reason, count in shown.items():
+        if count > _SKIPS_NAMED:
+            sys.stderr.write(f"skipped: … and {count - _SKIPS_NAMED} more ({reason})\n")
     print(report.summary())
+
+
+_SKIPS_NAMED = 3  # skipped files named per reason
 
 
 def _embed(kb: KnowledgeBase) -> int:
