@@ -34,7 +34,8 @@ def capturing(path: Path) -> Iterator[None]:
         scored = rank(question, sentences, semantic=semantic)
         last.clear()
         last.update(question=question, scored=[
-            {"text": x.sentence.text, "source": x.sentence.source, "role": x.sentence.role,
+            {"text": x.sentence.text, "quote": x.sentence.quote or x.sentence.text,
+             "source": x.sentence.source, "role": x.sentence.role,
              "rank": x.sentence.rank, "before": x.sentence.before,
              "section": x.sentence.section, "score": x.score,
              "parts": dict(x.parts)} for x in scored])

@@ -59,6 +59,8 @@ def table(rows: list[tuple[float, bool]], thresholds: list[float]) -> list[dict[
 def features(run: dict[str, Any], capture: Path) -> list[tuple[str, list[float], bool]]:
     """(split, [answerability, margin, rank], wrong) of every answer given, from the
     capture's last ranking of each question (the one the answer came from)."""
+    from citewise.models.confidence import margin
+
     last: list[dict[str, Any]] = []
     for line in capture.open(encoding="utf-8"):
         d = json.loads(line)
@@ -77,8 +79,8 @@ def features(run: dict[str, Any], capture: Path) -> list[tuple[str, list[float],
             if r["abstained"] or not d["scored"]:
                 continue
             top = d["scored"][0]
-            margin = top["score"] - (d["scored"][1]["score"] if len(d["scored"]) > 1 else 0.0)
-            out.append((r["split"], [d["answerability"], margin, float(top["rank"])],
+            ahead = margin((x.get("quote") or x["text"], x["score"]) for x in d["scored"])
+            out.append((r["split"], [d["answerability"], ahead, float(top["rank"])],
                         not r["evidence_at_1"]))
     return out
 

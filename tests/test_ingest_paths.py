@@ -234,7 +234,14 @@ def test_a_generated_sites_assets_are_left_out_without_its_index_page(
     notes.mkdir()
     (notes / "todo.html").write_text("<html><body><p>My notes.</p></body></html>")
     (notes / "app.js").write_text("export const x = 1;\n")
-    report = kb.ingest([manual, notes])
+    # One page a converter made beside a project's code is no site (code review).
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "CHANGELOG.html").write_text(
+        '<html><head><meta name="generator" content="pandoc"/></head><body><p>1.2: fixes.'
+        "</p></body></html>")
+    (code / "main.js").write_text("export const y = 2;\n")
+    report = kb.ingest([manual, notes, code])
     assert sorted(Path(p).name for p in report.added) == [
-        "app.js", "config.html", "faq.html", "todo.html"]
+        "CHANGELOG.html", "app.js", "config.html", "faq.html", "main.js", "todo.html"]
     assert sorted(Path(p).name for p in report.left_out) == ["doxygen_manual.css", "jquery.js"]

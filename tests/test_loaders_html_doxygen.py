@@ -88,7 +88,8 @@ def test_the_manuals_go_to_the_next_section_line_is_navigation() -> None:
 
     html = ('<html><body><div class="contents"><p>Click here for the output.</p><p>\n'
             'Go to the <a href="output.html">next</a> section or return to the\n'
-            ' <a href="index.html">index</a>.\n </p><p>See the <a href="index.html">index</a> '
+            ' <a href="index.html">index</a>.\n </p><p>Back to the <a href="index.html">index'
+            '</a>.</p><p>See the <a href="index.html">index</a> '
             'for the list of commands.</p></div></body></html>')
     assert read_html(html)[0] == ("Click here for the output.\n\nSee the index for the list "
                                   "of commands.")

@@ -20,7 +20,11 @@ LINES = [
     ("r", "Random initial placement can yield different layouts. It is"),
     ("r", "sometimes reasonable to make several trial layouts."),
     ("b", "4 Eliminating Overlaps"),
-    ("r", "The overlap attribute removes node overlaps."),
+    ("r", "The overlap attribute removes node overlaps. To remove them:"),
+    ("b", "1. Set overlap"),
+    ("r", "Give the graph the attribute overlap=false."),
+    ("b", "2 Previous Steps"),
+    ("r", "A title whose number goes back is no section."),
 ]
 
 
@@ -53,6 +57,9 @@ def test_numbered_bold_titles_are_the_sections_of_a_pdf_without_an_outline(
     assert roles == {"heading"}  # no longer a term that names the sentences below it
     section = next(s for s in doc.sections if s[2].endswith("3.1 Initial Configuration"))
     assert "sometimes reasonable" in doc.text[section[0]:section[1]]
+    # A numbered step ("1. Set overlap") and a number that goes back are no sections: the
+    # last section runs on over both (code review, 2026-12-06).
+    assert "A title whose number goes back" in doc.text[doc.sections[-1][0]:]
 
 
 def test_a_pdf_with_an_outline_keeps_the_outlines_sections(tmp_path: Path) -> None:
@@ -61,4 +68,4 @@ def test_a_pdf_with_an_outline_keeps_the_outlines_sections(tmp_path: Path) -> No
     doc = PdfLoader().load(path, path.read_bytes())
     assert [name for _, _, name in doc.sections] == [
         "1 Introduction", "3 Adjusting Layouts", "3.1 Initial Configuration",
-        "4 Eliminating Overlaps"]
+        "4 Eliminating Overlaps", "1. Set overlap", "2 Previous Steps"]

@@ -242,7 +242,7 @@ def test_the_words_in_no_document_are_shown_with_the_query_analysis(
     assert page.evaluate(HOW) == "switch, bcrypt"
 
 
-# The answering model's estimate is listed with the query analysis; none when it made none.
+# The answering model's estimates are listed with the query analysis; none when it made none.
 ANSWERABILITY = """async () => {
   const { renderHow } = await import('/web/answer.js');
   const shown = (extra) => {
@@ -252,13 +252,15 @@ ANSWERABILITY = """async () => {
       query: { original_query: 'How long are snapshots kept?' }, query_details: {}, ...extra });
     const facts = [...root.querySelectorAll('dl.facts dt')].map((dt) => [dt.textContent,
       dt.nextElementSibling.textContent]);
-    return Object.fromEntries(facts)['Answerability'] ?? null;
+    const got = Object.fromEntries(facts);
+    return [got['Answerability'] ?? null, got['Confidence'] ?? null];
   };
-  return [shown({ answerability: 0.5234 }), shown({ answerability: null }), shown({})];
+  return [shown({ answerability: 0.5234, confidence: 0.2871 }),
+    shown({ answerability: 0.31, confidence: null }), shown({})];
 }"""
 
 
-def test_the_answerability_is_shown_with_the_query_analysis(base: str, page_of: Any) -> None:
+def test_the_estimates_are_shown_with_the_query_analysis(base: str, page_of: Any) -> None:
     page, _ = page_of(base)
     ready(page)
-    assert page.evaluate(ANSWERABILITY) == ["0.52", None, None]
+    assert page.evaluate(ANSWERABILITY) == [["0.52", "0.29"], ["0.31", None], [None, None]]

@@ -285,7 +285,9 @@ async def run_agent(
                                        verifier)
                 state.issues.extend(unbacked)
                 findings.extend(unbacked)
-            weak = rate_evidence(answer, estimate)  # the estimate in the Answer, and its flag
+            # The model's estimate in the Answer, and its flag (a closing sentence after a
+            # tool that ended the run answers nothing: none).
+            weak = rate_evidence(answer, None if closing else estimate)
             state.issues.extend(weak)
             findings.extend(weak)
             if text and not buffered:  # what assembly added at the end streams too

@@ -22,19 +22,38 @@ fitted again (``bench/weak_threshold.py --fit``).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
-__all__ = ["COEFFICIENTS", "RANK_CAP", "confidence"]
+__all__ = ["COEFFICIENTS", "RANK_CAP", "confidence", "margin"]
 
 #: (intercept, answerability, margin, rank) of the log-odds that the first quote is right.
-COEFFICIENTS = (-2.5304, 2.6007, 5.2441, -0.2546)
+COEFFICIENTS = (-2.5133, 2.5655, 5.2319, -0.2553)
 #: Passages further down than this count as this far (the fit saw ranks up to 10).
 RANK_CAP = 10
 
 
 def confidence(answerability: float, margin: float, rank: int) -> float:
     """The estimated probability (0..1) that the first quote answers the question, from
-    the answerability of the ranking, the first sentence's score margin over the second
-    (0 when it is alone) and its passage's rank in its search (0 = first)."""
+    the answerability of the ranking, the first sentence's :func:`margin` over the next
+    and its passage's rank in its search (0 = first)."""
     b, a, m, r = COEFFICIENTS
     z = b + a * answerability + m * max(0.0, margin) + r * min(max(rank, 0), RANK_CAP)
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def margin(ranked: Iterable[tuple[str, float]]) -> float:
+    """How far the first of ``ranked`` (text, score), best first, scored ahead of the next
+    *other* sentence: the same sentence again, with or without the sentence that completes
+    it ("X." and "X. This is the default."), scores nearly alike and is no rival (a right
+    answer read as a near tie: code review, 2026-12-06). Its whole score when none other
+    is ranked."""
+    it = iter(ranked)
+    first = next(it, None)
+    if first is None:
+        return 0.0
+    words = " ".join(first[0].split())
+    for text, score in it:
+        other = " ".join(text.split())
+        if other not in words and words not in other:
+            return first[1] - score
+    return first[1]

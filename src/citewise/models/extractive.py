@@ -56,7 +56,7 @@ from citewise.models.base import (
     UsagePart,
     UserMessage,
 )
-from citewise.models.confidence import confidence
+from citewise.models.confidence import confidence, margin
 from citewise.models.quote_values import CANNOT_FILL, UNFILLABLE, fill
 from citewise.models.sentence_rank import candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer, scorer_for
@@ -152,9 +152,8 @@ class ExtractiveModel:
             else:
                 # Counted as the answer cites them: a quote of two sentences is two.
                 quoted = sum(max(1, len(segments(c.text))) for c in chosen)
-                margin = candidates[0].score - candidates[1].score if len(candidates) > 1 \
-                    else candidates[0].score
-                sure = confidence(answerable, margin, candidates[0].rank)
+                ahead = margin((c.words, c.score) for c in candidates)
+                sure = confidence(answerable, ahead, candidates[0].rank)
                 yield EvidencePart(answerability=answerable, abstain_below=self.answerable,
                                    confidence=sure, weak_below=self.weak)
                 yield TextDelta(

@@ -53,9 +53,9 @@ NAV_WORDS = frozenset(
 # …and a sentence made of them: "Go to the next section or return to the index." closes
 # every page of Doxygen's manual (review, 2026-12-06).
 _NAV_RESIDUE = re.compile(
-    r"(?i)(?:\b(?:next|prev|previous|up|home|top|contents|index|back|forward)\b\s*:?)|"
-    r"\b(?:go|return|back)\s+to\b|\b(?:the|section|chapter|page|or)\b|"
-    r"[\s|\[\](){},;:.·•«»<>←→↑\-]+"
+    r"(?i)\b(?:go|return|back)\s+to\b|"
+    r"(?:\b(?:next|prev|previous|up|home|top|contents|index|back|forward)\b\s*:?)|"
+    r"\b(?:the|section|chapter|page|or)\b|[\s|\[\](){},;:.·•«»<>←→↑\-]+"
 )
 
 

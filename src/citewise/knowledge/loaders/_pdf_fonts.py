@@ -238,19 +238,25 @@ def numbered_titles(page_texts: Sequence[str], titles: Sequence[frozenset[str]]
     option's (new-user review, 2026-12-06)."""
     found: list[tuple[int, str, int]] = []
     seen: set[str] = set()
+    last: tuple[int, ...] = ()
     for page, (text, lines) in enumerate(zip(page_texts, titles, strict=True), start=1):
         for at, line in sorted((text.find(line), line) for line in lines):
             m = _SECTION_NUMBER.match(line)
             if m is None or at < 0:
                 continue
             parts = m.group(1).split(".")
+            number = tuple(int(p) for p in parts)
+            if number <= last:
+                continue  # numbering that goes back is a list's, not the document's
             # Under the titles of its number's parts that were found ("3.1" under "3");
             # one not found ("2" over "2.2") is no level.
             found.append((sum(".".join(parts[:k]) in seen for k in range(1, len(parts))),
                           line, page))
             seen.add(m.group(1))
+            last = number
     return found
 
 
-_SECTION_NUMBER = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+[A-Z]")
+# "3.1 Initial Configuration", not a step "1. Download it" (its number ends in a stop).
+_SECTION_NUMBER = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\s+[A-Z]")
 
