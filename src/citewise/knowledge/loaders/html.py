@@ -379,7 +379,7 @@ class HtmlLoader:
     # it. 49: a table row whose cells hold code of several lines is read as blocks. 50: a
     # picture's short caption is a label; a DocBook chapter's title is above its sections.
     # 51: a list a sentence introduces is kept; a byline is a notice.
-    version = "55"
+    version = "56"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
