@@ -135,6 +135,18 @@ def test_any_model_may_report_one_on_its_own_scale(kb: KnowledgeBase, value: flo
     assert ("weak_evidence" in _codes(got)) is flagged
 
 
+def test_an_answer_verification_declines_is_not_flagged_nor_rated(kb: KnowledgeBase) -> None:
+    # Every claim unsupported: verification says the documents do not answer.
+    model = ScriptedModel([call("search_knowledge", query="daily snapshots"),
+                           [EvidencePart(answerability=0.8, abstain_below=0.2, confidence=0.1,
+                                         weak_below=0.6),
+                            answer("Larkspur keeps monthly snapshots for 90 days [1].")]])
+    got = Agent(kb, model=model).ask(QUESTION)
+    assert got.citations and "no_answer_in_sources" in _codes(got)
+    assert (got.answerability, got.confidence) == (0.8, None)
+    assert "weak_evidence" not in _codes(got)
+
+
 def test_an_answerability_alone_flags_nothing(kb: KnowledgeBase) -> None:
     model = ScriptedModel([call("search_knowledge", query="daily snapshots"),
                            [EvidencePart(answerability=0.3, abstain_below=0.2),
@@ -249,6 +261,7 @@ def test_eval_records_the_estimate_of_each_answer(kb: KnowledgeBase) -> None:
         "Larkspur keeps daily snapshots for 14 days and weekly snapshots for 8 weeks."]})])
     (r,) = evaluate(kb, questions, warm_up=False)
     assert r.evidence_at_1 and isinstance(r.answerability, float)
+    assert isinstance(r.confidence, float) and 0.0 < r.confidence < 1.0
 
 
 def test_the_bench_tabulates_thresholds_over_a_runs_answers(tmp_path: Path) -> None:

@@ -69,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
         for qid, sentences in missing.items():
             for s in sentences:
                 shown = s if len(s) <= 100 else s[:97] + "…"
+                # In no stored document at all: one in another document than the question
+                # names is told apart below (it can match there).
                 sys.stderr.write(f"warning: {qid}: expected sentence not in the stored text "
-                                 f"of {'its document' if _doc(questions, qid) else 'any document'}"
-                                 f": “{shown}” [label_not_found]\n")
+                                 f"of any document: “{shown}” [label_not_found]\n")
         for qid, moved in elsewhere.items():
             named = next(q.document for q in questions if q.id == qid)
             for s, source in moved:
@@ -88,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         "summary": summarise(results),
         "labels_not_found": missing,
         "documents_not_stored": absent,
-        "labels_in_other_documents": {q: [s for s, _ in m] for q, m in elsewhere.items()},
+        "labels_in_other_documents": {q: [list(pair) for pair in m]
+                                      for q, m in elsewhere.items()},
         "results": [r.to_dict() for r in results],
     }
     if args.save:
@@ -122,10 +124,6 @@ def _save(path: str, text: str) -> None:
     except OSError as exc:
         raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}",
                            code="unwritable_file", details={"path": path}) from None
-
-
-def _doc(questions: list[Any], qid: str) -> bool:
-    return any(q.id == qid and q.document is not None for q in questions)
 
 
 def _pct(value: float | None) -> str:

@@ -37,7 +37,7 @@ def rate_evidence(answer: Answer, estimate: EvidencePart | None) -> list[Issue]:
     if estimate.confidence is None or declined:
         return []
     sure = answer.confidence = round(estimate.confidence, 4)
-    if estimate.confidence >= estimate.weak_below:
+    if sure >= estimate.weak_below:  # as shown: 0.29996 is 0.30, not below 0.30
         return []
     return [Issue(
         code=WEAK_EVIDENCE,
