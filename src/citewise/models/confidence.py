@@ -10,11 +10,11 @@ how far down the search its passage was.
 
 So the estimate is a logistic model of three numbers, fitted on the ``tune`` split of
 ``bench/data/answers`` (816 answers given, 2026-12-06, ``bench/README.md``): the
-answerability, the score margin of the first sentence over the second, and its passage's
-rank in its search. Its output reads as a probability: on the 1,080 held-out answers,
-those given 0.2–0.3 quoted the right sentence first 25 % of the time, 0.4–0.5 53 %,
-0.7 and up 74 % (ranking the answers, it separates right from wrong with an AUC of 0.74
-where answerability alone had 0.61). It is a heuristic fitted to those manuals and this
+answerability, the score margin of the first sentence over the next other one, and its
+passage's rank in its search. Its output reads as a probability: on the 1,080 held-out
+answers, those given 0.2–0.3 quoted the right sentence first 23 % of the time, 0.4–0.5
+52 %, 0.7 and up 73 % (ranking the answers, it separates right from wrong with an AUC of
+0.73 where answerability alone had 0.61). It is a heuristic fitted to those manuals and this
 ranking: a change of the ranking's weights changes what the margin means, and it is to be
 fitted again (``bench/weak_threshold.py --fit``).
 """
