@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from _answers import kb_over
 from citewise import Agent, KnowledgeBase
 
 MAILER = """\
@@ -43,12 +44,7 @@ CHUNKING announcement to clients as described above.
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    root = tmp_path_factory.mktemp("pointers")
-    (root / "docs").mkdir()
-    (root / "docs" / "mailer.md").write_text(MAILER, encoding="utf-8")
-    base = KnowledgeBase.open(root / "kb")
-    assert not base.ingest([root / "docs"]).failed
-    return base
+    return kb_over(tmp_path_factory.mktemp("pointers"), {"mailer.md": MAILER})
 
 
 def _first_quote(kb: KnowledgeBase, question: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from _answers import kb_over
 from citewise import Agent, KnowledgeBase
 from citewise.answer import Answer
 from citewise.cli.common import print_answer
@@ -50,12 +51,7 @@ QUESTION = "For how long are the daily snapshots retained?"
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    root = tmp_path_factory.mktemp("weak")
-    (root / "docs").mkdir()
-    (root / "docs" / "larkspur.md").write_text(MANUAL, encoding="utf-8")
-    base = KnowledgeBase.open(root / "kb")
-    assert not base.ingest([root / "docs"]).failed
-    return base
+    return kb_over(tmp_path_factory.mktemp("weak"), {"larkspur.md": MANUAL})
 
 
 def _codes(answer: Answer) -> list[str]:
