@@ -37,7 +37,7 @@ def rate_evidence(answer: Answer, estimate: EvidencePart | None) -> list[Issue]:
     if estimate.confidence is None or declined:
         return []
     sure = answer.confidence = round(estimate.confidence, 4)
-    if sure >= estimate.weak_below:  # as shown: 0.29996 is 0.30, not below 0.30
+    if sure >= estimate.weak_below:  # as reported: 0.29996 is 0.3, not below 0.3
         return []
     return [Issue(
         code=WEAK_EVIDENCE,
