@@ -69,3 +69,16 @@ def test_a_pdf_with_an_outline_keeps_the_outlines_sections(tmp_path: Path) -> No
     assert [name for _, _, name in doc.sections] == [
         "1 Introduction", "3 Adjusting Layouts", "3.1 Initial Configuration",
         "4 Eliminating Overlaps", "1. Set overlap", "2 Previous Steps"]
+
+
+def test_urws_medium_weight_is_bold() -> None:
+    """The dot guide's headings are set in "NimbusRomNo9L-Medi", URW's Times bold, which
+    the bold check did not know (Graphviz's review, 2026-12-06): its sections were none."""
+    from citewise.knowledge.loaders._pdf_fonts import _BOLD
+
+    for face in ("ABCDEF+NimbusRomNo9L-Medi", "NimbusRomNo9L-MediItal", "Roboto-Medium",
+                 "CMBX10", "Helvetica-Bold"):
+        assert _BOLD.search(face), face
+    for face in ("ABCDEF+NimbusRomNo9L-Regu", "NimbusRomNo9L-ReguItal", "Times-Roman",
+                 "NimbusMonL-Regu"):
+        assert not _BOLD.search(face), face

@@ -43,7 +43,9 @@ _BODY_SHARE = 0.5  # of a document's lines: its body font is monospaced
 
 # Bold faces: TeX's CMB/CMBX (and Latin Modern's "Bold"), "Bold"/"Bd"/"Heavy"/"Black"
 # faces of every other font.
-_BOLD = re.compile(r"\bCMBX?\d|Bold|[-,]Bd\b|Heavy|Black|Semibold|Demi", re.I)
+# URW's Times ("NimbusRomNo9L-Medi", the dot guide's headings: Graphviz's review, 2026-12-06)
+# calls its bold weight Medium.
+_BOLD = re.compile(r"\bCMBX?\d|Bold|[-,]Bd\b|Heavy|Black|Semibold|Demi|-Medi|Medium", re.I)
 
 
 @dataclass(frozen=True, slots=True)
