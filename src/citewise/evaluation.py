@@ -83,6 +83,8 @@ from citewise.evaluation_questions import (
 from citewise.evaluation_questions import (
     norm as _norm,
 )
+from citewise.grounding.declines import NO_ANSWER_ISSUE, declined
+from citewise.grounding.weak_evidence import WEAK_EVIDENCE
 from citewise.sentences import row_starts
 
 if TYPE_CHECKING:
@@ -110,9 +112,9 @@ __all__ = [
 ]
 
 #: The issue code with which an answer says its sources do not answer the question.
-ABSTAIN_ISSUE = "no_answer_in_sources"
+ABSTAIN_ISSUE = NO_ANSWER_ISSUE
 #: The issue code with which an answer says its evidence is weak (answered all the same).
-WEAK_ISSUE = "weak_evidence"
+WEAK_ISSUE = WEAK_EVIDENCE
 #: Asked once before the timed questions (see :func:`evaluate`).
 WARM_UP = "What are these documents about?"
 
@@ -227,8 +229,9 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
 
 
 def abstained(answer: Answer) -> bool:
-    """Whether the answer says the documents do not answer: no citation, or the issue."""
-    return not answer.citations or any(i.code == ABSTAIN_ISSUE for i in answer.issues)
+    """Whether the answer says the documents do not answer: no citation, or the issue
+    (:func:`citewise.grounding.declines.declined`)."""
+    return declined(answer)
 
 
 def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,

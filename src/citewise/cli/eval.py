@@ -136,6 +136,8 @@ def _mark(value: bool | None) -> str:
 
 def render(report: dict[str, Any], out: TextIO) -> None:
     """The plain-text report: per question, then the metrics by group."""
+    from citewise.evaluation import WEAK_ISSUE
+
     rows = [("id", "kind", "split", "ev@1", "ev@any", "doc@1", "abstained", "ms",
              "first cited sentence")]
     for r in report["results"]:
@@ -144,7 +146,7 @@ def render(report: dict[str, Any], out: TextIO) -> None:
             # A declined answer may still quote its closest passage; it counts as no answer
             # (an FRR review read "ev@1 no" beside the right sentence as a scoring bug).
             first = f"(declined) {first}"
-        elif "weak_evidence" in r["issues"]:  # answered, flagged: the reader sees why
+        elif WEAK_ISSUE in r["issues"]:  # answered, flagged: the reader sees why
             first = f"(weak) {first}"
         first = first if len(first) <= 70 else first[:69] + "…"
         rows.append((r["id"], r["kind"] or "", r["split"] or "", _mark(r["evidence_at_1"]),

@@ -118,13 +118,13 @@ def print_report(report: IngestReport) -> None:
         sys.stderr.write(f"error: {said} [{failure.code}]\n")
     # A few of each reason by name, then how many more: a manual's 157 images were as many
     # lines above the summary that counts them (Graphviz's review, 2026-12-06).
-    shown: dict[str, int] = {}
+    named: dict[str, int] = {}
     for path in report.skipped:
         reason = report.skip_reason(path)
-        shown[reason] = shown.get(reason, 0) + 1
-        if shown[reason] <= _SKIPS_NAMED:
+        named[reason] = named.get(reason, 0) + 1
+        if named[reason] <= _SKIPS_NAMED:
             sys.stderr.write(f"skipped: {path} ({reason})\n")
-    for reason, count in shown.items():
+    for reason, count in report.skipped_by_reason().items():
         if count > _SKIPS_NAMED:
             sys.stderr.write(f"skipped: … and {count - _SKIPS_NAMED} more ({reason})\n")
     print(report.summary())

@@ -16,10 +16,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from citewise.knowledge.retrieve.query import detect_language
 
-__all__ = ["DECLINES", "NOT_IN_SOURCES", "UNMENTIONED", "is_decline", "listed", "not_in_sources"]
+if TYPE_CHECKING:
+    from citewise.answer import Answer
+
+__all__ = ["DECLINES", "NOT_IN_SOURCES", "NO_ANSWER_ISSUE", "UNMENTIONED", "declined",
+           "is_decline", "listed", "not_in_sources"]
+
+#: The issue code with which an answer says its sources do not answer the question.
+NO_ANSWER_ISSUE = "no_answer_in_sources"
+
+
+def declined(answer: Answer) -> bool:
+    """Whether ``answer`` says the documents do not answer: it cites nothing, or carries
+    :data:`NO_ANSWER_ISSUE` (every claim unsupported). What ``citewise eval`` counts as an
+    abstention, and what is never flagged ``weak_evidence``."""
+    return not answer.citations or any(i.code == NO_ANSWER_ISSUE for i in answer.issues)
+
 
 #: The answer's text when no passage supports an answer, by ISO 639-1 language.
 DECLINES: dict[str, str] = {

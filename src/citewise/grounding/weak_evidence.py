@@ -17,12 +17,12 @@ language model) leaves both null and is judged by verification alone.
 from __future__ import annotations
 
 from citewise.answer import Answer, Issue
+from citewise.grounding.declines import declined
 from citewise.models.base import EvidencePart
 
 __all__ = ["WEAK_EVIDENCE", "rate_evidence"]
 
 WEAK_EVIDENCE = "weak_evidence"
-_DECLINED = "no_answer_in_sources"
 
 
 def rate_evidence(answer: Answer, estimate: EvidencePart | None) -> list[Issue]:
@@ -33,8 +33,7 @@ def rate_evidence(answer: Answer, estimate: EvidencePart | None) -> list[Issue]:
     if estimate is None:
         return []
     answer.answerability = round(estimate.answerability, 4)
-    declined = not answer.citations or any(i.code == _DECLINED for i in answer.issues)
-    if estimate.confidence is None or declined:
+    if estimate.confidence is None or declined(answer):
         return []
     sure = answer.confidence = round(estimate.confidence, 4)
     if sure >= estimate.weak_below:  # as reported: 0.29996 is 0.3, not below 0.3
