@@ -193,8 +193,14 @@ def test_many_skipped_files_are_named_a_few_a_reason(tmp_path: Path) -> None:
     named = [line for line in proc.stderr.splitlines() if line.startswith("skipped: ")]
     assert sorted(named[:-1]) == [f"skipped: {docs / 'logo.svg'} (no loader for .svg files)"] + [
         f"skipped: {docs / f'shape{n}.gif'} (no loader for .gif files)" for n in range(3)]
-    assert named[-1] == "skipped: … and 4 more (no loader for .gif files)"
+    assert named[-1] == "skipped: … and 4 more (no loader for .gif files; --verbose names them)"
     assert "8 skipped (7 no loader for .gif files; 1 no loader for .svg files)" in proc.stdout
+    # --verbose names every one, and no "… and N more"
+    proc = cli("ingest", "--verbose", str(docs), data_dir=tmp_path / "data")
+    assert proc.returncode == 0, proc.stderr
+    named = [line for line in proc.stderr.splitlines() if line.startswith("skipped: ")]
+    assert sorted(named) == [f"skipped: {docs / 'logo.svg'} (no loader for .svg files)"] + [
+        f"skipped: {docs / f'shape{n}.gif'} (no loader for .gif files)" for n in range(7)]
 
 
 def test_ask_without_knowledge_base(tmp_path: Path) -> None:

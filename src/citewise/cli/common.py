@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from citewise.events import Event
 from citewise.grounding.claims import MARKER_GROUP
+from citewise.grounding.declines import NO_ANSWER_ISSUE
 from citewise.grounding.relevance import UNSUPPORTED_NOTE
 
 if TYPE_CHECKING:
@@ -215,7 +216,7 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
     it has one — and under it every quote the answer took from it; a quote from another
     section, page or line of the same document says where it is first."""
     out = out or sys.stdout
-    if answer.citations and any(i.code == "no_answer_in_sources" for i in answer.issues):
+    if answer.citations and any(i.code == NO_ANSWER_ISSUE for i in answer.issues):
         # Every claim unsupported (a quote off the question, a model's own words): said
         # first, where the answer is read, not after it nor only in a warning on stderr.
         out.write("The documents do not answer this question: what follows quotes the "
@@ -233,7 +234,7 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
         _closest(answer, out)
         return
     # Under the decline, the sources are what a decline lists: its closest passages.
-    declined = any(i.code == "no_answer_in_sources" for i in answer.issues)
+    declined = any(i.code == NO_ANSWER_ISSUE for i in answer.issues)
     out.write(f"\n{_CLOSEST if declined else 'Sources:'}\n")
     quotes: dict[int, list[tuple[str, str]]] = {}  # per document: (place, quote)
     texts: dict[str, str | None] = {}
@@ -290,7 +291,7 @@ def _flagged(answer: Answer) -> dict[int, str]:
     went to stderr only, and a reader of the answer saw a quote that does not address the
     question among those that do, looking just as sure (new-user review, 2026-12-03). An
     answer all of whose claims fail is said so above it already."""
-    if any(i.code == "no_answer_in_sources" for i in answer.issues):
+    if any(i.code == NO_ANSWER_ISSUE for i in answer.issues):
         return {}
     out: dict[int, str] = {}
     for issue in answer.issues:
@@ -315,7 +316,7 @@ def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
     """When the documents do not answer: the closest passages the search found, said to
     be no answer (a reader can judge; the JSON has them all in ``search_documents``)."""
     if not answer.search_documents or not any(
-            i.code == "no_answer_in_sources" for i in answer.issues):
+            i.code == NO_ANSWER_ISSUE for i in answer.issues):
         return
     out.write(f"\n{_CLOSEST}\n")
     for n, doc in enumerate(answer.search_documents[:limit], 1):

@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--no-wait", action="store_true",
         help="return once the documents are searchable (lexically): leave their embedding "
              "to `citewise worker` or `citewise serve`")
+    p.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="name every skipped file (by default, three per reason and a count)")
     add_watch_options(p)
     add_data_dir(p, tenant=True)
     add_embedder(p)
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             return 130
         finally:
             files.end()
-        print_report(report)
+        print_report(report, every_skip=args.verbose)
         read = report.added or report.updated or report.unchanged or report.removed
         status = 0 if not report.failed else (1 if read else 2)
         if not read and not report.failed and report.skipped:
@@ -109,8 +112,9 @@ def run(args: argparse.Namespace) -> int:
         return _embed(kb) or status
 
 
-def print_report(report: IngestReport) -> None:
-    """Every failure and every skipped file on its own line, then the summary."""
+def print_report(report: IngestReport, *, every_skip: bool = False) -> None:
+    """Every failure on its own line, the skipped files (a few per reason, or with
+    ``every_skip`` all of them), then the summary."""
     for failure in report.failed:  # every one, each with the file it is about
         said = failure.message
         if failure.path not in said:
@@ -122,11 +126,12 @@ def print_report(report: IngestReport) -> None:
     for path in report.skipped:
         reason = report.skip_reason(path)
         named[reason] = named.get(reason, 0) + 1
-        if named[reason] <= _SKIPS_NAMED:
+        if every_skip or named[reason] <= _SKIPS_NAMED:
             sys.stderr.write(f"skipped: {path} ({reason})\n")
     for reason, count in report.skipped_by_reason().items():
-        if count > _SKIPS_NAMED:
-            sys.stderr.write(f"skipped: … and {count - _SKIPS_NAMED} more ({reason})\n")
+        if count > _SKIPS_NAMED and not every_skip:
+            sys.stderr.write(f"skipped: … and {count - _SKIPS_NAMED} more ({reason}; "
+                             "--verbose names them)\n")
     print(report.summary())
 
 

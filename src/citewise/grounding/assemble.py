@@ -45,7 +45,7 @@ from citewise.grounding.claims import (
     says_no_answer,
     split_claims,
 )
-from citewise.grounding.declines import not_in_sources
+from citewise.grounding.declines import NO_ANSWER_ISSUE, not_in_sources
 from citewise.grounding.relevance import (
     QuestionRelevance,
     noted,
@@ -239,7 +239,7 @@ def assemble_answer(
         # Otherwise said in the text too, at its end (the text before it may be streamed).
         final_text = (not_in_sources(question_of(state)) if all(c.removed for c in claims)
                       else noted(final_text))
-        issues.append(Issue(code="no_answer_in_sources",
+        issues.append(Issue(code=NO_ANSWER_ISSUE,
                             message="no claim of the answer is supported by the retrieved "
                             "passages: the documents do not appear to answer the question",
                             details={"claims": len(claims), "off_topic": sum(
@@ -258,9 +258,9 @@ def assemble_answer(
             assert doc is not None
             claim.citation_indices.append(len(citations))
             citations.append(_occurrence(len(citations), c, doc, d.index))
-    if not citations and not any(i.code == "no_answer_in_sources" for i in issues) and any(
+    if not citations and not any(i.code == NO_ANSWER_ISSUE for i in issues) and any(
             not d.is_claim and says_no_answer(d.text) for d in drafts):
-        issues.append(Issue(code="no_answer_in_sources", severity="info",
+        issues.append(Issue(code=NO_ANSWER_ISSUE, severity="info",
                             message="the retrieved passages do not answer the question; "
                             "nothing is cited (the closest passages are in search_documents)",
                             details={"retrieved": len(ledger.documents)}))
