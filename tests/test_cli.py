@@ -94,6 +94,19 @@ def test_ask_streams_steps_to_stderr_and_sources_to_stdout(kb_dir: Path) -> None
     assert "fjords.md:4" in proc.stdout  # file:line of the quoted sentence
 
 
+def test_a_decline_is_an_answer_exit_status_0(kb_dir: Path) -> None:
+    """The README's contract: a question the documents do not answer is answered so, with
+    exit status 0 like any answer; a script reads the decline from ``--json``'s issues."""
+    proc = cli("ask", "How do I configure middleware in Django?", "--json", data_dir=kb_dir)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert not answer["citations"]
+    assert "no_answer_in_sources" in [i["code"] for i in answer["issues"]]
+    proc = cli("ask", "How do I configure middleware in Django?", data_dir=kb_dir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("The documents do not answer this question")
+
+
 def test_data_dir_before_the_command(kb_dir: Path, tmp_path: Path) -> None:
     env = {**os.environ, "CITEWISE_DATA_DIR": "/nonexistent-citewise"}
     before = subprocess.run(
