@@ -82,3 +82,52 @@ def test_urws_medium_weight_is_bold() -> None:
     for face in ("ABCDEF+NimbusRomNo9L-Regu", "NimbusRomNo9L-ReguItal", "Times-Roman",
                  "NimbusMonL-Regu"):
         assert not _BOLD.search(face), face
+
+
+def test_a_numbered_bold_title_is_one_after_a_url_and_before_a_lower_case_name(
+        tmp_path: Path) -> None:
+    """The dot guide's "2.1 Node Shapes" followed a URL with no full stop, and "1 Basic
+    Graph Drawing" preceded "dot draws directed graphs.", a sentence that opens with its
+    program's lower-case name: neither was a title, so 2 of its 16 sections were missing
+    (Graphviz's review, 2026-12-06). A bold line with a section number is a title wherever
+    it stands; an unnumbered bold line there still is not."""
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "dotguide.pdf"
+    c = canvas.Canvas(str(path))
+    y = 780
+    for face, line in [
+            ("r", "dot User's Manual, January 5, 2015 2"),
+            ("b", "1 Basic Graph Drawing"),
+            ("r", "dot draws directed graphs. It reads attributed graph text files."),
+            ("b", "2 Drawing Attributes"),
+            ("r", "For more attributes, you should refer to the web site, specifically"),
+            ("r", "www.graphviz.org/doc/info/attrs.html"),
+            ("b", "2.1 Node Shapes"),
+            ("r", "Nodes are drawn, by default, with shape=ellipse, width=.75, height=.5"),
+            ("r", "and labeled by the node name, which is set in"),
+            ("b", "Times Roman"),
+            ("r", "by default."),
+            ("r", "Figure 5: Example Graph Drawing"),
+            ("b", "3 Graph Drawing"),
+            ("b", "3.1 Basic Commands"),
+            ("r", "The remainder of this memo gives a synopsis of features."),
+            ("b", "3.2 Index vectors; selecting and modifying subsets of a data"),
+            ("b", "set"),
+            ("r", "Subsets of the elements of a vector may be selected."),
+    ]:
+        c.setFont("Helvetica-Bold" if face == "b" else "Helvetica", 11)
+        c.drawString(72, y, line)
+        y -= 16
+    c.save()
+    doc = PdfLoader().load(path, path.read_bytes())
+    assert [name for _, _, name in doc.sections] == [
+        "1 Basic Graph Drawing", "2 Drawing Attributes", "2 Drawing Attributes > 2.1 Node Shapes",
+        "3 Graph Drawing", "3 Graph Drawing > 3.1 Basic Commands"]
+    # A title over a numbered one is two titles; one over the unnumbered rest of its own
+    # line is not cut from it (it stays in the text of the section before).
+    assert "subsets of a data\nset\nSubsets of" in doc.text[doc.sections[-1][0]:]
+    shapes = doc.sections[2]
+    assert doc.text[shapes[0]:shapes[1]].startswith("2.1 Node Shapes\n")
+    at = doc.text.index("Times Roman")
+    assert doc.text[at - 2:at] != "\n\n" and not {role for a, b, role in doc.roles if a <= at < b}

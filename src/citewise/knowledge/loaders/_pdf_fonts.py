@@ -204,7 +204,13 @@ def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]
     paragraph) and a line that starts one: R's manual lists "5. Missing values", "6.
     Unfilled lines" over their paragraphs, and with no full stop of its own a title read as
     the first words of its paragraph's sentence ("Unfilled lines It is quite common …").
-    A bold word the line break left alone inside a sentence is none of them."""
+    A bold word the line break left alone inside a sentence is none of them. A bold line
+    that opens with a section number ("2.1 Node Shapes") is a title wherever it stands: the
+    dot guide's came after a URL with no full stop, and before "dot draws …", a sentence
+    that opens with its program's lower-case name (new-user review, 2026-12-06) — unless
+    the line after it is bold too and unnumbered, the rest of a title too long for one line
+    ("2.7 Index vectors; selecting and modifying subsets of a data" over "set" in R's
+    manual; "2 Graph Drawing" over "2.1 Basic Commands" is two titles)."""
     if not bold:
         return text, frozenset()
     lines = text.split("\n")
@@ -215,9 +221,11 @@ def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]
         body = line.strip()
         after = lines[k + 1].strip() if k + 1 < len(lines) else ""
         if (body in bold and len(body.split()) <= _TITLE_WORDS and body[-1] not in ".,;"
-                and (not before or before[-1] in ".:!?)" or not lines[k - 1].strip()
-                     or _ENUMERATOR.match(body) is not None)
-                and (not after or after[0].isupper() or after[0].isdigit())):
+                and ((_SECTION_NUMBER.match(body) is not None
+                      and (after not in bold or _SECTION_NUMBER.match(after) is not None))
+                     or ((not before or before[-1] in ".:!?)" or not lines[k - 1].strip()
+                          or _ENUMERATOR.match(body) is not None)
+                         and (not after or after[0].isupper() or after[0].isdigit())))):
             found.add(body)
             if out and out[-1].strip():
                 out.append("")

@@ -122,8 +122,9 @@ class PdfLoader:
     # 9: heads and feet that carry the page's printed number, footnote marks and notes,
     # appendices' titles, an index's letter headings, a kept hyphen on one line, run-in
     # titles in bold; 10: a foot that is the page's printed label ("i"); 11: without an
-    # outline, numbered run-in titles are its sections; 12: a "Medium" face is bold
-    version = "12"
+    # outline, numbered run-in titles are its sections; 12: a "Medium" face is bold;
+    # 13: a bold line with a section number is a title after any line, before any
+    version = "13"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
