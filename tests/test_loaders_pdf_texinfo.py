@@ -138,3 +138,28 @@ def test_a_hyphen_kept_at_a_lines_end_keeps_the_word_on_one_line(tmp_path: Path)
     doc = _load(tmp_path)
     assert "Start it with --no-site-file to skip" in " ".join(doc.text.split())
     assert "--no-site-file" in doc.text
+
+
+def test_a_notes_mark_glued_to_its_first_word_is_set_apart(tmp_path: Path) -> None:
+    """The dot guide's notes have no space after their mark: "6For completeness, we note
+    …" was its stored text and its quote (Graphviz's review, 2026-12-06). Every note of a
+    page reads "6 For …", and a sentence over the page break still reads whole above them."""
+    from reportlab.pdfgen import canvas
+
+    pdf = tmp_path / "dotguide.pdf"
+    c = canvas.Canvas(str(pdf))
+    for i, parts in enumerate([
+            [("Nodes are drawn as ellipses", 11, 0), ("1", 7, 4), (".", 11, 0)],
+            [("The escape sequence names the node", 11, 0), ("2", 7, 4), (". The parameter", 11, 0)]]):
+        _line(c, 780 - 16 * i, parts)
+    _line(c, 90, [("1", 7, 4), ("There is a way to implement custom node shapes.", 9, 0)])
+    _line(c, 78, [("2", 7, 4), ("The escape sequence is an internal symbol.", 9, 0)])
+    c.showPage()
+    _line(c, 780, [("nodesep sets the minimum space between nodes.", 11, 0)])
+    c.showPage()
+    c.save()
+    doc = PdfLoader().load(pdf, pdf.read_bytes())
+    assert "\n\n1 There is a way to implement custom node shapes.\n" in doc.text
+    assert "\n2 The escape sequence is an internal symbol." in doc.text
+    assert "1There" not in doc.text and "2The" not in doc.text
+    assert "The parameter\nnodesep sets the minimum space between nodes.\n\n1 There" in doc.text

@@ -69,14 +69,14 @@ def find_notes(pieces: Sequence[tuple[str, float, float]]) -> Notes:
                 rest.append(later[0])
                 if "\n" in later[0]:
                     break
-            line = (text + "".join(rest)).split("\n", 1)[0]
-            openings.add(" ".join(line.split()))
+            openings.add(_key((text + "".join(rest)).split("\n", 1)[0]))
     return Notes(frozenset(marks), frozenset(openings))
 
 
 def apply_notes(text: str, notes: Notes) -> str:
     """A page's cleaned ``text`` with each mark taken off its word (the first place the
-    word carries it) and a blank line before the page's first note."""
+    word carries it), a blank line before the page's first note, and a space after each
+    note's mark."""
     if not notes.marks and not notes.openings:
         return text
     for word, mark in sorted(notes.marks, key=lambda m: -len(m[0])):
@@ -85,13 +85,25 @@ def apply_notes(text: str, notes: Notes) -> str:
             text = text[:found.end() - len(mark)] + text[found.end():]
     if notes.openings:
         lines = text.split("\n")
-        for k, line in enumerate(lines):
-            if k and " ".join(line.split()) in notes.openings:
-                if lines[k - 1].strip():
-                    lines.insert(k, "")
-                break
+        for k in range(len(lines) - 1, 0, -1):  # back to front: a blank line shifts none
+            if _key(lines[k]) not in notes.openings:
+                continue
+            # The mark glued to the note's first word ("6For completeness, we note …", the
+            # dot guide's notes): a space between, as R's manual sets it.
+            lines[k] = _GLUED.sub(r"\1 \2", lines[k], count=1)
+            first = not any(_key(line) in notes.openings for line in lines[1:k])
+            if first and lines[k - 1].strip():
+                lines.insert(k, "")
         text = "\n".join(lines)
     return text
+
+
+_GLUED = re.compile(r"^(\s*\d{1,3})([^\d\s])")
+
+
+def _key(line: str) -> str:
+    """A note's opening line as compared: its spaces collapsed, its mark apart."""
+    return " ".join(_GLUED.sub(r"\1 \2", line, count=1).split())
 
 
 _SENTENCE_END = re.compile(r"[.!?][)\"'’”]*(?=\s|$)")
@@ -111,7 +123,7 @@ def carry_over(pages: list[str], notes: Sequence[Notes]) -> list[str]:
             continue
         lines = out[i].split("\n")
         at = next((k for k, line in enumerate(lines)
-                   if k and not lines[k - 1].strip() and " ".join(line.split()) in openings),
+                   if k and not lines[k - 1].strip() and _key(line) in openings),
                   None)
         after = out[i + 1]
         if at is None or not after[:1].islower():

@@ -123,7 +123,8 @@ class PdfLoader:
     # appendices' titles, an index's letter headings, a kept hyphen on one line, run-in
     # titles in bold; 10: a foot that is the page's printed label ("i"); 11: without an
     # outline, numbered run-in titles are its sections; 12: a "Medium" face is bold;
-    # 13: a bold line with a section number is a title after any line, before any
+    # 13: a bold line with a section number is a title after any line, before any; a
+    # note's mark glued to its first word is set apart ("6 For completeness")
     version = "13"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
