@@ -116,7 +116,7 @@ def test_french_quotations_and_abbreviations_end_sentences_where_they_do() -> No
 
 def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:
     from citewise import Agent, KnowledgeBase
-    from citewise.grounding.declines import DECLINES, NOT_IN_SOURCES
+    from citewise.grounding.declines import DECLINES, NOT_IN_SOURCES, is_decline
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -128,7 +128,12 @@ def test_the_decline_is_in_the_questions_language(tmp_path: Path) -> None:
         french = agent.ask("Comment installer Kubernetes sur ce serveur ?")
         german = agent.ask("Wie installiere ich Kubernetes auf diesem Server?")
         english = agent.ask("How do I install Kubernetes on this server?")
-    for answer, language in ((french, "fr"), (german, "de")):
-        assert answer.text == DECLINES[language] and answer.citations == []
+    # Each in its language, saying why where a name is why: German capitalises every noun,
+    # so "Kubernetes" is no name there (answerability.named), and the decline names none.
+    for answer, said in ((french, f"{DECLINES['fr']} Aucun passage trouvé ne mentionne "
+                                  "« Kubernetes »."),
+                         (german, DECLINES["de"]),
+                         (english, f"{NOT_IN_SOURCES} No passage found mentions “Kubernetes”.")):
+        assert answer.text == said and answer.citations == []
         assert "no_answer_in_sources" in {i.code for i in answer.issues}
-    assert english.text == NOT_IN_SOURCES
+        assert is_decline(answer.text)

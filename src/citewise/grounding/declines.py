@@ -23,7 +23,7 @@ from citewise.knowledge.retrieve.query import detect_language
 if TYPE_CHECKING:
     from citewise.answer import Answer
 
-__all__ = ["DECLINES", "NOT_IN_SOURCES", "NO_ANSWER_ISSUE", "UNMENTIONED", "declined",
+__all__ = ["DECLINES", "NOT_IN_SOURCES", "NO_ANSWER_ISSUE", "UNMENTIONED", "UNNAMED", "declined",
            "is_decline", "listed", "not_in_sources"]
 
 #: The issue code with which an answer says its sources do not answer the question.
@@ -70,21 +70,39 @@ UNMENTIONED: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: … and when the question names something the passages found do not mention ("Ctrl-Z"
+#: over a manual that writes "control-Z"): what the asker can rephrase.
+UNNAMED: dict[str, str] = {
+    "en": "No passage found mentions {words}.",
+    "fr": "Aucun passage trouvé ne mentionne {words}.",
+    "de": "Keine gefundene Passage erwähnt {words}.",
+    "es": "Ningún pasaje encontrado menciona {words}.",
+    "it": "Nessun passaggio trovato menziona {words}.",
+    "nl": "Geen gevonden passage noemt {words}.",
+    "pt": "Nenhuma passagem encontrada menciona {words}.",
+}
+
+
 def listed(words: Sequence[str], marks: tuple[str, str] = ("“", "”")) -> str:
     """``words`` each in quotation marks, joined by commas: “graphical”, “desktop”."""
     return ", ".join(f"{marks[0]}{w}{marks[1]}" for w in words)
 
 
-def not_in_sources(question: str, unmentioned: Sequence[str] = ()) -> str:
+def not_in_sources(question: str, unmentioned: Sequence[str] = (),
+                   unnamed: Sequence[str] = ()) -> str:
     """The decline in ``question``'s language (English when it is another or unknown),
-    naming the words of ``unmentioned`` that no document contains."""
+    naming the words of ``unmentioned`` that no document contains, or else the names of
+    ``unnamed`` that no passage found mentions."""
     language = detect_language(question) or "en"
     if language not in DECLINES:
         language = "en"
-    if not unmentioned:
-        return DECLINES[language]
     sentence, opening, closing = UNMENTIONED[language]
-    return f"{DECLINES[language]} {sentence.format(words=listed(unmentioned, (opening, closing)))}"
+    if unmentioned:
+        return f"{DECLINES[language]} {sentence.format(words=listed(unmentioned, (opening, closing)))}"
+    if unnamed:
+        said = UNNAMED[language].format(words=listed(unnamed, (opening, closing)))
+        return f"{DECLINES[language]} {said}"
+    return DECLINES[language]
 
 
 def _clause(sentence: str, opening: str, closing: str) -> re.Pattern[str]:
@@ -95,12 +113,14 @@ def _clause(sentence: str, opening: str, closing: str) -> re.Pattern[str]:
 
 # The sentence naming the words, alone: an answer's claims are its sentences one by one,
 # and this one is part of the decline, no claim about the sources (the handbook review).
-_CLAUSES = tuple(_clause(*v) for v in UNMENTIONED.values())
+_CLAUSES = tuple(_clause(*v) for v in UNMENTIONED.values()) + tuple(
+    _clause(UNNAMED[language], *UNMENTIONED[language][1:]) for language in UNNAMED)
 
 
 def is_decline(text: str) -> bool:
     """Whether ``text`` is one of the declines above, in any language, with the sentence
-    naming the words no document contains or without — or that sentence alone."""
+    naming the words no document contains (or the names no passage found mentions) or
+    without — or that sentence alone."""
     text = text.strip()
     for decline in _ALL:
         if text == decline:

@@ -17,7 +17,7 @@ from typing import Any
 from citewise.knowledge.retrieve.query import detect_language
 from citewise.models.sentence_rank import SHORTLIST, Scored
 
-__all__ = ["EXAMPLE", "UNMENTIONED", "answerability", "named"]
+__all__ = ["EXAMPLE", "UNMENTIONED", "answerability", "named", "unnamed"]
 
 #: What a word of the question that no document contains, and that carries the question's
 #: meaning (:mod:`.absent_words`), takes off the answerability: "Which git command encrypts
@@ -39,16 +39,30 @@ def answerability(question: str, scored: Sequence[Scored],
     contains). A passage's document title and section count as mentions. A word of the
     question that no document contains (``unmentioned``, from :mod:`.absent_words`) takes
     :data:`UNMENTIONED` off."""
-    if not scored:
+    if not scored or unnamed(question, observations):
         return 0.0
+    short = scored[:SHORTLIST]
+    penalty = UNMENTIONED if unmentioned else 0.0
+    if any("similarity" in x.parts for x in short):
+        return max(0.0, max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
+                            for x in short) - penalty)
+    return max(0.0, max(x.parts["lexical"] for x in short) - penalty)
+
+
+def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
+    """What ``question`` names (:func:`named`) that no passage of ``observations`` mentions,
+    as the question writes it: the reason :func:`answerability` is 0, which a decline
+    says ("Ctrl-Z" over a manual that says "control-Z": Maxima's review, 2026-12-06)."""
     cased = " ".join(f"{r.get('title') or ''} {r.get('section') or ''} {r.get('text', '')}"
                      for o in observations for r in o.get("results", []))
     # A link's scheme mentions nothing: "HTTPS" was "mentioned" by every https:// URL of
-    # MkDocs' pages (new-user review, 2026-12-04); the host and path still count.
-    cased = " ".join(_SCHEME.sub(" ", cased).split())  # and a name may break across lines
+    # MkDocs' pages (new-user review, 2026-12-04); the host and path still count. A
+    # typographic apostrophe is the typed one: "L'Hospital" is "L’Hospital".
+    cased = " ".join(_SCHEME.sub(" ", _apostrophes(cased)).split())  # a name over lines
     seen = cased.lower()
-    headed = " ".join(f"{r.get('title') or ''} {r.get('section') or ''}"
-                      for o in observations for r in o.get("results", [])).lower()
+    headed = _apostrophes(" ".join(f"{r.get('title') or ''} {r.get('section') or ''}"
+                                   for o in observations for r in o.get("results", []))).lower()
+    question = _apostrophes(question)
     titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
     members = {m.group().lower(): m.groups() for m in _MEMBER.finditer(question)}
     instances = {m.group(): m.groups() for m in _INSTANCE.finditer(question)}
@@ -60,7 +74,7 @@ def answerability(question: str, scored: Sequence[Scored],
                 instances[name][0].capitalize(), cased):
             return True
         if _mentioned(name, seen) or any(
-                _mentioned(spelled, seen) for spelled in _SPELLED_OUT.get(name, ())):
+                _mentioned(spelled, seen) for spelled in _spellings(name)):
             return True
         if "::" in name:
             # A path's parts named apart, its member as a heading or title: rustdoc's String
@@ -72,15 +86,36 @@ def answerability(question: str, scored: Sequence[Scored],
         return name in members and all(_mentioned(part.lower(), seen)
                                        for part in members[name])
 
-    if not all(mentioned(name) for name in named(question)):
-        return 0.0
-    short = scored[:SHORTLIST]
-    penalty = UNMENTIONED if unmentioned else 0.0
-    if any("similarity" in x.parts for x in short):
-        return max(0.0, max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
-                            for x in short) - penalty)
-    return max(0.0, max(x.parts["lexical"] for x in short) - penalty)
+    missing = dict.fromkeys(name for name in named(question) if not mentioned(name))
+    return [written.group(0) if (written := re.search(re.escape(name), question, re.I))
+            else name for name in missing]
 
+
+def _apostrophes(text: str) -> str:
+    return text.translate(_APOSTROPHES)
+
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    """Other ways a manual writes ``name``: an abbreviation spelled out ("UI"), or a key
+    chord ("Ctrl-Z" as "control-Z", "Ctl-Z", "^Z", "C-z": Maxima's and Racket's manuals,
+    reviews of 2026-12-06, where "Ctrl-C" declined a question the first passage answered)."""
+    if name in _CONTROL:  # "Ctrl+C": the name is "Ctrl"
+        return _CONTROL
+    chord = _CHORD.fullmatch(name)
+    if chord is None:
+        return _SPELLED_OUT.get(name, ())
+    key = chord.group(1)
+    return (*(f"{modifier}{joint}{key}" for modifier in _CONTROL for joint in "-+ "),
+            f"^{key}", f"c-{key}")
+
+
+_CONTROL = ("ctrl", "ctl", "control")
+
+
+_CHORD = re.compile(r"(?:ctrl|ctl|control)[-+](\w)")
 
 _SCHEME = re.compile(r"\b(?:https?|ftps?|wss?)://", re.I)
 # A class's member named with it ("Jsoup.clean", "Path.resolve"): an API reference names

@@ -43,7 +43,7 @@ from typing import Any
 from citewise.grounding.claims import segments
 from citewise.grounding.declines import NOT_IN_SOURCES, listed, not_in_sources
 from citewise.models.absent_words import Absent, absent_words
-from citewise.models.answerability import answerability
+from citewise.models.answerability import answerability, unnamed
 from citewise.models.base import (
     EvidencePart,
     Message,
@@ -144,11 +144,15 @@ class ExtractiveModel:
             answerable = min(1.0, max(0.0, answerable))
             if not chosen or answerable < self.answerable:
                 yield EvidencePart(answerability=answerable, abstain_below=self.answerable)
-                unsaid = f"; no document contains {listed(absent.named)}" if absent.named else ""
+                missing = [] if absent.named else unnamed(question, observations)
+                unsaid = (f"; no document contains {listed(absent.named)}" if absent.named
+                          else f"; no passage found mentions {listed(missing)}" if missing
+                          else "")
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "
                     f"below {self.answerable:.2f}{unsaid})."))
-                yield TextDelta(channel="answer", text=not_in_sources(question, absent.named))
+                yield TextDelta(channel="answer",
+                                text=not_in_sources(question, absent.named, missing))
             else:
                 # Counted as the answer cites them: a quote of two sentences is two.
                 quoted = sum(max(1, len(segments(c.text))) for c in chosen)
