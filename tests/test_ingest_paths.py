@@ -245,3 +245,37 @@ def test_a_generated_sites_assets_are_left_out_without_its_index_page(
     assert sorted(Path(p).name for p in report.added) == [
         "CHANGELOG.html", "app.js", "config.html", "faq.html", "main.js", "todo.html"]
     assert sorted(Path(p).name for p in report.left_out) == ["doxygen_manual.css", "jquery.js"]
+
+
+def test_a_scribble_sites_assets_are_left_out_above_its_pages_folders(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Racket's manuals (Scribble, no ``<meta name="generator">``) share their stylesheets
+    and scripts one level above ``guide/`` and ``reference/``, and the redirect scripts
+    one level beside: 10 of 29 documents were the site's assets, three of them empty files
+    that failed the ingest, and JavaScript was quoted as an answer (new-user review,
+    2026-12-06). A project's scripts beside its README stay, docs folder or not."""
+    site = tmp_path / "racket"
+    for folder in ("guide", "reference", "local-redirect"):
+        (site / folder).mkdir(parents=True)
+    page = ('<html><head><link rel="stylesheet" href="../scribble.css"/><script '
+            'type="text/javascript" src="../scribble-common.js"></script></head><body><p>'
+            "{} </p></body></html>")
+    (site / "guide" / "symbols.html").write_text(page.format("Symbols are case-sensitive."))
+    (site / "reference" / "tcp.html").write_text(page.format("Creates a listening server."))
+    for name in ("scribble.css", "scribble-common.js", "manual-racket.js", "doc-site.css"):
+        (site / name).write_text("" if name.startswith("doc-site") else "var x = 1;\n")
+    (site / "local-redirect" / "local-redirect.js").write_text("var y = 2;\n")
+    (site / "local-redirect" / "local-user-redirect.js").write_text("")
+    (site / "guide" / "finger.png").write_bytes(b"\x89PNG\r\n")
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "README.md").write_text("# App\n\nMy app.\n")
+    (project / "app.js").write_text("export const z = 3;\n")
+    (project / "docs" / "index.html").write_text(page.format("The app's manual."))
+    report = kb.ingest([site, project])
+    assert not report.failed
+    assert sorted(Path(p).name for p in report.added) == [
+        "README.md", "app.js", "index.html", "symbols.html", "tcp.html"]
+    assert sorted(Path(p).name for p in report.left_out) == [
+        "doc-site.css", "local-redirect.js", "local-user-redirect.js", "manual-racket.js",
+        "scribble-common.js", "scribble.css"]

@@ -16,6 +16,7 @@ from typing import Any
 from citewise.knowledge.loaders._html_captions import is_image_caption
 from citewise.knowledge.loaders._html_colophon import is_byline
 from citewise.knowledge.loaders._html_generators import class_names, is_declaration
+from citewise.knowledge.loaders._html_scribble import is_code_table
 from citewise.knowledge.loaders._html_tables import HEADING_QUERY, HEADINGS, layout_table
 
 __all__ = ["HEADING_QUERY", "LISTING_CODE", "another_form", "block_role", "class_names", "element_sibling",
@@ -106,9 +107,9 @@ def is_code_block(node: Any) -> bool:
     Pygments' ``<table class="highlighttable">`` and gtk-doc's ``<table
     class="listing_frame">``, their line numbers in one cell and the code in the next (read
     as the code's ``<pre>``: GLib's 62 listings were rows "1 2 3 … 10 | // Notice that …",
-    new-user review 2026-12-05)."""
+    new-user review 2026-12-05); Scribble's tables of code lines (:mod:`._html_scribble`)."""
     classes = class_names(node)
-    return (node.tag == "div" and "fragment" in classes) or (
+    return (node.tag == "div" and "fragment" in classes) or is_code_table(node) or (
         node.tag == "table" and not classes.isdisjoint(("highlighttable", "listing_frame")))
 
 

@@ -19,6 +19,7 @@ from citewise.knowledge.loaders._html_generators import (
     is_rustdoc_chrome,
     is_switch_default,
 )
+from citewise.knowledge.loaders._html_scribble import is_scribble_chrome
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
 __all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_contents",
@@ -108,7 +109,7 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     if not {"ttc", "longdesc-link"}.isdisjoint((attrs.get("class") or "").split()):
         return True
     if is_javadoc_chrome(node) or is_rustdoc_chrome(node) or is_haddock_chrome(node) \
-            or is_rdoc_chrome(node):
+            or is_rdoc_chrome(node) or is_scribble_chrome(node):
         return True
     if is_mediawiki_chrome(node):
         return True

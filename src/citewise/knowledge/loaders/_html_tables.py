@@ -12,6 +12,7 @@ from typing import Any
 
 from citewise.knowledge.loaders._html_captions import image_stem
 from citewise.knowledge.loaders._html_generators import class_names
+from citewise.knowledge.loaders._html_scribble import LAYOUT_TABLES as SCRIBBLE_BOXES
 
 __all__ = ["ADMONITION_CLASSES", "HEADINGS", "HEADING_QUERY", "is_layout_cell", "is_note_table",
            "layout_table", "table_of"]
@@ -54,7 +55,8 @@ def table_of(cell: Any) -> Any:
 
 def layout_table(table: Any) -> bool:
     """A table that lays out its content: qdoc's property summary, DocBook's variable list
-    set as a table, and the table DocBook XSL draws an admonition with."""
+    set as a table, Scribble's definition box, and the table DocBook XSL draws an
+    admonition with."""
     return not class_names(table).isdisjoint(_LAYOUT_TABLES) or is_note_table(table)
 
 
@@ -78,7 +80,7 @@ MkDocs') is none."""
         or any(image_stem(img).lower() in ADMONITION_CLASSES for img in table.css("img"))
 
 
-_LAYOUT_TABLES = frozenset(("propsummary", "variablelist"))
+_LAYOUT_TABLES = frozenset(("propsummary", "variablelist", *SCRIBBLE_BOXES))
 #: The classes of a note's box (Sphinx's, DocBook's, Apache's …).
 ADMONITION_CLASSES = frozenset(("note", "tip", "warning", "caution", "important", "admonition",
                                 "hint", "attention", "danger", "seealso"))

@@ -65,6 +65,8 @@ from citewise.knowledge.loaders._html_notes import (
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._html_repair import closed_empty
 from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, mark_text
+from citewise.knowledge.loaders._html_scribble import LINE_TABLES as SCRIBBLE_LINES
+from citewise.knowledge.loaders._html_scribble import cell_text, is_code_table, table_lines
 from citewise.knowledge.loaders._html_tables import is_layout_cell
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -151,11 +153,12 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             _anchor(child, out)
             # read once; a Pygments table's code is its <pre> beside the line numbers
             listing = child.css_first(LISTING_CODE) if tag == "table" else None
-            written = out.raw(shown if tag == "pre" else _pre_text(listing or child))
+            written = out.raw(shown if tag == "pre" else table_lines(child, _pre_text(
+                listing or child)))
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv's descriptions;
             # its examples are "prettyprint"), and "prettyprint arguments" a keyword's
             # arguments described in sentences, not code (HAProxy's review, 2026-12-05).
-            prose = bool({"text", "arguments"} & class_names(child))
+            prose = bool({"text", "arguments", *SCRIBBLE_LINES} & class_names(child))
             if written and not prose:
                 role = "doctest" if written[1].lstrip().startswith(">>>") else "code"
                 out.roles.append((written[0], written[0] + len(written[1]), role))
@@ -285,20 +288,22 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
 _SCOPES = frozenset(("dd", "li", "blockquote"))  # a bold heading inside one ends with it
 
 
-def _pre_text(node: Any) -> str:
+def _pre_text(node: Any, table: bool = False) -> str:
     """A ``<pre>``'s text as shown: without what is hidden in it (a keyword's drop-down
     menu of the sections it is in, which Bootstrap's stylesheet hides: HAProxy's manual
     wrote "ca-fileThis keyword is available in sections :Bind options…" in a sentence)."""
     parts: list[str] = []
+    table = table or is_code_table(node)  # whose white space is not preformatted
     child = node.child
     while child is not None:
         if child.tag == "-text":
-            parts.append(child.text_content or "")
-        elif child.tag == "br":
-            parts.append("\n")
-        elif child.tag not in _DROP and not is_boilerplate(child, True) \
-                and not is_hidden_code(child):
-            parts.append(_pre_text(child))
+            text = child.text_content or ""
+            parts.append(cell_text(node, text) if table else text)
+        elif child.tag == "br" or (child.tag == "tr" and parts):
+            parts.append("\n")  # a table of code lines (Scribble's) has a row a line
+        if child.tag not in ("-text", "br") and child.tag not in _DROP \
+                and not is_boilerplate(child, True) and not is_hidden_code(child):
+            parts.append(_pre_text(child, table))
         child = child.next
     return "".join(parts)
 
@@ -378,8 +383,9 @@ class HtmlLoader:
     # each one's reasons). 48: a sentence stopped mid-way ends with the code block after
     # it. 49: a table row whose cells hold code of several lines is read as blocks. 50: a
     # picture's short caption is a label; a DocBook chapter's title is above its sections.
-    # 51: a list a sentence introduces is kept; a byline is a notice.
-    version = "56"
+    # 51: a list a sentence introduces is kept; a byline is a notice. 57: Scribble's tables
+    # of code lines and its chrome (:mod:`._html_scribble`).
+    version = "57"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

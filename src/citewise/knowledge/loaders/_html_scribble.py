@@ -1,0 +1,79 @@
+"""Scribble's pages (Racket's documentation, and every package's ``raco setup`` builds):
+what its stylesheet shows as code, as lines, or not at all.
+
+Why apart from the general rules: Scribble draws code, signatures and grammars as tables
+of spacer cells, and these class names mean so only on its pages. Found by a new-user
+review of Debian's ``racket-doc`` 8.7 (2026-12-06):
+
+- a code block is a ``<table class="RktBlk">`` of one row a line, its indentation
+  ``<span class="hspace">&nbsp;&nbsp;</span>``: read as a table, "(define (always-fail n)
+  | (with-handlers …" was one line of cells, and "(tcp-listen | | port-no | | | | …" a
+  signature; a ``prototype`` (a signature over several lines), a ``specgrammar`` and an
+  ``SVerbatim`` block are drawn the same way;
+- an argument's contract on a line of its own is a table too (``argcontract``), as is a
+  module's ``(require racket/tcp)`` line beside its package (``defmodule``): lines of
+  prose-like text, not code and not a table's row;
+- a definition's box (``boxed RBoxed``, ``together``) lays out its signature over its
+  arguments' lines: each of its cells is a block;
+- chrome: the contents sidebar (``tocset``: "► | 15 | Operating System", "On this
+  page:"), the bars with the search box (``navsettop``, ``navsetbottom``), the grey
+  "procedure" label behind a signature (``RBackgroundLabel``), and the margin notes that
+  point into another manual (``refpara``: "Symbols in The Racket Reference provides more
+  on symbols.", quoted as the answer to whether symbols are case-sensitive).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["LAYOUT_TABLES", "LINE_TABLES", "cell_text", "is_code_table", "is_scribble_chrome",
+           "table_lines"]
+
+#: Tables read as lines of code, a row a line (and the code role).
+_CODE_TABLES = frozenset(("rktblk", "prototype", "specgrammar", "sverbatim"))
+#: … as lines too, but of text: an argument's contract, a module's require line.
+LINE_TABLES = frozenset(("argcontract", "defmodule"))
+#: A definition's box: its cells are blocks.
+LAYOUT_TABLES = frozenset(("rboxed", "together"))
+_CHROME = frozenset(("tocset", "navsettop", "navsetbottom", "rbackgroundlabel", "refpara"))
+
+
+def _classes(node: Any) -> frozenset[str]:
+    return frozenset((node.attributes.get("class") or "").lower().split())
+
+
+def is_code_table(node: Any) -> bool:
+    """A Scribble table whose rows are lines (of code, or of :data:`LINE_TABLES`' text)."""
+    return node.tag == "table" and not _classes(node).isdisjoint(_CODE_TABLES | LINE_TABLES)
+
+
+def is_scribble_chrome(node: Any) -> bool:
+    """Scribble's sidebar, search bars, background labels and margin notes."""
+    return node.tag in ("div", "blockquote") and not _classes(node).isdisjoint(_CHROME)
+
+
+def table_lines(node: Any, text: str) -> str:
+    """A code table's text (``text``, its rows a line each) with its spacers' no-break
+    spaces as spaces, as a ``<pre>``'s code and the page's prose are stored, and none at
+    each line's end — nor, for lines of text, at its start: "(tcp-listen port-no", not
+    "(tcp-listen\xa0port-no\xa0\xa0\xa0\xa0"; anything else's ``text`` as it is."""
+    if not is_code_table(node):
+        return text
+    text = "\n".join(line.rstrip() for line in text.replace("\xa0", " ").split("\n"))
+    if _classes(node).isdisjoint(LINE_TABLES):
+        return text
+    return "\n".join(line.lstrip() for line in text.split("\n"))
+
+
+def cell_text(parent: Any, text: str) -> str:
+    """A text node of a code table (under ``parent``) as a browser lays it out: white space
+    between its rows and cells is none, and inside a cell a run of it is one space (its
+    indentation is the no-break spaces, which stay)."""
+    if parent.tag in _STRUCTURE and not text.strip(" \t\r\n"):
+        return ""
+    return _SPACES.sub(" ", text)
+
+
+_STRUCTURE = frozenset(("table", "tbody", "thead", "tfoot", "tr"))
+_SPACES = re.compile(r"[ \t\r\n]+")
