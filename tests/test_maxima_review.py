@@ -55,3 +55,35 @@ def test_such_a_question_is_answered_and_a_decline_names_what_no_passage_mention
     assert not answer.citations
     assert answer.text == f"{NOT_IN_SOURCES} No passage found mentions “Mathematica”."
     assert is_decline(answer.text)
+
+
+OPTIONS = """<html><body><h3>Limits</h3><dl class="first-defvr">
+<dt><a id="index-lhospitallim"></a>Option variable: <strong class="def-name">lhospitallim</strong>
+</dt><dd><p>Default value: <code>4</code></p><p><code>lhospitallim</code> is the maximum number
+of times L’Hospital’s rule is used in <code>limit</code>. This prevents infinite looping in
+cases like <code>limit (cot(x)/csc(x), x, 0)</code>.</p></dd>
+<dt>Option variable: <strong>tlimswitch</strong></dt><dd><p>Default value: <code>true</code></p>
+<p>When <code>tlimswitch</code> is true, the <code>limit</code> command will use a Taylor
+series expansion if the limit of the input expression cannot be computed directly.</p></dd>
+</dl></body></html>"""
+
+
+def test_a_default_on_its_line_above_a_description_is_quoted_when_the_default_is_asked(
+        tmp_path: Path) -> None:
+    """Texinfo writes an option variable's default on a line of its own between its term
+    and its description ("Default value: 4" over "lhospitallim is the maximum number of
+    times …"), as Celery's settings do ("Default: 100."): asked the default, the answer
+    quoted the description without the value (Maxima's review, 2026-12-06)."""
+    for run in "abc":
+        (tmp_path / run).mkdir()
+    files = {"limits.html": OPTIONS}
+    answer = ask_over(tmp_path / "a", files,
+                      "At most how many times does limit apply L'Hospital's rule by default?")
+    assert answer.citations[0].excerpt == (
+        "Default value: 4\n\nlhospitallim is the maximum number of times L’Hospital’s rule "
+        "is used in limit.")
+    answer = ask_over(tmp_path / "b", files, "What is the default of tlimswitch?")
+    assert answer.citations[0].excerpt.startswith("Default value: true\n\nWhen tlimswitch")
+    # Not asked the default, the description is quoted alone.
+    answer = ask_over(tmp_path / "c", files, "What does lhospitallim control?")
+    assert answer.citations[0].excerpt.startswith("lhospitallim is the maximum number")

@@ -57,6 +57,7 @@ from citewise.models.base import (
     UserMessage,
 )
 from citewise.models.confidence import confidence, margin
+from citewise.models.question_intent import intent
 from citewise.models.quote_values import CANNOT_FILL, UNFILLABLE, fill
 from citewise.models.sentence_rank import candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer, scorer_for
@@ -190,8 +191,11 @@ class ExtractiveModel:
         scored = rank(question, sentences, semantic=scorer)
         # Whether a word carries the question's meaning is judged on MiniLM's scale.
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
+        # Asked a default, a description is quoted with the default on its line above it.
+        default = "default" in intent(question)
         return ([_Candidate(round(x.score, 6), x.sentence.document_index,
-                            x.sentence.quote or x.sentence.text, x.sentence.section,
+                            (default and x.sentence.with_default) or x.sentence.quote
+                            or x.sentence.text, x.sentence.section,
                             x.sentence.term, x.sentence.code, x.sentence.lead,
                             x.sentence.items, x.sentence.rank)
                  for x in scored],

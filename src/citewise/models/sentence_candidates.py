@@ -22,10 +22,17 @@ from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
 from citewise.models.lead_ins import introduced_code, introduced_items
+from citewise.models.leaning import (
+    LEANS_ON_TERM,
+    PAIR_CHARS,
+    REFERS_BACK,
+    STATES_DEFAULT,
+    default_line,
+    leans_whole,
+)
 from citewise.models.sentence_comments import comment_sentences
 from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS
 from citewise.sentences import row_starts
-from citewise.text import POINTING_WORDS
 
 __all__ = ["Sentence", "candidates"]
 
@@ -58,7 +65,7 @@ class Sentence:
     # automatically:" over "- mod_indexfile" …), each item verbatim: quoted after it.
     items: tuple[str, ...] = ()
     # What to quote when it is chosen, where the next sentence completes it by pointing
-    # back at it (``_REFERS_BACK``): the two. "" quotes ``text``. Ranked as ``text``
+    # back at it (``REFERS_BACK``): the two. "" quotes ``text``. Ranked as ``text``
     # alone: ranked as the pair, a sentence that answered alone ("This setting applies
     # only to new windows …") lost to others; and a sentence that points back is not
     # quoted after the one it points at, which would be cited first and answer less.
@@ -71,6 +78,10 @@ class Sentence:
     # pair, "It grows to 1 GB. This is the default."). What a sentence that points back
     # ("This is because …") is compared with by meaning, with it (sentence_rank.compared_texts).
     previous: str = ""
+    # The default stated on a line of its own between its term and this, the first sentence
+    # of the term's description ("Default value: 4" over "lhospitallim is the maximum number
+    # of times …"), with this, verbatim: what a question asking the default quotes.
+    with_default: str = ""
 
 
 # A permalink mark glued to a heading's last word ("Configuration¶"), where a loader left
@@ -98,23 +109,29 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             described = False  # whether a paragraph of the definition has begun
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
+            stated: tuple[int, int] | None = None  # a default's line under a term (leaning)
             pointed: int | None = None  # its row in ``out``, if it was kept
             for a, b in comment_sentences(text, roles, _items_apart(text, roles,
                                                                     segments(text))):
                 a, b = _trim(text, a, b)
                 sentence = _quoted(text, a, b)
+                opens = not end or "\n\n" in text[end:a]  # the first of its paragraph
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     if described:
                         defined = ""  # past the definition: "It is safe to combine …"
                     context = context[:2] if context and context[0] == _HEAD else []
                     # "Default: enabled" as a paragraph of its own (an option's field body,
                     # lighttpd's manual) still completes the paragraph before it.
-                    if not _leans_whole(sentence, across=True):
+                    if not leans_whole(sentence, across=True):
                         previous = None
                 end = b
                 role, lead = _described(roles, text, a, b)
                 if role == "hidden":
                     continue  # not on the page (an HTML comment): neither answer nor context
+                # A default on a line of its own right under its term, its description below.
+                above, stated = stated, (a, b) if (
+                    opens and previous is None and context[:1] == [_HEAD]
+                    and default_line(sentence)) else None
                 # A list item asserts, unless it asks: a FAQ's list of its questions
                 # ("3.9 Which are good parameters for encoding high quality MPEG-4?") was
                 # quoted as the answer (FFmpeg's review, 2026-12-05).
@@ -127,7 +144,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 label = term if asserts and previous is None else ""
                 if asserts and not label:
                     label = _row_key(text, a)
-                if asserts and not label and defined and _LEANS_ON_TERM.match(sentence):
+                if asserts and not label and defined and LEANS_ON_TERM.match(sentence):
                     # "This removes any existing CMakeCache.txt file": said of --fresh,
                     # two sentences under it (CMake review, 2026-12-04).
                     label = defined
@@ -139,15 +156,15 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     defined = ""  # a heading or a lead-in: another subject
                 elif role != "version_note":
                     described = True
-                if asserts and previous is not None and _leans_whole(sentence):
+                if asserts and previous is not None and leans_whole(sentence):
                     # "This is the default." says nothing alone: quote it with the
                     # sentence it points back to (one verbatim span of the passage).
                     start = previous
                     sentence = _quoted(text, start, b)
-                elif (asserts and previous is not None and b - previous <= _PAIR_CHARS
-                      and _REFERS_BACK.match(sentence) is not None
+                elif (asserts and previous is not None and b - previous <= PAIR_CHARS
+                      and REFERS_BACK.match(sentence) is not None
                       and pointed is not None and not out[pointed].quote):
-                    # The sentence it points back to is quoted with it (see _REFERS_BACK).
+                    # The sentence it points back to is quoted with it (see REFERS_BACK).
                     out[pointed] = replace(out[pointed], quote=_quoted(text, previous, b))
                 previous = a if asserts else None
                 pointed = None
@@ -174,10 +191,13 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 glued = text[a:lead].rstrip() if asserts and lead > a and start == a else ""
                 prior = context[-1] if asserts and start == a and context and not (
                     context[0] == _HEAD and len(context) <= 2) else ""
+                with_default = _quoted(text, above[0], b) if (
+                    above is not None and opens and asserts and start == a
+                    and b - above[0] <= PAIR_CHARS) else ""
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
                                     source, title, asserts, role, section, label, code,
                                     items, lead=glued if sentence.startswith(glued) else "",
-                                    previous=prior))
+                                    previous=prior, with_default=with_default))
                 if asserts:
                     context.append(sentence)
     return _unrestated(out)
@@ -301,50 +321,7 @@ def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int
 
 
 _HEAD = "\x00"  # marks a context that starts at a heading
-# A sentence whose subject is what the paragraph is about: "This removes …", "It is …".
-_LEANS_ON_TERM = re.compile(rf"(?:{POINTING_WORDS})\b(?! (?:is|was) (?:why|how|because)\b)",
-                            re.I)
 _CONTEXT = 3
-# A sentence without a subject of its own leans on the one before it too: "Defaults to
-# 1000 - 59999." (adduser.conf(5)), "Default: 30 seconds."
-_POINTS_BACK = re.compile(rf"(?:{POINTING_WORDS}|the (?:latter|former|same)"
-                          r"|defaults? (?:to|is)|default:)(?:\b|\s)", re.I)
-_POINTS_BACK_WORDS = 8
-# "This is the default value if none is specified." (Apache's cookie flag): a sentence that
-# only says what the one before it is, a little longer — in its paragraph, and not "It is
-# possible to …", which says something of its own.
-_RENAMES_BACK = re.compile(r"(?:this|that) (?:is|was)\b", re.I)
-_RENAMES_BACK_WORDS = 10
-# "Default: enabled", "Defaults to 30": a value, however short, and no title.
-_STATES_DEFAULT = re.compile(r"defaults?(?::|\s+(?:to|is))\s*\S", re.I)
-
-
-def _leans_whole(sentence: str, *, across: bool = False) -> bool:
-    """A short sentence that only points back ("This is the default.", "It is off by
-    default."): its meaning is the sentence before it (``across`` a paragraph break, only
-    the shortest do: "Default: enabled")."""
-    words = len(sentence.split())
-    return (_POINTS_BACK.match(sentence) is not None and words <= _POINTS_BACK_WORDS) or (
-        not across and _RENAMES_BACK.match(sentence) is not None
-        and words <= _RENAMES_BACK_WORDS)
-
-
-# A sentence that names what it is about only by pointing at the sentence before: "If
-# neither of these is given, the default by=1 is assumed." (after "The next two arguments
-# to seq() may be named by=value and length=value …"), "To read such files set fill =
-# TRUE.", "(The last three are normally used to set the locale …)" — quoted alone, it
-# answered nothing a reader could follow, and the sentence before it, quoted alone, left
-# out the answer (new-user review of R's manuals, 2026-12-05): chosen, that sentence is
-# quoted with it. "It" is left out: as often as not it points at nothing ("It is quite
-# common …"), and so is "Each lighthouse …": "each", "both", "neither" point back only
-# as "each of these".
-_REFERS_BACK = re.compile(
-    r"\(?(?:(?:if|when|for|in|with|of|to|unless|because of)\s+(?:[\w-]+\s+){0,2}?)?"
-    r"(?:(?:these|those|such)\b(?!\s+(?:is|was)\s+(?:why|how)\b)"
-    r"|(?:both|neither|either|none|each|all|one)\s+of\s+(?:these|those|them|the\s+above)\b"
-    r"|(?:this|that)\s+(?:is|was|means|case|way|mode|option|value|setting|form|one|behaviou?r)\b"
-    r"|the\s+(?:former|latter|above|first|second|last(?:\s+(?:two|three|four))?)\b)", re.I)
-_PAIR_CHARS = 400  # a pair longer than this is two quotes, not one
 
 
 def _quoted(text: str, a: int, b: int) -> str:
@@ -400,4 +377,4 @@ def _asserts(text: str, a: int, b: int, *, comment: bool = False) -> bool:
         return False  # a markdown heading, however long
     listed = BLOCK_LEAD.fullmatch(lead) is not None
     return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS
-                or _STATES_DEFAULT.match(body))
+                or STATES_DEFAULT.match(body))
