@@ -2,8 +2,8 @@
 ``racket-doc`` 8.7, 2026-12-06): code, signatures and grammars drawn as tables of spacer
 cells were read as rows of cells ("(tcp-listen | | port-no | | | | …"), the contents
 sidebar opened every page ("► | 15 | Operating System"), and a margin note pointing into
-another manual was quoted as the answer. The fixture keeps Scribble's markup as 8.7
-writes it."""
+another manual was quoted as the answer (a note that says something of its own is read).
+The fixture keeps Scribble's markup as 8.7 writes it."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ base</span></td></tr></table>
 <blockquote class="refpara"><blockquote class="refcolumn"><blockquote class="refcontent"><p>
 <span class="imageleft"><img src="magnify.png" alt="+"/></span><a href="x.html">Networking</a>
 in The Racket Guide introduces sockets.</p></blockquote></blockquote></blockquote>
+<blockquote class="refpara"><blockquote class="refcolumn"><blockquote class="refcontent"><p>
+Use a custodian to close every listener at once.</p></blockquote></blockquote></blockquote>
 <p>For information about TCP in general, see a book.</p>
 <div class="SIntrapara"><blockquote class="SVInsetFlow"><table cellspacing="0"
 cellpadding="0" class="boxed RBoxed"><tr><td><blockquote class="SubFlow"><div
@@ -102,3 +104,5 @@ def test_the_sidebar_search_bars_background_label_and_margin_notes_are_left_out(
                    "procedure", "introduces sockets", "►"):
         assert chrome not in text, chrome
     assert "Creates a listening server at the port number specified by port-no." in text
+    # A margin note without the icon says something of its own: it is read, a paragraph.
+    assert "\n\nUse a custodian to close every listener at once.\n\n" in text

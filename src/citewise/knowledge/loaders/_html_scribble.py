@@ -18,8 +18,11 @@ review of Debian's ``racket-doc`` 8.7 (2026-12-06):
 - chrome: the contents sidebar (``tocset``: "► | 15 | Operating System", "On this
   page:"), the bars with the search box (``navsettop``, ``navsetbottom``), the grey
   "procedure" label behind a signature (``RBackgroundLabel``), and the margin notes that
-  point into another manual (``refpara``: "Symbols in The Racket Reference provides more
-  on symbols.", quoted as the answer to whether symbols are case-sensitive).
+  point into another manual, drawn with a magnifying glass or a finger (``refpara`` with
+  ``span.imageleft``: "Symbols in The Racket Reference provides more on symbols.", quoted
+  as the answer to whether symbols are case-sensitive). A margin note without the icon
+  says something of its own ("Use #lang racket/base instead of #lang racket to produce
+  scripts with a faster startup time.") and is read.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ _CODE_TABLES = frozenset(("rktblk", "prototype", "specgrammar", "sverbatim"))
 LINE_TABLES = frozenset(("argcontract", "defmodule"))
 #: A definition's box: its cells are blocks.
 LAYOUT_TABLES = frozenset(("rboxed", "together"))
-_CHROME = frozenset(("tocset", "navsettop", "navsetbottom", "rbackgroundlabel", "refpara"))
+_CHROME = frozenset(("tocset", "navsettop", "navsetbottom", "rbackgroundlabel"))
 
 
 def _classes(node: Any) -> frozenset[str]:
@@ -49,8 +52,12 @@ def is_code_table(node: Any) -> bool:
 
 
 def is_scribble_chrome(node: Any) -> bool:
-    """Scribble's sidebar, search bars, background labels and margin notes."""
-    return node.tag in ("div", "blockquote") and not _classes(node).isdisjoint(_CHROME)
+    """Scribble's sidebar, search bars, background labels and margin notes that point."""
+    if node.tag not in ("div", "blockquote"):
+        return False
+    classes = _classes(node)
+    return not classes.isdisjoint(_CHROME) or (
+        "refpara" in classes and node.css_first("span.imageleft") is not None)
 
 
 def table_lines(node: Any, text: str) -> str:
