@@ -43,7 +43,8 @@ Use a custodian to close every listener at once.</p></blockquote></blockquote></
 cellpadding="0" class="boxed RBoxed"><tr><td><blockquote class="SubFlow"><div
 class="RBackgroundLabel SIEHidden"><div class="RBackgroundLabelInner"><p>procedure</p></div>
 </div><table cellspacing="0" cellpadding="0" class="prototype RForeground">
-<tr>{_cells('<span class="RktPn">(</span><a name="tcp-listen"></a>tcp-listen', H, "port-no",
+<tr>{_cells('<span class="RktPn">(</span><a name="tcp-listen"></a><a href="#tcp-listen" '
+            'class="RktValDef RktValLink">tcp-listen</a>', H, "port-no",
             H, H)}</tr>
 <tr>{_cells(H, H + '<span class="RktOpt">[</span>', "max-allow-wait", H, H)}</tr>
 <tr>{_cells(H, H, 'reuse?<span class="RktOpt">]</span><span class="RktPn">)</span>', H,
@@ -70,6 +71,16 @@ align="center">|</td><td><span class="stt">&nbsp;</span></td><td>(flag-string ..
 def _read() -> tuple[str, list[tuple[int, int, str]]]:
     text, _, _, _, roles = read_html(PAGE)
     return text, roles
+
+
+def test_a_definitions_box_opens_a_section_named_by_what_it_defines() -> None:
+    """A Reference page was one section: quotes of two functions ran on as one paragraph,
+    and no quote said which function it was about."""
+    text, _, sections, _, _ = read_html(PAGE)
+    assert [name for _, _, name in sections] == ["15.3.1 TCP", "15.3.1 TCP > tcp-listen"]
+    start = sections[1][0]
+    assert text[start:].startswith("(tcp-listen port-no")
+    assert "Creates a listening server" in text[start:sections[1][1]]
 
 
 def _role(text: str, roles: list[tuple[int, int, str]], quote: str) -> set[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citewise.knowledge.loaders._html_generators import class_names
+from citewise.knowledge.loaders._html_scribble import defined_name
 from citewise.knowledge.loaders._html_tables import table_of
 
 __all__ = ["RowSpans", "column_used", "entry_name", "first_cell", "mark_text"]
@@ -24,9 +25,12 @@ def entry_name(node: Any) -> str:
     a name and fields ("max_rcpt | Use: smtp | Type: integer | Default: 100", over each
     option of Exim's specification). 437 options' descriptions sat in four sections, a
     chunk ran over three of them, and a quote never said which one it was about (review,
-    2026-12-05): each is a section named by its option, its header row still text."""
+    2026-12-05): each is a section named by its option, its header row still text. A
+    Scribble definition's box is one too, named by what it defines."""
     if node.tag != "table":
         return ""
+    if defined := defined_name(node):  # Scribble's definition box
+        return defined
     rows = node.css("tr")
     syntax = _directive_name(rows)
     if syntax:

@@ -14,7 +14,9 @@ review of Debian's ``racket-doc`` 8.7 (2026-12-06):
   module's ``(require racket/tcp)`` line beside its package (``defmodule``): lines of
   prose-like text, not code and not a table's row;
 - a definition's box (``boxed RBoxed``, ``together``) lays out its signature over its
-  arguments' lines: each of its cells is a block;
+  arguments' lines: each of its cells is a block, and the box opens a section named by
+  what it defines (:func:`defined_name`: a Reference page was one section, "15.3.1 TCP",
+  and quotes of ``tcp-listen`` and ``tcp-connect`` ran on as one paragraph);
 - chrome: the contents sidebar (``tocset``: "► | 15 | Operating System", "On this
   page:"), the bars with the search box (``navsettop``, ``navsetbottom``), the grey
   "procedure" label behind a signature (``RBackgroundLabel``), and the margin notes that
@@ -30,8 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["LAYOUT_TABLES", "LINE_TABLES", "cell_text", "is_code_table", "is_scribble_chrome",
-           "table_lines"]
+__all__ = ["LAYOUT_TABLES", "LINE_TABLES", "cell_text", "defined_name", "is_code_table",
+           "is_scribble_chrome", "table_lines"]
 
 #: Tables read as lines of code, a row a line (and the code role).
 _CODE_TABLES = frozenset(("rktblk", "prototype", "specgrammar", "sverbatim"))
@@ -84,3 +86,16 @@ def cell_text(parent: Any, text: str) -> str:
 
 _STRUCTURE = frozenset(("table", "tbody", "thead", "tfoot", "tr"))
 _SPACES = re.compile(r"[ \t\r\n]+")
+
+
+def defined_name(node: Any) -> str:
+    """What a definition's box defines (``tcp-listen``): the first name it links as a
+    definition; "" for any other table."""
+    if node.tag != "table" or _classes(node).isdisjoint(LAYOUT_TABLES):
+        return ""
+    link = node.css_first("a.RktValDef, a.RktStxDef, a.RktSymDef")
+    name = " ".join((link.text(deep=True) or "").split()) if link is not None else ""
+    return name if len(name) <= _NAME_CHARS else ""
+
+
+_NAME_CHARS = 80
