@@ -402,44 +402,44 @@ def test_the_printed_sources_quote_a_long_sentence_whole(tmp_path: Path) -> None
 def test_a_list_of_quotes_starting_with_a_dash_is_bulleted_with_a_star() -> None:
     # openssl-req(1): "- -key filename|uri This option …" read as an option "--key"
     # (new-user review, 2026-12-03).
-    from citewise.models.extractive import _Candidate, _render
+    from citewise.models.quote_writing import Quote, render
 
-    chosen = [_Candidate(1.0, 1, "-key filename|uri This option provides the private key"),
-              _Candidate(0.9, 1, "-x509 This option outputs a certificate instead")]
-    text = "".join(_render(chosen))
+    chosen = [Quote(1.0, 1, "-key filename|uri This option provides the private key"),
+              Quote(0.9, 1, "-x509 This option outputs a certificate instead")]
+    text = "".join(render(chosen))
     assert text == ("* -key filename|uri This option provides the private key [1]\n"
                     "* -x509 This option outputs a certificate instead [1]")
     claims = [c for c in split_claims(text) if c.is_claim]
     assert [c.text for c in claims] == [chosen[0].text, chosen[1].text]
-    plain = [_Candidate(1.0, 1, "Shipping takes a day"), _Candidate(0.9, 1, "Freight a week")]
-    assert "".join(_render(plain)).startswith("- Shipping takes a day [1]\n- Freight")
+    plain = [Quote(1.0, 1, "Shipping takes a day"), Quote(0.9, 1, "Freight a week")]
+    assert "".join(render(plain)).startswith("- Shipping takes a day [1]\n- Freight")
 
 
 def test_quotes_from_two_sections_are_two_paragraphs() -> None:
     # Borg's FAQ: a lock warning from one entry and the security contact from another ran
     # on as one paragraph that read as one passage (new-user review, 2026-12-04).
-    from citewise.models.extractive import _Candidate, _render
+    from citewise.models.quote_writing import Quote, render
 
-    lock = _Candidate(1.0, 1, "Borg keeps an exclusive lock, which may make backups fail.",
+    lock = Quote(1.0, 1, "Borg keeps an exclusive lock, which may make backups fail.",
                       "FAQ > Can I back up from several servers?")
-    mail = _Candidate(0.95, 1, "Send a private email to the security contact.",
+    mail = Quote(0.95, 1, "Send a private email to the security contact.",
                       "FAQ > How do I report a security issue?")
-    text = "".join(_render([lock, mail]))
+    text = "".join(render([lock, mail]))
     assert text == (f"{lock.text} [1]\n\n{mail.text} [1]")
     claims = [c for c in split_claims(text) if c.is_claim]
     assert [c.text for c in claims] == [lock.text, mail.text]
-    again = _Candidate(0.9, 1, "Only one backup can write at a time.", lock.section)
-    assert "".join(_render([lock, again])) == f"{lock.text} [1] {again.text} [1]"
-    other_doc = _Candidate(0.9, 2, "Only one backup can write at a time.", lock.section)
-    assert "".join(_render([lock, other_doc])) == f"{lock.text} [1]\n\n{other_doc.text} [2]"
+    again = Quote(0.9, 1, "Only one backup can write at a time.", lock.section)
+    assert "".join(render([lock, again])) == f"{lock.text} [1] {again.text} [1]"
+    other_doc = Quote(0.9, 2, "Only one backup can write at a time.", lock.section)
+    assert "".join(render([lock, other_doc])) == f"{lock.text} [1]\n\n{other_doc.text} [2]"
 
 
 def test_a_list_of_options_after_a_lead_in_is_bulleted_so_that_they_read_as_options() -> None:
     """"- -v [1]" reads as a double dash; a list of options takes "* " (as quotes that
     start with a dash do)."""
-    from citewise.models.extractive import _Candidate, _code_after
+    from citewise.models.quote_writing import Quote, _code_after
 
-    options = _Candidate(1.0, 1, "Use one of:", items=("-v", "--verbose"))
+    options = Quote(1.0, 1, "Use one of:", items=("-v", "--verbose"))
     assert _code_after(options) == "\n\n* -v [1]\n* --verbose [1]"
-    words = _Candidate(1.0, 2, "Loaded:", items=("mod_a", "mod_b"))
+    words = Quote(1.0, 2, "Loaded:", items=("mod_a", "mod_b"))
     assert _code_after(words) == "\n\n- mod_a [2]\n- mod_b [2]"

@@ -37,7 +37,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from typing import Any
 
 from citewise.grounding.claims import segments
@@ -59,6 +58,7 @@ from citewise.models.base import (
 from citewise.models.confidence import confidence, margin
 from citewise.models.question_intent import intent
 from citewise.models.quote_values import CANNOT_FILL, UNFILLABLE, fill
+from citewise.models.quote_writing import Quote, render
 from citewise.models.sentence_rank import candidates, rank
 from citewise.models.sentence_similarity import minilm_scorer, scorer_for
 from citewise.models.thread_repeats import earlier_answers, not_repeated
@@ -79,27 +79,6 @@ WEAK = 0.30
 _CLOSE = 0.08  # a second quote only when it scores nearly as well as the first
 _TIE = 0.02  # a quote and the same with its completing sentence score alike within this
 _SEARCH = "search_knowledge"
-_SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    score: float
-    document_index: int
-    text: str
-    section: str = ""  # its passage's section path: quotes from two read as two paragraphs
-    term: str = ""  # the term it is the first sentence under: named before the quote
-    code: str = ""  # the line of code a lead-in introduces: quoted after it
-    lead: str = ""  # the term its quote starts with, run on with its description
-    items: tuple[str, ...] = ()  # the short list a lead-in introduces: quoted after it
-    rank: int = 0  # its passage's rank in its search (0 = first)
-
-    @property
-    def words(self) -> str:
-        """The text with its whitespace collapsed: two copies of a sentence broken into
-        lines at other words are one quote (HAProxy's "setenv" and "presetenv" entries
-        say "The changes immediately take effect …" alike, and it was quoted twice)."""
-        return " ".join(self.text.split())
 
 
 class ExtractiveModel:
@@ -166,7 +145,7 @@ class ExtractiveModel:
                     text=(f"Answering from {quoted} evidence sentence(s) "
                           f"(answerability {answerable:.2f}, confidence {sure:.2f})."),
                 )
-                pieces = _render(chosen)
+                pieces = render(chosen)
                 if request.output_schema is not None:
                     value = fill(request.output_schema, "".join(pieces),
                                  [f"{c.text} [{c.document_index}]" for c in chosen])
@@ -180,7 +159,7 @@ class ExtractiveModel:
         yield UsagePart(input_tokens=prompt, output_tokens=0)
 
     def _candidates(self, question: str, observations: list[dict[str, Any]]
-                    ) -> tuple[list[_Candidate], float, Absent]:
+                    ) -> tuple[list[Quote], float, Absent]:
         """The sentences of the results best first, the answerability of the best, and the
         words of the question that no document contains."""
         sentences = candidates(observations)
@@ -193,7 +172,7 @@ class ExtractiveModel:
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
         # Asked a default, a description is quoted with the default on its line above it.
         default = "default" in intent(question)
-        return ([_Candidate(round(x.score, 6), x.sentence.document_index,
+        return ([Quote(round(x.score, 6), x.sentence.document_index,
                             (default and x.sentence.with_default) or x.sentence.quote
                             or x.sentence.text, x.sentence.section,
                             x.sentence.term, x.sentence.code, x.sentence.lead,
@@ -207,8 +186,8 @@ _PARTS = re.compile(r",|;|\b(?:and|or|as well as|versus|vs)\b", re.IGNORECASE)
 _NAME = re.compile(r"\b(?:[A-Z][\w-]*|\w*[_.\d]\w*)")
 
 
-def _cover_parts(question: str, candidates: list[_Candidate], chosen: list[_Candidate],
-                 limit: int) -> list[_Candidate]:
+def _cover_parts(question: str, candidates: list[Quote], chosen: list[Quote],
+                 limit: int) -> list[Quote]:
     """For a question of several parts, add the best sentence for each part the chosen
     ones leave out: a part is a name the question gives (a capitalised word past its first,
     or an identifier: "the Flint stove … and the Cinder stove?", "pg_dump or pg_restore")
@@ -235,18 +214,18 @@ def _cover_parts(question: str, candidates: list[_Candidate], chosen: list[_Cand
     return picked
 
 
-def _repeats(cand: _Candidate, chosen: list[_Candidate]) -> bool:
+def _repeats(cand: Quote, chosen: list[Quote]) -> bool:
     """Whether ``cand`` quotes what a chosen one already does: the same text, or text one
     holds (a sentence, and the same sentence quoted with the one before it)."""
     words = cand.words
     return any(words in c.words or c.words in words for c in chosen)
 
 
-def _distinct(candidates: list[_Candidate]) -> list[_Candidate]:
+def _distinct(candidates: list[Quote]) -> list[Quote]:
     """``candidates`` without those repeating an earlier one (a chunk's overlap brings a
     sentence twice, once with its neighbour: "--progress … [1] This gives a bored user
     something to watch. [1] --progress … [1]")."""
-    out: list[_Candidate] = []
+    out: list[Quote] = []
     for cand in candidates:
         held = next((i for i, c in enumerate(out) if c.words in cand.words), None)
         if held is not None and cand.score >= out[held].score - _TIE:
@@ -275,92 +254,6 @@ def _scoring_question(question: str, observations: list[dict[str, Any]]) -> str:
                 have |= stems
                 extra.append(word)
     return f"{question.rstrip()} {' '.join(extra)}" if extra else question
-
-
-def _render(chosen: list[_Candidate]) -> list[str]:
-    """The answer's pieces: sentences run on as prose, each followed by its marker (a
-    paragraph per passage); when one lacks a closing full stop (a list item, a heading),
-    all are written as a list, or the claim splitter would glue it to the next sentence."""
-    # One quote is no list ("- -i, --ignore-initial=SKIP" read as a double dash), and a
-    # list of quotes that start with a dash takes "* " ("- -key filename" read as "--key").
-    prose = len(chosen) == 1 or all(_SENTENCE_END.search(c.text) for c in chosen)
-    dashed = any(c.text.startswith("-") for c in chosen)
-    bullet = "" if prose else ("* " if dashed else "- ")
-    return [f"{_separator(chosen[i - 1], c, prose) if i else ''}{bullet}{_marked(c)}"
-            f"{_code_after(c) if prose else ''}" for i, c in enumerate(chosen)]
-
-
-def _code_after(c: _Candidate) -> str:
-    """The code a quoted lead-in introduces, as a paragraph of its own with its marker
-    ("… by running the command cargo fix: [1]" then "`cargo fix` [1]"), a claim cited and
-    verified like the lead-in; not a fenced block, whose lines would be no claims."""
-    if c.items:  # the list a lead-in introduces, an item a line, each cited
-        bullet = "* " if any(item.startswith("-") for item in c.items) else "- "  # "- -v"
-        return "\n\n" + "\n".join(f"{bullet}{item} [{c.document_index}]" for item in c.items)
-    if "\n" in c.code:  # commands, one an item: each a claim, cited by its line
-        return "\n\n" + "\n".join(f"- `{x}` [{c.document_index}]" for x in c.code.split("\n"))
-    return f"\n\n`{c.code}` [{c.document_index}]" if c.code else ""
-
-
-def _separator(before: _Candidate, c: _Candidate, prose: bool) -> str:
-    """Between two quotes: a list's line break, or in prose a space — but a blank line
-    between quotes from two sections or documents, which run on as one paragraph read as
-    one passage ("… may make simultaneous backups fail. [1] Send a private email to the
-    security contact …", from two entries of a FAQ)."""
-    if not prose:
-        return "\n"
-    if before.code or before.items:
-        return "\n\n"  # past the code's paragraph or the list
-    same = (before.document_index, before.section) == (c.document_index, c.section)
-    return " " if same else "\n\n"
-
-
-def _marked(c: _Candidate) -> str:
-    """``c``'s quote with its marker after each of its sentences: a quote of two ("Refuse
-    to drop the table if … it. This is the default.") is two claims, each cited."""
-    marker = f" [{c.document_index}]"
-    spans = segments(c.text)
-    # The term a definition is under, named first ("%*: Current time of day in 24-hour
-    # format, with seconds."): the sentence alone does not say what it describes (zsh's
-    # manual, new-user review 2026-12-04). Verification then cites the term with it.
-    # A term that ends in its own colon ("bool / click.BOOL:", Sphinx's usual dt) gets no
-    # second one (Click's review, 2026-12-05: "click.BOOL:: A parameter that …").
-    label = (f"{c.term.rstrip(':') or c.term}: " if c.term and c.term not in c.text else "")
-    if len(spans) < 2:
-        return label + _unwrapped(c.text, c.lead) + marker
-    # A part without a full stop runs on into the next as one claim: a marker after it
-    # cited that claim twice ("… connection is dropped [1] Default: 30 [1]", lighttpd's
-    # review, 2026-12-05).
-    return label + " ".join(
-        _unwrapped(c.text[a:b], c.lead if not i else "")
-        + (marker if i == len(spans) - 1 or _SENTENCE_END.search(c.text[a:b].rstrip()) else "")
-        for i, (a, b) in enumerate(spans))
-
-
-_WRAP = re.compile(r"[ \t]*\n[ \t]*")
-
-
-def _unwrapped(text: str, lead: str = "") -> str:
-    """A prose quote's hard line breaks (a markdown paragraph wrapped at 72 columns) as
-    spaces: the answer reads as a sentence. Its citation still points at the stored text,
-    line breaks and all; a quote with a blank line or an indented line (code, a list) is
-    kept as it is — except a definition: a term on its line and its sentence indented
-    below it ("-w, --wrap=COLS\n    wrap encoded lines after COLS characters."), which
-    reads as one line too. The term its loader marked (``lead``) is set off by a colon as
-    a label is ("AccuracySec=: Specify the accuracy …": run on, the option read as the
-    sentence's first word, systemd's review, 2026-12-05) — only that: a wrapped line is no
-    term ("… a static web: server", HAProxy's review, 2026-12-05)."""
-    if "\n\n" in text:
-        return text
-    if re.search(r"\n[ \t]", text):
-        first, *rest = text.split("\n")
-        indents = {len(line) - len(line.lstrip()) for line in rest if line.strip()}
-        if first[:1].isspace() or len(indents) != 1 or not _SENTENCE_END.search(text):
-            return text
-    if lead and text.startswith(lead) and not lead.endswith((":", ".")):
-        body = _WRAP.sub(" ", text[len(lead):]).strip()
-        return f"{_WRAP.sub(' ', lead)}: {body}" if body else _WRAP.sub(" ", text)
-    return _WRAP.sub(" ", text)
 
 
 def _call(step: int, query: str, k: int) -> ToolCallPart:
