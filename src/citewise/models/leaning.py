@@ -15,8 +15,8 @@ import re
 
 from citewise.text import POINTING_WORDS
 
-__all__ = ["LEANS_ON_TERM", "PAIR_CHARS", "REFERS_BACK", "STATES_DEFAULT", "default_line",
-           "leans_whole"]
+__all__ = ["ARGUMENT_DEFAULT", "LEANS_ON_TERM", "PAIR_CHARS", "REFERS_BACK", "STATES_DEFAULT",
+           "default_line", "leans_whole"]
 
 # A sentence whose subject is what the paragraph is about: "This removes …", "It is …".
 LEANS_ON_TERM = re.compile(rf"(?:{POINTING_WORDS})\b(?! (?:is|was) (?:why|how|because)\b)",
@@ -31,6 +31,10 @@ _POINTS_BACK_WORDS = 8
 # possible to …", which says something of its own.
 _RENAMES_BACK = re.compile(r"(?:this|that) (?:is|was)\b", re.I)
 _RENAMES_BACK_WORDS = 10
+# An argument's line in a signature, its default after "=": "max-allow-wait :
+# exact-nonnegative-integer? = 4" (Racket's reference, review 2026-12-06) — a statement,
+# however short, not a title.
+ARGUMENT_DEFAULT = r"[\w?!*<>/.-]+ : [^=\n]+ = \S"
 # "Default: enabled", "Defaults to 30": a value, however short, and no title.
 STATES_DEFAULT = re.compile(r"defaults?(?::|\s+(?:to|is))\s*\S", re.I)
 

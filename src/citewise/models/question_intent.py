@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from citewise.models import quantities
+from citewise.models.leaning import ARGUMENT_DEFAULT
 from citewise.text import content_terms
 
 __all__ = ["answered", "defined_subject", "defines", "intent", "intent_score"]
@@ -99,6 +100,7 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
                           # Not "even if this option is not set": that says what it does.
                           r"|\b(?:is|are|when|if) not specified\b|\bunspecified\b"
                           r"|\bif (?:left out|omitted)\b|\b(?:is|are) assumed\b"
+                          rf"|\A{ARGUMENT_DEFAULT}"  # "max-allow-wait : … = 4"
                           + _DEFAULT_WORDS, re.I),
     "consequence": re.compile(r"\b(?:if|when|unless|will|cannot|can't|not|never|only|"
                               r"causes?|results? in|prevents?|removes?|discards?|fails?|"

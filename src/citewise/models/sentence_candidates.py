@@ -23,6 +23,7 @@ from typing import Any
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
 from citewise.models.lead_ins import introduced_code, introduced_items
 from citewise.models.leaning import (
+    ARGUMENT_DEFAULT,
     LEANS_ON_TERM,
     PAIR_CHARS,
     REFERS_BACK,
@@ -377,4 +378,7 @@ def _asserts(text: str, a: int, b: int, *, comment: bool = False) -> bool:
         return False  # a markdown heading, however long
     listed = BLOCK_LEAD.fullmatch(lead) is not None
     return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS
-                or STATES_DEFAULT.match(body))
+                or STATES_DEFAULT.match(body) or _ARGUMENT.fullmatch(body))
+
+
+_ARGUMENT = re.compile(ARGUMENT_DEFAULT + r"[^\n]*")
