@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citewise.grounding.claims import segments
 from tests._answers import ask_over
 from tests.test_loaders_html_scribble import PAGE
+
+from citewise.grounding.claims import segments
 
 
 def test_a_predicates_question_mark_ends_no_sentence_before_its_contract_or_default() -> None:

@@ -21,8 +21,8 @@ def is_page_turn(node: Any) -> bool:
     """A link to the previous or next page on its own, outside any bar ("<a
     class="previous_page">&lt;-previous</a><a class="next_page">next-&gt;</a>" opened and
     closed each chapter of Exim's manual as the text "<-previousnext->"): said so by its
-    class or by an arrow, and in either case in a page turn's words, never a sentence's
-    link ("See the <a class="next-page">next chapter</a> …")."""
+    class, by an arrow or by standing in no paragraph, and in any case in a page turn's
+    words, never a sentence's link ("See the <a class="next-page">next chapter</a> …")."""
     words = node.text(deep=True) or ""
     letters = letters_of(words)
     if not (letters in NAV_WORDS or letters == "tableofcontents" or
@@ -30,6 +30,11 @@ def is_page_turn(node: Any) -> bool:
         return False
     if node.css_first("code, tt, kbd, samp") is not None:
         return False  # an operator named in code: Ruby's "push or <<" (RDoc, 2026-12-05)
+    if letters and node.parent is not None and node.parent.tag == "body":
+        # Outside any paragraph, a link in a page turn's words is one: LinuxDoc-Tools
+        # writes "<A HREF="bird-4.html">Next</A> <A …>Previous</A> <A …>Contents</A>"
+        # straight into the body, a chunk of its own on each page (BIRD's review).
+        return True
     before = node.prev
     if before is not None and before.tag == "-text" and _VALUE_LABEL.search(
             before.text_content or "") and not _TURN_LABEL.search(before.text_content or ""):

@@ -384,8 +384,8 @@ class HtmlLoader:
     # it. 49: a table row whose cells hold code of several lines is read as blocks. 50: a
     # picture's short caption is a label; a DocBook chapter's title is above its sections.
     # 51: a list a sentence introduces is kept; a byline is a notice. 57: Scribble's tables
-    # of code lines and its chrome (:mod:`._html_scribble`).
-    version = "57"
+    # of code lines and its chrome (:mod:`._html_scribble`). 58: page turns in the body.
+    version = "58"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
