@@ -52,6 +52,7 @@ from citewise.grounding.relevance import (
     question_of,
     topical,
 )
+from citewise.grounding.repeated import placed
 from citewise.grounding.verify import (
     Excerpt,
     VerificationPass,
@@ -147,8 +148,11 @@ def assemble_answer(
             kept[g] = tuple(survivors)
         cites.append(mine)
 
-    # 2. Score all pairs at once (one embedding batch per answer).
-    best = iter(check.best(requests))
+    # 2. Score all pairs at once (one embedding batch per answer); a sentence the source
+    # repeats is cited where its neighbouring claim's citation is (grounding.repeated).
+    flat = [(k, c.number) for k, mine in enumerate(cites) for c in mine]
+    best = iter(placed(check.best(requests), [r[1] for r in requests],
+                       [n for _, n in flat], [k for k, _ in flat], ledger.excerpt_start))
     for mine in cites:
         for c in mine:
             c.excerpt = next(best)
