@@ -188,3 +188,26 @@ def test_a_question_in_another_language_reports_no_word(kb: KnowledgeBase) -> No
     # Nor a language the query analysis does not tell, nor keywords alone.
     assert kb.unmentioned("Jak skonfigurować kopie zapasowe bazy danych?") == []
     assert kb.unmentioned("bcrypt hashing ferry") == []
+
+
+def test_citewise_search_says_which_words_no_document_contains(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README says the search reports such words; a new user looked for them in
+    ``citewise search`` and found none there (BIRD's review, 2026-12-06)."""
+    from citewise.cli.main import main
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in pages().items():
+        (docs / name).write_text(text)
+    data = tmp_path / "data"
+    assert main(["ingest", str(docs), "--no-wait", "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    assert main(["search", "Which ferry setting encrypts archives?", "--mode", "lexical",
+                 "--data-dir", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{NO_DOCUMENT_CONTAINS}encrypts\n\n[1] "), out[:200]
+    # The JSON is the HTTP API's shape, hits only.
+    assert main(["search", "Which ferry setting encrypts archives?", "--json",
+                 "--data-dir", str(data)]) == 0
+    assert NO_DOCUMENT_CONTAINS not in capsys.readouterr().out

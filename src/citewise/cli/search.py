@@ -56,6 +56,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from citewise.agent.search_tool import NO_DOCUMENT_CONTAINS
     from citewise.errors import InvalidInput
 
     query = " ".join(str(args.query).split())
@@ -69,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
         found = kb.retrieve(query, k=args.k, filters=filters or None, mode=args.mode)
         hits = found.hits
         unknown = _unknown_source(kb, args.source) if args.source and not hits else None
+        # What the agent's search tool says before its passages (README: "No document
+        # contains: bcrypt"); BIRD's review looked for it here (2026-12-06).
+        missing = [] if args.json else kb.unmentioned(query)
     if unknown is not None:
         print(unknown, file=sys.stderr)
     if args.json:
@@ -77,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         response = SearchResponse(hits=[hit_info(h, h.source) for h in hits])
         print(json.dumps(response.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return 0
+    if missing:
+        print(f"{NO_DOCUMENT_CONTAINS}{', '.join(missing)}\n")
     if not hits:
         print("no passage found")
         return 0
