@@ -173,10 +173,10 @@ class ExtractiveModel:
         # Asked a default, a description is quoted with the default on its line above it.
         default = "default" in intent(question)
         return ([Quote(round(x.score, 6), x.sentence.document_index,
-                            (default and x.sentence.with_default) or x.sentence.quote
-                            or x.sentence.text, x.sentence.section,
-                            x.sentence.term, x.sentence.code, x.sentence.lead,
-                            x.sentence.items, x.sentence.rank)
+                       (default and x.sentence.with_default) or x.sentence.quote
+                       or x.sentence.text, x.sentence.section,
+                       x.sentence.term, x.sentence.code, x.sentence.lead,
+                       x.sentence.items, x.sentence.rank)
                  for x in scored],
                 answerability(question, scored, observations, absent.counted), absent)
 
