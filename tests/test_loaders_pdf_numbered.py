@@ -131,3 +131,31 @@ def test_a_numbered_bold_title_is_one_after_a_url_and_before_a_lower_case_name(
     assert doc.text[shapes[0]:shapes[1]].startswith("2.1 Node Shapes\n")
     at = doc.text.index("Times Roman")
     assert doc.text[at - 2:at] != "\n\n" and not {role for a, b, role in doc.roles if a <= at < b}
+
+
+def test_a_bold_contents_page_names_no_sections(tmp_path: Path) -> None:
+    """A contents entry in bold ends in its page's number ("1 Definition of CRC 2"): read
+    as a title, it became a section and the chapters' own titles, their numbers going back,
+    none (zlib's crc-doc.1.0.pdf: 22 sections became 9; code review, 2026-12-06)."""
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "guide.pdf"
+    c = canvas.Canvas(str(path))
+    for page in (
+            [("b", "Contents"), ("b", "1 Basic Graph Drawing 2"), ("r", "1.1 Attributes 2"),
+             ("b", "2 Drawing Attributes 3"), ("r", "2.1 Node Shapes 3")],
+            [("b", "1 Basic Graph Drawing"), ("r", "dot draws directed graphs. It reads files."),
+             ("b", "1.1 Attributes"), ("r", "Attributes are set in the file.")],
+            [("b", "2 Drawing Attributes"), ("r", "Nodes are drawn as ellipses by default."),
+             ("b", "2.1 Node Shapes"), ("r", "Shapes are many.")]):
+        y = 780
+        for face, line in page:
+            c.setFont("Helvetica-Bold" if face == "b" else "Helvetica", 11)
+            c.drawString(72, y, line)
+            y -= 16
+        c.showPage()
+    c.save()
+    doc = PdfLoader().load(path, path.read_bytes())
+    assert [name for _, _, name in doc.sections] == [
+        "1 Basic Graph Drawing", "1 Basic Graph Drawing > 1.1 Attributes",
+        "2 Drawing Attributes", "2 Drawing Attributes > 2.1 Node Shapes"]

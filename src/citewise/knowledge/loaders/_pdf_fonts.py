@@ -210,7 +210,8 @@ def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]
     that opens with its program's lower-case name (new-user review, 2026-12-06) — unless
     the line after it is bold too and unnumbered, the rest of a title too long for one line
     ("2.7 Index vectors; selecting and modifying subsets of a data" over "set" in R's
-    manual; "2 Graph Drawing" over "2.1 Basic Commands" is two titles)."""
+    manual; "2 Graph Drawing" over "2.1 Basic Commands" is two titles) — nor a contents
+    entry, which ends in its page's number ("1 Definition of CRC 2")."""
     if not bold:
         return text, frozenset()
     lines = text.split("\n")
@@ -221,7 +222,7 @@ def run_in_titles(text: str, bold: frozenset[str]) -> tuple[str, frozenset[str]]
         body = line.strip()
         after = lines[k + 1].strip() if k + 1 < len(lines) else ""
         if (body in bold and len(body.split()) <= _TITLE_WORDS and body[-1] not in ".,;"
-                and ((_SECTION_NUMBER.match(body) is not None
+                and ((_SECTION_NUMBER.match(body) is not None and not body[-1].isdigit()
                       and (after not in bold or _SECTION_NUMBER.match(after) is not None))
                      or ((not before or before[-1] in ".:!?)" or not lines[k - 1].strip()
                           or _ENUMERATOR.match(body) is not None)
