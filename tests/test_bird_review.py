@@ -44,6 +44,8 @@ def test_a_repeated_sentence_is_cited_where_the_answer_took_it_beside_its_neighb
 
 
 def test_a_repeated_excerpt_moves_only_beside_a_neighbour_found_in_one_place() -> None:
+    from dataclasses import replace
+
     from citewise.grounding.repeated import placed
     from citewise.grounding.verify import Excerpt
 
@@ -59,9 +61,37 @@ def test_a_repeated_excerpt_moves_only_beside_a_neighbour_found_in_one_place() -
     # Alone, or beside another document's claim, it stays at the first copy.
     assert placed([copies[0]], [copies], [1], [0], at) == [copies[0]]
     assert placed([copies[0], after], [copies, [after]], [1, 2], [0, 1], at)[0] == copies[0]
-    # Before a neighbour that follows: the nearest copy before it; after one that precedes.
+    # Beside a neighbour found in one place: the copy nearest it, on either side (an answer
+    # may quote a section backwards: "Alpha is ignored … This value is read once …").
     assert placed([copies[0], after], [copies, [after]], [1, 1], [0, 1], at)[0] == copies[1]
-    assert placed([after, copies[0]], [[after], copies], [1, 1], [0, 1], at)[1] == copies[2]
+    near = ex(350, "It is a default.")
+    assert placed([near, copies[0]], [[near], copies], [1, 1], [0, 1], at)[1] == copies[2]
+    # The similarity an embedder gave the chosen copy goes with the words.
+    scored = replace(copies[0], semantic=0.8)
+    moved = placed([scored, after], [copies, [after]], [1, 1], [0, 1], at)[0]
+    assert moved is not None and (moved.start, moved.semantic) == (200, 0.8)
     # A neighbour found in several places itself anchors nothing.
     twice = [after, ex(500, "It is a default.")]
     assert placed([copies[0], after], [copies, twice], [1, 1], [0, 1], at)[0] == copies[0]
+
+
+def test_a_repeated_sentence_quoted_after_its_neighbour_stays_in_its_section() -> None:
+    """The answer's order need not be the page's: quoting alpha's last sentence, then its
+    repeated one, must cite alpha's copy, not beta's that comes after (code review)."""
+    from citewise.agent.state import RunSettings, RunState
+    from citewise.grounding.assemble import assemble_answer
+    from citewise.grounding.verify import Verifier
+    from citewise.knowledge.retrieve.hits import Hit
+
+    read = "This value is read once at startup."
+    page = (f"## alpha\n\nAlpha sets the retry budget. {read}\n\nAlpha is ignored in passive "
+            f"mode.\n\n## beta\n\nBeta sets the backoff. {read}\n\nBeta doubles after each "
+            "failure.\n")
+    state = RunState(run_id="r", thread_id="t", question="When is alpha read and ignored?")
+    state.ledger.add([Hit(chunk_id=1, document_id="d", source="/kb/p.md", text=page,
+                          start_char=0, end_char=len(page), field_length=len(page), score=1.0)])
+    answer, _ = assemble_answer(state, f"Alpha is ignored in passive mode. [1] {read} [1]",
+                                settings=RunSettings(), ended_by_tool=None,
+                                verifier=Verifier(document_text=lambda _: page))
+    assert [c.start_char for c in answer.citations] == [page.index("Alpha is ignored"),
+                                                       page.index(read)]

@@ -52,7 +52,7 @@ from citewise.grounding.relevance import (
     question_of,
     topical,
 )
-from citewise.grounding.repeated import placed
+from citewise.grounding.repeated import excerpt_start, placed
 from citewise.grounding.verify import (
     Excerpt,
     VerificationPass,
@@ -152,7 +152,8 @@ def assemble_answer(
     # repeats is cited where its neighbouring claim's citation is (grounding.repeated).
     flat = [(k, c.number) for k, mine in enumerate(cites) for c in mine]
     best = iter(placed(check.best(requests), [r[1] for r in requests],
-                       [n for _, n in flat], [k for k, _ in flat], ledger.excerpt_start))
+                       [n for _, n in flat], [k for k, _ in flat],
+                       lambda n, e: excerpt_start(ledger.document(n), e)))
     for mine in cites:
         for c in mine:
             c.excerpt = next(best)
@@ -372,9 +373,8 @@ def _occurrence(i: int, c: _Cite, doc: SearchDocument, claim_index: int | None
                 ) -> CitationOccurrence:
     ex = c.excerpt
     assert ex is not None
-    snip = doc.snippets[ex.snippet_index]
-    base = snip.source.start_char if snip.source is not None else None
-    start = None if base is None else base + ex.start
+    start = excerpt_start(doc, ex)
+    base = None if start is None else start - ex.start
     return CitationOccurrence(
         citation_index=i,
         document_index=c.number,
@@ -384,7 +384,7 @@ def _occurrence(i: int, c: _Cite, doc: SearchDocument, claim_index: int | None
         start_char=start,
         end_char=None if base is None else base + ex.end,
         support=round(c.support, 4),
-        anchor=snip.anchor_at(start),
+        anchor=doc.snippets[ex.snippet_index].anchor_at(start),
     )
 
 

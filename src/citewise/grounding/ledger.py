@@ -7,16 +7,12 @@ several searches in one run, so the model can cite anything it has been shown.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, PrivateAttr
 
 from citewise._construct import trusted
 from citewise.answer import SearchDocument, Snippet, SnippetSource
 from citewise.knowledge.retrieve.hits import Hit
-
-if TYPE_CHECKING:
-    from citewise.grounding.verify import Excerpt
 
 __all__ = ["EvidenceLedger", "LedgerEntry"]
 
@@ -112,12 +108,3 @@ class EvidenceLedger(BaseModel):
         if 1 <= document_index <= len(self.documents):
             return self.documents[document_index - 1]
         return None
-
-    def excerpt_start(self, document_index: int, excerpt: Excerpt) -> int | None:
-        """Where ``excerpt`` (of a snippet of the document numbered ``document_index``)
-        starts in the document's text, or None when its snippet has no offsets."""
-        doc = self.document(document_index)
-        if doc is None or not 0 <= excerpt.snippet_index < len(doc.snippets):
-            return None
-        source = doc.snippets[excerpt.snippet_index].source
-        return None if source is None else source.start_char + excerpt.start

@@ -10,17 +10,21 @@ same, the place is not: a claim's citation should point where the answer took it
 
 The answer does not say which copy it quoted, but its neighbours do: a claim next to
 another of the same document, whose excerpt is found in one place only, is placed at the
-tied occurrence nearest that excerpt — before it when the neighbour follows, after it when
-it precedes. A claim with no such neighbour keeps the first occurrence, as before.
+tied occurrence nearest that excerpt, on either side (an answer need not quote in the
+source's order: "Alpha is ignored in passive mode. This value is read once at startup."
+quotes alpha's section backwards). A claim with no such neighbour keeps the first
+occurrence, as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
+from citewise.answer import SearchDocument
 from citewise.grounding.verify import Excerpt
 
-__all__ = ["placed"]
+__all__ = ["excerpt_start", "placed"]
 
 #: Where an excerpt of a document's snippet starts in the document, or None if unknown.
 Position = Callable[[int, Excerpt], int | None]
@@ -44,21 +48,17 @@ def placed(chosen: Sequence[Excerpt | None], candidates: Sequence[Sequence[Excer
         anchor = _neighbour(i, chosen, candidates, numbers, claims, at)
         if anchor is None:
             continue
-        where, after = anchor
-        # Before a neighbour that follows, after one that precedes: the nearest such copy.
-        sided = [c for c in ties if (at(numbers[i], c) or 0) < where] if not after else [
-            c for c in ties if (at(numbers[i], c) or 0) > where]
-        if sided:
-            out[i] = min(sided, key=lambda c: abs((at(numbers[i], c) or 0) - where))
+        nearest = min(ties, key=lambda c: abs((at(numbers[i], c) or 0) - anchor))
+        # The same words: the similarity an embedder gave the chosen copy is this one's.
+        out[i] = replace(nearest, semantic=excerpt.semantic)
     return out
 
 
 def _neighbour(i: int, chosen: Sequence[Excerpt | None], candidates: Sequence[Sequence[Excerpt]],
-               numbers: Sequence[int], claims: Sequence[int], at: Position
-               ) -> tuple[int, bool] | None:
+               numbers: Sequence[int], claims: Sequence[int], at: Position) -> int | None:
     """Where the next (or else the previous) claim's citation of the same document is, if
-    its excerpt is found in one place only, and whether that neighbour precedes."""
-    for j, after in ((i + 1, False), (i - 1, True)):
+    its excerpt is found in one place only."""
+    for j in (i + 1, i - 1):
         if not 0 <= j < len(chosen) or numbers[j] != numbers[i] or claims[j] == claims[i]:
             continue
         other = chosen[j]
@@ -68,5 +68,14 @@ def _neighbour(i: int, chosen: Sequence[Excerpt | None], candidates: Sequence[Se
         copies = {at(numbers[j], c) for c in candidates[j]
                   if c.text == other.text and c.lexical == other.lexical}
         if where is not None and len(copies) == 1:
-            return where, after
+            return where
     return None
+
+
+def excerpt_start(doc: SearchDocument | None, excerpt: Excerpt) -> int | None:
+    """Where ``excerpt`` (of a snippet of ``doc``) starts in the document's text, or None
+    when its snippet has no offsets."""
+    if doc is None or not 0 <= excerpt.snippet_index < len(doc.snippets):
+        return None
+    source = doc.snippets[excerpt.snippet_index].source
+    return None if source is None else source.start_char + excerpt.start
