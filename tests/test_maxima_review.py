@@ -64,7 +64,8 @@ of times L’Hospital’s rule is used in <code>limit</code>. This prevents infi
 cases like <code>limit (cot(x)/csc(x), x, 0)</code>.</p></dd>
 <dt>Option variable: <strong>tlimswitch</strong></dt><dd><p>Default value: <code>true</code></p>
 <p>When <code>tlimswitch</code> is true, the <code>limit</code> command will use a Taylor
-series expansion if the limit of the input expression cannot be computed directly.</p></dd>
+series expansion if the limit of the input expression cannot be computed directly. This
+allows evaluation of limits such as <code>limit(x/(x-1)-1/log(x),x,1,plus)</code>.</p></dd>
 </dl></body></html>"""
 
 
@@ -84,6 +85,9 @@ def test_a_default_on_its_line_above_a_description_is_quoted_when_the_default_is
         "is used in limit.")
     answer = ask_over(tmp_path / "b", files, "What is the default of tlimswitch?")
     assert answer.citations[0].excerpt.startswith("Default value: true\n\nWhen tlimswitch")
+    # The description once: not again beside it, with the sentence that points back to it
+    # (code review, 2026-12-06).
+    assert answer.text.count("When tlimswitch is true") == 1, answer.text
     # Not asked the default, the description is quoted alone.
     answer = ask_over(tmp_path / "c", files, "What does lhospitallim control?")
     assert answer.citations[0].excerpt.startswith("lhospitallim is the maximum number")

@@ -170,15 +170,31 @@ class ExtractiveModel:
         scored = rank(question, sentences, semantic=scorer)
         # Whether a word carries the question's meaning is judged on MiniLM's scale.
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
-        # Asked a default, a description is quoted with the default on its line above it.
-        default = "default" in intent(question)
+        defaults = _defaults_above(scored) if "default" in intent(question) else {}
         return ([Quote(round(x.score, 6), x.sentence.document_index,
-                       (default and x.sentence.with_default) or x.sentence.quote
-                       or x.sentence.text, x.sentence.section,
+                       _with_default(x.sentence.quote or x.sentence.text, defaults),
+                       x.sentence.section,
                        x.sentence.term, x.sentence.code, x.sentence.lead,
                        x.sentence.items, x.sentence.rank)
                  for x in scored],
                 answerability(question, scored, observations, absent.counted), absent)
+
+
+def _defaults_above(scored: list[Any]) -> dict[str, str]:
+    """Asked a default: each description that has its default on a line above it, and the
+    two as one quote (``Sentence.with_default``)."""
+    return {x.sentence.text: x.sentence.with_default for x in scored if x.sentence.with_default}
+
+
+def _with_default(quote: str, defaults: dict[str, str]) -> str:
+    """``quote`` after the default above its first sentence, if it has one — a sentence
+    quoted alone or with the one after it alike, so the two are one quote and not the
+    description twice ("Default value: true When tlimswitch … [1] When tlimswitch …",
+    code review, 2026-12-06)."""
+    for text, with_default in defaults.items():
+        if quote.startswith(text) and with_default.endswith(text):
+            return with_default + quote[len(text):]
+    return quote
 
 
 #: Words that join the parts of one question ("which fuel does X burn, and Y?").
