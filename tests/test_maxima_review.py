@@ -91,3 +91,17 @@ def test_a_default_on_its_line_above_a_description_is_quoted_when_the_default_is
     # Not asked the default, the description is quoted alone.
     answer = ask_over(tmp_path / "c", files, "What does lhospitallim control?")
     assert answer.citations[0].excerpt.startswith("lhospitallim is the maximum number")
+
+
+def test_a_default_that_ends_an_entry_is_not_quoted_with_the_paragraph_after_it() -> None:
+    """FFmpeg's options end with their default ("Default value is ‘once’."), and the
+    paragraph after it is about something else: only a default right under its term, with
+    nothing said between them, is its description's (code review, 2026-12-06)."""
+    from citewise.models.sentence_candidates import candidates
+
+    text = ("eval\n\nSet when the volume expression is evaluated.\n\nDefault value is "
+            "‘once’.\n\nThe volume expression can contain the following parameters.")
+    roles = [[0, 4, "term"]]
+    found = candidates([{"results": [{"text": text, "source": "ffplay.html",
+                                      "document_index": 1, "roles": roles}]}])
+    assert [c.with_default for c in found] == ["", "", ""]

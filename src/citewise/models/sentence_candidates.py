@@ -111,6 +111,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
             stated: tuple[int, int] | None = None  # a default's line under a term (leaning)
+            said = 0  # sentences asserted since the last heading, term or lead-in
             pointed: int | None = None  # its row in ``out``, if it was kept
             for a, b in comment_sentences(text, roles, _items_apart(text, roles,
                                                                     segments(text))):
@@ -129,16 +130,19 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 role, lead = _described(roles, text, a, b)
                 if role == "hidden":
                     continue  # not on the page (an HTML comment): neither answer nor context
-                # A default on a line of its own right under its term, its description below.
-                above, stated = stated, (a, b) if (
-                    opens and previous is None and context[:1] == [_HEAD]
-                    and default_line(sentence)) else None
                 # A list item asserts, unless it asks: a FAQ's list of its questions
                 # ("3.9 Which are good parameters for encoding high quality MPEG-4?") was
                 # quoted as the answer (FFmpeg's review, 2026-12-05).
                 asserts = (role not in LABEL_ROLES and (
                     (role == "list_item" and not _asks(text, a, b))
                     or _asserts(text, a, b, comment=role == "comment")))
+                # A default on a line of its own right under its term — nothing said between
+                # them — its description below. FFmpeg's options end with theirs ("Default
+                # value is ‘once’."), above the next paragraph's other subject (code review).
+                above, stated = stated, (a, b) if (
+                    opens and not said and context[:1] == [_HEAD]
+                    and default_line(sentence)) else None
+                said = said + 1 if asserts else 0
                 if asserts and lead > a:  # the term is the context of its definition
                     context = [_HEAD, " ".join(text[a:lead].split())]
                 start = a
