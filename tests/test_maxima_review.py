@@ -36,6 +36,13 @@ def test_a_name_is_mentioned_however_its_apostrophe_or_key_chord_is_written() ->
         assert unnamed(question, seen) == [], question  # … and they do
     # Not any key: Ctrl-X is in no passage, nor is a name the passages never write.
     assert unnamed("What does Ctrl-X do in Maxima?", seen) == ["Ctrl-X"]
+    # Nor is a chord "mentioned" by words that only look like one (code review).
+    for question, passage in (("What does Ctrl-D do in the shell?", "Use cd to change it."),
+                              ("How do I cancel with Ctrl-C?", "Compile it with cc -o x."),
+                              ("What does Ctrl-A do in screen?", "You can control a process."),
+                              ("What does Ctrl+Q do in the editor?", "Access control lists."),
+                              ("What does Ctrl-I insert?", "The CI pipeline runs tests.")):
+        assert unnamed(question, _seen(passage)), (question, passage)
     assert unnamed("Does Mathematica's Limit apply L'Hospital's rule?", seen) == [
         "Mathematica"]
 

@@ -73,8 +73,10 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
         if name in instances and _mentioned(instances[name][1], seen) and _names_class(
                 instances[name][0].capitalize(), cased):
             return True
+        if (chord := _chord_mentioned(name, seen)) is not None:
+            return chord
         if _mentioned(name, seen) or any(
-                _mentioned(spelled, seen) for spelled in _spellings(name)):
+                _mentioned(spelled, seen) for spelled in _SPELLED_OUT.get(name, ())):
             return True
         if "::" in name:
             # A path's parts named apart, its member as a heading or title: rustdoc's String
@@ -98,21 +100,22 @@ def _apostrophes(text: str) -> str:
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 
 
-def _spellings(name: str) -> tuple[str, ...]:
-    """Other ways a manual writes ``name``: an abbreviation spelled out ("UI"), or a key
-    chord ("Ctrl-Z" as "control-Z", "Ctl-Z", "^Z", "C-z": Maxima's and Racket's manuals,
-    reviews of 2026-12-06, where "Ctrl-C" declined a question the first passage answered)."""
-    if name in _CONTROL:  # "Ctrl+C": the name is "Ctrl"
-        return _CONTROL
+def _chord_mentioned(name: str, seen: str) -> bool | None:
+    """Whether a key chord the question names ("ctrl-z") is in ``seen`` as a manual may
+    write it — "control-Z", "Ctl-Z", "Ctrl+Z", "^Z", "C-z" (Maxima's and Racket's manuals,
+    reviews of 2026-12-06: "Ctrl-C" declined a question the first passage answered) — but
+    not "cd" for "Ctrl-D" nor "control a" for "Ctrl-A" (code review); "Ctrl" alone ("Ctrl+Q"
+    stops there) is mentioned by "Ctrl", "Ctl" or a chord of "control". None for a name
+    that is no chord."""
+    if name in ("ctrl", "ctl"):
+        return re.search(r"(?<![a-z0-9])(?:ctrl|ctl)(?![a-z0-9])|(?<![a-z0-9])control[-+]\w",
+                         seen) is not None
     chord = _CHORD.fullmatch(name)
     if chord is None:
-        return _SPELLED_OUT.get(name, ())
-    key = chord.group(1)
-    return (*(f"{modifier}{joint}{key}" for modifier in _CONTROL for joint in "-+ "),
-            f"^{key}", f"c-{key}")
-
-
-_CONTROL = ("ctrl", "ctl", "control")
+        return None
+    key = re.escape(chord.group(1))
+    return re.search(rf"(?:(?<![a-z0-9])(?:ctrl|ctl|control|c)[-+]|\^){key}(?![a-z0-9])",
+                     seen) is not None
 
 
 _CHORD = re.compile(r"(?:ctrl|ctl|control)[-+](\w)")
