@@ -97,8 +97,9 @@ def _site(folder: str) -> bool:
     documentation tool that made it (``<meta name="generator">``: Publican, DocBook's
     stylesheets, Javadoc, MkDocs, …; Doxygen's comment) — or, in a folder without one,
     its first pages each name a tool that builds whole sites: a built documentation site,
-    whose scripts and stylesheets are no documents (above its pages' folders too,
-    :func:`_pages_below`). Doxygen's manual copied without its
+    whose scripts and stylesheets are no documents (also above its pages' folders, or
+    beside them when its pages link there: :func:`_pages_below`). Doxygen's manual copied
+    without its
     index page had jQuery and its table-of-contents script read beside its pages, 413 of
     1,141 chunks, search hits for 14 of 38 questions (new-user review, 2026-12-06). A
     folder of code with a hand-written page keeps its scripts. Remembered per folder for
@@ -108,7 +109,12 @@ def _site(folder: str) -> bool:
     for place in [here, *here.parents][:4]:
         head = _head(place / "index.html")
         if head is None:
-            sampled = (_pages(here) if place == here else []) or _pages_below(place)
+            if place == here:
+                sampled = _pages(here) or _pages_below(here)
+            else:  # a folder beside the pages' folders: theirs only if they all link into it
+                sampled = _pages_below(place)
+                link = f"{here.relative_to(place).as_posix()}/".encode()
+                sampled = sampled if all(link in page for page in sampled) else []
             if sampled and all(_SITE_GENERATOR.search(page) for page in sampled):
                 return True
             continue
@@ -140,7 +146,10 @@ def _pages_below(folder: Path, limit: int = 3) -> list[bytes]:
     share ``scribble.css`` and ``manual-racket.js`` one level above ``guide/`` and
     ``reference/`` (new-user review, 2026-12-06: 10 of 29 documents were the site's
     assets, and JavaScript was quoted as an answer). A folder with any other file — a
-    project's ``package.json``, its README — is no site's root: its scripts are code."""
+    project's ``package.json``, its README — is no site's root: its scripts are code. For
+    a folder beside the pages' folders (Racket's ``local-redirect/``), :func:`_site` also
+    asks that the pages link into it: a web app's ``static/js`` beside its generated
+    ``api-docs/`` is the app's code (code review, 2026-12-06)."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
