@@ -30,10 +30,13 @@ def is_page_turn(node: Any) -> bool:
         return False
     if node.css_first("code, tt, kbd, samp") is not None:
         return False  # an operator named in code: Ruby's "push or <<" (RDoc, 2026-12-05)
-    if letters and node.parent is not None and node.parent.tag == "body":
-        # Outside any paragraph, a link in a page turn's words is one: LinuxDoc-Tools
-        # writes "<A HREF="bird-4.html">Next</A> <A …>Previous</A> <A …>Contents</A>"
-        # straight into the body, a chunk of its own on each page (BIRD's review).
+    if letters and node.parent is not None and node.parent.tag == "body" and all(
+            side is None or side.tag != "-text" or not (side.text_content or "").strip()
+            for side in (node.prev, node.next)):
+        # Outside any paragraph and any sentence, a link in a page turn's words is one:
+        # LinuxDoc-Tools writes "<A HREF="bird-4.html">Next</A> <A …>Previous</A> <A
+        # …>Contents</A>" straight into the body, a chunk of its own on each page (BIRD's
+        # review); "see the <a>next</a> chapter" in a page without <p> is a sentence's.
         return True
     before = node.prev
     if before is not None and before.tag == "-text" and _VALUE_LABEL.search(
