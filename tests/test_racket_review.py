@@ -19,10 +19,12 @@ def test_a_predicates_question_mark_ends_no_sentence_before_its_contract_or_defa
                  "(tcp-accept-ready? listener) → boolean?",
                  "A program that ends with exit(-1) leaves $? = 255 in the shell."):
         assert [line[a:b] for a, b in segments(line)] == [line], line
-    # A question, an exclamation: still ends, before a capital.
-    text = "Is it safe? Yes it is. Stop! Then go."
-    assert [text[a:b] for a, b in segments(text)] == ["Is it safe?", "Yes it is.", "Stop!",
-                                                      "Then go."]
+    # A question, an exclamation: still ends, before a capital, a smiley or French's
+    # spaced colon (code review).
+    text = "Is it safe? Yes it is. Stop! Then go. Does it work? :) Yes. Pourquoi ? : parce que."
+    assert [text[a:b] for a, b in segments(text)] == [
+        "Is it safe?", "Yes it is.", "Stop!", "Then go.", "Does it work?", ":) Yes.",
+        "Pourquoi ?", ": parce que."]
 
 
 def test_an_arguments_default_on_its_line_is_quoted_for_a_default_question(

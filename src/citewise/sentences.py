@@ -150,14 +150,17 @@ def _continues(text: str, prev: tuple[int, int], start: int) -> bool:
             or (gap.strip() and not gap.strip().strip(_CLOSERS) and text[start].islower())):
         return True  # inside a quotation, or a quoted exclamation the sentence goes on from
     if text[b - 1] in "!?" and gap.isspace() and gap.count("\n") == 0 and (
-            text[start].islower() or text[start] in "=→:"
-            or (b - 1 > a and text[b - 2].isspace() and text[start] in _OPERAND)):
+            text[start].islower()
+            or (b - 1 > a and text[b - 2].isspace() and text[start] in _OPERAND)
+            or (b - 1 > a and not text[b - 2].isspace() and (
+                text[start] == "=" or text.startswith(": ", start)))):
         # A mark inside code, not a sentence's end: Rust's macros and operator ("`panic!`
         # when", "the `?` operator can"), shell's negation standing alone ("[[ ! -e",
         # "! -f"), a Lisp predicate's name before its contract or default ("reuse? : any/c
         # = #f", "exact-nonnegative-integer? = 4": Racket's reference, 2026-12-06), "$? =
         # 255"; prose puts a capital, a number or a quote after "!" and "?" (French a space
-        # before them too: "Vraiment ? 3 fois par jour."), never "=", "→" or ":".
+        # before them too: "Vraiment ? 3 fois par jour.", "Pourquoi ? : parce que."), not a
+        # "=" nor a ": " (a smiley after a question still ends it: "Does it work? :) Yes").
         return True
     if gap and not gap.isspace():
         return False
