@@ -21,11 +21,15 @@ from citewise.text_forms import (
 )
 
 __all__ = [
-    "CJK_CHARS", "POINTING_WORDS", "STOPWORDS", "cjk_bigrams", "content_terms", "has_nul",
+    "APOSTROPHES", "CJK_CHARS", "POINTING_WORDS", "STOPWORDS", "cjk_bigrams", "content_terms", "has_nul",
     "is_compounded", "is_content_word", "line_of", "name_terms", "overlap", "plain_terms",
     "search_text", "spaced_cjk", "symbol_names",
     "terms", "word_term",
 ]
+
+#: Typographic apostrophes (and the prime that stands in for one) as the typed one: a
+#: quote's "don’t" is the question's "don't", a page's "L’Hospital" the question's.
+APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'"})
 
 #: The words a sentence opens with when it points back at the one before ("This is the
 #: default.", "It is off unless …"), as a regex alternation. Three places ask whether a

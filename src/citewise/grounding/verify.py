@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from citewise.answer import SearchDocument, Snippet
 from citewise.grounding.claims import MARKER_GROUP, segments, unfenced
-from citewise.text import content_terms, terms
+from citewise.text import APOSTROPHES, content_terms, terms
 
 __all__ = [
     "MISMATCH_THRESHOLD",
@@ -70,7 +70,6 @@ _CJK_NEGATIONS = ("ない", "ません", "なかった", "不", "没", "沒", "�
 # CJK numerals: "三次" and "五次" overlap in every bigram but one, as "3" and "5" would.
 _CJK_NUMERAL = re.compile("[〇一二三四五六七八九十百千万萬億亿两兩]+")
 # Typographic apostrophes: "don’t" in a source and "don't" in a claim are one word.
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'"})
 _QUOTE_CHARS = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'", "“": '"', "”": '"',
                               "„": '"', "«": '"', "»": '"', "\u00a0": " "})
 # A sentence longer than this is split at its line breaks (lists and tables rarely have
@@ -312,7 +311,7 @@ def _doc_id(doc: SearchDocument) -> str:
 
 def _canonical(text: str) -> str:
     """``text`` with one apostrophe and digit groups joined ("10 000" → "10000")."""
-    text = text.translate(_APOSTROPHES)
+    text = text.translate(APOSTROPHES)
     return _GROUPED.sub(lambda m: _GROUP_SEPARATOR.sub("", m.group(0)), text)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from citewise.knowledge.retrieve.query import detect_language
 from citewise.models.sentence_rank import SHORTLIST, Scored
+from citewise.text import APOSTROPHES
 
 __all__ = ["EXAMPLE", "UNMENTIONED", "answerability", "named", "unnamed"]
 
@@ -94,10 +95,7 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def _apostrophes(text: str) -> str:
-    return text.translate(_APOSTROPHES)
-
-
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
+    return text.translate(APOSTROPHES)
 
 
 def _chord_mentioned(name: str, seen: str) -> bool | None:

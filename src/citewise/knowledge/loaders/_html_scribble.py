@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citewise.knowledge.loaders._html_generators import class_names
+
 __all__ = ["LAYOUT_TABLES", "LINE_TABLES", "cell_text", "defined_name", "is_code_table",
            "is_scribble_chrome", "table_lines"]
 
@@ -44,20 +46,16 @@ LAYOUT_TABLES = frozenset(("rboxed", "together"))
 _CHROME = frozenset(("tocset", "navsettop", "navsetbottom", "rbackgroundlabel"))
 
 
-def _classes(node: Any) -> frozenset[str]:
-    return frozenset((node.attributes.get("class") or "").lower().split())
-
-
 def is_code_table(node: Any) -> bool:
     """A Scribble table whose rows are lines (of code, or of :data:`LINE_TABLES`' text)."""
-    return node.tag == "table" and not _classes(node).isdisjoint(_CODE_TABLES | LINE_TABLES)
+    return node.tag == "table" and not class_names(node).isdisjoint(_CODE_TABLES | LINE_TABLES)
 
 
 def is_scribble_chrome(node: Any) -> bool:
     """Scribble's sidebar, search bars, background labels and margin notes that point."""
     if node.tag not in ("div", "blockquote"):
         return False
-    classes = _classes(node)
+    classes = class_names(node)
     return not classes.isdisjoint(_CHROME) or (
         "refpara" in classes and node.css_first("span.imageleft") is not None)
 
@@ -70,7 +68,7 @@ def table_lines(node: Any, text: str) -> str:
     if not is_code_table(node):
         return text
     text = "\n".join(line.rstrip() for line in text.replace("\xa0", " ").split("\n"))
-    if _classes(node).isdisjoint(LINE_TABLES):
+    if class_names(node).isdisjoint(LINE_TABLES):
         return text
     return "\n".join(line.lstrip() for line in text.split("\n"))
 
@@ -91,7 +89,7 @@ _SPACES = re.compile(r"[ \t\r\n]+")
 def defined_name(node: Any) -> str:
     """What a definition's box defines (``tcp-listen``): the first name it links as a
     definition; "" for any other table."""
-    if node.tag != "table" or _classes(node).isdisjoint(LAYOUT_TABLES):
+    if node.tag != "table" or class_names(node).isdisjoint(LAYOUT_TABLES):
         return ""
     link = node.css_first("a.RktValDef, a.RktStxDef, a.RktSymDef")
     name = " ".join((link.text(deep=True) or "").split()) if link is not None else ""
