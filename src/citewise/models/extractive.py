@@ -172,7 +172,8 @@ class ExtractiveModel:
         absent = absent_words(question, observations, minilm_scorer() if self.semantic else None)
         defaults = _defaults_above(scored) if "default" in intent(question) else {}
         return ([Quote(round(x.score, 6), x.sentence.document_index,
-                       _with_default(x.sentence.quote or x.sentence.text, defaults),
+                       _with_default(x.sentence.quote or x.sentence.text,
+                                     defaults.get(x.sentence.document_index, {})),
                        x.sentence.section,
                        x.sentence.term, x.sentence.code, x.sentence.lead,
                        x.sentence.items, x.sentence.rank)
@@ -180,10 +181,15 @@ class ExtractiveModel:
                 answerability(question, scored, observations, absent.counted), absent)
 
 
-def _defaults_above(scored: list[Any]) -> dict[str, str]:
-    """Asked a default: each description that has its default on a line above it, and the
-    two as one quote (``Sentence.with_default``)."""
-    return {x.sentence.text: x.sentence.with_default for x in scored if x.sentence.with_default}
+def _defaults_above(scored: list[Any]) -> dict[int, dict[str, str]]:
+    """Asked a default: per document, each description that has its default on a line
+    above it, and the two as one quote (``Sentence.with_default``)."""
+    out: dict[int, dict[str, str]] = {}
+    for x in scored:
+        if x.sentence.with_default:
+            out.setdefault(x.sentence.document_index, {})[x.sentence.text] = \
+                x.sentence.with_default
+    return out
 
 
 def _with_default(quote: str, defaults: dict[str, str]) -> str:
