@@ -110,11 +110,11 @@ def _site(folder: str) -> bool:
         head = _head(place / "index.html")
         if head is None:
             if place == here:
-                sampled = _pages(here) or _pages_below(here)
+                sampled = tuple(_pages(here)) or _pages_below(here)
             else:  # a folder beside the pages' folders: theirs only if they all link into it
                 sampled = _pages_below(place)
                 link = f"{here.relative_to(place).as_posix()}/".encode()
-                sampled = sampled if all(link in page for page in sampled) else []
+                sampled = sampled if all(link in page for page in sampled) else ()
             if sampled and all(_SITE_GENERATOR.search(page) for page in sampled):
                 return True
             continue
@@ -140,29 +140,31 @@ def _pages(folder: Path, limit: int = 3) -> list[bytes]:
     return [head for name in names[:limit] if (head := _head(folder / name)) is not None]
 
 
-def _pages_below(folder: Path, limit: int = 3) -> list[bytes]:
+@lru_cache(maxsize=256)
+def _pages_below(folder: Path, limit: int = 3) -> tuple[bytes, ...]:
     """For a folder of nothing but a site's assets (stylesheets, scripts, images) above its
     pages' folders, the heads of a page from each of its first subfolders: Racket's manuals
     share ``scribble.css`` and ``manual-racket.js`` one level above ``guide/`` and
     ``reference/`` (new-user review, 2026-12-06: 10 of 29 documents were the site's
     assets, and JavaScript was quoted as an answer). A folder with any other file — a
-    project's ``package.json``, its README — is no site's root: its scripts are code. For
+    project's ``package.json``, its README — is no site's root: its scripts are code.
+    Remembered per folder, as :func:`_site` is: every asset folder under it asks. For
     a folder beside the pages' folders (Racket's ``local-redirect/``), :func:`_site` also
     asks that the pages link into it: a web app's ``static/js`` beside its generated
     ``api-docs/`` is the app's code (code review, 2026-12-06)."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
-        return []
+        return ()
     if any(e.is_file() and not e.name.lower().endswith((*_ASSETS, *_IMAGES)) for e in entries):
-        return []
+        return ()
     heads: list[bytes] = []
     for entry in entries:
         if entry.is_dir() and not entry.name.startswith("."):
             heads += _pages(Path(entry.path), limit=1)
         if len(heads) == limit:
             break
-    return heads
+    return tuple(heads)
 
 
 _IMAGES = (".png", ".gif", ".svg", ".ico", ".jpg", ".jpeg", ".webp")
