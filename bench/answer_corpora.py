@@ -445,6 +445,27 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                    "start-guide", "history-guide", "rsctest-guide", "configuration", "scripts",
                    "faq", "about", "development", "download", "documentation", "man",
                    "man-3")), group="reviews12"),
+    # Three reviews of the twenty-seventh session (2026-12-07), questions written blind.
+    Corpus("swipl", "SWI-Prolog 9.0.4's reference manual (its own HTML): eighteen pages",
+           ("swi-prolog-doc",), "/usr/share/doc/swi-prolog-doc/Manual", tuple(
+               f"{page}.html" for page in (
+                   "quickstart", "initfile", "cmdline", "limits", "64bits", "glossary",
+                   "format", "exception", "DCG", "gvar", "profile", "threadcreate", "tabling",
+                   "saved-states", "lists", "dicts", "strings", "yall")), group="reviews13"),
+    Corpus("scons", "SCons 4.4's user guide (DocBook XSL HTML): nineteen pages", ("scons-doc",),
+           "/usr/share/doc/scons/HTML", tuple(f"{page}.html" for page in (
+               "apb", "ch02s04", "ch06", "ch06s03", "ch06s06", "ch06s07", "ch07s02", "ch07s03",
+               "ch09s02", "ch10", "ch10s02", "ch13s02", "ch15", "ch15s03", "ch21", "ch22",
+               "ch22s06", "ch26s07", "ch28s03")), group="reviews13"),
+    Corpus("privoxy", "Privoxy 3.0.34's user manual, FAQ and manual page (DocBook HTML, "
+           "man2html): eighteen pages", ("privoxy",), "/usr/share/doc/privoxy", (
+               *(f"user-manual/{page}.html" for page in (
+                   "actions-file", "appendix", "config", "configuration", "contact",
+                   "filter-file", "installation", "introduction", "quickstart", "startup",
+                   "templates", "whatsnew")),
+               *(f"faq/{page}.html" for page in (
+                   "configuration", "general", "installation", "misc", "trouble")),
+               "man-page/privoxy-man-page.html"), group="reviews13"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -471,6 +492,8 @@ GROUPS = {
                  "Markdown; 2026-12-05)",
     "reviews12": "reviews of the eighteenth session (diffutils: Texinfo HTML; freedombox: "
                  "DocBook HTML; frr: Sphinx HTML; crmsh: AsciiDoc HTML; 2026-12-05)",
+    "reviews13": "reviews of the twenty-seventh session (swipl: SWI-Prolog's HTML; scons: "
+                 "DocBook HTML; privoxy: DocBook HTML and man2html; 2026-12-07)",
 }
 
 

@@ -212,3 +212,20 @@ def test_no_chunk_ends_on_a_list_items_number_alone() -> None:
         assert not re.search(r"(?:^|\n)\d\.\Z", ch.text), ch.text
         assert text[ch.start_char:ch.end_char] == ch.text
     assert all(re.match(r"\d\.\n\nStep \d", ch.text) for ch in chunks[1:])  # with its text
+
+
+def test_a_sections_last_short_sentence_reaches_back_into_a_chunk_of_its_context() -> None:
+    """Privoxy's FAQ ends a section with "As of Privoxy 3.0.7 these options are disabled by
+    default.": after a full chunk of long sentences it was a 58-character chunk of its
+    own, and no search for the options it speaks of found it (new-user review,
+    2026-12-07). A region's last chunk that short reaches back as far as the size allows."""
+    long = ("The actions editor and the remote toggle can be reached from any browser that "
+            "talks to the proxy, and " + "anyone on the network can use them " * 8 + "alike.")
+    text = " ".join([long] * 4) + " As of 3.0.7 these options are disabled by default."
+    chunks = chunk_text("d", text, size=800, overlap=120)
+    last = chunks[-1]
+    assert last.text.endswith("these options are disabled by default.")
+    assert last.text.startswith("The actions editor"), last.text
+    assert len(last.text) <= 800
+    assert all(text[c.start_char:c.end_char] == c.text for c in chunks)
+    assert all(len(c.text) > 200 for c in chunks)

@@ -169,3 +169,22 @@ def test_a_long_passage_is_cut_to_its_first_lines_unless_full(
                       str(tmp_path / "kb"))
     assert cut.rstrip().endswith("…") and len(cut.splitlines()) <= 14, cut
     assert "Step 39: tighten bolt 39." in whole and not whole.rstrip().endswith("…")
+
+
+def test_a_long_passage_is_shown_from_the_line_the_query_names(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Privoxy's option entries open with field labels; the 400 characters shown were all
+    "Specifies: / Type of value: / Default value: …" and never the notes that answered
+    (new-user review, 2026-12-07). The view starts where the query's words are."""
+    src = tmp_path / "config.txt"
+    labels = "".join(f"Field {i}:\nValue {i} of the entry.\n" for i in range(16))
+    src.write_text(labels + "Notes: the CA key password is shown on the CGI page.\n")
+    kb = str(tmp_path / "kb")
+    code, _, err = run(capsys, "ingest", str(src), "--data-dir", kb)
+    assert code == 0, err
+    _, out, _ = run(capsys, "search", "is the CA key password shown", "-k", "1",
+                    "--data-dir", kb)
+    lines = out.splitlines()
+    assert lines[1] == "    …" and "the CA key password is shown on the CGI page" in lines[2], out
+    _, plain, _ = run(capsys, "search", "value of the entry", "-k", "1", "--data-dir", kb)
+    assert plain.splitlines()[1] == "    Field 0:", plain  # the first lines name it: from the top

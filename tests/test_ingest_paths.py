@@ -173,7 +173,7 @@ def test_a_sphinx_builds_sources_and_assets_and_dependencies_are_left_out(
     assert sorted(Path(p).name for p in report.left_out) == [
         "_sources", "_static", "genindex-A.html", "genindex.html", "node_modules",
         "objects.inv", "py-modindex.html", "search.html", "searchindex.js"]
-    assert "9 build or dependency folders and files not read" in report.summary()
+    assert "9 generated, asset or dependency paths not read" in report.summary()
     assert report.skipped == []  # objects.inv is left out as the build's, not "no loader"
     # A file named in the call is read wherever it is.
     again = kb.ingest([html / "_sources" / "json.rst.txt"])
@@ -290,3 +290,29 @@ def test_a_scribble_sites_assets_are_left_out_above_its_pages_folders(
     assert sorted(Path(p).name for p in report.left_out) == [
         "doc-site.css", "local-redirect.js", "local-user-redirect.js", "manual-racket.js",
         "scribble-common.js", "scribble.css"]
+
+
+def test_a_stylesheet_above_a_docbook_site_and_its_man_page_is_left_out(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Privoxy's documentation keeps ``p_doc.css`` above its DocBook user manual and FAQ
+    and its man2html manual page (which names no generator): the stylesheet was ingested
+    and was search's first hit for a question about screen examples (new-user review,
+    2026-12-07). Most folders below it are a generated site's, so it is that site's."""
+    root = tmp_path / "privoxy"
+    docbook = ('<html><head><meta name="GENERATOR" content="Modular DocBook HTML Stylesheet '
+               'Version 1.79"><link rel="STYLESHEET" href="../p_doc.css"></head><body><p>{}'
+               "</p></body></html>")
+    for folder, text in (("faq", "Privoxy filters ads."), ("user-manual", "Port 8118."),
+                         ("man-page", None)):
+        (root / folder).mkdir(parents=True)
+        page = docbook.format(text) if text else (
+            "<html><body><p>privoxy - Privacy Enhancing Proxy</p><p>This document was "
+            "created by man2html.</p></body></html>")
+        (root / folder / f"{folder}.html").write_text(page)
+    (root / "p_doc.css").write_text("body { background: #eee }\n")
+    (root / "user-manual" / "p_doc.css").symlink_to(root / "p_doc.css")
+    report = kb.ingest([root])
+    assert sorted(Path(p).name for p in report.added) == [
+        "faq.html", "man-page.html", "user-manual.html"]
+    assert sorted(Path(p).name for p in report.left_out) == ["p_doc.css", "p_doc.css"]
+    assert "2 generated, asset or dependency paths not read" in report.summary()

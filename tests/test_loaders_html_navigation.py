@@ -379,3 +379,29 @@ def test_release_notes_and_signatures_are_told_from_the_text_about_them() -> Non
              "<em>February 5, 2023</em> using <a href='t'>texi2any</a>.</p><p>The buttons "
              "in the navigation panels have the following meaning.</p></body></html>")
     assert "texi2any" not in extract_html(about)[0]
+
+
+def test_man2htmls_index_of_the_pages_sections_is_contents() -> None:
+    """man2html ends a manual page with an "Index": a definition list of links to the
+    page's own sections, empty descriptions between them (Privoxy's manual page, review
+    2026-12-07). It is the page's contents; a list of terms with descriptions stays."""
+    page = """<HTML><BODY><H1>PRIVOXY</H1>
+<A NAME="lbAB">&nbsp;</A><H2>NAME</H2>
+privoxy - Privacy Enhancing Proxy
+<A NAME="lbAC">&nbsp;</A><H2>OPTIONS</H2>
+<DL COMPACT><DT><B>--no-daemon</B><DD>Do not fork into the background.
+<DT><B>--help</B><DD>Print brief usage info and exit.</DL>
+<HR><A NAME="index">&nbsp;</A><H2>Index</H2>
+<DL>
+<DT><A HREF="#lbAB">NAME</A><DD>
+<DT><A HREF="#lbAC">OPTIONS</A><DD>
+<DT><A HREF="#lbAD">COPYRIGHT AND LICENSE</A><DD>
+<DL>
+<DT><A HREF="#lbAN">COPYRIGHT</A><DD>
+<DT><A HREF="#lbAO">LICENSE</A><DD>
+</DL>
+</DL>
+</BODY></HTML>"""
+    text = extract_html(page)[0]
+    assert "Do not fork into the background." in text and "--help" in text
+    assert "COPYRIGHT" not in text and not re.search(r"\nNAME\n\nOPTIONS", text), text

@@ -87,3 +87,19 @@ def test_a_bracket_cut_from_its_other_half_is_not_quoted() -> None:
     assert "The ratio lies in [0, 1)" in _found("The ratio lies in [0, 1)")
     assert "Give the values a), b) and c)" in _found("Give the values a), b) and c)")
     assert list(_found("(Details are in section 49.1. ¶)")) == ["Details are in section 49.1."]
+
+
+def test_what_can_happen_is_quoted_with_the_sentence_saying_what() -> None:
+    """SCons' user guide (new-user review, 2026-12-07): "One drawback to using time stamps
+    exactly like Make is that if an input file's time stamp suddenly becomes older than a
+    target file, the target file will not be rebuilt. This can happen if an old copy of a
+    source file is restored from a backup archive, for example." The second says when
+    what the first says happens; chosen, the first is quoted with it."""
+    drawback = ("One drawback to using time stamps exactly like Make is that if an input "
+                "file's time stamp suddenly becomes older than a target file, the target "
+                "file will not be rebuilt.")
+    when = "This can happen if an old copy of a source file is restored from a backup."
+    assert _found(f"{drawback} {when}")[drawback] == f"{drawback} {when}"
+    later = "This usually happens when a file is copied back from an older checkout by hand."
+    assert _found(f"{drawback} {later}")[drawback] == f"{drawback} {later}"
+    assert _found(f"{drawback} This makes builds slow.")[drawback] == ""

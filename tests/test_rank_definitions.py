@@ -99,3 +99,31 @@ def test_a_markdown_links_address_and_title_are_not_its_text() -> None:
     licence = Sentence(1, 0, "Licensed under the GNU General Public License.", "", "x.md",
                        "X", True)
     assert structure_penalty(licence, False) == 0.6  # a notice in words is still one
+
+
+def test_a_note_of_the_release_that_made_something_available_ranks_as_a_version_note() -> None:
+    """SCons' Appendix B ends the Ninja builder's entry with "Available since scons 4.2.":
+    it was quoted, unflagged at confidence 0.65, for which Python SCons 4.2 needs (new-user
+    review, 2026-12-07). It is a version-change note, as "New in version 3.2" is."""
+    from citewise.models.sentence_candidates import Sentence
+    from citewise.models.sentence_structure import structure_penalty
+
+    for text in ("Available since scons 4.2.", "Introduced in version 2.4.",
+                 "New in version 3.2."):
+        note = Sentence(1, 0, text, "", "apb.html", "Builders", True)
+        assert structure_penalty(note, False) == 0.25, text
+        assert structure_penalty(note, False, version_wanted=True) == 0.0, text
+    prose = Sentence(1, 0, "Available memory limits the cache.", "", "a.html", "A", True)
+    assert structure_penalty(prose, False) == 0.0
+
+
+def test_a_generators_credit_line_is_a_notice() -> None:
+    """man2html signs its pages "This document was created by man2html, using the manual
+    pages." in the body's loose text, where the loader's colophon check (an element's)
+    does not see it (Privoxy's review, 2026-12-07): as evidence it is a notice."""
+    from citewise.models.sentence_candidates import Sentence
+    from citewise.models.sentence_structure import structure_penalty
+
+    credit = Sentence(1, 0, "This document was created by man2html, using the manual pages.",
+                      "", "privoxy.8.html", "Man page of PRIVOXY", True)
+    assert structure_penalty(credit, False) == 0.6

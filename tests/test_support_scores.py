@@ -378,3 +378,27 @@ def test_a_list_item_is_judged_with_the_lead_in_of_its_list_only() -> None:
     assert _lead_in(url, url.index("Where"), excerpt_spans(url)) == ""
     prose = "It is set so: by default. Then it runs."
     assert _lead_in(prose, prose.index("Then"), excerpt_spans(prose)) == ""
+
+
+def test_a_quote_under_the_entry_the_question_names_addresses_it() -> None:
+    """Privoxy's option entries name the option only in their heading ("7.6.8.
+    socket-timeout"); "Effect if unset: A default value of 300 seconds is used." was
+    called off topic for "If I never set socket-timeout, how long …?", and the right
+    answer came back as "the documents do not answer" (new-user review, 2026-12-07). The
+    entry a quote is under counts as its context."""
+    from citewise.answer import SearchDocument, Snippet
+    from citewise.grounding.verify import Excerpt
+
+    quote = "Effect if unset: A default value of 300 seconds is used."
+    docs = [SearchDocument(source="/kb/config.html", snippets=[Snippet(
+        text=f"Specifies: Number of seconds after which a connection is dropped. {quote}",
+        section="7. The Main Configuration File > 7.6. Miscellaneous > 7.6.8. socket-timeout")]),
+            SearchDocument(source="/kb/faq.html", snippets=[Snippet(
+                text="Privoxy listens on port 8118 by default.", section="3. FAQ > 3.1. Port")])]
+    judge = QuestionRelevance("If I never set socket-timeout, how long does a socket wait "
+                              "before giving up?", docs)
+    start = docs[0].snippets[0].text.index(quote)
+    [score] = judge.excerpt_scores([(docs[0], Excerpt(0, start, start + len(quote), quote, 1.0))])
+    assert score > OFF_TOPIC_LEXICAL, score  # off topic without its entry: 0.0
+    [other] = judge.excerpt_scores([(docs[1], Excerpt(0, 0, 41, docs[1].snippets[0].text, 1.0))])
+    assert other < OFF_TOPIC_LEXICAL, other

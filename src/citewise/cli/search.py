@@ -89,8 +89,30 @@ def run(args: argparse.Namespace) -> int:
     score = _SCORE.get(found.mode, "score")
     for n, hit in enumerate(hits, 1):
         print(f"[{n}] {_place(hit)}  ({score} {hit.score:.3f})")
-        print("\n".join(_body(hit.text, full=args.full)))
+        at = 0 if args.full else _focus(hit.text, query)
+        print("\n".join((["    …"] if at else []) + _body(hit.text[at:], full=args.full)))
     return 0
+
+
+def _focus(text: str, query: str) -> int:
+    """Where the shortened view of a passage starts: at its first line when that line
+    has as many of the query's words as any, else at the line with the most. Privoxy's
+    option entries open with field labels ("Specifies: / Type of value: / Default
+    value: …"), and the 400 characters shown never reached the notes that answered
+    (new-user review, 2026-12-07)."""
+    from citewise.text import content_terms
+
+    asked = set(content_terms(query))
+    if not asked or len(text) <= _SHOWN:
+        return 0
+    best, at, start = 0, 0, 0
+    for line in text.splitlines(keepends=True):
+        found = len(asked & set(content_terms(line)))
+        if found > best:
+            best, at = found, start
+        start += len(line)
+    first = len(asked & set(content_terms(text[:_SHOWN])))
+    return 0 if first >= best else at
 
 
 def _body(text: str, *, full: bool) -> list[str]:

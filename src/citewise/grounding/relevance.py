@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from citewise.answer import SearchDocument
 from citewise.grounding.declines import NOT_IN_SOURCES
 from citewise.grounding.verify import EmbedFn, Excerpt, cosine, excerpt_spans
+from citewise.knowledge.index.headings import SECTION_SEPARATOR
 from citewise.sentences import BULLET, ITEM_CHARS, LIST_ITEMS
 from citewise.text import POINTING_WORDS, content_terms
 
@@ -163,11 +164,16 @@ class QuestionRelevance:
         items: list[tuple[str, str]] = []
         embedded: list[str] = []
         for doc, ex in picks:
-            text = doc.snippets[ex.snippet_index].text
+            snippet = doc.snippets[ex.snippet_index]
+            text = snippet.text
             spans = excerpt_spans(text)
             before, after = _around(text, ex.start, ex.end, spans)
             lead = _lead_in(text, ex.start, spans)
-            items.append((ex.text, f"{lead} {before} {after}".strip()))
+            # The entry it is under is what it speaks of: Privoxy's "Effect if unset: A
+            # default value of 300 seconds is used." names socket-timeout only in its
+            # heading, and the right answer was called off topic (review, 2026-12-07).
+            entry = (snippet.section or "").rsplit(SECTION_SEPARATOR, 1)[-1]
+            items.append((ex.text, f"{entry} {lead} {before} {after}".strip()))
             embedded.append(f"{lead} {ex.text}" if lead else
                             _with_antecedent(ex.text, before, after))
         return self.scores(items, embedded)

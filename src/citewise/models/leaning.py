@@ -57,12 +57,16 @@ def leans_whole(sentence: str, *, across: bool = False) -> bool:
 # out the answer (new-user review of R's manuals, 2026-12-05): chosen, that sentence is
 # quoted with it. "It" is left out: as often as not it points at nothing ("It is quite
 # common …"), and so is "Each lighthouse …": "each", "both", "neither" point back only
-# as "each of these".
+# as "each of these". "This can happen if …" points back at what happens.
 REFERS_BACK = re.compile(
     r"\(?(?:(?:if|when|for|in|with|of|to|unless|because of)\s+(?:[\w-]+\s+){0,2}?)?"
     r"(?:(?:these|those|such)\b(?!\s+(?:is|was)\s+(?:why|how)\b)"
     r"|(?:both|neither|either|none|each|all|one)\s+of\s+(?:these|those|them|the\s+above)\b"
     r"|(?:this|that)\s+(?:is|was|means|case|way|mode|option|value|setting|form|one|behaviou?r)\b"
+    # "This can happen if an old copy … is restored": the sentence before says what does
+    # (SCons' review, 2026-12-07: quoted alone, it left out the answer).
+    r"|(?:this|that)\s+(?:(?:can|may|might|could|will|would|often|usually|only)\s+)?"
+    r"happens?\b"
     r"|the\s+(?:former|latter|above|first|second|last(?:\s+(?:two|three|four))?)\b)", re.I)
 PAIR_CHARS = 400  # a pair longer than this is two quotes, not one
 

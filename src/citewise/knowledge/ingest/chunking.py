@@ -69,7 +69,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v9:{self.size}:{self.overlap}"
+        return f"sentence-v11:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -134,6 +134,13 @@ def _pack(units: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[i
         j = i + 1
         while j < len(units) and units[j][1] - units[i][0] <= size:
             j += 1
+        if j >= len(units) and out and units[j - 1][1] - units[i][0] < size // _TAIL:
+            # The region's last sentence or two, alone past a full chunk: reaching back
+            # as far as the size allows, it keeps what it speaks of. Privoxy's "As of
+            # Privoxy 3.0.7 these options are disabled by default." was a 58-character
+            # chunk no search for those options found (review, 2026-12-07).
+            while i > 0 and units[j - 1][1] - units[i - 1][0] <= size:
+                i -= 1
         out.append((units[i][0], units[j - 1][1]))
         if j >= len(units):
             break
@@ -146,6 +153,9 @@ def _pack(units: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[i
             k -= 1
         i = k if units[j][1] - units[k][0] <= size else j
     return out
+
+
+_TAIL = 8  # a region's last chunk shorter than an eighth of the size reaches back
 
 
 def _span_value(spans: Sequence[tuple[int, int, object]], starts: list[int], pos: int) -> object:

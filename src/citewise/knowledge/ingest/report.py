@@ -80,8 +80,9 @@ class IngestReport:
             parts.append(f"{self.hidden} hidden not read")
         if self.left_out:
             n = len(self.left_out)
-            parts.append(f"{n} build or dependency folder{'' if n == 1 else 's'} and "
-                         f"files not read ({', '.join(_tail(p) for p in self.left_out[:3])}"
+            # A build's output, a site's stylesheets and scripts, installed dependencies.
+            parts.append(f"{n} generated, asset or dependency path{'' if n == 1 else 's'} "
+                         f"not read ({', '.join(_tail(p) for p in self.left_out[:3])}"
                          f"{', …' if n > 3 else ''})")
         if self.removed:
             parts.append(f"{len(self.removed)} removed")

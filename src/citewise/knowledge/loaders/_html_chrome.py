@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import class_names, element_sibling
+from citewise.knowledge.loaders._html_blocks import class_names
+from citewise.knowledge.loaders._html_contents import introduced
 from citewise.knowledge.loaders._html_generators import (
     is_haddock_chrome,
     is_mediawiki_chrome,
@@ -22,9 +23,9 @@ from citewise.knowledge.loaders._html_generators import (
 from citewise.knowledge.loaders._html_scribble import is_scribble_chrome
 from citewise.knowledge.loaders._javadoc import is_javadoc_chrome
 
-__all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_contents",
-           "is_empty_category", "is_footnote", "is_navigation", "is_tab_panel", "letters_of",
-           "tab_label", "text_sidebar"]
+__all__ = ["ARROWS", "NAV_WORDS", "is_banner", "is_boilerplate", "is_empty_category",
+           "is_footnote", "is_navigation", "is_tab_panel", "letters_of", "tab_label",
+           "text_sidebar"]
 
 # Sphinx's classic and basic themes name their sidebar (logo, search, site contents)
 # "sphinxsidebar": borg's manual began every page with its logo's "Borg 1.2.4".
@@ -172,108 +173,6 @@ def is_footnote(node: Any) -> bool:
         (node.attributes.get("role") or "").lower() in _NOTE_ROLES)
 
 
-# A generated manual's table of contents (DocBook XSL's ``toc`` and lists of tables,
-# figures, examples): every section title again, in one block that matches any search for
-# them and answers none.
-# Texinfo 7 (makeinfo) wraps its own in ``<div class="Contents_element" id="SEC_Contents">``
-# (and the short one in ``SEC_Shortcontents``); its ``<div class="contents">`` alone is no
-# sign, Doxygen's page itself is one.
-# section-toc, mini-toc: Texinfo 6.8's and 7's list of a node's sections, however short
-# (diffutils' "Options to cmp", one item, was text: review, 2026-12-05).
-_CONTENTS_CLASSES = frozenset(("toc", "section-toc", "mini-toc", "list-of-tables",
-                               "list-of-figures", "list-of-examples", "list-of-procedures",
-                               "contents_element", "sec_contents", "shortcontents_element",
-                               "sec_shortcontents"))
-_CONTENTS_HEADINGS = frozenset(("contents-heading", "shortcontents-heading"))
-
-
-def is_contents(node: Any) -> bool:
-    """A table of contents of the kind above (never an element holding main content)."""
-    classes = class_names(node)
-    if node.tag in ("h2", "h3") and classes & _CONTENTS_HEADINGS:
-        return True  # Texinfo 6's "Table of Contents" over its contents, not inside them
-    if node.tag == "p":
-        return _jump_bar(node)
-    if node.tag not in ("div", "dl", "ul", "ol", "nav"):
-        return False
-    classes.add((node.attributes.get("id") or "").lower())  # Apache's <ul id="toc">
-    # docutils' "contents" directive: <div class="contents topic">, or <nav class="contents"
-    # role="doc-toc"> since 0.18 (Doxygen's <div class="contents"> is the page itself).
-    # Every section title of CMake's pages came first, as text (CMake review, 2026-12-04).
-    local = {"contents", "topic"} <= classes or (node.tag == "nav" and "contents" in classes) \
-        or (node.attributes.get("role") or "").lower() == "doc-toc"
-    named = bool(classes & _CONTENTS_CLASSES) or local or (
-        _in_page_links(node) and not _introduced(node))
-    return named and node.css_first("main, article") is None
-
-
-_CONTENTS_LEAD = re.compile(r"(?i)\b(?:topics?|contents|this (?:document|page|guide|"
-                            r"chapter|section|manual)|sections|read more about)\b")
-
-
-def _introduced(node: Any) -> bool:
-    """A list the sentence before it introduces ("WeeChat supports the following IRCv3
-    extensions:"): content, though each item is a link to its part of the page — the
-    sixteen extensions were dropped as the page's contents (WeeChat's review, 2026-12-06).
-    The sentence is the block before the list or before the box around it; one that
-    speaks of the page's topics ("Topics covered in this document:", Postfix's READMEs)
-    introduces its contents."""
-    for _ in range(3):
-        before = element_sibling(node, "prev")
-        if before is not None and before is not node:
-            said = (before.text(deep=True) or "").rstrip()
-            return said.endswith(":") and _CONTENTS_LEAD.search(said) is None
-        node = node.parent
-        if node is None or node.tag not in ("div", "section"):
-            return False
-    return False
-
-
-def _in_page_links(node: Any, least: int = 3) -> bool:
-    """A list of three or more items, each nothing but a link into the page itself
-    (``<li><a href="#expiresactive">ExpiresActive</a></li>``) and maybe a list of such
-    links (a chapter's, of its sections: Texinfo's contents): the page's own contents."""
-    if node.tag not in ("ul", "ol"):
-        return False
-    items = [c for c in node.iter() if c.tag == "li"]
-    if len(items) < least:
-        return False
-    for item in items:
-        children = list(item.iter(include_text=True))
-        if not all(_in_page_links(c, 1) for c in children if c.tag in ("ul", "ol")):
-            return False
-        own = [c for c in children if c.tag not in ("ul", "ol")]
-        links = [a for c in own if c.tag != "-text"
-                 for a in ([c] if c.tag == "a" else c.css("a"))]
-        if len(links) != 1 or not (links[0].attributes.get("href") or "").startswith("#"):
-            return False
-        text = "".join((c.text(deep=True) or "") for c in own)
-        if text.strip() != (links[0].text(deep=True) or "").strip():
-            return False
-    return True
-
-
-def _jump_bar(node: Any) -> bool:
-    """A paragraph of three or more links into one page's parts and nothing between them
-    but separators: ImageMagick's "The Anatomy of the Command-line • Input Filename •
-    Command-line Options • Output Filename" under each page's title, and 3,900 characters
-    of "-adaptive-blur • … • -write-mask" that won searches for the options (review,
-    2026-12-06). Its links name the page they point into (``convert.html#options``)."""
-    pages: set[str] = set()
-    for child in node.iter(include_text=True):
-        if child.tag == "a":
-            href = child.attributes.get("href") or ""
-            if "#" not in href:
-                return False
-            pages.add(href.split("#", 1)[0])
-        elif child.tag != "-text" or _SEPARATORS.sub("", child.text_content or ""):
-            return False
-    return len(pages) == 1 and sum(1 for c in node.iter() if c.tag == "a") >= 3
-
-
-_SEPARATORS = re.compile(r"[\s•·|/\-–—\[\]]+")
-
-
 def is_navigation(node: Any) -> bool:
     """A generated manual's navigation bar, wherever it sits (these names and shapes do
     not describe content even inside ``<main>``): DocBook's ``navheader``/``navfooter``,
@@ -285,7 +184,7 @@ def is_navigation(node: Any) -> bool:
         return False
     classes = class_names(node)
     named = bool(classes & _NAV_CLASSES)
-    if not named and not _is_link_bar(node) and not (_is_trail(node) and not _introduced(node)):
+    if not named and not _is_link_bar(node) and not (_is_trail(node) and not introduced(node)):
         return False
     return node.css_first("main, article") is None
 

@@ -16,7 +16,8 @@ from typing import Any
 from citewise.knowledge.loaders._html_blocks import class_names, element_sibling
 from citewise.knowledge.loaders._html_tables import ADMONITION_CLASSES, is_note_table, table_of
 
-__all__ = ["admonition_label", "footnote_label", "footnote_marker", "is_item_label"]
+__all__ = ["admonition_label", "footnote_label", "footnote_marker", "inline_note",
+           "is_item_label"]
 
 
 def admonition_label(node: Any) -> str:
@@ -38,7 +39,7 @@ def admonition_label(node: Any) -> str:
                           if icon is not None else (node.text(deep=True) or "")).split())
         return "" if not title or len(title) > 60 else title + ": "
     if not (node.tag == "p" and class_names(node) & _TITLE_CLASSES) and not _note_heading(node) \
-            and not _box_label(node):
+            and not _box_label(node) and not _bold_note_word(node):
         return ""
     title = " ".join((node.text(deep=True) or "").split())
     return "" if not title or len(title) > 60 else title + (" " if title[-1] in ":.!?" else ": ")
@@ -88,6 +89,23 @@ def _box_label(node: Any) -> bool:
             and (bold[0].text(deep=True) or "").strip() == words)
 
 
+def _bold_note_word(node: Any) -> bool:
+    """A paragraph that is only an admonition's word in bold, over the note's paragraph:
+    SWI-Prolog's ``<p><b>Warning</b>`` then ``<p>The general purpose string interpolation
+    … should not be used …``. Read as a bold heading, it opened a section "Warning" that
+    ran on over every predicate after it (new-user review, 2026-12-07)."""
+    if node.tag != "p" or not _NOTE_WORD.fullmatch((node.text(deep=True) or "").strip()):
+        return False
+    kids = list(node.iter(include_text=False))
+    after = element_sibling(node, "next")
+    return (len(kids) == 1 and kids[0].tag in ("b", "strong")
+            and after is not None and after.tag == "p")
+
+
+_NOTE_WORD = re.compile(r"(?i)(?:note|warning|caution|important|tip|hint|attention|danger)"
+                        r"\s*[:!]?")
+
+
 def _note_heading(node: Any) -> bool:
     """The title of a note written as a heading, its first element: DocBook's ``<div
     class="note"><h3 class="title">Note</h3>`` (PostgreSQL's manual), Apache's ``<div
@@ -130,6 +148,27 @@ def footnote_marker(node: Any) -> str:
 
 
 _TEXINFO_NOTE = re.compile(r"#FOOT\d+\Z")
+
+
+def inline_note(node: Any) -> tuple[str, str] | None:
+    """A footnote written inside the sentence that cites it, as its marker and its note
+    ("[142]", "Unfortunately not covered by any standard."), or None for any other
+    element. SWI-Prolog's manual writes ``portable<sup class="fn">142<span
+    class="fn-text">Unfortunately …</span></sup> way to produce …``, the note hidden until
+    the mark is hovered: read in place it split the sentence ("portable142Unfortunately not
+    covered by any standard. way to produce textual output", 25 notes on 10 of a review's
+    18 pages, 2026-12-07). The marker stays in the sentence; the note is a paragraph of its
+    own after the block."""
+    if node.tag != "sup" or "fn" not in class_names(node):
+        return None
+    note = node.css_first("span.fn-text")
+    if note is None:
+        return None
+    text = " ".join((note.text(deep=True) or "").split())
+    mark = "".join((c.text_content or "") for c in node.iter(include_text=True)
+                   if c.tag == "-text")
+    marker = _bracketed(mark)
+    return (marker, text) if marker and text else None
 
 
 def _bracketed(label: str) -> str:

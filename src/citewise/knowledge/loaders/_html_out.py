@@ -64,6 +64,10 @@ class Out:
     # inside such an element at a block's start, its first visible character not yet seen.
     names: set[int] = field(default_factory=set)
     naming: bool = False
+    # Footnotes written inside their sentence (SWI-Prolog's ``<sup class="fn">142<span
+    # class="fn-text">…</span></sup>``, shown on hover): "[142] …" each, written after the
+    # block that cites them (``_html_notes.inline_note``).
+    notes: list[str] = field(default_factory=list)
 
     def level(self, tag_level: int) -> int:
         """A heading's level: its tag's, shifted, and below its article's first heading."""
@@ -97,6 +101,15 @@ class Out:
         if text.strip():
             self.write_marker()
         self._inline(text)
+
+    def write_notes(self) -> None:
+        """The footnotes the block just closed cited inside its sentences, each a
+        paragraph of its own."""
+        for note in self.notes:
+            self.flush("\n\n")
+            self.text(note)
+            self.flush("\n\n")
+        self.notes.clear()
 
     def write_marker(self) -> None:
         """Write the pending item number, if any, where the text is now."""

@@ -31,7 +31,6 @@ from citewise.knowledge.loaders._html_blocks import (
     is_caption,
     is_code_block,
     is_exponent,
-    is_hidden_code,
     is_keyword,
     is_section,
     item_number,
@@ -42,7 +41,6 @@ from citewise.knowledge.loaders._html_captions import inline_image
 from citewise.knowledge.loaders._html_chrome import (
     is_banner,
     is_boilerplate,
-    is_contents,
     is_empty_category,
     is_footnote,
     is_navigation,
@@ -52,6 +50,7 @@ from citewise.knowledge.loaders._html_chrome import (
 )
 from citewise.knowledge.loaders._html_colophon import is_colophon
 from citewise.knowledge.loaders._html_content import main_content
+from citewise.knowledge.loaders._html_contents import is_contents
 from citewise.knowledge.loaders._html_generators import heading_depth, is_badge, math_text, search_heading
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
@@ -60,23 +59,21 @@ from citewise.knowledge.loaders._html_notes import (
     admonition_label,
     footnote_label,
     footnote_marker,
+    inline_note,
     is_item_label,
 )
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
+from citewise.knowledge.loaders._html_pre import DROP, pre_text
 from citewise.knowledge.loaders._html_repair import closed_empty
 from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, mark_text
 from citewise.knowledge.loaders._html_scribble import LINE_TABLES as SCRIBBLE_LINES
-from citewise.knowledge.loaders._html_scribble import cell_text, is_code_table, table_lines
+from citewise.knowledge.loaders._html_scribble import table_lines
 from citewise.knowledge.loaders._html_tables import is_layout_cell
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["HtmlLoader", "extract_html"]
 
-_DROP = frozenset((
-    "script", "style", "noscript", "template", "svg", "canvas", "nav", "header", "footer",
-    "aside", "form", "iframe", "object", "embed", "button", "select", "textarea", "input",
-    "label", "dialog", "menu", "head"))
 _BLOCK = frozenset((
     "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt",
     "fieldset", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
@@ -113,7 +110,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.entry_heading(name)
         elif (
             tag in ("-comment", "-doctype")
-            or (tag in _DROP and not (tag == "aside" and (is_footnote(child)
+            or (tag in DROP and not (tag == "aside" and (is_footnote(child)
                                                            or text_sidebar(child))))
             or is_boilerplate(child, guess and not in_main)
             or is_navigation(child)
@@ -145,15 +142,19 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.line.append(" ")
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
-            out.flush("\n")
-        elif tag == "pre" and is_man_page(shown := _pre_text(child)):
+            lead = out.flush("\n")
+            if lead is not None and is_item_label(child):
+                # "<li><code>D</code><br>Same as d, …": the item's name over its text, a
+                # term ("I Emit a decimal number …" read as a sentence: SWI-Prolog's review).
+                out.roles.append((lead[0], lead[0] + len(lead[1]), "term"))
+        elif tag == "pre" and is_man_page(shown := pre_text(child)):
             _anchor(child, out)
             write_man_page(shown, out, 1 + out.shift)
         elif tag == "pre" or is_code_block(child):
             _anchor(child, out)
             # read once; a Pygments table's code is its <pre> beside the line numbers
             listing = child.css_first(LISTING_CODE) if tag == "table" else None
-            written = out.raw(shown if tag == "pre" else table_lines(child, _pre_text(
+            written = out.raw(shown if tag == "pre" else table_lines(child, pre_text(
                 listing or child)))
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv's descriptions;
             # its examples are "prettyprint"), and "prettyprint arguments" a keyword's
@@ -206,6 +207,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             lead = out.flush("\n\n" if opens_entry(child) else sep)
             if lead is not None and is_item_label(child):  # "force-hshift" over its text
                 out.roles.append((lead[0], lead[0] + len(lead[1]), "term"))
+            if tag == "dt":  # its ids all name the term: "[det]" before "<a id=…>" too
+                for inner in child.traverse(include_text=False):
+                    _anchor(inner, out)
             kind, at = block_role(tag, child), out.length
             if (tab := tab_label(child)) is not None:
                 # A tab's name over its panel, as a caption: "PowerShell" over its commands.
@@ -234,6 +238,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.carry(out.spans.end_row(child))
             out.shift, out.floor = shift, floor
             written = out.flush(sep)
+            if out.notes and not out.cells and tag not in _ROWS:
+                out.write_notes()
             if len(out.headings) > headed and is_section(child):
                 out.end_section(headed)  # gtk-doc's "Since: 2.12" after its Parameters
             if tag in _SCOPES and out.bold_open and len(out.headings) > headed:
@@ -260,6 +266,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.text(shown)  # an icon with no alt text in a sentence: "[image: clone-bad]"
         elif tag in ("sup", "a") and (marker := footnote_marker(child)):
             out.text(marker)  # "tables[1]", not "tables1"
+        elif tag == "sup" and (note := inline_note(child)) is not None:
+            out.text(note[0])  # "portable[142] way to …"; the note after the block
+            out.notes.append(f"{note[0]} {note[1]}")
         elif tag == "q":
             # A browser draws an inline quotation's marks: "defaults to “fail”", "the empty
             # string “” is in this set, as is comma “,”" (Ant's manual, 2,697 of them: 13
@@ -286,26 +295,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
 
 
 _SCOPES = frozenset(("dd", "li", "blockquote"))  # a bold heading inside one ends with it
-
-
-def _pre_text(node: Any, table: bool = False) -> str:
-    """A ``<pre>``'s text as shown: without what is hidden in it (a keyword's drop-down
-    menu of the sections it is in, which Bootstrap's stylesheet hides: HAProxy's manual
-    wrote "ca-fileThis keyword is available in sections :Bind options…" in a sentence)."""
-    parts: list[str] = []
-    table = table or is_code_table(node)  # whose white space is not preformatted
-    child = node.child
-    while child is not None:
-        if child.tag == "-text":
-            text = child.text_content or ""
-            parts.append(cell_text(node, text) if table else text)
-        elif child.tag == "br" or (child.tag == "tr" and parts):
-            parts.append("\n")  # a table of code lines (Scribble's) has a row a line
-        if child.tag not in ("-text", "br") and child.tag not in _DROP \
-                and not is_boilerplate(child, True) and not is_hidden_code(child):
-            parts.append(_pre_text(child, table))
-        child = child.next
-    return "".join(parts)
+_ROWS = frozenset(("tr", "thead", "tbody", "tfoot"))  # a note waits for its table's end
 
 
 def _anchor(node: Any, out: Out) -> None:
@@ -385,7 +375,10 @@ class HtmlLoader:
     # picture's short caption is a label; a DocBook chapter's title is above its sections.
     # 51: a list a sentence introduces is kept; a byline is a notice. 57: Scribble's tables
     # of code lines and its chrome (:mod:`._html_scribble`). 58: page turns in the body.
-    version = "58"
+    # 59: footnotes inside a sentence after its block; a bold "Warning" labels its note;
+    # a term's ids at its start; a list item's name in code over a line break is a term;
+    # man2html's "Index" is the page's contents.
+    version = "59"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
