@@ -227,5 +227,14 @@ def test_a_sections_last_short_sentence_reaches_back_into_a_chunk_of_its_context
     assert last.text.endswith("these options are disabled by default.")
     assert last.text.startswith("The actions editor"), last.text
     assert len(last.text) <= 800
+    # It reaches back to half a chunk, not the whole size: a near copy of the one before.
+    short = ("The remote toggle can be reached from any browser on the local network, and "
+             "anyone who can reach the proxy can use it too. ")
+    tail = "These options are turned off by default in every release since 3.0.7."
+    text = short * 12 + tail
+    chunks = chunk_text("d", text, size=800, overlap=120)
+    last = chunks[-1]
+    assert last.text.endswith(tail) and 400 <= len(last.text) < 480, last.text
+    assert all(text[c.start_char:c.end_char] == c.text for c in chunks)
     assert all(text[c.start_char:c.end_char] == c.text for c in chunks)
     assert all(len(c.text) > 200 for c in chunks)

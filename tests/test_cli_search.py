@@ -188,3 +188,11 @@ def test_a_long_passage_is_shown_from_the_line_the_query_names(
     assert lines[1] == "    …" and "the CA key password is shown on the CGI page" in lines[2], out
     _, plain, _ = run(capsys, "search", "value of the entry", "-k", "1", "--data-dir", kb)
     assert plain.splitlines()[1] == "    Field 0:", plain  # the first lines name it: from the top
+    # A short passage of many lines is cut at its twelfth: the row asked for is past it.
+    rows = tmp_path / "rows.txt"
+    rows.write_text("".join(f"o{i} | v{i}\n" for i in range(20)) + "timeout | 300 seconds\n"
+                    + "".join(f"p{i} | w{i}\n" for i in range(10)))
+    code, _, err = run(capsys, "ingest", str(rows), "--data-dir", kb)
+    assert code == 0, err
+    _, out, _ = run(capsys, "search", "timeout seconds", "-k", "1", "--data-dir", kb)
+    assert "timeout | 300 seconds" in out.splitlines()[2], out

@@ -311,8 +311,20 @@ def test_a_stylesheet_above_a_docbook_site_and_its_man_page_is_left_out(
         (root / folder / f"{folder}.html").write_text(page)
     (root / "p_doc.css").write_text("body { background: #eee }\n")
     (root / "user-manual" / "p_doc.css").symlink_to(root / "p_doc.css")
-    report = kb.ingest([root])
+    # Beside the pages' folders, a folder of scripts is the site's only if every page
+    # sampled is a generated one's (a hand-made page uses it too: the app's code).
+    beside = tmp_path / "beside"
+    for folder, made in (("docs1", True), ("docs2", True), ("app", False)):
+        (beside / folder).mkdir(parents=True)
+        head = '<meta name="generator" content="Sphinx 7.2">' if made else ""
+        (beside / folder / "page.html").write_text(
+            f'<html><head>{head}<script src="../static/app.js"></script></head><body><p>'
+            f"{folder} page.</p></body></html>")
+    (beside / "static").mkdir()
+    (beside / "static" / "app.js").write_text("export const run = 1;\n")
+    report = kb.ingest([root, beside])
     assert sorted(Path(p).name for p in report.added) == [
-        "faq.html", "man-page.html", "user-manual.html"]
+        "app.js", "faq.html", "man-page.html", "page.html", "page.html", "page.html",
+        "user-manual.html"]
     assert sorted(Path(p).name for p in report.left_out) == ["p_doc.css", "p_doc.css"]
     assert "2 generated, asset or dependency paths not read" in report.summary()

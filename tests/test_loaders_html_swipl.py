@@ -73,3 +73,71 @@ def test_a_directive_letter_in_code_over_its_text_is_a_term() -> None:
     assert (at, at + 1, "term") in roles
     at = text.index("e\nOutput the next")
     assert (at, at + 1, "term") in roles
+
+
+def _note(n: int, text: str, inner: str = "") -> str:
+    return f'<sup class="fn">{n}<span class="fn-text">{inner}{text}</span></sup>'
+
+
+def test_a_note_goes_after_its_paragraph_not_after_the_blocks_that_follow() -> None:
+    """The code review (2026-12-07): ODBC's ``odbc_fetch/3`` cites a note in the loose text
+    of a description followed by a list of options; the note landed between the option
+    ``next`` and "Fetch the next row.", inside its term."""
+    note = _note(6, "This atom was selected to emphasise the similarity to read.")
+    page = (f"<dl><dt>odbc_fetch(+Statement)</dt><dd>Fetch a row or end_of_file{note} after "
+            "the data. Option is one of:<dl><dt>next</dt><dd>Fetch the next row.</dd></dl>"
+            "</dd></dl>")
+    text, _, _, _, roles = read_html(f"<html><body>{page}</body></html>")
+    assert ("end_of_file[6] after the data. Option is one of:\n\n[6] This atom was selected "
+            "to emphasise the similarity to read.\n\nnext\nFetch the next row.") in text, text
+    term = text.index("next\nFetch")
+    assert (term, term + 4, "term") in roles
+
+
+def test_a_tables_role_ends_before_the_note_a_cell_cites() -> None:
+    text, _, _, _, roles = read_html(
+        f"<html><body><table><tr><td>A{_note(1, 'Row A is odd.')}</td><td>B</td></tr><tr>"
+        "<td>C</td><td>D</td></tr></table><p>After.</p></body></html>")
+    assert text == "A[1] | B\nC | D\n\n[1] Row A is odd.\n\nAfter.", text
+    assert (0, len("A[1] | B\nC | D"), "table") in roles
+
+
+def test_the_ids_inside_a_note_point_at_it_and_no_note_is_lost() -> None:
+    """An index links into notes (``examineprog.html#idx:clause2:1118``); a note cited by
+    a page's last loose text, or by a heading, is written too."""
+    indexed = _note(2, "see the index.", '<a id="idx:clause2:1118"></a>')
+    text, _, _, meta, _ = read_html(
+        f"<html><body><h2>Title{_note(1, 'About the title.')}</h2><p>Para one.</p>"
+        f"<p>Uses clause{indexed}.</p>"
+        f"Loose text{_note(3, 'The last note.')} here.</body></html>")
+    anchors = meta["anchors"]
+    assert text[anchors["idx:clause2:1118"]:].startswith("[2] see the index.")
+    assert "[1] About the title." in text and text.index("[1] About") < text.index("Para one")
+    assert text.endswith("Loose text[3] here.\n\n[3] The last note."), text
+
+
+def test_a_second_names_id_stays_at_that_name() -> None:
+    text, _, _, meta, _ = read_html(
+        '<html><body><dl><dt><b><a id="one"></a>rdf_current_ns/1, <a id="two"></a>'
+        "rdf_register_ns/2</b></dt><dd>Namespaces.</dd></dl></body></html>")
+    assert text[meta["anchors"]["one"]:].startswith("rdf_current_ns/1")
+    assert text[meta["anchors"]["two"]:].startswith("rdf_register_ns/2")
+
+
+def test_a_bold_note_word_over_nothing_is_no_label_and_an_items_number_stays() -> None:
+    text, _, sections, _, _ = read_html(
+        '<html><body><p><b>Note</b></p><p><img src="a.png"></p><h2>Next</h2><p>Body.</p>'
+        "<ol><li><p><b>Note</b></p><p>Do x.</p></li><li><p>Two</p></li></ol></body></html>")
+    assert all(not title.startswith("Note: ") for *_, title in sections), sections
+    assert "1. Note: Do x." in text and "2. Two" in text, text
+
+
+def test_only_an_items_first_line_break_ends_its_label_and_its_number_is_no_term() -> None:
+    text, _, _, _, roles = read_html(
+        "<html><body><ol><li><code>D</code><br>Same as d.</li></ol><ul><li><code>R0-&gt;16"
+        "</code><br><code>R0&gt;&gt;16</code><br>Shift R0.</li></ul></body></html>")
+    at = text.index("D\nSame")
+    assert text.startswith("1. D\nSame as d.") and (at, at + 1, "term") in roles, (text, roles)
+    first = text.index("R0->16")
+    terms = [r for r in roles if r[2] == "term" and r[0] >= first]
+    assert terms == [(first, first + len("R0->16"), "term")], (text, roles)

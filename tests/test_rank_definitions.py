@@ -113,8 +113,11 @@ def test_a_note_of_the_release_that_made_something_available_ranks_as_a_version_
         note = Sentence(1, 0, text, "", "apb.html", "Builders", True)
         assert structure_penalty(note, False) == 0.25, text
         assert structure_penalty(note, False, version_wanted=True) == 0.0, text
-    prose = Sentence(1, 0, "Available memory limits the cache.", "", "a.html", "A", True)
-    assert structure_penalty(prose, False) == 0.0
+    for text in ("Available memory limits the cache.", "Available in 2 sizes: small and large.",
+                 "Introduced in 1987, Perl is a general-purpose language.",
+                 "Introduced in RFC 7230, the Host header is mandatory."):
+        prose = Sentence(1, 0, text, "", "a.html", "A", True)
+        assert structure_penalty(prose, False) == 0.0, text
 
 
 def test_a_generators_credit_line_is_a_notice() -> None:
@@ -127,3 +130,6 @@ def test_a_generators_credit_line_is_a_notice() -> None:
     credit = Sentence(1, 0, "This document was created by man2html, using the manual pages.",
                       "", "privoxy.8.html", "Man page of PRIVOXY", True)
     assert structure_penalty(credit, False) == 0.6
+    purpose = Sentence(1, 0, "This document was created to help new contributors set up a "
+                       "build environment.", "", "HACKING.html", "Hacking", True)
+    assert structure_penalty(purpose, False) == 0.0

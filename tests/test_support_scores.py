@@ -402,3 +402,11 @@ def test_a_quote_under_the_entry_the_question_names_addresses_it() -> None:
     assert score > OFF_TOPIC_LEXICAL, score  # off topic without its entry: 0.0
     [other] = judge.excerpt_scores([(docs[1], Excerpt(0, 0, 41, docs[1].snippets[0].text, 1.0))])
     assert other < OFF_TOPIC_LEXICAL, other
+    # Under an entry the question does not name, a quote that does not address it stays
+    # off topic.
+    elsewhere = [SearchDocument(source="/kb/config.html", snippets=[Snippet(
+        text=quote, section="7. The Main Configuration File > 7.6.2. keep-alive-timeout")])]
+    judge = QuestionRelevance("If I never set socket-timeout, how long does a socket wait "
+                              "before giving up?", [*elsewhere, *docs])
+    [far] = judge.excerpt_scores([(elsewhere[0], Excerpt(0, 0, len(quote), quote, 1.0))])
+    assert far < score, (far, score)

@@ -95,24 +95,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _focus(text: str, query: str) -> int:
-    """Where the shortened view of a passage starts: at its first line when that line
-    has as many of the query's words as any, else at the line with the most. Privoxy's
-    option entries open with field labels ("Specifies: / Type of value: / Default
-    value: …"), and the 400 characters shown never reached the notes that answered
-    (new-user review, 2026-12-07)."""
+    """Where the shortened view of a passage starts: at its start when the line with the
+    most of the query's words is in the view from there (:data:`_SHOWN` characters and
+    :data:`_LINES` lines, as :func:`_body` cuts), else at that line. Privoxy's option
+    entries open with field labels ("Specifies: / Type of value: / Default value: …"),
+    and the view never reached the notes that answered (new-user review, 2026-12-07)."""
     from citewise.text import content_terms
 
     asked = set(content_terms(query))
-    if not asked or len(text) <= _SHOWN:
-        return 0
-    best, at, start = 0, 0, 0
+    best, at, start, shown = 0, 0, 0, 0
+    view = 0  # where the view from the start ends
     for line in text.splitlines(keepends=True):
+        if line.strip() and shown < _LINES and start < _SHOWN:
+            shown += 1
+            view = start + len(line)
         found = len(asked & set(content_terms(line)))
         if found > best:
             best, at = found, start
         start += len(line)
-    first = len(asked & set(content_terms(text[:_SHOWN])))
-    return 0 if first >= best else at
+    return 0 if at < view else at
 
 
 def _body(text: str, *, full: bool) -> list[str]:

@@ -24,13 +24,16 @@ LEAD_IN_WORDS = 8  # a longer sentence before a colon still says something
 
 _NOTICE = re.compile(r"copyright|©|\(c\) \d{4}|all rights reserved|licen[cs]ed? under|"
                      r"\bgnu (?:general|free documentation)|permission is granted|"
-                     r"this (?:page|document) was (?:generated|created|last)", re.I)
+                     r"this (?:page|document) was (?:generated|last|created (?:by|with|using"
+                     r"|from|automatically))", re.I)
 _NAVIGATION = re.compile(r"\b(?:prev|next|home|up|top)\b(?:\s*\|\s*\b(?:prev|next|home|up|"
                          r"top)\b)+|^\s*(?:prev|next)\s*\|", re.I)
 # … and a note naming its product ("Available since scons 4.2.", the Ninja builder's: it
 # was quoted for which Python SCons needs, at confidence 0.65; review, 2026-12-07).
-_VERSION_NOTE = re.compile(r"^\s*(?:changed|new|added|deprecated|removed|available|introduced) "
-                           r"(?:in|since) (?:version |[A-Za-z][\w.+-]* )?v?\d", re.I)
+_VERSION_NOTE = re.compile(r"^\s*(?:(?:changed|new|added|deprecated|removed) (?:in|since) "
+                           r"(?:version )?\d|(?:changed|new|added|deprecated|removed|available"
+                           r"|introduced) (?:in|since) (?:version |[A-Za-z][\w.+-]* )v?\d+\.\d)",
+                           re.I)
 # A sentence that sends the reader elsewhere instead of saying it ("See Section 5.3.",
 # "turn it off as described above", "Consult the Dovecot documentation …"), and a
 # contents line that names a topic ("How to turn off … warnings."): what they point at is

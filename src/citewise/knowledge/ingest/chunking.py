@@ -69,7 +69,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v11:{self.size}:{self.overlap}"
+        return f"sentence-v12:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -136,10 +136,12 @@ def _pack(units: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[i
             j += 1
         if j >= len(units) and out and units[j - 1][1] - units[i][0] < size // _TAIL:
             # The region's last sentence or two, alone past a full chunk: reaching back
-            # as far as the size allows, it keeps what it speaks of. Privoxy's "As of
-            # Privoxy 3.0.7 these options are disabled by default." was a 58-character
-            # chunk no search for those options found (review, 2026-12-07).
-            while i > 0 and units[j - 1][1] - units[i - 1][0] <= size:
+            # to half a chunk (not the whole size: a near copy of the chunk before), it
+            # keeps what it speaks of. Privoxy's "As of Privoxy 3.0.7 these options are
+            # disabled by default." was a 58-character chunk no search for those options
+            # found (review, 2026-12-07).
+            while i > 0 and units[j - 1][1] - units[i - 1][0] <= size \
+                    and units[j - 1][1] - units[i][0] < size // 2:
                 i -= 1
         out.append((units[i][0], units[j - 1][1]))
         if j >= len(units):

@@ -121,8 +121,10 @@ def _site(folder: str) -> bool:
             made = sum(1 for page in sampled if _SITE_GENERATOR.search(page))
             # The folders below a folder of nothing but assets: most of them a generated
             # site's. Privoxy's ``p_doc.css`` sits above its DocBook user manual and FAQ
-            # and its man2html manual page, and was ingested (review, 2026-12-07).
-            if sampled and (made == len(sampled) if own else 2 * made > len(sampled)):
+            # and its man2html manual page, and was ingested (review, 2026-12-07). Its
+            # own pages, or a folder beside the pages' folders: all of them.
+            above = not own and place == here
+            if sampled and (2 * made > len(sampled) if above else made == len(sampled)):
                 return True
             continue
         return _GENERATOR.search(head) is not None

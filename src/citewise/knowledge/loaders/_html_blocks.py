@@ -19,9 +19,10 @@ from citewise.knowledge.loaders._html_generators import class_names, is_declarat
 from citewise.knowledge.loaders._html_scribble import is_code_table
 from citewise.knowledge.loaders._html_tables import HEADING_QUERY, HEADINGS, layout_table
 
-__all__ = ["HEADING_QUERY", "LISTING_CODE", "another_form", "block_role", "class_names", "element_sibling",
-           "is_caption", "is_code_block", "is_exponent", "is_hidden_code", "is_keyword",
-           "is_section", "item_number", "opens_entry", "start_number"]
+__all__ = ["HEADING_QUERY", "LISTING_CODE", "ahead_of_term", "another_form", "block_role",
+           "class_names", "element_id", "element_sibling", "is_caption", "is_code_block", "is_exponent",
+           "is_hidden_code", "is_keyword", "is_section", "item_number", "opens_entry",
+           "start_number"]
 
 
 def opens_entry(node: Any) -> bool:
@@ -361,3 +362,34 @@ def another_form(heading: Any) -> bool:
     before = element_sibling(heading, "prev")
     return heading.tag not in ("h1", "h2") and before is not None and before is not heading \
         and before.tag == heading.tag
+
+
+def element_id(node: Any) -> str | None:
+    """The name a link can point at: the element's id, or an ``<a>``'s ``name``."""
+    ident = node.attributes.get("id") or (node.attributes.get("name") if node.tag == "a" else None)
+    return str(ident) if ident else None
+
+
+def ahead_of_term(term: Any) -> list[Any]:
+    """The elements of a ``<dt>`` that come before its name's first visible word, past a
+    bracketed tag: SWI-Prolog writes ``<dt><span class="pred-tag">[det]</span><a
+    id="dicts_slice/3">…``, the tag drawn at the right, and the id pointed at the tag's
+    end, where the predicate above's anchor still ruled (review, 2026-12-07). Their ids
+    name the term. A second name's id (``rdf_current_ns/1, <a id=…>rdf_register_ns/2``)
+    stays where its name is."""
+    out: list[Any] = []
+    said = ""
+    for node in term.traverse(include_text=True):
+        if node.mem_id == term.mem_id:
+            continue
+        if node.tag == "-text":
+            said += node.text_content or ""
+            if said.strip() and not _TAG.fullmatch(said.strip()):
+                break
+        elif node.tag not in ("script", "style", "template"):
+            out.append(node)
+    return out
+
+
+_TAG = re.compile(r"\[[^\]\n]{1,20}\]")  # "[det]", "[semidet]", "[ISO]"
+

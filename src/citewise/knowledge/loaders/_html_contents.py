@@ -12,6 +12,7 @@ text's, though each item links into the page (:func:`introduced`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from citewise.knowledge.loaders._html_blocks import class_names, element_sibling
@@ -93,15 +94,19 @@ def _in_page_links(node: Any, least: int = 3) -> bool:
         children = list(item.iter(include_text=True))
         if not all(_in_page_links(c, 1) for c in children if c.tag in ("ul", "ol")):
             return False
-        own = [c for c in children if c.tag not in ("ul", "ol")]
-        links = [a for c in own if c.tag != "-text"
-                 for a in ([c] if c.tag == "a" else c.css("a"))]
-        if len(links) != 1 or not (links[0].attributes.get("href") or "").startswith("#"):
-            return False
-        text = "".join((c.text(deep=True) or "") for c in own)
-        if text.strip() != (links[0].text(deep=True) or "").strip():
+        if not _one_link_in(c for c in children if c.tag not in ("ul", "ol")):
             return False
     return True
+
+
+def _one_link_in(nodes: Iterable[Any]) -> bool:
+    """Whether ``nodes`` (an item's or a term's) show nothing but one link into the page."""
+    own = list(nodes)
+    links = [a for c in own if c.tag != "-text" for a in ([c] if c.tag == "a" else c.css("a"))]
+    if len(links) != 1 or not (links[0].attributes.get("href") or "").startswith("#"):
+        return False
+    text = "".join((c.text(deep=True) or "") for c in own)
+    return text.strip() == (links[0].text(deep=True) or "").strip()
 
 
 def _in_page_terms(node: Any, least: int) -> bool:
@@ -110,10 +115,7 @@ def _in_page_terms(node: Any, least: int) -> bool:
     terms = 0
     for child in node.iter(include_text=True):
         if child.tag == "dt":
-            links = child.css("a")
-            if len(links) != 1 or not (links[0].attributes.get("href") or "").startswith("#") \
-                    or (child.text(deep=True) or "").strip() != (
-                        links[0].text(deep=True) or "").strip():
+            if not _one_link_in(child.iter(include_text=True)):
                 return False
             terms += 1
         elif child.tag == "dd":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import class_names, element_sibling
+from citewise.knowledge.loaders._html_blocks import class_names, element_id, element_sibling
 from citewise.knowledge.loaders._html_tables import ADMONITION_CLASSES, is_note_table, table_of
 
 __all__ = ["admonition_label", "footnote_label", "footnote_marker", "inline_note",
@@ -98,8 +98,8 @@ def _bold_note_word(node: Any) -> bool:
         return False
     kids = list(node.iter(include_text=False))
     after = element_sibling(node, "next")
-    return (len(kids) == 1 and kids[0].tag in ("b", "strong")
-            and after is not None and after.tag == "p")
+    return (len(kids) == 1 and kids[0].tag in ("b", "strong") and after is not None
+            and after.tag == "p" and bool((after.text(deep=True) or "").strip()))
 
 
 _NOTE_WORD = re.compile(r"(?i)(?:note|warning|caution|important|tip|hint|attention|danger)"
@@ -150,7 +150,7 @@ def footnote_marker(node: Any) -> str:
 _TEXINFO_NOTE = re.compile(r"#FOOT\d+\Z")
 
 
-def inline_note(node: Any) -> tuple[str, str] | None:
+def inline_note(node: Any) -> tuple[str, str, tuple[str, ...]] | None:
     """A footnote written inside the sentence that cites it, as its marker and its note
     ("[142]", "Unfortunately not covered by any standard."), or None for any other
     element. SWI-Prolog's manual writes ``portable<sup class="fn">142<span
@@ -158,7 +158,7 @@ def inline_note(node: Any) -> tuple[str, str] | None:
     the mark is hovered: read in place it split the sentence ("portable142Unfortunately not
     covered by any standard. way to produce textual output", 25 notes on 10 of a review's
     18 pages, 2026-12-07). The marker stays in the sentence; the note is a paragraph of its
-    own after the block."""
+    own after the paragraph, with the ids inside the note (an index's links point at them)."""
     if node.tag != "sup" or "fn" not in class_names(node):
         return None
     note = node.css_first("span.fn-text")
@@ -168,7 +168,8 @@ def inline_note(node: Any) -> tuple[str, str] | None:
     mark = "".join((c.text_content or "") for c in node.iter(include_text=True)
                    if c.tag == "-text")
     marker = _bracketed(mark)
-    return (marker, text) if marker and text else None
+    ids = tuple(i for inner in note.traverse(include_text=False) if (i := element_id(inner)))
+    return (marker, text, ids) if marker and text else None
 
 
 def _bracketed(label: str) -> str:
@@ -199,17 +200,21 @@ def footnote_label(node: Any) -> str:
     return f"{label} " if label else ""
 
 
-def is_item_label(block: Any) -> bool:
+def is_item_label(block: Any, first_break: bool = False) -> bool:
     """Whether the text before ``block`` in its list item is the item's label: a name in
     code or bold alone, four words at most, the item's text in the blocks after it.
     LilyPond's manual lists properties so (``<li><code>force-hshift</code><p>The
     force-hshift property is …``), and the lone name was quoted as the answer to "what
-    units is force-hshift specified in" (review, 2026-12-06); as a ``<dt>`` it is a term."""
+    units is force-hshift specified in" (review, 2026-12-06); as a ``<dt>`` it is a term.
+    ``block`` may be the item's first ``<br>`` (``first_break``): SWI-Prolog's format/2
+    directives, ``<li><code>D</code><br>Same as d, …``."""
     item = block.parent
     if item is None or item.tag != "li":
         return False
     words, node = 0, item.child
     while node is not None and node.mem_id != block.mem_id:
+        if first_break and node.tag == "br":
+            return False  # ``block``, a <br>, is not the first: the label is above it
         shown = (node.text(deep=True) or "").strip()
         if node.tag in _LABEL_TAGS:
             words += len(shown.split())

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewise.knowledge.loaders._html_blocks import another_form
+from citewise.knowledge.loaders._html_blocks import another_form, element_id
+from citewise.knowledge.loaders._html_chrome import is_tab_panel
 from citewise.knowledge.loaders._html_rows import RowSpans
 from citewise.knowledge.loaders.base import RoleSpan
 
@@ -65,9 +66,11 @@ class Out:
     names: set[int] = field(default_factory=set)
     naming: bool = False
     # Footnotes written inside their sentence (SWI-Prolog's ``<sup class="fn">142<span
-    # class="fn-text">…</span></sup>``, shown on hover): "[142] …" each, written after the
-    # block that cites them (``_html_notes.inline_note``).
-    notes: list[str] = field(default_factory=list)
+    # class="fn-text">…</span></sup>``, shown on hover): "[142] …" each with the ids inside
+    # it, written after the paragraph that cites them (``_html_notes.inline_note``).
+    notes: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    marked: str = ""  # the item number written at the open block's start, if any
+    numbered: tuple[int, int] = (-1, 0)  # where the last block so begun starts, its number's length
 
     def level(self, tag_level: int) -> int:
         """A heading's level: its tag's, shifted, and below its article's first heading."""
@@ -102,19 +105,49 @@ class Out:
             self.write_marker()
         self._inline(text)
 
+    def anchor(self, node: Any) -> None:
+        """Map the element's id to the offset of its first visible character (or, for an
+        element without text, of the next one: ``<a id=x></a><h2>…`` points at the
+        heading). An ``<a name=x>`` is an anchor too: Texinfo (makeinfo 6–7) marks every
+        section so, and its only ids are the table of contents' (FFmpeg's manual, new-user
+        review 2026-12-05: 46 of 52 citations linked to ``#toc-Authors`` and the like). A
+        tab panel's generated id ("panel-1-QmFzaA==") is a widget's, no place to link to:
+        the sentences after it linked there instead of to their section."""
+        ident = element_id(node)
+        if ident and not is_tab_panel(node) and ident not in self.anchors \
+                and ident not in self.waiting:
+            self.waiting.append(ident)
+
     def write_notes(self) -> None:
-        """The footnotes the block just closed cited inside its sentences, each a
-        paragraph of its own."""
-        for note in self.notes:
-            self.flush("\n\n")
+        """The footnotes the paragraph just closed cited inside its sentences, each a
+        paragraph of its own, the ids inside each pointing at it."""
+        if not self.notes:
+            return
+        notes, self.notes = self.notes, []
+        # What waits for the next block (its ids, its item number) waits on.
+        waiting, marker, self.waiting, self.marker = self.waiting, self.marker, [], ""
+        self.flush("\n\n")
+        for note, ids in notes:
+            self.waiting = [i for i in ids if i not in self.anchors and i not in waiting]
             self.text(note)
             self.flush("\n\n")
-        self.notes.clear()
+        self.waiting, self.marker = waiting + self.waiting, marker
+
+    def mark_term(self, lead: tuple[int, str] | None) -> None:
+        """A line just written (``lead``, as :meth:`flush` returns it) is a term: a list
+        item's name over its text. Its item number, if written on it, is not."""
+        if lead is not None:
+            at, length = self.numbered
+            skip = length if at == lead[0] else 0
+            if skip < len(lead[1]):
+                self.roles.append((lead[0] + skip, lead[0] + len(lead[1]), "term"))
 
     def write_marker(self) -> None:
         """Write the pending item number, if any, where the text is now."""
         if self.marker:
             marker, self.marker = self.marker, ""
+            if not "".join(self.line).strip():
+                self.marked = marker.strip()
             self._inline(marker)
 
     def open_inline(self, tag: str) -> bool:
@@ -158,6 +191,7 @@ class Out:
         text = _SPACE.sub(" ", "".join(self.line)).strip()
         self.line.clear()
         self.row_begun = False  # a blank first cell's place is kept on its own line only
+        marked, self.marked = self.marked, ""
         if not text:
             self.pending_sep = _stronger(self.pending_sep, sep)
             return None
@@ -165,6 +199,8 @@ class Out:
             self.parts.append(self.pending_sep or sep)
             self.length += len(self.pending_sep or sep)
         start = self.length
+        if marked and text.startswith(marked):
+            self.numbered = (start, len(marked) + 1)  # "3. " of "3. force-hshift"
         self.parts.append(text)
         self.length += len(text)
         self.pending_sep = sep

@@ -25,6 +25,7 @@ from citewise.knowledge.loaders._blocks import section_spans, tidy_roles
 from citewise.knowledge.loaders._decode import decode_markup, file_metadata
 from citewise.knowledge.loaders._html_blocks import (
     LISTING_CODE,
+    ahead_of_term,
     block_role,
     class_names,
     element_sibling,
@@ -44,7 +45,6 @@ from citewise.knowledge.loaders._html_chrome import (
     is_empty_category,
     is_footnote,
     is_navigation,
-    is_tab_panel,
     tab_label,
     text_sidebar,
 )
@@ -143,15 +143,15 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             lead = out.flush("\n")
-            if lead is not None and is_item_label(child):
+            if is_item_label(child, first_break=True):
                 # "<li><code>D</code><br>Same as d, …": the item's name over its text, a
                 # term ("I Emit a decimal number …" read as a sentence: SWI-Prolog's review).
-                out.roles.append((lead[0], lead[0] + len(lead[1]), "term"))
+                out.mark_term(lead)
         elif tag == "pre" and is_man_page(shown := pre_text(child)):
-            _anchor(child, out)
+            out.anchor(child)
             write_man_page(shown, out, 1 + out.shift)
         elif tag == "pre" or is_code_block(child):
-            _anchor(child, out)
+            out.anchor(child)
             # read once; a Pygments table's code is its <pre> beside the line numbers
             listing = child.css_first(LISTING_CODE) if tag == "table" else None
             written = out.raw(shown if tag == "pre" else table_lines(child, pre_text(
@@ -165,10 +165,10 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.roles.append((written[0], written[0] + len(written[1]), role))
         elif label := admonition_label(child):
             out.flush("\n\n")
-            _anchor(child, out)  # a footnote's id: its label, the note's first character
-            out.marker = label  # "Note: " on the line of the note's first paragraph
+            out.anchor(child)  # a footnote's id: its label, the note's first character
+            out.marker += label  # "Note: " on the line of the note's first paragraph
         elif tag in _HEADINGS:
-            _anchor(child, out)
+            out.anchor(child)
             written = out.flush()
             out.heading = True
             _walk(child, out, in_main, guess)
@@ -179,6 +179,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                     else written[1]
                 level = out.level(_HEADINGS[tag] + heading_depth(child))
                 out.add_heading(written[0], level, title, len(written[1]), child)
+            if out.notes:
+                out.write_notes()  # a note its title cites: the section's first paragraph
         elif tag in ("td", "th") and out.cells == 0 and is_layout_cell(child):
             out.flush("\n\n")  # a layout cell is a block: "IdleTimeout" over its description
             _walk(child, out, in_main, guess)
@@ -186,7 +188,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag in ("td", "th") and not is_layout_cell(child):
             out.carry(out.spans.before(child))
             out.cell()
-            _anchor(child, out)
+            out.anchor(child)
             out.cells += 1
             written_from = len(out.line)
             if (child.text(deep=True) or "").strip():
@@ -197,19 +199,21 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 # "| 600 | IN | A | 10.0.0.2", not "600 | IN | A …" (review, 2026-12-05).
                 out.row_begun = first_cell(child) and column_used(child, out.first_columns)
                 for inner in child.traverse(include_text=False):
-                    _anchor(inner, out)  # an empty cell's ids point at what follows
+                    out.anchor(inner)  # an empty cell's ids point at what follows
                 out.text(mark_text(child))
             out.spans.record(child, out.line[written_from:])  # a spanning cell's text
             out.cells -= 1
         elif tag in _BLOCK:
-            _anchor(child, out)
+            out.anchor(child)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             lead = out.flush("\n\n" if opens_entry(child) else sep)
-            if lead is not None and is_item_label(child):  # "force-hshift" over its text
-                out.roles.append((lead[0], lead[0] + len(lead[1]), "term"))
-            if tag == "dt":  # its ids all name the term: "[det]" before "<a id=…>" too
-                for inner in child.traverse(include_text=False):
-                    _anchor(inner, out)
+            if is_item_label(child):  # "force-hshift" over its text
+                out.mark_term(lead)
+            if out.notes and not out.cells and tag not in _ROWS:
+                out.write_notes()  # cited by the paragraph before this block
+            if tag == "dt":  # ids past a "[det]" before the name name the term
+                for inner in ahead_of_term(child):
+                    out.anchor(inner)
             kind, at = block_role(tag, child), out.length
             if (tab := tab_label(child)) is not None:
                 # A tab's name over its panel, as a caption: "PowerShell" over its commands.
@@ -238,8 +242,6 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.carry(out.spans.end_row(child))
             out.shift, out.floor = shift, floor
             written = out.flush(sep)
-            if out.notes and not out.cells and tag not in _ROWS:
-                out.write_notes()
             if len(out.headings) > headed and is_section(child):
                 out.end_section(headed)  # gtk-doc's "Since: 2.12" after its Parameters
             if tag in _SCOPES and out.bold_open and len(out.headings) > headed:
@@ -262,13 +264,15 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if tag == "table" and out.length > at and (name := entry_name(child)):
                 out.headings.append((at, BLOCK_HEADING, name))  # starts on its text: _read
                 out.bold_open = False
+            if out.notes and not out.cells and tag not in _ROWS:
+                out.write_notes()  # after the block's role and section end
         elif tag == "img" and (shown := inline_image(child)):
             out.text(shown)  # an icon with no alt text in a sentence: "[image: clone-bad]"
         elif tag in ("sup", "a") and (marker := footnote_marker(child)):
             out.text(marker)  # "tables[1]", not "tables1"
         elif tag == "sup" and (note := inline_note(child)) is not None:
-            out.text(note[0])  # "portable[142] way to …"; the note after the block
-            out.notes.append(f"{note[0]} {note[1]}")
+            out.text(note[0])  # "portable[142] way to …"; the note after the paragraph
+            out.notes.append((f"{note[0]} {note[1]}", note[2]))
         elif tag == "q":
             # A browser draws an inline quotation's marks: "defaults to “fail”", "the empty
             # string “” is in this set, as is comma “,”" (Ant's manual, 2,697 of them: 13
@@ -287,7 +291,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             if power == "^(":
                 out.text(")")
         else:
-            _anchor(child, out)
+            out.anchor(child)
             naming = out.open_inline(tag)
             _walk(child, out, in_main, guess)
             out.naming = naming and out.naming  # unseen yet: the element around goes on
@@ -296,20 +300,6 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
 
 _SCOPES = frozenset(("dd", "li", "blockquote"))  # a bold heading inside one ends with it
 _ROWS = frozenset(("tr", "thead", "tbody", "tfoot"))  # a note waits for its table's end
-
-
-def _anchor(node: Any, out: Out) -> None:
-    """Map the element's id to the offset of its first visible character (or, for an
-    element without text, of the next one: ``<a id=x></a><h2>…`` points at the heading).
-    An ``<a name=x>`` is an anchor too: Texinfo (makeinfo 6–7) marks every section so, and
-    its only ids are the table of contents' (FFmpeg's manual, new-user review 2026-12-05:
-    46 of 52 citations linked to ``#toc-Authors`` and the like)."""
-    ident = node.attributes.get("id") or (
-        node.attributes.get("name") if node.tag == "a" else None)
-    # A tab panel's generated id ("panel-1-QmFzaA==") is a widget's, no place to link to:
-    # the sentences after it linked there instead of to their section.
-    if ident and not is_tab_panel(node) and ident not in out.anchors and ident not in out.waiting:
-        out.waiting.append(ident)
 
 
 def _read(tree: Any, javadoc: bool = False) -> Out:
@@ -327,6 +317,7 @@ def _read(tree: Any, javadoc: bool = False) -> Out:
             if root is not None:
                 _walk(root, out, in_main, guess)
         out.flush()
+        out.write_notes()  # cited by the page's last text
         if out.length:
             break
     return out
@@ -377,8 +368,9 @@ class HtmlLoader:
     # of code lines and its chrome (:mod:`._html_scribble`). 58: page turns in the body.
     # 59: footnotes inside a sentence after its block; a bold "Warning" labels its note;
     # a term's ids at its start; a list item's name in code over a line break is a term;
-    # man2html's "Index" is the page's contents.
-    version = "59"
+    # man2html's "Index" is the page's contents. 60: the code review's mends of 59 (a note
+    # after its own paragraph, with its ids; only a term's leading ids at its start).
+    version = "60"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
