@@ -469,3 +469,28 @@ def test_postgres_keeps_the_sentence_vectors_of_a_reread_documents_unchanged_chu
                                      chunk_overlap=0) as kb:
         _reread(kb, tmp_path / "guide.md", monkeypatch, lambda ids: {
             r.chunk_id: r for r in kb.store.get_sentence_vectors(model, ids)})
+
+
+def test_a_reread_page_that_says_the_same_thing_twice_keeps_both_chunks_vectors(
+    tmp_path: Path,
+) -> None:
+    """Two chunks of one document with the same text, roles and section (Vim's help files
+    repeat whole blocks): re-read, both old chunks' rows were carried to one new chunk,
+    and the write failed with UNIQUE(chunk_id, model) (the latency bench's re-read under
+    HTML loader 60, 2026-12-07). Each new chunk takes one old chunk's rows."""
+    page = tmp_path / "guide.md"
+    same = "## Tips\n\n" + " ".join(f"Tip {j} says what to do at step {j}." for j in range(8))
+    with KnowledgeBase.open(tmp_path / "kb", chunk_size=300, chunk_overlap=0) as kb:
+        page.write_text(f"# Guide\n\n{same}\n\n## Other\n\nSomething else.\n\n{same}\n")
+        kb.ingest([page])
+        kb.embed_pending()
+        doc = kb.list_documents()[0]
+        texts = [c.text for c in kb.store.get_document_chunks(kb.tenant, doc.id)]
+        assert len(texts) > len(set(texts))  # the same chunk text twice
+        page.write_text(f"# Guide\n\n{same}\n\n## Other\n\nSomething new.\n\n{same}\n")
+        report = kb.ingest([page])
+        assert not report.failed and len(report.updated) == 1
+        kb.embed_pending()
+        chunks = kb.store.get_document_chunks(kb.tenant, doc.id)
+        rows = {r[0] for r in _rows(kb)}
+        assert {c.id for c in chunks} == rows  # every chunk has its rows, once

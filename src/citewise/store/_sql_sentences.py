@@ -37,7 +37,13 @@ def carried_rows(c: sa.Connection, document_ids: Sequence[str],
     a newer loader (every upgrade that bumps one) keeps most of its chunks, and cutting and
     embedding their sentences again was most of the re-read: 30 s of 33 for LilyPond's 18
     pages, whose 170 chunks were all "found embedded already" (review, 2026-12-06)."""
-    wanted = {(r["document_id"], r["text"], r["roles"], r["section"]): r["id"] for r in chunk_rows}
+    # A page may say the same thing twice (two sections of one title and text): each new
+    # chunk takes the rows of one old chunk, never two (both under one id broke the
+    # re-read of Vim's help files with UNIQUE(chunk_id, model), 2026-12-07).
+    wanted: dict[tuple[Any, ...], list[int]] = {}
+    for r in chunk_rows:
+        wanted.setdefault((r["document_id"], r["text"], r["roles"], r["section"]), []).append(
+            r["id"])
     if not wanted:
         return []
     new_id: dict[int, int] = {}
@@ -45,8 +51,8 @@ def carried_rows(c: sa.Connection, document_ids: Sequence[str],
         q = sa.select(chunks.c.id, chunks.c.document_id, chunks.c.text, chunks.c.roles,
                       chunks.c.section).where(chunks.c.document_id.in_(part))
         for i, d, t, r, sec in c.execute(q):
-            if (found := wanted.get((d, t, r, sec))) is not None:
-                new_id[int(i)] = found
+            if free := wanted.get((d, t, r, sec)):
+                new_id[int(i)] = free.pop(0)
     rows: list[dict[str, Any]] = []
     for ids in batched(list(new_id)):
         q = sa.select(_S.chunk_id, _S.model, _S.texts, _S.vectors).where(_S.chunk_id.in_(ids))
