@@ -466,6 +466,20 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                *(f"faq/{page}.html" for page in (
                    "configuration", "general", "installation", "misc", "trouble")),
                "man-page/privoxy-man-page.html"), group="reviews13"),
+    Corpus("lynx", "Lynx 2.9's help pages (hand-written HTML, gzipped): twenty pages",
+           ("lynx-common",), "/usr/share/doc/lynx-common/lynx_help", (
+               "Lynx_users_guide.html.gz", "about_lynx.html.gz", "body.html.gz",
+               "lynx-dev.html.gz", "lynx_url_support.html.gz",
+               *(f"keystrokes/{page}_help.html.gz" for page in (
+                   "bookmark", "cookie", "dired", "edit", "follow", "gopher_types", "history",
+                   "movement", "option", "other", "print", "scrolling", "visited", "xterm")),
+               "keystrokes/environments.html.gz"), group="reviews13"),
+    Corpus("xapian", "Xapian 1.4's guide (hand-written HTML): eighteen pages", ("xapian-doc",),
+           "/usr/share/doc/xapian-doc", tuple(f"{page}.html" for page in (
+               "admin_notes", "bm25", "collapsing", "facets", "geospatial", "glossary",
+               "install", "queryparser", "remote", "replication", "scalability",
+               "serialisation", "sorting", "spelling", "stemming", "synonyms",
+               "termgenerator", "valueranges")), group="reviews13"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -493,7 +507,8 @@ GROUPS = {
     "reviews12": "reviews of the eighteenth session (diffutils: Texinfo HTML; freedombox: "
                  "DocBook HTML; frr: Sphinx HTML; crmsh: AsciiDoc HTML; 2026-12-05)",
     "reviews13": "reviews of the twenty-seventh session (swipl: SWI-Prolog's HTML; scons: "
-                 "DocBook HTML; privoxy: DocBook HTML and man2html; 2026-12-07)",
+                 "DocBook HTML; privoxy: DocBook HTML and man2html; lynx, xapian: "
+                 "hand-written HTML; 2026-12-07)",
 }
 
 
