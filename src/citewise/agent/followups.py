@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citewise.knowledge.index.headings import SECTION_SEPARATOR
+from citewise.knowledge.index.headings import innermost
 from citewise.text import STOPWORDS, content_terms, name_terms
 
 __all__ = ["MAX_CARRIED", "FollowUp", "answer_subject", "carry_into", "rewrite"]
@@ -126,7 +126,7 @@ def _cited_names(answer: Mapping[str, Any], citation: Any) -> list[str]:
         at = text.find(excerpt) if excerpt else -1
     except (KeyError, IndexError, TypeError, AttributeError):
         return []
-    heads = [section.rsplit(SECTION_SEPARATOR, 1)[-1]] if isinstance(section, str) else []
+    heads = [innermost(section)] if isinstance(section, str) else []
     before = _PARAGRAPH.split(text[:at]) if at > 0 else []
     if len(before) >= 2:  # the paragraph above the quote's, when it is a term's line
         term = before[-2].strip()

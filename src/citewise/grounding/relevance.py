@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 from citewise.answer import SearchDocument
 from citewise.grounding.declines import NOT_IN_SOURCES
 from citewise.grounding.verify import EmbedFn, Excerpt, cosine, excerpt_spans
-from citewise.knowledge.index.headings import SECTION_SEPARATOR
+from citewise.knowledge.index.headings import innermost
 from citewise.sentences import BULLET, ITEM_CHARS, LIST_ITEMS
 from citewise.text import POINTING_WORDS, content_terms
 
@@ -172,7 +172,7 @@ class QuestionRelevance:
             # The entry it is under is what it speaks of: Privoxy's "Effect if unset: A
             # default value of 300 seconds is used." names socket-timeout only in its
             # heading, and the right answer was called off topic (review, 2026-12-07).
-            entry = (snippet.section or "").rsplit(SECTION_SEPARATOR, 1)[-1]
+            entry = innermost(snippet.section)
             items.append((ex.text, f"{entry} {lead} {before} {after}".strip()))
             embedded.append(f"{lead} {ex.text}" if lead else
                             _with_antecedent(ex.text, before, after))

@@ -63,7 +63,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from citewise.knowledge.index.headings import SECTION_SEPARATOR
+from citewise.knowledge.index.headings import innermost
 from citewise.knowledge.retrieve.query import function_words
 from citewise.models.quantities import HOW
 from citewise.models.question_intent import (
@@ -277,7 +277,7 @@ def _section_terms(section: str) -> frozenset[str]:
     """The words of the innermost part of a section path ("OPTIONS > --partial"), an
     identifier's parts too: "KillUserProcesses=" is about killing a user's processes,
     "max_connections" about connections."""
-    return name_terms(section.rsplit(SECTION_SEPARATOR, 1)[-1])
+    return name_terms(innermost(section))
 
 
 # An option as a question or an entry names it: "-l", "--partial" (not "x-ray", "e-mail").
@@ -292,7 +292,7 @@ _ASKS_OPTION = re.compile(r"^\s*what(?:'s|\s+(?:is|are|does|do))\s+(?:[\w'’]+\
 def _leaf_options(section: str) -> frozenset[str]:
     """The options an entry's title names when it starts with one: "-l[octnum]" is "-l",
     "-d, -dt" is both, "--partial" itself; a title that is no option names none."""
-    leaf = section.rsplit(SECTION_SEPARATOR, 1)[-1].lstrip()
+    leaf = innermost(section).lstrip()
     return frozenset(_OPTION.findall(leaf)) if leaf.startswith("-") else frozenset()
 
 

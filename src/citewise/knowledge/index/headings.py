@@ -20,7 +20,7 @@ fields (issue #27)"; raw numbers in ``bench/results/heading-boost.json``).
 
 from __future__ import annotations
 
-__all__ = ["HEADING_BOOST", "PERMALINK_MARKS", "SECTION_SEPARATOR", "heading_text"]
+__all__ = ["HEADING_BOOST", "PERMALINK_MARKS", "SECTION_SEPARATOR", "heading_text", "innermost"]
 
 #: The factor on a query term's BM25 score in the heading field (0 turns the field off).
 #: 0.1: the largest boost measured that costs ``bench/relevance.py`` nothing; it breaks
@@ -31,6 +31,12 @@ HEADING_BOOST = 0.1
 PERMALINK_MARKS = "¶§🔗⚓"
 #: How the loaders join a section path's parts.
 SECTION_SEPARATOR = " > "
+
+
+def innermost(section: str | None) -> str:
+    """A section path's innermost part, the entry a passage is under ("OPTIONS > --partial"
+    is "--partial"); "" for none."""
+    return (section or "").rsplit(SECTION_SEPARATOR, 1)[-1]
 
 _DROP = str.maketrans(dict.fromkeys(PERMALINK_MARKS, " "))
 

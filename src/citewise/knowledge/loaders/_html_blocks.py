@@ -392,4 +392,3 @@ def ahead_of_term(term: Any) -> list[Any]:
 
 
 _TAG = re.compile(r"\[[^\]\n]{1,20}\]")  # "[det]", "[semidet]", "[ISO]"
-

@@ -143,7 +143,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag == "br":
             out.line.append("\n")  # collapsed to a space unless it ends the block
             lead = out.flush("\n")
-            if is_item_label(child, first_break=True):
+            if lead is not None and is_item_label(child, first_break=True):
                 # "<li><code>D</code><br>Same as d, …": the item's name over its text, a
                 # term ("I Emit a decimal number …" read as a sentence: SWI-Prolog's review).
                 out.mark_term(lead)
@@ -207,7 +207,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.anchor(child)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             lead = out.flush("\n\n" if opens_entry(child) else sep)
-            if is_item_label(child):  # "force-hshift" over its text
+            if lead is not None and is_item_label(child):  # "force-hshift" over its text
                 out.mark_term(lead)
             if out.notes and not out.cells and tag not in _ROWS:
                 out.write_notes()  # cited by the paragraph before this block
