@@ -480,6 +480,18 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                "install", "queryparser", "remote", "replication", "scalability",
                "serialisation", "sorting", "spelling", "stemming", "synonyms",
                "termgenerator", "valueranges")), group="reviews13"),
+    # Two reviews of the twenty-eighth session (2026-12-07), questions written blind.
+    Corpus("knot", "Knot DNS 3.2's manual (Sphinx HTML, Debian's build without objects.inv): "
+           "nineteen pages", ("knot-doc",), "/usr/share/doc/knot-doc", tuple(
+               f"{page}.html" for page in (
+                   "appendices", "configuration", "installation", "introduction", "migration",
+                   "modules", "operation", "reference", "requirements", "troubleshooting",
+                   *(f"man_{tool}" for tool in (
+                       "kdig", "keymgr", "khost", "kjournalprint", "knotc", "knotd",
+                       "knsupdate", "kzonecheck", "kzonesign")))), group="reviews14"),
+    Corpus("gprolog", "GNU Prolog 1.4.5's manual (PDF, LaTeX): one PDF of 238 pages",
+           ("gprolog-doc",), "/usr/share/doc/gprolog-doc", ("gprolog.pdf",),
+           group="reviews14"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -509,6 +521,8 @@ GROUPS = {
     "reviews13": "reviews of the twenty-seventh session (swipl: SWI-Prolog's HTML; scons: "
                  "DocBook HTML; privoxy: DocBook HTML and man2html; lynx, xapian: "
                  "hand-written HTML; 2026-12-07)",
+    "reviews14": "reviews of the twenty-eighth session (knot: Sphinx HTML; gprolog: PDF, "
+                 "LaTeX; 2026-12-07)",
 }
 
 

@@ -341,6 +341,9 @@ def _sentence(text: str, *, asserts: bool = True) -> Sentence:
     "For more information about sockets, see the systemd.socket manual.",
     "Consult the Dovecot documentation for how to configure the authentication server.",
     "If you require reject_unauth_pipelining, turn off CHUNKING as described above.",
+    "For the full list of accepted command line options, run xapian-tcpsrv --help or see "
+    "the xapian-tcpsrv man page.",
+    "For a complete list of formats, see Appendix B.",
     "How to turn off backwards-compatibility warnings.",
 ])
 def test_structure_ranks_below_prose(text: str) -> None:
@@ -356,6 +359,7 @@ def test_structure_ranks_below_prose(text: str) -> None:
     # Nor is prose that mentions seeing or describing a pointer.
     "The server sees the client's address as described in RFC 5321.",
     "How long a job waits is set by max_wait.",
+    "For the full list to be kept, run the cleanup with --keep-all.",
     # A reminder that goes on to say it (Perl's perlopentut, a new user's review): the
     # sentence states the answer, it does not point at it.
     "As noted above, if the file does not already exist, then the append-mode open will "

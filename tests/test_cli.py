@@ -533,3 +533,32 @@ def test_plain_sources_are_numbered_in_the_order_they_are_cited() -> None:
     out = io.StringIO()
     print_answer(stray, None, out)
     assert out.getvalue().splitlines()[0] == stray.text
+
+
+def test_a_long_quote_under_sources_is_cut_at_a_words_end() -> None:
+    """A quote past 400 characters was cut inside a word ("… or some of the new database
+    will not i…", Xapian's review, 2026-12-07): it read as a typo in the source."""
+    import io
+
+    from citewise.answer import Answer, CitationOccurrence, SearchDocument, Snippet
+    from citewise.cli.clipping import clipped
+    from citewise.cli.common import print_answer
+
+    long = ("During the copy the source database must not be modified, " * 7
+            + "or some of the new database will not include the changes.")
+    docs = [SearchDocument(source="/docs/replication.md", snippets=[Snippet(text=long)])]
+    cites = [CitationOccurrence(citation_index=0, document_index=1, snippet_index=0,
+                                excerpt=long, claim_index=0)]
+    answer = Answer(run_id="r", thread_id="t", text=f"{long} [1]", citations=cites,
+                    search_documents=docs)
+    out = io.StringIO()
+    print_answer(answer, None, out)
+    lines = out.getvalue().splitlines()
+    quote = lines[lines.index("Sources:") + 2].strip()
+    assert quote.startswith("“During the copy") and quote.endswith("…”"), quote
+    shown = quote[1:-2]
+    assert long.startswith(shown) and long[len(shown)] == " ", quote  # a whole word last
+    assert len(shown) < 400
+    # A word too long to keep whole is cut where it must be; short text is untouched.
+    assert clipped("x" * 50, 10) == "x" * 9 + "…"
+    assert clipped("fits as it is", 13) == "fits as it is"

@@ -147,6 +147,28 @@ def test_a_tables_rows_and_a_lists_items_are_printed_one_to_a_line(
     assert "Press Space to pause." in lines and "Press Home to rewind." in lines, out
 
 
+def test_a_line_laid_out_in_columns_keeps_its_spacing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Lynx's keystroke help is a two-column table in a <pre>; run together, "+ (or SPACE,
+    - If the bottom of the screen informs you" read as one phrase (review, 2026-12-07)."""
+    page = tmp_path / "scrolling_help.html"
+    page.write_text("<html><head><title>Scrolling</title></head><body><h1>Scrolling</h1><pre>\n"
+                    "   + (or SPACE,   - If the bottom of the screen informs you\n"
+                    "     or CTRL-F)     that there is more to see, you may\n"
+                    "                    scroll down.  It moves a page down.\n"
+                    "   b (or CTRL-B)  - Scroll back up by a page.\n</pre></body></html>")
+    code, _, err = run(capsys, "ingest", str(page), "--data-dir", str(tmp_path / "kb"))
+    assert code == 0, err
+    code, out, err = run(capsys, "search", "scroll screen", "-k", "1", "--data-dir",
+                         str(tmp_path / "kb"))
+    assert code == 0, err
+    lines = [line.strip() for line in out.splitlines()[1:]]
+    assert "+ (or SPACE,   - If the bottom of the screen informs you" in lines, out
+    assert "or CTRL-F)     that there is more to see, you may" in lines, out
+    # Two spaces after a full stop are no column: that line reads as prose.
+    assert "scroll down. It moves a page down." in lines, out
+
+
 def test_a_passages_score_is_named_for_what_it_is(
         data: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """BM25's unbounded score and hybrid search's fused 0..1 were both "score"."""

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from citewise.answer import Snippet, SnippetEvidence, SnippetSource
 from citewise.knowledge.retrieve.evidence import _ascii_sentence_spans, best_window, prepare, with_evidence
-from citewise.sentences import sentence_spans
+from citewise.sentences import join_abbreviations, sentence_spans
 from citewise.text import content_terms
 
 SNIPPET = (
@@ -95,8 +95,9 @@ def test_window_is_always_verbatim(snippet: str, query: str) -> None:
 
 
 def _reference(query: str, snippet: str, max_sentences: int = 2) -> SnippetEvidence | None:
-    """The plain algorithm (every sentence tokenised), as it was before the fast path."""
-    spans = sentence_spans(snippet)
+    """The plain algorithm (every sentence tokenised), as it was before the fast path —
+    on whole sentences, as quotes have them (since 2026-12-07)."""
+    spans = join_abbreviations(snippet, sentence_spans(snippet), ellipses=True)
     if not spans:
         return None
     q_seq = content_terms(query)
@@ -217,3 +218,15 @@ def test_ascii_term_detection_equals_tokenising_every_sentence(
     fast = _sentence_terms(q, snippet, spans, low, _stem_occurrences(q, low))
     slow = _sentence_terms(q, snippet, spans, None, [])
     assert fast == slow
+
+
+def test_the_window_is_a_whole_sentence_past_an_abbreviation() -> None:
+    """A decline's closest passage quoted "ens786f0) on which the Mode XDP is enabled.":
+    its window began after "e.g." (Knot DNS's review, 2026-12-07)."""
+    snippet = ("XDP needs a recent kernel. One or more network device names (e.g. ens786f0) on "
+               "which the Mode XDP is enabled. Other devices work as before.")
+    ev = best_window("which network devices have XDP mode enabled", snippet, max_sentences=1)
+    assert ev is not None
+    assert ev.text == ("One or more network device names (e.g. ens786f0) on which the Mode XDP "
+                       "is enabled.")
+    assert snippet[ev.start_char:ev.start_char + len(ev.text)] == ev.text

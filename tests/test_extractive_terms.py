@@ -189,3 +189,24 @@ def test_a_first_cell_far_back_names_no_sentence_that_would_not_verify(tmp_path:
     assert "defaults to “fail”" in answer.text and not answer.text.startswith(
         "onMissingExtensionPoint:"), answer.text
     assert not {i.code for i in answer.issues} & {"unsupported_claim", "no_answer_in_sources"}
+
+
+def test_a_term_that_reads_as_a_list_bullet_keeps_it(tmp_path: Path) -> None:
+    """Lynx's keystroke help has a term "+ or - (jump)"; its "+" was taken for a list
+    bullet twice: the quote began "or - (jump)", and the answer's Markdown line "+ or - …"
+    would read as a list item (review, 2026-12-07). The term is quoted whole and set in
+    code, and the plain text keeps its "+"."""
+    (tmp_path / "follow_help.html").write_text(
+        "<html><head><title>Following links</title></head><body><h1>Suffixes</h1><dl>"
+        "<dt>g (go)</dt><dd>If the number entered is followed by a g, the link is made "
+        "current but not activated.</dd><dt>+ or - (jump)</dt><dd>Finally, a user may add a "
+        "+ or - suffix to a number command to indicate jumping forward or back relative to "
+        "the current link or page.</dd><dt>RETURN (activate)</dt><dd>Without a suffix, the "
+        "link with that number is activated.</dd></dl></body></html>")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([tmp_path / "follow_help.html"])
+        answer = Agent(kb).ask(
+            "How do I jump forward relative to the current link with a number command?")
+    assert answer.text.startswith("`+ or - (jump)`: Finally, a user may add"), answer.text
+    assert answer.text_plain.startswith("+ or - (jump): Finally, a user may add")
+    assert [c.status for c in answer.claims] == ["supported"]

@@ -328,3 +328,52 @@ def test_a_stylesheet_above_a_docbook_site_and_its_man_page_is_left_out(
         "user-manual.html"]
     assert sorted(Path(p).name for p in report.left_out) == ["p_doc.css", "p_doc.css"]
     assert "2 generated, asset or dependency paths not read" in report.summary()
+
+
+def test_a_sphinx_sites_static_folder_below_its_pages_is_left_out(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Knot DNS's manual as Debian ships it has no ``objects.inv``, and its pages name
+    Docutils as their generator ("Created using Sphinx" is in the footer): the stylesheets
+    and scripts of ``_static/`` below the pages were 8 documents, ``sphinx_highlight.js``
+    search's hits for a question, and the broken links to /usr/share/javascript failed
+    the ingest (new-user review, 2026-12-07). Sphinx's pages load its scripts from
+    ``_static/`` in their head; a hand-made page's own scripts folder below it stays."""
+    manual = tmp_path / "knot"
+    (manual / "_static").mkdir(parents=True)
+    head = ('<meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/" />'
+            '<link rel="stylesheet" href="_static/pygments.css" type="text/css" />'
+            '<script data-url_root="./" id="documentation_options" '
+            'src="_static/documentation_options.js"></script>'
+            '<script src="_static/doctools.js"></script>')
+    for name, text in (("configuration.html", "Knot reads knot.conf."),
+                       ("operation.html", "Run knotc reload.")):
+        (manual / name).write_text(f"<html><head>{head}</head><body><p>{text}</p></body></html>")
+    (manual / "_static" / "pygments.css").write_text(".hll { background: #ffc }\n")
+    (manual / "_static" / "documentation_options.js").write_text("var DOCUMENTATION_OPTIONS = {};\n")
+    (manual / "_static" / "jquery.js").symlink_to("/usr/share/javascript/none/jquery.js")
+    app = tmp_path / "app"
+    (app / "js").mkdir(parents=True)
+    (app / "index.html").write_text('<html><head><script src="js/app.js"></script></head>'
+                                    "<body><p>My app.</p></body></html>")
+    (app / "js" / "app.js").write_text("export const app = 1;\n")
+    report = kb.ingest([manual, app])
+    assert not report.failed, report.failed
+    assert sorted(Path(p).name for p in report.added) == [
+        "app.js", "configuration.html", "index.html", "operation.html"]
+    assert sorted(Path(p).name for p in report.left_out) == [
+        "documentation_options.js", "jquery.js", "pygments.css"]
+
+
+def test_a_broken_symbolic_link_is_said_to_be_one(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """"cannot read file: No such file or directory" of a file the walk had just listed
+    (Knot DNS's review, 2026-12-07): the error says the link is broken and where it points."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text("# Notes\n\nKeep backups.\n")
+    (docs / "gone.md").symlink_to(tmp_path / "elsewhere" / "gone.md")
+    report = kb.ingest([docs])
+    assert [Path(p).name for p in report.added] == ["notes.md"]
+    [(source, error)] = [(Path(f.path).name, f) for f in report.failed]
+    assert source == "gone.md" and error.code == "unreadable_file"
+    assert f"broken symbolic link: it points to {tmp_path / 'elsewhere' / 'gone.md'}" in str(
+        error.message), error

@@ -66,7 +66,11 @@ def test_running_heads_are_left_out_and_the_outline_makes_sections(tmp_path: Pat
 def test_c1_control_characters_are_no_text() -> None:
     from citewise.knowledge.loaders.pdf import _clean
 
-    assert _clean("\x88 The radius\x9f is given.\x85") == " The radius is given.".strip()
+    assert _clean("The\x88 radius\x9f is given.\x85") == "The radius is given."
+    # At a line's start U+0088 is LaTeX's itemize bullet as pypdf reads its font (gnuplot's
+    # and GNU Prolog's manuals): a bullet (test_loaders_pdf_latex.py).
+    assert _clean("Modes:\n\x88 full: all ports\n  \x88 half: some") == (
+        "Modes:\n• full: all ports\n  • half: some")
 
 
 def test_texs_spacing_accents_join_their_letters() -> None:

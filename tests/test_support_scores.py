@@ -410,3 +410,39 @@ def test_a_quote_under_the_entry_the_question_names_addresses_it() -> None:
                               "before giving up?", [*elsewhere, *docs])
     [far] = judge.excerpt_scores([(elsewhere[0], Excerpt(0, 0, len(quote), quote, 1.0))])
     assert far < score, (far, score)
+
+
+def test_a_quote_under_its_paragraphs_opening_sentence_addresses_what_that_names() -> None:
+    """GNU Prolog's "By default vector max is set to 127." is two sentences under "sparse
+    representation: an additional bit-vector is used …"; asked how large the sparse
+    bit-vector is by default, the right quote was called off topic and the answer came
+    back as "the documents do not answer" (new-user review, 2026-12-07). The opening
+    sentence of the paragraph or list item a quote is in counts as its context."""
+    from citewise.answer import SearchDocument, Snippet
+    from citewise.grounding.relevance import OFF_TOPIC
+    from citewise.grounding.verify import Excerpt
+    from citewise.knowledge.index.embedders.minilm import MiniLMEmbedder
+
+    quote = "By default vector max is set to 127."
+    # A passage of the manual (its page 181) as the loader reads it, bullets and all.
+    text = ("There are two internal representations for an FD variable:\n"
+            "• interval representation: only the min and the max of the variable are "
+            "maintained. In this\nrepresentation it is possible to store values included in "
+            "0..fd max integer.\n"
+            "• sparse representation: an additional bit-vector is used to store the set of "
+            "possible values for\nthe variable (i.e. the domain). In this representation it "
+            f"is possible to store values included in\n0..vector max. {quote}"
+            "\n\nAtoms are kept in a table of 32768 entries.")
+    docs = [SearchDocument(source="/kb/gprolog.pdf", snippets=[Snippet(text=text)])]
+    embedder = MiniLMEmbedder()
+    judge = QuestionRelevance("How large is the bit-vector used for sparse finite-domain "
+                              "representations unless I change it?", docs, embedder.embed)
+    start = text.index(quote)
+    [score] = judge.excerpt_scores([(docs[0], Excerpt(0, start, start + len(quote), quote, 1.0))])
+    assert judge.embed_error is None
+    assert score > OFF_TOPIC, score  # 0.17 with its neighbours alone
+    # The next paragraph's sentence is no part of that one: it stays off topic.
+    atoms = "Atoms are kept in a table of 32768 entries."
+    at = text.index(atoms)
+    [other] = judge.excerpt_scores([(docs[0], Excerpt(0, at, at + len(atoms), atoms, 1.0))])
+    assert other < OFF_TOPIC, other

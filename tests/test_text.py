@@ -1,5 +1,6 @@
 """Text primitives: ``sentence_spans`` is the look-behind-free rewrite of the original
-implementation and must give exactly its spans, on any text and any sub-range."""
+implementation and must give exactly its spans, on any text and any sub-range (with one
+rule added since: a spaced ellipsis is one mark)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,19 @@ _REFERENCE_END = re.compile(r"(?<=[.!?…])(?:[ \u00a0\u202f]?[»›](?=\s))?[\"
                             r"|(?<=[。！？])|\n\s*\n")
 
 
+# LaTeX's spaced ellipsis (". . .", three dots or more) is one mark (2026-12-07): no cut
+# between its dots.
+_SPACED_ELLIPSIS = re.compile(r"\.(?: \.){2,}")
+
+
 def reference_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     end = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
     pos = start
+    inner = [(r.start(), r.end()) for r in _SPACED_ELLIPSIS.finditer(text, start, end)]
     for m in _REFERENCE_END.finditer(text, start, end):
+        if any(a < m.start() < b for a, b in inner):
+            continue
         _push(text, pos, m.start(), spans)
         pos = m.end()
     _push(text, pos, end, spans)
@@ -32,7 +41,7 @@ def reference_spans(text: str, start: int = 0, end: int | None = None) -> list[t
 # Mostly the characters the rules are about, so boundaries, quotes after punctuation,
 # runs of punctuation, CJK stops next to blank lines etc. are met all the time.
 _SPECIAL = [*".!?…\"'”’)]»›。！？\n\r\t  ", "\n\n", "\r\n\r\n", ". ", "。\n\n", ".”  ",
-            ". » ", ".\u00a0»"]
+            ". » ", ".\u00a0»", ". . .", " . ", ",. . . "]
 _TEXT = st.lists(
     st.one_of(st.sampled_from(_SPECIAL), st.sampled_from(["a", "Bc", "x1", "é", "東", "😀"]),
               st.characters()),
@@ -102,3 +111,23 @@ def test_a_word_and_its_inflections_meet() -> None:
 def test_a_stem_is_a_prefix_of_its_word(word: str) -> None:
     # The evidence window's fast path finds a word where its stem occurs.
     assert all(word.startswith(t) for t in content_terms(word))
+
+
+def test_a_spaced_ellipsis_is_one_mark() -> None:
+    """LaTeX's \\ldots in a PDF's text is ". . ." (GNU Prolog's manual, 34 of them): cut
+    after its first dot, the quote read "… to activate the debugger,." (review,
+    2026-12-07). It ends a sentence where a capital follows, as "..." does, and a quote
+    keeps it with the lower-case words or the bracket after it."""
+    from citewise.sentences import join_abbreviations
+
+    text = ("This can be used to abort a query, to activate the debugger,. . . When an error "
+            "occurs it stops. It has streams, dynamic code,. . . ). And a, b,. . . and c.")
+    spans = sentence_spans(text)
+    assert [text[a:b] for a, b in spans][:2] == [
+        "This can be used to abort a query, to activate the debugger,. . .",
+        "When an error occurs it stops."]
+    joined = [text[a:b] for a, b in join_abbreviations(text, spans, ellipses=True)]
+    assert joined[2:] == ["It has streams, dynamic code,. . . ).", "And a, b,. . . and c."]
+    # Two spaced dots are no ellipsis.
+    two = "It ends. . Then more."
+    assert [two[a:b] for a, b in sentence_spans(two)] == ["It ends.", ".", "Then more."]

@@ -59,10 +59,27 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         at = m.start()
         # A blank line ends the sentence before it; punctuation ends it after itself
         # (closing quotes and brackets go with the gap, as they always have).
+        if text[at] == "." and _inside_ellipsis(text, at, start, end):
+            continue
         _push(text, pos, at if text[at] == "\n" else at + 1, spans)
         pos = m.end()
     _push(text, pos, end, spans)
     return spans
+
+
+def _inside_ellipsis(text: str, at: int, start: int, end: int) -> bool:
+    """Whether the full stop at ``at`` is one of a spaced ellipsis (three dots or more,
+    ". . .", within ``start``–``end``) but its last: LaTeX's \\ldots as a PDF's text has
+    it is one mark (a cut after its first dot quoted "… to activate the debugger,." from
+    GNU Prolog's manual, review 2026-12-07)."""
+    if text[at + 1:at + 3] != " ." or at + 3 > end:
+        return False
+    first, last = at, at + 2
+    while first - 2 >= start and text[first - 2:first] == ". ":
+        first -= 2
+    while last + 3 <= end and text[last + 1:last + 3] == " .":
+        last += 2
+    return (last - first) // 2 + 1 >= 3
 
 
 # Abbreviations after which ``sentence_spans`` cuts although the sentence goes on. Titles,
@@ -111,10 +128,12 @@ def join_abbreviations(text: str, spans: list[tuple[int, int]], *,
 
 
 def _open_list(text: str, prev: tuple[int, int], start: int) -> bool:
-    """``prev`` ends in an ellipsis that a lower-case word or a number follows (one line)."""
+    """``prev`` ends in an ellipsis that a lower-case word, a number or the bracket it is
+    inside follows (one line: "(streams, dynamic code,. . . )." is one sentence)."""
     gap = text[prev[1]:start]
-    return text.endswith(("...", "…"), 0, prev[1]) and gap.isspace() and "\n" not in gap \
-        and (text[start].islower() or text[start].isdigit())
+    return text.endswith(("...", "…", ". . ."), 0, prev[1]) and gap.isspace() \
+        and "\n" not in gap and (text[start].islower() or text[start].isdigit()
+                                 or text[start] in ")]")
 
 
 def _closed(text: str, b: int) -> int:

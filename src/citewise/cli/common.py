@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
+from citewise.cli.clipping import clipped
 from citewise.events import Event
 from citewise.grounding.claims import MARKER_GROUP
 from citewise.grounding.declines import NO_ANSWER_ISSUE
@@ -244,7 +245,7 @@ def print_answer(answer: Answer, kb: KnowledgeBase | None, out: TextIO | None = 
         quote = _one_line(quote)
         # A quote is the evidence: cut only a very long one (at 160 the cut fell on the
         # answer itself, "events of severity WARNING a…", review, session 16).
-        quote = quote if len(quote) <= _QUOTE_CHARS else quote[:_QUOTE_CHARS - 1] + "…"
+        quote = clipped(quote, _QUOTE_CHARS)
         quote = f"{label}“{quote}”"
         if c.claim_index in flagged:
             quote += f"\n      ({flagged[c.claim_index]})"
@@ -327,7 +328,7 @@ def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
         # A markdown heading line is the section's name, shown after the source already.
         text = _one_line(" ".join(ln for ln in raw.splitlines()
                                   if not ln.lstrip().startswith("#")) or raw)
-        text = text if len(text) <= 160 else text[:157] + "…"
+        text = clipped(text, 158)
         section = f" — {_one_line(snippet.section)}" if snippet.section else ""
         # With its page, as a cited passage has (new-user review of R's PDF manuals).
         out.write(f"[{n}] {doc.source}{_page(snippet)}{section}\n    “{text}”\n")

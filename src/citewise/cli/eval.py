@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from citewise.cli.clipping import clipped
 from citewise.cli.common import add_data_dir, open_kb, progress_bar
 
 __all__ = ["register", "render"]
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                              "is misspelled) [document_not_stored]\n")
         for qid, sentences in missing.items():
             for s in sentences:
-                shown = s if len(s) <= 100 else s[:97] + "…"
+                shown = clipped(s, 98)
                 # In no stored document at all: one in another document than the question
                 # names is told apart below (it can match there).
                 sys.stderr.write(f"warning: {qid}: expected sentence not in the stored text "
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         for qid, moved in elsewhere.items():
             named = next(q.document for q in questions if q.id == qid)
             for s, source in moved:
-                shown = s if len(s) <= 100 else s[:97] + "…"
+                shown = clipped(s, 98)
                 sys.stderr.write(f"warning: {qid}: expected sentence not in its document "
                                  f"{named!r} but in {source}: it matches a citation there, "
                                  f"and document@1 still asks for {named!r}: “{shown}” "
@@ -148,7 +149,7 @@ def render(report: dict[str, Any], out: TextIO) -> None:
             first = f"(declined) {first}"
         elif WEAK_ISSUE in r["issues"]:  # answered, flagged: the reader sees why
             first = f"(weak) {first}"
-        first = first if len(first) <= 70 else first[:69] + "…"
+        first = clipped(first, 70)
         rows.append((r["id"], r["kind"] or "", r["split"] or "", _mark(r["evidence_at_1"]),
                      _mark(r["evidence_any"]), _mark(r["document_at_1"]),
                      "yes" if r["abstained"] else "no", f"{r['latency_ms']:.0f}", first))

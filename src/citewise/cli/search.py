@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -32,6 +33,7 @@ _SHOWN = 400  # characters of a passage shown without --full
 _LINES = 12  # and its lines
 _TAIL = 40  # a line cut shorter than this is left out ("Specifying …")
 _WIDTH = 96
+_COLUMNS = re.compile(r"[^\s.!?:;] {2,}\S")  # two spaces or more inside a line, not after a stop
 # What a hit's score is, by the mode that found it: BM25's is unbounded, hybrid's the
 # fused score in 0..1, dense's a cosine; one word "score" for all three read as one scale.
 _SCORE = {"lexical": "BM25", "hybrid": "fused score", "dense": "cosine"}
@@ -123,7 +125,11 @@ def _body(text: str, *, full: bool) -> list[str]:
     out: list[str] = []
     left = _SHOWN
     for raw in text.expandtabs(4).splitlines():
-        words = " ".join(raw.split())
+        # A line laid out in columns (a key and what it does, side by side in a <pre>)
+        # keeps its spacing: run together, "+ (or SPACE,   - If the bottom of …" read as
+        # one phrase (Lynx's review, 2026-12-07). Two spaces after a full stop are no column.
+        columns = _COLUMNS.search(raw.strip()) is not None
+        words = raw.strip() if columns else " ".join(raw.split())
         if not words:
             if out and out[-1]:
                 out.append("")
@@ -135,10 +141,14 @@ def _body(text: str, *, full: bool) -> list[str]:
         if cut:
             words = words[:left].rsplit(" ", 1)[0] + " …"
         margin = "    " + " " * min(len(raw) - len(raw.lstrip()), 16)
-        # Not at a hyphen: "--ignore-space-change" stays one word to copy (review, 2026-12-05).
-        out += textwrap.wrap(words, width=_WIDTH, initial_indent=margin,
-                             subsequent_indent=margin, break_on_hyphens=False,
-                             break_long_words=False)
+        if columns:
+            out.append(margin + words)
+        else:
+            # Not at a hyphen: "--ignore-space-change" stays one word to copy (review,
+            # 2026-12-05).
+            out += textwrap.wrap(words, width=_WIDTH, initial_indent=margin,
+                                 subsequent_indent=margin, break_on_hyphens=False,
+                                 break_long_words=False)
         if cut:
             break
         left -= len(words)

@@ -173,7 +173,8 @@ class QuestionRelevance:
             # default value of 300 seconds is used." names socket-timeout only in its
             # heading, and the right answer was called off topic (review, 2026-12-07).
             entry = innermost(snippet.section)
-            items.append((ex.text, f"{entry} {lead} {before} {after}".strip()))
+            topic = _topic(text, ex.start, spans, before)
+            items.append((ex.text, f"{entry} {topic} {lead} {before} {after}".strip()))
             embedded.append(f"{lead} {ex.text}" if lead else
                             _with_antecedent(ex.text, before, after))
         return self.scores(items, embedded)
@@ -240,6 +241,24 @@ def _lead_in(text: str, start: int, spans: Iterable[tuple[int, int]]) -> str:
             return ""  # prose, not an item of a list
         first = a
     return ""
+
+
+def _topic(text: str, start: int, spans: Iterable[tuple[int, int]], before: str) -> str:
+    """The first sentence of the paragraph (or list item) that ``start`` is in, when it is
+    not ``before`` nor at ``start``: what the paragraph speaks of. GNU Prolog's "By default
+    vector max is set to 127." is two sentences under "sparse representation: an
+    additional bit-vector is used …", and answering how large the sparse bit-vector is by
+    default it was called off topic (review, 2026-12-07)."""
+    opens = max((m.end() for m in _BLANK_LINE.finditer(text, 0, start)), default=0)
+    opens = max((m.start() for m in _ITEM_LINE.finditer(text, opens, start)), default=opens)
+    first = next(((a, b) for a, b in spans if a >= opens), None)
+    if first is None or first[1] > start or text[first[0]:first[1]] == before:
+        return ""
+    return text[first[0]:first[1]]
+
+
+# A line that opens with a bullet or an item's number: an item of its own.
+_ITEM_LINE = re.compile(r"(?m)^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S")
 
 
 def _opens_line(text: str, at: int) -> bool:

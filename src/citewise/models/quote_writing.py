@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from citewise.grounding.claims import segments
+from citewise.grounding.claims import BLOCK_LEAD, segments
 
 __all__ = ["Quote", "render"]
 
@@ -92,7 +92,8 @@ def _marked(c: Quote) -> str:
     # manual, new-user review 2026-12-04). Verification then cites the term with it.
     # A term that ends in its own colon ("bool / click.BOOL:", Sphinx's usual dt) gets no
     # second one (Click's review, 2026-12-05: "click.BOOL:: A parameter that …").
-    label = (f"{c.term.rstrip(':') or c.term}: " if c.term and c.term not in c.text else "")
+    label = (f"{_named(c.term.rstrip(':') or c.term)}: " if c.term and c.term not in c.text
+             else "")
     if len(spans) < 2:
         return label + _unwrapped(c.text, c.lead) + marker
     # A part without a full stop runs on into the next as one claim: a marker after it
@@ -126,5 +127,12 @@ def _unwrapped(text: str, lead: str = "") -> str:
             return text
     if lead and text.startswith(lead) and not lead.endswith((":", ".")):
         body = _WRAP.sub(" ", text[len(lead):]).strip()
-        return f"{_WRAP.sub(' ', lead)}: {body}" if body else _WRAP.sub(" ", text)
+        return f"{_named(_WRAP.sub(' ', lead))}: {body}" if body else _WRAP.sub(" ", text)
     return _WRAP.sub(" ", text)
+
+
+def _named(term: str) -> str:
+    """``term`` as an answer's line may open with it: in code when Markdown would read it
+    as a list item or a heading — "+ or - (jump)", Lynx's keystroke help, lost its "+" to
+    the list bullet (review, 2026-12-07)."""
+    return f"`{term}`" if BLOCK_LEAD.match(f"{term} ") and "`" not in term else term

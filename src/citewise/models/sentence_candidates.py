@@ -116,6 +116,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             for a, b in comment_sentences(text, roles, _items_apart(text, roles,
                                                                     segments(text))):
                 a, b = _trim(text, a, b)
+                a = _term_start(text, roles, a)
                 sentence = _quoted(text, a, b)
                 opens = not end or "\n\n" in text[end:a]  # the first of its paragraph
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
@@ -323,6 +324,15 @@ def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int
             return "term", a  # a term alone, or terms only: context
         at, role = end, _role_at(roles, end)
     return role, at
+
+
+def _term_start(text: str, roles: Sequence[tuple[int, int, str]], a: int) -> int:
+    """Where the sentence at ``a`` starts: at its line's start when what was read as a list
+    bullet there is the first character of a term the loader marked ("+ or - (jump)" of
+    Lynx's keystroke help, quoted "or - (jump)": review, 2026-12-07)."""
+    line = text.rfind("\n", 0, a) + 1
+    marked = line < a and BLOCK_LEAD.fullmatch(text, line, a) is not None
+    return line if marked and _role_at(roles, line) == "term" else a
 
 
 _HEAD = "\x00"  # marks a context that starts at a heading

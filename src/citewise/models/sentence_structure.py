@@ -35,11 +35,15 @@ _VERSION_NOTE = re.compile(r"^\s*(?:(?:changed|new|added|deprecated|removed) (?:
                            r"|introduced) (?:in|since) (?:version |[A-Za-z][\w.+-]* )v?\d+\.\d)",
                            re.I)
 # A sentence that sends the reader elsewhere instead of saying it ("See Section 5.3.",
-# "turn it off as described above", "Consult the Dovecot documentation …"), and a
+# "turn it off as described above", "Consult the Dovecot documentation …", "For the full
+# list of accepted command line options, run xapian-tcpsrv --help or see the xapian-tcpsrv
+# man page.", quoted over the required option it follows: Xapian's review), and a
 # contents line that names a topic ("How to turn off … warnings."): what they point at is
 # the answer, not they.
 _POINTER = re.compile(r"^\s*\(?(?:see|refer to|consult)\b|^\s*for (?:more|further|details|"
-                      r"information)\b[^.]*,\s*see\b|\bas (?:described|explained|discussed|"
+                      r"information)\b[^.]*,\s*see\b|^\s*for (?:the|a) (?:full|complete) "
+                      r"(?:list|set|description|reference) of\b[^.]*,\s*(?:see|run|consult|refer|"
+                      r"read)\b|\bas (?:described|explained|discussed|"
                       r"mentioned|shown|noted) (?:above|below|earlier|later|at the end|in the "
                       r"(?:next|previous|following) section)|\b(?:see|described) (?:above|below)\b",
                       re.I)

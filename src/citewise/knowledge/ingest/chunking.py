@@ -69,7 +69,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v12:{self.size}:{self.overlap}"
+        return f"sentence-v13:{self.size}:{self.overlap}"
 
     def chunk(
         self,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import stat
 from collections.abc import Callable, Iterable
@@ -111,6 +112,12 @@ def _prepare(
             )
         data = path.read_bytes()
     except OSError as exc:
+        if isinstance(exc, FileNotFoundError) and path.is_symlink():
+            # "No such file or directory" of a file the walk just listed read as a race
+            # (Debian's Sphinx builds link their scripts to /usr/share/javascript, and a
+            # copy of the folder keeps the links: Knot DNS's review, 2026-12-07).
+            raise IngestError(f"broken symbolic link: it points to {os.readlink(path)}, "
+                              "which does not exist", code="unreadable_file") from exc
         raise IngestError(f"cannot read file: {exc.strerror or exc}", code="unreadable_file") from exc
     return prepare_document(path, data, source=str(path), known=known, tenant=tenant,
                             collection=collection, registry=registry, chunker=chunker)

@@ -324,14 +324,24 @@ def _title_lines(title: str) -> list[re.Pattern[str]]:
     maybe after its section number ("1.7.8  Recovery of Transactions" for the bookmark
     "Recovery of Transactions") or after the word its part is (the bookmark "B Invoking R"
     set as "Appendix B Invoking R"); for a function's entry named by its arity ("abort/1",
-    Erlang's reference manuals), first the line of its signature, "abort(Reason :: term())
-    -> no_return()" ("HTTP/2" is no function: its line is the title)."""
-    words = r"\s+".join(re.escape(w) for w in title.split())
+    Erlang's reference manuals), else the line of its signature, "abort(Reason :: term())
+    -> no_return()" ("HTTP/2" is no function: its line is the title). The title's own line
+    comes first: GNU Prolog's "8.25.4 random/3" is under random/1's template
+    "random(-float)" and its description, which were filed under random/3 (review,
+    2026-12-07). An underscore may be
+    a space or nothing in the text: LaTeX draws it as a rule, and GNU Prolog's manual has
+    "set prolog flag/2" for the bookmark "set_prolog_flag/2" (150 of its 378 titles)."""
+    words = r"\s+".join(_underscored(re.escape(w)) for w in title.split())
     plain = re.compile(rf"(?m)^[ \t]*(?:{_PART}[ \t\xa0]+)?(?:{_NUMBER}[ \t\xa0]+)?{words}[ \t]*$")
     arity = _ARITY.match(title)
     if arity is None:
         return [plain]
-    return [re.compile(rf"(?m)^[ \t]*{re.escape(arity.group(1))}\(.*$"), plain]
+    name = _underscored(re.escape(arity.group(1)))
+    return [plain, re.compile(rf"(?m)^[ \t]*{name}\(.*$")]
+
+
+def _underscored(pattern: str) -> str:
+    return pattern.replace("_", "[_ ]?")
 
 
 # The word a book sets before a part's number: Texinfo's "Appendix B Invoking R" for the

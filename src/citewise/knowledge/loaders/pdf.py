@@ -47,6 +47,7 @@ from citewise.knowledge.loaders._pdf_layout import (
     sections,
     strip_running,
 )
+from citewise.knowledge.loaders._pdf_lists import bullets, list_items, moved
 from citewise.knowledge.loaders._pdf_notes import apply_notes, carry_over
 from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
 
@@ -85,7 +86,7 @@ def _accented(m: re.Match[str]) -> str:
 
 def _clean(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL.sub("", text).translate(LIGATURES)
+    text = _CONTROL.sub("", bullets(text)).translate(LIGATURES)
     text = _ACCENT_BEFORE.sub(_accented, text)
     return _TRAILING.sub("", text).strip()
 
@@ -94,8 +95,10 @@ def _goes_on(before: str, page: str) -> bool:
     """Whether ``page`` opens with the rest of a sentence the page ``before`` left open
     (no stop at its end, a lower-case word next): the pages are joined by a line break,
     not a paragraph's blank line, so the sentence is one ("…extended with useful support"
-    / "modules.", a running head between them once)."""
-    return (before[-1:].isalnum() or before[-1:] in ",;") and page[:1].islower()
+    / "modules.", a running head between them once; "…precedes its definition" / "(section
+    7.1.2, page 45).", GNU Prolog's manual)."""
+    return (before[-1:].isalnum() or before[-1:] in ",;") and (
+        page[:1].islower() or (page[:1] in "([" and page[1:2].islower()))
 
 
 def _info(info: Any, attr: str) -> str | None:
@@ -124,8 +127,11 @@ class PdfLoader:
     # titles in bold; 10: a foot that is the page's printed label ("i"); 11: without an
     # outline, numbered run-in titles are its sections; 12: a "Medium" face is bold;
     # 13: a bold line with a section number is a title after any line, before any; a
-    # note's mark glued to its first word is set apart ("6 For completeness")
-    version = "13"
+    # note's mark glued to its first word is set apart ("6 For completeness"); 14: an
+    # underscore of a title may be a space in the text, a title's first line on its page
+    # wins, bulleted lists (LaTeX's U+0088 bullet too), a sentence over a page break that
+    # goes on with a bracket
+    version = "14"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -171,6 +177,10 @@ class PdfLoader:
             info = reader.metadata
             page_texts, titles = headings(page_texts, entries or numbered_titles(page_texts,
                                                                                  terms))
+            listed = [list_items(t) for t in page_texts]
+            page_texts, items = [t for t, _, _ in listed], [i for _, i, _ in listed]
+            titles = [(page, moved(a, listed[page - 1][2]), moved(b, listed[page - 1][2]), name)
+                      for page, a, b, name in titles]
         except IngestError:
             raise
         except LimitReachedError as exc:  # pypdf's decompression/size limits
@@ -206,6 +216,9 @@ class PdfLoader:
             )
 
         found, roles = sections(len(text), pages, titles)
+        start_of = {number: a for a, _, number in pages}
+        roles += [(start_of[n] + a, start_of[n] + b, "list_item")
+                  for n, spans in enumerate(items, start=1) if n in start_of for a, b in spans]
         roles = sorted([*roles, *line_roles(text, pages, mono, roles),
                         *line_roles(text, pages, terms, roles, role="term")])
         meta: dict[str, Any] = {**file_metadata(path, data, ""), "page_count": len(page_texts)}

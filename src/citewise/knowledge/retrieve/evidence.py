@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.answer import Snippet, SnippetEvidence
-from citewise.sentences import _push, sentence_spans
+from citewise.sentences import _inside_ellipsis, _push, join_abbreviations, sentence_spans
 from citewise.text import (
     _WORD,
     STOPWORDS,
@@ -119,6 +119,8 @@ def _ascii_sentence_spans(text: str) -> list[tuple[int, int]]:
                 continue
             _push(text, pos, c, spans)
             pos = last + 1
+        elif text[c] == "." and _inside_ellipsis(text, c, 0, n):
+            continue  # a dot of ". . ." but its last (as sentence_spans)
         else:  # punctuation, closing quotes/brackets, then at least one space
             j = c + 1
             while j < n and text[j] in _CLOSERS:
@@ -230,6 +232,9 @@ def best_window(
     if scorer is None and low is not None and not occurrences:
         return None  # no lexical overlap possible: nothing to split or tokenise
     spans = sentence_spans(snippet) if low is None else _ascii_sentence_spans(snippet)
+    # Whole sentences, as a quote has them: cut after "e.g.", a decline's closest passage
+    # read "ens786f0) on which the Mode XDP is enabled." (Knot DNS's review, 2026-12-07).
+    spans = join_abbreviations(snippet, spans, ellipses=True)
     if not spans:
         return None
     sent_terms, phrase_of = _sentence_terms(q, snippet, spans, low, occurrences)

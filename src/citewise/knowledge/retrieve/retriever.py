@@ -38,7 +38,7 @@ from citewise.knowledge.retrieve.fusion import (
 from citewise.knowledge.retrieve.fusion import fused as _fused
 from citewise.knowledge.retrieve.hits import Hit, hit_from_context
 from citewise.knowledge.retrieve.passing import Passing
-from citewise.knowledge.retrieve.query import detect_language, keywords
+from citewise.knowledge.retrieve.query import compounds, detect_language, keywords
 from citewise.store.base import ChunkContext, Store
 
 if TYPE_CHECKING:
@@ -221,6 +221,7 @@ class Retriever:
             if not document_ids:
                 return []
         post = _needs_post_filter(flt)
+        query = " ".join((query, *compounds(query)))  # "back up" finds "backup" too
         scored = self.lexical.search(
             query, n * 4 if post else n, tenant=self.tenant,
             collections=pushed.get("collection"), document_ids=document_ids,
