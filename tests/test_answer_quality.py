@@ -344,6 +344,7 @@ def _sentence(text: str, *, asserts: bool = True) -> Sentence:
     "For the full list of accepted command line options, run xapian-tcpsrv --help or see "
     "the xapian-tcpsrv man page.",
     "For a complete list of formats, see Appendix B.",
+    "For the full list of supported codecs see Appendix B.",
     "How to turn off backwards-compatibility warnings.",
 ])
 def test_structure_ranks_below_prose(text: str) -> None:
@@ -360,6 +361,9 @@ def test_structure_ranks_below_prose(text: str) -> None:
     "The server sees the client's address as described in RFC 5321.",
     "How long a job waits is set by max_wait.",
     "For the full list to be kept, run the cleanup with --keep-all.",
+    # An instruction, not a pointer (code review, 2026-12-07).
+    "For a complete set of tests, run make check in the build directory.",
+    "For a complete description of the format, read the file header first.",
     # A reminder that goes on to say it (Perl's perlopentut, a new user's review): the
     # sentence states the answer, it does not point at it.
     "As noted above, if the file does not already exist, then the append-mode open will "

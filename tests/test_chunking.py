@@ -238,3 +238,30 @@ def test_a_sections_last_short_sentence_reaches_back_into_a_chunk_of_its_context
     assert all(text[c.start_char:c.end_char] == c.text for c in chunks)
     assert all(text[c.start_char:c.end_char] == c.text for c in chunks)
     assert all(len(c.text) > 200 for c in chunks)
+
+
+def test_a_sentence_a_page_leaves_open_ends_in_its_chunk() -> None:
+    """A PDF's page break inside a sentence (the loader joins such pages by one line break)
+    cut the sentence in two chunks: Asymptote's quote ended "… retained in the file
+    .asy/history in the user's" (review, 2026-12-07). The chunk goes on to the sentence's
+    end and cites the page it starts on; a page that ends its paragraph is cut as before."""
+    one = ("Interactive mode keeps a history. A history of the most recent commands will be "
+           "retained in the file .asy/history in the user's")
+    two = "home directory (unless the option was given). The next sentence is on page two."
+    text = f"{one}\n{two}"
+    pages = [(0, len(one), 1), (len(one) + 1, len(text), 2)]
+    chunks = chunk_text("d", text, size=500, overlap=0, pages=pages)
+    assert [c.text for c in chunks] == [
+        f"{one}\nhome directory (unless the option was given).", "The next sentence is on page two."]
+    assert [c.page for c in chunks] == [1, 2]
+    assert all(c.text == text[c.start_char:c.end_char] for c in chunks)
+    # A page that ends its paragraph: the page is the cut.
+    apart = f"{one}.\n\n{two}"
+    pages = [(0, len(one) + 1, 1), (len(one) + 3, len(apart), 2)]
+    assert [c.page for c in chunk_text("d", apart, size=500, overlap=0, pages=pages)] == [1, 2]
+    assert chunk_text("d", apart, size=500, overlap=0, pages=pages)[0].text == f"{one}."
+    # A section that starts before the sentence ends keeps the page's cut.
+    sections = [(0, len(one) + 1, "A"), (len(one) + 1, len(text), "B")]
+    pages = [(0, len(one), 1), (len(one) + 1, len(text), 2)]
+    cut = chunk_text("d", text, size=500, overlap=0, sections=sections, pages=pages)
+    assert cut[0].text == one

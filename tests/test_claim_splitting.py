@@ -187,6 +187,12 @@ def test_a_lone_double_star_in_a_quote_is_text_not_emphasis() -> None:
     # Markdown that pairs up is still read as markdown.
     assert plain_text("**Default:** `16384` (16 KiB) [2]") == "Default: 16384 (16 KiB)"
     assert plain_text("- a __b__ and ``x `y` z``") == "a b and x `y` z"
+    # A line's lead in bold is a lead (a model's numbered steps), and a code span that
+    # opens a line keeps what it starts with (a term such as "+ or - (jump)": code review
+    # and Lynx's review, 2026-12-07).
+    assert plain_text("**1.** Install the package with pip [1].\n**2)** Then start it [1].") == (
+        "Install the package with pip.\nThen start it.")
+    assert plain_text("`+ or - (jump)`: Finally, a suffix [1]") == "+ or - (jump): Finally, a suffix"
 
 
 def test_a_verbatim_quote_with_a_lone_double_star_is_supported(tmp_path: Path) -> None:

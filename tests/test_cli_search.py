@@ -165,8 +165,14 @@ def test_a_line_laid_out_in_columns_keeps_its_spacing(
     lines = [line.strip() for line in out.splitlines()[1:]]
     assert "+ (or SPACE,   - If the bottom of the screen informs you" in lines, out
     assert "or CTRL-F)     that there is more to see, you may" in lines, out
-    # Two spaces after a full stop are no column: that line reads as prose.
+    # Two spaces after a full stop are no column: that line reads as prose; nor after a
+    # comma (code review, 2026-12-07).
     assert "scroll down. It moves a page down." in lines, out
+    from citewise.cli.search import _body
+
+    prose = ("The daemon reads its settings from /etc/app.conf,  then it opens the port "
+             "that the listen option names and waits for clients to connect to it.")
+    assert len(_body(prose, full=True)) == 2  # wrapped as prose
 
 
 def test_a_passages_score_is_named_for_what_it_is(

@@ -344,22 +344,36 @@ def test_a_sphinx_sites_static_folder_below_its_pages_is_left_out(
             '<link rel="stylesheet" href="_static/pygments.css" type="text/css" />'
             '<script data-url_root="./" id="documentation_options" '
             'src="_static/documentation_options.js"></script>'
-            '<script src="_static/doctools.js"></script>')
+            '<script src="_static/doctools.js"></script><script src="_static/js/theme.js">'
+            '</script>')
     for name, text in (("configuration.html", "Knot reads knot.conf."),
                        ("operation.html", "Run knotc reload.")):
         (manual / name).write_text(f"<html><head>{head}</head><body><p>{text}</p></body></html>")
     (manual / "_static" / "pygments.css").write_text(".hll { background: #ffc }\n")
     (manual / "_static" / "documentation_options.js").write_text("var DOCUMENTATION_OPTIONS = {};\n")
     (manual / "_static" / "jquery.js").symlink_to("/usr/share/javascript/none/jquery.js")
+    # The user's own scripts beside the Sphinx pages, which no page loads, stay — though
+    # "static/" and "js/" are in the pages' "_static/js/…" (code review, 2026-12-07).
+    (manual / "static").mkdir()
+    (manual / "static" / "demo.js").write_text("export const demo = 1;\n")
+    (manual / "js").mkdir()
+    (manual / "js" / "widget.js").write_text("export const widget = 1;\n")
     app = tmp_path / "app"
     (app / "js").mkdir(parents=True)
     (app / "index.html").write_text('<html><head><script src="js/app.js"></script></head>'
                                     "<body><p>My app.</p></body></html>")
     (app / "js" / "app.js").write_text("export const app = 1;\n")
-    report = kb.ingest([manual, app])
+    # A hand-made page without an index, over its scripts' folder: they stay.
+    notes = tmp_path / "notes"
+    (notes / "js").mkdir(parents=True)
+    (notes / "todo.html").write_text('<html><head><script src="js/todo.js"></script></head>'
+                                     "<body><p>My notes.</p></body></html>")
+    (notes / "js" / "todo.js").write_text("export const todo = 1;\n")
+    report = kb.ingest([manual, app, notes])
     assert not report.failed, report.failed
     assert sorted(Path(p).name for p in report.added) == [
-        "app.js", "configuration.html", "index.html", "operation.html"]
+        "app.js", "configuration.html", "demo.js", "index.html", "operation.html", "todo.html",
+        "todo.js", "widget.js"]
     assert sorted(Path(p).name for p in report.left_out) == [
         "documentation_options.js", "jquery.js", "pygments.css"]
 

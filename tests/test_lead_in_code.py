@@ -174,3 +174,22 @@ def test_a_lead_in_is_quoted_with_the_commands_it_introduces(tmp_path: Path) -> 
              if c.start_char is not None]
     assert ("/secure set relay mypassword", "/secure set relay mypassword") in cited
     assert all(c.status == "supported" for c in answer.claims[:3]), answer.claims
+
+
+def test_a_sentence_the_code_completes_carries_it_too() -> None:
+    """Asymptote's manual (a PDF) sets its commands on lines of their own inside the
+    sentence: "To uninstall all Asymptote files installed from a source distribution, use
+    the command" / "make uninstall". The quote stopped before the command (review,
+    2026-12-07)."""
+    lead = "To uninstall all Asymptote files installed from a source distribution, use the command"
+    text = f"{lead}\n\nmake uninstall\n\nThis removes the files the install wrote."
+    at = text.index("make uninstall")
+    roles = [[at, at + len("make uninstall"), "code"]]
+    (first,) = [s for s in candidates(_result(text, roles)) if s.text == lead]
+    assert first.code == "make uninstall"
+    # A sentence with its full stop introduces nothing: the code is an example of its own.
+    done = f"{lead} below.\n\nmake uninstall\n\nThis removes the files the install wrote."
+    at = done.index("make uninstall")
+    (said,) = [s for s in candidates(_result(done, [[at, at + 14, "code"]]))
+               if s.text.startswith("To uninstall")]
+    assert said.code == ""

@@ -17,6 +17,9 @@ PAGE_1 = [
     ("r", "set prolog flag(+flag, +term)", None),
     ("r", "Description", None),
     ("r", "set prolog flag(Flag, Value) sets the value of the Prolog flag Flag to Value.", None),
+    ("r", "\u2022 on: the flag is set", None),
+    ("r", "\u2022 off: the flag is reset", None),
+    ("r", "Flags are kept for the session.", None),
     ("h", "8.25.3 random/1", "random/1"),
     ("r", "Templates", None),
     ("r", "random(-float)", None),
@@ -68,10 +71,15 @@ def test_a_latex_manuals_titles_lists_and_page_breaks(tmp_path: Path) -> None:
     assert where["set_prolog_flag/2"].startswith("8.22.1 set prolog flag/2")
     assert "random(Number) unifies Number" in where["random/1"]
     assert where["random/3"].startswith("8.25.4 random/3")
+    # The titles stand where they did, past the blank line set under a list above them.
+    headings = [text[a:b] for a, b, role in doc.roles if role == "heading"]
+    assert headings == ["8.22.1 set prolog flag/2", "8.25.3 random/1", "8.25.4 random/3"]
+    assert "the flag is reset\n\nFlags are kept" in text
     # Each bullet's line is an item, with the lines its sentence goes on over ("0..vector
     # max.", "GNU Prolog's"); the paragraph under a list starts a sentence.
     items = [text[a:b] for a, b, role in doc.roles if role == "list_item"]
-    assert items == ["\u2022 full: equivalent to [call, exit, redo, fail, exception]",
+    assert items == ["\u2022 on: the flag is set", "\u2022 off: the flag is reset",
+                     "\u2022 full: equivalent to [call, exit, redo, fail, exception]",
                      "\u2022 half: equivalent to [call, redo]",
                      "\u2022 sparse representation: an additional bit-vector stores values "
                      "included in\n0..vector max. By default vector max is set to 127. It is "

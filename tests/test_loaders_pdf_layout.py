@@ -152,3 +152,32 @@ def test_contents_and_index_pages_are_left_out_a_data_sheet_is_not(tmp_path: Pat
     assert [n for _, _, n in doc.pages] == [3, 4]
     assert "sampling is set to 100 points" in doc.text and "Rated current 16" in doc.text
     assert "Section 1" not in doc.text and "term3" not in doc.text
+
+
+def test_an_even_pages_foot_that_names_its_chapter_after_the_number_is_left_out() -> None:
+    """Sphinx's LaTeX sets an even page's foot as its number then its chapter ("28 Chapter
+    4. Source packages") and an odd page's as its section then its number ("4.13. Embedded
+    code copies 29"); the even feet, 89 of them, stayed in the Debian Policy Manual's text
+    (review, 2026-12-07). A footnote that opens with its number stays."""
+    from citewise.knowledge.loaders._pdf_layout import strip_running
+
+    # Five chapters of four pages: no foot's shape recurs on a fifth of the pages.
+    chapters = ["Source packages", "Control files", "Maintainer scripts", "Shared libraries",
+                "Documentation"]
+    entries = [(0, title, 1 + 4 * i) for i, title in enumerate(chapters)]
+    said = ["Packages build in a clean chroot", "Upstream tarballs keep their names",
+            "Copies of libraries are avoided", "Scripts must be idempotent",
+            "Builds should be reproducible", "Patches go in a folder",
+            "Fields are case-insensitive", "Every field has a value", "Scripts exit with zero",
+            "Errors stop the upgrade", "Libraries have a SONAME", "Symbols files list them",
+            "Manuals are compressed", "Examples are installed", "Changelogs are kept",
+            "Menus are optional", "Daemons log to syslog", "Users get home folders",
+            "Cron jobs are files", "Fonts are shared"]
+    bodies = [f"{line.rstrip('.')}.\n{n} A footnote about it." for n, line in enumerate(said)]
+    pages = []
+    for i, body in enumerate(bodies):
+        number, chapter = 27 + i, 4 + i // 4
+        foot = (f"{number} Chapter {chapter}. {chapters[i // 4]}" if number % 2 == 0
+                else f"{chapter}.{i}. Section {i} of it {number}")
+        pages.append(f"{body}\n{foot}")
+    assert strip_running(pages, entries) == bodies

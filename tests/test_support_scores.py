@@ -446,3 +446,16 @@ def test_a_quote_under_its_paragraphs_opening_sentence_addresses_what_that_names
     at = text.index(atoms)
     [other] = judge.excerpt_scores([(docs[0], Excerpt(0, at, at + len(atoms), atoms, 1.0))])
     assert other < OFF_TOPIC, other
+    # A PDF's paragraphs have no blank line between them: a sentence with no word of the
+    # opening one does not go on with it, and stays off topic (code review, 2026-12-07).
+    pdf = ("The TLS certificate of the server is configured in tls.conf with the cert "
+           "option.\nEach line holds one setting. Comments start with a hash.\nThe log file "
+           "is rotated every night at midnight.\nOld log files are compressed with gzip and "
+           "kept for a week.")
+    docs = [SearchDocument(source="/kb/admin.pdf", snippets=[Snippet(text=pdf)])]
+    judge = QuestionRelevance("Where do I configure the TLS certificate of the server?", docs,
+                              embedder.embed)
+    old = "Old log files are compressed with gzip and kept for a week."
+    at = pdf.index(old)
+    [unrelated] = judge.excerpt_scores([(docs[0], Excerpt(0, at, at + len(old), old, 1.0))])
+    assert unrelated < OFF_TOPIC, unrelated

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from citewise.text import STOPWORDS
 
-__all__ = ["BULLET", "ITEM_CHARS", "LIST_ITEMS", "SENTENCE_OPENERS", "ends_abbreviation",
-           "join_abbreviations", "row_starts", "sentence_spans"]
+__all__ = ["BULLET", "ITEM_CHARS", "LIST_ITEMS", "SENTENCE_OPENERS", "ellipsis_dots",
+           "ends_abbreviation", "join_abbreviations", "row_starts", "sentence_spans"]
 
 #: A short list, as a lead-in introduces one ("… loaded automatically:" over "- mod_a"):
 #: an item's bullet or number, how many items at most, an item's characters at most.
@@ -55,11 +55,12 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         gap = _GAP.match(text, start, end)
         if gap is not None:
             pos = gap.end()
+    inner = ellipsis_dots(text, start, end)
     for m in _SENT_END.finditer(text, pos, end):
         at = m.start()
         # A blank line ends the sentence before it; punctuation ends it after itself
         # (closing quotes and brackets go with the gap, as they always have).
-        if text[at] == "." and _inside_ellipsis(text, at, start, end):
+        if text[at] == "." and at in inner:
             continue
         _push(text, pos, at if text[at] == "\n" else at + 1, spans)
         pos = m.end()
@@ -67,19 +68,19 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return spans
 
 
-def _inside_ellipsis(text: str, at: int, start: int, end: int) -> bool:
-    """Whether the full stop at ``at`` is one of a spaced ellipsis (three dots or more,
-    ". . .", within ``start``–``end``) but its last: LaTeX's \\ldots as a PDF's text has
-    it is one mark (a cut after its first dot quoted "… to activate the debugger,." from
-    GNU Prolog's manual, review 2026-12-07)."""
-    if text[at + 1:at + 3] != " ." or at + 3 > end:
-        return False
-    first, last = at, at + 2
-    while first - 2 >= start and text[first - 2:first] == ". ":
-        first -= 2
-    while last + 3 <= end and text[last + 1:last + 3] == " .":
-        last += 2
-    return (last - first) // 2 + 1 >= 3
+def ellipsis_dots(text: str, start: int, end: int) -> frozenset[int]:
+    """The full stops of ``text[start:end]`` that are one of a spaced ellipsis (three dots
+    or more, ". . .") but its last: LaTeX's \\ldots as a PDF's text has it is one mark (a
+    cut after its first dot quoted "… to activate the debugger,." from GNU Prolog's
+    manual, review 2026-12-07). No sentence ends at them. One pass over the text: a run
+    of thousands of dots (a contents page's leaders) costs what its length does."""
+    if text.find(". .", start, end) < 0:
+        return frozenset()
+    return frozenset(at for m in _ELLIPSIS.finditer(text, start, end)
+                     for at in range(m.start(), m.end() - 1, 2))
+
+
+_ELLIPSIS = re.compile(r"\.(?: \.){2,}")
 
 
 # Abbreviations after which ``sentence_spans`` cuts although the sentence goes on. Titles,

@@ -328,7 +328,7 @@ def _closest(answer: Answer, out: TextIO, limit: int = 3) -> None:
         # A markdown heading line is the section's name, shown after the source already.
         text = _one_line(" ".join(ln for ln in raw.splitlines()
                                   if not ln.lstrip().startswith("#")) or raw)
-        text = clipped(text, 158)
+        text = clipped(text, 160)
         section = f" — {_one_line(snippet.section)}" if snippet.section else ""
         # With its page, as a cited passage has (new-user review of R's PDF manuals).
         out.write(f"[{n}] {doc.source}{_page(snippet)}{section}\n    “{text}”\n")

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                              "is misspelled) [document_not_stored]\n")
         for qid, sentences in missing.items():
             for s in sentences:
-                shown = clipped(s, 98)
+                shown = clipped(s, 100)
                 # In no stored document at all: one in another document than the question
                 # names is told apart below (it can match there).
                 sys.stderr.write(f"warning: {qid}: expected sentence not in the stored text "
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         for qid, moved in elsewhere.items():
             named = next(q.document for q in questions if q.id == qid)
             for s, source in moved:
-                shown = clipped(s, 98)
+                shown = clipped(s, 100)
                 sys.stderr.write(f"warning: {qid}: expected sentence not in its document "
                                  f"{named!r} but in {source}: it matches a citation there, "
                                  f"and document@1 still asks for {named!r}: “{shown}” "

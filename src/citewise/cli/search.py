@@ -33,7 +33,8 @@ _SHOWN = 400  # characters of a passage shown without --full
 _LINES = 12  # and its lines
 _TAIL = 40  # a line cut shorter than this is left out ("Specifying …")
 _WIDTH = 96
-_COLUMNS = re.compile(r"[^\s.!?:;] {2,}\S")  # two spaces or more inside a line, not after a stop
+# Two spaces or more inside a line, not after a stop; after a comma three (prose has two).
+_COLUMNS = re.compile(r"(?:[^\s.,!?:;] {2,}|, {3,})\S")
 # What a hit's score is, by the mode that found it: BM25's is unbounded, hybrid's the
 # fused score in 0..1, dense's a cosine; one word "score" for all three read as one scale.
 _SCORE = {"lexical": "BM25", "hybrid": "fused score", "dense": "cosine"}
@@ -128,7 +129,7 @@ def _body(text: str, *, full: bool) -> list[str]:
         # A line laid out in columns (a key and what it does, side by side in a <pre>)
         # keeps its spacing: run together, "+ (or SPACE,   - If the bottom of …" read as
         # one phrase (Lynx's review, 2026-12-07). Two spaces after a full stop are no column.
-        columns = _COLUMNS.search(raw.strip()) is not None
+        columns = len(raw) <= _WIDTH and _COLUMNS.search(raw.strip()) is not None
         words = raw.strip() if columns else " ".join(raw.split())
         if not words:
             if out and out[-1]:

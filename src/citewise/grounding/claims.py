@@ -117,10 +117,11 @@ class DraftClaim:
 
 def plain_text(text: str) -> str:
     """``text`` without citation markers and markdown emphasis. A line's markdown lead
-    goes first: a code span that opens a line is text, whatever it starts with ("`+ or -
-    (jump)`: …", a term that would read as a list item)."""
-    text = _MD.sub("", MARKER_GROUP.sub("", text))
-    return _CODE.sub(r"\2", _STRONG.sub(r"\2", text)).strip()
+    goes before its code spans: a code span that opens a line is text, whatever it starts
+    with ("`+ or - (jump)`: …", a term that would read as a list item); a lead in bold
+    ("**1.** Install …", a model's numbered steps) is a lead still."""
+    text = _STRONG.sub(r"\2", MARKER_GROUP.sub("", text))
+    return _CODE.sub(r"\2", _MD.sub("", text)).strip()
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?')

@@ -173,7 +173,7 @@ class QuestionRelevance:
             # default value of 300 seconds is used." names socket-timeout only in its
             # heading, and the right answer was called off topic (review, 2026-12-07).
             entry = innermost(snippet.section)
-            topic = _topic(text, ex.start, spans, before)
+            topic = _topic(text, ex.start, spans, before, ex.text)
             items.append((ex.text, f"{entry} {topic} {lead} {before} {after}".strip()))
             embedded.append(f"{lead} {ex.text}" if lead else
                             _with_antecedent(ex.text, before, after))
@@ -243,18 +243,25 @@ def _lead_in(text: str, start: int, spans: Iterable[tuple[int, int]]) -> str:
     return ""
 
 
-def _topic(text: str, start: int, spans: Iterable[tuple[int, int]], before: str) -> str:
+def _topic(text: str, start: int, spans: Iterable[tuple[int, int]], before: str,
+           excerpt: str) -> str:
     """The first sentence of the paragraph (or list item) that ``start`` is in, when it is
-    not ``before`` nor at ``start``: what the paragraph speaks of. GNU Prolog's "By default
-    vector max is set to 127." is two sentences under "sparse representation: an
+    not ``before`` nor at ``start`` and the excerpt goes on with it (a word of its own in
+    both, or the excerpt points back): what the paragraph speaks of. GNU Prolog's "By
+    default vector max is set to 127." is two sentences under "sparse representation: an
     additional bit-vector is used …", and answering how large the sparse bit-vector is by
-    default it was called off topic (review, 2026-12-07)."""
+    default it was called off topic (review, 2026-12-07). A PDF's paragraphs have no blank
+    line between them: without a word in common, every sentence under a heading would
+    speak of its first one (code review, 2026-12-07)."""
     opens = max((m.end() for m in _BLANK_LINE.finditer(text, 0, start)), default=0)
     opens = max((m.start() for m in _ITEM_LINE.finditer(text, opens, start)), default=opens)
     first = next(((a, b) for a, b in spans if a >= opens), None)
     if first is None or first[1] > start or text[first[0]:first[1]] == before:
         return ""
-    return text[first[0]:first[1]]
+    topic = text[first[0]:first[1]]
+    if not (_LEANS.match(excerpt) or set(_asked_terms(topic)) & set(_asked_terms(excerpt))):
+        return ""
+    return topic
 
 
 # A line that opens with a bullet or an item's number: an item of its own.

@@ -1,5 +1,5 @@
 """What a lead-in introduces: the one line of code or the short list right after a sentence
-that ends in a colon, quoted after it.
+that ends in a colon (or, for code, that the code completes), quoted after it.
 
 Why: a lead-in ("… by running the command cargo fix:", "three default modules are loaded
 automatically:") is often the sentence that matches a question best and says nothing
@@ -18,7 +18,7 @@ from citewise.grounding.claims import MARKER_GROUP, segments, unfenced
 from citewise.models.sentence_structure import CODE_ROLES
 from citewise.sentences import BULLET, ITEM_CHARS, LIST_ITEMS
 
-__all__ = ["introduced_code", "introduced_items"]
+__all__ = ["introduced_code", "introduced_items", "opens_code"]
 
 
 # A line of code short enough to quote inline, after the lead-in that introduces it, and
@@ -29,6 +29,13 @@ _CODE_LINES = 3
 # A line that goes on into the next, or closes one before it: a program to read in the
 # passage, not commands to quote one by one.
 _GOES_ON = re.compile(r"[{(\[\\,:;=|&]\s*$|^\s*[})\]]")
+
+
+def opens_code(sentence: str) -> bool:
+    """Whether ``sentence`` may introduce the code after it: it ends in a colon, or in a
+    word — a sentence the code completes ("To uninstall …, use the command" over ``make
+    uninstall``, Asymptote's manual as a PDF sets it: review, 2026-12-07)."""
+    return sentence.endswith(":") or sentence[-1:].isalnum()
 
 
 def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) -> str:

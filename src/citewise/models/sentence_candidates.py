@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
-from citewise.models.lead_ins import introduced_code, introduced_items
+from citewise.models.lead_ins import introduced_code, introduced_items, opens_code
 from citewise.models.leaning import (
     ARGUMENT_DEFAULT,
     LEANS_ON_TERM,
@@ -189,7 +189,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 if len(sentence) < _MIN_CHARS or _PERMALINK.search(sentence):
                     continue
                 seen.add((sentence, before))
-                code = introduced_code(text, roles, b) if sentence.endswith(":") else ""
+                code = introduced_code(text, roles, b) if opens_code(sentence) else ""
                 items = introduced_items(text, roles, b) if sentence.endswith(":") and \
                     not code else ()
                 if asserts:

@@ -42,8 +42,8 @@ _VERSION_NOTE = re.compile(r"^\s*(?:(?:changed|new|added|deprecated|removed) (?:
 # the answer, not they.
 _POINTER = re.compile(r"^\s*\(?(?:see|refer to|consult)\b|^\s*for (?:more|further|details|"
                       r"information)\b[^.]*,\s*see\b|^\s*for (?:the|a) (?:full|complete) "
-                      r"(?:list|set|description|reference) of\b[^.]*,\s*(?:see|run|consult|refer|"
-                      r"read)\b|\bas (?:described|explained|discussed|"
+                      r"(?:list|reference) of\b[^.]*?,?\s(?:see|consult|refer to|run\b[^.]*?"
+                      r"(?:--help|\s-h\b|\bhelp\b|\bman\b))|\bas (?:described|explained|discussed|"
                       r"mentioned|shown|noted) (?:above|below|earlier|later|at the end|in the "
                       r"(?:next|previous|following) section)|\b(?:see|described) (?:above|below)\b",
                       re.I)

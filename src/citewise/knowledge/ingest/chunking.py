@@ -1,7 +1,8 @@
 """Sentence-aware chunking with overlap, offsets exact into the stored text.
 
 Chunks never straddle a section or page boundary (so each chunk has one section and one
-page for its citation); inside one, whole sentences are packed up to ``size`` characters
+page for its citation) — but for a sentence a page leaves open, which its chunk ends on
+the next page; inside one, whole sentences are packed up to ``size`` characters
 and the next chunk starts with the last sentences of the previous one, up to ``overlap``
 characters. A sentence longer than ``size`` is cut at whitespace (or hard, when it has
 none). ``chunk.text == text[chunk.start_char:chunk.end_char]`` always holds. Each chunk
@@ -69,7 +70,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v13:{self.size}:{self.overlap}"
+        return f"sentence-v14:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -86,11 +87,42 @@ class Chunker:
         )
 
 
-def _regions(length: int, sections: Sequence[SectionSpan], pages: Sequence[PageSpan]) -> list[int]:
+def _regions(text: str, sections: Sequence[SectionSpan], pages: Sequence[PageSpan]
+             ) -> list[int]:
+    length = len(text)
     cuts = {0, length}
-    for a, b, _ in (*sections, *pages):
+    for a, b, _ in sections:
         cuts.update(x for x in (a, b) if 0 < x < length)
+    section_cuts = sorted(cuts)
+    ends = {b: _sentence_end(text, b, section_cuts) for _, b, _ in pages}
+    gone = {b + 1 for b, e in ends.items() if e != b}  # the next page's start, passed over
+    for a, b, _ in pages:
+        cuts.update(x for x in (a, ends[b]) if 0 < x < length and x not in gone)
     return sorted(cuts)
+
+
+# A sentence the page break does not end: the page after goes on with it (the PDF loader
+# joins the pages by one line break, not a blank line). Asymptote's manual had a quote end
+# "… retained in the file .asy/history in the user's" at its page's foot, and the next
+# chunk start "home directory (unless …" (review, 2026-12-07): the chunk goes on to the
+# sentence's end, within this reach and its section, and cites the page it starts on.
+_PAGE_SENTENCE_REACH = 400
+_STOP = re.compile(r"[.!?][\"')\]]*(?=\s)|\n[ \t]*\n")
+
+
+def _sentence_end(text: str, end: int, section_cuts: list[int]) -> int:
+    """Where a page ending at ``end`` ends as a chunk's region: at ``end``, or past the
+    sentence it leaves open to the next page."""
+    if text[end:end + 1] != "\n" or text[end + 1:end + 2].isspace() or end == 0 \
+            or text[end - 1] in ".!?:":
+        return end
+    stop = _STOP.search(text, end + 1, end + 1 + _PAGE_SENTENCE_REACH)
+    if stop is None or stop.group().startswith("\n"):
+        return end
+    after = bisect_right(section_cuts, end)
+    if after < len(section_cuts) and section_cuts[after] < stop.end():
+        return end  # a section starts first: the sentence is cut there anyway
+    return stop.end()
 
 
 def _split_long(text: str, a: int, b: int, size: int, first: int | None = None,
@@ -188,7 +220,7 @@ def chunk_text(
     pages = sorted(pages)
     sec_starts = [s[0] for s in sections]
     page_starts = [p[0] for p in pages]
-    cuts = _regions(len(text), sections, pages)
+    cuts = _regions(text, sections, pages)
     regions: list[tuple[list[tuple[int, int]], bool, object]] = []
     for a, b in pairwise(cuts):
         units: list[tuple[int, int]] = []

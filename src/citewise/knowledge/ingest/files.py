@@ -120,8 +120,8 @@ def _site(folder: str) -> bool:
                 # their index, Knot DNS's review, 2026-12-07), or beside the pages' folders:
                 # theirs only if the pages all link into it.
                 sampled = own or _pages_below(place)
-                link = f"{here.relative_to(place).as_posix()}/".encode()
-                sampled = sampled if all(link in page for page in sampled) else ()
+                link = _link_into(here.relative_to(place).as_posix())
+                sampled = sampled if all(link.search(page) for page in sampled) else ()
             made = sum(1 for page in sampled if _SITE_GENERATOR.search(page))
             # The folders below a folder of nothing but assets: most of them a generated
             # site's. Privoxy's ``p_doc.css`` sits above its DocBook user manual and FAQ
@@ -133,6 +133,14 @@ def _site(folder: str) -> bool:
             continue
         return _GENERATOR.search(head) is not None
     return False
+
+
+def _link_into(folder: str) -> re.Pattern[bytes]:
+    """An attribute's address that starts in ``folder`` (``src="_static/…"``,
+    ``href="../local-redirect/…"``): not the folder's name inside another's path — a user's
+    ``static/`` or ``js/`` is no ``_static/`` or ``_static/js/`` (code review, 2026-12-07)."""
+    return re.compile(rb"""(?:src|href)\s*=\s*["']?(?:\.\.?/)*""" + re.escape(
+        f"{folder}/".encode()), re.IGNORECASE)
 
 
 def _head(page: Path) -> bytes | None:

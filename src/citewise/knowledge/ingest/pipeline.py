@@ -25,7 +25,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.ingest.chunking import Chunker
 from citewise.knowledge.ingest.claims import DocumentClaims
-from citewise.knowledge.ingest.files import expand
+from citewise.knowledge.ingest.files import expand, shown
 from citewise.knowledge.ingest.outbox import fault_point
 from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import HEAD_BYTES, LoaderRegistry
@@ -112,15 +112,24 @@ def _prepare(
             )
         data = path.read_bytes()
     except OSError as exc:
-        if isinstance(exc, FileNotFoundError) and path.is_symlink():
+        target = _dangling(path) if isinstance(exc, FileNotFoundError) else None
+        if target is not None:
             # "No such file or directory" of a file the walk just listed read as a race
             # (Debian's Sphinx builds link their scripts to /usr/share/javascript, and a
             # copy of the folder keeps the links: Knot DNS's review, 2026-12-07).
-            raise IngestError(f"broken symbolic link: it points to {os.readlink(path)}, "
-                              "which does not exist", code="unreadable_file") from exc
+            raise IngestError(f"broken symbolic link: it points to {target}, which does not "
+                              "exist", code="unreadable_file") from exc
         raise IngestError(f"cannot read file: {exc.strerror or exc}", code="unreadable_file") from exc
     return prepare_document(path, data, source=str(path), known=known, tenant=tenant,
                             collection=collection, registry=registry, chunker=chunker)
+
+
+def _dangling(path: Path) -> str | None:
+    """Where ``path``, a symbolic link to nothing, points (printable); None if it is none."""
+    try:
+        return shown(os.readlink(path)) if path.is_symlink() else None
+    except OSError:  # gone or changed since: the plain message says enough
+        return None
 
 
 def prepare_document(

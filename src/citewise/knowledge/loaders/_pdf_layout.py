@@ -93,13 +93,22 @@ _EDGE_NUMBER = re.compile(r"^\s*(\d{1,5})(?:\s+\S|\s*$)|\S\s+(\d{1,5})\s*$")
 _HEAD_CHARS = 120  # a running head is one short line
 
 
-def _page_number(line: str, *, foot: bool = False) -> int | None:
+def _page_number(line: str, *, foot: bool = False,
+                 titles: frozenset[str] = frozenset()) -> int | None:
     """The number a head opens or closes with; a foot's only at its end or alone, since a
-    page's last line may be a footnote ("3 some of the consoles …")."""
+    page's last line may be a footnote ("3 some of the consoles …") — or before a title
+    of the outline, as Sphinx's LaTeX sets an even page's foot ("28 Chapter 4. Source
+    packages": 89 of them were text in the Debian Policy Manual, review 2026-12-07)."""
     m = _EDGE_NUMBER.search(line) if len(line) <= _HEAD_CHARS else None
-    if m is None or (foot and m.group(1) is not None and line.strip() != m.group(1)):
+    if m is None or (foot and m.group(1) is not None and line.strip() != m.group(1)
+                     and _bare(_PART_WORD.sub("", line[m.end(1):])) not in titles):
         return None
     return int(m.group(1) or m.group(2))
+
+
+# "Chapter 4." before a title, as a running head or foot names its chapter.
+_PART_WORD = re.compile(r"^\s*(?:Chapter|Appendix|Part|Kapitel|Chapitre|Anhang|Annexe)\s+"
+                        r"(?=[\w.]+[.:]?\s)")
 
 
 def _paged_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) -> list[str]:
@@ -112,10 +121,12 @@ def _paged_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) -> l
     first page is one of them. That distance must be shared by a fifth
     of the pages, and at least three; a line that is a title of the outline is a heading,
     whatever number it starts with ("6 Lists and data frames" on the page numbered 6)."""
+    titles = frozenset(_bare(title) for _, title, _ in entries)
     offsets: Counter[int] = Counter()
     for index, text in enumerate(pages, start=1):
         lines = text.split("\n")
-        found = {n - index for n in (_page_number(lines[0]), _page_number(lines[-1], foot=True))
+        found = {n - index for n in (_page_number(lines[0]),
+                                     _page_number(lines[-1], foot=True, titles=titles))
                  if n is not None}
         offsets.update(found)
     if not offsets:
@@ -123,12 +134,12 @@ def _paged_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) -> l
     offset, count = offsets.most_common(1)[0]
     if count < max(3, len(pages) // 5):
         return pages
-    titles = {_bare(title) for _, title, _ in entries}
     out: list[str] = []
     for index, text in enumerate(pages, start=1):
         lines = text.split("\n")
         for at, foot in ((0, False), (-1, True)):
-            if (len(lines) > 1 and _page_number(lines[at], foot=foot) == index + offset
+            if (len(lines) > 1
+                    and _page_number(lines[at], foot=foot, titles=titles) == index + offset
                     and _bare(lines[at]) not in titles):
                 lines.pop(at)
         out.append("\n".join(lines).strip())

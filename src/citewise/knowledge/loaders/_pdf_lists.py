@@ -14,6 +14,7 @@ item starts after a blank line, as under a heading.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 __all__ = ["bullets", "list_items", "moved"]
 
@@ -32,13 +33,16 @@ def bullets(text: str) -> str:
     return _TEX_BULLET.sub(r"\1•", text)
 
 
-def list_items(text: str) -> tuple[str, list[tuple[int, int]], list[int]]:
+def list_items(text: str, titles: Collection[int] = ()
+               ) -> tuple[str, list[tuple[int, int]], list[int]]:
     """``text`` (one page's) and the spans of its list items in it: a line that starts with
-    a bullet, with the lines under it that go on with it (:func:`_goes_on`). A line under
-    the last item that starts a sentence of its own is set apart by a blank line; the
-    offsets of ``text`` where one was put (before them) come third, for :func:`moved`."""
+    a bullet, with the lines under it that go on with it (:func:`_goes_on`), up to a title
+    (``titles``: where the outline's titles start on the page). A line under the last item
+    that starts a sentence of its own is set apart by a blank line; the offsets of ``text``
+    where one was put (before them) come third, for :func:`moved`."""
     lines = text.split("\n")
     marks = [_mark(line) for line in lines]
+    full = max((len(line.rstrip()) for line in lines), default=0)  # a filled line's length
     items: list[tuple[int, int]] = []
     out: list[str] = []
     inserted: list[int] = []
@@ -47,11 +51,14 @@ def list_items(text: str) -> tuple[str, list[tuple[int, int]], list[int]]:
     current: list[int] | None = None  # [start, end] of the item being read
     for i, line in enumerate(lines):
         mark = marks[i]
-        if mark and (mark != _DASH or _DASH in (marks[i - 1] if i else "",
-                                                marks[i + 1] if i + 1 < len(lines) else "")):
+        if old in titles:
+            current = None  # a title ends the list; it is set apart already
+        elif mark and (mark != _DASH or _DASH in (marks[i - 1] if i else "",
+                                                  marks[i + 1] if i + 1 < len(lines) else "")):
             current = [pos + len(line) - len(line.lstrip()), pos + len(line.rstrip())]
             items.append((current[0], current[1]))
-        elif current is not None and line.strip() and _goes_on(lines[i - 1], line):
+        elif current is not None and line.strip() and (
+                _goes_on(lines[i - 1], line, full) or _item_follows(lines, marks, i)):
             current[1] = pos + len(line.rstrip())
             items[-1] = (current[0], current[1])
         elif current is not None:
@@ -72,12 +79,31 @@ def moved(offset: int, inserted: list[int]) -> int:
     return offset + sum(1 for at in inserted if at <= offset)
 
 
-def _goes_on(before: str, line: str) -> bool:
+def _goes_on(before: str, line: str, full: int) -> bool:
     """Whether ``line`` goes on with the item whose last line is ``before``: it does not
     start a sentence ("0..vector max. By default …", "the variable (i.e. …"), or ``before``
-    stops in the middle of one ("… supported by" / "GNU Prolog")."""
+    stops in the middle of one — a filled line ("… supported by" / "GNU Prolog"), not a
+    short item with no stop of its own ("• half: some ports" / "When a port …")."""
     first, last = line.lstrip()[:1], before.rstrip()[-1:]
-    return not first.isupper() or last.isalnum() or last in ",-"
+    filled = len(before.rstrip()) >= _FILLED * full
+    return not first.isupper() or last in ",-" or (last.isalnum() and filled)
+
+
+# A line this share of the page's longest is filled: its sentence may go on below it.
+_FILLED = 0.8
+
+
+def _item_follows(lines: list[str], marks: list[str], at: int) -> bool:
+    """Whether another item of the list starts below line ``at`` before a blank line or a
+    new list's lead-in (a line ending in ":"): the line is the item's next sentence ("•
+    full: every port is traced." / "It is the default." / "• half: …"), not a paragraph
+    under the list (code review, 2026-12-07)."""
+    for j in range(at, len(lines)):
+        if j > at and marks[j]:
+            return True
+        if not lines[j].strip() or lines[j].rstrip().endswith(":"):
+            return False
+    return False
 
 
 def _mark(line: str) -> str:

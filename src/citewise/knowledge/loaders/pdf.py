@@ -49,6 +49,7 @@ from citewise.knowledge.loaders._pdf_layout import (
 )
 from citewise.knowledge.loaders._pdf_lists import bullets, list_items, moved
 from citewise.knowledge.loaders._pdf_notes import apply_notes, carry_over
+from citewise.knowledge.loaders._pdf_spaces import respaced
 from citewise.knowledge.loaders.base import LoadedDocument, PageSpan
 
 __all__ = ["MAX_PAGES", "PdfLoader"]
@@ -98,7 +99,12 @@ def _goes_on(before: str, page: str) -> bool:
     / "modules.", a running head between them once; "…precedes its definition" / "(section
     7.1.2, page 45).", GNU Prolog's manual)."""
     return (before[-1:].isalnum() or before[-1:] in ",;") and (
-        page[:1].islower() or (page[:1] in "([" and page[1:2].islower()))
+        page[:1].islower() or _BRACKETED_WORD.match(page) is not None)
+
+
+# A bracket and a lower-case word in it: "(section 7.1.2, page 45)", not "(a)" nor
+# "(continued)" (code review, 2026-12-07).
+_BRACKETED_WORD = re.compile(r"[(\[][a-z]{2,}\s")
 
 
 def _info(info: Any, attr: str) -> str | None:
@@ -130,8 +136,9 @@ class PdfLoader:
     # note's mark glued to its first word is set apart ("6 For completeness"); 14: an
     # underscore of a title may be a space in the text, a title's first line on its page
     # wins, bulleted lists (LaTeX's U+0088 bullet too), a sentence over a page break that
-    # goes on with a bracket
-    version = "14"
+    # goes on with a bracket; 15: words a page runs together spaced as PDFium reads them,
+    # an even page's foot "28 Chapter 4. Source packages"
+    version = "15"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -158,7 +165,7 @@ class PdfLoader:
                     details={"path": str(path), "format": "pdf", "pages": count,
                              "limit_pages": MAX_PAGES},
                 )
-            extracted = [extract_page(page) for page in reader.pages]
+            extracted = respaced(data, [extract_page(page) for page in reader.pages])
             mono = [frozenset(_clean(line) for line in fonts.mono) - {""}
                     for _, fonts in extracted]
             bold = [frozenset(_clean(line) for line in fonts.bold) - {""}
@@ -177,7 +184,10 @@ class PdfLoader:
             info = reader.metadata
             page_texts, titles = headings(page_texts, entries or numbered_titles(page_texts,
                                                                                  terms))
-            listed = [list_items(t) for t in page_texts]
+            starts: dict[int, set[int]] = {}
+            for page, a, _, _ in titles:
+                starts.setdefault(page, set()).add(a)
+            listed = [list_items(t, starts.get(n, ())) for n, t in enumerate(page_texts, 1)]
             page_texts, items = [t for t, _, _ in listed], [i for _, i, _ in listed]
             titles = [(page, moved(a, listed[page - 1][2]), moved(b, listed[page - 1][2]), name)
                       for page, a, b, name in titles]

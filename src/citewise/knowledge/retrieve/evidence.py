@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.answer import Snippet, SnippetEvidence
-from citewise.sentences import _inside_ellipsis, _push, join_abbreviations, sentence_spans
+from citewise.sentences import _push, ellipsis_dots, join_abbreviations, sentence_spans
 from citewise.text import (
     _WORD,
     STOPWORDS,
@@ -104,6 +104,7 @@ def _ascii_sentence_spans(text: str) -> list[tuple[int, int]]:
             ends.append(at)
             at = text.find(ch, at + 1)
     ends.sort()
+    inner = ellipsis_dots(text, 0, n)
     spans: list[tuple[int, int]] = []
     pos = 0
     for c in ends:
@@ -119,7 +120,7 @@ def _ascii_sentence_spans(text: str) -> list[tuple[int, int]]:
                 continue
             _push(text, pos, c, spans)
             pos = last + 1
-        elif text[c] == "." and _inside_ellipsis(text, c, 0, n):
+        elif text[c] == "." and c in inner:
             continue  # a dot of ". . ." but its last (as sentence_spans)
         else:  # punctuation, closing quotes/brackets, then at least one space
             j = c + 1

@@ -246,7 +246,9 @@ def keywords(text: str, language: str | None = None) -> list[str]:
 # Two words of a question, written apart or hyphenated, that a document may write as one:
 # "back up" / "backup", "set-up" / "setup", "time out" / "timeout", "file name" /
 # "filename". Only letters; the first a content word, the second one too or a verb's
-# particle ("up", "out", "in"): "and re-index" is no "andre", "how to" no "howto".
+# particle ("up", "out", "in"): "and re-index" is no "andre", "how to" no "howto"; and not
+# a name ("How do I run Ant on Windows?" is no "anton", a credits page's "Anton Keller":
+# code review, 2026-12-07), unless hyphenated ("Set-up").
 _PAIR = re.compile(r"(?<![\w'’-])([A-Za-z]{2,})[ -](?=([A-Za-z]{2,})(?![\w'’]))")
 _COMPOUND_CHARS = 24
 _PARTICLES = frozenset(("up", "down", "in", "out", "on", "off", "over", "back", "away"))
@@ -258,15 +260,16 @@ def compounds(text: str) -> list[str]:
     "Backup Strategies" and "to perform a backup", and "What is the easiest way to back up a
     Xapian database?" found no passage of it (new-user review, 2026-12-07). A joined word
     that no document has matches nothing; the pair's own words are searched as before."""
-    out: list[str] = []
+    out: dict[str, None] = {}
     for m in _PAIR.finditer(text):
         first, second = m.group(1).lower(), m.group(2).lower()
         joined = first + second
-        if (first in STOPWORDS or (second in STOPWORDS and second not in _PARTICLES)
-                or len(joined) > _COMPOUND_CHARS or joined in out):
+        named = m.group(1)[:1].isupper() and text[m.end(1)] != "-"
+        if (named or first in STOPWORDS or (second in STOPWORDS and second not in _PARTICLES)
+                or len(joined) > _COMPOUND_CHARS):
             continue
-        out.append(joined)
-    return out
+        out[joined] = None
+    return list(out)
 
 
 # -- analysis ---------------------------------------------------------------------------------
