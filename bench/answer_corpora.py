@@ -492,6 +492,13 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("gprolog", "GNU Prolog 1.4.5's manual (PDF, LaTeX): one PDF of 238 pages",
            ("gprolog-doc",), "/usr/share/doc/gprolog-doc", ("gprolog.pdf",),
            group="reviews14"),
+    Corpus("policy", "The Debian Policy Manual 4.6.2 (PDF, Sphinx through XeLaTeX, gzipped): "
+           "one PDF of 193 pages", ("debian-policy",), "/usr/share/doc/debian-policy",
+           ("policy.pdf.gz",), group="reviews14"),
+    Corpus("asymptote", "Asymptote 2.85's manual (PDF, Texinfo) and FAQ (HTML): one PDF of "
+           "about 200 pages and ten pages", ("asymptote-doc",), "/usr/share/doc/asymptote", (
+               "asymptote.pdf", "faq/index.html",
+               *(f"faq/section{n}.html" for n in range(1, 10))), group="reviews14"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -522,7 +529,7 @@ GROUPS = {
                  "DocBook HTML; privoxy: DocBook HTML and man2html; lynx, xapian: "
                  "hand-written HTML; 2026-12-07)",
     "reviews14": "reviews of the twenty-eighth session (knot: Sphinx HTML; gprolog: PDF, "
-                 "LaTeX; 2026-12-07)",
+                 "LaTeX; policy: PDF, XeLaTeX; asymptote: PDF, Texinfo, and HTML; 2026-12-07)",
 }
 
 
