@@ -364,6 +364,7 @@ def test_structure_ranks_below_prose(text: str) -> None:
     # An instruction, not a pointer (code review, 2026-12-07).
     "For a complete set of tests, run make check in the build directory.",
     "For a complete description of the format, read the file header first.",
+    "For the full list of files seen by the scanner the cache keeps 100 entries.",
     # A reminder that goes on to say it (Perl's perlopentut, a new user's review): the
     # sentence states the answer, it does not point at it.
     "As noted above, if the file does not already exist, then the append-mode open will "

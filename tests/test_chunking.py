@@ -260,6 +260,17 @@ def test_a_sentence_a_page_leaves_open_ends_in_its_chunk() -> None:
     pages = [(0, len(one) + 1, 1), (len(one) + 3, len(apart), 2)]
     assert [c.page for c in chunk_text("d", apart, size=500, overlap=0, pages=pages)] == [1, 2]
     assert chunk_text("d", apart, size=500, overlap=0, pages=pages)[0].text == f"{one}."
+    # The sentence is cut as quotes cut it: not after "p." or "e.g.", nor inside ". . .";
+    # and one that ends the text is carried too (code review, 2026-12-07).
+    for rest in ("home directory (see p. 190) for details.", "home directory, e.g. the one "
+                 "you log in to.", "home directory . . . and more words.", "home directory."):
+        joined = f"{one}\n{rest} After it."
+        pages = [(0, len(one), 1), (len(one) + 1, len(joined), 2)]
+        first = chunk_text("d", joined, size=500, overlap=0, pages=pages)[0]
+        assert first.text == f"{one}\n{rest}", first.text
+    last = f"{one}\nhome directory."
+    pages = [(0, len(one), 1), (len(one) + 1, len(last), 2)]
+    assert [c.text for c in chunk_text("d", last, size=500, overlap=0, pages=pages)] == [last]
     # A section that starts before the sentence ends keeps the page's cut.
     sections = [(0, len(one) + 1, "A"), (len(one) + 1, len(text), "B")]
     pages = [(0, len(one), 1), (len(one) + 1, len(text), 2)]

@@ -193,6 +193,8 @@ def test_a_lone_double_star_in_a_quote_is_text_not_emphasis() -> None:
     assert plain_text("**1.** Install the package with pip [1].\n**2)** Then start it [1].") == (
         "Install the package with pip.\nThen start it.")
     assert plain_text("`+ or - (jump)`: Finally, a suffix [1]") == "+ or - (jump): Finally, a suffix"
+    assert plain_text("**-** means stdin [1]") == "- means stdin"
+    assert plain_text("**# comment** lines are skipped") == "# comment lines are skipped"
 
 
 def test_a_verbatim_quote_with_a_lone_double_star_is_supported(tmp_path: Path) -> None:

@@ -170,9 +170,8 @@ def test_a_line_laid_out_in_columns_keeps_its_spacing(
     assert "scroll down. It moves a page down." in lines, out
     from citewise.cli.search import _body
 
-    prose = ("The daemon reads its settings from /etc/app.conf,  then it opens the port "
-             "that the listen option names and waits for clients to connect to it.")
-    assert len(_body(prose, full=True)) == 2  # wrapped as prose
+    prose = "It reads /etc/app.conf,  then opens the port."
+    assert _body(prose, full=True) == ["    It reads /etc/app.conf, then opens the port."]
 
 
 def test_a_passages_score_is_named_for_what_it_is(

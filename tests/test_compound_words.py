@@ -45,6 +45,8 @@ def test_adjacent_words_are_searched_joined_too() -> None:
     # A name is no part of a compound ("Ant on" is no "anton"), unless hyphenated.
     assert compounds("How do I run Ant on Windows?") == ["runant"]
     assert compounds("Set-up and Time out") == ["setup"]
+    # A sentence's first word is no name (second code review, 2026-12-07).
+    assert compounds("Back up a database. Log in fails.") == ["backup", "login"]
 
 
 @pytest.fixture

@@ -391,3 +391,16 @@ def test_a_broken_symbolic_link_is_said_to_be_one(kb: KnowledgeBase, tmp_path: P
     assert source == "gone.md" and error.code == "unreadable_file"
     assert f"broken symbolic link: it points to {tmp_path / 'elsewhere' / 'gone.md'}" in str(
         error.message), error
+
+
+def test_a_link_into_a_folder_is_an_address_that_starts_there() -> None:
+    """Root-relative and absolute addresses count; a folder's name inside another's path
+    does not (code reviews, 2026-12-07)."""
+    from citewise.knowledge.ingest.files import _link_into
+
+    static = _link_into("_static")
+    for page in (b'<script src="_static/a.js">', b"<link href='../_static/a.css'>",
+                 b'<script src="/_static/a.js">', b'<link href="https://docs.example/_static/a.css">'):
+        assert static.search(page), page
+    assert not _link_into("static").search(b'<script src="_static/a.js">')
+    assert not _link_into("js").search(b'<script src="_static/js/theme.js">')

@@ -187,6 +187,15 @@ def test_a_sentence_the_code_completes_carries_it_too() -> None:
     roles = [[at, at + len("make uninstall"), "code"]]
     (first,) = [s for s in candidates(_result(text, roles)) if s.text == lead]
     assert first.code == "make uninstall"
+    # A list item, a caption or a version ends in a word that leaves nothing open: the code
+    # after it is no part of it (code review, 2026-12-07).
+    for said in ("- The zlib development headers installed", "This feature was added in "
+                 "version 3", "Figure 3 The overall architecture of the ingest pipeline"):
+        other = f"{said}\n\nmake uninstall\n\nThis removes the files the install wrote."
+        at = other.index("make uninstall")
+        found = [s for s in candidates(_result(other, [[at, at + 14, "code"]]))
+                 if s.text.endswith(said.split()[-1])]
+        assert found and all(s.code == "" for s in found), said
     # A sentence with its full stop introduces nothing: the code is an example of its own.
     done = f"{lead} below.\n\nmake uninstall\n\nThis removes the files the install wrote."
     at = done.index("make uninstall")

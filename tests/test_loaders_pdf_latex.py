@@ -87,3 +87,26 @@ def test_a_latex_manuals_titles_lists_and_page_breaks(tmp_path: Path) -> None:
     assert "[call, redo]\n\nWhen an unleashed port" in text
     # The sentence over the page break is one: the page after it goes on with a bracket.
     assert "precedes its definition\n(section 7.1.2, page 45)." in text
+
+
+def test_an_items_next_sentence_and_a_filled_line_go_on_with_it() -> None:
+    """A second sentence inside a list is its item's, not a paragraph set apart mid-list;
+    and a line is filled by the page's usual length, not its longest (a program's line):
+    "… supported by" / "GNU Prolog …" is one sentence (code review, 2026-12-07)."""
+    from citewise.knowledge.loaders._pdf_lists import list_items
+
+    text, items, inserted = list_items(
+        "Modes:\n• full: every port is traced.\nIt is the default.\n• half: some ports\n"
+        "When an unleashed port is met the debugger goes on.")
+    assert [text[a:b] for a, b in items] == [
+        "• full: every port is traced.\nIt is the default.", "• half: some ports"]
+    assert text.endswith("• half: some ports\n\nWhen an unleashed port is met the debugger "
+                         "goes on.") and len(inserted) == 1
+    prose = "Options are read in this order and the first one found wins over the others."
+    page = (f"{prose}\n• sparse representation: an additional bit-vector is used and it is "
+            "supported by\nGNU Prolog from version 1.4 on for all finite domain constraints of "
+            f"the solver.\nFinally the result is printed.\n{prose}\n{prose}\n"
+            "fd_set_vector_max(+integer) fd_vector_max(?integer) fd_max_integer(?integer) "
+            "fd_min_integer(?integer)")
+    text, items, _ = list_items(page)
+    assert text[items[0][0]:items[0][1]].endswith("constraints of the solver.")

@@ -181,3 +181,14 @@ def test_an_even_pages_foot_that_names_its_chapter_after_the_number_is_left_out(
                 else f"{chapter}.{i}. Section {i} of it {number}")
         pages.append(f"{body}\n{foot}")
     assert strip_running(pages, entries) == bodies
+
+
+def test_a_foot_names_its_part_by_a_letter_too() -> None:
+    """"12 Appendix A. Glossary" is an appendix's foot as "28 Chapter 4. Source packages" is
+    a chapter's; "3 Chapter 2 explains the rest." is a footnote (code review, 2026-12-07)."""
+    from citewise.knowledge.loaders._pdf_layout import _page_number
+
+    titles = frozenset({"glossary", "source packages"})
+    assert _page_number("12 Appendix A. Glossary", foot=True, titles=titles) == 12
+    assert _page_number("28 Chapter 4. Source packages", foot=True, titles=titles) == 28
+    assert _page_number("3 Chapter 2 explains the rest.", foot=True, titles=titles) is None

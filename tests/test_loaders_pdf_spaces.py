@@ -59,3 +59,23 @@ def test_words_a_page_runs_together_are_spaced_as_pdfium_reads_them(tmp_path: Pa
     # Gaps as wide as a space were read right, and stay as pypdf read them.
     wide = _tight_pdf(LINES, gap=600)
     assert PdfLoader().load(tmp_path / "wide.pdf", wide).text == "\n".join(LINES)
+
+
+def test_only_spaces_between_words_are_taken_and_code_keeps_its_own() -> None:
+    """PDFium also sets a space at a wide kern ("KOMA -Script" in scrguide's PDF); only a
+    space before a letter or digit that follows a letter, a digit or a stop is taken, and a
+    line in the code font stays as pypdf read it (code review, 2026-12-07)."""
+    from citewise.knowledge.loaders._pdf_spaces import _merged, _respaced_page
+
+    assert _merged("KOMA-Scriptprovidesthecommandforeverychapter",
+                   "KOMA -Script provides the command for every chapter") == (
+        "KOMA-Script provides the command for every chapter")
+    assert _merged("Alternately,youcantype”exit”.", "Alternately, you can type ”exit”.") == (
+        "Alternately, you can type”exit”.")
+    assert _merged("ﬁlesarekept", "files are kept") == "ﬁlesarekept"  # other characters
+    text = "Everypackagehasaversionnumber.\nmake install DESTDIR=/tmp/stage"
+    other = "Every package has a version number.\nmake install DESTDIR = /tmp/stage"
+    code = frozenset({"make install DESTDIR=/tmp/stage"})
+    spaced, changed = _respaced_page(text, other, code)
+    assert spaced == "Every package has a version number.\nmake install DESTDIR=/tmp/stage"
+    assert changed == {"Everypackagehasaversionnumber.": "Every package has a version number."}

@@ -117,11 +117,17 @@ class DraftClaim:
 
 def plain_text(text: str) -> str:
     """``text`` without citation markers and markdown emphasis. A line's markdown lead
-    goes before its code spans: a code span that opens a line is text, whatever it starts
-    with ("`+ or - (jump)`: …", a term that would read as a list item); a lead in bold
-    ("**1.** Install …", a model's numbered steps) is a lead still."""
-    text = _STRONG.sub(r"\2", MARKER_GROUP.sub("", text))
-    return _CODE.sub(r"\2", _MD.sub("", text)).strip()
+    goes before its emphasis and code spans: a code span or a bold span that opens a line is
+    text, whatever it starts with ("`+ or - (jump)`: …", a term that would read as a list
+    item); a step's number in bold ("**1.** Install …", a model's numbered steps) is a lead
+    still."""
+    text = _MD.sub("", _BOLD_NUMBER.sub("", MARKER_GROUP.sub("", text)))
+    return _CODE.sub(r"\2", _STRONG.sub(r"\2", text)).strip()
+
+
+# A step's number in bold at a line's start ("**1.** Install …"): a lead, not text. Only a
+# number: "**-** means stdin" says "-" (second code review, 2026-12-07).
+_BOLD_NUMBER = re.compile(r"(?m)^[ \t]*(\*\*|__)\d{1,3}[.)]\1[ \t]+")
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?')

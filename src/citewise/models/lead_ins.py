@@ -33,9 +33,21 @@ _GOES_ON = re.compile(r"[{(\[\\,:;=|&]\s*$|^\s*[})\]]")
 
 def opens_code(sentence: str) -> bool:
     """Whether ``sentence`` may introduce the code after it: it ends in a colon, or in a
-    word — a sentence the code completes ("To uninstall …, use the command" over ``make
-    uninstall``, Asymptote's manual as a PDF sets it: review, 2026-12-07)."""
-    return sentence.endswith(":") or sentence[-1:].isalnum()
+    word that leaves it open — a sentence the code completes ("To uninstall …, use the
+    command" over ``make uninstall``, "… change the ./configure command to", Asymptote's
+    manual as a PDF sets them: review, 2026-12-07); not a list item, a caption or a
+    version ("… headers installed", "… in version 3": code review, 2026-12-07)."""
+    if sentence.endswith(":"):
+        return True
+    last = sentence.rsplit(None, 1)[-1].lower() if sentence.strip() else ""
+    return last in _OPEN_ENDS
+
+
+# Last words that leave a sentence waiting for what follows.
+_OPEN_ENDS = frozenset((
+    "command", "commands", "run", "type", "enter", "use", "execute", "invoke", "call", "with",
+    "as", "by", "to", "following", "like", "using", "via", "is", "are", "be", "the", "a",
+    "an", "line", "lines", "option", "options"))
 
 
 def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) -> str:

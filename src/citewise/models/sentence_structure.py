@@ -42,8 +42,10 @@ _VERSION_NOTE = re.compile(r"^\s*(?:(?:changed|new|added|deprecated|removed) (?:
 # the answer, not they.
 _POINTER = re.compile(r"^\s*\(?(?:see|refer to|consult)\b|^\s*for (?:more|further|details|"
                       r"information)\b[^.]*,\s*see\b|^\s*for (?:the|a) (?:full|complete) "
-                      r"(?:list|reference) of\b[^.]*?,?\s(?:see|consult|refer to|run\b[^.]*?"
-                      r"(?:--help|\s-h\b|\bhelp\b|\bman\b))|\bas (?:described|explained|discussed|"
+                      r"(?:list|reference) of\b[^.]{0,160}?,?\s(?:see|consult|refer to)\b|"
+                      r"^\s*for (?:the|a) (?:full|complete) (?:list|reference) of\b[^.]{0,160}?,"
+                      r"\s*run\b[^.]{0,80}?(?:--help|\s-h\b|\bhelp\b|\bman\b)|"
+                      r"\bas (?:described|explained|discussed|"
                       r"mentioned|shown|noted) (?:above|below|earlier|later|at the end|in the "
                       r"(?:next|previous|following) section)|\b(?:see|described) (?:above|below)\b",
                       re.I)

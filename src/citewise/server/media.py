@@ -28,6 +28,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from citewise._pdfium import PDFIUM
 from citewise.answer import Answer
 from citewise.errors import NotFound
 from citewise.server.errors import ApiError
@@ -101,7 +102,14 @@ def render_citation(pdf: bytes | Path, page: int | None, excerpt: str
                     ) -> tuple[bytes, dict[str, Any]]:
     """PNG of the region of ``excerpt`` on ``page`` (one-based; None: search every page) of
     the PDF ``pdf`` (its bytes, or a file), the excerpt highlighted; and what was rendered
-    (page, box in points, highlighted)."""
+    (page, box in points, highlighted). PDFium is called under its one lock
+    (:data:`citewise._pdfium.PDFIUM`): an ingest may be reading a PDF with it too."""
+    with PDFIUM:
+        return _render_citation(pdf, page, excerpt)
+
+
+def _render_citation(pdf: bytes | Path, page: int | None, excerpt: str
+                     ) -> tuple[bytes, dict[str, Any]]:
     import numpy as np
     import pypdfium2 as pdfium  # type: ignore[import-untyped]
 

@@ -70,7 +70,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v14:{self.size}:{self.overlap}"
+        return f"sentence-v15:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -107,22 +107,27 @@ def _regions(text: str, sections: Sequence[SectionSpan], pages: Sequence[PageSpa
 # chunk start "home directory (unless …" (review, 2026-12-07): the chunk goes on to the
 # sentence's end, within this reach and its section, and cites the page it starts on.
 _PAGE_SENTENCE_REACH = 400
-_STOP = re.compile(r"[.!?][\"')\]]*(?=\s)|\n[ \t]*\n")
 
 
 def _sentence_end(text: str, end: int, section_cuts: list[int]) -> int:
     """Where a page ending at ``end`` ends as a chunk's region: at ``end``, or past the
-    sentence it leaves open to the next page."""
+    sentence it leaves open to the next page — cut as quotes cut it (not after "p." or
+    "e.g.", nor inside ". . .": code review, 2026-12-07)."""
     if text[end:end + 1] != "\n" or text[end + 1:end + 2].isspace() or end == 0 \
             or text[end - 1] in ".!?:":
         return end
-    stop = _STOP.search(text, end + 1, end + 1 + _PAGE_SENTENCE_REACH)
-    if stop is None or stop.group().startswith("\n"):
+    stop = min(len(text), end + 1 + _PAGE_SENTENCE_REACH)
+    spans = join_abbreviations(text, sentence_spans(text, end + 1, stop))
+    if not spans or spans[0][0] != end + 1:
         return end
+    close = spans[0][1]
+    stopped = text[end + 1:close].rstrip("\"')]”’")[-1:] in (".", "!", "?")
+    if not (stopped or close == len(text)) or (close == stop < len(text)):
+        return end  # no stop within reach, or a paragraph ends first
     after = bisect_right(section_cuts, end)
-    if after < len(section_cuts) and section_cuts[after] < stop.end():
+    if after < len(section_cuts) and section_cuts[after] < close:
         return end  # a section starts first: the sentence is cut there anyway
-    return stop.end()
+    return close
 
 
 def _split_long(text: str, a: int, b: int, size: int, first: int | None = None,

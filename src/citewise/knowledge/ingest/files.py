@@ -139,8 +139,8 @@ def _link_into(folder: str) -> re.Pattern[bytes]:
     """An attribute's address that starts in ``folder`` (``src="_static/…"``,
     ``href="../local-redirect/…"``): not the folder's name inside another's path — a user's
     ``static/`` or ``js/`` is no ``_static/`` or ``_static/js/`` (code review, 2026-12-07)."""
-    return re.compile(rb"""(?:src|href)\s*=\s*["']?(?:\.\.?/)*""" + re.escape(
-        f"{folder}/".encode()), re.IGNORECASE)
+    return re.compile(rb"""(?:src|href)\s*=\s*["']?(?:[a-z]+://[^/"'\s>]+)?/?(?:\.\.?/)*"""
+                      + re.escape(f"{folder}/".encode()), re.IGNORECASE)
 
 
 def _head(page: Path) -> bytes | None:

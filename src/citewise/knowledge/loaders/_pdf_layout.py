@@ -106,9 +106,9 @@ def _page_number(line: str, *, foot: bool = False,
     return int(m.group(1) or m.group(2))
 
 
-# "Chapter 4." before a title, as a running head or foot names its chapter.
+# "Chapter 4." or "Appendix A." before a title, as a running head or foot names its part.
 _PART_WORD = re.compile(r"^\s*(?:Chapter|Appendix|Part|Kapitel|Chapitre|Anhang|Annexe)\s+"
-                        r"(?=[\w.]+[.:]?\s)")
+                        r"[\w.]+?[.:]?\s+")
 
 
 def _paged_heads(pages: list[str], entries: Sequence[tuple[int, str, int]]) -> list[str]:

@@ -42,7 +42,8 @@ def list_items(text: str, titles: Collection[int] = ()
     where one was put (before them) come third, for :func:`moved`."""
     lines = text.split("\n")
     marks = [_mark(line) for line in lines]
-    full = max((len(line.rstrip()) for line in lines), default=0)  # a filled line's length
+    full = _filled_length(lines)
+    follows = _items_below(lines, marks)
     items: list[tuple[int, int]] = []
     out: list[str] = []
     inserted: list[int] = []
@@ -58,7 +59,7 @@ def list_items(text: str, titles: Collection[int] = ()
             current = [pos + len(line) - len(line.lstrip()), pos + len(line.rstrip())]
             items.append((current[0], current[1]))
         elif current is not None and line.strip() and (
-                _goes_on(lines[i - 1], line, full) or _item_follows(lines, marks, i)):
+                _goes_on(lines[i - 1], line, full) or follows[i]):
             current[1] = pos + len(line.rstrip())
             items[-1] = (current[0], current[1])
         elif current is not None:
@@ -93,17 +94,28 @@ def _goes_on(before: str, line: str, full: int) -> bool:
 _FILLED = 0.8
 
 
-def _item_follows(lines: list[str], marks: list[str], at: int) -> bool:
-    """Whether another item of the list starts below line ``at`` before a blank line or a
-    new list's lead-in (a line ending in ":"): the line is the item's next sentence ("•
-    full: every port is traced." / "It is the default." / "• half: …"), not a paragraph
-    under the list (code review, 2026-12-07)."""
-    for j in range(at, len(lines)):
-        if j > at and marks[j]:
-            return True
-        if not lines[j].strip() or lines[j].rstrip().endswith(":"):
-            return False
-    return False
+def _filled_length(lines: list[str]) -> int:
+    """How long a filled line of the page is: the length three lines in four stay under
+    (its longest line may be a program's, or a table's)."""
+    lengths = sorted(len(line.rstrip()) for line in lines if line.strip())
+    return lengths[(3 * len(lengths)) // 4] if lengths else 0
+
+
+def _items_below(lines: list[str], marks: list[str]) -> list[bool]:
+    """For each line, whether another item of the list starts below it before a blank line
+    or a new list's lead-in (a line ending in ":"): such a line is its item's next sentence
+    ("• full: every port is traced." / "It is the default." / "• half: …"), not a paragraph
+    under the list (code review, 2026-12-07). One pass, from the page's end."""
+    out = [False] * len(lines)
+    below = False  # an item starts below the line being looked at, in its run
+    for j in range(len(lines) - 1, -1, -1):
+        ends_run = not lines[j].strip() or lines[j].rstrip().endswith(":")
+        out[j] = below and not ends_run
+        if marks[j]:
+            below = True
+        elif ends_run:
+            below = False
+    return out
 
 
 def _mark(line: str) -> str:

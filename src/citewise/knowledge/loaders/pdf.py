@@ -102,9 +102,9 @@ def _goes_on(before: str, page: str) -> bool:
         page[:1].islower() or _BRACKETED_WORD.match(page) is not None)
 
 
-# A bracket and a lower-case word in it: "(section 7.1.2, page 45)", not "(a)" nor
-# "(continued)" (code review, 2026-12-07).
-_BRACKETED_WORD = re.compile(r"[(\[][a-z]{2,}\s")
+# A bracket and a lower-case word in it: "(section 7.1.2, page 45)", "(e.g. grep)", not
+# "(a)" nor "(continued)" (code review, 2026-12-07).
+_BRACKETED_WORD = re.compile(r"[(\[](?:[a-z]{2,}\s|e\.g\.|i\.e\.)")
 
 
 def _info(info: Any, attr: str) -> str | None:
@@ -137,8 +137,10 @@ class PdfLoader:
     # underscore of a title may be a space in the text, a title's first line on its page
     # wins, bulleted lists (LaTeX's U+0088 bullet too), a sentence over a page break that
     # goes on with a bracket; 15: words a page runs together spaced as PDFium reads them,
-    # an even page's foot "28 Chapter 4. Source packages"
-    version = "15"
+    # an even page's foot "28 Chapter 4. Source packages"; 16: only the spaces between
+    # words taken, and after the footnotes are set apart; an appendix's foot; a list item
+    # ends at a title or a short line
+    version = "16"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
@@ -165,16 +167,18 @@ class PdfLoader:
                     details={"path": str(path), "format": "pdf", "pages": count,
                              "limit_pages": MAX_PAGES},
                 )
-            extracted = respaced(data, [extract_page(page) for page in reader.pages])
+            extracted = [extract_page(page) for page in reader.pages]
             mono = [frozenset(_clean(line) for line in fonts.mono) - {""}
                     for _, fonts in extracted]
             bold = [frozenset(_clean(line) for line in fonts.bold) - {""}
                     for _, fonts in extracted]
             entries = outline(reader)
             labels = _page_labels(reader, count)
+            noted, mono, bold = respaced(
+                data, [apply_notes(_clean(raw), fonts.notes) for raw, fonts in extracted],
+                mono, bold)
             page_texts = carry_over(dehyphenate(drop_contents(strip_running(
-                [apply_notes(_clean(raw), fonts.notes) for raw, fonts in extracted],
-                entries, labels))), [fonts.notes for _, fonts in extracted])
+                noted, entries, labels))), [fonts.notes for _, fonts in extracted])
             if monospaced_body(page_texts, mono):  # a typewritten document: no code in it
                 mono = [frozenset()] * len(mono)
             mono = [in_prose(t, code) for t, code in zip(page_texts, mono, strict=True)]

@@ -254,6 +254,15 @@ _COMPOUND_CHARS = 24
 _PARTICLES = frozenset(("up", "down", "in", "out", "on", "off", "over", "back", "away"))
 
 
+def _opens_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` opens its sentence (its capital is no name's): nothing
+    but spaces, quotes or brackets back to the text's start or a sentence's end."""
+    i = at - 1
+    while i >= 0 and not text[i].isalnum() and text[i] not in ".!?:":
+        i -= 1
+    return i < 0 or text[i] in ".!?:"
+
+
 def compounds(text: str) -> list[str]:
     """Adjacent words of ``text`` joined, lower-cased, as a document may write them as one
     word ("back up" → "backup"): the lexical search looks for them too. Xapian's guide says
@@ -264,7 +273,8 @@ def compounds(text: str) -> list[str]:
     for m in _PAIR.finditer(text):
         first, second = m.group(1).lower(), m.group(2).lower()
         joined = first + second
-        named = m.group(1)[:1].isupper() and text[m.end(1)] != "-"
+        named = (m.group(1)[:1].isupper() and text[m.end(1)] != "-"
+                 and not _opens_sentence(text, m.start(1)))
         if (named or first in STOPWORDS or (second in STOPWORDS and second not in _PARTICLES)
                 or len(joined) > _COMPOUND_CHARS):
             continue
