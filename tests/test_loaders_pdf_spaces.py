@@ -73,6 +73,8 @@ def test_only_spaces_between_words_are_taken_and_code_keeps_its_own() -> None:
     assert _merged("Alternately,youcantype”exit”.", "Alternately, you can type ”exit”.") == (
         "Alternately, you can type”exit”.")
     assert _merged("ﬁlesarekept", "files are kept") == "ﬁlesarekept"  # other characters
+    assert _merged("plus(+)andminus(-)signs", "plus (+) and minus (-) signs") == (
+        "plus (+) and minus (-) signs")
     text = "Everypackagehasaversionnumber.\nmake install DESTDIR=/tmp/stage"
     other = "Every package has a version number.\nmake install DESTDIR = /tmp/stage"
     code = frozenset({"make install DESTDIR=/tmp/stage"})

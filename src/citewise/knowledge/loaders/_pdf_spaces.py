@@ -11,10 +11,10 @@ already what renders a cited page) places its spaces by the glyphs' positions.
 
 A page whose text shows runs of letters no word is that long is read by PDFium too. Each of
 its lines that PDFium reads as the same characters takes PDFium's spaces — only those
-before a letter or digit that follows a letter, a digit or a stop ("Thesingle" →
-"The single", "Alternately,you" → "Alternately, you"), never one PDFium sets at a wide
-kern ("KOMA-Script" is not "KOMA -Script"); a line set in a monospaced font (code) stays
-as pypdf read it (code review, 2026-12-07).
+before a letter, a digit or an opening bracket or quote that follow a letter, a digit or a
+stop ("Thesingle" → "The single", "Alternately,you" → "Alternately, you", "minus(-)" →
+"minus (-)"), never one PDFium sets at a wide kern ("KOMA-Script" is not "KOMA -Script");
+a line set in a monospaced font (code) stays as pypdf read it (code review, 2026-12-07).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = ["respaced"]
 _RUN = re.compile(r"[^\W\d_]{22,}")
 _RUNS_PER_PAGE = 3
 _BEFORE_SPACE = frozenset(",;:.!?)")  # what a space may follow besides a letter or digit
+_AFTER_SPACE = frozenset("(“‘")  # and what it may come before ("minus (-) signs")
 
 
 def respaced(data: bytes, pages: Sequence[str], mono: Sequence[frozenset[str]],
@@ -111,7 +112,8 @@ def _merged(ours: str, theirs: str) -> str:
     for j, ch in enumerate(ours):
         if not ch.isspace():
             prev = ours[j - 1] if j else ""
-            if (k in spaced_before and prev and not prev.isspace() and ch.isalnum()
+            if (k in spaced_before and prev and not prev.isspace()
+                    and (ch.isalnum() or ch in _AFTER_SPACE)
                     and (prev.isalnum() or prev in _BEFORE_SPACE)):
                 out.append(" ")
             k += 1

@@ -139,8 +139,8 @@ class PdfLoader:
     # goes on with a bracket; 15: words a page runs together spaced as PDFium reads them,
     # an even page's foot "28 Chapter 4. Source packages"; 16: only the spaces between
     # words taken, and after the footnotes are set apart; an appendix's foot; a list item
-    # ends at a title or a short line
-    version = "16"
+    # ends at a title or a short line; 17: and before a bracket
+    version = "17"
     extensions: tuple[str, ...] = (".pdf",)
     content_types: tuple[str, ...] = ("application/pdf",)
 
