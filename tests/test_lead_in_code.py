@@ -202,3 +202,38 @@ def test_a_sentence_the_code_completes_carries_it_too() -> None:
     (said,) = [s for s in candidates(_result(done, [[at, at + 14, "code"]]))
                if s.text.startswith("To uninstall")]
     assert said.code == ""
+
+
+def test_an_answer_written_as_a_list_keeps_the_code_its_lead_in_introduces(
+        tmp_path: Path) -> None:
+    """Two quotes without a full stop make the answer a list, and a lead-in's commands were
+    left out of it: "- To uninstall all Asymptote files …, use the command [1]" and no
+    `make uninstall` (Asymptote's review, 2026-12-07). Each command is an item under its
+    lead-in, cited and verified like the prose answer's."""
+    from citewise.grounding.claims import plain_text
+    from citewise.models.quote_writing import Quote, render
+
+    lead = "To uninstall all Asymptote files installed from a source distribution, use the command"
+    other = "To compile and install from the source release, execute the commands:"
+    text = "".join(render([
+        Quote(1.0, 1, other, code="./configure\nmake all\nmake install"),
+        Quote(0.9, 1, lead, code="make uninstall")]))
+    assert text == (f"- {other} [1]\n  - `./configure` [1]\n  - `make all` [1]\n"
+                    f"  - `make install` [1]\n- {lead} [1]\n  - `make uninstall` [1]")
+    assert "make uninstall" in plain_text(text).split("\n")
+    # Over a real knowledge base, each command is a claim, verified at its offsets.
+    from citewise import Agent, KnowledgeBase
+    from citewise.models.scripted import ScriptedModel, call
+
+    page = (f"# Installation\n\n{other}\n\n```\n./configure\nmake all\nmake install\n```\n\n"
+            f"The files go under /usr/local.\n\n{lead}\n\n```\nmake uninstall\n```\n\n"
+            "Nothing else is left behind.\n")
+    (tmp_path / "install.md").write_text(page, encoding="utf-8")
+    question = "How do I install and uninstall from source?"
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([tmp_path / "install.md"])
+        model = ScriptedModel([call("search_knowledge", query=question, k=5), text])
+        answer = Agent(kb, model=model, provenance=False).ask(question)
+    claims = [(c.text, c.status) for c in answer.claims]
+    assert ("make uninstall", "supported") in claims and ("./configure", "supported") in claims
+    assert all(status == "supported" for _, status in claims) and not answer.issues, claims

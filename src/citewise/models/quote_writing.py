@@ -54,7 +54,7 @@ def render(chosen: list[Quote]) -> list[str]:
     dashed = any(c.text.startswith("-") for c in chosen)
     bullet = "" if prose else ("* " if dashed else "- ")
     return [f"{_separator(chosen[i - 1], c, prose) if i else ''}{bullet}{_marked(c)}"
-            f"{_code_after(c) if prose else ''}" for i, c in enumerate(chosen)]
+            f"{_code_after(c) if prose else _code_under(c)}" for i, c in enumerate(chosen)]
 
 
 def _code_after(c: Quote) -> str:
@@ -67,6 +67,16 @@ def _code_after(c: Quote) -> str:
     if "\n" in c.code:  # commands, one an item: each a claim, cited by its line
         return "\n\n" + "\n".join(f"- `{x}` [{c.document_index}]" for x in c.code.split("\n"))
     return f"\n\n`{c.code}` [{c.document_index}]" if c.code else ""
+
+
+def _code_under(c: Quote) -> str:
+    """In an answer written as a list, the code (or the list) a quoted lead-in introduces,
+    each line an item under its item, cited: it was left out ("- To uninstall …, use the
+    command [1]" with no command; Asymptote's review, 2026-12-07)."""
+    lines = c.items or tuple(c.code.split("\n") if c.code else ())
+    bullet = "*" if any(line.startswith("-") for line in lines) else "-"
+    shown = (lambda x: x) if c.items else (lambda x: f"`{x}`")
+    return "".join(f"\n  {bullet} {shown(x)} [{c.document_index}]" for x in lines)
 
 
 def _separator(before: Quote, c: Quote, prose: bool) -> str:
