@@ -265,7 +265,7 @@ def _topic(text: str, start: int, spans: Iterable[tuple[int, int]], before: str,
 
 
 # A line that opens with a bullet or an item's number: an item of its own.
-_ITEM_LINE = re.compile(r"(?m)^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S")
+_ITEM_LINE = re.compile(rf"(?m)^{BULLET.pattern}(?=\S)")
 
 
 def _opens_line(text: str, at: int) -> bool:

@@ -60,23 +60,30 @@ def render(chosen: list[Quote]) -> list[str]:
 def _code_after(c: Quote) -> str:
     """The code a quoted lead-in introduces, as a paragraph of its own with its marker
     ("… by running the command cargo fix: [1]" then "`cargo fix` [1]"), a claim cited and
-    verified like the lead-in; not a fenced block, whose lines would be no claims."""
-    if c.items:  # the list a lead-in introduces, an item a line, each cited
-        bullet = "* " if any(item.startswith("-") for item in c.items) else "- "  # "- -v"
-        return "\n\n" + "\n".join(f"{bullet}{item} [{c.document_index}]" for item in c.items)
-    if "\n" in c.code:  # commands, one an item: each a claim, cited by its line
-        return "\n\n" + "\n".join(f"- `{x}` [{c.document_index}]" for x in c.code.split("\n"))
-    return f"\n\n`{c.code}` [{c.document_index}]" if c.code else ""
+    verified like the lead-in; not a fenced block, whose lines would be no claims. A list,
+    or commands, one an item: each a claim, cited by its line."""
+    bullet, lines = _introduced(c)
+    if c.items or len(lines) > 1:
+        return "\n\n" + "\n".join(f"{bullet if c.items else '- '}{x}" for x in lines)
+    return f"\n\n{lines[0]}" if lines else ""
 
 
 def _code_under(c: Quote) -> str:
     """In an answer written as a list, the code (or the list) a quoted lead-in introduces,
     each line an item under its item, cited: it was left out ("- To uninstall …, use the
     command [1]" with no command; Asymptote's review, 2026-12-07)."""
-    lines = c.items or tuple(c.code.split("\n") if c.code else ())
-    bullet = "*" if any(line.startswith("-") for line in lines) else "-"
-    shown = (lambda x: x) if c.items else (lambda x: f"`{x}`")
-    return "".join(f"\n  {bullet} {shown(x)} [{c.document_index}]" for x in lines)
+    bullet, lines = _introduced(c)
+    return "".join(f"\n  {bullet}{x}" for x in lines)
+
+
+def _introduced(c: Quote) -> tuple[str, list[str]]:
+    """What a quoted lead-in introduces, each line as written with its marker (its list's
+    items, or its code in code spans), and the bullet its lines take: "* " when one starts
+    with a dash ("- -v" would read as a double dash)."""
+    lines = list(c.items) or (c.code.split("\n") if c.code else [])
+    bullet = "* " if any(line.startswith("-") for line in lines) else "- "
+    shown = lines if c.items else [f"`{x}`" for x in lines]
+    return bullet, [f"{x} [{c.document_index}]" for x in shown]
 
 
 def _separator(before: Quote, c: Quote, prose: bool) -> str:
