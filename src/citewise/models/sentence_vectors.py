@@ -32,7 +32,7 @@ __all__ = ["CUT_VERSION", "RECENT", "MiniLMSentences", "create"]
 
 #: Raised when the cut or :func:`compared_texts` changes what a chunk's texts are: the
 #: rows of the old cut are then not read, and opening a knowledge base queues new ones.
-CUT_VERSION = 1
+CUT_VERSION = 2
 #: Texts whose vectors an encoder keeps (~1.5 KB each).
 RECENT = 4096
 
