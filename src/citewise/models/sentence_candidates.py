@@ -13,34 +13,27 @@ inside is no candidate.
 
 from __future__ import annotations
 
-import math
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION, segments
+from citewise.grounding.claims import segments
+from citewise.models import candidate_spans as spans
 from citewise.models.lead_ins import introduced_code, introduced_items, opens_code
 from citewise.models.leaning import (
-    ARGUMENT_DEFAULT,
     LEANS_ON_TERM,
     PAIR_CHARS,
     REFERS_BACK,
-    STATES_DEFAULT,
     default_line,
     leans_whole,
 )
 from citewise.models.sentence_comments import comment_sentences
 from citewise.models.sentence_structure import LABEL_ROLES, LEAD_IN_WORDS
-from citewise.sentences import row_starts
 
 __all__ = ["Sentence", "candidates"]
 
 _MIN_CHARS = 12
-_TITLE_WORDS = 4
-_SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
-_EDGE = " \t\r\n¶#§"  # trimmed off a sentence's edges: blanks and permalink marks
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +94,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             source = str(r.get("source", ""))
             title = str(r.get("title") or "")
             section = str(r.get("section") or "")
-            roles = _role_spans(r.get("roles"))
+            roles = spans.role_spans(r.get("roles"))
             context: list[str] = []  # the paragraph so far, from its heading on
             term = ""  # the term line just read, for the sentence under it
             # The term whose definition this is, to the end of the definition's first
@@ -113,11 +106,11 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             stated: tuple[int, int] | None = None  # a default's line under a term (leaning)
             said = 0  # sentences asserted since the last heading, term or lead-in
             pointed: int | None = None  # its row in ``out``, if it was kept
-            for a, b in comment_sentences(text, roles, _items_apart(text, roles,
-                                                                    segments(text))):
-                a, b = _trim(text, a, b)
-                a = _term_start(text, roles, a)
-                sentence = _quoted(text, a, b)
+            cut = spans.items_apart(text, roles, segments(text))
+            for a, b in comment_sentences(text, roles, cut):
+                a, b = spans.trim(text, a, b)
+                a = spans.term_start(text, roles, a)
+                sentence = spans.quoted(text, a, b)
                 opens = not end or "\n\n" in text[end:a]  # the first of its paragraph
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     if described:
@@ -128,15 +121,15 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     if not leans_whole(sentence, across=True):
                         previous = None
                 end = b
-                role, lead = _described(roles, text, a, b)
+                role, lead = spans.described(roles, text, a, b)
                 if role == "hidden":
                     continue  # not on the page (an HTML comment): neither answer nor context
                 # A list item asserts, unless it asks: a FAQ's list of its questions
                 # ("3.9 Which are good parameters for encoding high quality MPEG-4?") was
                 # quoted as the answer (FFmpeg's review, 2026-12-05).
                 asserts = (role not in LABEL_ROLES and (
-                    (role == "list_item" and not _asks(text, a, b))
-                    or _asserts(text, a, b, comment=role == "comment")))
+                    (role == "list_item" and not spans.asks(text, a, b))
+                    or spans.asserts(text, a, b, comment=role == "comment")))
                 # A default on a line of its own right under its term — nothing said between
                 # them — its description below. FFmpeg's options end with theirs ("Default
                 # value is ‘once’."), above the next paragraph's other subject (code review).
@@ -166,12 +159,12 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     # "This is the default." says nothing alone: quote it with the
                     # sentence it points back to (one verbatim span of the passage).
                     start = previous
-                    sentence = _quoted(text, start, b)
+                    sentence = spans.quoted(text, start, b)
                 elif (asserts and previous is not None and b - previous <= PAIR_CHARS
                       and REFERS_BACK.match(sentence) is not None
                       and pointed is not None and not out[pointed].quote):
                     # The sentence it points back to is quoted with it (see REFERS_BACK).
-                    out[pointed] = replace(out[pointed], quote=_quoted(text, previous, b))
+                    out[pointed] = replace(out[pointed], quote=spans.quoted(text, previous, b))
                 previous = a if asserts else None
                 pointed = None
                 if not asserts:
@@ -197,7 +190,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 glued = text[a:lead].rstrip() if asserts and lead > a and start == a else ""
                 prior = context[-1] if asserts and start == a and context and not (
                     context[0] == _HEAD and len(context) <= 2) else ""
-                with_default = _quoted(text, above[0], b) if (
+                with_default = spans.quoted(text, above[0], b) if (
                     above is not None and opens and asserts and start == a
                     and b - above[0] <= PAIR_CHARS) else ""
                 out.append(Sentence(int(r["document_index"]), rank, sentence, before,
@@ -256,143 +249,5 @@ def _term_label(sentence: str) -> str:
     return label if 0 < len(label) <= _TERM_LABEL_CHARS else ""
 
 
-def _items_apart(text: str, roles: Sequence[tuple[int, int, str]],
-                 spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``spans`` cut where a list item begins inside one: items a page lists without
-    bullets (HTML's ``<ul>``, cppreference's "src or dest is a null pointer" over
-    "destsz is zero …") and without full stops are one sentence to the splitter, and were
-    quoted as one ("… a null pointer destsz is zero or greater …"); and where a table's
-    row begins: a row of cells without a full stop ran into the next ("G_KEY_FILE_NONE | No
-    flags, default behaviour |" over "G_KEY_FILE_KEEP_COMMENTS | Use this flag …", GLib's
-    review, 2026-12-05). A row is a line with a cell mark: a wrapped cell of a table laid
-    out in text (an Info manual's) goes on over its lines."""
-    starts = sorted({a for a, _, role in roles if role == "list_item"} | row_starts(text, roles))
-    if not starts:
-        return spans
-    out: list[tuple[int, int]] = []
-    for a, b in spans:
-        lo = bisect_right(starts, a)
-        cuts = [c for c in starts[lo:bisect_left(starts, b)] if text[c - 1] == "\n"]
-        for c in cuts:
-            end = c - 1
-            while end > a and text[end - 1].isspace():
-                end -= 1
-            if end > a:
-                out.append((a, end))
-            a = c
-        out.append((a, b))
-    return out
-
-
-def _role_spans(raw: Any) -> list[tuple[int, int, str]]:
-    """A search result's ``roles`` (``[[start, end, role], …]``), malformed ones left out."""
-    out: list[tuple[int, int, str]] = []
-    for span in raw if isinstance(raw, list) else ():
-        if (isinstance(span, list | tuple) and len(span) == 3 and isinstance(span[0], int)
-                and isinstance(span[1], int) and isinstance(span[2], str)):
-            out.append((span[0], span[1], span[2]))
-    return out
-
-
-def _role_at(roles: Sequence[tuple[int, int, str]], at: int) -> str | None:
-    """The innermost (narrowest) role whose span holds offset ``at`` (spans are sorted by
-    start; a list item and the heading that opens it start together)."""
-    found: str | None = None
-    width = math.inf
-    for a, b, role in roles:
-        if a > at:
-            break
-        if at < b and b - a < width:
-            found, width = role, b - a
-    return found
-
-
-def _described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int
-               ) -> tuple[str | None, int]:
-    """The role of the span ``a:b`` and where what it says starts: its first character's,
-    except for a term glued to its description ("-P max-procs\n    Run up to max-procs
-    processes at a time; the default is 1." is one sentence to the splitter). That is the
-    description, quoted with its term: the answer to "how many does it run at once?" that
-    names the option."""
-    role = _role_at(roles, a)
-    at = a
-    while role == "term":  # past the term, and a second one ("re.I\nre.IGNORECASE")
-        end = max((e for s, e, r in roles if r == "term" and s <= at < e), default=at)
-        while end < b and text[end].isspace():
-            end += 1
-        if end >= b or end == at:
-            return "term", a  # a term alone, or terms only: context
-        at, role = end, _role_at(roles, end)
-    return role, at
-
-
-def _term_start(text: str, roles: Sequence[tuple[int, int, str]], a: int) -> int:
-    """Where the sentence at ``a`` starts: at its line's start when what was read as a list
-    bullet there is the first character of a term the loader marked ("+ or - (jump)" of
-    Lynx's keystroke help, quoted "or - (jump)": review, 2026-12-07)."""
-    line = text.rfind("\n", 0, a) + 1
-    marked = line < a and BLOCK_LEAD.fullmatch(text, line, a) is not None
-    return line if marked and _role_at(roles, line) == "term" else a
-
-
 _HEAD = "\x00"  # marks a context that starts at a heading
 _CONTEXT = 3
-
-
-def _quoted(text: str, a: int, b: int) -> str:
-    """The passage's ``text[a:b]`` as a candidate quotes it: without citation markers
-    and the edge characters a sentence does not begin or end with."""
-    return MARKER_GROUP.sub("", text[a:b]).strip(_EDGE)
-
-
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    """``text[a:b]`` without its edge characters, nor a bracket the sentence splitter cut
-    from its other half: "(What Exim actually does … option." of a parenthesis of two
-    sentences was quoted with its "(" and no ")" (Exim's review, 2026-12-05)."""
-    while a < b and text[a] in _EDGE:
-        a += 1
-    while b > a and text[b - 1] in _EDGE:
-        b -= 1
-    if a < b and text[a] == "(" and ")" not in text[a:b]:
-        a += 1
-    elif a < b and text[b - 1] == ")" and _UNOPENED.search(text[a:b]):
-        b -= 1
-    while a < b and text[a] in _EDGE:
-        a += 1
-    while b > a and text[b - 1] in _EDGE:
-        b -= 1
-    return a, b
-
-
-# A ")" no "(" or "[" opened, not an item's ("a)", "3)"): "[0, 1)" is an interval.
-_UNOPENED = re.compile(r"\A[^(\[]*(?<!\b\w)\)\Z")
-
-
-def _body(text: str, a: int, b: int) -> str:
-    """``text[a:b]`` without citation markers and the edge characters it ends with."""
-    return MARKER_GROUP.sub("", text[a:b]).rstrip(_EDGE)
-
-
-def _asks(text: str, a: int, b: int) -> bool:
-    """Whether ``text[a:b]`` is a question."""
-    return QUESTION.search(_body(text, a, b)) is not None
-
-
-def _asserts(text: str, a: int, b: int, *, comment: bool = False) -> bool:
-    """False for a lead-in ("Options:"), a question (an FAQ's heading) and a title line:
-    a few words with no full stop that are no list item name a topic, they say nothing.
-    A line after "#" is a markdown heading, unless it is a ``comment`` (a configuration
-    file's "# If group is not specified, group is assumed to be the same as user.")."""
-    body = _body(text, a, b)
-    if body.endswith(":") or QUESTION.search(body):
-        return False
-    line = text.rfind("\n", 0, a) + 1
-    lead = text[line:a]
-    if lead.lstrip().startswith("#") and not comment:
-        return False  # a markdown heading, however long
-    listed = BLOCK_LEAD.fullmatch(lead) is not None
-    return bool(_SENTENCE_END.search(body) or listed or len(body.split()) > _TITLE_WORDS
-                or STATES_DEFAULT.match(body) or _ARGUMENT.fullmatch(body))
-
-
-_ARGUMENT = re.compile(ARGUMENT_DEFAULT + r"[^\n]*")
