@@ -129,6 +129,11 @@ def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
     ("She asked “Is it safe? Really?” and waited. It was.",
      ["She asked “Is it safe? Really?” and waited.", "It was."]),
     ('He said "Go." Then he left.', ['He said "Go."', "Then he left."]),  # closed quotes
+    # A quote missing from a list of quoted words opens none: perlootut's text ran into
+    # the two sentences after it (Perl's review, 2026-12-07).
+    ('Terms like "class", "object, "method", and "attribute" recur. Learn them. Then go.',
+     ['Terms like "class", "object, "method", and "attribute" recur.', "Learn them.",
+      "Then go."]),
     ("One case. (This method, if present, is rare.) The next.",
      ["One case.", "(This method, if present, is rare.)", "The next."]),
     ("Dr.\n\nSmith approves refunds.", ["Dr.", "Smith approves refunds."]),  # a blank line

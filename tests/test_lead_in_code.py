@@ -237,3 +237,38 @@ def test_an_answer_written_as_a_list_keeps_the_code_its_lead_in_introduces(
     claims = [(c.text, c.status) for c in answer.claims]
     assert ("make uninstall", "supported") in claims and ("./configure", "supported") in claims
     assert all(status == "supported" for _, status in claims) and not answer.issues, claims
+
+
+BOOLEANS = ("<html><body><main><h1>Configuration Files</h1><h2>Configuration File Syntax</h2>"
+            "<p>Configuration files are read with Python's ConfigParser module.</p><p>For "
+            "on/off switch settings (booleans), the following values are recognized:</p>"
+            "<table><tr><td>On:</td><td>\"true\", \"yes\", \"on\", \"1\"</td></tr><tr><td>Off:"
+            "</td><td>\"false\", \"no\", \"off\", \"0\", \"\" (no value)</td></tr></table><p>"
+            "List values can be comma- or colon-delimited.</p><h2>Other</h2><p>Another "
+            "paragraph about the stylesheet setting and its delimiters.</p></main></body></html>")
+
+
+def test_a_lead_in_is_quoted_with_the_short_table_it_introduces(tmp_path: Path) -> None:
+    """Docutils' configuration page (new-user review, 2026-12-07, du07): "For on/off switch
+    settings (booleans), the following values are recognized:" was the whole answer to
+    which values mean off, the two rows under it never quoted. The rows are its items,
+    each cited alone."""
+    answer = ask_over(tmp_path, {"config.html": BOOLEANS},
+                      "Which values switch a boolean setting off in a config file?")
+    off = 'Off: | "false", "no", "off", "0", "" (no value)'
+    assert f"- {off} [1]" in answer.text, answer.text
+    assert off in [c.excerpt for c in answer.citations]
+    # A table that is a page of its own (longer than a list to quote) stays a passage.
+    rows = "".join(f"<tr><td>k{i}:</td><td>value number {i}</td></tr>" for i in range(12))
+    long = BOOLEANS.replace("</tr></table>", f"</tr>{rows}</table>")
+    lead = "For on/off switch settings (booleans), the following values are recognized:"
+    found = [s for s in candidates(_result(*_stored(tmp_path, long))) if s.text == lead]
+    assert found and found[0].items == ()
+
+
+def _stored(tmp_path: Path, page: str) -> tuple[str, list[list[Any]]]:
+    """``page``'s text and role spans as the HTML loader stores them."""
+    from citewise.knowledge.loaders.html import HtmlLoader
+
+    doc = HtmlLoader().load(tmp_path / "long.html", page.encode())
+    return doc.text, [list(r) for r in doc.roles]

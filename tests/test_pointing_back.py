@@ -103,3 +103,39 @@ def test_what_can_happen_is_quoted_with_the_sentence_saying_what() -> None:
     later = "This usually happens when a file is copied back from an older checkout by hand."
     assert _found(f"{drawback} {later}")[drawback] == f"{drawback} {later}"
     assert _found(f"{drawback} This makes builds slow.")[drawback] == ""
+
+
+KNOT = ("rrsig-lifetime\n\nA validity period of newly issued signatures.\n\nNote: The RRSIG's "
+        "signature inception time is set to 90 minutes in the past. This time period is not "
+        "counted to the signature lifetime.\n\nDefault: 14d (14 days)\n\nrrsig-refresh\n\n"
+        "A period how long at least before a signature expiration the signature will be "
+        "refreshed.\n\nDefault: 7d (7 days)")
+
+
+def _entries(text: str) -> list[tuple[int, int, str]]:
+    """Each option's name a heading, as Knot's Sphinx reference has them."""
+    return [(text.index(n), text.index(n) + len(n), "heading")
+            for n in ("rrsig-lifetime", "rrsig-refresh")]
+
+
+def test_an_entrys_default_under_a_note_is_quoted_from_the_entrys_first_sentence() -> None:
+    """Knot DNS's reference (new-user review, 2026-12-07; bench kn20): "Default: 14d (14
+    days)" ends rrsig-lifetime's entry under a note, and was quoted with the note's last
+    sentence ("This time period is not counted to the signature lifetime."), which says
+    nothing of what the option is: the entry's first sentence, ranked and quoted with its
+    default, answers "For how long are newly created RRSIG signatures valid?"."""
+    found = {s.text: s for s in candidates([{"results": [{
+        "document_index": 1, "text": KNOT, "source": "reference.html", "title": "",
+        "roles": [list(r) for r in _entries(KNOT)]}]}])}
+    entry = KNOT[KNOT.index("A validity"):KNOT.index("\n\nrrsig-refresh")]
+    assert entry in found and entry.endswith("Default: 14d (14 days)")
+    # A default right under the entry's one paragraph is quoted with it as before.
+    assert ("A period how long at least before a signature expiration the signature will "
+            "be refreshed.\n\nDefault: 7d (7 days)") in found
+    # Past the length of one quote, the default stays with the sentence before it.
+    long = KNOT.replace("Note: The", "Note: " + "More is said here. " * 20 + "The")
+    texts = {s.text for s in candidates([{"results": [{
+        "document_index": 1, "text": long, "source": "reference.html", "title": "",
+        "roles": [list(r) for r in _entries(long)]}]}])}
+    assert ("This time period is not counted to the signature lifetime.\n\nDefault: 14d "
+            "(14 days)") in texts

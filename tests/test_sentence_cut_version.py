@@ -21,17 +21,21 @@ _PAGE = ("Use the --strict flag, e.g. when a run must stop at the first error. T
          "is offered instead. See section 4.2 for\nthe details of store credit.\n\nTo unpack "
          "an archive, use the command\n\n" + _CODE + "\nIt restores every file. (See Fig. 3 "
          "on p. 12.) Mr. Smith wrote it in 2019.")
+_ENTRY = ("rrsig-lifetime\n\nA validity period of newly issued signatures.\n\nNote: The "
+          "inception time is set in the past. It is not counted.\n\nDefault: 14d (14 days)")
 SAMPLES = (
     ChunkSource(1, _PAGE, ((_PAGE.index(_CODE), _PAGE.index(_CODE) + len(_CODE), "code"),),
                 "Guide > Archives"),
-    ChunkSource(2, "Backups\n\nBackups run every night. They are kept for thirty days. "
+    ChunkSource(2, "Backups\n\nBackups run every night. Terms like \"full\", \"partial, "
+                "\"diff\", and \"log\" recur. They are kept for thirty days. "
                 "Older ones move to tape; tape is kept in a locked room!", ((0, 7, "heading"),),
                 None),
+    ChunkSource(4, _ENTRY, ((0, 14, "heading"),), "Reference > policy section"),
     ChunkSource(3, "max-size: SIZE\n    The hard limit of the database. It cannot exceed "
                 "the disk. Default: 500M (500 MiB)", (), "Reference > database"),
 )
 #: The texts of :data:`SAMPLES` under the cut of :data:`CUT_VERSION`.
-DIGEST = (2, "64ab7bfc927ff040")
+DIGEST = (2, "e465fd4c728b8c3f")
 
 
 def _digest() -> str:

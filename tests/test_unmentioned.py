@@ -211,3 +211,20 @@ def test_citewise_search_says_which_words_no_document_contains(
     assert main(["search", "Which ferry setting encrypts archives?", "--json",
                  "--data-dir", str(data)]) == 0
     assert NO_DOCUMENT_CONTAINS not in capsys.readouterr().out
+
+
+def test_a_superlative_asking_for_a_limit_is_no_absent_word() -> None:
+    """Docutils' review (2026-12-07, du08): "What is the longest input line Docutils accepts
+    by default?" was declined with "None of them contains 'longest'", over a page that
+    states the limit as a value ("line_length_limit … Default: 10 000"). The superlative
+    says what kind of answer is asked, as "how long" does; the word after it is the topic."""
+    scorer = minilm_scorer()
+    assert scorer is not None
+    question = "What is the longest input line Docutils accepts by default?"
+    assert absent_words(question, [{"unmentioned": ["longest"]}], scorer) == ([], [])
+    # Half the question's words in no document, but for the superlatives: none counts.
+    assert absent_words("Biggest maximum?", [{"unmentioned": ["biggest", "maximum"]}],
+                        None) == ([], [])
+    # A word that only ends like one is still a word no document has.
+    assert absent_words("Is there a forest mode?", [{"unmentioned": ["forest"]}],
+                        None).counted == ["forest"]

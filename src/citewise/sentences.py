@@ -269,10 +269,20 @@ _BEFORE_CODE_DOTS = frozenset(" \t\xa0+-=(,")
 
 
 def _quote_open(text: str, a: int, b: int) -> bool:
-    """Whether a double quotation opened in ``text[a:b]`` is not closed there."""
+    """Whether a double quotation opened in ``text[a:b]`` is not closed there. Of straight
+    quotes, an odd number whose last one opens (after a blank or a bracket, before a
+    word): perlootut's "like "class", "object, "method", and "attribute" before." lacks a
+    quote, and ran into the two sentences after it (Perl's review, 2026-12-07)."""
     straight = text.count('"', a, b)
-    return (straight % 2 == 1 or text.count("“", a, b) > text.count("”", a, b)
+    if straight % 2 == 1:
+        last = text.rfind('"', a, b)
+        if (last == a or text[last - 1] in _OPENS_BEFORE) and not text[last + 1:last + 2].isspace():
+            return True
+    return (text.count("“", a, b) > text.count("”", a, b)
             or text.count("«", a, b) > text.count("»", a, b))
+
+
+_OPENS_BEFORE = frozenset(" \t\n([{—–-:/")
 
 
 def _next_word(text: str, start: int) -> str:

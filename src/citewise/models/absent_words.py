@@ -57,7 +57,8 @@ def absent_words(question: str, observations: Sequence[dict[str, Any]],
         # index token is it: "coarse" of Qt's "Qt::CoarseTimer", "hash" of "hash_table"
         # (Qt's review, 2026-12-05: "None of them contains 'coarse'" was untrue).
         parts = _identifier_parts(observations)
-        reported = {w: None for w in reported if w.lower() not in parts}
+        reported = {w: None for w in reported
+                    if w.lower() not in parts and not _ASKS_LIMIT.fullmatch(w)}
     if not reported:
         return Absent([], [])
     examples = [m.span() for m in EXAMPLE.finditer(question)]
@@ -89,6 +90,14 @@ def absent_words(question: str, observations: Sequence[dict[str, Any]],
     if len(asked) > 1 and drop(*(p for p, _ in asked.values())) > SALIENT:
         return Absent([], [w for _, w in asked.values()])
     return Absent([], [])
+
+
+# A word that asks for a limit, not what about: "What is the longest input line Docutils
+# accepts by default?" was declined with "None of them contains 'longest'" over a page
+# that says "line_length_limit … Default: 10 000" (Docutils' review, 2026-12-07). A manual
+# states a limit as a value; the superlative is the asker's.
+_ASKS_LIMIT = re.compile(r"(?:long|short|larg|bigg|small|high|low|great|few|wid|narrow|deep"
+                         r"|tall)est|maximum|minimum|maximal|minimal", re.I)
 
 
 # An identifier in camel case or with underscores ("CoarseTimer", "hash_table", "QT_HASH_SEED").

@@ -90,8 +90,33 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
                                        for part in members[name])
 
     missing = dict.fromkeys(name for name in named(question) if not mentioned(name))
-    return [written.group(0) if (written := re.search(re.escape(name), question, re.I))
-            else name for name in missing]
+    out = [written.group(0) if (written := re.search(re.escape(name), question, re.I))
+           else name for name in missing]
+    return out + _unmentioned_switches(question, cased)
+
+
+# A command-line switch the question names, "-Z" or "--vanilla" (not "e-mail", "x - 1").
+_SWITCH = re.compile(r"(?<![\w-])(-[A-Za-z]|--[A-Za-z][\w-]*[A-Za-z0-9])(?![\w-])")
+_DASHES = str.maketrans("\u2212\u2013\u2010\u2011", "----")  # −, –, ‐, ‑ as typeset
+
+
+def _unmentioned_switches(question: str, cased: str) -> list[str]:
+    """The switches ``question`` names that no passage writes — a one-letter switch in its
+    own case ("-Z" is not "-z"), followed by no other letter ("-W" is not "-Wall", but
+    "-i[extension]" and "-c:v" write "-i" and "-c"). Perl's manual was asked "What does
+    the -Z command-line switch do?" and quoted "-s"'s description (review, 2026-12-07):
+    the name is lower-cased everywhere else, and "z" is a word of many passages."""
+    examples = [m.span() for m in EXAMPLE.finditer(question)]
+    text = cased.translate(_DASHES)
+    out: list[str] = []
+    for m in _SWITCH.finditer(question):
+        if any(a <= m.start() < b for a, b in examples) or m.group(1) in out:
+            continue
+        switch = m.group(1)
+        flags = 0 if len(switch) == 2 else re.I
+        if re.search(rf"(?<![\w-]){re.escape(switch)}(?![A-Za-z0-9_-])", text, flags) is None:
+            out.append(switch)
+    return out
 
 
 def _apostrophes(text: str) -> str:

@@ -79,6 +79,17 @@ def introduced_code(text: str, roles: Sequence[tuple[int, int, str]], end: int) 
 _LIST_CHARS = 600
 
 
+def _rows(text: str, a: int, b: int) -> tuple[str, ...]:
+    """The rows of the table ``text[a:b]`` as items: two to LIST_ITEMS lines of cells, each
+    short and cited alone, the table whole in the passage; () otherwise."""
+    rows = [line.strip() for line in text[a:b].strip().split("\n")]
+    if (b >= len(text) or not 2 <= len(rows) <= LIST_ITEMS or sum(map(len, rows)) > _LIST_CHARS
+            or any(" | " not in row or len(row) > ITEM_CHARS or MARKER_GROUP.search(row)
+                   or len(segments(row)) > 1 for row in rows) or len(set(rows)) < len(rows)):
+        return ()
+    return tuple(rows)
+
+
 def introduced_items(text: str, roles: Sequence[tuple[int, int, str]], end: int
                       ) -> tuple[str, ...]:
     """The items of the list a lead-in ending at ``end`` introduces, when the list comes
@@ -87,9 +98,18 @@ def introduced_items(text: str, roles: Sequence[tuple[int, int, str]], end: int
     item's text verbatim, its bullet or number left out (an item of two sentences would be
     two claims, the first uncited).
     lighttpd's "Starting with lighttpd 1.4.0 three default modules are loaded
-    automatically:" was quoted without the three (new-user review, 2026-12-05)."""
+    automatically:" was quoted without the three (new-user review, 2026-12-05).
+    A short table's rows are its items too, each row's line whole: Docutils' "For on/off
+    switch settings (booleans), the following values are recognized:" over "On: | "true",
+    "yes", …" and "Off: | "false", "no", …" was the whole answer to which values mean off
+    (review, 2026-12-07)."""
     starts = {a for a, _, role in roles if role == "list_item"}
     at = end
+    while at < len(text) and text[at].isspace():
+        at += 1
+    table = max((b for a, b, role in roles if a == at and role == "table"), default=None)
+    if table is not None:
+        return _rows(text, at, table)
     items: list[str] = []
     while at < len(text):
         if items and text.startswith("\n\n", at):

@@ -105,6 +105,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             previous: int | None = None  # where the paragraph's last full sentence starts
             stated: tuple[int, int] | None = None  # a default's line under a term (leaning)
             said = 0  # sentences asserted since the last heading, term or lead-in
+            entry = 0  # where the first of those starts
             pointed: int | None = None  # its row in ``out``, if it was kept
             cut = spans.items_apart(text, roles, segments(text))
             for a, b in comment_sentences(text, roles, cut):
@@ -136,6 +137,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 above, stated = stated, (a, b) if (
                     opens and not said and context[:1] == [_HEAD]
                     and default_line(sentence)) else None
+                entry = a if asserts and not said else entry
                 said = said + 1 if asserts else 0
                 if asserts and lead > a:  # the term is the context of its definition
                     context = [_HEAD, " ".join(text[a:lead].split())]
@@ -159,6 +161,13 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     # "This is the default." says nothing alone: quote it with the
                     # sentence it points back to (one verbatim span of the passage).
                     start = previous
+                    if (opens and default_line(sentence) and entry < previous
+                            and b - entry <= PAIR_CHARS and _notes_between(text, entry, a)):
+                        # An entry's default on its last line, under a note ("Note: The
+                        # RRSIG's signature inception time …" over "Default: 14d") is the
+                        # entry's, not the note's: quoted from its first sentence, which
+                        # says what it is (Knot's review, 2026-12-07).
+                        start = entry
                     sentence = spans.quoted(text, start, b)
                 elif (asserts and previous is not None and b - previous <= PAIR_CHARS
                       and REFERS_BACK.match(sentence) is not None
@@ -200,6 +209,19 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 if asserts:
                     context.append(sentence)
     return _unrestated(out)
+
+
+# A note's label: what a manual sets apart inside an entry, not another entry.
+_NOTE = re.compile(r"\s*(?:Note|Notes|Warning|Caution|Important|Tip|Hint|Attention)\b:?", re.I)
+
+
+def _notes_between(text: str, entry: int, at: int) -> bool:
+    """Whether every paragraph between the one starting at ``entry`` and ``at`` is a note:
+    a default after an entry's notes is the entry's; after a paragraph of another kind
+    ("server.max-keep-alive-idle …" in a text file without headings) it may be another
+    entry's."""
+    paragraphs = [p for p in text[entry:at].split("\n\n") if p.strip()][1:]
+    return bool(paragraphs) and all(_NOTE.match(p) for p in paragraphs)
 
 
 def _unrestated(out: list[Sentence]) -> list[Sentence]:

@@ -1,0 +1,75 @@
+"""What a new user's review of Perl's own manual found (perl-doc's POD pages, 2026-12-07).
+
+A question naming a command-line switch the manual does not describe ("What does the -Z
+command-line switch do?") was answered with another switch's description: the name was
+lower-cased like every other word, and "z" is a word of many passages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _answers import ask_over
+from citewise.grounding.declines import is_decline
+from citewise.models.answerability import unnamed
+
+PERLRUN = """=head1 NAME
+
+perlrun - how to execute the Perl interpreter
+
+=head2 Command Switches
+
+=over 5
+
+=item B<-c>
+
+causes Perl to check the syntax of the program and then exit without
+executing it.
+
+=item B<-i>[I<extension>]
+
+specifies that files processed by the C<E<lt>E<gt>> construct are to be
+edited in-place.
+
+=item B<-s>
+
+enables rudimentary switch parsing for switches on the command
+line after the program name but before any filename arguments.
+
+=item B<-z>
+
+is not a real switch here, but its letter is in lower case.
+
+=back
+"""
+
+
+def _seen(text: str) -> list[dict[str, object]]:
+    return [{"results": [{"text": text, "section": "Command Switches"}]}]
+
+
+def test_a_switch_no_passage_writes_is_unnamed_in_its_own_case() -> None:
+    seen = _seen("-s enables rudimentary switch parsing. -i[extension] edits in place. "
+                 "Give -c:v copy. The \u2212l switch, typeset. -Wall warns about all. "
+                 "--line-length-limit=10000 -z is lower case.")
+    assert unnamed("What does the -Z command-line switch do?", seen) == ["-Z"]
+    for question in ("What does -s do?", "What is -i for?", "Can I use -c copy?",
+                     "What does -l do?", "What does -z do?",
+                     "What does --line-length-limit set?"):
+        assert unnamed(question, seen) == [], question
+    # "-W" is not "-Wall", nor "--line-length" "--line-length-limit"; the asker's example
+    # and a hyphen inside a word or a sum are no switch.
+    assert unnamed("Is -W an option?", seen) == ["-W"]
+    assert unnamed("And --line-length?", seen) == ["--line-length"]
+    assert unnamed("Does it take a file, e.g. -Q foo?", seen) == []
+    assert unnamed("Does e-mail work with x - y?", seen) == []
+
+
+def test_a_question_about_a_switch_the_manual_lacks_is_declined(tmp_path: Path) -> None:
+    answer = ask_over(tmp_path, {"perlrun.pod": PERLRUN},
+                      "What does the -Z command-line switch do?")
+    assert is_decline(answer.text) and not answer.citations, answer.text
+    assert "-Z" in answer.text
+    (tmp_path / "again").mkdir()
+    answer = ask_over(tmp_path / "again", {"perlrun.pod": PERLRUN},
+                      "What does the -s switch do?")
+    assert answer.citations and "rudimentary switch parsing" in answer.citations[0].excerpt
