@@ -405,3 +405,20 @@ privoxy - Privacy Enhancing Proxy
     text = extract_html(page)[0]
     assert "Do not fork into the background." in text and "--help" in text
     assert "COPYRIGHT" not in text and not re.search(r"\nNAME\n\nOPTIONS", text), text
+
+
+def test_a_header_of_site_links_alone_is_navigation() -> None:
+    """Docutils' HTML writer (review, 2026-12-07): every page's text opened with its
+    ``<div class="header">`` of site links, "Docutils | Overview | About | Users |
+    Reference | Developers". A header or footer with any words beside its links stays."""
+    links = " | ".join(f'<a class="reference external" href="../index.html#{n}">{n}</a>'
+                       for n in ("Docutils", "Overview", "About", "Users", "Reference"))
+    page = ('<html><body><div class="header">{header}<hr class="header"/></div><div '
+            'class="document"><h1 class="title">Docutils Front-End Tools</h1><p>Once the '
+            'package is unpacked, you will find a tools directory.</p></div></body></html>')
+    text, _, _, _ = extract_html(page.format(header=links))
+    assert text == ("Docutils Front-End Tools\n\nOnce the package is unpacked, you will find "
+                    "a tools directory."), text
+    worded = f"See also {links} for the reference pages of this release."
+    kept, _, _, _ = extract_html(page.format(header=worded))
+    assert "for the reference pages of this release" in kept and "Overview" in kept

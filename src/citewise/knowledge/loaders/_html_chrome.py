@@ -183,10 +183,28 @@ def is_navigation(node: Any) -> bool:
     if node.tag not in _BAR_TAGS:
         return False
     classes = class_names(node)
-    named = bool(classes & _NAV_CLASSES)
+    named = bool(classes & _NAV_CLASSES) or (bool(classes & _FRAME_CLASSES)
+                                             and _links_only(node))
     if not named and not _is_link_bar(node) and not (_is_trail(node) and not introduced(node)):
         return False
     return node.css_first("main, article") is None
+
+
+# A page's frame, as Docutils' HTML writer names it: "<div class="header">" holding "Docutils
+# | Overview | About | Users | Reference | Developers" opened every page's text (review,
+# 2026-12-07). Only when it holds links and separators alone.
+_FRAME_CLASSES = frozenset(("header", "footer"))
+
+
+def _links_only(node: Any) -> bool:
+    """Two links or more, and nothing beside them but separators."""
+    links = node.css("a")
+    if len(links) < 2:
+        return False
+    text = node.text(deep=True, separator=" ") or ""
+    for link in links:
+        text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
+    return not re.sub(r"[\s|·•/,\[\]\-–—]+", "", text)
 
 
 def letters_of(words: str) -> str:

@@ -370,7 +370,8 @@ class HtmlLoader:
     # a term's ids at its start; a list item's name in code over a line break is a term;
     # man2html's "Index" is the page's contents. 60: the code review's mends of 59 (a note
     # after its own paragraph, with its ids; only a term's leading ids at its start).
-    version = "60"
+    # 61: a header or footer of links alone is navigation (Docutils' site links).
+    version = "61"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
