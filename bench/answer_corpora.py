@@ -499,6 +499,22 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            "about 200 pages and ten pages", ("asymptote-doc",), "/usr/share/doc/asymptote", (
                "asymptote.pdf", "faq/index.html",
                *(f"faq/section{n}.html" for n in range(1, 10))), group="reviews14"),
+    # Reviews of the twenty-ninth session (2026-12-07), questions written blind.
+    Corpus("perl", "Perl 5.36's manual (POD): the FAQ and nine pages of reference",
+           ("perl-doc",), "/usr/share/perl/5.36.0/pod", tuple(
+               f"{page}.pod" for page in (*(f"perlfaq{n}" for n in range(1, 10)), "perlrun",
+                                          "perlvar", "perlsyn", "perlsub", "perlre",
+                                          "perlootut")), group="reviews15"),
+    Corpus("docutils", "Docutils 0.19's documentation (HTML written by Docutils itself): "
+           "twenty-one pages", ("docutils-doc",), "/usr/share/doc/docutils-doc/docs", (
+               *(f"ref/rst/{page}.html" for page in (
+                   "definitions", "directives", "introduction", "mathematics",
+                   "restructuredtext", "roles")),
+               *(f"user/{page}.html" for page in (
+                   "config", "emacs", "html", "latex", "links", "mailing-lists", "manpage",
+                   "odt", "slide-shows", "smartquotes", "tools")),
+               *(f"user/rst/{page}.html" for page in (
+                   "cheatsheet", "demo", "quickref", "quickstart"))), group="reviews15"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -530,6 +546,8 @@ GROUPS = {
                  "hand-written HTML; 2026-12-07)",
     "reviews14": "reviews of the twenty-eighth session (knot: Sphinx HTML; gprolog: PDF, "
                  "LaTeX; policy: PDF, XeLaTeX; asymptote: PDF, Texinfo, and HTML; 2026-12-07)",
+    "reviews15": "reviews of the twenty-ninth session (perl: POD; docutils: Docutils' HTML; "
+                 "2026-12-07)",
 }
 
 

@@ -451,3 +451,69 @@ def test_definitions_whose_lines_wrap_are_siblings_not_nested() -> None:
                + " -- : V last (x)\n     Does it.\n")
     _, _, sections, _ = read_info(bullets)
     assert sections[-1][2] == "1 Ops > -- : V last (x)"
+
+
+GUILE = ("\x1f\nFile: guile.info,  Node: Foreign Functions,  Up: Foreign Function Interface\n\n"
+         "6.19.5 Foreign Functions\n------------------------\n\n"
+         " -- Scheme Procedure: pointer->procedure return_type func_ptr arg_types\n"
+         "          [#:return-errno?=#f]\n"
+         " -- C Function: scm_pointer_to_procedure (return_type, func_ptr,\n"
+         "          arg_types)\n\n"
+         "     Make a foreign function.\n\n"
+         "     ARG_TYPES should be a list of foreign types.  ‘return_type’ should\n"
+         "     be a foreign type.  *Note Foreign Types::, for more information on\n"
+         "     foreign types.\n\n"
+         " -- Scheme Procedure: make-regexp pat flag...\n"
+         "     Compile the regular expression described by PAT.  The following\n"
+         "     values may be supplied:\n\n"
+         "      -- Variable: regexp/icase\n"
+         "          Consider uppercase and lowercase letters to be the same when\n"
+         "          matching.\n\n"
+         "      -- Variable: regexp/newline\n"
+         "          If a newline appears in the target string, then permit the\n"
+         "          ‘^’ operator to match after it.\n\n"
+         " -- Exception Type: &error\n"
+         "     An exception type denoting errors.\n"
+         " -- Scheme Procedure: make-error\n"
+         " -- Scheme Procedure: error? obj\n"
+         "     Constructor and predicate for ‘&error’ exception objects.\n\n"
+         "   Suppose you wrote a script starting\nlike this:\n"
+         "     #!/usr/local/bin/guile -e main -s\n     !#\n     (define (main args)\n"
+         "       (newline))\n"
+         "   The intended meaning is clear: load the file, and then call ‘main’ on\n"
+         "the command-line arguments.\n")
+
+
+def test_guiles_definitions_wrapped_nested_and_run_together_are_each_an_entry() -> None:
+    """Guile's reference manual (new-user review, 2026-12-07): a definition's line that
+    wraps lost its "[#:return-errno?=#f]" and its text after was kept as code with a raw
+    "*Note"; a definition in an item's text ("-- Variable: regexp/icase"), or one right
+    after another's text, ran into its description; an example with prose right after it
+    was glued to it ("(newline)) The intended meaning is clear: …")."""
+    text, _, sections, roles = read_info(GUILE)
+    assert ("-- Scheme Procedure: pointer->procedure return_type func_ptr arg_types "
+            "[#:return-errno?=#f]\n-- C Function: scm_pointer_to_procedure (return_type, "
+            "func_ptr, arg_types)\n\nMake a foreign function.") in text
+    assert ("‘return_type’ should be a foreign type. See Foreign Types, for more "
+            "information on foreign types.") in text
+    assert "-- Variable: regexp/icase\nConsider uppercase and lowercase letters" in text
+    assert "-- Variable: regexp/newline\nIf a newline appears" in text
+    assert ("An exception type denoting errors.\n\n-- Scheme Procedure: make-error\n"
+            "-- Scheme Procedure: error? obj\nConstructor and predicate") in text
+    assert "(newline))\n\nThe intended meaning is clear: load the file" in text
+    code = [text[a:b] for a, b, role in roles if role == "code"]
+    assert code == ["#!/usr/local/bin/guile -e main -s\n!#\n(define (main args)\n  (newline))"]
+    assert section_at(text, sections, "Consider uppercase").endswith(
+        "make-regexp pat flag... > -- Variable: regexp/icase")
+
+
+def test_a_split_manuals_table_of_parts_is_no_text() -> None:
+    """Guile's guile.info.gz (review, 2026-12-07) was stored as plain text: its preamble,
+    its "Indirect:" table of parts and "Local Variables:" — no node, so no Info file."""
+    main = ("This is guile.info, produced by makeinfo version 6.8 from guile.texi.\n\nThis "
+            "manual documents Guile version 3.0.8.\n\n\x1f\nIndirect:\nguile.info-1: 722\n"
+            "guile.info-2: 306701\n\x1f\nTag Table:\n(Indirect)\nNode: Top\x7f722\n\x1f\nEnd "
+            "Tag Table\n\n\x1f\nLocal Variables:\ncoding: utf-8\nEnd:\n")
+    doc = InfoLoader().load(Path("guile.info"), main.encode())
+    assert doc.text == ("This is guile.info, produced by makeinfo version 6.8 from "
+                        "guile.texi.\n\nThis manual documents Guile version 3.0.8."), doc.text

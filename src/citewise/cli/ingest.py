@@ -186,7 +186,7 @@ def _embed(kb: KnowledgeBase) -> int:
     if stats.skipped:  # another worker, or an earlier run, had embedded them
         line += f"; {_chunks(stats.skipped)} found embedded already"
     if stats.sentences:
-        line += f"; sentence vectors of {_chunks(stats.sentences)}"
+        line += f"; stored the sentence vectors of {_chunks(stats.sentences)}"
     if after.queue.failed:
         line += f"; {after.queue.failed} jobs failed (see `citewise status`)"
     sys.stderr.write(line + "\n")

@@ -36,7 +36,9 @@ _TERMS = 4  # term lines over one description at most
 # A line ending so leads into what follows it: no term ("… the output is like").
 _LEADS = frozenset(("is", "are", "be", "the", "a", "an", "of", "to", "that", "which", "like",
                     "by", "with", "for", "or", "and", "as"))
-_DEFINITION = re.compile(r" -- \S")  # @deffn's line: " -- Function: len (s)"
+# @deffn's line, " -- Function: len (s)": a category (Octave's may be blank), a colon, a name.
+_DEFINITION = re.compile(r" *-- (?:[^\W\d][\w -]{0,40})?: \S")
+_WRAPPED = 9  # columns a definition's line that wraps goes on past its " -- "
 _QUOTED = re.compile(r"[‘'`\"*-]")  # a term as @table writes it: ‘-u’, 'kB', -f
 _COLUMNS = re.compile(r"\S {3,}\S")  # two cells of a row (a sentence's gap is two spaces)
 _ADMONITION = re.compile(r"(?:Note|Warning|Caution|Important|Tip)\b")  # a quotation's
@@ -123,10 +125,16 @@ class _Node:
             first - _INDENT if first % _EXAMPLE == _INDENT else first)
         self.end_item(margin)  # back at a text's margin: the items deeper are over
         base = self.described if self.described is not None else 0
-        if _DEFINITION.match(block[0]):  # " -- Function: len (s)" over its description
-            terms = [ln.strip() for ln in block if _DEFINITION.match(ln)]
-            self._item(terms, block[len(terms):], first, _EXAMPLE)
-            return []
+        if _DEFINITION.match(block[0]) and first - 1 in {0, *(o.text_at for o in self.items)}:
+            # " -- Function: len (s)" over its description: at the margin, or one column
+            # into an item's text (Guile's "-- Variable: regexp/icase" under make-regexp).
+            terms, n = _definitions(block, first)
+            # The next definition, no blank line between (Guile's "-- Exception Type:
+            # &error" over its text, then "-- Scheme Procedure: make-error"), is its own.
+            k = next((k for k in range(n, len(block)) if _indent(block[k]) == first
+                      and _DEFINITION.match(block[k])), len(block))
+            self._item(terms, block[n:k], first, first + _EXAMPLE - 1)
+            return block[k:]
         if min(first, margin) < base + _EXAMPLE and (
                 2 * sum(bool(_COLUMNS.search(ln)) for ln in block) >= len(block) > 1
                 or len(_COLUMNS.findall(block[0])) >= 2):  # a header row alone
@@ -137,25 +145,38 @@ class _Node:
             self._write("\n".join(ln[cut:].rstrip() for ln in block))
             self.page.mark(at, "notice" if self.notice else "table")
             return []
-        deeper = next((i for i, ln in enumerate(block) if _indent(ln) >= first + _EXAMPLE), None)
+        # Deeper than the text: an example (a paragraph's first line is three columns in).
+        lead = first - _INDENT if first % _EXAMPLE == _INDENT else first
+        deeper = next((i for i, ln in enumerate(block) if _indent(ln) >= lead + _EXAMPLE), None)
         if deeper is not None and _terms(block[:deeper]) and not _BULLET.match(block[0].lstrip()):
             self._items(block, first)
         elif deeper is not None:
             # A lead-in over its example, no blank line between ("… will be empty:" over
-            # "sed -ni 's/foo/bar/' FILE"): the prose, then the example as a block.
+            # "sed -ni 's/foo/bar/' FILE"): the prose, then the example as a block — and
+            # the prose after it, none between either (Guile's "(newline))" over "   The
+            # intended meaning is clear: …" ran into one paragraph).
             self._prose(block[:deeper])
-            return block[deeper:]
+            rest = block[deeper:]
+            back = next((j for j, ln in enumerate(rest) if _indent(ln) < _indent(rest[0])), None)
+            if back is None:
+                return rest
+            self._code(rest[:back])
+            return rest[back:]
         elif (following is not None and following >= first + _EXAMPLE and _terms(block)
               and _QUOTED.match(block[0].lstrip())):
             self._item([ln.strip() for ln in block], [], first, following)  # a blank line below
         elif min(first, margin) >= base + _EXAMPLE and not _ADMONITION.match(block[0].lstrip()):
-            cut = min(_indent(ln) for ln in block)
-            at = self.page.length
-            self._write("\n".join(ln[cut:].rstrip() for ln in block))
-            self.page.mark(at, "notice" if self.notice else "code")
+            self._code(block)
         else:
             self._prose(block)
         return []
+
+    def _code(self, block: list[str]) -> None:
+        """An example, line for line, less the indent its lines share."""
+        cut = min(_indent(ln) for ln in block)
+        at = self.page.length
+        self._write("\n".join(ln[cut:].rstrip() for ln in block))
+        self.page.mark(at, "notice" if self.notice else "code")
 
     def _rubric(self, title: str, level: int) -> None:
         """An underlined title in an item's text: a sub-section of the item."""
@@ -254,6 +275,25 @@ class _Node:
             self._prose(description)
 
 
+def _definitions(block: list[str], column: int) -> tuple[list[str], int]:
+    """The definition lines that open ``block`` at ``column``, each with the lines it
+    wraps over (indented nine more: " -- Scheme Procedure: pointer->procedure return_type
+    func_ptr arg_types" over "          [#:return-errno?=#f]"), and how many lines they
+    take; what follows is the description."""
+    terms: list[str] = []
+    n = 0
+    while n < len(block):
+        line = block[n]
+        if _indent(line) == column and _DEFINITION.match(line):
+            terms.append(line.strip())
+        elif terms and _indent(line) >= column + _WRAPPED:
+            terms[-1] = f"{terms[-1]} {line.strip()}"
+        else:
+            break
+        n += 1
+    return terms, n
+
+
 def _terms(lines: list[str]) -> bool:
     """Whether ``lines`` are a table item's term(s): a few short lines, none a sentence's
     end or a lead-in (a paragraph wrapped at the fill column over an example is none)."""
@@ -296,6 +336,7 @@ _TEXT_MARKS = re.compile(_MARKS.pattern.decode())
 # The tag table: a DEL byte a node, which a small file of many nodes has more of than the
 # one in a hundred characters a text may (find.info, a split manual's first file).
 _TAGS = re.compile(rb"(?s)\x1f\nTag Table:\n.*?\x1f\nEnd Tag Table\n?")
+_INDIRECT = re.compile(r"\x1f\nIndirect:\n")
 _DIR_ENTRY = re.compile(r"(?ms)^INFO-DIR-SECTION.*?^END-INFO-DIR-ENTRY$")
 # The manual's licence (not "Copying Existing Permissions", a section of coreutils').
 _LICENCE = re.compile(r"Free Documentation License|^Copying(?: This Manual)?$|Licen[cs]e$", re.I)
@@ -349,8 +390,10 @@ class InfoLoader:
     name = "info"
     # 2: definitions, a term over a blank line, split manuals' first files; 3: @multitable;
     # 4: a table in an item's text nested in it, the item's text going on after it or a list;
-    # 5: an item whose term is at another's column is its sibling
-    version = "5"
+    # 5: an item whose term is at another's column is its sibling; 6: a definition's
+    # wrapped lines, a definition in an item's text, an example between two paragraphs, a
+    # split manual's table of parts
+    version = "6"
     extensions: tuple[str, ...] = (".info", *(f".info-{n}" for n in range(1, 40)))
     content_types: tuple[str, ...] = ("application/x-info",)
 
@@ -358,7 +401,10 @@ class InfoLoader:
         # Texinfo 5+ marks an index node with "\0\b[index\0\b]": no text, and no reason to
         # call the whole file binary (grep.info was refused for its NUL bytes).
         source, encoding = decode_text(path, _TAGS.sub(b"", _MARKS.sub(b"", data)))
-        # Named like an Info file but no node in it: plain text as is.
-        info = "\x1f" in source and _NODE.search(source) is not None
+        # Named like an Info file but no node in it, nor a split manual's table of its
+        # parts (Guile's guile.info.gz was stored as plain text, its "Indirect:" table and
+        # "Local Variables:" with it): plain text as is.
+        info = "\x1f" in source and (_NODE.search(source) is not None
+                                     or _INDIRECT.search(source) is not None)
         return rendered(path, data, source, encoding, read_info if info else None,
                         content_type="application/x-info", title=path.name.split(".info")[0])
