@@ -515,6 +515,10 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                    "odt", "slide-shows", "smartquotes", "tools")),
                *(f"user/rst/{page}.html" for page in (
                    "cheatsheet", "demo", "quickref", "quickstart"))), group="reviews15"),
+    Corpus("guile", "The Guile 3.0 Reference Manual (Info, split in twelve gzipped files)",
+           ("guile-3.0-doc",), "/usr/share/info/guile-3.0", (
+               "guile.info.gz", *(f"guile.info-{n}.gz" for n in range(1, 12))),
+           group="reviews15"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -547,7 +551,7 @@ GROUPS = {
     "reviews14": "reviews of the twenty-eighth session (knot: Sphinx HTML; gprolog: PDF, "
                  "LaTeX; policy: PDF, XeLaTeX; asymptote: PDF, Texinfo, and HTML; 2026-12-07)",
     "reviews15": "reviews of the twenty-ninth session (perl: POD; docutils: Docutils' HTML; "
-                 "2026-12-07)",
+                 "guile: Info, split; 2026-12-07)",
 }
 
 
