@@ -268,6 +268,12 @@ def test_what_a_question_asks_for() -> None:
                                    "without touching its original unit file?")
     assert "default" in intent("How do I give a dataclass field an empty list as its "
                                "default without all instances sharing it?")
+    # … or in the words that say it: "unless told otherwise" (Guile's review, 2026-12-07:
+    # "Which file …" read as a how-to, and "By default, the history file is
+    # ‘$HOME/.guile_history’." lost to the sentence naming the variable).
+    assert "default" in intent("Which file does the Guile REPL save its input history to "
+                               "unless told otherwise?")
+    assert "default" in intent("Which option does it use out of the box?")
 
 
 def test_a_value_left_unspecified_states_a_default() -> None:

@@ -159,8 +159,10 @@ def defines(text: str, subject: frozenset[str]) -> bool:
     return bool(lead) and lead <= subject and 2 * len(lead) >= len(subject)
 
 
-# The word itself, not a paraphrase of "left unset".
-_SAYS_DEFAULT = re.compile(r"\bdefaults?\b" + _DEFAULT_WORDS, re.I)
+# The word itself, or a phrase that says nothing else ("unless told otherwise", "out of
+# the box"), not a paraphrase of "left unset".
+_SAYS_DEFAULT = re.compile(r"\bdefaults?\b|\botherwise\b|\bout of the box\b" + _DEFAULT_WORDS,
+                           re.I)
 
 
 def intent(question: str) -> frozenset[str]:
