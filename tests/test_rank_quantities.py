@@ -79,3 +79,29 @@ def test_what_states_which_quantity() -> None:
     assert stated(how_big, "The default is 1 GB.") == ["size"]
     assert stated(how_big, "The default is 0.9, which spreads the checkpoint.") == ["value"]
     assert stated(how_big, "The default is five minutes (5min).") == []
+
+
+def test_how_much_more_is_answered_by_a_percentage_or_a_multiple() -> None:
+    """Guile's reference (new-user review, 2026-12-07): "Roughly how much slower does Guile
+    run when the debugging VM engine is used?" quoted "By default, the debugging VM engine is
+    only used when entering an interactive session.", not "… by about ten percent.": a
+    ratio is no duration, size or count."""
+    slower = asked("Roughly how much slower does Guile run when the debugging VM is used?")
+    compared = asked("How much RAM will the server need compared to the size of my zone?")
+    assert "ratio" in slower and "ratio" in compared
+    assert "ratio" not in asked("How many times does kdig retry a UDP query?")  # a count
+    assert "ratio" not in asked("How much memory does the cache take?")
+    assert stated(slower, "It is slower than the regular VM, by about ten percent.") == [
+        "ratio"]
+    assert stated(compared, "The estimate is 3 times the size of the zone.") == ["ratio"]
+    for multiple in ("It is around 3-5 times faster.", "Memory usage almost doubles.",
+                     "The output is about one percent larger.", "It shrinks text by 60–70%."):
+        assert stated(slower, multiple) == ["ratio"], multiple
+    assert stated(slower, "By default, the debugging VM is only used in a session.") == []
+    vm = [Sentence(1, 0, t, "", "guile.info-1", "guile", True) for t in (
+        "By default, the debugging VM engine is only used when entering an interactive "
+        "session.", "The debugging VM is slower than the regular VM, though, by about ten "
+        "percent.")]
+    best = rank("Roughly how much slower does Guile run when the debugging VM engine is used?",
+                vm)[0]
+    assert best.sentence.text.endswith("by about ten percent.")

@@ -16,7 +16,7 @@ import re
 __all__ = ["HOW", "KINDS", "VALUE", "asked", "stated"]
 
 #: The kinds of quantity a question can ask for.
-KINDS = frozenset({"duration", "size", "count"})
+KINDS = frozenset({"duration", "size", "count", "ratio"})
 #: A setting's value stated as a number, whatever its unit: what answers any of them too.
 VALUE = "value"
 
@@ -28,6 +28,16 @@ _ASKS: dict[str, re.Pattern[str]] = {
                        r"|\bwhat size\b", re.I),
     "count": re.compile(r"\bhow many\b", re.I),
 }
+# How much more, less, faster or bigger: a ratio or a difference, which a manual states as
+# a percentage or a multiple ("by about ten percent", "3 times the size of the zone",
+# "approximately ten times slower", "almost doubles"), not in a unit (Guile's review,
+# 2026-12-07: "Roughly how much slower does Guile run when the debugging VM engine is
+# used?" quoted "By default, the debugging VM engine is only used when …").
+_COMPARATIVE = (r"slower|faster|quicker|larger|smaller|bigger|longer|shorter|higher|lower"
+                r"|more|less|fewer|heavier|lighter|cheaper")
+_RATIO_ASKED = re.compile(rf"\b(?:how much|by how much) (?:{_COMPARATIVE})\b|\bby how much\b"
+                          r"|\bwhat (?:percentage|fraction|ratio|proportion)\b"
+                          r"|\bhow (?:much|big|large)\b.*\b(?:compared (?:to|with)|than)\b", re.I)
 #: The word after "how" that says what is asked, not what it is about ("how long").
 HOW = re.compile(rf"\bhow ({_DURATION}|many|much|big|large)\b", re.I)
 
@@ -59,6 +69,10 @@ _AMOUNT = rf"(?<![\w.,]){_NUMBER}(?:[`'\"”](?=\s))?(?:\s|-)?"
 _GAP = {"duration": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?", "count": r"(?<!\bone\s)"}
 _STATES = {kind: re.compile(rf"{_AMOUNT}{_GAP[kind]}(?:{units})(?![\w-])", re.I)
            for kind, units in _UNITS.items()}
+_STATES["ratio"] = re.compile(
+    rf"(?<![\w.,]){_NUMBER}(?:\s?[–-]\s?{_NUMBER})?\s?(?:%|percent\b|per cent\b|times\b)"
+    r"|\b(?:percent|per cent)\b|\b(?:twice|thrice|doubles?|doubled|triples?|tripled|halves"
+    r"|halved)\b|\d\s?\*\s?[a-z]", re.I)
 _UNIT_OF = {kind: re.compile(units, re.I) for kind, units in _UNITS.items()}
 # A number stated as a setting's value: "The default is typically 100 …", "defaults to 20",
 # "(default: 20)", "limited to 255", "a maximum of `10`" — and the word after it.
@@ -73,6 +87,8 @@ _ANY_UNIT = re.compile(rf"(?:{_TIME}|{_SIZE}|{_LENGTH})\Z", re.I)
 def asked(question: str) -> frozenset[str]:
     """The kinds of quantity ``question`` asks for, and :data:`VALUE` with any of them."""
     kinds = {kind for kind, pattern in _ASKS.items() if pattern.search(question)}
+    if _RATIO_ASKED.search(question):
+        kinds.add("ratio")
     return frozenset(kinds | {VALUE}) if kinds else frozenset()
 
 
@@ -87,6 +103,6 @@ def stated(asks: frozenset[str], text: str) -> list[str]:
     for m in _VALUE.finditer(text):
         unit = m.group("unit")
         if not _ANY_UNIT.match(unit) or any(
-                _UNIT_OF[kind].fullmatch(unit) for kind in asks & KINDS):
+                _UNIT_OF[kind].fullmatch(unit) for kind in asks & KINDS if kind in _UNIT_OF):
             return [VALUE]
     return []

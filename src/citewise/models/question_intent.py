@@ -134,7 +134,8 @@ _INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno
                   # A reason for a "why" question (tune: +2 of 11 why-questions, 2026-12-05).
                   "reason": 0.15,
                   # A value in the unit asked for, or a setting's value (:mod:`.quantities`).
-                  "duration": 0.3, "size": 0.3, "count": 0.3, quantities.VALUE: 0.3}
+                  "duration": 0.3, "size": 0.3, "count": 0.3, "ratio": 0.3,
+                  quantities.VALUE: 0.3}
 
 
 # "What is a crate?" is answered by "A crate is the smallest amount of code …", not by
