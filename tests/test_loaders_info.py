@@ -287,8 +287,8 @@ def test_definitions_terms_over_a_blank_line_listings_and_split_manuals(tmp_path
         return [t for a, b, t in sections if a <= at < b][-1]
 
     # A definition (@deffn) is an item; its paragraphs are prose, not code.
-    assert section_of("The argument may be").endswith("-- Function: len (s)")
-    assert role_of("The argument may be") is None and role_of("-- Function") == "term"
+    assert section_of("The argument may be").endswith("> Function: len (s)")
+    assert role_of("The argument may be") is None and role_of("Function: len") == "term"
     # A term with a blank line under it is still an item.
     assert section_of("Normally, output only").endswith("‘-u’, ‘--unique’")
     assert role_of("Normally, output only") is None
@@ -423,7 +423,7 @@ def test_a_rubric_in_an_items_text_is_its_sub_section_and_an_examples_title_is_c
     text, _, sections, roles = read_info(RUBRICS)
 
 
-    option = "3.1.1 Command line > -- Program Option: -m <module-name>"
+    option = "3.1.1 Command line > Program Option: -m <module-name>"
     # Before, "See also" was a section beside the chapter's, and ended the option's item.
     assert section_at(text, sections, "PEP 338") == f"{option} > See also"
     assert section_at(text, sections, "Execute the Python code") == "3.1.1 Command line > ‘-c <command>’"
@@ -450,7 +450,7 @@ def test_definitions_whose_lines_wrap_are_siblings_not_nested() -> None:
                + "".join(f"- point {i}\nmore words\n\n" for i in range(50))
                + " -- : V last (x)\n     Does it.\n")
     _, _, sections, _ = read_info(bullets)
-    assert sections[-1][2] == "1 Ops > -- : V last (x)"
+    assert sections[-1][2] == "1 Ops > V last (x)"
 
 
 GUILE = ("\x1f\nFile: guile.info,  Node: Foreign Functions,  Up: Foreign Function Interface\n\n"
@@ -491,20 +491,20 @@ def test_guiles_definitions_wrapped_nested_and_run_together_are_each_an_entry() 
     after another's text, ran into its description; an example with prose right after it
     was glued to it ("(newline)) The intended meaning is clear: …")."""
     text, _, sections, roles = read_info(GUILE)
-    assert ("-- Scheme Procedure: pointer->procedure return_type func_ptr arg_types "
-            "[#:return-errno?=#f]\n-- C Function: scm_pointer_to_procedure (return_type, "
+    assert ("\n\nScheme Procedure: pointer->procedure return_type func_ptr arg_types "
+            "[#:return-errno?=#f]\nC Function: scm_pointer_to_procedure (return_type, "
             "func_ptr, arg_types)\n\nMake a foreign function.") in text
     assert ("‘return_type’ should be a foreign type. See Foreign Types, for more "
             "information on foreign types.") in text
-    assert "-- Variable: regexp/icase\nConsider uppercase and lowercase letters" in text
-    assert "-- Variable: regexp/newline\nIf a newline appears" in text
-    assert ("An exception type denoting errors.\n\n-- Scheme Procedure: make-error\n"
-            "-- Scheme Procedure: error? obj\nConstructor and predicate") in text
+    assert "\n\nVariable: regexp/icase\nConsider uppercase and lowercase letters" in text
+    assert "\n\nVariable: regexp/newline\nIf a newline appears" in text
+    assert ("An exception type denoting errors.\n\nScheme Procedure: make-error\n"
+            "Scheme Procedure: error? obj\nConstructor and predicate") in text
     assert "(newline))\n\nThe intended meaning is clear: load the file" in text
     code = [text[a:b] for a, b, role in roles if role == "code"]
     assert code == ["#!/usr/local/bin/guile -e main -s\n!#\n(define (main args)\n  (newline))"]
     assert section_at(text, sections, "Consider uppercase").endswith(
-        "make-regexp pat flag... > -- Variable: regexp/icase")
+        "> Scheme Procedure: make-regexp pat flag... > Variable: regexp/icase")
 
 
 def test_a_split_manuals_table_of_parts_is_no_text() -> None:

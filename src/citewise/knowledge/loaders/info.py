@@ -39,6 +39,7 @@ _LEADS = frozenset(("is", "are", "be", "the", "a", "an", "of", "to", "that", "wh
 # @deffn's line, " -- Function: len (s)": a category (Octave's may be blank), a colon, a name.
 _DEFINITION = re.compile(r" *-- (?:[^\W\d][\w -]{0,40})?: \S")
 _WRAPPED = 9  # columns a definition's line that wraps goes on past its " -- "
+_MARK = re.compile(r"^-- (?:: )?")
 _QUOTED = re.compile(r"[‘'`\"*-]")  # a term as @table writes it: ‘-u’, 'kB', -f
 _COLUMNS = re.compile(r"\S {3,}\S")  # two cells of a row (a sentence's gap is two spaces)
 _ADMONITION = re.compile(r"(?:Note|Warning|Caution|Important|Tip)\b")  # a quotation's
@@ -133,7 +134,11 @@ class _Node:
             # &error" over its text, then "-- Scheme Procedure: make-error"), is its own.
             k = next((k for k in range(n, len(block)) if _indent(block[k]) == first
                       and _DEFINITION.match(block[k])), len(block))
-            self._item(terms, block[n:k], first, first + _EXAMPLE - 1)
+            # Without Info's "-- " (and a blank category's ": "), as Texinfo's HTML and PDF
+            # show it: "Scheme Procedure: pointer->procedure …" (Guile's answers and section
+            # paths began "-- ", review 2026-12-07).
+            self._item([_MARK.sub("", t) for t in terms], block[n:k], first,
+                       first + _EXAMPLE - 1)
             return block[k:]
         if min(first, margin) < base + _EXAMPLE and (
                 2 * sum(bool(_COLUMNS.search(ln)) for ln in block) >= len(block) > 1
