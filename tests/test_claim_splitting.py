@@ -134,6 +134,11 @@ def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
     ('Terms like "class", "object, "method", and "attribute" recur. Learn them. Then go.',
      ['Terms like "class", "object, "method", and "attribute" recur.', "Learn them.",
       "Then go."]),
+    # … but one opened after "=" or "*" is open (the code review, 2026-12-07).
+    ('Set title="Hello. World" in the file. Then save.',
+     ['Set title="Hello. World" in the file.', "Then save."]),
+    ('Quote starts *"Emphasis. Inside"* here. Done.',
+     ['Quote starts *"Emphasis. Inside"* here.', "Done."]),
     ("One case. (This method, if present, is rare.) The next.",
      ["One case.", "(This method, if present, is rare.)", "The next."]),
     ("Dr.\n\nSmith approves refunds.", ["Dr.", "Smith approves refunds."]),  # a blank line

@@ -264,6 +264,12 @@ def test_a_lead_in_is_quoted_with_the_short_table_it_introduces(tmp_path: Path) 
     lead = "For on/off switch settings (booleans), the following values are recognized:"
     found = [s for s in candidates(_result(*_stored(tmp_path, long))) if s.text == lead]
     assert found and found[0].items == ()
+    # A header row is no item, and a row with an empty last cell is one (code review).
+    header = ("<tr><th>Setting</th><th>Values</th></tr><tr><td>On:</td>")
+    texts = _stored(tmp_path, BOOLEANS.replace("<tr><td>On:</td>", header).replace(
+        "</table>", "<tr><td>Unset:</td><td></td></tr></table>"))
+    (found,) = [s for s in candidates(_result(*texts)) if s.text == lead]
+    assert found.items[0].startswith("On: |") and len(found.items) == 3, found.items
 
 
 def _stored(tmp_path: Path, page: str) -> tuple[str, list[list[Any]]]:

@@ -422,3 +422,9 @@ def test_a_header_of_site_links_alone_is_navigation() -> None:
     worded = f"See also {links} for the reference pages of this release."
     kept, _, _, _ = extract_html(page.format(header=worded))
     assert "for the reference pages of this release" in kept and "Overview" in kept
+    # Nor a heading with its permalink, nor a list of names (the code review, 2026-12-07).
+    heading = ('<h2><a href="#install">Installing foo</a> <a class="headerlink" '
+               'href="#install">#</a></h2>')
+    assert "Installing foo" in extract_html(page.format(header=heading))[0]
+    names = '<a href="/alice">Alice Smith</a>, <a href="/bob">Bob Jones</a>'
+    assert "Alice Smith, Bob Jones" in extract_html(page.format(header=names))[0]

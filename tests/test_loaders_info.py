@@ -517,3 +517,31 @@ def test_a_split_manuals_table_of_parts_is_no_text() -> None:
     doc = InfoLoader().load(Path("guile.info"), main.encode())
     assert doc.text == ("This is guile.info, produced by makeinfo version 6.8 from "
                         "guile.texi.\n\nThis manual documents Guile version 3.0.8."), doc.text
+
+
+def test_the_code_reviews_info_layouts_read_as_before_or_better() -> None:
+    """The code review of the Guile mends (2026-12-07), on GNU manuals: a bullet's wrapped
+    line was read as an example (coreutils' "• Lines that do not start with numbers (all
+    considered to be" over "equal)."); a definition's category with punctuation or a digit
+    was no definition ("-- Method on Array<T>:", "-- 2to3fixer:"); a lead-in over a
+    table's first term made the term's text code (sed's "They operate as follows:" over
+    "‘D’"); an example's lines became a table item (paste's)."""
+    node = "\x1f\nFile: t.info,  Node: Top,  Up: (dir)\n\n1 Ops\n*****\n\n"
+    text, _, _, roles = read_info(
+        node + "   • Matching lines normally use ‘:’ as a separator between prefix\n"
+        "     fields and actual line content.\n   • Context lines use ‘-’ instead.\n\n"
+        " -- Method on Array<T>: int length (void) const\n     Return the length.\n\n"
+        " -- 2to3fixer: apply\n\n     Removes usage of ‘apply()’.\n\n"
+        "   They operate as follows:\n‘D’\n     _deletes_ line from the pattern space, and\n"
+        "     restarts the cycle.\n\n"
+        "   Take lines sequentially from each file:\n     $ paste num2 let3\n     1       a\n"
+        "     2       b\n             c\n")
+    kinds = {(role, text[a:b].split("\n")[0]) for a, b, role in roles}
+    assert ("list_item", "• Matching lines normally use ‘:’ as a separator between prefix "
+            "fields and actual line content.") in kinds
+    assert ("term", "Method on Array<T>: int length (void) const") in kinds
+    assert ("term", "2to3fixer: apply") in kinds and ("term", "‘D’") in kinds
+    assert ("code", "$ paste num2 let3") in kinds
+    assert not any(role == "code" and ("deletes" in t or "apply()" in t)
+                   for role, t in kinds)
+    assert "They operate as follows:\n\n‘D’\n_deletes_ line from the pattern space" in text

@@ -56,12 +56,18 @@ def test_a_switch_no_passage_writes_is_unnamed_in_its_own_case() -> None:
                      "What does -l do?", "What does -z do?",
                      "What does --line-length-limit set?"):
         assert unnamed(question, seen) == [], question
-    # "-W" is not "-Wall", nor "--line-length" "--line-length-limit"; the asker's example
-    # and a hyphen inside a word or a sum are no switch.
-    assert unnamed("Is -W an option?", seen) == ["-W"]
+    # A switch glued to its argument is written ("-Wall" writes "-W", "-Idirectory" "-I");
+    # "--line-length" is not "--line-length-limit"; the asker's example, a hyphen inside a
+    # word, a sum and a negation in a formula are no switch (code review, 2026-12-07).
+    assert unnamed("Is -W an option?", seen) == []
+    assert unnamed("Is -I an option?", seen) == ["-I"]
+    assert unnamed("Is -I an option?", _seen("-Idirectory adds a directory to @INC.")) == []
     assert unnamed("And --line-length?", seen) == ["--line-length"]
     assert unnamed("Does it take a file, e.g. -Q foo?", seen) == []
     assert unnamed("Does e-mail work with x - y?", seen) == []
+    for formula in ("What is the value of -x when x is negative?", "How do I compute e^-x?",
+                    "Is (-y) the same as 0 - y?", "What does -q + 1 give?"):
+        assert unnamed(formula, seen) == [], formula
 
 
 def test_a_question_about_a_switch_the_manual_lacks_is_declined(tmp_path: Path) -> None:

@@ -225,6 +225,7 @@ def test_a_superlative_asking_for_a_limit_is_no_absent_word() -> None:
     # Half the question's words in no document, but for the superlatives: none counts.
     assert absent_words("Biggest maximum?", [{"unmentioned": ["biggest", "maximum"]}],
                         None) == ([], [])
+    assert absent_words("Max or min?", [{"unmentioned": ["max", "min"]}], None) == ([], [])
     # A word that only ends like one is still a word no document has.
     assert absent_words("Is there a forest mode?", [{"unmentioned": ["forest"]}],
                         None).counted == ["forest"]

@@ -276,13 +276,14 @@ def _quote_open(text: str, a: int, b: int) -> bool:
     straight = text.count('"', a, b)
     if straight % 2 == 1:
         last = text.rfind('"', a, b)
-        if (last == a or text[last - 1] in _OPENS_BEFORE) and not text[last + 1:last + 2].isspace():
-            return True
+        closes = last > a and (text[last - 1].isalnum() or text[last - 1] in _CLOSES_AFTER)
+        if not closes and not text[last + 1:last + 2].isspace():
+            return True  # 'He said "Stop.', 'title="Hello.', '*"Emphasis.'
     return (text.count("“", a, b) > text.count("”", a, b)
             or text.count("«", a, b) > text.count("»", a, b))
 
 
-_OPENS_BEFORE = frozenset(" \t\n([{—–-:/")
+_CLOSES_AFTER = frozenset(".,;!?)]'")  # what a closing quote follows, beside a word
 
 
 def _next_word(text: str, start: int) -> str:

@@ -97,7 +97,7 @@ def absent_words(question: str, observations: Sequence[dict[str, Any]],
 # that says "line_length_limit … Default: 10 000" (Docutils' review, 2026-12-07). A manual
 # states a limit as a value; the superlative is the asker's.
 _ASKS_LIMIT = re.compile(r"(?:long|short|larg|bigg|small|high|low|great|few|wid|narrow|deep"
-                         r"|tall)est|maximum|minimum|maximal|minimal", re.I)
+                         r"|tall)est|maximum|minimum|maximal|minimal|max|min", re.I)
 
 
 # An identifier in camel case or with underscores ("CoarseTimer", "hash_table", "QT_HASH_SEED").

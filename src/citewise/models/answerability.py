@@ -95,26 +95,34 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
     return out + _unmentioned_switches(question, cased)
 
 
-# A command-line switch the question names, "-Z" or "--vanilla" (not "e-mail", "x - 1").
-_SWITCH = re.compile(r"(?<![\w-])(-[A-Za-z]|--[A-Za-z][\w-]*[A-Za-z0-9])(?![\w-])")
+# A command-line switch the question names, "-Z" or "--vanilla" (not "e-mail", "x - 1",
+# nor a negation in a formula: "e^-x", "(-x)", "-x + 1").
+_SWITCH = re.compile(r"(?<![\w^=(*+/-])(-[A-Za-z]|--[A-Za-z][\w-]*[A-Za-z0-9])(?![\w-])"
+                     r"(?!\s*[=+*/^)])")
 _DASHES = str.maketrans("\u2212\u2013\u2010\u2011", "----")  # −, –, ‐, ‑ as typeset
 
 
 def _unmentioned_switches(question: str, cased: str) -> list[str]:
     """The switches ``question`` names that no passage writes — a one-letter switch in its
-    own case ("-Z" is not "-z"), followed by no other letter ("-W" is not "-Wall", but
-    "-i[extension]" and "-c:v" write "-i" and "-c"). Perl's manual was asked "What does
-    the -Z command-line switch do?" and quoted "-s"'s description (review, 2026-12-07):
-    the name is lower-cased everywhere else, and "z" is a word of many passages."""
+    own case ("-Z" is not "-z"), a long one whole ("--line-length" is not
+    "--line-length-limit"); not a letter the question also uses as a variable ("the value
+    of -x when x is negative"). Perl's manual was asked "What does the -Z command-line
+    switch do?" and quoted "-s"'s description (review, 2026-12-07): the name is lower-cased
+    everywhere else, and "z" is a word of many passages."""
     examples = [m.span() for m in EXAMPLE.finditer(question)]
     text = cased.translate(_DASHES)
     out: list[str] = []
     for m in _SWITCH.finditer(question):
-        if any(a <= m.start() < b for a, b in examples) or m.group(1) in out:
-            continue
         switch = m.group(1)
-        flags = 0 if len(switch) == 2 else re.I
-        if re.search(rf"(?<![\w-]){re.escape(switch)}(?![A-Za-z0-9_-])", text, flags) is None:
+        if any(a <= m.start() < b for a, b in examples) or switch in out or (
+                len(switch) == 2 and re.search(rf"(?<![\w-]){switch[1]}\b", question, re.I)):
+            continue  # "What is the value of -x when x is negative?": a variable
+        # One letter in its own case, alone or glued to its argument as manuals write them
+        # ("-Idirectory", "-O2", "-i[extension]"; so "-Wall" writes "-W" too: better a
+        # quote than a question declined that the manual answers).
+        one = len(switch) == 2
+        tail = "" if one else r"(?![\w-])"
+        if re.search(rf"(?<![\w-]){re.escape(switch)}{tail}", text, 0 if one else re.I) is None:
             out.append(switch)
     return out
 

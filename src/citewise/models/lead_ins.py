@@ -81,13 +81,21 @@ _LIST_CHARS = 600
 
 def _rows(text: str, a: int, b: int) -> tuple[str, ...]:
     """The rows of the table ``text[a:b]`` as items: two to LIST_ITEMS lines of cells, each
-    short and cited alone, the table whole in the passage; () otherwise."""
+    short and cited alone, the table whole in the passage, its header row left out ("Code |
+    Meaning" says nothing: code review, 2026-12-07); () otherwise."""
     rows = [line.strip() for line in text[a:b].strip().split("\n")]
+    if len(rows) > 2 and all(_HEADER_CELL.fullmatch(c.strip()) for c in rows[0].split("|")
+                             if c.strip()):
+        rows = rows[1:]
     if (b >= len(text) or not 2 <= len(rows) <= LIST_ITEMS or sum(map(len, rows)) > _LIST_CHARS
-            or any(" | " not in row or len(row) > ITEM_CHARS or MARKER_GROUP.search(row)
+            or any("|" not in row or len(row) > ITEM_CHARS or MARKER_GROUP.search(row)
                    or len(segments(row)) > 1 for row in rows) or len(set(rows)) < len(rows)):
         return ()
     return tuple(rows)
+
+
+# A header row's cell: a word or three in title case, no value ("Exit status", "Meaning").
+_HEADER_CELL = re.compile(r"[A-Z][a-z]+(?: [A-Za-z][a-z]*){0,2}")
 
 
 def introduced_items(text: str, roles: Sequence[tuple[int, int, str]], end: int

@@ -197,14 +197,16 @@ _FRAME_CLASSES = frozenset(("header", "footer"))
 
 
 def _links_only(node: Any) -> bool:
-    """Two links or more, and nothing beside them but separators."""
+    """Two links or more to other pages, and nothing beside them but separators — not a
+    heading with its permalink, nor a list of names ("Alice Smith, Bob Jones")."""
     links = node.css("a")
-    if len(links) < 2:
+    if len(links) < 2 or node.css_first("h1, h2, h3, h4, h5, h6") is not None or all(
+            (a.attributes.get("href") or "#").startswith("#") for a in links):
         return False
     text = node.text(deep=True, separator=" ") or ""
     for link in links:
         text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
-    return not re.sub(r"[\s|·•/,\[\]\-–—]+", "", text)
+    return not re.sub(r"[\s|·•/\[\]\-–—]+", "", text)
 
 
 def letters_of(words: str) -> str:
@@ -230,8 +232,11 @@ def _is_trail(node: Any) -> bool:
     rest = _TRAIL_SEPARATORS.sub("", text)
     if not rest and re.search(r"[>›»]", text):
         return True  # a trail: nothing but links and arrows
-    if not rest and all((a.attributes.get("href") or "").startswith("#") for a in links):
-        return True  # the page's own parts, "Typedefs | Functions" (Doxygen's summary)
+    if not rest and all((a.attributes.get("href") or "").startswith("#") for a in links) \
+            and node.css_first("h1, h2, h3, h4, h5, h6") is None:
+        # The page's own parts, "Typedefs | Functions" (Doxygen's summary); not a heading
+        # with its permalink in a block of its own (the code review, 2026-12-07).
+        return True
     languages = sum(1 for a in links if a.attributes.get("hreflang"))
     return languages >= len(links) - 1 and re.sub(r"(?i)\W|languages?|available", "", rest) == ""
 

@@ -371,7 +371,8 @@ class HtmlLoader:
     # man2html's "Index" is the page's contents. 60: the code review's mends of 59 (a note
     # after its own paragraph, with its ids; only a term's leading ids at its start).
     # 61: a header or footer of links alone is navigation (Docutils' site links).
-    version = "61"
+    # 62: a heading with its permalink in a block of its own is no page-parts bar.
+    version = "62"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -37,9 +37,9 @@ _TERMS = 4  # term lines over one description at most
 _LEADS = frozenset(("is", "are", "be", "the", "a", "an", "of", "to", "that", "which", "like",
                     "by", "with", "for", "or", "and", "as"))
 # @deffn's line, " -- Function: len (s)": a category (Octave's may be blank), a colon, a name.
-_DEFINITION = re.compile(r" *-- (?:[^\W\d][\w -]{0,40})?: \S")
+_DEFINITION = re.compile(r" *-- [^:\n]{0,60}:\s+\S")  # "Method on Array<T>:", "2to3fixer:"
 _WRAPPED = 9  # columns a definition's line that wraps goes on past its " -- "
-_MARK = re.compile(r"^-- (?:: )?")
+_MARK = re.compile(r"^-- (?::\s+)?")
 _QUOTED = re.compile(r"[‘'`\"*-]")  # a term as @table writes it: ‘-u’, 'kB', -f
 _COLUMNS = re.compile(r"\S {3,}\S")  # two cells of a row (a sentence's gap is two spaces)
 _ADMONITION = re.compile(r"(?:Note|Warning|Caution|Important|Tip)\b")  # a quotation's
@@ -150,23 +150,39 @@ class _Node:
             self._write("\n".join(ln[cut:].rstrip() for ln in block))
             self.page.mark(at, "notice" if self.notice else "table")
             return []
-        # Deeper than the text: an example (a paragraph's first line is three columns in).
-        lead = first - _INDENT if first % _EXAMPLE == _INDENT else first
+        # Deeper than the text: an example. A paragraph's first line is three columns in,
+        # a list item's text is past its bullet ("   • Matching lines …" over "     fields
+        # and …": code review, 2026-12-07).
+        bullet = _BULLET.match(block[0].lstrip())
+        after = next((k for k in range(1, len(block)) if _indent(block[k]) == first
+                      and _BULLET.match(block[k].lstrip())), None) if bullet else None
+        if after is not None:
+            # The next item of a list set without blank lines ("   • Matching lines …" over
+            # "   • Context lines …", grep's manual): an item of its own.
+            self.block(block[:after])
+            return block[after:]
+        lead = (first + bullet.end() if bullet else
+                first - _INDENT if first % _EXAMPLE == _INDENT else first)
         deeper = next((i for i, ln in enumerate(block) if _indent(ln) >= lead + _EXAMPLE), None)
-        if deeper is not None and _terms(block[:deeper]) and not _BULLET.match(block[0].lstrip()):
+        if deeper is not None and _terms(block[:deeper]) and not bullet:
             self._items(block, first)
-        elif deeper is not None:
+        elif deeper is not None and min(first, margin) < base + _EXAMPLE:
             # A lead-in over its example, no blank line between ("… will be empty:" over
-            # "sed -ni 's/foo/bar/' FILE"): the prose, then the example as a block — and
-            # the prose after it, none between either (Guile's "(newline))" over "   The
-            # intended meaning is clear: …" ran into one paragraph).
+            # "sed -ni 's/foo/bar/' FILE"): the prose, then the example as code — and the
+            # prose after it, none between either (Guile's "(newline))" over "   The
+            # intended meaning is clear: …" ran into one paragraph). A table's first term
+            # under the lead-in ("   They operate as follows:" over "‘D’" over its text,
+            # sed's manual) starts the table.
+            term = block[deeper - 1]
+            if deeper > 1 and _indent(term) <= lead and _terms([term]) \
+                    and _QUOTED.match(term.lstrip()):
+                self._prose(block[:deeper - 1])
+                return block[deeper - 1:]
             self._prose(block[:deeper])
             rest = block[deeper:]
             back = next((j for j, ln in enumerate(rest) if _indent(ln) < _indent(rest[0])), None)
-            if back is None:
-                return rest
-            self._code(rest[:back])
-            return rest[back:]
+            self._code(rest if back is None else rest[:back])
+            return [] if back is None else rest[back:]
         elif (following is not None and following >= first + _EXAMPLE and _terms(block)
               and _QUOTED.match(block[0].lstrip())):
             self._item([ln.strip() for ln in block], [], first, following)  # a blank line below
