@@ -112,3 +112,67 @@ def test_a_lines_bare_block_tags_are_hidden_and_inline_html_is_text() -> None:
     hidden = [text[a:b] for a, b, role in doc.roles if role == "hidden"]
     assert hidden == ['<div id="input-formats">', "</div>", '<p align="center">']
     assert doc.text == text
+
+
+NPM = """---
+title: npm-install
+section: 1
+description: Install a package
+---
+
+### Description
+
+This command installs a package and any packages that it depends on.
+
+* `npm install <git remote url>`:
+
+    Installs the package from the hosted git provider, cloning it with `git`.
+
+    Examples:
+
+    ```bash
+    npm install mygithubuser/myproject
+    npm install github:mygithubuser/myproject
+   ```
+
+* `npm install gist:<gistID>`:
+
+    Install the package at `https://gist.github.com/gistID`.
+
+### Algorithm
+
+Given a `package{dep}` structure, the npm install algorithm produces the tree.
+
+{{< callout info >}}
+{{< partial "callout-info-prefersreducedmotion.md" >}}
+{{< /callout >}}
+
+{{< example >}}
+<label for="inputPassword5">Password</label>
+<small id="passwordHelpBlock">Your password must be 8-20 characters long.</small>
+{{< /example >}}
+"""
+
+
+def test_front_matter_indented_fences_and_shortcodes_are_read_as_rendered() -> None:
+    """npm's and Bootstrap's Markdown docs (new-user reviews, 2026-12-07): the front matter
+    was quoted as an answer ("--- title: npm-pack section: 1 …"); a fence indented four
+    spaces in a list item was text, its three-space closer opened a fence, and "Algorithm"
+    was never a section; Hugo's "{{< callout >}}" lines were text and the HTML of an
+    "{{< example >}}" was quoted as a sentence."""
+    doc = MarkdownLoader().load(Path("npm-install.md"), NPM.encode())
+    assert [s[2] for s in doc.sections] == ["Description", "Algorithm"]
+    roles = [(doc.text[a:b], role) for a, b, role in doc.roles]
+    assert (NPM[:NPM.index("---\n\n") + 3], "hidden") in roles
+    assert any(role == "code" and t.startswith("    ```bash") for t, role in roles)
+    assert ("{{< callout info >}}", "hidden") in roles and ("{{< /callout >}}", "hidden") in roles
+    assert any(role == "code" and t.startswith("{{< example >}}") and t.endswith(
+        "{{< /example >}}") for t, role in roles)
+    result = {"text": doc.text, "document_index": 1, "source": "npm-install.md",
+              "title": doc.title, "roles": [list(r) for r in doc.roles]}
+    found = candidates([{"results": [result]}])
+    texts = [c.text for c in found if c.role != "code"]  # code is evidence for code only
+    assert not [t for t in texts if "title:" in t or "{{<" in t or "<small" in t], texts
+    assert {c.role for c in found if "<small" in c.text or "npm install github:" in c.text} \
+        == {"code"}
+    assert "This command installs a package and any packages that it depends on." in texts

@@ -27,7 +27,10 @@ __all__ = ["MarkdownLoader", "markdown_roles", "parse_headings"]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A fence may be indented past three spaces inside a list item (npm's docs indent theirs
+# four under "* `npm install <tarball url>`:"; read as text, a closer at three spaces
+# opened a fence, and every section after it was lost: review, 2026-12-07).
+_FENCE = re.compile(r"^[ \t]{0,12}(`{3,}|~{3,})")
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
 _TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
@@ -39,6 +42,12 @@ _EMPTY_ANCHORS = re.compile(r"^[ \t]*(?:<(a|i|span)\b[^>]*>[ \t]*</\1>[ \t]*)+$"
 # 2026-12-05: they were search's "evidence" sentence).
 _BARE_TAGS = re.compile(r"^[ \t]*(?:</?(?:div|p|section|center|br|hr|details|picture)\b"
                         r"[^<>]*>[ \t]*)+$", re.I)
+# A line of Hugo shortcodes alone ("{{< callout info >}}", "{{< partial "x.md" >}}",
+# "{{< /callout >}}"): the site generator's markup, not text (Bootstrap's docs, review
+# 2026-12-07). An example's ("{{< example >}}" … "{{< /example >}}") is the HTML it shows:
+# code.
+_SHORTCODES = re.compile(r"^[ \t]*(?:\{\{[<%].*?[>%]\}\}[ \t]*)+$")
+_EXAMPLE_OPEN = re.compile(r"^[ \t]*\{\{[<%][ \t]*(example|highlight)\b.*?[>%]\}\}[ \t]*$")
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -107,6 +116,10 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
     ends = {start: start + len(line) for start, line in lines}
     roles.extend((start, ends[start], "heading") for start, _, _ in headings if start in ends)
     first, _ = _front_matter(lines)
+    if first:
+        # The front matter is the page's metadata, not its text: no renderer shows it
+        # (npm's and Bootstrap's pages were quoted "--- title: npm-pack section: 1 …").
+        roles.append((0, lines[first - 1][0] + len(lines[first - 1][1]), "hidden"))
     fence: tuple[str, int, int] | None = None  # (marker, start offset, first body line)
     item: list[int] | None = None  # [start, end] of the open list item
     i = first
@@ -124,6 +137,13 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
         if fm:
             fence, item = (fm.group(1), start, i + 1), None
             i += 1
+            continue
+        example = _EXAMPLE_OPEN.match(line)
+        if example or _SHORTCODES.match(line):
+            close = _closing(lines, i, example.group(1)) if example else None
+            end = lines[close] if close is not None else (start, line)
+            roles.append((start, end[0] + len(end[1]), "code" if close is not None else "hidden"))
+            i, item = (close if close is not None else i) + 1, None
             continue
         hidden = _hidden_end(text, lines, i)
         if hidden > i:
@@ -149,6 +169,13 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
         i += 1
     roles.sort(key=lambda r: (r[0], -r[1]))
     return roles
+
+
+def _closing(lines: list[tuple[int, str]], i: int, name: str) -> int | None:
+    """The line of the shortcode that closes ``name`` opened at line ``i`` ("{{< /example
+    >}}"), if any."""
+    close = re.compile(rf"^[ \t]*\{{\{{[<%][ \t]*/{name}\b")
+    return next((j for j in range(i + 1, len(lines)) if close.match(lines[j][1])), None)
 
 
 def _hidden_end(text: str, lines: list[tuple[int, str]], i: int) -> int:
@@ -191,8 +218,9 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "5"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
-    # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags
+    version = "6"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags;
+    # 6: front matter hidden, fences indented in list items, Hugo shortcodes
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 
