@@ -52,9 +52,9 @@ def test_a_switch_no_passage_writes_is_unnamed_in_its_own_case() -> None:
                  "Give -c:v copy. The \u2212l switch, typeset. -Wall warns about all. "
                  "--line-length-limit=10000 -z is lower case.")
     assert unnamed("What does the -Z command-line switch do?", seen) == ["-Z"]
-    for question in ("What does -s do?", "What is -i for?", "Can I use -c copy?",
-                     "What does -l do?", "What does -z do?",
-                     "What does --line-length-limit set?"):
+    for question in ("What does the -s switch do?", "What is the -i option for?",
+                     "Can I use the -c flag with copy?", "What does option -l do?",
+                     "What does the -z switch do?", "What does --line-length-limit set?"):
         assert unnamed(question, seen) == [], question
     # A switch glued to its argument is written ("-Wall" writes "-W", "-Idirectory" "-I");
     # "--line-length" is not "--line-length-limit"; the asker's example, a hyphen inside a
@@ -62,7 +62,12 @@ def test_a_switch_no_passage_writes_is_unnamed_in_its_own_case() -> None:
     assert unnamed("Is -W an option?", seen) == []
     assert unnamed("Is -I an option?", seen) == ["-I"]
     assert unnamed("Is -I an option?", _seen("-Idirectory adds a directory to @INC.")) == []
-    assert unnamed("And --line-length?", seen) == ["--line-length"]
+    assert unnamed("And the --line-length option?", seen) == ["--line-length"]
+    # Only a switch the question calls one, not the asker's own: the search does not look
+    # for "-R", and "grep -r and grep -R" was declined over passages that never wrote it
+    # (bench gi13), "an option called --dry-run" over argparse's manual (bench py18).
+    assert unnamed("What's the difference between grep -Q and grep -R?", seen) == []
+    assert unnamed("I added an option called --dry-run; where is its value?", seen) == []
     assert unnamed("Does it take a file, e.g. -Q foo?", seen) == []
     assert unnamed("Does e-mail work with x - y?", seen) == []
     for formula in ("What is the value of -x when x is negative?", "How do I compute e^-x?",

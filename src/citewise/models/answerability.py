@@ -99,6 +99,8 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
 # nor a negation in a formula: "e^-x", "(-x)", "-x + 1").
 _SWITCH = re.compile(r"(?<![\w^=(*+/-])(-[A-Za-z]|--[A-Za-z][\w-]*[A-Za-z0-9])(?![\w-])"
                      r"(?!\s*[=+*/^)])")
+_NAMED_SWITCH = re.compile(r"\b(?:switch|option|flag|argument|parameter)(?:es|s)?\b", re.I)
+_CALLED = re.compile(r"\b(?:called|named)\s*\Z", re.I)
 _DASHES = str.maketrans("\u2212\u2013\u2010\u2011", "----")  # −, –, ‐, ‑ as typeset
 
 
@@ -117,6 +119,13 @@ def _unmentioned_switches(question: str, cased: str) -> list[str]:
         if any(a <= m.start() < b for a, b in examples) or switch in out or (
                 len(switch) == 2 and re.search(rf"(?<![\w-]){switch[1]}\b", question, re.I)):
             continue  # "What is the value of -x when x is negative?": a variable
+        # Only a switch the question calls one: the search does not look for "-R" (its
+        # words are letters), so "grep -r and grep -R", "rsync -a", "like mkdir -p" may
+        # find passages that never write it (bench gi13, mp05, tc23: declined); nor the
+        # asker's own ("an option called --dry-run", bench py18).
+        near = question[max(0, m.start() - 40):m.end() + 40]
+        if _NAMED_SWITCH.search(near) is None or _CALLED.search(question, 0, m.start()):
+            continue
         # One letter in its own case, alone or glued to its argument as manuals write them
         # ("-Idirectory", "-O2", "-i[extension]"; so "-Wall" writes "-W" too: better a
         # quote than a question declined that the manual answers).
