@@ -246,6 +246,16 @@ def test_a_label_copied_from_a_rendered_markdown_page_matches_its_source() -> No
     assert len(locate(wrapped, "Pandoc's website contains a full User's Guide.")) == 1
     assert len(locate(wrapped, "Pandoc's website contains a full [User's Guide]"
                                "(https://pandoc.org/MANUAL.html).")) == 1
+    # Emphasis by one mark, and a code span inside a link's text (npm's and Bootstrap's
+    # reviews, 2026-12-07: nine labels rewritten to the source's form).
+    npm = ("* The filename *must* use `.tar`, `.tar.gz`, or `.tgz` as the extension.\n"
+           "If _both_ files exist, the lock wins. It can be removed with [`npm unpublish`]"
+           "(/commands/npm-unpublish).\nKeep snake_case and `$spacer * .5` as they are.")
+    assert len(locate(npm, "The filename must use .tar, .tar.gz, or .tgz as the "
+                           "extension.")) == 1
+    assert len(locate(npm, "If both files exist, the lock wins.")) == 1
+    assert len(locate(npm, "It can be removed with npm unpublish.")) == 1
+    assert len(locate(npm, "Keep snake_case and $spacer * .5 as they are.")) == 1
 
 
 def test_sentence_extent_widens_to_the_sentence_and_stops_at_boundaries() -> None:

@@ -18,8 +18,8 @@ trailing part of its path such as the file name) and ``split`` are optional.
 
 **Matching, precisely.** Text is compared with every run of whitespace collapsed to one
 space, a table's cell separator (" | ") counting as one, and Markdown's links, code spans
-and strong emphasis read as a rendered page shows them ("[GPL](https://…)" is "GPL",
-"`csv`" is "csv"; nothing else is normalised: case, quotes and punctuation count). A
+and emphasis read as a rendered page shows them ("[GPL](https://…)" is "GPL",
+"`csv`" is "csv", "*must*" is "must"; nothing else is normalised: case, quotes and punctuation count). A
 citation's *sentence* is the stored text of its document around its offsets, extended on
 both sides to sentence boundaries (:func:`sentence_extent`: a blank line, a list bullet at
 the start of a line, or ``.``/``!``/``?`` — optionally closed by a quote or bracket —

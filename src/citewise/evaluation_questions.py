@@ -42,7 +42,7 @@ def visible(text: str) -> tuple[str, list[int]]:
     offset in ``text``. Markdown is stored as written, so a label copied from the rendered
     page ("csv (CSV table)") was never found in "`csv` ([CSV](https://…) table)": pandoc's
     review (2026-12-05) rewrote 24 of its 30 labels. Text without such markup is itself."""
-    if "`" not in text and "**" not in text and "](" not in text:
+    if "`" not in text and "*" not in text and "_" not in text and "](" not in text:
         return text, list(range(len(text)))
     chars: list[str] = []
     where: list[int] = []
@@ -50,18 +50,24 @@ def visible(text: str) -> tuple[str, list[int]]:
     for m in _MARKUP.finditer(text):
         chars.extend(text[at:m.start()])
         where.extend(range(at, m.start()))
-        if m.group("link") is not None:  # the link's text, where it stands
-            chars.extend(m.group("link"))
-            where.extend(range(m.start("link"), m.end("link")))
+        inner = next((g for g in ("link", "em", "under") if m.group(g) is not None), None)
+        if inner is not None:  # the link's or the emphasis's text, itself rendered
+            shown, at_inner = visible(m.group(inner))
+            chars.extend(shown)
+            where.extend(m.start(inner) + i for i in at_inner)
         at = m.end()
     chars.extend(text[at:])
     where.extend(range(at, len(text)))
     return "".join(chars), where
 
 
-# A link or an image ("[text](address "title")": its text), a code span's backtick, strong
-# emphasis's "**".
-_MARKUP = re.compile(r"!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*")  # over lines too
+# A link or an image ("[text](address "title")": its text, a code span in it too: npm's
+# "[`npm unpublish`](/commands/npm-unpublish)"), a code span's backtick, strong emphasis's
+# "**", and emphasis by one "*" or "_" around words ("*must*", "_both_"; not "snake_case"
+# nor a bullet's "* "): npm's and Bootstrap's reviews (2026-12-07) rewrote 9 labels.
+_MARKUP = re.compile(r"!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
+                     r"|(?<![\w*])\*(?=[^\s*])(?P<em>[^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])"
+                     r"|(?<![\w_])_(?=[^\s_])(?P<under>[^_\n]{1,200}?)(?<=[^\s_])_(?![\w_])")
 
 
 @dataclass(frozen=True, slots=True)
