@@ -519,6 +519,11 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            ("guile-3.0-doc",), "/usr/share/info/guile-3.0", (
                "guile.info.gz", *(f"guile.info-{n}.gz" for n in range(1, 12))),
            group="reviews15"),
+    Corpus("npm", "npm 9's documentation (Markdown, some files gzipped): eighty-two files",
+           ("npm",), "/usr/share/doc/npm", _listed("npm"), group="reviews15"),
+    Corpus("bootstrap", "Bootstrap 4.6.1's documentation (Hugo Markdown, some files gzipped): "
+           "sixty-three files", ("libjs-bootstrap4",), "/usr/share/doc/libjs-bootstrap4",
+           _listed("bootstrap"), group="reviews15"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -551,7 +556,7 @@ GROUPS = {
     "reviews14": "reviews of the twenty-eighth session (knot: Sphinx HTML; gprolog: PDF, "
                  "LaTeX; policy: PDF, XeLaTeX; asymptote: PDF, Texinfo, and HTML; 2026-12-07)",
     "reviews15": "reviews of the twenty-ninth session (perl: POD; docutils: Docutils' HTML; "
-                 "guile: Info, split; 2026-12-07)",
+                 "guile: Info, split; npm, bootstrap: Markdown; 2026-12-07)",
 }
 
 
