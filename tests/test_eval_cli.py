@@ -256,6 +256,11 @@ def test_a_label_copied_from_a_rendered_markdown_page_matches_its_source() -> No
     assert len(locate(npm, "If both files exist, the lock wins.")) == 1
     assert len(locate(npm, "It can be removed with npm unpublish.")) == 1
     assert len(locate(npm, "Keep snake_case and $spacer * .5 as they are.")) == 1
+    # Marks with no word inside are no emphasis (bench ad18, Asciidoctor's manual).
+    underscore = ("The generated ID is prefixed with the ‘idprefix’ attribute, which is an "
+                  "underscore (_) by default. Spaces become the ‘idseparator’, an underscore (_).")
+    assert len(locate(underscore, "The generated ID is prefixed with the ‘idprefix’ attribute, "
+                                  "which is an underscore (_) by default.")) == 1
 
 
 def test_sentence_extent_widens_to_the_sentence_and_stops_at_boundaries() -> None:

@@ -63,11 +63,12 @@ def visible(text: str) -> tuple[str, list[int]]:
 
 # A link or an image ("[text](address "title")": its text, a code span in it too: npm's
 # "[`npm unpublish`](/commands/npm-unpublish)"), a code span's backtick, strong emphasis's
-# "**", and emphasis by one "*" or "_" around words ("*must*", "_both_"; not "snake_case"
-# nor a bullet's "* "): npm's and Bootstrap's reviews (2026-12-07) rewrote 9 labels.
+# "**", and emphasis by one "*" or "_" around words, a letter or digit inside each mark
+# ("*must*", "_both_"; not "snake_case", a bullet's "* ", nor "an underscore (_) by default
+# … (_)": Asciidoctor's ad18): npm's and Bootstrap's reviews (2026-12-07) rewrote 9 labels.
 _MARKUP = re.compile(r"!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
-                     r"|(?<![\w*])\*(?=[^\s*])(?P<em>[^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])"
-                     r"|(?<![\w_])_(?=[^\s_])(?P<under>[^_\n]{1,200}?)(?<=[^\s_])_(?![\w_])")
+                     r"|(?<![\w*])\*(?=[^\W_])(?P<em>[^*\n]{1,200}?)(?<=[^\W_])\*(?![\w*])"
+                     r"|(?<![\w_])_(?=[^\W_])(?P<under>[^_\n]{1,200}?)(?<=[^\W_])_(?![\w_])")
 
 
 @dataclass(frozen=True, slots=True)
