@@ -274,6 +274,7 @@ def test_what_a_question_asks_for() -> None:
     assert "default" in intent("Which file does the Guile REPL save its input history to "
                                "unless told otherwise?")
     assert "default" in intent("Which option does it use out of the box?")
+    assert "default" not in intent("How do I keep the log by itself, otherwise it rotates?")
 
 
 def test_a_value_left_unspecified_states_a_default() -> None:

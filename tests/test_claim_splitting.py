@@ -139,6 +139,10 @@ def test_numbered_list_answer_is_supported_and_kept_in_strict_mode() -> None:
      ['Set title="Hello. World" in the file.', "Then save."]),
     ('Quote starts *"Emphasis. Inside"* here. Done.',
      ['Quote starts *"Emphasis. Inside"* here.', "Done."]),
+    # … and the character named in quotes opens none (the second code review).
+    ('Enclosing characters in double quotes (‘"’) preserves them. Backslash escapes it.',
+     ['Enclosing characters in double quotes (‘"’) preserves them.', "Backslash escapes it."]),
+    ('Use `"` to start a string. Then close it.', ['Use " to start a string.', "Then close it."]),
     ("One case. (This method, if present, is rare.) The next.",
      ["One case.", "(This method, if present, is rare.)", "The next."]),
     ("Dr.\n\nSmith approves refunds.", ["Dr.", "Smith approves refunds."]),  # a blank line

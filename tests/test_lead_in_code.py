@@ -270,6 +270,15 @@ def test_a_lead_in_is_quoted_with_the_short_table_it_introduces(tmp_path: Path) 
         "</table>", "<tr><td>Unset:</td><td></td></tr></table>"))
     (found,) = [s for s in candidates(_result(*texts)) if s.text == lead]
     assert found.items[0].startswith("On: |") and len(found.items) == 3, found.items
+    # A table whose rows all read as titles keeps them all (the second code review).
+    modes = "Debug Mode | Enabled\nVerbose Mode | Disabled\nQuiet Mode | Disabled\n"
+    lead = "The logging modes that the daemon understands are these ones:"
+    text = f"{lead}\n\n{modes}\nMore text after."
+    at = text.index("Debug")
+    rows = [[at, at + len(modes) - 1, "table"]]
+    (found,) = [s for s in candidates(_result(text, rows)) if s.text == lead]
+    assert found.items == ("Debug Mode | Enabled", "Verbose Mode | Disabled",
+                           "Quiet Mode | Disabled")
 
 
 def _stored(tmp_path: Path, page: str) -> tuple[str, list[list[Any]]]:

@@ -545,3 +545,21 @@ def test_the_code_reviews_info_layouts_read_as_before_or_better() -> None:
     assert not any(role == "code" and ("deletes" in t or "apply()" in t)
                    for role, t in kinds)
     assert "They operate as follows:\n\n‘D’\n_deletes_ line from the pattern space" in text
+
+
+def test_a_list_set_in_past_the_margin_is_a_list_not_code() -> None:
+    """The second code review (2026-12-07): the Debian Policy Manual's list of
+    Rules-Requires-Root values, bullets at column 8 with their lines at 10, was read as code
+    once a bullet's lines were measured from its text."""
+    node = "\x1f\nFile: x.info,  Node: N,  Up: Top\n\nN\n*\n\n"
+    text, _, _, roles = read_info(
+        node + "The field can consist of exactly one of the following items:\n\n"
+        "        - ‘no’: Declares that neither root nor fakeroot is required.\n"
+        "          Package builders may choose to invoke any target.\n\n"
+        "        - ‘binary-targets’ (default): Declares that the package will\n"
+        "          need the root.\n")
+    assert [(role, text[a:b]) for a, b, role in roles if role != "heading"] == [
+        ("list_item", "- ‘no’: Declares that neither root nor fakeroot is required. Package "
+                      "builders may choose to invoke any target."),
+        ("list_item", "- ‘binary-targets’ (default): Declares that the package will need the "
+                      "root.")]

@@ -176,3 +176,21 @@ def test_front_matter_indented_fences_and_shortcodes_are_read_as_rendered() -> N
     assert {c.role for c in found if "<small" in c.text or "npm install github:" in c.text} \
         == {"code"}
     assert "This command installs a package and any packages that it depends on." in texts
+
+
+def test_the_second_code_reviews_markdown_shapes() -> None:
+    """The code review of the Markdown mends (2026-12-07): a fence indented four columns in
+    an indented code block, or one deeper than three past its opener, or with text after it,
+    is no fence and closes none; a "---" rule over prose is no front matter; a "# comment"
+    inside a Hugo highlight is no heading."""
+    text = ("Intro paragraph.\n\n    ```\n    an indented code block's line\n\n"
+            "# Usage\n\n```sh\nmake\n    ```\n```bash\nmake install\n```\n\n"
+            "{{< highlight sh >}}\n# a comment\n{{< / highlight >}}\n\n## Next\n\nText.\n")
+    doc = MarkdownLoader().load(Path("r.md"), text.encode())
+    assert [s[2] for s in doc.sections] == ["Usage", "Usage > Next"]
+    code = [doc.text[a:b] for a, b, role in doc.roles if role == "code"]
+    assert code[0] == "```sh\nmake\n    ```\n```bash\nmake install\n```"
+    assert code[1].startswith("{{< highlight sh >}}")
+    ruled = "---\n\nThis page is an introduction: read it first.\n\n---\n\n# Title\n"
+    doc = MarkdownLoader().load(Path("r.md"), ruled.encode())
+    assert not any(role == "hidden" for _, _, role in doc.roles) and doc.title == "Title"

@@ -68,6 +68,9 @@ def test_a_switch_no_passage_writes_is_unnamed_in_its_own_case() -> None:
     # (bench gi13), "an option called --dry-run" over argparse's manual (bench py18).
     assert unnamed("What's the difference between grep -Q and grep -R?", seen) == []
     assert unnamed("I added an option called --dry-run; where is its value?", seen) == []
+    # A word of one letter ("a", "I", "sed's") is no variable (the second code review).
+    assert unnamed("What does the -a option do to a file in sed's manual?", seen) == ["-a"]
+    assert unnamed("What does the -I option do when I run it?", seen) == ["-I"]
     assert unnamed("Does it take a file, e.g. -Q foo?", seen) == []
     assert unnamed("Does e-mail work with x - y?", seen) == []
     for formula in ("What is the value of -x when x is negative?", "How do I compute e^-x?",

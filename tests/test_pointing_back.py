@@ -140,6 +140,11 @@ def test_an_entrys_default_under_a_note_is_quoted_from_the_entrys_first_sentence
     assert ("This time period is not counted to the signature lifetime.\n\nDefault: 14d "
             "(14 days)") in texts
     # A paragraph about warnings is no note (the code review, 2026-12-07).
+    upper = KNOT.replace("Note: The RRSIG's", "CAUTION: The RRSIG's")
+    assert any(s.text.startswith("A validity period") and s.text.endswith("(14 days)")
+               for s in candidates([{"results": [{
+                   "document_index": 1, "text": upper, "source": "reference.html",
+                   "title": "", "roles": [list(r) for r in _entries(upper)]}]}]))
     warned = KNOT.replace("Note: The RRSIG's", "Warning messages say the RRSIG's")
     texts = {s.text for s in candidates([{"results": [{
         "document_index": 1, "text": warned, "source": "reference.html", "title": "",

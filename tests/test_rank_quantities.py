@@ -98,6 +98,9 @@ def test_how_much_more_is_answered_by_a_percentage_or_a_multiple() -> None:
                      "The output is about one percent larger.", "It shrinks text by 60–70%."):
         assert stated(slower, multiple) == ["ratio"], multiple
     assert stated(slower, "By default, the debugging VM is only used in a session.") == []
+    # A count of tries, a percent sign, a formula compare nothing (the second code review).
+    for other in ("Try it 3 times.", "The percent sign % starts a comment.", "set x = 2*y"):
+        assert stated(slower, other) == [], other
     vm = [Sentence(1, 0, t, "", "guile.info-1", "guile", True) for t in (
         "By default, the debugging VM engine is only used when entering an interactive "
         "session.", "The debugging VM is slower than the regular VM, though, by about ten "

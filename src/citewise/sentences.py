@@ -270,15 +270,17 @@ _BEFORE_CODE_DOTS = frozenset(" \t\xa0+-=(,")
 
 def _quote_open(text: str, a: int, b: int) -> bool:
     """Whether a double quotation opened in ``text[a:b]`` is not closed there. Of straight
-    quotes, an odd number whose last one opens (after a blank or a bracket, before a
-    word): perlootut's "like "class", "object, "method", and "attribute" before." lacks a
-    quote, and ran into the two sentences after it (Perl's review, 2026-12-07)."""
+    quotes, an odd number whose last one opens — not after a word or a closing mark, nor
+    the character named in quotes (‘"’, `"`): perlootut's "like "class", "object,
+    "method", and "attribute" before." lacks a quote, and ran into the two sentences after
+    it (Perl's review, 2026-12-07)."""
     straight = text.count('"', a, b)
     if straight % 2 == 1:
         last = text.rfind('"', a, b)
         closes = last > a and (text[last - 1].isalnum() or text[last - 1] in _CLOSES_AFTER)
-        if not closes and not text[last + 1:last + 2].isspace():
-            return True  # 'He said "Stop.', 'title="Hello.', '*"Emphasis.'
+        named = last > a and text[last - 1] in "‘`" and text[last + 1:last + 2] in ("’", "`")
+        if not closes and not named and not text[last + 1:last + 2].isspace():
+            return True  # 'He said "Stop.', 'title="Hello.', '*"Emphasis.' — not ‘"’
     return (text.count("“", a, b) > text.count("”", a, b)
             or text.count("«", a, b) > text.count("»", a, b))
 

@@ -117,7 +117,8 @@ def _unmentioned_switches(question: str, cased: str) -> list[str]:
     for m in _SWITCH.finditer(question):
         switch = m.group(1)
         if any(a <= m.start() < b for a, b in examples) or switch in out or (
-                len(switch) == 2 and re.search(rf"(?<![\w-]){switch[1]}\b", question, re.I)):
+                len(switch) == 2 and switch[1] not in "aAI"
+                and re.search(rf"(?<![\w.'’-]){switch[1]}(?![\w'’.-])", question)):
             continue  # "What is the value of -x when x is negative?": a variable
         # Only a switch the question calls one: the search does not look for "-R" (its
         # words are letters), so "grep -r and grep -R", "rsync -a", "like mkdir -p" may

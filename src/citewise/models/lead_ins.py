@@ -84,14 +84,18 @@ def _rows(text: str, a: int, b: int) -> tuple[str, ...]:
     short and cited alone, the table whole in the passage, its header row left out ("Code |
     Meaning" says nothing: code review, 2026-12-07); () otherwise."""
     rows = [line.strip() for line in text[a:b].strip().split("\n")]
-    if len(rows) > 2 and all(_HEADER_CELL.fullmatch(c.strip()) for c in rows[0].split("|")
-                             if c.strip()):
+    if len(rows) > 2 and _header(rows[0]) and not all(_header(row) for row in rows[1:]):
         rows = rows[1:]
     if (b >= len(text) or not 2 <= len(rows) <= LIST_ITEMS or sum(map(len, rows)) > _LIST_CHARS
             or any("|" not in row or len(row) > ITEM_CHARS or MARKER_GROUP.search(row)
                    or len(segments(row)) > 1 for row in rows) or len(set(rows)) < len(rows)):
         return ()
     return tuple(rows)
+
+
+def _header(row: str) -> bool:
+    """Whether every cell of ``row`` reads as a column's title."""
+    return all(_HEADER_CELL.fullmatch(c.strip()) for c in row.split("|") if c.strip())
 
 
 # A header row's cell: a word or three in title case, no value ("Exit status", "Meaning").

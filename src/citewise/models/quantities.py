@@ -69,10 +69,12 @@ _AMOUNT = rf"(?<![\w.,]){_NUMBER}(?:[`'\"”](?=\s))?(?:\s|-)?"
 _GAP = {"duration": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?", "count": r"(?<!\bone\s)"}
 _STATES = {kind: re.compile(rf"{_AMOUNT}{_GAP[kind]}(?:{units})(?![\w-])", re.I)
            for kind, units in _UNITS.items()}
+# A percentage, or a multiple that compares ("3 times the size", "ten times slower", not
+# "try it 3 times"), or a word for one.
 _STATES["ratio"] = re.compile(
-    rf"(?<![\w.,]){_NUMBER}(?:\s?[–-]\s?{_NUMBER})?\s?(?:%|percent\b|per cent\b|times\b)"
-    r"|\b(?:percent|per cent)\b|\b(?:twice|thrice|doubles?|doubled|triples?|tripled|halves"
-    r"|halved)\b|\d\s?\*\s?[a-z]", re.I)
+    rf"(?<![\w.,]){_NUMBER}(?:\s?[–-]\s?{_NUMBER})?\s?(?:%|percent\b|per cent\b"
+    rf"|times (?:the|as|more|less|{_COMPARATIVE})\b)"
+    r"|\b(?:twice|thrice|doubles?|doubled|triples?|tripled|halves|halved)\b", re.I)
 _UNIT_OF = {kind: re.compile(units, re.I) for kind, units in _UNITS.items()}
 # A number stated as a setting's value: "The default is typically 100 …", "defaults to 20",
 # "(default: 20)", "limited to 255", "a maximum of `10`" — and the word after it.

@@ -162,8 +162,8 @@ def defines(text: str, subject: frozenset[str]) -> bool:
 
 # The word itself, or a phrase that says nothing else ("unless told otherwise", "out of
 # the box"), not a paraphrase of "left unset".
-_SAYS_DEFAULT = re.compile(r"\bdefaults?\b|\botherwise\b|\bout of the box\b" + _DEFAULT_WORDS,
-                           re.I)
+_SAYS_DEFAULT = re.compile(r"\bdefaults?\b|\bunless\b[^?.,;]{0,30}\botherwise\b"
+                           r"|\bout of the box\b" + _DEFAULT_WORDS, re.I)
 
 
 def intent(question: str) -> frozenset[str]:

@@ -212,8 +212,8 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
 
 
 # A note's label: what a manual sets apart inside an entry, not another entry.
-_NOTE = re.compile(r"\s*(?:Note|Notes|NOTE|Warning|WARNING|Caution|Important|Tip|Hint"
-                   r"|Attention)\s*:")
+_NOTE = re.compile(r"\s*(?:Notes?|NOTES?|Warning|WARNING|Caution|CAUTION|Important|IMPORTANT"
+                   r"|Tip|TIP|Hint|HINT|Attention|ATTENTION)\s*:")
 
 
 def _notes_between(text: str, entry: int, at: int) -> bool:

@@ -70,7 +70,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v17:{self.size}:{self.overlap}"
+        return f"sentence-v18:{self.size}:{self.overlap}"
 
     def chunk(
         self,

@@ -176,7 +176,10 @@ class Node:
         elif (following is not None and following >= first + _EXAMPLE and _terms(block)
               and _QUOTED.match(block[0].lstrip())):
             self._item([ln.strip() for ln in block], [], first, following)  # a blank line below
-        elif min(first, margin) >= base + _EXAMPLE and not _ADMONITION.match(block[0].lstrip()):
+        elif min(first, margin) >= base + _EXAMPLE and not _ADMONITION.match(block[0].lstrip()) \
+                and not (bullet and all(indent(ln) == lead for ln in block[1:])):
+            # … but a list set in (a quotation's, Debian Policy's "- ‘no’: Declares that …"
+            # at column 8, its lines at 10) is a list: its lines at its text's column.
             self._code(block)
         else:
             self._prose(block)

@@ -118,8 +118,9 @@ class InfoLoader:
     # 4: a table in an item's text nested in it, the item's text going on after it or a list;
     # 5: an item whose term is at another's column is its sibling; 6: a definition's
     # wrapped lines, a definition in an item's text, an example between two paragraphs, a
-    # split manual's table of parts; 7: a definition without Info's "-- "
-    version = "7"
+    # split manual's table of parts; 7: a definition without Info's "-- "; 8: the code
+    # reviews' mends (bullets, categories, examples, a list set in)
+    version = "8"
     extensions: tuple[str, ...] = (".info", *(f".info-{n}" for n in range(1, 40)))
     content_types: tuple[str, ...] = ("application/x-info",)
 

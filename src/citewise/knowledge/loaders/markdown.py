@@ -46,8 +46,8 @@ _BARE_TAGS = re.compile(r"^[ \t]*(?:</?(?:div|p|section|center|br|hr|details|pic
 # "{{< /callout >}}"): the site generator's markup, not text (Bootstrap's docs, review
 # 2026-12-07). An example's ("{{< example >}}" … "{{< /example >}}") is the HTML it shows:
 # code.
-_SHORTCODES = re.compile(r"^[ \t]*(?:\{\{[<%].*?[>%]\}\}[ \t]*)+$")
-_EXAMPLE_OPEN = re.compile(r"^[ \t]*\{\{[<%][ \t]*(example|highlight)\b.*?[>%]\}\}[ \t]*$")
+_SHORTCODES = re.compile(r"^[ \t]*(?:\{\{[<%][^{}\n]*?[>%]\}\}[ \t]*)+$")
+_EXAMPLE_OPEN = re.compile(r"^[ \t]*\{\{[<%][ \t]*(example|highlight)\b[^{}\n]*?[>%]\}\}[ \t]*$")
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -68,10 +68,12 @@ def _front_matter(lines: list[tuple[int, str]]) -> tuple[int, dict[str, str]]:
     for i in range(1, len(lines)):
         line = lines[i][1]
         if line.strip() in ("---", "..."):
-            return i + 1, pairs
+            return (i + 1, pairs) if pairs else (0, {})
         m = _FRONT_KEY.match(line)
         if m:
             pairs[m.group(1)] = m.group(2).strip("'\"")
+        elif line.strip() and not line[:1].isspace() and not line.startswith(("- ", "#")):
+            return 0, {}  # a line of prose under a rule: no YAML (code review, 2026-12-07)
     return 0, {}  # never closed: not front matter
 
 
@@ -80,17 +82,15 @@ def parse_headings(text: str) -> tuple[list[tuple[int, int, str]], dict[str, str
     lines = _lines(text)
     first, front = _front_matter(lines)
     headings: list[tuple[int, int, str]] = []
-    fence: str | None = None
+    blocks = _blocks(lines, first)
     prev_paragraph: tuple[int, str] | None = None  # a line that a setext underline can lift
-    for start, line in lines[first:]:
-        fm = _FENCE.match(line)
-        if fence is not None:
-            if fm and fm.group(1)[0] == fence[0] and len(fm.group(1)) >= len(fence):
-                fence = None
+    i = first
+    while i < len(lines):
+        start, line = lines[i]
+        if i in blocks:  # fenced code or a shortcode's example: no heading inside
+            i, prev_paragraph = blocks[i][0] + 1, None
             continue
-        if fm:
-            fence, prev_paragraph = fm.group(1), None
-            continue
+        i += 1
         atx = _ATX.match(line)
         if atx:
             title = " ".join((atx.group(2) or "").replace("`", "").split())
@@ -120,30 +120,23 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
         # The front matter is the page's metadata, not its text: no renderer shows it
         # (npm's and Bootstrap's pages were quoted "--- title: npm-pack section: 1 …").
         roles.append((0, lines[first - 1][0] + len(lines[first - 1][1]), "hidden"))
-    fence: tuple[str, int, int] | None = None  # (marker, start offset, first body line)
+    blocks = _blocks(lines, first)
     item: list[int] | None = None  # [start, end] of the open list item
     i = first
     while i < len(lines):
         start, line = lines[i]
-        fm = _FENCE.match(line)
-        if fence is not None:
-            if fm and fm.group(1)[0] == fence[0][0] and len(fm.group(1)) >= len(fence[0]):
-                body = lines[fence[2]][1].lstrip() if fence[2] < i else ""
-                roles.append((fence[1], start + len(line),
+        if i in blocks:
+            close, fenced = blocks[i]
+            if close < len(lines):  # a fence never closed is no code span (as before)
+                body = lines[i + 1][1].lstrip() if fenced and i + 1 < close else ""
+                end = lines[close]
+                roles.append((start, end[0] + len(end[1]),
                               "doctest" if body.startswith(">>>") else "code"))
-                fence = None
-            i += 1
+            i, item = close + 1, None
             continue
-        if fm:
-            fence, item = (fm.group(1), start, i + 1), None
-            i += 1
-            continue
-        example = _EXAMPLE_OPEN.match(line)
-        if example or _SHORTCODES.match(line):
-            close = _closing(lines, i, example.group(1)) if example else None
-            end = lines[close] if close is not None else (start, line)
-            roles.append((start, end[0] + len(end[1]), "code" if close is not None else "hidden"))
-            i, item = (close if close is not None else i) + 1, None
+        if _SHORTCODES.match(line):
+            roles.append((start, start + len(line), "hidden"))
+            i, item = i + 1, None
             continue
         hidden = _hidden_end(text, lines, i)
         if hidden > i:
@@ -171,11 +164,58 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[Role
     return roles
 
 
-def _closing(lines: list[tuple[int, str]], i: int, name: str) -> int | None:
-    """The line of the shortcode that closes ``name`` opened at line ``i`` ("{{< /example
-    >}}"), if any."""
-    close = re.compile(rf"^[ \t]*\{{\{{[<%][ \t]*/{name}\b")
-    return next((j for j in range(i + 1, len(lines)) if close.match(lines[j][1])), None)
+def _blocks(lines: list[tuple[int, str]], first: int) -> dict[int, tuple[int, bool]]:
+    """Each code block's first line → (its last line, whether it is fenced): a fence, up to
+    the closing fence of its marker (at most three columns deeper than it, with nothing
+    after it) or the text's end, and a Hugo example's shortcodes with what they hold. A
+    fence indented four columns or more is one only in a list item; elsewhere it is a line
+    of an indented code block (code review, 2026-12-07)."""
+    out: dict[int, tuple[int, bool]] = {}
+    i = first
+    while i < len(lines):
+        line = lines[i][1]
+        fm = _FENCE.match(line)
+        column = len(line) - len(line.lstrip(" \t"))
+        example = _EXAMPLE_OPEN.match(line)
+        if fm and (column <= 3 or _in_item(lines, i, column)):
+            marker = fm.group(1)
+            close = next((j for j in range(i + 1, len(lines)) if _closes(
+                lines[j][1], marker, column)), len(lines))
+            out[i], i = (close, True), close + 1
+        elif example:
+            end = re.compile(rf"^[ \t]*\{{\{{[<%][ \t]*/[ \t]*{example.group(1)}\b")
+            close = next((j for j in range(i + 1, len(lines)) if end.match(lines[j][1])), -1)
+            if close > 0:
+                out[i] = (close, False)
+            i = max(close, i) + 1
+        else:
+            i += 1
+    return out
+
+
+def _closes(line: str, marker: str, column: int) -> bool:
+    """Whether ``line`` closes a fence of ``marker`` opened at ``column``."""
+    fm = _FENCE.match(line)
+    return (fm is not None and fm.group(1)[0] == marker[0] and len(fm.group(1)) >= len(marker)
+            and len(line) - len(line.lstrip(" \t")) <= column + 3
+            and not line[fm.end():].strip())
+
+
+_ANY_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
+
+
+def _in_item(lines: list[tuple[int, str]], i: int, column: int) -> bool:
+    """Whether line ``i`` (indented ``column``) is inside a list item: above it, before any
+    line at the margin, a list item's line."""
+    for k in range(i - 1, max(-1, i - 200), -1):
+        line = lines[k][1]
+        if not line.strip():
+            continue
+        if _ANY_ITEM.match(line):
+            return True
+        if not line[:1].isspace():
+            return False
+    return False
 
 
 def _hidden_end(text: str, lines: list[tuple[int, str]], i: int) -> int:
@@ -218,9 +258,11 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "6"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    version = "7"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
     # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags;
-    # 6: front matter hidden, fences indented in list items, Hugo shortcodes
+    # 6: front matter hidden, fences indented in list items, Hugo shortcodes; 7: the code
+    # review's mends (a fence only in a list item past column 3, closed within three columns
+    # of its opener; front matter only of YAML)
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 
