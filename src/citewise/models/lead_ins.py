@@ -1,5 +1,5 @@
-"""What a lead-in introduces: the one line of code or the short list right after a sentence
-that ends in a colon (or, for code, that the code completes), quoted after it.
+"""What a lead-in introduces: the one line of code, or the short list or table, right after
+a sentence that ends in a colon (or, for code, that the code completes), quoted after it.
 
 Why: a lead-in ("… by running the command cargo fix:", "three default modules are loaded
 automatically:") is often the sentence that matches a question best and says nothing

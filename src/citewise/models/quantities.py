@@ -7,6 +7,7 @@ value ("The default is three.") that is not a quantity of another kind ("The def
 minute" does not say how many workers run). The sentence that only names the setting
 ("autovacuum_naptime (integer) Specifies the minimum delay between autovacuum runs") shares
 the question's words; the one after it ("The default is one minute (1min).") answers.
+"How much slower …?" asks a ratio, answered by a percentage or a multiple, in no unit.
 """
 
 from __future__ import annotations

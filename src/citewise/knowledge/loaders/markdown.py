@@ -5,10 +5,11 @@ its heading path (``"Intro > Scope"``). ATX (``## Scope``) and setext (``Scope``
 ``---``) headings count; lines inside fenced code blocks and a leading YAML front-matter
 block do not (front-matter ``key: value`` pairs go to metadata, ``title`` to the title).
 Role spans (:data:`citewise.knowledge.loaders.base.ROLES`) mark the headings, fenced code
-(a ``>>>`` session as a doctest), pipe tables and list items — and what the rendered page
-does not show: HTML comments, link reference definitions (``[fs.stat()]: #fsstat…``) and
-lines of empty anchors (``<a id="x"></a>``) or of bare block tags (``<div …>``, ``</div>``)
-are ``hidden``, never evidence. Node.js's API
+(a ``>>>`` session as a doctest; a Hugo ``{{< example >}}``), pipe tables and list items —
+and what the rendered page does not show: the front matter, HTML comments, link reference
+definitions (``[fs.stat()]: #fsstat…``), lines of empty anchors (``<a id="x"></a>``), of
+bare block tags (``<div …>``, ``</div>``) or of Hugo shortcodes are ``hidden``, never
+evidence. Node.js's API
 docs keep each function's history in a ``<!-- YAML … -->`` comment; its ``- version: …``
 lines were read as list items and quoted as answers, and 654 link definitions filled
 passages of their own (new-user review, 2026-12-04). A heading's inline-code backticks
@@ -177,7 +178,7 @@ def _blocks(lines: list[tuple[int, str]], first: int) -> dict[int, tuple[int, bo
         fm = _FENCE.match(line)
         column = len(line) - len(line.lstrip(" \t"))
         example = _EXAMPLE_OPEN.match(line)
-        if fm and (column <= 3 or _in_item(lines, i, column)):
+        if fm and (column <= 3 or _in_item(lines, i)):
             marker = fm.group(1)
             close = next((j for j in range(i + 1, len(lines)) if _closes(
                 lines[j][1], marker, column)), len(lines))
@@ -204,8 +205,8 @@ def _closes(line: str, marker: str, column: int) -> bool:
 _ANY_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
 
 
-def _in_item(lines: list[tuple[int, str]], i: int, column: int) -> bool:
-    """Whether line ``i`` (indented ``column``) is inside a list item: above it, before any
+def _in_item(lines: list[tuple[int, str]], i: int) -> bool:
+    """Whether line ``i`` (an indented one) is inside a list item: above it, before any
     line at the margin, a list item's line."""
     for k in range(i - 1, max(-1, i - 200), -1):
         line = lines[k][1]
