@@ -86,11 +86,18 @@ def _rows(text: str, a: int, b: int) -> tuple[str, ...]:
     rows = [line.strip() for line in text[a:b].strip().split("\n")]
     if len(rows) > 2 and _header(rows[0]) and not all(_header(row) for row in rows[1:]):
         rows = rows[1:]
-    if (b >= len(text) or not 2 <= len(rows) <= LIST_ITEMS or sum(map(len, rows)) > _LIST_CHARS
-            or any("|" not in row or len(row) > ITEM_CHARS or MARKER_GROUP.search(row)
-                   or len(segments(row)) > 1 for row in rows) or len(set(rows)) < len(rows)):
+    if b >= len(text) or not all("|" in row for row in rows) or not _quotable(rows):
         return ()
     return tuple(rows)
+
+
+def _quotable(items: list[str]) -> bool:
+    """Whether ``items`` are a short list an answer quotes line by line: two to LIST_ITEMS,
+    none twice, each short, one sentence and free of what reads as a citation marker."""
+    return (2 <= len(items) <= LIST_ITEMS and sum(map(len, items)) <= _LIST_CHARS
+            and len(set(items)) == len(items)
+            and all(item and len(item) <= ITEM_CHARS and not MARKER_GROUP.search(item)
+                    and len(segments(item)) == 1 for item in items))
 
 
 def _header(row: str) -> bool:
@@ -135,12 +142,8 @@ def introduced_items(text: str, roles: Sequence[tuple[int, int, str]], end: int
             if items:
                 return ()  # an item's second line, or text run on after the list
             break
-        item = text[bullet.end() if bullet else at:stop].strip()
-        if not item or len(item) > ITEM_CHARS or MARKER_GROUP.search(item) \
-                or len(items) == LIST_ITEMS or item in items or len(segments(item)) > 1:
-            return ()
-        items.append(item)
+        items.append(text[bullet.end() if bullet else at:stop].strip())
         at = stop
-    if at >= len(text) or len(items) < 2 or sum(map(len, items)) > _LIST_CHARS:
-        return ()  # no list, or one the passage may cut off
+    if at >= len(text) or not _quotable(items):
+        return ()  # no list, one too long to quote, or one the passage may cut off
     return tuple(items)

@@ -203,10 +203,15 @@ def _links_only(node: Any) -> bool:
     if len(links) < 2 or node.css_first("h1, h2, h3, h4, h5, h6") is not None or all(
             (a.attributes.get("href") or "#").startswith("#") for a in links):
         return False
-    text = node.text(deep=True, separator=" ") or ""
+    return not re.sub(r"[\s|·•/\[\]\-–—]+", "", _beside_links(
+        node.text(deep=True, separator=" ") or "", links))
+
+
+def _beside_links(text: str, links: list[Any]) -> str:
+    """``text`` (a block's) with each of its ``links``' words taken out once."""
     for link in links:
         text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
-    return not re.sub(r"[\s|·•/\[\]\-–—]+", "", text)
+    return text
 
 
 def letters_of(words: str) -> str:
@@ -227,8 +232,7 @@ def _is_trail(node: Any) -> bool:
     text = node.text(deep=True, separator=" ") or ""
     if len(text) > 400:
         return False
-    for link in links:
-        text = text.replace(link.text(deep=True, separator=" ") or "", " ", 1)
+    text = _beside_links(text, links)
     rest = _TRAIL_SEPARATORS.sub("", text)
     if not rest and re.search(r"[>›»]", text):
         return True  # a trail: nothing but links and arrows

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -32,7 +33,8 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 # four under "* `npm install <tarball url>`:"; read as text, a closer at three spaces
 # opened a fence, and every section after it was lost: review, 2026-12-07).
 _FENCE = re.compile(r"^[ \t]{0,12}(`{3,}|~{3,})")
-_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
+_MARKER = r"(?:[-*+]|\d{1,9}[.)])[ \t]+\S"  # a list item's bullet or number, then its text
+_ITEM = re.compile(rf"^ {{0,3}}{_MARKER}")
 _TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 _COMMENT = re.compile(r"^ {0,3}<!--")
@@ -78,12 +80,27 @@ def _front_matter(lines: list[tuple[int, str]]) -> tuple[int, dict[str, str]]:
     return 0, {}  # never closed: not front matter
 
 
-def parse_headings(text: str) -> tuple[list[tuple[int, int, str]], dict[str, str]]:
-    """Headings as ``(start_char, level, title)`` in order, and the front-matter pairs."""
+class _Layout(NamedTuple):
+    """What both passes over a file read alike, read once: its lines, where its text starts
+    (past the front matter), the front matter's pairs and its code blocks (:func:`_blocks`)."""
+
+    lines: list[tuple[int, str]]
+    first: int
+    front: dict[str, str]
+    blocks: dict[int, tuple[int, bool]]
+
+
+def _layout(text: str) -> _Layout:
     lines = _lines(text)
     first, front = _front_matter(lines)
+    return _Layout(lines, first, front, _blocks(lines, first))
+
+
+def parse_headings(text: str, layout: _Layout | None = None
+                   ) -> tuple[list[tuple[int, int, str]], dict[str, str]]:
+    """Headings as ``(start_char, level, title)`` in order, and the front-matter pairs."""
+    lines, first, front, blocks = layout or _layout(text)
     headings: list[tuple[int, int, str]] = []
-    blocks = _blocks(lines, first)
     prev_paragraph: tuple[int, str] | None = None  # a line that a setext underline can lift
     i = first
     while i < len(lines):
@@ -110,18 +127,17 @@ def parse_headings(text: str) -> tuple[list[tuple[int, int, str]], dict[str, str
     return headings, front
 
 
-def markdown_roles(text: str, headings: list[tuple[int, int, str]]) -> list[RoleSpan]:
+def markdown_roles(text: str, headings: list[tuple[int, int, str]],
+                   layout: _Layout | None = None) -> list[RoleSpan]:
     """The role spans of a markdown text whose headings :func:`parse_headings` found."""
-    lines = _lines(text)
+    lines, first, _, blocks = layout or _layout(text)
     roles: list[RoleSpan] = []
     ends = {start: start + len(line) for start, line in lines}
     roles.extend((start, ends[start], "heading") for start, _, _ in headings if start in ends)
-    first, _ = _front_matter(lines)
     if first:
         # The front matter is the page's metadata, not its text: no renderer shows it
         # (npm's and Bootstrap's pages were quoted "--- title: npm-pack section: 1 …").
         roles.append((0, lines[first - 1][0] + len(lines[first - 1][1]), "hidden"))
-    blocks = _blocks(lines, first)
     item: list[int] | None = None  # [start, end] of the open list item
     i = first
     while i < len(lines):
@@ -202,7 +218,7 @@ def _closes(line: str, marker: str, column: int) -> bool:
             and not line[fm.end():].strip())
 
 
-_ANY_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
+_ANY_ITEM = re.compile(rf"^[ \t]*{_MARKER}")  # at any depth
 
 
 def _in_item(lines: list[tuple[int, str]], i: int) -> bool:
@@ -269,7 +285,8 @@ class MarkdownLoader:
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, encoding = decode_text(path, data)
-        headings, front = parse_headings(text)
+        layout = _layout(text)
+        headings, front = parse_headings(text, layout)
         meta = file_metadata(path, data, encoding)
         if front:
             meta["front_matter"] = front
@@ -281,5 +298,5 @@ class MarkdownLoader:
             title=title,
             metadata=meta,
             sections=section_spans(text, headings),
-            roles=markdown_roles(text, headings),
+            roles=markdown_roles(text, headings, layout),
         )
