@@ -524,6 +524,21 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("bootstrap", "Bootstrap 4.6.1's documentation (Hugo Markdown, some files gzipped): "
            "sixty-three files", ("libjs-bootstrap4",), "/usr/share/doc/libjs-bootstrap4",
            _listed("bootstrap"), group="reviews15"),
+    # Reviews of the thirtieth session (2026-12-07), questions written blind.
+    Corpus("sbcl", "The SBCL 2.2.9 User Manual (Texinfo HTML): one page of about 1 MB",
+           ("sbcl-doc",), "/usr/share/doc/sbcl", ("sbcl.html",), group="reviews16"),
+    Corpus("haskell", "The Haskell 98 Report, language and libraries (hand-written HTML, "
+           "hs2html): thirty-three pages", ("haskell98-report",),
+           "/usr/share/doc/haskell98-report/html/haskell98-report-html", tuple(
+               f"{page}.html" for page in (
+                   "array", "basic", "char", "complex", "cputime", "decls", "derived",
+                   "directory", "exps", "haskell", "index", "index98", "intro", "io-13", "io",
+                   "ix", "lexemes", "list", "literate", "locale", "maybe", "modules", "monad",
+                   "numeric", "pragmas", "preface-jfp", "prelude-index", "random", "ratio",
+                   "standard-prelude", "syntax-iso", "system", "time")), group="reviews16"),
+    Corpus("devref", "The Debian Developer's Reference (EPUB, Sphinx): one book",
+           ("developers-reference",), "/usr/share/developers-reference",
+           ("developers-reference.epub",), group="reviews16"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -557,6 +572,8 @@ GROUPS = {
                  "LaTeX; policy: PDF, XeLaTeX; asymptote: PDF, Texinfo, and HTML; 2026-12-07)",
     "reviews15": "reviews of the twenty-ninth session (perl: POD; docutils: Docutils' HTML; "
                  "guile: Info, split; npm, bootstrap: Markdown; 2026-12-07)",
+    "reviews16": "reviews of the thirtieth session (sbcl: Texinfo HTML, one page; haskell: "
+                 "hand-written HTML; devref: EPUB; 2026-12-07)",
 }
 
 

@@ -87,3 +87,44 @@ def test_a_question_about_a_switch_the_manual_lacks_is_declined(tmp_path: Path) 
     answer = ask_over(tmp_path / "again", {"perlrun.pod": PERLRUN},
                       "What does the -s switch do?")
     assert answer.citations and "rudimentary switch parsing" in answer.citations[0].excerpt
+
+
+PERLRUN_CASES = """=head1 NAME
+
+perlrun - how to execute the Perl interpreter
+
+=head2 Command Switches
+
+=over 5
+
+=item B<-C [I<number/list>]>
+
+The -C switch controls some of the Perl Unicode features.
+
+In Perls earlier than 5.8.1 the -C switch was a Win32-only switch that enabled the use of
+Unicode-aware "wide system call" Win32 APIs.
+
+=item B<-c>
+
+causes Perl to check the syntax of the program and then exit without
+executing it.
+
+=item B<-s>
+
+enables rudimentary switch parsing for switches on the command
+line after the program name but before any filename arguments.
+
+=back
+"""
+
+
+def test_a_one_letter_switch_is_matched_in_its_own_case(tmp_path: Path) -> None:
+    """"What does perl's -c switch do?" quoted "-C"'s entry, "the -C switch was …": every
+    index lower-cases "-C" and drops its dash, so "c" and "switch" were both its words."""
+    answer = ask_over(tmp_path, {"perlrun.pod": PERLRUN_CASES}, "What does perl's -c switch do?")
+    assert answer.citations, answer.text
+    assert "check the syntax" in answer.citations[0].excerpt, answer.citations[0].excerpt
+    (tmp_path / "upper").mkdir()
+    answer = ask_over(tmp_path / "upper", {"perlrun.pod": PERLRUN_CASES},
+                      "What does perl's -C switch do?")
+    assert answer.citations and "-C switch" in answer.citations[0].excerpt, answer.text

@@ -163,6 +163,19 @@ def test_a_word_inside_an_identifier_of_the_passages_is_no_absent_word() -> None
     assert absent_words("Coarse bcrypt?", plain, None).counted == ["coarse", "bcrypt"]
 
 
+def test_a_punctuation_mark_s_name_a_passage_writes_is_no_absent_word() -> None:
+    # The Haskell Report's review (2026-12-07): "Can matching a lazy pattern written with a
+    # tilde ever fail?" was declined with "None of them contains 'tilde'" over "Matching the
+    # pattern ~apat against a value v always succeeds."
+    passage = {"text": "Matching the pattern ~apat against a value v always succeeds."}
+    seen = [{"unmentioned": ["tilde", "tildes", "carets"], "results": [passage]}]
+    # Half the question's words are reported: without the passage's "~", both would count.
+    assert absent_words("Tilde carets?", seen, None).counted == ["carets"]
+    assert absent_words("Tildes carets?", seen, None).counted == ["carets"]
+    plain = [{"unmentioned": ["tilde"], "results": [{"text": "Lazy patterns match."}]}]
+    assert absent_words("Tilde pattern?", plain, None).counted == ["tilde"]
+
+
 def test_the_decline_names_the_words_in_the_questions_language() -> None:
     text = not_in_sources("Comment chiffrer les sauvegardes avec bcrypt ?", ["bcrypt"])
     assert text == f"{DECLINES['fr']} Aucun ne contient « bcrypt »."

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from citewise.knowledge.retrieve.query import keywords
-from citewise.models.answerability import EXAMPLE
+from citewise.models.question_intent import EXAMPLE
 from citewise.models.sentence_rank import SemanticScorer
 
 __all__ = ["SALIENT", "Absent", "absent_words"]
@@ -57,8 +57,10 @@ def absent_words(question: str, observations: Sequence[dict[str, Any]],
         # index token is it: "coarse" of Qt's "Qt::CoarseTimer", "hash" of "hash_table"
         # (Qt's review, 2026-12-05: "None of them contains 'coarse'" was untrue).
         parts = _identifier_parts(observations)
+        shown = _texts(observations)
         reported = {w: None for w in reported
-                    if w.lower() not in parts and not _ASKS_LIMIT.fullmatch(w)}
+                    if w.lower() not in parts and not _ASKS_LIMIT.fullmatch(w)
+                    and not _written_as_symbol(w, shown)}
     if not reported:
         return Absent([], [])
     examples = [m.span() for m in EXAMPLE.finditer(question)]
@@ -98,6 +100,31 @@ def absent_words(question: str, observations: Sequence[dict[str, Any]],
 # states a limit as a value; the superlative is the asker's.
 _ASKS_LIMIT = re.compile(r"(?:long|short|larg|bigg|small|high|low|great|few|wid|narrow|deep"
                          r"|tall)est|maximum|minimum|maximal|minimal|max|min", re.I)
+
+
+# A punctuation mark's name: no index holds "~", so "tilde" was reported absent and declined
+# "Can matching a lazy pattern written with a tilde ever fail?" over the Haskell Report's
+# "Matching the pattern ~apat against a value v always succeeds." (review, 2026-12-07).
+_SYMBOLS = {"tilde": "~", "caret": "^", "backslash": "\\", "backtick": "`", "backquote": "`",
+            "pipe": "|", "ampersand": "&", "asterisk": "*", "star": "*", "hash": "#",
+            "octothorpe": "#", "percent": "%", "dollar": "$", "semicolon": ";", "colon": ":",
+            "underscore": "_", "slash": "/", "bracket": "[", "brace": "{", "parenthesis": "(",
+            "parentheses": "(", "paren": "(", "equals": "=", "plus": "+", "bang": "!",
+            "exclamation": "!", "apostrophe": "'", "ellipsis": "...", "dash": "-",
+            "hyphen": "-", "at-sign": "@", "chevron": "<"}
+
+
+def _written_as_symbol(word: str, shown: str) -> bool:
+    """Whether ``word`` names a punctuation mark that a found passage writes."""
+    name = word.lower()
+    symbol = _SYMBOLS.get(name) or _SYMBOLS.get(name.removesuffix("es")) \
+        or _SYMBOLS.get(name.removesuffix("s"))
+    return symbol is not None and symbol in shown
+
+
+def _texts(observations: Sequence[dict[str, Any]]) -> str:
+    return "\n".join(str(r.get("text") or "") for o in observations
+                     for r in o.get("results") or ())
 
 
 # An identifier in camel case or with underscores ("CoarseTimer", "hash_table", "QT_HASH_SEED").

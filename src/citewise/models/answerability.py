@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from citewise.knowledge.retrieve.query import detect_language
+from citewise.models.question_intent import EXAMPLE
 from citewise.models.sentence_rank import SHORTLIST, Scored
+from citewise.models.switches import DASHES, named_switches, writes
 from citewise.text import APOSTROPHES
 
-__all__ = ["EXAMPLE", "UNMENTIONED", "answerability", "named", "unnamed"]
+__all__ = ["UNMENTIONED", "answerability", "named", "unnamed"]
 
 #: What a word of the question that no document contains, and that carries the question's
 #: meaning (:mod:`.absent_words`), takes off the answerability: "Which git command encrypts
@@ -95,13 +97,8 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
     return out + _unmentioned_switches(question, cased)
 
 
-# A command-line switch the question names, "-Z" or "--vanilla" (not "e-mail", "x - 1",
-# nor a negation in a formula: "e^-x", "(-x)", "-x + 1").
-_SWITCH = re.compile(r"(?<![\w^=(*+/-])(-[A-Za-z]|--[A-Za-z][\w-]*[A-Za-z0-9])(?![\w-])"
-                     r"(?!\s*[=+*/^)])")
 _NAMED_SWITCH = re.compile(r"\b(?:switch|option|flag|argument|parameter)(?:es|s)?\b", re.I)
 _CALLED = re.compile(r"\b(?:called|named)\s*\Z", re.I)
-_DASHES = str.maketrans("\u2212\u2013\u2010\u2011", "----")  # −, –, ‐, ‑ as typeset
 
 
 def _unmentioned_switches(question: str, cased: str) -> list[str]:
@@ -111,28 +108,21 @@ def _unmentioned_switches(question: str, cased: str) -> list[str]:
     of -x when x is negative"). Perl's manual was asked "What does the -Z command-line
     switch do?" and quoted "-s"'s description (review, 2026-12-07): the name is lower-cased
     everywhere else, and "z" is a word of many passages."""
-    examples = [m.span() for m in EXAMPLE.finditer(question)]
-    text = cased.translate(_DASHES)
+    text = cased.translate(DASHES)
     out: list[str] = []
-    for m in _SWITCH.finditer(question):
-        switch = m.group(1)
-        if any(a <= m.start() < b for a, b in examples) or switch in out or (
-                len(switch) == 2 and switch[1] not in "aAI"
-                and re.search(rf"(?<![\w.'’-]){switch[1]}(?![\w'’.-])", question)):
-            continue  # "What is the value of -x when x is negative?": a variable
+    for switch, start, end in named_switches(question):
+        if switch in out:
+            continue
         # Only a switch the question calls one: the search does not look for "-R" (its
         # words are letters), so "grep -r and grep -R", "rsync -a", "like mkdir -p" may
         # find passages that never write it (bench gi13, mp05, tc23: declined); nor the
         # asker's own ("an option called --dry-run", bench py18).
-        near = question[max(0, m.start() - 40):m.end() + 40]
-        if _NAMED_SWITCH.search(near) is None or _CALLED.search(question, 0, m.start()):
+        near = question[max(0, start - 40):end + 40]
+        if _NAMED_SWITCH.search(near) is None or _CALLED.search(question, 0, start):
             continue
-        # One letter in its own case, alone or glued to its argument as manuals write them
-        # ("-Idirectory", "-O2", "-i[extension]"; so "-Wall" writes "-W" too: better a
-        # quote than a question declined that the manual answers).
-        one = len(switch) == 2
-        tail = "" if one else r"(?![\w-])"
-        if re.search(rf"(?<![\w-]){re.escape(switch)}{tail}", text, 0 if one else re.I) is None:
+        # Better a quote than a question declined that the manual answers: "-Wall" writes
+        # "-W" too (switches.writes).
+        if not writes(text, switch):
             out.append(switch)
     return out
 
@@ -280,15 +270,6 @@ _POSSESSIVE = re.compile(r"['’]s$")
 # A word in title case ending in "s" ("Windows", "Jenkins", "Macs"): its singular counts as
 # a mention only in title case too (_titled_mentioned). "GPUs" and "URLs" are plurals.
 _TITLE_PLURAL = re.compile(r"\b([A-Z][a-z]+s)\b")
-# The asker's own data, not a thing the documents must name: a quoted value (« … » and
-# „ … “ too), or an example ("e.g. O'Brien", "for example …", ", say Portuguese, then …",
-# "par exemple Apache") up to the end of its clause.
-EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`|«[^»]+»|„[^“”]+[“”]"
-                      r"|‚[^‘’]+[‘’])(?!\w)"
-                      r"|\b(?:e\.g\.|for example|for instance|,\s*say\b"
-                      # … and as the languages the query analysis knows write them
-                      r"|(?i:par exemple|p\. ?ex\.|z\. ?B\.|zum Beispiel|por ejemplo|por exemplo"
-                      r"|per esempio|bijvoorbeeld|bijv\.))[^?.;!]*")
 # "LUKS-encrypted", "FAT32-formatted": the name is the part before the participle. Not
 # "-style" ("JavaScript-style" still names JavaScript, as "like Perforce" names Perforce).
 _MODIFIED = re.compile(r"(?<=[A-Z0-9])-[a-z]+ed$")

@@ -22,9 +22,10 @@ __all__ = ["ARGUMENT_DEFAULT", "LEANS_ON_TERM", "PAIR_CHARS", "REFERS_BACK", "ST
 LEANS_ON_TERM = re.compile(rf"(?:{POINTING_WORDS})\b(?! (?:is|was) (?:why|how|because)\b)",
                             re.I)
 # A sentence without a subject of its own leans on the one before it too: "Defaults to
-# 1000 - 59999." (adduser.conf(5)), "Default: 30 seconds."
+# 1000 - 59999." (adduser.conf(5)), "Default: 30 seconds.", "Default value is 2." (SBCL's
+# --control-stack-size, quoted alone: new-user review, 2026-12-07).
 _POINTS_BACK = re.compile(rf"(?:{POINTING_WORDS}|the (?:latter|former|same)"
-                          r"|defaults? (?:to|is)|default:)(?:\b|\s)", re.I)
+                          r"|defaults?(?: value)? (?:to|is)|default(?: value)?:)(?:\b|\s)", re.I)
 _POINTS_BACK_WORDS = 8
 # "This is the default value if none is specified." (Apache's cookie flag): a sentence that
 # only says what the one before it is, a little longer — in its paragraph, and not "It is

@@ -19,7 +19,17 @@ from citewise.models import quantities
 from citewise.models.leaning import ARGUMENT_DEFAULT
 from citewise.text import content_terms
 
-__all__ = ["answered", "defined_subject", "defines", "intent", "intent_score"]
+__all__ = ["EXAMPLE", "answered", "defined_subject", "defines", "intent", "intent_score"]
+
+# The asker's own data, not a thing the documents must name: a quoted value (« … » and
+# „ … “ too), or an example ("e.g. O'Brien", "for example …", ", say Portuguese, then …",
+# "par exemple Apache") up to the end of its clause.
+EXAMPLE = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”|`[^`]+`|«[^»]+»|„[^“”]+[“”]"
+                      r"|‚[^‘’]+[‘’])(?!\w)"
+                      r"|\b(?:e\.g\.|for example|for instance|,\s*say\b"
+                      # … and as the languages the query analysis knows write them
+                      r"|(?i:par exemple|p\. ?ex\.|z\. ?B\.|zum Beispiel|por ejemplo|por exemplo"
+                      r"|per esempio|bijvoorbeeld|bijv\.))[^?.;!]*")
 
 # "Default" in the languages whose function words the ranking knows (French "par défaut",
 # German "standardmäßig", …): the heaviest cue was English only (French review, 2026-12-04).

@@ -145,9 +145,11 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 label = term if asserts and previous is None else ""
                 if asserts and not label:
                     label = _row_key(text, a)
-                if asserts and not label and defined and LEANS_ON_TERM.match(sentence):
+                if asserts and not label and defined and (
+                        LEANS_ON_TERM.match(sentence) or leans_whole(sentence)):
                     # "This removes any existing CMakeCache.txt file": said of --fresh,
-                    # two sentences under it (CMake review, 2026-12-04).
+                    # two sentences under it (CMake review, 2026-12-04); "Default value is
+                    # 2." of --control-stack-size (SBCL's review, 2026-12-07).
                     label = defined
                 term = ""
                 if role == "term" and not asserts and lead == a:

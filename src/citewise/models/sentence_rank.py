@@ -60,7 +60,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from citewise.knowledge.index.headings import innermost
@@ -76,6 +76,7 @@ from citewise.models.question_intent import (
 from citewise.models.sentence_candidates import Sentence, candidates
 from citewise.models.sentence_routing import document_terms, routing
 from citewise.models.sentence_structure import structure_penalty
+from citewise.models.switches import DASHES, named_switches, writes
 from citewise.text import POINTING_WORDS, content_terms, name_terms
 
 __all__ = [
@@ -137,14 +138,16 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     asks = intent(question)
     defined = defined_subject(question)
     code_wanted = "code" in asks
-    sent_terms = [frozenset(content_terms(s.text)) for s in sentences]
-    before_terms = [frozenset(content_terms(s.before)) for s in sentences]
+    letters = _switch_letters(question)
+    sent_terms = [_own_case(content_terms(s.text), s.text, letters) for s in sentences]
+    before_terms = [_own_case(content_terms(s.before), s.before, letters) for s in sentences]
     # A sentence that carries its definition's term (the first, and those that point back
     # at it: ``Sentence.term``) is scored by the term in place of its section: an HTML
     # list's entry is no section ("Octave:bad-alloc" over "Indicates that memory couldn't
     # be allocated." lost to the entry below it, Octave's review, 2026-12-05).
     leaves = [s.term or s.section for s in sentences]
-    sections = {x: _section_terms(x) for x in set(leaves)}  # a few per page
+    sections = {x: _own_case(_section_terms(x), innermost(x), letters)
+                for x in set(leaves)}  # a few per page
     section_terms = [sections[x] for x in leaves]
     option = _ASKS_OPTION.match(question)
     options = frozenset((option.group(1),)) if option else frozenset()
@@ -287,6 +290,30 @@ _OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 # --max-redirs's entry, "… into days for -mtime?" in -atime's).
 _ASKS_OPTION = re.compile(r"^\s*what(?:'s|\s+(?:is|are|does|do))\s+(?:[\w'’]+\s+){0,3}?"
                           + _OPTION.pattern, re.I)
+
+
+def _switch_letters(question: str) -> dict[str, tuple[str, ...]]:
+    """The one-letter switches ``question`` names, by the word an index makes of each:
+    ``{"c": ("-c",)}``."""
+    out: dict[str, tuple[str, ...]] = {}
+    for switch, _, _ in named_switches(question):
+        if len(switch) == 2 and switch not in out.get(switch[1].lower(), ()):
+            out[switch[1].lower()] = (*out.get(switch[1].lower(), ()), switch)
+    return out
+
+
+def _own_case(terms: Iterable[str], text: str, letters: dict[str, tuple[str, ...]]
+              ) -> frozenset[str]:
+    """``terms`` of ``text`` less the letter of a switch the question names
+    (:func:`_switch_letters`) where ``text`` does not write that switch in its case: "c" is
+    a word of "the -C switch" and of "C code", but neither is about "-c" (perl's "-C"
+    entry was quoted for "What does perl's -c switch do?", 2026-12-07)."""
+    have = frozenset(terms)
+    drop = {t for t, switches in letters.items() if t in have} if letters else set()
+    if drop:
+        written = text.translate(DASHES)
+        drop = {t for t in drop if not any(writes(written, x) for x in letters[t])}
+    return have - drop if drop else have
 
 
 def _leaf_options(section: str) -> frozenset[str]:

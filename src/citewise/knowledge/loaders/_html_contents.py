@@ -17,7 +17,7 @@ from typing import Any
 
 from citewise.knowledge.loaders._html_blocks import class_names, element_sibling
 
-__all__ = ["introduced", "is_contents"]
+__all__ = ["introduced", "is_contents", "is_index"]
 
 
 # A generated manual's table of contents (DocBook XSL's ``toc`` and lists of tables,
@@ -53,6 +53,27 @@ def is_contents(node: Any) -> bool:
     named = bool(classes & _CONTENTS_CLASSES) or local or (
         _in_page_links(node) and not introduced(node))
     return named and node.css_first("main, article") is None
+
+
+# Texinfo's printed indexes: texi2any 6's ``<table class="index-cp">`` (``-fn``, ``-vr``,
+# ``-tp``, ``-ky``, ``-pg`` and a manual's own), 7's ``<table class="cp-entries-printindex">``
+# and its "Jump to:" bars (``cp-letters-header-printindex``; 6's is a bare table of
+# ``a.summary-letter`` links). SBCL's one-page manual stored four, 789 rows of "rotate-byte:
+# | | sb-rotate-byte" that searches found (new-user review, 2026-12-07).
+_INDEX_CLASS = re.compile(r"index-[a-z]{2,}|[a-z]{2,}-(?:entries|letters-header|letters-footer)"
+                          r"-printindex")
+_JUMP_LETTER = frozenset(("summary-letter", "summary-letter-printindex"))
+
+
+def is_index(node: Any) -> bool:
+    """A generated index (Texinfo's, above): every indexed term again with where it is, a
+    list of links that answers nothing, as a table of contents is."""
+    if node.tag != "table":
+        return False
+    if any(_INDEX_CLASS.fullmatch(c) for c in class_names(node)):
+        return True
+    links = node.css("a")
+    return bool(links) and all(class_names(a) & _JUMP_LETTER for a in links)
 
 
 _CONTENTS_LEAD = re.compile(r"(?i)\b(?:topics?|contents|this (?:document|page|guide|"

@@ -28,10 +28,10 @@ def admonition_label(node: Any) -> str:
     of the section's; rST's loader writes it so. A docutils sidebar's ``<p
     class="sidebar-title">`` and a container's bold label over its one paragraph
     (:func:`_box_label`) are read the same way."""
-    if _footnote_term(node):
+    if _footnote_term(node) or _texinfo_note_heading(node):
         # The label's brackets, not its links back to where it is cited ("(1,2)").
         shown = node.css_first("span.brackets") or node
-        label = _bracketed(shown.text(deep=True) or "")
+        label = _bracketed((shown.text(deep=True) or "").strip().strip("()"))
         return f"{label} " if label else ""
     if _icon_cell(node):  # AsciiDoc's icon, its name in its alt, its title or its text
         icon = node.css_first("img[alt], i[title]")
@@ -65,6 +65,21 @@ def _footnote_term(node: Any) -> bool:
     parent = node.parent
     return (node.tag == "dt" and "label" in class_names(node) and parent is not None
             and parent.tag == "dl" and not class_names(parent).isdisjoint(("footnote", "citation")))
+
+
+def _texinfo_note_heading(node: Any) -> bool:
+    """Texinfo's footnote label, a heading over its note (``<h5><a id="FOOT1"
+    href="#DOCF1">(1)</a></h5>``): it was a section "Footnotes > (1)" of its own, the note
+    under it (SBCL's one-page manual, new-user review 2026-12-07)."""
+    if node.tag not in ("h3", "h4", "h5", "h6"):
+        return False
+    links = node.css("a")
+    return len(links) == 1 and _TEXINFO_BACK.fullmatch(links[0].attributes.get("href") or "") \
+        is not None and _TEXINFO_LABEL.fullmatch((node.text(deep=True) or "").strip()) is not None
+
+
+_TEXINFO_BACK = re.compile(r"#DOCF\d+")
+_TEXINFO_LABEL = re.compile(r"\(\d+\)")
 
 
 def _box_label(node: Any) -> bool:

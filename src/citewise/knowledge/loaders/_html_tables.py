@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from citewise.knowledge.loaders._html_captions import image_stem
+from citewise.knowledge.loaders._html_display import is_code_display
 from citewise.knowledge.loaders._html_generators import class_names
 from citewise.knowledge.loaders._html_scribble import LAYOUT_TABLES as SCRIBBLE_BOXES
 
@@ -41,8 +42,12 @@ def is_layout_cell(node: Any) -> bool:
     if (table is not None and layout_table(table)) or (
             row is not None and row.parent is not None and "footnotes" in class_names(row.parent)):
         return True
-    return row is not None and any("\n" in (pre.text(deep=True) or "").strip()
-                                   for pre in row.css("td > pre, th > pre"))
+    # So is a box around a typewriter display, a row of one cell (the Haskell Report's
+    # module interfaces: :mod:`._html_display`); a diagram's cells stay a row (Postfix's).
+    return row is not None and (
+        any("\n" in (pre.text(deep=True) or "").strip() for pre in row.css("td > pre, th > pre"))
+        or (len(row.css("td, th")) == 1 and any(
+            is_code_display(c) for c in row.css("td > tt, td > code, th > tt, th > code"))))
 
 
 def table_of(cell: Any) -> Any:

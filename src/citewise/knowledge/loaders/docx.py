@@ -29,6 +29,7 @@ from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import open_zip
 from citewise.knowledge.loaders._blocks import section_spans
 from citewise.knowledge.loaders._decode import file_metadata
+from citewise.knowledge.loaders._docx_paragraphs import Kind, is_linked, kind_of, numbered
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan
 
 __all__ = ["MAX_PARAGRAPHS", "DocxLoader"]
@@ -54,17 +55,12 @@ _WRAPPERS = frozenset(
         "bdo", "dir",
     )
 )
-_HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _SPACE = re.compile(r"[ \t\u00a0]+")
 
 
-def _level(style_name: str) -> int | None:
-    """Heading level of a paragraph style: ``Title`` is 0, ``Heading N`` is N."""
-    name = style_name.strip()
-    if name.lower() == "title":
-        return 0
-    m = _HEADING.match(name)
-    return int(m.group(1)) if m else None
+def _code_text(text: str) -> str:
+    """A code paragraph's text: its spacing kept, only line ends trimmed."""
+    return "\n".join(line.rstrip() for line in text.replace("\r", "\n").split("\n")).strip("\n")
 
 
 def _para_text(text: str) -> str:
@@ -123,6 +119,52 @@ def _table_lines(tbl: Any) -> list[str]:
     return lines
 
 
+_LINKED = "linked"  # a paragraph of links into the document: contents, if among others
+_CONTENTS_TITLE = re.compile(r"(?i)(?:table of )?contents")
+_CONTENTS_RUN = 3  # links into the document, one a paragraph, this many in a row: contents
+
+
+def _without_chrome(blocks: list[tuple[str, int | None, str | None]]
+                    ) -> list[tuple[str, int | None, str | None]]:
+    """``blocks`` less what a reader skips: the table of contents (its styles' paragraphs,
+    or :data:`_CONTENTS_RUN` or more paragraphs in a row each only a link into the
+    document) and the title over it, and a table whose one line repeats the heading after
+    it (a chapter's running title); a code block's paragraphs, one a line, joined."""
+    out: list[tuple[str, int | None, str | None]] = []
+    i = 0
+    while i < len(blocks):
+        text, level, role = blocks[i]
+        if role == _LINKED:
+            j = i
+            while j < len(blocks) and blocks[j][2] == _LINKED:
+                j += 1
+            if j - i < _CONTENTS_RUN:
+                out += [(t, lv, None) for t, lv, _ in blocks[i:j]]
+            elif out and out[-1][1] is None and _CONTENTS_TITLE.fullmatch(out[-1][0].strip()):
+                out.pop()  # "Table of Contents" over them
+            i = j
+            continue
+        if role == "contents":
+            if out and out[-1][1] is None and _CONTENTS_TITLE.fullmatch(out[-1][0].strip()):
+                out.pop()
+        elif role == "table" and "\n" not in text and i + 1 < len(blocks) and \
+                blocks[i + 1][1] is not None and " ".join(text.split()) == blocks[i + 1][0]:
+            pass  # the running title over a chapter's heading
+        elif role == "code" and out and out[-1][2] == "code":
+            out[-1] = (f"{out[-1][0]}\n{text}", None, "code")
+        else:
+            out.append((text, level, role))
+        i += 1
+    return out
+
+
+def _links_only(tbl: Any) -> bool:
+    """A table whose every line of text is a link (a chapter's previous / next bar)."""
+    paragraphs = [p for p in tbl.iter(f"{_W}p") if "".join(t.text or "" for t in p.iter(
+        f"{_W}t")).strip()]
+    return bool(paragraphs) and all(is_linked(p, internal=False) for p in paragraphs)
+
+
 def _corrupt(path: Path, exc: BaseException) -> IngestError:
     return IngestError(
         f"{path}: not a readable DOCX ({exc.__class__.__name__}: {exc})",
@@ -135,7 +177,7 @@ class DocxLoader:
     """``.docx`` files (Word 2007+; the old binary ``.doc`` is not supported)."""
 
     name = "docx"
-    version = "2"  # 2: role spans
+    version = "3"  # 2: role spans; 3: contents and nav bars left out, code, numbered lists
     extensions: tuple[str, ...] = (".docx",)
     content_types: tuple[str, ...] = (
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -159,25 +201,30 @@ class DocxLoader:
                     details={"path": str(path), "format": "docx", "paragraphs": paragraphs,
                              "limit_paragraphs": MAX_PARAGRAPHS},
                 )
-            # style id -> (heading level, a list paragraph's style)
-            levels: dict[str | None, tuple[int | None, bool]] = {}
+            kinds: dict[str | None, Kind] = {}  # style id -> what its paragraphs are
             blocks: list[tuple[str, int | None, str | None]] = []  # (text, level, role)
             for item in _find(body, _BLOCKS):
                 if item.tag == _TBL:
                     rows = _table_lines(item)
-                    if rows:
+                    if rows and not _links_only(item):
                         blocks.append(("\n".join(rows), None, "table"))
                     continue
-                text = _para_text(_runs_text(item))
+                style_id = item.style
+                if style_id not in kinds:
+                    style = Paragraph(item, document).style
+                    kinds[style_id] = kind_of((style.name if style is not None else None) or "")
+                level, role = kinds[style_id]
+                if role == "code":
+                    text = _code_text(_runs_text(item))
+                else:
+                    text = _para_text(_runs_text(item))
+                    if role is None and numbered(item):
+                        role = "list_item"
+                    if role in (None, "term", "list_item") and is_linked(item, internal=True):
+                        role = _LINKED
                 if text:
-                    style_id = item.style
-                    if style_id not in levels:
-                        style = Paragraph(item, document).style
-                        name = (style.name if style is not None else None) or ""
-                        levels[style_id] = (_level(name), name.lower().startswith("list"))
-                    level, listed = levels[style_id]
-                    role = "heading" if level is not None else "list_item" if listed else None
                     blocks.append((text, level, role))
+            blocks = _without_chrome(blocks)
             props = document.core_properties
         except IngestError:
             raise

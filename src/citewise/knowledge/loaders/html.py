@@ -50,7 +50,8 @@ from citewise.knowledge.loaders._html_chrome import (
 )
 from citewise.knowledge.loaders._html_colophon import is_colophon
 from citewise.knowledge.loaders._html_content import main_content
-from citewise.knowledge.loaders._html_contents import is_contents
+from citewise.knowledge.loaders._html_contents import is_contents, is_index
+from citewise.knowledge.loaders._html_display import display_text, is_code_display
 from citewise.knowledge.loaders._html_generators import heading_depth, is_badge, math_text, search_heading
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
@@ -116,6 +117,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             or is_navigation(child)
             or is_colophon(child)
             or (not out.contents and is_contents(child))
+            or is_index(child)
         ):
             pass
         elif (tag == "a" and (is_permalink(child) or is_jump_link(child) or
@@ -150,6 +152,10 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag == "pre" and is_man_page(shown := pre_text(child)):
             out.anchor(child)
             write_man_page(shown, out, 1 + out.shift)
+        elif not (out.cells or out.heading) and is_code_display(child):
+            out.anchor(child)  # a <tt> of lines (in a table's row its text is the cell's)
+            if written := out.raw(display_text(child)):
+                out.roles.append((written[0], written[0] + len(written[1]), "code"))
         elif tag == "pre" or is_code_block(child):
             out.anchor(child)
             # read once; a Pygments table's code is its <pre> beside the line numbers
@@ -165,7 +171,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.roles.append((written[0], written[0] + len(written[1]), role))
         elif label := admonition_label(child):
             out.flush("\n\n")
-            out.anchor(child)  # a footnote's id: its label, the note's first character
+            for inner in child.traverse(include_text=False):
+                out.anchor(inner)  # a footnote's id: its label, the note's first character
             out.marker += label  # "Note: " on the line of the note's first paragraph
         elif tag in _HEADINGS:
             out.anchor(child)
@@ -372,7 +379,7 @@ class HtmlLoader:
     # after its own paragraph, with its ids; only a term's leading ids at its start).
     # 61: a header or footer of links alone is navigation (Docutils' site links).
     # 62: a heading with its permalink in a block of its own is no page-parts bar.
-    version = "62"
+    version = "63"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
