@@ -110,3 +110,40 @@ def test_an_unclosed_typewriter_element_is_no_display() -> None:
     assert "form\n y=t\nx=(t-2)^2+1\n\nSee the example." in text, text
     assert [title for _, _, title in sections][-1] == "Question 6.18. Can an axis be reversed?"
     assert "Yes, with Linear(-1).\n\nOr not." in text, text
+
+
+BOXES = """<html><body>
+<h2>4 Declarations and Bindings</h2>
+<h3>4.2.1 Algebraic Datatype Declarations</h3>
+<p>A strictness flag is written with "!".</p>
+<table border=2 cellpadding=3>
+<tr><td>
+<h3>Translation:</h3>
+A declaration of the form <tt>data cx => T u1 ... uk = ...</tt> translates to a function.
+</td></tr></table>
+<table border=2 cellpadding=3>
+<tr><td><div align=center><img src="classes.gif" alt="Diagram of classes">
+<h4>Figure 5</h4> </div>
+<div align=center><h3>Standard Haskell Classes</h3></div>
+</td></tr></table>
+<h3>4.2.2 Type Synonym Declarations</h3>
+<p>A type synonym declaration introduces a new type.</p>
+<table><tr><td><h3>4.2.3 Datatype Renamings</h3><p>A newtype declaration renames.</p></td>
+<td>A layout table's cells stay the page's.</td></tr></table>
+</body></html>"""
+
+
+def test_a_framed_box_s_own_headings_open_no_section() -> None:
+    """The Report frames a translation and a figure in a one-cell table with a border;
+    their headings ("Translation:", "Figure 5") were sections, the next numbered sections
+    under them: "Translation: > 4.2.2 Type Synonym Declarations"."""
+    text, _, sections, _, roles = read_html(BOXES)
+    titles = [title for _, _, title in sections]
+    assert titles == [
+        "4 Declarations and Bindings",
+        "4 Declarations and Bindings > 4.2.1 Algebraic Datatype Declarations",
+        "4 Declarations and Bindings > 4.2.2 Type Synonym Declarations",
+        "4 Declarations and Bindings > 4.2.3 Datatype Renamings"], titles
+    start = text.index("Translation:")
+    assert (start, start + len("Translation:"), "heading") in roles
+    assert "Figure 5" in text and "translates to a function." in text

@@ -103,6 +103,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             described = False  # whether a paragraph of the definition has begun
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
+            after_item = False  # whether that sentence is a list's item
             stated: tuple[int, int] | None = None  # a default's line under a term (leaning)
             said = 0  # sentences asserted since the last heading, term or lead-in
             entry = 0  # where the first of those starts
@@ -118,8 +119,10 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                         defined = ""  # past the definition: "It is safe to combine …"
                     context = context[:2] if context and context[0] == _HEAD else []
                     # "Default: enabled" as a paragraph of its own (an option's field body,
-                    # lighttpd's manual) still completes the paragraph before it.
-                    if not leans_whole(sentence, across=True):
+                    # lighttpd's manual) still completes the paragraph before it — not a
+                    # list's last item: "Those delays are only examples." after "Other NMUs:
+                    # 10 days" is said of the list (the Developer's Reference's review).
+                    if not leans_whole(sentence, across=True) or after_item:
                         previous = None
                 end = b
                 role, lead = spans.described(roles, text, a, b)
@@ -177,6 +180,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     # The sentence it points back to is quoted with it (see REFERS_BACK).
                     out[pointed] = replace(out[pointed], quote=spans.quoted(text, previous, b))
                 previous = a if asserts else None
+                after_item = role == "list_item"
                 pointed = None
                 if not asserts:
                     context = [_HEAD, sentence]

@@ -15,7 +15,7 @@ from citewise.knowledge.loaders._html_display import is_code_display
 from citewise.knowledge.loaders._html_generators import class_names
 from citewise.knowledge.loaders._html_scribble import LAYOUT_TABLES as SCRIBBLE_BOXES
 
-__all__ = ["ADMONITION_CLASSES", "HEADINGS", "HEADING_QUERY", "is_layout_cell", "is_note_table",
+__all__ = ["ADMONITION_CLASSES", "HEADINGS", "HEADING_QUERY", "in_box", "is_layout_cell", "is_note_table",
            "layout_table", "table_of"]
 
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -56,6 +56,18 @@ def table_of(cell: Any) -> Any:
     while table is not None and table.tag not in ("table", "body"):
         table = table.parent
     return table if table is not None and table.tag == "table" else None
+
+
+def in_box(node: Any) -> bool:
+    """Whether ``node`` is inside a framed box: a table with a border and one cell, as older
+    hand-written pages draw a figure or a note (the Haskell Report's ``<table border=2
+    cellpadding=3><tr><td><h3>Translation:</h3>…``)."""
+    table = table_of(node)
+    if table is None or (table.attributes.get("border") or "0").strip() in ("", "0"):
+        return False
+    cells = [c for c in table.css("td, th")
+             if (own := table_of(c)) is not None and own.mem_id == table.mem_id]
+    return len(cells) == 1
 
 
 def layout_table(table: Any) -> bool:

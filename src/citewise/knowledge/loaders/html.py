@@ -69,7 +69,7 @@ from citewise.knowledge.loaders._html_repair import closed_empty
 from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, mark_text
 from citewise.knowledge.loaders._html_scribble import LINE_TABLES as SCRIBBLE_LINES
 from citewise.knowledge.loaders._html_scribble import table_lines
-from citewise.knowledge.loaders._html_tables import is_layout_cell
+from citewise.knowledge.loaders._html_tables import in_box, is_layout_cell
 from citewise.knowledge.loaders._javadoc import doc_comment_shift, is_javadoc, member_title
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
@@ -181,7 +181,12 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             _walk(child, out, in_main, guess)
             out.heading = False
             written = out.flush()
-            if written:
+            if written and in_box(child):
+                # A framed box's own caption ("Figure 5", "Translation:"): a heading for
+                # what is in the box, no section of the page (the Haskell Report's review,
+                # 2026-12-07: "Translation: > 4.2.2 Type Synonym Declarations").
+                out.roles.append((written[0], written[0] + len(written[1]), "heading"))
+            elif written:
                 title = member_title(written[1], out.ids_at(written[0])) if out.javadoc \
                     else written[1]
                 level = out.level(_HEADINGS[tag] + heading_depth(child))
