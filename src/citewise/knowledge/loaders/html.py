@@ -384,7 +384,7 @@ class HtmlLoader:
     # after its own paragraph, with its ids; only a term's leading ids at its start).
     # 61: a header or footer of links alone is navigation (Docutils' site links).
     # 62: a heading with its permalink in a block of its own is no page-parts bar.
-    version = "63"
+    version = "64"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
