@@ -139,3 +139,100 @@ def test_a_running_title_and_a_bar_of_links_are_no_text(tmp_path: Path) -> None:
 
     doc = _load(tmp_path, build)
     assert doc.text == "Chapter 8. Package tools\n\nUse dpkg.\n\ndpkg | low level", doc.text
+
+
+# -- what the first version got wrong (its code review, 2026-12-07) --------------------------
+
+def test_links_mid_text_stay_text_with_their_roles(tmp_path: Path) -> None:
+    """Three section links under "See also:" are the text's, not a table of contents; two
+    bulleted links keep their role."""
+    bullet = ('<w:p {ns}><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>'
+              '</w:pPr><w:hyperlink w:anchor="{a}"><w:r><w:t>{t}</w:t></w:r></w:hyperlink></w:p>')
+
+    def build(d: Any) -> None:
+        d.add_heading("Networking", 1)
+        d.add_paragraph("Configure the interface first. See also:")
+        for title, anchor in (("Firewall rules", "fw"), ("DNS settings", "dns"),
+                              ("Proxy configuration", "proxy")):
+            _append(d, _anchor_link(title, anchor))
+        d.add_paragraph("Related sections:")
+        for title, anchor in (("Installing", "inst"), ("Upgrading", "up")):
+            _append(d, bullet.format(ns=_NS, a=anchor, t=title))
+
+    doc = _load(tmp_path, build)
+    assert "See also:\n\nFirewall rules\n\nDNS settings\n\nProxy configuration" in doc.text
+    roles = {doc.text[a:b]: r for a, b, r in doc.roles}
+    assert roles.get("Installing") == roles.get("Upgrading") == "list_item", doc.roles
+
+
+def test_a_contents_line_whose_link_field_ends_early_is_contents(tmp_path: Path) -> None:
+    """LibreOffice ends a link's field before a part in another font ("… inside
+    dists/stable/main?"); the rest is still drawn as the link."""
+    early = (f"<w:p {_NS}>"
+             '<w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+             '<w:r><w:instrText xml:space="preserve"> HYPERLINK "faq.html" \\l "dirs"</w:instrText>'
+             '</w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+             '<w:r><w:t xml:space="preserve">6.8. What are the directories inside </w:t></w:r>'
+             '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+             '<w:r><w:rPr><w:rStyle w:val="InternetLink"/></w:rPr><w:t>dists/stable/main?</w:t>'
+             "</w:r></w:p>")
+
+    def build(d: Any) -> None:
+        d.add_paragraph("Table of Contents")
+        _append(d, _field_link("6.7. Which distributions are there?", '"faq.html" \\l "a"'))
+        _append(d, early)
+        _append(d, _field_link("6.9. Where is the source code?", '"faq.html" \\l "b"'))
+        d.add_heading("6.7. Which distributions are there?", 2)
+        d.add_paragraph("Three.")
+
+    doc = _load(tmp_path, build)
+    assert doc.text == "6.7. Which distributions are there?\n\nThree.", doc.text
+
+
+def test_a_text_file_s_preformatted_paragraphs_are_prose(tmp_path: Path) -> None:
+    """A text file LibreOffice converts is all "Preformatted Text": no listing, its
+    paragraphs apart."""
+    def build(d: Any) -> None:
+        _styled(d, "Preformatted Text")
+        for line in ("Installing the tool", "Run the installer. The default is /opt/tool.",
+                     "Uninstalling", "Delete the directory."):
+            d.add_paragraph(line, style="Preformatted Text")
+
+    doc = _load(tmp_path, build)
+    assert doc.text == ("Installing the tool\n\nRun the installer. The default is /opt/tool."
+                        "\n\nUninstalling\n\nDelete the directory."), doc.text
+    assert not doc.roles
+
+
+def test_a_listing_keeps_its_blank_lines_and_two_listings_stay_two(tmp_path: Path) -> None:
+    def build(d: Any) -> None:
+        _styled(d, "Preformatted Text")
+        d.add_paragraph("Two stanzas, then a command:")
+        for line in ("Package: eg-tools", "", "Package: eg-doc"):
+            d.add_paragraph(line, style="Preformatted Text")
+        d.add_paragraph("")
+        d.add_paragraph("$ make", style="Preformatted Text")
+
+    doc = _load(tmp_path, build)
+    assert doc.text == ("Two stanzas, then a command:\n\nPackage: eg-tools\n\nPackage: eg-doc"
+                        "\n\n$ make"), doc.text
+    codes = [doc.text[a:b] for a, b, r in doc.roles if r == "code"]
+    assert codes == ["Package: eg-tools\n\nPackage: eg-doc", "$ make"], codes
+
+
+def test_a_table_of_web_addresses_is_text(tmp_path: Path) -> None:
+    def cell(text: str, rid: str) -> str:
+        return (f'<w:tc><w:p><w:hyperlink r:id="{rid}"><w:r><w:t>{text}</w:t></w:r>'
+                "</w:hyperlink></w:p></w:tc>")
+
+    rows = "".join(f"<w:tr>{cell(name, 'rId1')}{cell(url, 'rId2')}</w:tr>" for name, url in (
+        ("Debian mirror", "http://deb.debian.org"), ("Ubuntu archive", "http://archive.ubuntu.com"),
+        ("Fedora mirror", "http://mirror.fedora.org")))
+
+    def build(d: Any) -> None:
+        d.add_paragraph("Official download mirrors:")
+        _append(d, f'<w:tbl {_NS}><w:tblPr/><w:tblGrid><w:gridCol w:w="2000"/>'
+                   f'<w:gridCol w:w="2000"/></w:tblGrid>{rows}</w:tbl>')
+
+    doc = _load(tmp_path, build)
+    assert "Debian mirror | http://deb.debian.org\nUbuntu archive" in doc.text, doc.text

@@ -147,3 +147,19 @@ def test_a_framed_box_s_own_headings_open_no_section() -> None:
     start = text.index("Translation:")
     assert (start, start + len("Translation:"), "heading") in roles
     assert "Figure 5" in text and "translates to a function." in text
+
+
+def test_a_display_keeps_the_anchors_inside_it_and_a_term_stays_a_term() -> None:
+    """The Prelude's listings hold 192 instances' anchors, its index's link targets; a
+    ``<dt>`` signature broken over two lines is the term of the description under it."""
+    page = ("<html><body><h1>Prelude</h1><p>Intro.</p><tt>x&nbsp;=&nbsp;1<br>"
+            "<a name='here'></a>&nbsp;&nbsp;y&nbsp;=&nbsp;2<br>z = 3</tt><p>After.</p>"
+            "<dl><dt><code>orthographic(triple camera)<br>orthographic(real x)</code></dt>"
+            "<dd><p>This projects from three to two dimensions.</p></dd></dl>"
+            "<table class='index-table'><tr><td>Real data</td><td>42</td></tr></table>"
+            "</body></html>")
+    text, _, _, meta, roles = read_html(page)
+    assert text[meta["anchors"]["here"]:].startswith("  y = 2\nz = 3"), text
+    term = text.index("orthographic(triple camera)")
+    assert [r for a, _, r in roles if a == term] == ["term"], roles
+    assert "Real data | 42" in text, text

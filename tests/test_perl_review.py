@@ -128,3 +128,15 @@ def test_a_one_letter_switch_is_matched_in_its_own_case(tmp_path: Path) -> None:
     answer = ask_over(tmp_path / "upper", {"perlrun.pod": PERLRUN_CASES},
                       "What does perl's -C switch do?")
     assert answer.citations and "-C switch" in answer.citations[0].excerpt, answer.text
+
+
+def test_a_switch_s_letter_the_question_also_writes_as_a_word_is_kept() -> None:
+    """"Compile C code with gcc -c" asks about C too: "c" stays a word of every sentence
+    that writes C (the code review, 2026-12-07)."""
+    from citewise.models.sentence_rank import _own_case, _switch_letters
+
+    assert _switch_letters("How do I compile C code to an object file with gcc -c?") == {}
+    letters = _switch_letters("What does perl's -c switch do?")
+    assert letters == {"c": ("-c",)}
+    assert "c" not in _own_case(["c", "switch"], "the -C switch", letters)
+    assert "c" in _own_case(["c", "caus"], "-c causes Perl to check", letters)

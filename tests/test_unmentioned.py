@@ -174,6 +174,11 @@ def test_a_punctuation_mark_s_name_a_passage_writes_is_no_absent_word() -> None:
     assert absent_words("Tildes carets?", seen, None).counted == ["carets"]
     plain = [{"unmentioned": ["tilde"], "results": [{"text": "Lazy patterns match."}]}]
     assert absent_words("Tilde pattern?", plain, None).counted == ["tilde"]
+    # Not an ordinary word whose mark is everywhere, nor a mark set between words as
+    # punctuation (the code review: "the big bang search algorithm" was answered).
+    loose = [{"unmentioned": ["bang", "tilde"],
+              "results": [{"text": "Match it! A value ~ or not."}]}]
+    assert absent_words("Bang tilde?", loose, None).counted == ["bang", "tilde"]
 
 
 def test_the_decline_names_the_words_in_the_questions_language() -> None:

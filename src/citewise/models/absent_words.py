@@ -105,13 +105,13 @@ _ASKS_LIMIT = re.compile(r"(?:long|short|larg|bigg|small|high|low|great|few|wid|
 # A punctuation mark's name: no index holds "~", so "tilde" was reported absent and declined
 # "Can matching a lazy pattern written with a tilde ever fail?" over the Haskell Report's
 # "Matching the pattern ~apat against a value v always succeeds." (review, 2026-12-07).
+# Only names that are no ordinary word ("star", "bang", "dash", "pipe", "hash" are, and their
+# marks are in every passage: "Does grep use the big bang search algorithm?" was answered —
+# code review, 2026-12-07); the mark must be written against a word or another mark, as an
+# operator is ("~apat", "^x", "`cmd`"), not as punctuation between words.
 _SYMBOLS = {"tilde": "~", "caret": "^", "backslash": "\\", "backtick": "`", "backquote": "`",
-            "pipe": "|", "ampersand": "&", "asterisk": "*", "star": "*", "hash": "#",
-            "octothorpe": "#", "percent": "%", "dollar": "$", "semicolon": ";", "colon": ":",
-            "underscore": "_", "slash": "/", "bracket": "[", "brace": "{", "parenthesis": "(",
-            "parentheses": "(", "paren": "(", "equals": "=", "plus": "+", "bang": "!",
-            "exclamation": "!", "apostrophe": "'", "ellipsis": "...", "dash": "-",
-            "hyphen": "-", "at-sign": "@", "chevron": "<"}
+            "ampersand": "&", "asterisk": "*", "octothorpe": "#", "semicolon": ";",
+            "underscore": "_", "ellipsis": "..."}
 
 
 def _written_as_symbol(word: str, shown: str) -> bool:
@@ -119,7 +119,8 @@ def _written_as_symbol(word: str, shown: str) -> bool:
     name = word.lower()
     symbol = _SYMBOLS.get(name) or _SYMBOLS.get(name.removesuffix("es")) \
         or _SYMBOLS.get(name.removesuffix("s"))
-    return symbol is not None and symbol in shown
+    return symbol is not None and re.search(
+        rf"\S{re.escape(symbol)}|{re.escape(symbol)}\S", shown) is not None
 
 
 def _texts(observations: Sequence[dict[str, Any]]) -> str:

@@ -297,8 +297,12 @@ def _switch_letters(question: str) -> dict[str, tuple[str, ...]]:
     ``{"c": ("-c",)}``."""
     out: dict[str, tuple[str, ...]] = {}
     for switch, _, _ in named_switches(question):
-        if len(switch) == 2 and switch not in out.get(switch[1].lower(), ()):
-            out[switch[1].lower()] = (*out.get(switch[1].lower(), ()), switch)
+        letter = switch[1].lower()
+        # Not a letter the question also writes as a word: "compile C code with gcc -c"
+        # asks about C as well.
+        if len(switch) == 2 and switch not in out.get(letter, ()) and re.search(
+                rf"(?<![\w.'’-]){letter}(?![\w'’.-])", question, re.I) is None:
+            out[letter] = (*out.get(letter, ()), switch)
     return out
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-__all__ = ["Kind", "is_linked", "kind_of", "numbered"]
+__all__ = ["Kind", "kind_of", "linked", "numbered"]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
@@ -24,9 +24,10 @@ _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 # and the heading over them ("TOC Heading", "Contents Heading").
 _CONTENTS = re.compile(r"^(?:toc|contents)(?:\s*\d+|\s+heading)$", re.IGNORECASE)
 # Code as the editors style it: Word's "HTML Preformatted" and "Macro Text" ("macro"),
-# LibreOffice's "Preformatted Text", pandoc's "Source Code", a house style's "Code".
+# LibreOffice's "Preformatted Text", pandoc's "Source Code", a house style's "Code". (Not
+# Word's "Plain Text": a text file's paragraphs.)
 _CODE = frozenset(("html preformatted", "preformatted text", "source code", "code",
-                   "code block", "macro text", "macro", "plain text"))
+                   "code block", "macro text", "macro"))
 # LibreOffice's definition list: "List Heading" is a term (<dt>), "List Contents" its text.
 _TERM = frozenset(("list heading", "definition term"))
 _NOT_LIST = frozenset(("list contents", "list continue", "list continue 2", "list continue 3"))
@@ -68,18 +69,23 @@ def numbered(p: Any) -> bool:
     return ident is None or ident.get(f"{_W}val") != "0"
 
 
-_PAGE = re.compile(r"[\s\d.·…ivxlc]*")  # a contents line's page number and leader dots
+# A contents line's page number after its leader dots or tab: "12", "iv".
+_PAGE = re.compile(r"[\s.·…]*(?:\d+|(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})"
+                   r"(?:ix|iv|v?i{0,3}))?\s*", re.IGNORECASE)
 
 
-def is_linked(p: Any, *, internal: bool) -> bool:
-    """Whether paragraph ``p`` shows nothing but linked text (a page number after it aside):
-    inside a ``w:hyperlink`` or shown by a ``HYPERLINK`` field, as LibreOffice writes its
-    links. With ``internal``, only links to a place in the document (``w:anchor``, a
-    field's ``\\l``) count — a table of contents, not a list of web addresses."""
-    linked: list[str] = []
+def linked(p: Any, *, internal: bool) -> str:
+    """What of paragraph ``p`` is linked: "page" when it shows a link and then a page number
+    (a table of contents' line), "link" when half its text or more is linked — inside a
+    ``w:hyperlink`` or shown by a ``HYPERLINK`` field, as LibreOffice writes links (which
+    ends the field before a code-font part: "6.8. What are all those directories inside
+    dists/stable/main?") —, "" otherwise. With ``internal``, only links to a place in the
+    document count (``w:anchor``, a field's ``\\l``): contents, not web addresses."""
+    linked_text: list[str] = []
+    styled: list[str] = []
     rest: list[str] = []
     fields: list[list[str]] = []  # each open field: [instruction, "shown" once separated]
-    for node in p.iter(f"{_W}t", f"{_W}fldChar", f"{_W}instrText", f"{_W}fldSimple"):
+    for node in p.iter(f"{_W}t", f"{_W}fldChar", f"{_W}instrText"):
         tag = node.tag
         if tag == f"{_W}fldChar":
             kind = node.get(f"{_W}fldCharType")
@@ -92,9 +98,31 @@ def is_linked(p: Any, *, internal: bool) -> bool:
         elif tag == f"{_W}instrText":
             if fields:
                 fields[-1][0] += node.text or ""
-        elif tag == f"{_W}t":
-            (linked if _in_link(node, fields, internal) else rest).append(node.text or "")
-    return bool("".join(linked).strip()) and _PAGE.fullmatch("".join(rest)) is not None
+        elif _in_link(node, fields, internal):
+            linked_text.append(node.text or "")
+        elif _link_styled(node):
+            styled.append(node.text or "")
+        else:
+            rest.append(node.text or "")
+    shown = "".join(linked_text).strip()
+    if not shown:
+        return ""
+    shown += "".join(styled)  # past the field's end, still drawn as the link
+    other = "".join(rest)
+    if _PAGE.fullmatch(other) is not None:
+        return "page" if other.strip() else "link"
+    return "link" if len(shown) >= len(other.strip()) else ""
+
+
+# The character style a link is drawn with: Word's "Hyperlink", LibreOffice's "Internet Link".
+_LINK_STYLES = frozenset(("Hyperlink", "InternetLink", "InternetLink0"))
+
+
+def _link_styled(t: Any) -> bool:
+    run = t.getparent()
+    props = run.find(f"{_W}rPr") if run is not None else None
+    style = props.find(f"{_W}rStyle") if props is not None else None
+    return style is not None and style.get(f"{_W}val") in _LINK_STYLES
 
 
 def _in_link(t: Any, fields: list[list[str]], internal: bool) -> bool:

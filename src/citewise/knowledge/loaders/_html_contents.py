@@ -60,8 +60,7 @@ def is_contents(node: Any) -> bool:
 # and its "Jump to:" bars (``cp-letters-header-printindex``; 6's is a bare table of
 # ``a.summary-letter`` links). SBCL's one-page manual stored four, 789 rows of "rotate-byte:
 # | | sb-rotate-byte" that searches found (new-user review, 2026-12-07).
-_INDEX_CLASS = re.compile(r"index-[a-z]{2,}|[a-z]{2,}-(?:entries|letters-header|letters-footer)"
-                          r"-printindex")
+_INDEX_CLASS = re.compile(r"index-[a-z]{2,}|[a-z]{2,}-entries-printindex")
 _JUMP_LETTER = frozenset(("summary-letter", "summary-letter-printindex"))
 
 
@@ -71,7 +70,9 @@ def is_index(node: Any) -> bool:
     if node.tag != "table":
         return False
     if any(_INDEX_CLASS.fullmatch(c) for c in class_names(node)):
-        return True
+        # and Texinfo's: its entries link to their "#index-…" anchors ("index-table" is
+        # any site's class name)
+        return node.css_first('a[href*="#index-"]') is not None
     links = node.css("a")
     return bool(links) and all(class_names(a) & _JUMP_LETTER for a in links)
 

@@ -13,6 +13,7 @@ space, as a browser lays them out; ``<br>`` ends a line; no-break spaces stay.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["display_text", "is_code_display"]
@@ -25,24 +26,54 @@ _SPACES = re.compile(r"[ \t\r\n\f]+")
 def is_code_display(node: Any) -> bool:
     """A ``<tt>`` or ``<code>`` element holding two lines or more, broken by ``<br>``, and no
     block (a ``<tt>`` left open runs on through the page's paragraphs and headings: the
-    Asymptote FAQ's)."""
+    Asymptote FAQ's), nor inside a term (a ``<dt>``'s signature over two lines is its
+    term, the description under it its own: Asymptote's "orthographic")."""
     if node.tag not in _DISPLAY_TAGS or node.css_first("br") is None \
             or node.css_first(_BLOCKS) is not None:
         return False
-    return sum(1 for line in display_text(node).split("\n") if line.strip()) >= 2
+    above = node.parent
+    while above is not None and above.tag not in ("body", "html"):
+        if above.tag == "dt":
+            return False
+        above = above.parent
+    return sum(1 for line in display_text(node)[0].split("\n") if line.strip()) >= 2
 
 
-def display_text(node: Any) -> str:
-    """``node``'s lines as a browser shows them: indentation (no-break spaces) kept as
-    spaces, line ends trimmed, blank lines at either end dropped."""
+def display_text(node: Any, ids: Callable[[Any], str | None] = lambda _: None
+                 ) -> tuple[str, list[tuple[int, str]]]:
+    """``node``'s lines as a browser shows them — indentation (no-break spaces) kept as
+    spaces, line ends trimmed, blank lines at either end dropped — and where in them each
+    element inside it that ``ids`` names starts (the Haskell Report's Prelude has 192
+    instances' anchors inside its listings, pointed at by its index)."""
     parts: list[str] = []
-    _collect(node, parts)
-    lines = ["".join(line).strip(" ").replace("\xa0", " ").rstrip()
-             for line in "".join(parts).split("\n")]
-    return "\n".join(lines).strip("\n")
+    marks: list[tuple[int, str]] = []
+    _collect(node, parts, marks, ids)
+    raw = "".join(parts)
+    lines: list[str] = []
+    starts: list[tuple[int, int, int]] = []  # (raw start, raw end, written start) of each line
+    at = written = 0
+    for line in raw.split("\n"):
+        kept = line.strip(" ").replace("\xa0", " ").rstrip()
+        lead = len(line) - len(line.lstrip(" "))
+        starts.append((at + lead, at + len(line), written))
+        lines.append(kept)
+        at += len(line) + 1
+        written += len(kept) + 1
+    text = "\n".join(lines)
+    cut = len(text) - len(text.lstrip("\n"))
+    text = text.strip("\n")
+    placed: list[tuple[int, str]] = []
+    for offset, ident in marks:
+        for (begin, end, start), kept in zip(starts, lines, strict=True):
+            if offset <= end:
+                column = min(max(offset - begin, 0), len(kept))
+                placed.append((min(max(start + column - cut, 0), len(text)), ident))
+                break
+    return text, placed
 
 
-def _collect(node: Any, parts: list[str]) -> None:
+def _collect(node: Any, parts: list[str], marks: list[tuple[int, str]],
+             ids: Callable[[Any], str | None]) -> None:
     child = node.child
     while child is not None:
         if child.tag == "-text":
@@ -50,5 +81,7 @@ def _collect(node: Any, parts: list[str]) -> None:
         elif child.tag == "br":
             parts.append("\n")
         elif child.tag not in ("script", "style", "-comment"):
-            _collect(child, parts)
+            if ident := ids(child):
+                marks.append((sum(len(p) for p in parts), ident))
+            _collect(child, parts, marks, ids)
         child = child.next

@@ -29,7 +29,8 @@ from citewise.errors import IngestError
 from citewise.knowledge.loaders._archive import open_zip
 from citewise.knowledge.loaders._blocks import section_spans
 from citewise.knowledge.loaders._decode import file_metadata
-from citewise.knowledge.loaders._docx_paragraphs import Kind, is_linked, kind_of, numbered
+from citewise.knowledge.loaders._docx_chrome import Block, tidy
+from citewise.knowledge.loaders._docx_paragraphs import Kind, kind_of, linked, numbered
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan
 
 __all__ = ["MAX_PARAGRAPHS", "DocxLoader"]
@@ -60,7 +61,7 @@ _SPACE = re.compile(r"[ \t\u00a0]+")
 
 def _code_text(text: str) -> str:
     """A code paragraph's text: its spacing kept, only line ends trimmed."""
-    return "\n".join(line.rstrip() for line in text.replace("\r", "\n").split("\n")).strip("\n")
+    return "\n".join(line.rstrip() for line in text.replace("\r", "\n").split("\n"))
 
 
 def _para_text(text: str) -> str:
@@ -119,50 +120,14 @@ def _table_lines(tbl: Any) -> list[str]:
     return lines
 
 
-_LINKED = "linked"  # a paragraph of links into the document: contents, if among others
-_CONTENTS_TITLE = re.compile(r"(?i)(?:table of )?contents")
-_CONTENTS_RUN = 3  # links into the document, one a paragraph, this many in a row: contents
-
-
-def _without_chrome(blocks: list[tuple[str, int | None, str | None]]
-                    ) -> list[tuple[str, int | None, str | None]]:
-    """``blocks`` less what a reader skips: the table of contents (its styles' paragraphs,
-    or :data:`_CONTENTS_RUN` or more paragraphs in a row each only a link into the
-    document) and the title over it, and a table whose one line repeats the heading after
-    it (a chapter's running title); a code block's paragraphs, one a line, joined."""
-    out: list[tuple[str, int | None, str | None]] = []
-    i = 0
-    while i < len(blocks):
-        text, level, role = blocks[i]
-        if role == _LINKED:
-            j = i
-            while j < len(blocks) and blocks[j][2] == _LINKED:
-                j += 1
-            if j - i < _CONTENTS_RUN:
-                out += [(t, lv, None) for t, lv, _ in blocks[i:j]]
-            elif out and out[-1][1] is None and _CONTENTS_TITLE.fullmatch(out[-1][0].strip()):
-                out.pop()  # "Table of Contents" over them
-            i = j
-            continue
-        if role == "contents":
-            if out and out[-1][1] is None and _CONTENTS_TITLE.fullmatch(out[-1][0].strip()):
-                out.pop()
-        elif role == "table" and "\n" not in text and i + 1 < len(blocks) and \
-                blocks[i + 1][1] is not None and " ".join(text.split()) == blocks[i + 1][0]:
-            pass  # the running title over a chapter's heading
-        elif role == "code" and out and out[-1][2] == "code":
-            out[-1] = (f"{out[-1][0]}\n{text}", None, "code")
-        else:
-            out.append((text, level, role))
-        i += 1
-    return out
-
-
-def _links_only(tbl: Any) -> bool:
-    """A table whose every line of text is a link (a chapter's previous / next bar)."""
+def _link_bar(tbl: Any) -> bool:
+    """A bar of links (a chapter's previous / next): a table of one or two rows and at most
+    three cells with text, each only a link — not a table of web addresses."""
+    rows = [tr for tr in tbl.iter(f"{_W}tr")]
     paragraphs = [p for p in tbl.iter(f"{_W}p") if "".join(t.text or "" for t in p.iter(
         f"{_W}t")).strip()]
-    return bool(paragraphs) and all(is_linked(p, internal=False) for p in paragraphs)
+    return len(rows) <= 2 and 0 < len(paragraphs) <= 3 and all(
+        linked(p, internal=False) for p in paragraphs)
 
 
 def _corrupt(path: Path, exc: BaseException) -> IngestError:
@@ -202,12 +167,13 @@ class DocxLoader:
                              "limit_paragraphs": MAX_PARAGRAPHS},
                 )
             kinds: dict[str | None, Kind] = {}  # style id -> what its paragraphs are
-            blocks: list[tuple[str, int | None, str | None]] = []  # (text, level, role)
+            blocks: list[Block] = []
             for item in _find(body, _BLOCKS):
                 if item.tag == _TBL:
                     rows = _table_lines(item)
-                    if rows and not _links_only(item):
-                        blocks.append(("\n".join(rows), None, "table"))
+                    if rows and not _link_bar(item):
+                        blocks.append(Block("\n".join(rows), None, "table",
+                                            banner=len(rows) == 1))
                     continue
                 style_id = item.style
                 if style_id not in kinds:
@@ -215,16 +181,15 @@ class DocxLoader:
                     kinds[style_id] = kind_of((style.name if style is not None else None) or "")
                 level, role = kinds[style_id]
                 if role == "code":
-                    text = _code_text(_runs_text(item))
-                else:
-                    text = _para_text(_runs_text(item))
-                    if role is None and numbered(item):
-                        role = "list_item"
-                    if role in (None, "term", "list_item") and is_linked(item, internal=True):
-                        role = _LINKED
-                if text:
-                    blocks.append((text, level, role))
-            blocks = _without_chrome(blocks)
+                    blocks.append(Block(_code_text(_runs_text(item)), level, role))
+                    continue
+                text = _para_text(_runs_text(item))
+                if role is None and numbered(item):
+                    role = "list_item"
+                link = linked(item, internal=True) if role in (None, "term", "list_item") \
+                    else ""
+                blocks.append(Block(text, level, role, link))
+            written = tidy(blocks)
             props = document.core_properties
         except IngestError:
             raise
@@ -235,7 +200,7 @@ class DocxLoader:
         headings: list[tuple[int, int, str]] = []
         roles: list[RoleSpan] = []
         pos = 0
-        for text, level, role in blocks:
+        for text, level, role in written:
             if parts:
                 parts.append("\n\n")
                 pos += 2

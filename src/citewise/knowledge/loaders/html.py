@@ -28,6 +28,7 @@ from citewise.knowledge.loaders._html_blocks import (
     ahead_of_term,
     block_role,
     class_names,
+    element_id,
     element_sibling,
     is_caption,
     is_code_block,
@@ -154,8 +155,11 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             write_man_page(shown, out, 1 + out.shift)
         elif not (out.cells or out.heading) and is_code_display(child):
             out.anchor(child)  # a <tt> of lines (in a table's row its text is the cell's)
-            if written := out.raw(display_text(child)):
+            shown, marks = display_text(child, element_id)
+            if written := out.raw(shown):
                 out.roles.append((written[0], written[0] + len(written[1]), "code"))
+                for offset, ident in marks:
+                    out.anchors.setdefault(ident, written[0] + offset)
         elif tag == "pre" or is_code_block(child):
             out.anchor(child)
             # read once; a Pygments table's code is its <pre> beside the line numbers
