@@ -87,3 +87,48 @@ def test_see_also_test_code_and_page_settings(tmp_path: Path) -> None:
 def test_an_rst_txt_page_reads_the_same(tmp_path: Path) -> None:
     # Python's sources are shipped as "sorting.rst.txt": the text loader reads them as rST.
     assert _load(tmp_path, "sorting.rst.txt") == _load(tmp_path)
+
+
+DOMAINS = """Builders
+========
+
+.. module:: sphinx.builders.dummy
+.. class:: DummyBuilder
+
+   This builder produces no output.
+
+.. class:: special
+
+A paragraph docutils gives the class "special".
+
+.. rst:directive:: .. default-domain:: name
+
+   Select a new default domain.
+
+.. confval:: napoleon_numpy_docstring
+
+   True to parse `NumPy style`_ docstrings, all levels included. [#]_
+
+.. todo:: Move this whole section into a guide.
+
+.. _NumPy style: https://numpydoc.org
+"""
+
+
+def test_sphinx_s_class_and_rst_directive_entries_keep_their_names(tmp_path: Path) -> None:
+    """Sphinx's review (2026-12-07): ".. class:: DummyBuilder" is the Python domain's (every
+    builder of its sources was lost as docutils' class attribute), and ".. rst:directive::
+    .. default-domain:: name" shows the directive as written (parsed, only "name" was
+    left). docutils' own class directive ("special") still shows nothing."""
+    path = tmp_path / "builders.rst"
+    path.write_text(DOMAINS, encoding="utf-8")
+    doc = load(path)
+    assert "DummyBuilder\n\nThis builder produces no output." in doc.text, doc.text
+    assert "special" not in doc.text.replace('class "special"', "")
+    term = ".. default-domain:: name"
+    assert f"{term}\n\nSelect a new default domain." in doc.text, doc.text
+    start = doc.text.index(term)
+    assert (start, start + len(term), "term") in doc.roles
+    # A reference whose target is outside the directive's body, and a todo's label.
+    assert "True to parse NumPy style docstrings, all levels included. [#]" in doc.text
+    assert "Todo: Move this whole section into a guide." in doc.text, doc.text

@@ -77,6 +77,7 @@ from citewise.evaluation_match import (
 from citewise.evaluation_questions import (
     UNANSWERABLE,
     EvalQuestion,
+    label_forms,
     load_questions,
     parse_questions,
 )
@@ -202,8 +203,8 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
     got = texts.get(str(doc.document.get("id", "")))
     if got is None:  # the document is gone: compare the excerpt alone
         quote = _norm(c.excerpt)
-        ok = any(_norm(e) in quote or (quote in _norm(e) and len(quote) >= MATCH_COVERAGE
-                                       * len(_norm(e))) for e in expected)
+        ok = any(form in quote or (quote in form and len(quote) >= MATCH_COVERAGE * len(form))
+                 for e in expected for form in label_forms(e))
         return ok, doc.source, c.excerpt
     text, index = got
     if c.start_char is not None and c.end_char is not None:
@@ -285,9 +286,11 @@ def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
     for q in questions:
         pool = [flat for src, flat in docs
                 if q.document is None or source_matches(src, q.document)]
-        lost = [e for e in q.expected or () if not any(_norm(e) in flat for flat in pool)]
+        lost = [e for e in q.expected or () if not any(
+            form in flat for flat in pool for form in label_forms(e))]
         if pool and q.document is not None:
-            found = {e: next((src for src, flat in docs if _norm(e) in flat), None)
+            found = {e: next((src for src, flat in docs
+                              if any(form in flat for form in label_forms(e))), None)
                      for e in lost}
             lost = [e for e in lost if found[e] is None]
             moved = [(e, src) for e, src in found.items() if src is not None]

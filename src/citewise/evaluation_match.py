@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from citewise.evaluation_questions import CELL, visible
-from citewise.evaluation_questions import norm as _norm
+from citewise.evaluation_questions import CELL, label_forms, visible
 from citewise.sentences import ends_abbreviation
 
 __all__ = [
@@ -57,14 +56,14 @@ def locate(text: str, sentence: str, *, index: tuple[str, list[int]] | None = No
            ) -> list[tuple[int, int]]:
     """Every occurrence of ``sentence`` in ``text``, whitespace-insensitively, as offsets
     of ``text``. ``index`` is ``normalised(text)`` when the caller has it already."""
-    needle = _norm(sentence)
     flat, where = index if index is not None else normalised(text)
     out: list[tuple[int, int]] = []
-    at = flat.find(needle) if needle else -1
-    while at >= 0:
-        out.append((where[at], where[at + len(needle) - 1] + 1))
-        at = flat.find(needle, at + 1)
-    return out
+    for needle in label_forms(sentence):  # as written; an rST label also as rendered
+        at = flat.find(needle) if needle else -1
+        while at >= 0:
+            out.append((where[at], where[at + len(needle) - 1] + 1))
+            at = flat.find(needle, at + 1)
+    return sorted(set(out))
 
 
 def sentence_extent(text: str, start: int, end: int) -> tuple[int, int]:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewise.errors import InvalidInput, NotFound
+from citewise.knowledge.loaders._rst_sphinx import unknown_role
 
-__all__ = ["CELL", "UNANSWERABLE", "EvalQuestion", "load_questions", "norm", "parse_questions",
-           "visible"]
+__all__ = ["CELL", "UNANSWERABLE", "EvalQuestion", "label_forms", "load_questions", "norm",
+           "parse_questions", "visible"]
 
 #: The ``expected`` value of a question the documents do not answer.
 UNANSWERABLE = "unanswerable"
@@ -29,30 +30,47 @@ CELL = "|"
 _CELL = re.compile(r"(?<!\S)\|(?!\S)")  # CELL alone; evaluation_match.normalised skips it too
 
 
-def norm(text: str) -> str:
+def norm(text: str, *, rst: bool = False) -> str:
     """``text`` with every run of whitespace collapsed to one space, stripped; a cell
     separator standing alone counts as whitespace, and markdown's markup as the page shows
-    it (:func:`visible`)."""
-    return _WS.sub(" ", _CELL.sub(" ", visible(text)[0])).strip()
+    it (:func:`visible`; with ``rst``, reStructuredText's too)."""
+    return _WS.sub(" ", _CELL.sub(" ", visible(text, rst=rst)[0])).strip()
 
 
-def visible(text: str) -> tuple[str, list[int]]:
+def label_forms(label: str) -> tuple[str, ...]:
+    """What an expected sentence may read as in the stored text (:func:`norm`): as written,
+    and, when it holds reStructuredText's markup, as the rST loader renders it."""
+    plain, rendered = norm(label), norm(label, rst=True)
+    return (plain,) if rendered == plain else (plain, rendered)
+
+
+def visible(text: str, *, rst: bool = False) -> tuple[str, list[int]]:
     """``text`` as a rendered markdown page shows it — a link or an image as its text,
     without code spans' backticks or strong emphasis's asterisks — and each character's
     offset in ``text``. Markdown is stored as written, so a label copied from the rendered
     page ("csv (CSV table)") was never found in "`csv` ([CSV](https://…) table)": pandoc's
     review (2026-12-05) rewrote 24 of its 30 labels. Text without such markup is itself."""
-    if "`" not in text and "*" not in text and "_" not in text and "](" not in text:
+    if "`" not in text and "*" not in text and "_" not in text and "](" not in text and not (
+            rst and ("\\" in text or "::" in text)):
         return text, list(range(len(text)))
     chars: list[str] = []
     where: list[int] = []
     at = 0
-    for m in _MARKUP.finditer(text):
+    for m in (_RST if rst else _MARKUP).finditer(text):
         chars.extend(text[at:m.start()])
         where.extend(range(at, m.start()))
-        inner = next((g for g in ("link", "em", "under") if m.group(g) is not None), None)
-        if inner is not None:  # the link's or the emphasis's text, itself rendered
-            shown, at_inner = visible(m.group(inner))
+        inner = next((g for g in ("link", "em", "under", *(("ref", "esc") if rst else ()))
+                      if m.group(g) is not None), None)
+        if rst and m.group("role") is not None:  # a Sphinx role as the rST loader renders it
+            shown = unknown_role(m.group("role"))
+            start = m.group("role").find(shown, m.group("role").index("`") + 1)
+            chars.extend(shown)
+            where.extend(range(m.start() + start, m.start() + start + len(shown)))
+        elif rst and m.group("end") is not None:  # "as follows::" reads "as follows:"
+            chars.append(":")
+            where.append(m.start())
+        elif inner is not None:  # the link's or the emphasis's text, itself rendered
+            shown, at_inner = visible(m.group(inner), rst=rst)
             chars.extend(shown)
             where.extend(m.start(inner) + i for i in at_inner)
         at = m.end()
@@ -69,6 +87,16 @@ def visible(text: str) -> tuple[str, list[int]]:
 _MARKUP = re.compile(r"!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
                      r"|(?<![\w*])\*(?=[^\W_])(?P<em>[^*\n]{1,200}?)(?<=[^\W_])\*(?![\w*])"
                      r"|(?<![\w_])_(?=[^\W_])(?P<under>[^_\n]{1,200}?)(?<=[^\W_])_(?![\w_])")
+# And, in a label only, reStructuredText's as its loader renders a Sphinx source (Sphinx's
+# review, 2026-12-07: 12 of 30 labels copied from the .rst sources were "not found"): a role
+# (":confval:`x`", ":ref:`Title <target>`", ":func:`~a.b`"), a reference ("`NumPy style`_",
+# "`x <url>`__"), a backslash escape ("doesn\\'t"), a paragraph's closing "::". Not in the
+# stored text: a page that shows a role's syntax as text (an HTML page on reST) keeps it.
+_RST = re.compile(r"(?P<role>:[\w:+.-]{1,40}:`[^`\n]{1,300}`)"
+                  r"|`(?P<ref>[^`<\n]{1,300}?)(?:\s*<[^<>\n]{0,500}>)?`__?(?!\w)"
+                  r"|\\(?P<esc>[^\w\s])"
+                  r"|(?<=\S)(?P<end>::)(?=[ \t]*(?:\n|$))|[ \t]+::(?=[ \t]*(?:\n|$))"
+                  r"|" + _MARKUP.pattern)
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,8 @@ INFO_FIELDS = {
 #: Version notes' labels: ``.. versionchanged:: 3.9`` reads "Changed in version 3.9: …".
 LABELS = {"versionadded": "New in version", "versionchanged": "Changed in version",
           "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
-PREFIXES = {"seealso": "See also: "}
+#: Boxes Sphinx titles by their directive: "See also: …", the todo extension's "Todo: …".
+PREFIXES = {"seealso": "See also: ", "todo": "Todo: "}
 #: The doctest extension's blocks: shown as code (``testcode``, ``testoutput``) or not at all.
 TEST_CODE = frozenset(("testcode", "testoutput", "testsetup", "testcleanup"))
 #: A page's settings for Sphinx, written as a field list at its top: nobody reads them.
