@@ -25,7 +25,7 @@ from typing import NamedTuple
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
-__all__ = ["MarkdownLoader", "markdown_roles", "parse_headings"]
+__all__ = ["MarkdownLoader", "heading_title", "markdown_roles", "parse_headings"]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -96,6 +96,36 @@ def _layout(text: str) -> _Layout:
     return _Layout(lines, first, front, _blocks(lines, first))
 
 
+# A heading written as HTML: "<h1 align="center">Picomatch</h1>" (a README's centred title).
+_HTML_HEADING = re.compile(r"^ {0,3}<h([1-6])\b[^<>]*>(.*?)</h\1>[ \t]*$", re.I)
+# What a heading shows (a README's: GitHub's rendering): no badge ("[![npm](…)](…)",
+# "[![Cult][cult-img]][cult]"), an inline link's text, no HTML tag ("<a name="create"></a>"),
+# no code span's backticks — and a code span as written ("`fs.watch(filename[,
+# options][, listener])`" is no link). Raw, the badges of a title were in every section
+# path and citation (20 npm READMEs, review 2026-12-07: braces' title was 557 characters).
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_IMAGE = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)|\[\]\[[^\]\n]*\]")
+_TAG = re.compile(r"</?(?:a|img|span|sup|sub|br|code|em|strong|b|i|kbd|small|big|p|div"
+                  r"|h[1-6]|picture|source)\b[^<>]*>", re.I)
+
+
+def heading_title(raw: str) -> str:
+    """A heading's line as a section's name, as the page shows it (:data:`_IMAGE`)."""
+    spans: list[str] = []
+
+    def mask(m: re.Match[str]) -> str:  # a code span's text is no markup, a link's may be one
+        spans.append(m.group(2))
+        return f"\ue000{len(spans) - 1}\ue001"
+
+    masked = _CODE_SPAN.sub(mask, raw)
+    shown = _LINK.sub(lambda m: m.group(1) or "", _IMAGE.sub("", _TAG.sub("", masked)))
+    return " ".join(_MASKED.sub(lambda m: spans[int(m.group(1))], shown).split())
+
+
+_MASKED = re.compile("\ue000(\\d+)\ue001")
+
+
 def parse_headings(text: str, layout: _Layout | None = None
                    ) -> tuple[list[tuple[int, int, str]], dict[str, str]]:
     """Headings as ``(start_char, level, title)`` in order, and the front-matter pairs."""
@@ -109,18 +139,20 @@ def parse_headings(text: str, layout: _Layout | None = None
             i, prev_paragraph = blocks[i][0] + 1, None
             continue
         i += 1
-        atx = _ATX.match(line)
+        atx = _ATX.match(line) or _HTML_HEADING.match(line)
         if atx:
-            title = " ".join((atx.group(2) or "").replace("`", "").split())
+            title = heading_title(atx.group(2) or "")
             if title:
-                headings.append((start, len(atx.group(1)), title))
+                level = len(atx.group(1)) if atx.group(1).startswith("#") else int(atx.group(1))
+                headings.append((start, level, title))
             prev_paragraph = None
             continue
         setext = _SETEXT.match(line)
         if setext and prev_paragraph is not None:
             level = 1 if setext.group(1)[0] == "=" else 2
-            title = " ".join(prev_paragraph[1].replace("`", "").split())
-            headings.append((prev_paragraph[0], level, title))
+            title = heading_title(prev_paragraph[1])
+            if title:
+                headings.append((prev_paragraph[0], level, title))
             prev_paragraph = None
             continue
         prev_paragraph = (start, line) if line.strip() else None
@@ -275,11 +307,11 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "7"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    version = "8"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
     # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags;
     # 6: front matter hidden, fences indented in list items, Hugo shortcodes; 7: the code
     # review's mends (a fence only in a list item past column 3, closed within three columns
-    # of its opener; front matter only of YAML)
+    # of its opener; front matter only of YAML); 8: headings as rendered, HTML headings
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 
