@@ -26,9 +26,21 @@ _SITE_SEPARATOR = re.compile(r" [-–—|:] ")
 
 
 def document_terms(title: str, source: str) -> frozenset[str]:
-    """The content terms of a document's title and of its file name's parts."""
-    stem = PurePosixPath(source).stem if source else ""
-    return frozenset(content_terms(" ".join([title, *_NAME_SPLIT.split(stem)])))
+    """The content terms of a document's title and of its file name's parts — and, for a
+    file named as every project names one ("README.md", "index.html"), of its folder's
+    name: twenty npm libraries' READMEs, each in its package's folder, told no library
+    from another, and "Does node-fetch reject …?" was answered from lru-cache's (review,
+    2026-12-07)."""
+    path = PurePosixPath(source) if source else None
+    stem = path.stem if path is not None else ""
+    parts = [title, *_NAME_SPLIT.split(stem)]
+    if path is not None and stem.split(".")[0].lower() in _GENERIC_NAMES and path.parent.name:
+        parts += _NAME_SPLIT.split(path.parent.name)
+    return frozenset(content_terms(" ".join(parts)))
+
+
+_GENERIC_NAMES = frozenset(("readme", "index", "main", "default", "home", "intro",
+                            "introduction", "overview", "about", "contents", "toc"))
 
 
 def routing(question: str, q_terms: Sequence[str], names: Mapping[str, frozenset[str]],
