@@ -36,6 +36,13 @@ def _listed(name: str) -> tuple[str, ...]:
 
 
 _PG = "/usr/share/doc/postgresql-doc-15/html"
+#: The twenty npm libraries of the READMEs corpus (Debian's package names).
+_READMES = ("libjs-async", "node-braces", "node-browserslist", "node-cacache", "node-chokidar",
+            "node-css-loader", "node-debug", "node-fetch", "node-glob", "node-jsesc",
+            "node-lru-cache", "node-micromatch", "node-minipass", "node-optionator",
+            "node-picomatch", "node-postcss", "node-semver", "node-ssri", "node-tar",
+            "node-undici")
+
 CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("postgresql", "PostgreSQL 15 manual (HTML)", ("postgresql-doc-15",), _PG, (
         "runtime-config-connection.html", "runtime-config-resource.html",
@@ -539,6 +546,27 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("devref", "The Debian Developer's Reference (EPUB, Sphinx): one book",
            ("developers-reference",), "/usr/share/developers-reference",
            ("developers-reference.epub",), group="reviews16"),
+    Corpus("sphinxrst", "Sphinx 5.3's user guide as its reStructuredText sources (_sources/"
+           "usage, .rst.txt): forty-one files", ("sphinx-doc",),
+           "/usr/share/doc/sphinx-doc/html/_sources/usage", tuple(
+               f"{page}.rst.txt" for page in (
+                   "configuration", "index", "installation", "markdown", "quickstart",
+                   "theming", "advanced/intl", "advanced/setuptools",
+                   "advanced/websupport/api", "advanced/websupport/index",
+                   "advanced/websupport/quickstart", "advanced/websupport/searchadapters",
+                   "advanced/websupport/storagebackends", "builders/index",
+                   *(f"extensions/{name}" for name in (
+                       "autodoc", "autosectionlabel", "autosummary", "coverage", "doctest",
+                       "duration", "example_google", "example_numpy", "extlinks",
+                       "githubpages", "graphviz", "ifconfig", "imgconverter", "index",
+                       "inheritance", "intersphinx", "linkcode", "math", "napoleon", "todo",
+                       "viewcode")),
+                   *(f"restructuredtext/{name}" for name in (
+                       "basics", "directives", "domains", "field-lists", "index", "roles")))),
+           group="reviews16"),
+    Corpus("readmes", "Twenty JavaScript libraries' READMEs (GitHub Markdown, gzipped, each "
+           "README.md.gz in its package's folder)", tuple(_READMES), "/usr/share/doc",
+           tuple(f"{package}/README.md.gz" for package in _READMES), group="reviews16"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -573,7 +601,8 @@ GROUPS = {
     "reviews15": "reviews of the twenty-ninth session (perl: POD; docutils: Docutils' HTML; "
                  "guile: Info, split; npm, bootstrap: Markdown; 2026-12-07)",
     "reviews16": "reviews of the thirtieth session (sbcl: Texinfo HTML, one page; haskell: "
-                 "hand-written HTML; devref: EPUB; 2026-12-07)",
+                 "hand-written HTML; devref: EPUB; sphinxrst: Sphinx's rST sources; readmes: "
+                 "GitHub Markdown; 2026-12-07)",
 }
 
 
