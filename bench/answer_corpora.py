@@ -548,8 +548,8 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            ("developers-reference.epub",), group="reviews16"),
     Corpus("sphinxrst", "Sphinx 5.3's user guide as its reStructuredText sources (_sources/"
            "usage, .rst.txt): forty-one files", ("sphinx-doc",),
-           "/usr/share/doc/sphinx-doc/html/_sources/usage", tuple(
-               f"{page}.rst.txt" for page in (
+           "/usr/share/doc/sphinx-doc/html/_sources", tuple(
+               f"usage/{page}.rst.txt" for page in (
                    "configuration", "index", "installation", "markdown", "quickstart",
                    "theming", "advanced/intl", "advanced/setuptools",
                    "advanced/websupport/api", "advanced/websupport/index",
