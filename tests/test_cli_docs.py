@@ -197,3 +197,18 @@ def test_show_takes_a_files_bare_name_when_one_document_has_it(
     code, _, err = run(capsys, "docs", "rm", "stoves.txt", "--data-dir", str(data))
     assert code != 0 and f"documents of that name: {src / 'stoves.txt'}" in err
     assert len(as_json(capsys, "docs", "list", "--data-dir", str(data))["documents"]) == 3
+
+
+def test_an_unknown_name_many_documents_share_says_how_many(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Twenty READMEs: ``docs show README.md`` listed three of them and no word of the
+    other seventeen (a new user's review, 2026-12-07)."""
+    for name in ("fetch", "glob", "semver", "tar", "debug"):
+        (tmp_path / "docs" / name).mkdir(parents=True)
+        (tmp_path / "docs" / name / "README.md").write_text(f"# {name}\n\nA library.\n")
+    data = tmp_path / "data"
+    code, _, err = run(capsys, "ingest", str(tmp_path / "docs"), "--data-dir", str(data))
+    assert code == 0, err
+    code, _, err = run(capsys, "docs", "show", "README.md", "--data-dir", str(data))
+    assert code != 0 and "[unknown_document]" in err, err
+    assert err.count("README.md, ") + err.count("README.md,") >= 2 and ", and 2 more)" in err, err

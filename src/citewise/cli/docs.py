@@ -140,6 +140,10 @@ def _by_name(store: Store, tenant: str, ref: str) -> DocumentRecord | None:
     return store.find_document_by_source(tenant, named[0]) if len(named) == 1 else None
 
 
+_SHOWN = 3  # documents of the same name an unknown document's error lists
+_ALIKE = 99  # how many of them it counts
+
+
 def _unknown(refs: list[str], store: Store | None = None, tenant: str = "") -> Exception:
     """Documents not found; with the store, the sources of documents of the same file
     name are named (the one to give, when it is meant: a path is read from the current
@@ -148,10 +152,16 @@ def _unknown(refs: list[str], store: Store | None = None, tenant: str = "") -> E
 
     said = ", ".join(repr(r) for r in refs)
     alike = [src for r in refs for src in store.sources_named(
-        tenant, os.path.basename(r.rstrip("/")) or r, limit=3)] if store is not None else []
-    hint = f" (documents of that name: {', '.join(alike)})" if alike else ""
+        tenant, os.path.basename(r.rstrip("/")) or r, limit=_ALIKE + 1)] if store is not None \
+        else []
+    # Twenty READMEs named alike listed three, with no word of the other seventeen (a new
+    # user's review, 2026-12-07): the count says how many the name leaves to choose from.
+    more = "" if len(alike) <= _SHOWN else (
+        f", and {len(alike) - _SHOWN}{'+' if len(alike) > _ALIKE else ''} more")
+    hint = f" (documents of that name: {', '.join(alike[:_SHOWN])}{more})" if alike else ""
     return NotFound(f"unknown document{'s' if len(refs) > 1 else ''} {said}{hint}",
-                    code="unknown_document", details={"documents": refs, "alike": alike})
+                    code="unknown_document",
+                    details={"documents": refs, "alike": alike[:_ALIKE]})
 
 
 def _print_json(value: Any) -> None:
