@@ -141,6 +141,16 @@ class Page(Blocks):
         if start is not None:
             self.headings.append((start, level, title))
 
+    def subheading(self, title: str) -> None:
+        """pod2man's "=head3": a paragraph of the title alone, in italics, then ``.IX
+        Subsection "title"`` — a section under the ``.SS`` (OpenSSL's migration guide had
+        nine sections for its 78,000 characters, "Legacy Algorithms" a line of text: review,
+        2026-12-07). After a ``.SS`` the index entry repeats its title: nothing to do."""
+        if self.margin_open and self.words and self._open_text() == " ".join(title.split()):
+            self.words.clear()
+            self.margin_open = False
+            self.heading(3, title)
+
     def write(self, text: str, sep: str = "\n\n") -> int | None:
         start = super().write(text, sep)
         if self.reopen and start is not None:

@@ -130,6 +130,10 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             if not request:
                 continue
             name, _, rest = request.partition(" ")
+            if name.startswith("el\\{"):
+                # ".el\{\" with no space: pod2man's preamble; read as another request, its
+                # troff branch won, and every page quoted ``this'' (OpenSSL's review).
+                name, rest = "el", f"{name[2:]} {rest}"
             if not name.isalnum() and len(name) > 1 and name[:2] in ("\\}", "\\{"):
                 continue
             if name in ("if", "ie", "el"):
@@ -198,7 +202,7 @@ _ENDS_OPEN = (".SH", ".Sh", ".SS", ".Ss", ".It ", ".El")
 # The macros a page's own definition does not replace: what makes its structure (the
 # renderer's sections, items, indents, fills). Old pod2man pages define ``.Sh`` as a bold
 # paragraph; Tk's ``.OP`` and Tcl's ``.MT``, pages' own, are theirs to define.
-_OWN = frozenset(("TH", "Dt", "SH", "Sh", "SS", "Ss", "sp", "br", "TP", "TQ", "IP", "RS",
+_OWN = frozenset(("TH", "Dt", "SH", "Sh", "SS", "Ss", "IX", "sp", "br", "TP", "TQ", "IP", "RS",
                   "RE", "nf", "fi", "Bd", "Ed", "ds", "so", "Bl", "El", "It", "Nm",
                   *_PARAS, *_FONT_PAIRS, *_FONTS))
 _CHAIN = 32  # conditions nested on one line at most (real pages nest a few)
@@ -246,6 +250,8 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
         page.heading(1, text)
     elif name in ("SS", "Ss"):
         page.heading(2, text)
+    elif name == "IX" and len(args) > 1 and args[0] == "Subsection":
+        page.subheading(args[1])
     elif name in _PARAS or name == "sp":
         page.paragraph(margin=name in ("PP", "LP", "P", "HP"))
     elif name == "br":
@@ -297,7 +303,11 @@ def _request(page: _Page, name: str, rest: str, title: str | None) -> str | None
         page.text(f"[{text}]")
     elif name == "ds" and args:
         # Read now: ``.ds Sd \fISed\fP`` is printed as "Sed" wherever ``\*(Sd`` stands.
-        page.strings[args[0]] = unescape(rest.partition(" ")[2].lstrip().lstrip('"'),
+        # One leading quote is roff's mark of a value that starts with blanks, not the
+        # value's: pod2man's ".ds L\" \"\"" is one quote ("" read as none, its C<> names
+        # lost their quotes).
+        value = rest.partition(" ")[2].lstrip()
+        page.strings[args[0]] = unescape(value[1:] if value.startswith('"') else value,
                                          page.strings)
     elif name == "so":
         page.text(f"See {text}.")
@@ -366,8 +376,9 @@ class ManLoader:
     # DocBook's ".PP" term ".RS 4" body is an item too (systemd's), "T}:T{" table cells;
     # 9: such a term may end with its arguments' ellipsis ("mask UNIT..."); 10: a page's
     # own macros (.de) are expanded, string conditions read, a heading fills again; 11 the
-    # expansion bounded by what it writes, .el paired with its .ie, Tk's .OP a page's own
-    version = "11"
+    # expansion bounded by what it writes, .el paired with its .ie, Tk's .OP a page's own; 12
+    # pod2man's ".el\\{" read as an .el and its strings as nroff's, =head3 as sections
+    version = "12"
     # Debian names a package's pages by their section and a suffix: Tcl's are ".3tcl"
     # (Tcl's review, 2026-12-05: all 823 were refused), Perl modules' ".3perl".
     extensions: tuple[str, ...] = (
