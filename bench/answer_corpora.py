@@ -567,6 +567,21 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("readmes", "Twenty JavaScript libraries' READMEs (GitHub Markdown, gzipped, each "
            "README.md.gz in its package's folder)", tuple(_READMES), "/usr/share/doc",
            tuple(f"{package}/README.md.gz" for package in _READMES), group="reviews16"),
+    Corpus("openssl", "OpenSSL 3.0's API manual pages (man pages pod2man writes, gzipped): "
+           "thirty-four of section 3 and two of section 7", ("libssl-doc",), "/usr/share/man", (
+               *(f"man3/{name}.3ssl.gz" for name in (
+                   "SSL_CTX_new", "SSL_new", "SSL_CTX_set_verify",
+                   "SSL_CTX_load_verify_locations", "SSL_CTX_use_certificate",
+                   "SSL_CTX_set_options", "SSL_CTX_set_min_proto_version",
+                   "SSL_CTX_set_cipher_list", "SSL_CTX_set_mode",
+                   "SSL_CTX_set_session_cache_mode", "SSL_CTX_set_timeout",
+                   "SSL_CTX_set_tlsext_servername_callback", "SSL_set_fd", "SSL_connect",
+                   "SSL_accept", "SSL_do_handshake", "SSL_read", "SSL_write", "SSL_pending",
+                   "SSL_get_error", "SSL_shutdown", "SSL_free", "SSL_get_verify_result",
+                   "SSL_set1_host", "BIO_new", "BIO_s_mem", "ERR_get_error",
+                   "ERR_error_string", "RAND_bytes", "EVP_DigestInit", "EVP_EncryptInit",
+                   "PEM_read_bio_PrivateKey", "X509_verify_cert", "OPENSSL_init_ssl")),
+               "man7/ssl.7ssl.gz", "man7/migration_guide.7ssl.gz"), group="reviews16"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -602,7 +617,7 @@ GROUPS = {
                  "guile: Info, split; npm, bootstrap: Markdown; 2026-12-07)",
     "reviews16": "reviews of the thirtieth session (sbcl: Texinfo HTML, one page; haskell: "
                  "hand-written HTML; devref: EPUB; sphinxrst: Sphinx's rST sources; readmes: "
-                 "GitHub Markdown; 2026-12-07)",
+                 "GitHub Markdown; openssl: pod2man's man pages; 2026-12-07)",
 }
 
 
