@@ -36,3 +36,17 @@ def test_a_pointer_after_a_list_is_not_quoted_with_the_list_s_last_item(
     answer = ask_over(tmp_path, {"pkgs.html": NMU},
                       "How long should an NMU wait when it is not about release-critical bugs?")
     assert not any("10 days\n\nThose" in c.excerpt for c in answer.citations), answer.text
+
+
+def test_a_pointer_after_one_item_is_still_that_item_s() -> None:
+    """"It can be changed with --timeout." after a list of one item, or "This is dangerous"
+    after two, says something of the item before it (the code review, 2026-12-07)."""
+    page = ("<html><body><h2>Timeouts</h2><ul><li><p>The connect timeout is 30 seconds by "
+            "default.</p></li></ul><p>It can be changed with --timeout.</p></body></html>")
+    text, _, _, _, roles = read_html(page)
+    observations: list[dict[str, Any]] = [{"results": [{
+        "document_index": 1, "text": text, "source": "t.html", "title": "T",
+        "roles": [list(r) for r in roles]}]}]
+    texts = [s.text for s in candidates(observations)]
+    assert ("The connect timeout is 30 seconds by default.\n\nIt can be changed with --timeout."
+            in texts), texts

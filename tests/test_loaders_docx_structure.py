@@ -236,3 +236,21 @@ def test_a_table_of_web_addresses_is_text(tmp_path: Path) -> None:
 
     doc = _load(tmp_path, build)
     assert "Debian mirror | http://deb.debian.org\nUbuntu archive" in doc.text, doc.text
+
+
+def test_contents_whose_first_line_links_elsewhere_are_contents(tmp_path: Path) -> None:
+    """LibreOffice points a contents' chapter line at another file ("1. Definitions and
+    overview"): the run of the chapter's own links after it is still the contents (the
+    second code review: the FAQ's index kept every question's title)."""
+    def build(d: Any) -> None:
+        d.add_paragraph("An abstract of the FAQ, as prose.")
+        d.add_paragraph("Table of Contents")
+        _append(d, _field_link("1. Definitions and overview", '"basic-defs.html"'))
+        for i, title in enumerate(("1.1. What is this FAQ?", "1.2. What is Debian?",
+                                   "1.3. What is Linux?")):
+            _append(d, _field_link(title, f'"index.html" \\l "q{i}"'))
+        d.add_heading("Chapter 1", 1)
+        d.add_paragraph("Text.")
+
+    doc = _load(tmp_path, build)
+    assert doc.text == "An abstract of the FAQ, as prose.\n\nChapter 1\n\nText.", doc.text

@@ -163,3 +163,15 @@ def test_a_display_keeps_the_anchors_inside_it_and_a_term_stays_a_term() -> None
     term = text.index("orthographic(triple camera)")
     assert [r for a, _, r in roles if a == term] == ["term"], roles
     assert "Real data | 42" in text, text
+
+
+def test_a_page_in_a_frame_and_a_banner_keep_their_sections() -> None:
+    """A page wrapped whole in a bordered one-cell table, and a banner that is a heading
+    alone, are no boxes (the code review, 2026-12-07: every section was lost)."""
+    page = ("<html><body><table border=1 width='100%'><tr><td><h1>Manual</h1><p>Intro text."
+            "</p><h2>Install</h2><p>Run make.</p><h2>Usage</h2><p>Run it.</p></td></tr>"
+            "</table><table border=1><tr><th><h3>Options</h3></th></tr></table>"
+            "<p>None yet.</p></body></html>")
+    _, _, sections, _, _ = read_html(page)
+    assert [t for _, _, t in sections] == [
+        "Manual", "Manual > Install", "Manual > Usage", "Manual > Usage > Options"], sections

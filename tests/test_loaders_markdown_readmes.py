@@ -55,3 +55,17 @@ def test_a_readme_s_headings_read_as_rendered(tmp_path: Path) -> None:
                      "Picomatch > API > npm ci", "Picomatch > Setext badges"], names
     start = doc.text.index('<h1 align="center">Picomatch</h1>')
     assert any(a == start and r == "heading" for a, _, r in doc.roles), doc.roles
+
+
+def test_heading_markup_edge_cases_read_as_rendered(tmp_path: Path) -> None:
+    """The code review (2026-12-07): a heading inside an HTML comment was a section nobody
+    sees; an image alone lost its name; a permalink's "#" stayed; a link whose address has
+    parentheses left one behind; a full reference link kept its brackets."""
+    path = tmp_path / "CHANGES.md"
+    path.write_text("Intro.\n\n<!--\n<h2>Old section</h2>\n## Old\nold text\n-->\n\n"
+                    "# ![logo](logo.png)\n\n<h2 id=\"x\"><a href=\"#x\">#</a> Anchored</h2>\n\n"
+                    "## See [Foo](https://en.wikipedia.org/wiki/Foo_(bar)) here\n\n"
+                    "## [Unreleased][unreleased]\n\nText.\n", encoding="utf-8")
+    doc = load(path)
+    assert [t for _, _, t in doc.sections] == [
+        "logo", "logo > Anchored", "logo > See Foo here", "logo > Unreleased"], doc.sections

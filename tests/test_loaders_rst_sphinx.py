@@ -132,3 +132,22 @@ def test_sphinx_s_class_and_rst_directive_entries_keep_their_names(tmp_path: Pat
     # A reference whose target is outside the directive's body, and a todo's label.
     assert "True to parse NumPy style docstrings, all levels included. [#]" in doc.text
     assert "Todo: Move this whole section into a guide." in doc.text, doc.text
+
+
+def test_a_role_s_name_keeps_its_underscores_and_examples_stay_as_written(tmp_path: Path) -> None:
+    """The code review (2026-12-07): the reference rule took the trailing underscore off
+    every role's name (":meth:`__init__`" read "__init_", SQLAlchemy's "and_" "and"); the
+    ".. class::" rewrite reached into a literal block's example; a lower-case class of a
+    Sphinx source was still lost; an rST directive's name read "toctree", not as Sphinx
+    shows it."""
+    path = tmp_path / "api.rst"
+    path.write_text("API\n===\n\nCall :meth:`__init__` and :func:`sqlalchemy.and_`.\n\n"
+                    "It produces source like this::\n\n   .. class:: Noodle\n\n"
+                    "      A noodle.\n\n.. class:: object\n\n   Return a new featureless "
+                    "object.\n\n.. rst:directive:: toctree\n\n   A tree of documents.\n",
+                    encoding="utf-8")
+    doc = load(path)
+    assert "Call __init__ and sqlalchemy.and_." in doc.text, doc.text
+    assert ".. class:: Noodle" in doc.text, doc.text
+    assert "object\n\nReturn a new featureless object." in doc.text, doc.text
+    assert ".. toctree::\n\nA tree of documents." in doc.text, doc.text

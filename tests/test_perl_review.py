@@ -136,6 +136,9 @@ def test_a_switch_s_letter_the_question_also_writes_as_a_word_is_kept() -> None:
     from citewise.models.sentence_rank import _own_case, _switch_letters
 
     assert _switch_letters("How do I compile C code to an object file with gcc -c?") == {}
+    # The pronoun and the article are no letters (the second code review).
+    assert _switch_letters("How do I make grep ignore case with -i?") == {"i": ("-i",)}
+    assert _switch_letters("Does ls -a show a hidden file?") == {"a": ("-a",)}
     letters = _switch_letters("What does perl's -c switch do?")
     assert letters == {"c": ("-c",)}
     assert "c" not in _own_case(["c", "switch"], "the -C switch", letters)

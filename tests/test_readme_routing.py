@@ -37,6 +37,10 @@ def test_a_readme_is_named_by_its_folder() -> None:
     assert {"fetch"} <= document_terms("Motivation", "/docs/node-fetch/README.md.gz")
     assert "library" not in document_terms("Lists", "/docs/library/os.html")
     assert "library" in document_terms("Library", "/docs/library/index.html")
+    # A folder named for what it holds, or by a program, names no document.
+    assert document_terms("Welcome", "/x/sphinx-doc/html/index.html") == {"welcom", "index"}
+    assert document_terms("M", "/tmp/tmpab12cd/index.html") == {"m", "index"}
+    assert "upload" not in document_terms("R", "/srv/kb/upload-3f9a2c/README.md")
 
 
 def test_a_question_naming_a_library_is_answered_from_its_readme(tmp_path: Path) -> None:

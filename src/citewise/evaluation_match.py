@@ -58,12 +58,13 @@ def locate(text: str, sentence: str, *, index: tuple[str, list[int]] | None = No
     of ``text``. ``index`` is ``normalised(text)`` when the caller has it already."""
     flat, where = index if index is not None else normalised(text)
     out: list[tuple[int, int]] = []
-    for needle in label_forms(sentence):  # as written; an rST label also as rendered
+    for needle in label_forms(sentence):  # as written first; an rST label also as rendered
         at = flat.find(needle) if needle else -1
         while at >= 0:
-            out.append((where[at], where[at + len(needle) - 1] + 1))
+            if (found := (where[at], where[at + len(needle) - 1] + 1)) not in out:
+                out.append(found)
             at = flat.find(needle, at + 1)
-    return sorted(set(out))
+    return out
 
 
 def sentence_extent(text: str, start: int, end: int) -> tuple[int, int]:

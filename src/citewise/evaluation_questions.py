@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewise.errors import InvalidInput, NotFound
-from citewise.knowledge.loaders._rst_sphinx import unknown_role
 
 __all__ = ["CELL", "UNANSWERABLE", "EvalQuestion", "label_forms", "load_questions", "norm",
            "parse_questions", "visible"]
@@ -62,6 +61,8 @@ def visible(text: str, *, rst: bool = False) -> tuple[str, list[int]]:
         inner = next((g for g in ("link", "em", "under", *(("ref", "esc") if rst else ()))
                       if m.group(g) is not None), None)
         if rst and m.group("role") is not None:  # a Sphinx role as the rST loader renders it
+            from citewise.knowledge.loaders._rst_sphinx import unknown_role  # only for rST
+
             shown = unknown_role(m.group("role"))
             start = m.group("role").find(shown, m.group("role").index("`") + 1)
             chars.extend(shown)

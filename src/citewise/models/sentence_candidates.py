@@ -103,7 +103,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             described = False  # whether a paragraph of the definition has begun
             end = 0
             previous: int | None = None  # where the paragraph's last full sentence starts
-            after_item = False  # whether that sentence is a list's item
+            listed = 0  # list items in a row up to that sentence
             stated: tuple[int, int] | None = None  # a default's line under a term (leaning)
             said = 0  # sentences asserted since the last heading, term or lead-in
             entry = 0  # where the first of those starts
@@ -120,9 +120,11 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     context = context[:2] if context and context[0] == _HEAD else []
                     # "Default: enabled" as a paragraph of its own (an option's field body,
                     # lighttpd's manual) still completes the paragraph before it — not a
-                    # list's last item: "Those delays are only examples." after "Other NMUs:
-                    # 10 days" is said of the list (the Developer's Reference's review).
-                    if not leans_whole(sentence, across=True) or after_item:
+                    # list's last item when it speaks of them all: "Those delays are only
+                    # examples." after "Other NMUs: 10 days" (the Developer's Reference's
+                    # review); "It can be changed …" after one item is that item's.
+                    if not leans_whole(sentence, across=True) or (
+                            listed > 1 and _OF_THE_LIST.match(sentence)):
                         previous = None
                 end = b
                 role, lead = spans.described(roles, text, a, b)
@@ -180,7 +182,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     # The sentence it points back to is quoted with it (see REFERS_BACK).
                     out[pointed] = replace(out[pointed], quote=spans.quoted(text, previous, b))
                 previous = a if asserts else None
-                after_item = role == "list_item"
+                listed = listed + 1 if role == "list_item" else 0
                 pointed = None
                 if not asserts:
                     context = [_HEAD, sentence]
@@ -216,6 +218,9 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     context.append(sentence)
     return _unrestated(out)
 
+
+# A pointer at several things: a list's items, not its last ("Those delays are …").
+_OF_THE_LIST = re.compile(r"(?:those|these|they|such|both|all|each|the above)\b", re.I)
 
 # A note's label: what a manual sets apart inside an entry, not another entry.
 _NOTE = re.compile(r"\s*(?:Notes?|NOTES?|Warning|WARNING|Caution|CAUTION|Important|IMPORTANT"

@@ -298,10 +298,12 @@ def _switch_letters(question: str) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for switch, _, _ in named_switches(question):
         letter = switch[1].lower()
-        # Not a letter the question also writes as a word: "compile C code with gcc -c"
-        # asks about C as well.
-        if len(switch) == 2 and switch not in out.get(letter, ()) and re.search(
-                rf"(?<![\w.'’-]){letter}(?![\w'’.-])", question, re.I) is None:
+        # Not a letter the question also writes as a word in the other case: "compile C code
+        # with gcc -c" asks about C as well ("I" and "A" are the pronoun and the article).
+        other = switch[1].swapcase()
+        if len(switch) == 2 and switch not in out.get(letter, ()) and (
+                other in "IA" or re.search(rf"(?<![\w.'’-]){other}(?![\w'’.-])", question)
+                is None):
             out[letter] = (*out.get(letter, ()), switch)
     return out
 

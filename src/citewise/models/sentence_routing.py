@@ -34,13 +34,24 @@ def document_terms(title: str, source: str) -> frozenset[str]:
     path = PurePosixPath(source) if source else None
     stem = path.stem if path is not None else ""
     parts = [title, *_NAME_SPLIT.split(stem)]
-    if path is not None and stem.split(".")[0].lower() in _GENERIC_NAMES and path.parent.name:
-        parts += _NAME_SPLIT.split(path.parent.name)
+    folder = path.parent.name if path is not None else ""
+    if stem.split(".")[0].lower() in _GENERIC_NAMES and folder.lower() not in _GENERIC_FOLDERS \
+            and not _MADE_UP.search(folder):
+        parts += _NAME_SPLIT.split(folder)
     return frozenset(content_terms(" ".join(parts)))
 
 
 _GENERIC_NAMES = frozenset(("readme", "index", "main", "default", "home", "intro",
                             "introduction", "overview", "about", "contents", "toc"))
+# Folders named for what they hold, not whose it is ("html/index.html", "docs/README.md"),
+# and names a program made up ("tmpab12cd", "upload-3f9a2c"): no name of a document.
+_GENERIC_FOLDERS = frozenset(("", "html", "htm", "doc", "docs", "documentation", "src",
+                              "source", "sources", "lib", "dist", "build", "_build", "site",
+                              "public", "www", "en", "latest", "current", "stable", "api",
+                              "static", "out", "output", "tmp", "temp", "data", "files",
+                              "content", "pages", "md", "markdown", "manual", "manuals",
+                              "guide", "help", "share", "usr", "uploads", "upload"))
+_MADE_UP = re.compile(r"\d{3}|^tmp|(?=[0-9a-f]*\d)[0-9a-f]{6}", re.I)
 
 
 def routing(question: str, q_terms: Sequence[str], names: Mapping[str, frozenset[str]],

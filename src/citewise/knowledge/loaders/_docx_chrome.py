@@ -29,7 +29,9 @@ class Block(NamedTuple):
     text: str
     level: int | None  # a heading's level
     role: str | None  # ``_docx_paragraphs.Kind.role``, or "table"
-    linked: str = ""  # "link": only a link into the document; "page": and a page number
+    # "link": only a link into the document; "page": and a page number; "ext": only a link
+    # elsewhere (a contents' chapter line that LibreOffice points at another file)
+    linked: str = ""
     banner: bool = False  # a table whose one line repeats the heading after it
 
 
@@ -50,9 +52,10 @@ def tidy(blocks: list[Block]) -> list[tuple[str, int | None, str | None]]:
             while j < len(blocks) and blocks[j].linked:
                 j += 1
             run = blocks[i:j]
+            inside = [b for b in run if b.linked != "ext"]
             titled = bool(out) and _CONTENTS_TITLE.fullmatch(out[-1][0].strip()) is not None
-            if len(run) >= _CONTENTS_RUN and (
-                    titled or not prose or all(b.linked == "page" for b in run)):
+            if len(inside) >= _CONTENTS_RUN and (
+                    titled or not prose or all(b.linked == "page" for b in inside)):
                 if titled:
                     out.pop()  # "Table of Contents" over them
             else:

@@ -67,7 +67,19 @@ def in_box(node: Any) -> bool:
         return False
     cells = [c for c in table.css("td, th")
              if (own := table_of(c)) is not None and own.mem_id == table.mem_id]
-    return len(cells) == 1
+    if len(cells) != 1:
+        return False
+    # Not a page laid out in a frame (its h1 and h2 are the page's, and its headings many),
+    # nor a banner that is its heading alone: a box has a caption or two over its own text
+    # (the Report leaves its boxes open, so one may run on into the next figure's).
+    headings = cells[0].css(HEADING_QUERY)
+    shown = len((cells[0].text(deep=True) or "").strip())
+    return 0 < len(headings) <= _BOX_HEADINGS \
+        and all(h.tag not in ("h1", "h2") for h in headings) \
+        and shown > sum(len((h.text(deep=True) or "").strip()) for h in headings)
+
+
+_BOX_HEADINGS = 4
 
 
 def layout_table(table: Any) -> bool:

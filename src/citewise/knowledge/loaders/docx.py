@@ -142,7 +142,8 @@ class DocxLoader:
     """``.docx`` files (Word 2007+; the old binary ``.doc`` is not supported)."""
 
     name = "docx"
-    version = "3"  # 2: role spans; 3: contents and nav bars left out, code, numbered lists
+    version = "4"  # 2: role spans; 3: contents and nav bars left out, code, numbered lists;
+    # 4: contents only where contents stand, link bars, listings' blank lines
     extensions: tuple[str, ...] = (".docx",)
     content_types: tuple[str, ...] = (
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -186,8 +187,9 @@ class DocxLoader:
                 text = _para_text(_runs_text(item))
                 if role is None and numbered(item):
                     role = "list_item"
-                link = linked(item, internal=True) if role in (None, "term", "list_item") \
-                    else ""
+                link = (linked(item, internal=True) or (
+                    "ext" if linked(item, internal=False) else "")) if role in (
+                    None, "term", "list_item") else ""
                 blocks.append(Block(text, level, role, link))
             written = tidy(blocks)
             props = document.core_properties

@@ -103,15 +103,19 @@ _HTML_HEADING = re.compile(r"^ {0,3}<h([1-6])\b[^<>]*>(.*?)</h\1>[ \t]*$", re.I)
 # no code span's backticks — and a code span as written ("`fs.watch(filename[,
 # options][, listener])`" is no link). Raw, the badges of a title were in every section
 # path and citation (20 npm READMEs, review 2026-12-07: braces' title was 557 characters).
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_IMAGE = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])")
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)|\[\]\[[^\]\n]*\]")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_IMAGE = re.compile(r"!\[([^\[\]\n]*)\](?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\[\]\n]*\])")
+_LINK = re.compile(r"\[([^\[\]\n]*)\](?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\[\]\n]*\])")
 _TAG = re.compile(r"</?(?:a|img|span|sup|sub|br|code|em|strong|b|i|kbd|small|big|p|div"
                   r"|h[1-6]|picture|source)\b[^<>]*>", re.I)
+_PERMALINK = re.compile(r"(?:^|\s)[#¶](?=\s|$)")
+_LONGEST = 1000  # characters of a heading read as markup (a run of backticks is quadratic)
 
 
 def heading_title(raw: str) -> str:
-    """A heading's line as a section's name, as the page shows it (:data:`_IMAGE`)."""
+    """A heading's line as a section's name, as the page shows it (:data:`_IMAGE`): an
+    image alone is its alt text, a permalink's "#" or "¶" nothing."""
+    raw = raw[:_LONGEST]
     spans: list[str] = []
 
     def mask(m: re.Match[str]) -> str:  # a code span's text is no markup, a link's may be one
@@ -119,7 +123,11 @@ def heading_title(raw: str) -> str:
         return f"\ue000{len(spans) - 1}\ue001"
 
     masked = _CODE_SPAN.sub(mask, raw)
-    shown = _LINK.sub(lambda m: m.group(1) or "", _IMAGE.sub("", _TAG.sub("", masked)))
+    plain = _TAG.sub("", masked)
+    shown = _LINK.sub(lambda m: m.group(1), _IMAGE.sub("", plain))
+    if not shown.strip():  # "# ![logo](logo.png)": the image's name
+        shown = " ".join(m.group(1) for m in _IMAGE.finditer(plain))
+    shown = _PERMALINK.sub(" ", shown)
     return " ".join(_MASKED.sub(lambda m: spans[int(m.group(1))], shown).split())
 
 
@@ -137,6 +145,9 @@ def parse_headings(text: str, layout: _Layout | None = None
         start, line = lines[i]
         if i in blocks:  # fenced code or a shortcode's example: no heading inside
             i, prev_paragraph = blocks[i][0] + 1, None
+            continue
+        if _COMMENT.match(line) and (after := _hidden_end(text, lines, i)) > i:
+            i, prev_paragraph = after, None  # no heading inside a comment
             continue
         i += 1
         atx = _ATX.match(line) or _HTML_HEADING.match(line)

@@ -92,8 +92,12 @@ def _inline(node: Any, out: _Out) -> None:
             # An unknown role, or a reference whose target is outside the directive's body
             # parsed alone ("`NumPy style`_", "[#]_" inside a Sphinx "confval": 20 places
             # of Sphinx's own sources read with their markup; review, 2026-12-07).
-            shown = unknown_role(child.astext()).replace("\x00", "")
-            out.line.append(_REFERENCE.sub(r"\g<text>\g<word>\g<note>", shown))
+            raw = child.astext()
+            if raw.startswith(":"):  # a role: its text as Sphinx shows it ("__init__")
+                out.line.append(unknown_role(raw).replace("\x00", ""))
+            else:
+                out.line.append(_REFERENCE.sub(r"\g<text>\g<word>\g<note>",
+                                               raw.replace("\x00", "")))
         elif isinstance(child, nodes.footnote_reference | nodes.citation_reference):
             out.line.append(f"[{child.astext()}]")
         else:
@@ -278,7 +282,10 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
         # (Sphinx's review, 2026-12-07: 74 entries of its domains and directives pages).
         out.flush()
         at = out.length
-        if out.write(argument.strip()) is not None:
+        shown = argument.strip()
+        if not shown.startswith(".."):  # ".. toctree::", ":math:", as Sphinx shows them
+            shown = f".. {shown}::" if name == "rst:directive" else f":{shown}:"
+        if out.write(shown) is not None:
             out.mark(at, "term")
         _walk(_parse(body), out, level, False)
         return
@@ -319,16 +326,43 @@ def render_rst(source: str) -> tuple[str, str | None, list[SectionSpan]]:
 # Sphinx's "class" is its Python domain's (".. class:: sphinx.builders.dummy.DummyBuilder"),
 # docutils' sets a class attribute (".. class:: special") and shows nothing: a Sphinx
 # source's builders were all lost (Sphinx's review, 2026-12-07). A dotted, called or
-# capitalised name is Python's.
-_PY_CLASS = re.compile(r"^(\s*\.\.\s+)class::(?=[ \t]+(?:\S*[.(]|[A-Z]))", re.MULTILINE)
+# capitalised name is Python's, and any name in a file written for Sphinx; never inside a
+# literal block (autodoc's page shows ".. class:: Noodle" as an example).
+_CLASS_LINE = re.compile(r"^([ \t]*\.\.[ \t]+)class::([ \t]+\S.*)$")
+_PYTHONIC = re.compile(r"[ \t]+(?:\S*[.(]|[A-Z])")
+_SPHINX = re.compile(r":(?:ref|doc|func|meth|class|mod|attr|term|confval):`|^\.\. (?:toctree|"
+                     r"py:|versionadded|versionchanged|autoclass|automodule|seealso)",
+                     re.MULTILINE)
+_LITERAL_OPENER = re.compile(r"(?:::[ \t]*$)|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|"
+                             r"parsed-literal|highlight)::")
 # Directives whose argument Sphinx shows as written: reST's own domain.
 _SHOWN_AS_WRITTEN = frozenset(("rst:directive", "rst:directive:option", "rst:role"))
+
+
+def _sphinx_classes(source: str) -> str:
+    """``source`` with each ``.. class::`` Sphinx means as ``.. py:class::`` (see above)."""
+    if "class::" not in source:
+        return source
+    sphinx = _SPHINX.search(source) is not None
+    lines = source.split("\n")
+    literal: int | None = None  # the indentation a literal block's lines are deeper than
+    for i, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if literal is not None and (not line.strip() or indent > literal):
+            continue
+        literal = None
+        m = _CLASS_LINE.match(line)
+        if m and (sphinx or _PYTHONIC.match(m.group(2))):
+            lines[i] = f"{m.group(1)}py:class::{m.group(2)}"
+        elif _LITERAL_OPENER.search(line):
+            literal = indent
+    return "\n".join(lines)
 
 
 def read_rst(source: str) -> tuple[str, str | None, list[SectionSpan], list[RoleSpan]]:
     """``(text, title, sections, roles)`` of an rST document."""
     out = _Out()
-    _walk(_parse(_PY_CLASS.sub(r"\1py:class::", source)), out, 1, True)
+    _walk(_parse(_sphinx_classes(source)), out, 1, True)
     out.flush()
     text = "".join(out.parts)
     spans: list[SectionSpan] = []
