@@ -4,10 +4,11 @@ section spans to the contract (sorted, disjoint, inside the text, on a visible c
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from citewise.knowledge.loaders import LoadedDocument, default_registry
 
-__all__ = ["check_spans", "load", "section", "section_of"]
+__all__ = ["check_spans", "docx_append", "docx_built", "load", "section", "section_of"]
 
 
 def load(path: Path) -> LoadedDocument:
@@ -39,3 +40,21 @@ def section(doc: LoadedDocument, name: str) -> str:
 def section_of(doc: LoadedDocument, needle: str) -> str | None:
     at = doc.text.index(needle)
     return next((n for a, b, n in doc.sections if a <= at < b), None)
+
+
+def docx_built(tmp_path: Path, build: Any, name: str = "doc.docx") -> LoadedDocument:
+    """The DOCX loader's reading of a document ``build(document)`` makes with python-docx."""
+    import docx
+
+    from citewise.knowledge.loaders.docx import DocxLoader
+
+    d = docx.Document()
+    build(d)
+    path = tmp_path / name
+    d.save(str(path))
+    return DocxLoader().load(path, path.read_bytes())
+
+
+def docx_append(d: Any, element: Any) -> None:
+    """``element`` (parsed XML) at the end of document ``d``'s body."""
+    d.element.body.sectPr.addprevious(element)

@@ -11,26 +11,20 @@ from typing import Any
 
 from docx.enum.style import WD_STYLE_TYPE
 from docx.oxml import parse_xml
+from tests._loaders import docx_append, docx_built
 
 from citewise.knowledge.loaders.base import LoadedDocument
-from citewise.knowledge.loaders.docx import DocxLoader
 
 _NS = ('xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"')
 
 
 def _load(tmp_path: Path, build: Any) -> LoadedDocument:
-    import docx
-
-    d = docx.Document()
-    build(d)
-    path = tmp_path / "chapter.docx"
-    d.save(str(path))
-    return DocxLoader().load(path, path.read_bytes())
+    return docx_built(tmp_path, build, "chapter.docx")
 
 
 def _append(d: Any, xml: str) -> None:
-    d.element.body.sectPr.addprevious(parse_xml(xml))
+    docx_append(d, parse_xml(xml))
 
 
 def _field_link(text: str, target: str) -> str:

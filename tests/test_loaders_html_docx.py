@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._loaders import docx_append, docx_built
 
 from citewise.errors import IngestError
 from citewise.knowledge.loaders.base import LoadedDocument
-from citewise.knowledge.loaders.docx import DocxLoader
 from citewise.knowledge.loaders.html import HtmlLoader, extract_html
 
 # -- HTML -----------------------------------------------------------------------------------
@@ -131,17 +131,11 @@ def _tr(*cells: str) -> str:
 
 
 def _load_docx(tmp_path: Path, build: Any) -> LoadedDocument:
-    import docx
-
-    d = docx.Document()
-    build(d)
-    path = tmp_path / "doc.docx"
-    d.save(str(path))
-    return DocxLoader().load(path, path.read_bytes())
+    return docx_built(tmp_path, build)
 
 
 def _append(d: Any, fragment: str) -> None:
-    d.element.body.sectPr.addprevious(_xml(fragment))
+    docx_append(d, _xml(fragment))
 
 
 def test_docx_inline_content_control_keeps_the_sentence_whole(tmp_path: Path) -> None:
