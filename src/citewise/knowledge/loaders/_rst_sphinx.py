@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["INFO_FIELDS", "LABELS", "METADATA", "NO_PROSE", "PREFIXES", "TEST_CODE",
-           "field_label", "unknown_role"]
+__all__ = ["INFO_FIELDS", "LABELS", "METADATA", "NO_PROSE", "PREFIXES", "SHOWN_AS_WRITTEN",
+           "TEST_CODE", "field_label", "reference_text", "sphinx_classes", "unknown_role"]
 
 _ROLE = re.compile(r"^:[\w:.+-]+:`(?P<body>.*)`$", re.S)
 _TARGET = re.compile(r"^(?P<title>.*?)\s*<[^<>]*>$", re.S)
@@ -23,6 +23,54 @@ NO_PROSE = frozenset((
     "sectionauthor", "moduleauthor", "codeauthor", "only", "ifconfig", "graphviz", "digraph",
     "plot", "mermaid", "uml", "todolist", "include", "raw",
 ))
+
+
+# A reference as written: "`NumPy style`_", "foo_", a footnote's "[#]_" or "[1]_".
+_REFERENCE = re.compile(r"\A(?:`(?P<text>[^`<]+?)\s*(?:<[^<>]*>)?`__?|(?P<word>\w[\w.-]*)__?"
+                        r"|(?P<note>\[[^\]]+\])_)\Z")
+
+
+def reference_text(raw: str) -> str:
+    """A reference docutils could not resolve, as Sphinx shows it: "`NumPy style`_" is
+    "NumPy style", "foo_" "foo", a footnote's "[#]_" "[#]" (a directive's body is parsed
+    alone, its targets elsewhere: 20 places of Sphinx's own sources kept their markup)."""
+    return _REFERENCE.sub(r"\g<text>\g<word>\g<note>", raw)
+
+
+# Sphinx's "class" is its Python domain's (".. class:: sphinx.builders.dummy.DummyBuilder"),
+# docutils' sets a class attribute (".. class:: special") and shows nothing: a Sphinx
+# source's builders were all lost (Sphinx's review, 2026-12-07). A dotted, called or
+# capitalised name is Python's, and any name in a file written for Sphinx; never inside a
+# literal block (autodoc's page shows ".. class:: Noodle" as an example).
+_CLASS_LINE = re.compile(r"^([ \t]*\.\.[ \t]+)class::([ \t]+\S.*)$")
+_PYTHONIC = re.compile(r"[ \t]+(?:\S*[.(]|[A-Z])")
+_SPHINX = re.compile(r":(?:ref|doc|func|meth|class|mod|attr|term|confval):`|^\.\. (?:toctree|"
+                     r"py:|versionadded|versionchanged|autoclass|automodule|seealso)",
+                     re.MULTILINE)
+_LITERAL_OPENER = re.compile(r"(?:::[ \t]*$)|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|"
+                             r"parsed-literal|highlight)::")
+#: Directives whose argument Sphinx shows as written: reST's own domain.
+SHOWN_AS_WRITTEN = frozenset(("rst:directive", "rst:directive:option", "rst:role"))
+
+
+def sphinx_classes(source: str) -> str:
+    """``source`` with each ``.. class::`` Sphinx means as ``.. py:class::`` (see above)."""
+    if "class::" not in source:
+        return source
+    sphinx = _SPHINX.search(source) is not None
+    lines = source.split("\n")
+    literal: int | None = None  # the indentation a literal block's lines are deeper than
+    for i, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if literal is not None and (not line.strip() or indent > literal):
+            continue
+        literal = None
+        m = _CLASS_LINE.match(line)
+        if m and (sphinx or _PYTHONIC.match(m.group(2))):
+            lines[i] = f"{m.group(1)}py:class::{m.group(2)}"
+        elif _LITERAL_OPENER.search(line):
+            literal = indent
+    return "\n".join(lines)
 
 
 def unknown_role(raw: str) -> str:

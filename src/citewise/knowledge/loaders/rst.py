@@ -40,8 +40,11 @@ from citewise.knowledge.loaders._rst_sphinx import (
     METADATA,
     NO_PROSE,
     PREFIXES,
+    SHOWN_AS_WRITTEN,
     TEST_CODE,
     field_label,
+    reference_text,
+    sphinx_classes,
     unknown_role,
 )
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
@@ -55,9 +58,6 @@ _SETTINGS: dict[str, Any] = {
     "pep_references": False, "rfc_references": False, "smart_quotes": False,
     "character_level_inline_markup": False,
 }
-# A reference as written: "`NumPy style`_", "foo_", a footnote's "[#]_" or "[1]_".
-_REFERENCE = re.compile(r"\A(?:`(?P<text>[^`<]+?)\s*(?:<[^<>]*>)?`__?|(?P<word>\w[\w.-]*)__?"
-                        r"|(?P<note>\[[^\]]+\])_)\Z")
 _DIRECTIVE = re.compile(r"^\.\.\s+([\w:.+-]+)::[ \t]*(.*)$")
 _SPACE = re.compile(r"\s+")
 
@@ -96,8 +96,7 @@ def _inline(node: Any, out: _Out) -> None:
             if raw.startswith(":"):  # a role: its text as Sphinx shows it ("__init__")
                 out.line.append(unknown_role(raw).replace("\x00", ""))
             else:
-                out.line.append(_REFERENCE.sub(r"\g<text>\g<word>\g<note>",
-                                               raw.replace("\x00", "")))
+                out.line.append(reference_text(raw.replace("\x00", "")))
         elif isinstance(child, nodes.footnote_reference | nodes.citation_reference):
             out.line.append(f"[{child.astext()}]")
         else:
@@ -276,7 +275,7 @@ def _unknown_directive(msg: Any, out: _Out, level: int) -> None:
                 out.roles.append((start, out.length, "code"))
         return
     argument = m.group(2)
-    if name in _SHOWN_AS_WRITTEN:
+    if name in SHOWN_AS_WRITTEN:
         # "..  rst:directive:: .. py:function:: name(parameters)": Sphinx shows the
         # directive it documents as written; parsed, only "name(parameters)" was left
         # (Sphinx's review, 2026-12-07: 74 entries of its domains and directives pages).
@@ -323,46 +322,10 @@ def render_rst(source: str) -> tuple[str, str | None, list[SectionSpan]]:
     return text, title, sections
 
 
-# Sphinx's "class" is its Python domain's (".. class:: sphinx.builders.dummy.DummyBuilder"),
-# docutils' sets a class attribute (".. class:: special") and shows nothing: a Sphinx
-# source's builders were all lost (Sphinx's review, 2026-12-07). A dotted, called or
-# capitalised name is Python's, and any name in a file written for Sphinx; never inside a
-# literal block (autodoc's page shows ".. class:: Noodle" as an example).
-_CLASS_LINE = re.compile(r"^([ \t]*\.\.[ \t]+)class::([ \t]+\S.*)$")
-_PYTHONIC = re.compile(r"[ \t]+(?:\S*[.(]|[A-Z])")
-_SPHINX = re.compile(r":(?:ref|doc|func|meth|class|mod|attr|term|confval):`|^\.\. (?:toctree|"
-                     r"py:|versionadded|versionchanged|autoclass|automodule|seealso)",
-                     re.MULTILINE)
-_LITERAL_OPENER = re.compile(r"(?:::[ \t]*$)|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|"
-                             r"parsed-literal|highlight)::")
-# Directives whose argument Sphinx shows as written: reST's own domain.
-_SHOWN_AS_WRITTEN = frozenset(("rst:directive", "rst:directive:option", "rst:role"))
-
-
-def _sphinx_classes(source: str) -> str:
-    """``source`` with each ``.. class::`` Sphinx means as ``.. py:class::`` (see above)."""
-    if "class::" not in source:
-        return source
-    sphinx = _SPHINX.search(source) is not None
-    lines = source.split("\n")
-    literal: int | None = None  # the indentation a literal block's lines are deeper than
-    for i, line in enumerate(lines):
-        indent = len(line) - len(line.lstrip())
-        if literal is not None and (not line.strip() or indent > literal):
-            continue
-        literal = None
-        m = _CLASS_LINE.match(line)
-        if m and (sphinx or _PYTHONIC.match(m.group(2))):
-            lines[i] = f"{m.group(1)}py:class::{m.group(2)}"
-        elif _LITERAL_OPENER.search(line):
-            literal = indent
-    return "\n".join(lines)
-
-
 def read_rst(source: str) -> tuple[str, str | None, list[SectionSpan], list[RoleSpan]]:
     """``(text, title, sections, roles)`` of an rST document."""
     out = _Out()
-    _walk(_parse(_sphinx_classes(source)), out, 1, True)
+    _walk(_parse(sphinx_classes(source)), out, 1, True)
     out.flush()
     text = "".join(out.parts)
     spans: list[SectionSpan] = []
