@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-__all__ = ["Kind", "kind_of", "linked", "numbered"]
+__all__ = ["Kind", "kind_of", "link_kinds", "numbered"]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
@@ -74,16 +74,16 @@ _PAGE = re.compile(r"[\s.·…]*(?:\d+|(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:x
                    r"(?:ix|iv|v?i{0,3}))?\s*", re.IGNORECASE)
 
 
-def linked(p: Any, *, internal: bool) -> str:
-    """What of paragraph ``p`` is linked: "page" when it shows a link and then a page number
-    (a table of contents' line), "link" when half its text or more is linked — inside a
-    ``w:hyperlink`` or shown by a ``HYPERLINK`` field, as LibreOffice writes links (which
-    ends the field before a code-font part: "6.8. What are all those directories inside
-    dists/stable/main?") —, "" otherwise. With ``internal``, only links to a place in the
-    document count (``w:anchor``, a field's ``\\l``): contents, not web addresses."""
-    linked_text: list[str] = []
-    styled: list[str] = []
-    rest: list[str] = []
+def link_kinds(p: Any) -> tuple[str, str]:
+    """What of paragraph ``p`` is linked, counting only links to a place in the document
+    (``w:anchor``, a field's ``\\l``: contents, not web addresses), then any link: "page"
+    when it shows a link and then a page number (a table of contents' line), "link" when
+    half its text or more is linked — inside a ``w:hyperlink`` or shown by a ``HYPERLINK``
+    field, as LibreOffice writes links (which ends the field before a code-font part: "6.8.
+    What are all those directories inside dists/stable/main?") —, "" otherwise. One pass
+    over the paragraph for both."""
+    texts: dict[bool, tuple[list[str], list[str], list[str]]] = {
+        internal: ([], [], []) for internal in (True, False)}  # (linked, styled, rest)
     fields: list[list[str]] = []  # each open field: [instruction, "shown" once separated]
     for node in p.iter(f"{_W}t", f"{_W}fldChar", f"{_W}instrText"):
         tag = node.tag
@@ -98,13 +98,18 @@ def linked(p: Any, *, internal: bool) -> str:
         elif tag == f"{_W}instrText":
             if fields:
                 fields[-1][0] += node.text or ""
-        elif _in_link(node, fields, internal):
-            linked_text.append(node.text or "")
-        elif _link_styled(node):
-            styled.append(node.text or "")
         else:
-            rest.append(node.text or "")
-    shown = "".join(linked_text).strip()
+            styled = _link_styled(node)
+            for internal, (linked, drawn, rest) in texts.items():
+                bucket = linked if _in_link(node, fields, internal) else drawn if styled \
+                    else rest
+                bucket.append(node.text or "")
+    inside, anywhere = (_verdict(*texts[internal]) for internal in (True, False))
+    return inside, anywhere
+
+
+def _verdict(linked: list[str], styled: list[str], rest: list[str]) -> str:
+    shown = "".join(linked).strip()
     if not shown:
         return ""
     shown += "".join(styled)  # past the field's end, still drawn as the link

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["display_text", "is_code_display"]
+__all__ = ["code_display", "display_text", "is_code_display"]
 
 _DISPLAY_TAGS = ("tt", "code", "kbd", "samp")
 _BLOCKS = "p, pre, div, table, ul, ol, dl, li, blockquote, h1, h2, h3, h4, h5, h6, hr"
@@ -24,19 +24,27 @@ _SPACES = re.compile(r"[ \t\r\n\f]+")
 
 
 def is_code_display(node: Any) -> bool:
+    """Whether ``node`` is a display (:func:`code_display`)."""
+    return code_display(node) is not None
+
+
+def code_display(node: Any, ids: Callable[[Any], str | None] = lambda _: None
+                 ) -> tuple[str, list[tuple[int, str]]] | None:
     """A ``<tt>`` or ``<code>`` element holding two lines or more, broken by ``<br>``, and no
     block (a ``<tt>`` left open runs on through the page's paragraphs and headings: the
     Asymptote FAQ's), nor inside a term (a ``<dt>``'s signature over two lines is its
-    term, the description under it its own: Asymptote's "orthographic")."""
+    term, the description under it its own: Asymptote's "orthographic"), as
+    :func:`display_text` reads it; None for any other element."""
     if node.tag not in _DISPLAY_TAGS or node.css_first("br") is None \
             or node.css_first(_BLOCKS) is not None:
-        return False
+        return None
     above = node.parent
     while above is not None and above.tag not in ("body", "html"):
         if above.tag == "dt":
-            return False
+            return None
         above = above.parent
-    return sum(1 for line in display_text(node)[0].split("\n") if line.strip()) >= 2
+    shown = display_text(node, ids)
+    return shown if sum(1 for line in shown[0].split("\n") if line.strip()) >= 2 else None
 
 
 def display_text(node: Any, ids: Callable[[Any], str | None] = lambda _: None

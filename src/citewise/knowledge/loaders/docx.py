@@ -30,7 +30,7 @@ from citewise.knowledge.loaders._archive import open_zip
 from citewise.knowledge.loaders._blocks import section_spans
 from citewise.knowledge.loaders._decode import file_metadata
 from citewise.knowledge.loaders._docx_chrome import Block, tidy
-from citewise.knowledge.loaders._docx_paragraphs import Kind, kind_of, linked, numbered
+from citewise.knowledge.loaders._docx_paragraphs import Kind, kind_of, link_kinds, numbered
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan
 
 __all__ = ["MAX_PARAGRAPHS", "DocxLoader"]
@@ -127,7 +127,7 @@ def _link_bar(tbl: Any) -> bool:
     paragraphs = [p for p in tbl.iter(f"{_W}p") if "".join(t.text or "" for t in p.iter(
         f"{_W}t")).strip()]
     return len(rows) <= 2 and 0 < len(paragraphs) <= 3 and all(
-        linked(p, internal=False) for p in paragraphs)
+        link_kinds(p)[1] for p in paragraphs)
 
 
 def _corrupt(path: Path, exc: BaseException) -> IngestError:
@@ -187,9 +187,10 @@ class DocxLoader:
                 text = _para_text(_runs_text(item))
                 if role is None and numbered(item):
                     role = "list_item"
-                link = (linked(item, internal=True) or (
-                    "ext" if linked(item, internal=False) else "")) if role in (
-                    None, "term", "list_item") else ""
+                link = ""
+                if role in (None, "term", "list_item"):
+                    inside, anywhere = link_kinds(item)
+                    link = inside or ("ext" if anywhere else "")
                 blocks.append(Block(text, level, role, link))
             written = tidy(blocks)
             props = document.core_properties

@@ -52,7 +52,7 @@ from citewise.knowledge.loaders._html_chrome import (
 from citewise.knowledge.loaders._html_colophon import is_colophon
 from citewise.knowledge.loaders._html_content import main_content
 from citewise.knowledge.loaders._html_contents import is_contents, is_index
-from citewise.knowledge.loaders._html_display import display_text, is_code_display
+from citewise.knowledge.loaders._html_display import code_display
 from citewise.knowledge.loaders._html_generators import heading_depth, is_badge, math_text, search_heading
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
@@ -153,9 +153,10 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
         elif tag == "pre" and is_man_page(shown := pre_text(child)):
             out.anchor(child)
             write_man_page(shown, out, 1 + out.shift)
-        elif not (out.cells or out.heading) and is_code_display(child):
+        elif not (out.cells or out.heading) and (
+                display := code_display(child, element_id)) is not None:
             out.anchor(child)  # a <tt> of lines (in a table's row its text is the cell's)
-            shown, marks = display_text(child, element_id)
+            shown, marks = display
             if written := out.raw(shown):
                 out.roles.append((written[0], written[0] + len(written[1]), "code"))
                 for offset, ident in marks:

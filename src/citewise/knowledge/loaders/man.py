@@ -59,6 +59,9 @@ def render_man(source: str) -> tuple[str, str | None, list[SectionSpan]]:
     return text, title, sections
 
 
+_NAME = re.compile(r"[^\\]+")  # a request's name, up to an escape glued to it
+
+
 def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[RoleSpan]]:
     """``(text, title, sections, roles)`` of a man page's roff source."""
     page = _Page(strings=dict(STRINGS))
@@ -130,10 +133,11 @@ def read_man(source: str) -> tuple[str, str | None, list[SectionSpan], list[Role
             if not request:
                 continue
             name, _, rest = request.partition(" ")
-            if name.startswith("el\\{"):
-                # ".el\{\" with no space: pod2man's preamble; read as another request, its
-                # troff branch won, and every page quoted ``this'' (OpenSSL's review).
-                name, rest = "el", f"{name[2:]} {rest}"
+            if (named := _NAME.match(name)) is not None and named.end() < len(name):
+                # A request's name ends at an escape too: ".el\{\" (pod2man's preamble) is
+                # an .el; read as another request, its troff branch won, and every page
+                # quoted ``this'' (OpenSSL's review, 2026-12-07).
+                name, rest = named.group(), f"{name[named.end():]} {rest}".rstrip(" ")
             if not name.isalnum() and len(name) > 1 and name[:2] in ("\\}", "\\{"):
                 continue
             if name in ("if", "ie", "el"):
