@@ -59,6 +59,7 @@ from typing import Any
 
 from answer_corpora import CORPORA, GROUPS, Corpus, split_of
 from answers_report import markdown, write_readme
+from judging import load_judged
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "answers"
@@ -116,7 +117,29 @@ def page_of(pages: tuple[str, ...], document: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def check_labels(kb: Any, corpus: Corpus, questions: list[Any]) -> dict[str, str]:
+def _texts(kb: Any, corpus: Corpus) -> dict[str, str]:
+    """Each page's stored text."""
+    texts: dict[str, str] = {}
+    for page in corpus.pages:
+        record = kb.find_document(Path(corpus.root) / page)
+        if record is None:
+            raise BenchError(f"{corpus.name}: {page} was not ingested")
+        texts[page] = record.text
+    return texts
+
+
+def _count(texts: dict[str, str], corpus: Corpus, q: Any, sentence: str) -> tuple[int, int]:
+    """Where ``sentence`` can match for ``q``: its occurrences in the question's own
+    document, or else in the whole corpus; and those in its own document."""
+    from citewise.evaluation import locate as find
+
+    own = texts[str(page_of(corpus.pages, q.document))] if q.document else ""
+    mine = len(find(own, sentence))
+    return mine or sum(len(find(text, sentence)) for text in texts.values()), mine
+
+
+def check_labels(kb: Any, corpus: Corpus, questions: list[Any],
+                 texts: dict[str, str] | None = None) -> dict[str, str]:
     """Which questions' labels no longer hold, with why: every expected sentence must occur
     exactly once where it can match (so that a citation matches it in one place only: "The
     default is on." would match the wrong setting's sentence): once in the question's own
@@ -125,29 +148,38 @@ def check_labels(kb: Any, corpus: Corpus, questions: list[Any]) -> dict[str, str
     manuals under the labels (apache2-doc 2.4.68 dropped a sentence of
     ``mod_ratelimit.html``), so a stale label skips its question, reported, rather than
     the corpus."""
-    from citewise.evaluation import locate as find
-
-    texts: dict[str, str] = {}
-    for page in corpus.pages:
-        record = kb.find_document(Path(corpus.root) / page)
-        if record is None:
-            raise BenchError(f"{corpus.name}: {page} was not ingested")
-        texts[page] = record.text
+    texts = _texts(kb, corpus) if texts is None else texts
     stale: dict[str, str] = {}
     for q in questions:
         problems = []
-        own = texts[str(page_of(corpus.pages, q.document))] if q.document else ""
-        for sentence in q.expected or ():
-            n = len(find(own, sentence)) or sum(len(find(text, sentence))
-                                                for text in texts.values())
+        counts = [_count(texts, corpus, q, sentence) for sentence in q.expected or ()]
+        for sentence, (n, _) in zip(q.expected or (), counts, strict=True):
             if n != 1:
                 problems.append(f"{'not found' if n == 0 else f'{n} times'}: "
                                 f"{sentence[:80]!r}")
-        if q.expected and not any(find(own, s) for s in q.expected):
+        if q.expected and q.document and not any(mine for _, mine in counts):
             problems.append(f"no expected sentence is in its document {q.document}")
         if problems:
             stale[q.id] = "; ".join(problems)
     return stale
+
+
+def with_judged(texts: dict[str, str], corpus: Corpus, questions: list[Any],
+                judged: dict[str, tuple[str, ...]]) -> tuple[list[Any], dict[str, int]]:
+    """``questions`` with the sentences judged to answer them (:mod:`judging`) among their
+    labels, each where it holds as a written label must (once where it can match; one
+    that does not is left out, never its question); and how many each gained."""
+    from dataclasses import replace
+
+    out, gained = [], {}
+    for q in questions:
+        extra = tuple(s for s in judged.get(q.id, ())
+                      if q.expected and _count(texts, corpus, q, s)[0] == 1)
+        if extra:
+            gained[q.id] = len(extra)
+            q = replace(q, expected=(*q.expected, *extra))
+        out.append(q)
+    return out, gained
 
 
 def _versions(packages: tuple[str, ...]) -> dict[str, str]:
@@ -162,9 +194,10 @@ def _versions(packages: tuple[str, ...]) -> dict[str, str]:
 
 
 def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str | None,
-               model: str, check_only: bool = False) -> dict[str, Any]:
+               model: str, check_only: bool = False,
+               judged: dict[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
     from citewise import KnowledgeBase
-    from citewise.evaluation import evaluate, summarise
+    from citewise.evaluation import evaluate, score_answer, summarise
 
     paths = locate(corpus, install=install)
     questions = load_labels(corpus)
@@ -180,7 +213,8 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
             chunks = kb.store.count_chunks(kb.tenant)
             if report.failed:
                 raise BenchError(f"{corpus.name}: ingest failed: {report.summary()}")
-            stale = check_labels(kb, corpus, questions)
+            texts = _texts(kb, corpus)
+            stale = check_labels(kb, corpus, questions, texts)
             for qid, why in stale.items():
                 print(f"{corpus.name}: skipping {qid}, its label is stale ({why})",
                       file=sys.stderr, flush=True)
@@ -189,8 +223,13 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
                         "chunks_written": report.chunks_written}
             asked = [q for q in questions if q.id not in stale
                      and (split is None or q.split == split)]
+            # Scored twice: against the written and judged labels, and the written alone.
+            written = {q.id: q for q in asked}
+            asked, gained = with_judged(texts, corpus, asked, judged or {})
+            alone: list[Any] = []
             t1 = time.perf_counter()
-            results = evaluate(kb, asked, model=model)
+            results = evaluate(kb, asked, model=model, on_answer=lambda q, answer, ms: (
+                alone.append(score_answer(written[q.id], answer, kb, ms))))
             ask_s = time.perf_counter() - t1
     return {
         "title": corpus.title,
@@ -202,8 +241,12 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
                    "chunks_written": report.chunks_written, "chunks": chunks,
                    "seconds": round(ingest_s, 1)},
         "ask_seconds": round(ask_s, 1),
+        "judged_labels": gained,
         "summary": summarise(results),
+        "summary_written": summarise(alone),
         "results": [r.to_dict() for r in results],
+        # [id, evidence@1, evidence@any] against the written labels alone
+        "results_written": [[r.id, r.evidence_at_1, r.evidence_any] for r in alone],
     }
 
 
@@ -220,7 +263,9 @@ def _commit() -> str | None:
 
 
 def run(names: list[str], *, install: bool, kb_dir: Path | None, split: str | None,
-        model: str) -> dict[str, Any]:
+        model: str, judged: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    from dataclasses import replace
+
     from citewise.evaluation import QuestionResult, summarise
 
     load_before = os.getloadavg()
@@ -230,8 +275,13 @@ def run(names: list[str], *, install: bool, kb_dir: Path | None, split: str | No
     for name in names:
         print(f"{name}: ingesting and asking …", file=sys.stderr, flush=True)
         corpora[name] = run_corpus(CORPORA[name], install=install, kb_dir=kb_dir,
-                                   split=split, model=model)
+                                   split=split, model=model, judged=judged)
     every = [QuestionResult(**r) for c in corpora.values() for r in c["results"]]
+    alone = {(n, qid): (at1, anywhere) for n, c in corpora.items()
+             for qid, at1, anywhere in c["results_written"]}
+    names_of = [n for n, c in corpora.items() for _ in c["results"]]
+    written = [replace(r, evidence_at_1=alone[(n, r.id)][0], evidence_any=alone[(n, r.id)][1])
+               for n, r in zip(names_of, every, strict=True)]
     groups = {g: [QuestionResult(**r) for n, c in corpora.items() if CORPORA[n].group == g
                   for r in c["results"]] for g in GROUPS}
     return {
@@ -245,6 +295,8 @@ def run(names: list[str], *, install: bool, kb_dir: Path | None, split: str | No
         "split": split,
         "seconds": round(time.perf_counter() - t0, 1),
         "overall": summarise(every),
+        "overall_written": summarise(written),  # the written labels alone, not the judged
+        "judged_labels": sum(len(c["judged_labels"]) for c in corpora.values()),
         # Each set of corpora apart: what the ranking was tuned on, and what came later.
         "groups": {g: summarise(rs) for g, rs in groups.items() if rs},
         "corpora": corpora,
@@ -264,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-labels", action="store_true",
                         help="ingest and check the labels only; ask nothing")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--written-labels", action="store_true",
+                        help="count the written labels only, not the judged ones "
+                        "(bench/judging.py, data/answers/judged.jsonl)")
     parser.add_argument("--capture", type=Path, default=None,
                         help="write every ranking of the extractive model to FILE (JSON "
                         "lines, bench/capture.py) for bench/rerank_offline.py")
@@ -296,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with capturing(args.capture) if args.capture else nullcontext():
             result = run(names, install=args.install, kb_dir=args.kb_dir, split=args.split,
-                         model=args.model)
+                         model=args.model,
+                         judged={} if args.written_labels else load_judged())
     except Exception as exc:
         from citewise.errors import CitewiseError
 

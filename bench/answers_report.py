@@ -81,6 +81,8 @@ def markdown(result: dict[str, Any]) -> str:
         lines += ["", _HEAD.format("question kind (new corpora)")]
         for kind, s in result["groups"]["new"]["by_kind"].items():
             lines.append(_row(kind, s))
+    if "overall_written" in result:
+        lines += ["", _judged(result)]
     stale = [f"{n} {qid}" for n, c in result["corpora"].items()
              for qid in c.get("stale_labels", {})]
     if stale:
@@ -88,6 +90,20 @@ def markdown(result: dict[str, Any]) -> str:
                   f"{', '.join(stale)} (`stale_labels` in the results)."]
     lines += ["", f"Ingest: {_ingested(result['corpora'])}.", "", BASELINE, ""]
     return "\n".join(lines)
+
+
+def _judged(result: dict[str, Any]) -> str:
+    """How much of the table the judged labels (``bench/judging.py``) account for."""
+    def both(s: dict[str, Any]) -> str:
+        return f"{_pct(s['evidence_at_1'])} / {_pct(s['evidence_any'])}"
+
+    written = result["overall_written"]
+    splits = "; ".join(f"{split} {both(s)}" for split, s in written["by_split"].items())
+    return (f"Labels: the written ones and {result['judged_labels']} questions' sentences "
+            "that two judges, apart and blind to which sentence citewise quoted, found to "
+            "state the answer (`bench/judging.py`, `bench/data/answers/judged.jsonl`). On "
+            f"the written labels alone evidence@1 / evidence@any are {both(written['all'])} "
+            f"({splits}).")
 
 
 def _ingested(corpora: dict[str, dict[str, Any]]) -> str:

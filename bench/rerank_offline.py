@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,28 +27,26 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import answers  # noqa: E402
+from judging import _key, hit, load_judged  # noqa: E402
 
 
-def _key(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower()
+def rankings(capture: Path, split: str, *, judged: bool = True
+             ) -> dict[str, list[tuple[Any, dict[str, Any]]]]:
+    """Per group of corpora, ``(question, its last captured ranking)`` for ``split``; its
+    labels the written and (unless not ``judged``) the judged ones (``judging.py``)."""
+    from dataclasses import replace
 
-
-def hit(text: str, expected: tuple[str, ...]) -> bool:
-    t = _key(text)
-    return any(_key(e) in t or (t in _key(e) and len(t) >= len(_key(e)) / 2)
-               for e in expected)
-
-
-def rankings(capture: Path, split: str) -> dict[str, list[tuple[Any, dict[str, Any]]]]:
-    """Per group of corpora, ``(question, its last captured ranking)`` for ``split``."""
     from citewise.evaluation import load_questions
 
     records = [json.loads(line) for line in capture.read_text(encoding="utf-8").splitlines()]
+    extra = load_judged() if judged else {}
     out: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
     for name, corpus in answers.CORPORA.items():
         path = answers.DATA / f"{name}.jsonl"
         questions = [q for q in load_questions(path) if q.split == split and q.expected]
         for q in questions:
+            if extra.get(q.id) and q.expected:
+                q = replace(q, expected=(*q.expected, *extra[q.id]))
             found = [r for r in records if r["question"].startswith(q.question.strip())]
             if found:
                 out.setdefault(corpus.group, []).append((q, found[-1]))
@@ -89,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("capture", type=Path)
     parser.add_argument("--split", choices=("tune", "heldout"), default="tune")
+    parser.add_argument("--written-labels", action="store_true",
+                        help="the written labels only, not the judged ones")
     parser.add_argument("--set", action="append", default=[], metavar="PART=WEIGHT")
     parser.add_argument("--sweep", metavar="PART", help="scale one weight by 0 … 3")
     args = parser.parse_args(argv)
@@ -96,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.set:
         part, _, value = item.partition("=")
         weights[part] = float(value)
-    groups = rankings(args.capture, args.split)
+    groups = rankings(args.capture, args.split, judged=not args.written_labels)
     print("weights", weights)
     print("as set", evaluate(groups, weights))
     if args.sweep:

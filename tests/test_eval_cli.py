@@ -546,6 +546,20 @@ def test_metrics_count_each_question_once_per_group(kb: Any, corpus: Path) -> No
     assert s["by_split"]["heldout"]["abstention_recall"] == 0.0
 
 
+def test_evaluate_hands_each_scored_answer_to_on_answer(kb: Any) -> None:
+    """The bench scores each answer twice, against the written labels and against the
+    written and judged ones (bench/judging.py): it sees every answer once, in order."""
+    from citewise.evaluation import evaluate
+
+    qs = [question("a"), question("u", expected=None)]
+    seen: list[tuple[EvalQuestion, Answer, float]] = []
+    results = evaluate(kb, qs, warm_up=False,
+                       on_answer=lambda q, answer, ms: seen.append((q, answer, ms)))
+    assert [q.id for q, _, _ in seen] == ["a", "u"]
+    assert [score_answer(q, answer, kb, ms) for q, answer, ms in seen] == results
+    assert seen[0][1].run_id != seen[1][1].run_id
+
+
 def test_missing_labels_names_sentences_not_in_the_stored_text(kb: Any) -> None:
     qs = [question("ok"), question("spaced", expected=(REFUND_SENTENCE.replace(" ", "\n  "),)),
           question("typo", expected=(REFUND_SENTENCE, "Refunds take 3 days.")),

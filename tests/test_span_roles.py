@@ -55,7 +55,8 @@ def _spans(text: str, roles: list[tuple[int, int, str]]) -> dict[str, list[str]]
 def test_the_html_loader_says_what_each_span_is(tmp_path: Path) -> None:
     doc = HtmlLoader().load(tmp_path / "tidy.html", SPHINX.encode())
     spans = _spans(doc.text, doc.roles)
-    assert spans["heading"] == ["tidy — tidy up folders"]
+    # A table's row of <th> cells names its columns: a heading, inside the table.
+    assert spans["heading"] == ["tidy — tidy up folders", "age | what moves"]
     assert spans["term"] == ["tidy.sweep(folder, age=30, dry_run=False, keep_hidden=True, "
                              "into=None)"]
     assert spans["doctest"] == ['>>> tidy.sweep("downloads", dry_run=True)\n\n'
@@ -79,7 +80,9 @@ def test_the_markdown_loader_marks_headings_code_tables_and_items(tmp_path: Path
             "```sh\nmake install\n```\n\nSetext title\n------------\n\nDone.\n")
     doc = MarkdownLoader().load(tmp_path / "setup.md", text.encode())
     spans = _spans(doc.text, doc.roles)
-    assert spans["heading"] == ["# Setup", "Setext title"]
+    # A table's header line is a heading, its rule line is not on the page.
+    assert spans["heading"] == ["# Setup", "| flag | meaning |", "Setext title"]
+    assert spans["hidden"] == ["|---|---|"]
     assert spans["list_item"] == ["- works offline\n  and on any disk", "- free"]
     assert spans["table"] == ["| flag | meaning |\n|---|---|\n| -n | dry run |"]
     assert spans["doctest"] == ["```\n>>> run()\n'ok'\n```"]

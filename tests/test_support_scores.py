@@ -356,6 +356,24 @@ def test_a_quote_that_leans_on_the_sentence_before_is_judged_with_it(tmp_path: P
         assert "off_topic_evidence" in codes(answer)
 
 
+def test_a_default_stated_of_this_value_leans_on_the_sentence_before() -> None:
+    """OpenSSL's "By default this value is initialised to SSL_AD_UNRECOGNIZED_NAME." names
+    what "this value" is only in the sentence before ("The value of the alert to be used
+    …"); embedded alone it was called off topic for "which alert is sent unless I change
+    it?", and the right answer came back as "the documents do not answer" (new-user review
+    of OpenSSL's man pages, 2026-12-07). A default that opens on its own subject does not
+    lean."""
+    from citewise.grounding.relevance import _with_antecedent
+
+    before = "The value of the alert to be used should be stored in the al parameter."
+    quote = "By default this value is initialised to SSL_AD_UNRECOGNIZED_NAME."
+    assert _with_antecedent(quote, before, "") == f"{before} {quote}"
+    assert _with_antecedent("By default, it is off.", before, "") == (
+        f"{before} By default, it is off.")
+    own = "By default, logs go to standard error."
+    assert _with_antecedent(own, before, "") == own
+
+
 def test_a_list_item_is_judged_with_the_lead_in_of_its_list_only() -> None:
     """An item of a list ("mod_dirlisting" under "… three default modules are loaded
     automatically:") addresses the question through its lead-in; a paragraph after a

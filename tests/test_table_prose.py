@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from pathlib import Path
+
 from citewise.models.sentence_rank import Sentence, rank, structure_penalty
 
 
@@ -20,6 +22,8 @@ def _cell(text: str) -> Sentence:
 
 @pytest.mark.parametrize("text", [
     "[in] | x | opus_int32: Allowed values: 0 Disable DTX (default).",
+    # A Markdown pipe table's row closes with a pipe: its last cell is still the sentence.
+    "| `max_widgets` | 64 | How many widgets one account may own. |",
     "Note\nFor FAT filesystems by its design, the maximum file size is (2^32 - 1) bytes.",
 ])
 def test_a_row_ending_in_a_sentence_is_prose(text: str) -> None:
@@ -45,3 +49,93 @@ def test_a_notes_sentence_beats_prose_that_only_mentions_the_words() -> None:
     best = rank("What is the largest single file I can copy onto a FAT32 drive?",
                 [prose, note])[0]
     assert best.sentence is note
+
+
+README = """\
+# Widget service
+
+## Limits
+
+Each account has limits.
+
+| Setting | Default | Meaning |
+|---|---|---|
+| `max_widgets` | 64 | How many widgets one account may own. |
+| `timeout` | 30 s | How long a request may take before it is cancelled. |
+
+The limits apply per account.
+"""
+PAGE = """<html><head><title>Widget limits</title></head><body><h1>Widget limits</h1>
+<p>Each account has limits.</p>
+<table><tr><th>Setting</th><th>Default</th><th>Meaning</th></tr>
+<tr><td><code>max_widgets</code></td><td>64</td><td>How many widgets one account may own.</td></tr>
+<tr><td><code>timeout</code></td><td>30 s</td><td>How long a request may take before it is
+cancelled.</td></tr></table>
+<p>The limits apply per account.</p></body></html>"""
+RST = """\
+Limits
+======
+
+Each account has limits.
+
+=============  =======  ====================================================
+Setting        Default  Meaning
+=============  =======  ====================================================
+max_widgets    64       How many widgets one account may own.
+timeout        30 s     How long a request may take before it is cancelled.
+=============  =======  ====================================================
+
+The limits apply per account.
+"""
+ADOC = """\
+= Widget service
+
+== Limits
+
+Each account has limits.
+
+[cols="1,1,3",options="header"]
+|===
+|Setting |Default |Meaning
+|max_widgets |64 |How many widgets one account may own.
+|timeout |30 s |How long a request may take before it is cancelled.
+|===
+
+The limits apply per account.
+"""
+
+
+@pytest.mark.parametrize(("name", "body", "header"), [
+    ("README.md", README, "| Setting | Default | Meaning |"),
+    ("limits.html", PAGE, "Setting | Default | Meaning"),
+    ("limits.rst", RST, "Setting | Default | Meaning"),
+    ("limits.adoc", ADOC, "Setting | Default | Meaning"),
+])
+def test_a_tables_header_row_is_a_heading_and_the_row_under_it_answers(
+        tmp_path: Path, name: str, body: str, header: str) -> None:
+    """A settings table's header names its columns ("Setting | Default | Meaning"); asked
+    "What is the default timeout?", citewise quoted that header for its word "Default"
+    instead of the row of ``timeout`` (2026-12-07). A Markdown table's header line, an
+    HTML table's row of <th> cells, an rST table's head and an AsciiDoc table's header row
+    are headings: context for the rows, never the answer; the rule line under a Markdown
+    header is not on the page."""
+    from citewise import Agent, KnowledgeBase
+    from citewise.knowledge.loaders import default_registry
+
+    path = tmp_path / "docs" / name
+    path.parent.mkdir()
+    path.write_text(body, encoding="utf-8")
+    loader = default_registry().for_path(path)
+    assert loader is not None
+    doc = loader.load(path, path.read_bytes())
+    at = doc.text.index(header)
+    assert (at, at + len(header), "heading") in doc.roles
+    if name.endswith(".md"):
+        rule = doc.text.index("|---|")
+        assert (rule, rule + len("|---|---|---|"), "hidden") in doc.roles
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([path.parent])
+        answer = Agent(kb).ask("What is the default timeout?")
+    assert answer.citations, answer.text
+    assert "30 s" in answer.citations[0].excerpt, answer.citations[0].excerpt
+    assert "Setting" not in answer.citations[0].excerpt

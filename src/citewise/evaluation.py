@@ -308,7 +308,9 @@ def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
 
 def evaluate(kb: KnowledgeBase, questions: Sequence[EvalQuestion], *,
              model: str = "extractive", strict: bool = False, warm_up: bool = True,
-             progress: Callable[[int, int], None] | None = None) -> list[QuestionResult]:
+             progress: Callable[[int, int], None] | None = None,
+             on_answer: Callable[[EvalQuestion, Answer, float], None] | None = None,
+             ) -> list[QuestionResult]:
     """Ask every question with ``Agent(kb, model=…)`` and score the answers.
 
     The runs are recorded in a scratch store in a temporary folder, not in the knowledge
@@ -316,6 +318,8 @@ def evaluate(kb: KnowledgeBase, questions: Sequence[EvalQuestion], *,
     ``warm_up`` a question that is none of them (:data:`WARM_UP`) is asked first, unscored
     and untimed, so the latencies are those of a running process (the embedder loaded)
     rather than of a cold start, and no question gains from a cache the warm-up filled.
+    ``on_answer(question, answer, latency_ms)`` sees each answer once it is scored (the
+    bench scores it a second time against other labels).
     """
     from citewise.agent.runner import Agent
     from citewise.agent.state import RunSettings
@@ -334,6 +338,8 @@ def evaluate(kb: KnowledgeBase, questions: Sequence[EvalQuestion], *,
                 answer = agent.ask(q.question)
                 ms = (time.perf_counter() - t0) * 1000
                 results.append(score_answer(q, answer, texts, ms))
+                if on_answer is not None:
+                    on_answer(q, answer, ms)
                 if progress is not None:
                     progress(n, len(questions))
         finally:

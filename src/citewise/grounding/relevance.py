@@ -215,7 +215,7 @@ def _with_antecedent(excerpt: str, before: str, after: str) -> str:
     return excerpt
 
 
-_LEANS = re.compile(rf"\s*(?:{POINTING_WORDS}|its|they|defaults?|the default)\b",
+_LEANS = re.compile(rf"\s*(?:by default,?\s+)?(?:{POINTING_WORDS}|its|they|defaults?|the default)\b",
                     re.IGNORECASE)
 
 

@@ -102,7 +102,7 @@ def structure_penalty(s: Sentence, code_wanted: bool, version_wanted: bool = Fal
 def _prose_cell(text: str) -> bool:
     """Whether ``text``, a table's, is one row ending in a cell of prose (a sentence of six
     words or more), not rows run together by the sentence splitter."""
-    cell = text.rsplit("|", 1)[-1].strip()
+    cell = text.rstrip().removesuffix("|").rsplit("|", 1)[-1].strip()  # "| … | prose. |"
     rows = sum("|" in line for line in text.split("\n"))
     return rows <= 1 and cell.endswith((".", "!", "?")) and len(cell.split()) >= 6
 

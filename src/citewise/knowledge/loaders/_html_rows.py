@@ -17,7 +17,7 @@ from citewise.knowledge.loaders._html_generators import class_names
 from citewise.knowledge.loaders._html_scribble import defined_name
 from citewise.knowledge.loaders._html_tables import table_of
 
-__all__ = ["RowSpans", "column_used", "entry_name", "first_cell", "mark_text"]
+__all__ = ["RowSpans", "column_used", "entry_name", "first_cell", "header_row", "mark_text"]
 
 
 def entry_name(node: Any) -> str:
@@ -44,6 +44,21 @@ def entry_name(node: Any) -> str:
     if not all(fields) or not any(f and f.group(1).lower() in _OPTION_FIELDS for f in fields):
         return ""  # "Author | Version: 1.2 | Date: 2020" heads no entry
     return cells[0]
+
+
+def header_row(row: Any) -> bool:
+    """Whether a table row names its table's columns ("Setting | Default | Meaning"): two
+    cells or more, in a ``<thead>`` or every one a ``<th>``, over rows of ``<td>`` cells.
+    It says what the rows below it are, as a heading does, and answers nothing: asked
+    "what is the default timeout?", the header row was quoted for its word "Default",
+    not the row of ``timeout`` under it."""
+    cells = [c for c in row.iter() if c.tag in ("td", "th")]
+    head = row.parent is not None and row.parent.tag == "thead"
+    if len(cells) < 2 or not (head or all(c.tag == "th" for c in cells)):
+        return False
+    table = table_of(row)
+    return table is not None and any(
+        r is not row and r.css_first("td") is not None for r in table.css("tr"))
 
 
 def _directive_name(rows: list[Any]) -> str:

@@ -244,9 +244,16 @@ def read_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
             tidy_roles([*heading_roles(out.headings, text), *out.roles], text))
 
 
+_HEADER = re.compile(r"^\[[^\]\n]*(?:options=\"?[^\"\]\n]*\bheader|%header)")
+
+
 def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str]) -> int:
     """Write the table whose body starts at line ``i``; returns its closing line's index."""
     sep = {"|": "|", ",": ",", "!": "!"}[delim[0]]
+    # A header row: so declared in the block's attributes, or the first line's cells with
+    # a blank line under them (AsciiDoc's implicit header).
+    headed = bool(_HEADER.search(lines[i - 2] if i >= 2 else "")) or (
+        i + 1 < len(lines) and lines[i].strip().count(sep) > 1 and not lines[i + 1].strip())
     rows: list[str] = []
     cells: list[str] = []
     while i < len(lines) and lines[i].strip() != delim:
@@ -268,7 +275,10 @@ def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str
         i += 1
     if cells:
         rows.append(" | ".join(cells))
-    out.write("\n".join(r for r in rows if r.strip(" |")), role="table")
+    rows = [r for r in rows if r.strip(" |")]
+    at = out.write("\n".join(rows), role="table")
+    if at is not None and len(rows) > 1 and headed:  # it names the columns: a heading
+        out.roles.append((at, at + len(rows[0]), "heading"))
     return i
 
 
@@ -300,7 +310,8 @@ class AsciiDocLoader:
     """``.adoc`` / ``.asciidoc`` files (not ``.asc``: that is a PGP signature as often)."""
 
     name = "asciidoc"
-    version = "4"  # 2: link:URL[] reads as its URL; 3: role spans; 4: git's linkgit:x[1]
+    version = "5"  # 2: link:URL[] reads as its URL; 3: role spans; 4: git's linkgit:x[1];
+    # 5: a table's header row is a heading
     extensions: tuple[str, ...] = (".adoc", ".asciidoc")
     content_types: tuple[str, ...] = ("text/asciidoc", "text/x-asciidoc")
 

@@ -67,7 +67,7 @@ from citewise.knowledge.loaders._html_notes import (
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._html_pre import DROP, pre_text
 from citewise.knowledge.loaders._html_repair import closed_empty
-from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, mark_text
+from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, header_row, mark_text
 from citewise.knowledge.loaders._html_scribble import LINE_TABLES as SCRIBBLE_LINES
 from citewise.knowledge.loaders._html_scribble import table_lines
 from citewise.knowledge.loaders._html_tables import in_box, is_layout_cell
@@ -278,6 +278,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.numbers.pop()
             if kind is not None and out.length > at:
                 out.roles.append((at, out.length, kind))
+            elif tag == "tr" and written is not None and header_row(child):
+                out.roles.append((written[0], written[0] + len(written[1]), "heading"))
             if tag == "table" and out.length > at and (name := entry_name(child)):
                 out.headings.append((at, BLOCK_HEADING, name))  # starts on its text: _read
                 out.bold_open = False
@@ -389,7 +391,8 @@ class HtmlLoader:
     # after its own paragraph, with its ids; only a term's leading ids at its start).
     # 61: a header or footer of links alone is navigation (Docutils' site links).
     # 62: a heading with its permalink in a block of its own is no page-parts bar.
-    version = "64"
+    # 65: a table's header row (<th> cells or <thead>) is a heading.
+    version = "65"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -5,7 +5,8 @@ its heading path (``"Intro > Scope"``). ATX (``## Scope``) and setext (``Scope``
 ``---``) headings count; lines inside fenced code blocks and a leading YAML front-matter
 block do not (front-matter ``key: value`` pairs go to metadata, ``title`` to the title).
 Role spans (:data:`citewise.knowledge.loaders.base.ROLES`) mark the headings, fenced code
-(a ``>>>`` session as a doctest; a Hugo ``{{< example >}}``), pipe tables and list items —
+(a ``>>>`` session as a doctest; a Hugo ``{{< example >}}``), pipe tables (their header
+line a heading) and list items —
 and what the rendered page does not show: the front matter, HTML comments, link reference
 definitions (``[fs.stat()]: #fsstat…``), lines of empty anchors (``<a id="x"></a>``), of
 bare block tags (``<div …>``, ``</div>``) or of Hugo shortcodes are ``hidden``, never
@@ -209,6 +210,11 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]],
             while j < len(lines) and "|" in lines[j][1] and lines[j][1].strip():
                 j += 1
             roles.append((start, lines[j - 1][0] + len(lines[j - 1][1]), "table"))
+            # Its header names the columns, as a heading (never the answer); its rule
+            # line ("|---|---|") is not on the page.
+            roles.append((start, start + len(line), "heading"))
+            rule = lines[i + 1]
+            roles.append((rule[0], rule[0] + len(rule[1]), "hidden"))
             i, item = j, None
             continue
         if _ITEM.match(line):
@@ -318,11 +324,12 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "8"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    version = "9"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
     # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags;
     # 6: front matter hidden, fences indented in list items, Hugo shortcodes; 7: the code
     # review's mends (a fence only in a list item past column 3, closed within three columns
-    # of its opener; front matter only of YAML); 8: headings as rendered, HTML headings
+    # of its opener; front matter only of YAML); 8: headings as rendered, HTML headings;
+    # 9: a table's header line a heading, its rule line hidden
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 

@@ -165,7 +165,8 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
                 cells.append(_SPACE.sub(" ", "".join(cell.parts)).strip())
             at = out.length
             out.write(" | ".join(cells), "\n")
-            out.mark(at, "table")
+            # A header row names the columns: a heading of the rows, no answer.
+            out.mark(at, "heading" if isinstance(child.parent, nodes.thead) else "table")
         elif isinstance(child, nodes.Admonition):
             out.flush()
             name = type(child).__name__.replace("_", " ").capitalize()
@@ -390,8 +391,9 @@ class RstLoader:
     name = "rst"
     # 2: role spans; 3: no generated table of contents; 4: backslash escapes, Sphinx's
     # version notes as it writes them, test code, "See also:", page settings; 5: fields on
-    # one line ("Author: …", Sphinx's "Parameter x: …"), option lists' options as terms
-    version = "6"
+    # one line ("Author: …", Sphinx's "Parameter x: …"), option lists' options as terms;
+    # 6: Sphinx's sources (_rst_sphinx); 7: a table's header rows are headings
+    version = "7"
     extensions: tuple[str, ...] = (".rst", ".rest")
     content_types: tuple[str, ...] = ("text/x-rst", "text/prs.fallenstein.rst")
 
