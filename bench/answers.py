@@ -40,6 +40,11 @@ skipped and reported, with the package versions measured), and every
 question's ``split`` must be the one its id hashes to (:func:`split_of`), so that nobody
 moves a question between ``tune`` and ``heldout`` by hand. The metrics are those of
 ``citewise eval`` (:mod:`citewise.evaluation`, where the matching rule is defined).
+
+Besides the written labels, a sentence that two judges, apart, found to state a question's
+answer counts as one of its labels (:mod:`judging`, ``data/answers/judged.jsonl``); the
+results give the metrics on the written labels alone too (``--written-labels`` counts
+those only).
 """
 
 from __future__ import annotations
@@ -117,7 +122,7 @@ def page_of(pages: tuple[str, ...], document: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _texts(kb: Any, corpus: Corpus) -> dict[str, str]:
+def stored_pages(kb: Any, corpus: Corpus) -> dict[str, str]:
     """Each page's stored text."""
     texts: dict[str, str] = {}
     for page in corpus.pages:
@@ -128,7 +133,8 @@ def _texts(kb: Any, corpus: Corpus) -> dict[str, str]:
     return texts
 
 
-def _count(texts: dict[str, str], corpus: Corpus, q: Any, sentence: str) -> tuple[int, int]:
+def where_it_matches(texts: dict[str, str], corpus: Corpus, q: Any, sentence: str
+                     ) -> tuple[int, int]:
     """Where ``sentence`` can match for ``q``: its occurrences in the question's own
     document, or else in the whole corpus; and those in its own document."""
     from citewise.evaluation import locate as find
@@ -148,11 +154,11 @@ def check_labels(kb: Any, corpus: Corpus, questions: list[Any],
     manuals under the labels (apache2-doc 2.4.68 dropped a sentence of
     ``mod_ratelimit.html``), so a stale label skips its question, reported, rather than
     the corpus."""
-    texts = _texts(kb, corpus) if texts is None else texts
+    texts = stored_pages(kb, corpus) if texts is None else texts
     stale: dict[str, str] = {}
     for q in questions:
         problems = []
-        counts = [_count(texts, corpus, q, sentence) for sentence in q.expected or ()]
+        counts = [where_it_matches(texts, corpus, q, sentence) for sentence in q.expected or ()]
         for sentence, (n, _) in zip(q.expected or (), counts, strict=True):
             if n != 1:
                 problems.append(f"{'not found' if n == 0 else f'{n} times'}: "
@@ -165,21 +171,25 @@ def check_labels(kb: Any, corpus: Corpus, questions: list[Any],
 
 
 def with_judged(texts: dict[str, str], corpus: Corpus, questions: list[Any],
-                judged: dict[str, tuple[str, ...]]) -> tuple[list[Any], dict[str, int]]:
+                judged: dict[str, tuple[str, ...]]
+                ) -> tuple[list[Any], dict[str, int], dict[str, int]]:
     """``questions`` with the sentences judged to answer them (:mod:`judging`) among their
     labels, each where it holds as a written label must (once where it can match; one
-    that does not is left out, never its question); and how many each gained."""
+    that does not is left out, never its question); how many each gained, and how many
+    each lost so."""
     from dataclasses import replace
 
-    out, gained = [], {}
+    out, gained, dropped = [], {}, {}
     for q in questions:
-        extra = tuple(s for s in judged.get(q.id, ())
-                      if q.expected and _count(texts, corpus, q, s)[0] == 1)
+        given = judged.get(q.id, ()) if q.expected else ()
+        extra = tuple(s for s in given if where_it_matches(texts, corpus, q, s)[0] == 1)
+        if len(extra) < len(given):
+            dropped[q.id] = len(given) - len(extra)
         if extra:
             gained[q.id] = len(extra)
             q = replace(q, expected=(*q.expected, *extra))
         out.append(q)
-    return out, gained
+    return out, gained, dropped
 
 
 def _versions(packages: tuple[str, ...]) -> dict[str, str]:
@@ -197,7 +207,7 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
                model: str, check_only: bool = False,
                judged: dict[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
     from citewise import KnowledgeBase
-    from citewise.evaluation import evaluate, score_answer, summarise
+    from citewise.evaluation import StoredTexts, evaluate, score_answer, summarise
 
     paths = locate(corpus, install=install)
     questions = load_labels(corpus)
@@ -213,7 +223,7 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
             chunks = kb.store.count_chunks(kb.tenant)
             if report.failed:
                 raise BenchError(f"{corpus.name}: ingest failed: {report.summary()}")
-            texts = _texts(kb, corpus)
+            texts = stored_pages(kb, corpus)
             stale = check_labels(kb, corpus, questions, texts)
             for qid, why in stale.items():
                 print(f"{corpus.name}: skipping {qid}, its label is stale ({why})",
@@ -225,11 +235,15 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
                      and (split is None or q.split == split)]
             # Scored twice: against the written and judged labels, and the written alone.
             written = {q.id: q for q in asked}
-            asked, gained = with_judged(texts, corpus, asked, judged or {})
+            asked, gained, dropped = with_judged(texts, corpus, asked, judged or {})
+            for qid, n in dropped.items():
+                print(f"{corpus.name}: {qid}: {n} judged sentence(s) left out, not once where "
+                      "they can match (bench/judging.py check)", file=sys.stderr, flush=True)
             alone: list[Any] = []
+            stored = StoredTexts(kb)  # each cited page read once for the second scoring
             t1 = time.perf_counter()
             results = evaluate(kb, asked, model=model, on_answer=lambda q, answer, ms: (
-                alone.append(score_answer(written[q.id], answer, kb, ms))))
+                alone.append(score_answer(written[q.id], answer, stored, ms))))
             ask_s = time.perf_counter() - t1
     return {
         "title": corpus.title,
@@ -242,6 +256,7 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
                    "seconds": round(ingest_s, 1)},
         "ask_seconds": round(ask_s, 1),
         "judged_labels": gained,
+        "judged_dropped": dropped,
         "summary": summarise(results),
         "summary_written": summarise(alone),
         "results": [r.to_dict() for r in results],

@@ -97,13 +97,15 @@ def _judged(result: dict[str, Any]) -> str:
     def both(s: dict[str, Any]) -> str:
         return f"{_pct(s['evidence_at_1'])} / {_pct(s['evidence_any'])}"
 
+    if not result["judged_labels"]:
+        return "Labels: the written ones only (`--written-labels`)."
     written = result["overall_written"]
     splits = "; ".join(f"{split} {both(s)}" for split, s in written["by_split"].items())
-    return (f"Labels: the written ones and {result['judged_labels']} questions' sentences "
-            "that two judges, apart and blind to which sentence citewise quoted, found to "
-            "state the answer (`bench/judging.py`, `bench/data/answers/judged.jsonl`). On "
-            f"the written labels alone evidence@1 / evidence@any are {both(written['all'])} "
-            f"({splits}).")
+    return (f"Labels: the written ones and, for {result['judged_labels']} questions, "
+            "sentences that two judges, apart and blind to which sentence citewise quoted, "
+            "found to state the answer (`bench/judging.py`, "
+            "`bench/data/answers/judged.jsonl`). On the written labels alone evidence@1 / "
+            f"evidence@any are {both(written['all'])} ({splits}).")
 
 
 def _ingested(corpora: dict[str, dict[str, Any]]) -> str:

@@ -8,6 +8,7 @@ state the answer (run by hand, not part of the test suite)::
     python bench/judging.py build R.json C.jsonl --out /tmp/round2 --batches 4 \\
         --confirm /tmp/round1          # what round 1 found, judged again by others
     python bench/judging.py merge /tmp/round1 /tmp/round2   # → data/answers/judged.jsonl
+    python bench/judging.py check --kb-dir K   # which hold once where they can match
 
 Why: the question writers labelled one sentence per question (sometimes two), the one they
 found. A manual often states an answer twice — in the option's entry and in the chapter
@@ -44,23 +45,31 @@ INSTRUCTIONS = HERE / "data" / "answers" / "JUDGING.md"
 CANDIDATES = 3  # the first citation and the next of the shortlist
 
 
-def load_judged(path: Path = JUDGED) -> dict[str, tuple[str, ...]]:
-    """Question id → the sentences judged to state its answer (both verdicts "A")."""
-    out: dict[str, tuple[str, ...]] = {}
+def _rows(path: Path = JUDGED) -> list[dict[str, Any]]:
     if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        if row["verdicts"] and all(v == "A" for v in row["verdicts"]):
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def load_judged(path: Path = JUDGED) -> dict[str, tuple[str, ...]]:
+    """Question id → the sentences judged to state its answer (both verdicts "A"), less
+    those :func:`check` found do not hold as a label must (``"holds": false``)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for row in _rows(path):
+        if row["verdicts"] and all(v == "A" for v in row["verdicts"]) \
+                and row.get("holds", True):
             out[row["id"]] = (*out.get(row["id"], ()), row["sentence"])
     return out
 
 
 def _key(text: str) -> str:
-    """``text`` as the bench compares it (whitespace collapsed, Markdown as rendered)."""
+    """``text`` as the bench compares it (whitespace collapsed, Markdown as rendered), less
+    its citation markers ("70 KiB [1] blocks": a capture's sentences have none)."""
     from citewise.evaluation_match import normalised
+    from citewise.grounding.claims import MARKER_GROUP
 
-    return normalised(text)[0].lower()
+    return normalised(MARKER_GROUP.sub("", text))[0].lower()
 
 
 def hit(text: str, expected: tuple[str, ...]) -> bool:
@@ -89,39 +98,59 @@ def pool(results: dict[str, Any], capture: Path, *, controls: float,
     from citewise.evaluation import load_questions
 
     rng = random.Random(seed)
-    rankings: dict[str, dict[str, Any]] = {}
-    for line in capture.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        rankings[record["question"].strip()] = record  # the last ranking of a question
+    # A capture is in the run's order, corpus after corpus: a question asked of two corpora
+    # (gnuinfo's and diffutils' "df03") is told apart by where it falls.
+    captured = [json.loads(line) for line in capture.read_text(encoding="utf-8").splitlines()]
     items = []
+    at = 0
     for name, corpus in results["corpora"].items():
         questions = {q.id: q for q in load_questions(answers.DATA / f"{name}.jsonl")}
+        # Misses on the written labels: a question matched only by a judged one is judged.
+        written = {qid: at1 for qid, at1, _ in corpus.get("results_written", ())}
         for r in corpus["results"]:
             q = questions.get(r["id"])
+            ranking, at = _ranking(captured, at, q.question if q is not None else None)
             if q is None or not q.expected or r["abstained"] or not r["first_sentence"]:
                 continue
-            control = bool(r["evidence_at_1"])
+            control = bool(written.get(r["id"], r["evidence_at_1"]))
             if control and rng.random() >= controls:
                 continue
-            ranking = rankings.get(q.question.strip())
             if ranking is None:
                 continue
             first = {"text": r["first_sentence"], "source": r["first_source"],
                      "section": None, "before": None}
             cands = [first]
+            keys = [_key(first["text"])]
             for x in ranking["scored"]:
-                a, b = _key(x["text"]), _key(first["text"])
-                if a in b or b in a:  # the first citation's own sentence: its context
+                a = _key(x["text"])
+                if a in keys[0] or keys[0] in a:  # the first citation's own sentence
                     if first["section"] is None:
                         first.update(section=x["section"], before=x["before"])
-                elif len(cands) < CANDIDATES and all(_key(c["text"]) != a for c in cands):
+                elif len(cands) < CANDIDATES and not any(a in k or k in a for k in keys):
                     cands.append({k: x[k] for k in ("text", "source", "section", "before")})
+                    keys.append(a)
             for c in cands:
                 c["written"] = hit(c["text"], q.expected)
             items.append({"id": q.id, "question": q.question, "control": control,
                           "cands": cands})
     rng.shuffle(items)
     return items
+
+
+def _ranking(captured: list[dict[str, Any]], at: int, question: str | None
+             ) -> tuple[dict[str, Any] | None, int]:
+    """The capture's last ranking of ``question`` from ``at`` on (a question may be ranked
+    more than once in a row: a retry), and where to look for the next question; none and
+    ``at`` when it has none there."""
+    want = question.strip() if question is not None else None
+    start = next((i for i in range(at, len(captured))
+                  if captured[i]["question"].strip() == want), None)
+    if start is None:
+        return None, at
+    end = start
+    while end < len(captured) and captured[end]["question"].strip() == want:
+        end += 1
+    return captured[end - 1], end
 
 
 def _confirmed(round_dir: Path) -> set[str]:
@@ -216,13 +245,48 @@ def merge(first: Path, second: Path, path: Path = JUDGED,
         if written.get((qid, text)) or v2 is None or "A" not in (v1, v2):
             continue
         rows.append({"id": qid, "sentence": text, "verdicts": [v1, v2]})
+    # Judged before and not again: kept (a new pool leaves out what earlier labels match).
+    again = {(r["id"], r["sentence"]) for r in rows}
+    rows = sorted([*(r for r in _rows(path) if (r["id"], r["sentence"]) not in again), *rows],
+                  key=lambda r: (r["id"], r["sentence"]))
     both = [r for r in rows if r["verdicts"] == ["A", "A"]]
     stats["found_by_one"] = len(rows)
     stats["labels"] = len(both)
     stats["questions"] = len({r["id"] for r in both})
+    _write(rows, path)
+    return stats
+
+
+def _write(rows: list[dict[str, Any]], path: Path) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                     encoding="utf-8")
-    return stats
+
+
+def check(kb_dir: Path, path: Path = JUDGED) -> dict[str, int]:
+    """Mark each judged sentence whether it holds as a written label must (once where it
+    can match: ``answers.with_judged``'s rule) in the knowledge bases ``answers.py
+    --kb-dir`` keeps, so that ``rerank_offline`` counts the labels the bench counts."""
+    sys.path.insert(0, str(HERE))
+    import answers
+
+    from citewise import KnowledgeBase
+    from citewise.evaluation import load_questions
+
+    rows = _rows(path)
+    wanted = {r["id"] for r in rows}
+    for name, corpus in answers.CORPORA.items():
+        questions = {q.id: q for q in load_questions(answers.DATA / f"{name}.jsonl")
+                     if q.id in wanted}
+        if not questions or not (kb_dir / name).is_dir():
+            continue
+        with KnowledgeBase.open(kb_dir / name) as kb:
+            texts = answers.stored_pages(kb, corpus)
+        for row in rows:
+            if row["id"] in questions:
+                row["holds"] = answers.where_it_matches(
+                    texts, corpus, questions[row["id"]], row["sentence"])[0] == 1
+    _write(rows, path)
+    return dict(Counter("holds" if r.get("holds", True) else "does not hold" for r in rows))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,9 +305,14 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("round1", type=Path)
     m.add_argument("round2", type=Path)
     m.add_argument("--out", type=Path, default=JUDGED)
+    c = sub.add_parser("check", help="mark which judged sentences hold as labels")
+    c.add_argument("--kb-dir", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "merge":
         print(json.dumps(merge(args.round1, args.round2, args.out), indent=1))
+        return 0
+    if args.command == "check":
+        print(json.dumps(check(args.kb_dir), indent=1))
         return 0
     results = json.loads(args.results.read_text(encoding="utf-8"))
     items = pool(results, args.capture, controls=args.controls, seed=args.seed)

@@ -71,12 +71,13 @@ def test_judged_labels_hold_as_written_ones_and_never_cost_a_question(
         # not in its own document but once in the corpus: it can match there
         "q3": ("You cannot INSERT into a view.", "Not in any page."),
     }
-    out, gained = answers.with_judged(texts, corpus, qs, judged)
+    out, gained, dropped = answers.with_judged(texts, corpus, qs, judged)
     assert [q.id for q in out] == ["q1", "q2", "q3"]
     assert out[0].expected == ("Views are read-only.", "You cannot INSERT into a view.")
     assert out[1].expected is None
     assert out[2].expected == ("Views can be dropped.", "You cannot INSERT into a view.")
     assert gained == {"q1": 1, "q3": 1}
+    assert dropped == {"q1": 1, "q3": 1}  # said, not silently lost
     # The written labels' own check is unchanged: "It is on." thrice is a stale label.
     stale = answers.check_labels(None, corpus, [
         EvalQuestion(id="s", question="?", expected=("It is on.",), document="b.html"),
@@ -108,16 +109,34 @@ def test_merge_keeps_every_sentence_either_round_accepted_and_labels_the_agreed(
         "2": item("q2", True, ("other", False), ("label", True)),
     }, [{"a": "A", "b": "P", "c": "A"}, {"a": "N", "b": "P"}])
     assert judging._confirmed(one) == {"q1", "q2"}
-    out = tmp_path / "judged.jsonl"
+    # Judged before: kept unless judged again (a later pool leaves out the questions its
+    # labels already match); what a check found does not hold is no label.
+    out = _rows(tmp_path / "judged.jsonl", [
+        {"id": "q0", "sentence": "earlier", "verdicts": ["A", "A"]},
+        {"id": "q0", "sentence": "twice", "verdicts": ["A", "A"], "holds": False},
+        {"id": "q1", "sentence": "first", "verdicts": ["P", "P"]}])
     stats = judging.merge(one, two, out, {"q1": ("written",), "q2": ("label",)})
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert rows == [{"id": "q1", "sentence": "first", "verdicts": ["A", "A"]},
+    assert rows == [{"id": "q0", "sentence": "earlier", "verdicts": ["A", "A"]},
+                    {"id": "q0", "sentence": "twice", "verdicts": ["A", "A"], "holds": False},
+                    {"id": "q1", "sentence": "first", "verdicts": ["A", "A"]},
                     {"id": "q1", "sentence": "second", "verdicts": ["A", "P"]}]
-    assert judging.load_judged(out) == {"q1": ("first",)}
-    assert (stats["labels"], stats["questions"], stats["found_by_one"]) == (1, 1, 2)
+    assert judging.load_judged(out) == {"q0": ("earlier",), "q1": ("first",)}
+    assert (stats["labels"], stats["questions"], stats["found_by_one"]) == (3, 2, 4)
     # How often each round accepts a written label: its strictness.
     assert stats["round1_accepts_written"] == "2 of 2"
     assert stats["round2_accepts_written"] == "1 of 2"
+
+
+def test_a_written_label_is_told_with_its_citation_markers_and_markdown(
+        judging: ModuleType) -> None:
+    """A first citation keeps its markers ("70 KiB [1] blocks"), a capture's sentence has
+    none: kn15's written label went to the judges as no label, and was "judged" one (code
+    review, 2026-12-07)."""
+    label = ("Blocks of 70 KiB [1] are read.",)
+    assert judging.hit("Blocks of 70 KiB are read.", label)
+    assert judging.hit("Use `--all` to list them.", ("Use --all to list them.",))
+    assert not judging.hit("Blocks of 80 KiB are read.", label)
 
 
 def test_the_pool_is_each_miss_with_its_first_citation_and_the_next_of_its_shortlist(
@@ -140,10 +159,14 @@ def test_the_pool_is_each_miss_with_its_first_citation_and_the_next_of_its_short
     assert item["id"] == q.id and not item["control"]
     assert [(c["text"], c["section"], c["written"]) for c in item["cands"]] == [
         (first, "S2", False), ("Another.", "S1", False), (label, "S3", True)]
-    # A question the run answered with a written label is a control, sampled.
+    # A question the run answered with a written label is a control, sampled; one it
+    # answered with a judged label only is judged again as a miss.
     results["corpora"]["postgresql"]["results"][0]["evidence_at_1"] = True
     assert judging.pool(results, capture, controls=0.0, seed=1) == []
     assert judging.pool(results, capture, controls=1.0, seed=1)[0]["control"]
+    results["corpora"]["postgresql"]["results_written"] = [[q.id, False, False]]
+    (again,) = judging.pool(results, capture, controls=0.0, seed=1)
+    assert not again["control"]
 
 
 def test_the_committed_judgements_name_bench_questions_and_add_no_written_label(

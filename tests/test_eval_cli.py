@@ -263,6 +263,25 @@ def test_a_label_copied_from_a_rendered_markdown_page_matches_its_source() -> No
                                   "which is an underscore (_) by default.")) == 1
 
 
+def test_a_label_copied_from_a_rendered_blockquote_matches_its_source() -> None:
+    """Docker's review (2026-12-07): a note set as a Markdown blockquote ("> If you set the
+    `--rm` flag, Docker also removes the anonymous volumes" / "> associated with …") keeps
+    its "> " marks in the stored text, and its sentence, copied as the page shows it, was
+    "not found". A blockquote's marks at a line's start are markup; a ">" inside a line is
+    text."""
+    text = ("Intro.\n\n> **Note**\n>\n> If you set the `--rm` flag, Docker also removes the "
+            "anonymous volumes\n> associated with the container when the container is "
+            "removed.\n\nUse `a > b` to compare.")
+    found = locate(text, "If you set the --rm flag, Docker also removes the anonymous volumes "
+                         "associated with the container when the container is removed.")
+    assert [text[a:b] for a, b in found] == [
+        "If you set the `--rm` flag, Docker also removes the anonymous volumes\n> associated "
+        "with the container when the container is removed."]
+    assert len(locate(text, "Note If you set the --rm flag")) == 1
+    assert len(locate(text, "Use a > b to compare.")) == 1
+    assert locate(text, "Use a b to compare.") == []
+
+
 def test_a_label_copied_from_a_sphinx_source_matches_its_rendered_text() -> None:
     """Sphinx's review (2026-12-07): 12 of 30 labels copied from the .rst sources were
     "not found" in the text the rST loader stores, which renders roles, references,
@@ -660,6 +679,9 @@ def test_eval_prints_a_table_and_json_that_agree(data_dir: Path, tmp_path: Path)
     assert not any(line.startswith("split heldout") for line in lines)
     everything = cli("eval", str(path), data_dir=data_dir).stdout
     assert "1 question(s) name a document that is not stored" in everything
+    # … and what that costs: document@1, not the labels (Docker's review, 2026-12-07).
+    assert "their document@1 cannot be yes; their expected sentences match in any" in everything
+    assert "is not stored (see the warnings): they cannot match" not in everything
     # One run for both (Wireshark's review: a table and JSON were two runs): --save writes
     # the report the table came from.
     saved = tmp_path / "report.json"

@@ -384,6 +384,15 @@ def test_loaders_are_registered_as_entry_points(tmp_path: Path) -> None:
     assert registry.for_path("notes.txt") is registry.get("text")
     assert registry.for_path("archive.tar.gz") is None
     assert default_registry() is default_registry()
+    # A conventional text file's name is text (NEWS.Debian), unless it is an image's or
+    # its first bytes are no text: Docker's "contributors.png" was read as text and failed
+    # the whole ingest (review, 2026-12-07).
+    text = registry.get("text")
+    assert registry.for_path("NEWS.Debian") is text and registry.for_path("CONTRIBUTORS") is text
+    assert registry.for_path("contributors.png") is None
+    assert registry.for_path("README.jpg") is None
+    assert registry.for_path("AUTHORS.weird", head=b"\x89PNG\r\n\x1a\n\0\0") is None
+    assert registry.for_path("AUTHORS.weird", head=b"Ada Lovelace\n") is text
 
 
 def test_a_plugin_loader_is_used(tmp_path: Path) -> None:

@@ -186,6 +186,32 @@ def test_rows_between_rules_and_a_manuals_steps_are_no_headings(tmp_path: Path) 
     assert [s[2] for s in sections] == ["1. Installation", "2. Usage", "3. Removal"]
 
 
+def test_a_step_indented_under_its_section_is_no_chapter(tmp_path: Path) -> None:
+    """libcurl's FAQ (review, 2026-12-07): its chapters start their lines ("1. Philosophy"),
+    its questions are indented ("  1.15 How do I port libcurl to my OS?"), and the steps of
+    an answer, indented as the questions are ("  1. copy a suitable lib/config-*.h file
+    …"), were read as chapters: the answer's chunks lost their question. A heading set
+    deeper than most of its level's is text; a two-digit number aligned either way is not
+    deeper."""
+    faq = ("FAQ\n\n1. Philosophy\n\n  1.1 What is cURL?\n\n  Text.\n\n"
+           "  1.15 How do I port libcurl to my OS?\n\n  Here's a rough step-by-step:\n\n"
+           "  1. copy a suitable lib/config-*.h file as a start to lib/config-[youros].h\n\n"
+           "  2. edit lib/config-[youros].h to match your OS and setup\n\n"
+           "  4. compile lib/*.c and make them into a library\n\n\n"
+           "2. Install Related Problems\n\n  2.1 configure fails\n\n  Text.\n\n"
+           "3. Usage Problems\n\n  3.1 curl: (1) SSL is disabled\n\n  Text.\n\n"
+           "4. Running Problems\n\n  4.2 Why do I get problems?\n\n  Text.\n")
+    text, sections = _load(tmp_path, "FAQ", faq)
+    assert [s[2] for s in sections if " > " not in s[2]] == [
+        "1. Philosophy", "2. Install Related Problems", "3. Usage Problems",
+        "4. Running Problems"]
+    assert section_at(text, sections, "2. edit").endswith("1.15 How do I port libcurl to my OS?")
+    aligned = "".join(f"{n:>2}. Part {n}\n\nText.\n\n" for n in range(7, 12))
+    assert len(_load(tmp_path, "aligned.txt", aligned)[1]) == 5
+    flush = "".join(f"{n}. Part {n}\n\nText.\n\n" for n in range(7, 12))
+    assert len(_load(tmp_path, "flush.txt", flush)[1]) == 5
+
+
 def test_a_title_ending_in_an_exclamation_over_a_long_rule_is_still_rst() -> None:
     from citewise.knowledge.loaders.rst import looks_like_rst
 

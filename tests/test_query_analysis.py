@@ -223,6 +223,14 @@ def test_inline_filter_extraction_leaves_ordinary_text() -> None:
         assert text == code and not f, code
     text, f = extract_inline_filters("(#billing) refunds")
     assert "billing" not in text and f.tags == ("billing",)
+    # A URL's fragment or a git ref is no tag (Docker's review, 2026-12-07: "a git URL
+    # ending in #mybranch:myfolder" searched nothing but documents tagged "mybranch").
+    for ref in ("a git URL ending in #mybranch:myfolder", "fetch #pull/42/head first",
+                "see #v1.2.3 notes"):
+        text, f = extract_inline_filters(ref)
+        assert text == ref and not f, ref
+    text, f = extract_inline_filters("#billing: how are refunds made? #q3.")
+    assert text == ": how are refunds made? ." and f.tags == ("billing", "q3")
 
 
 def test_filters_match_documents() -> None:

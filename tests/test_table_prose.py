@@ -8,9 +8,9 @@ six words or more is judged as prose; rows the splitter ran together are still a
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
+
+import pytest
 
 from citewise.models.sentence_rank import Sentence, rank, structure_penalty
 
@@ -139,3 +139,66 @@ def test_a_tables_header_row_is_a_heading_and_the_row_under_it_answers(
     assert answer.citations, answer.text
     assert "30 s" in answer.citations[0].excerpt, answer.citations[0].excerpt
     assert "Setting" not in answer.citations[0].excerpt
+
+
+def _roles(name: str, body: str, tmp_path: Path) -> list[tuple[str, str]]:
+    from citewise.knowledge.loaders import default_registry
+
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    loader = default_registry().for_path(path)
+    assert loader is not None
+    doc = loader.load(path, path.read_bytes())
+    return [(doc.text[a:b], role) for a, b, role in doc.roles]
+
+
+@pytest.mark.parametrize(("attributes", "header"), [
+    ('[options="header"]', True), ("[%header]", True), ("[opts=header]", True),
+    ("[%noheader]", False), ('[cols="1,1",options="noheader"]', False),
+    ("", True),  # AsciiDoc's implicit header: the first line's cells over a blank line
+])
+def test_an_asciidoc_tables_header_is_as_its_attributes_say(
+        tmp_path: Path, attributes: str, header: bool) -> None:
+    """A code review (2026-12-07): ``[%noheader]`` was read as AsciiDoc's implicit header,
+    and ``opts=header`` not at all."""
+    body = f"= T\n\n{attributes}\n|===\n|a |b\n\n|1 |2\n|3 |4\n|===\n".replace("\n\n\n", "\n\n")
+    assert (("a | b", "heading") in _roles("t.adoc", body, tmp_path)) is header
+
+
+def test_a_markdown_header_is_a_table_only_over_a_rule_of_as_many_cells(tmp_path: Path) -> None:
+    """A setext heading with a pipe in it (".help([option | boolean])" over "---") is no
+    table; a header's and its rule's trailing blanks are no part of their spans (code
+    review, 2026-12-07)."""
+    body = ("# T\n\n.help([option | boolean])\n---------------------------\n\nText.\n\n"
+            "| a | b |  \n|---|---|  \n| 1 | 2 |\n")
+    roles = _roles("t.md", body, tmp_path)
+    assert (".help([option | boolean])", "heading") in roles
+    assert not any(role == "table" and text.startswith(".help") for text, role in roles)
+    assert ("| a | b |", "heading") in roles and ("|---|---|", "hidden") in roles
+
+
+@pytest.mark.parametrize(("name", "body"), [("limits.rst", RST), ("README.md", README),
+                                            ("limits.adoc", ADOC), ("limits.html", PAGE)])
+def test_every_row_under_a_header_is_a_candidate_under_it(
+        tmp_path: Path, name: str, body: str) -> None:
+    """A code review (2026-12-07): an rST table's header, a heading outside any table span,
+    ran into the rows under it up to the first full stop, and the first row was never
+    quoted. Each row is a candidate, with the header as its context; the paragraph after
+    the table is under its section's heading again, not the header."""
+    from citewise.knowledge.ingest.chunking import chunk_text
+    from citewise.knowledge.loaders import default_registry
+    from citewise.models.sentence_candidates import candidates
+
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    loader = default_registry().for_path(path)
+    assert loader is not None
+    doc = loader.load(path, path.read_bytes())
+    chunks = chunk_text("d", doc.text, sections=doc.sections, roles=doc.roles)
+    found = candidates([{"results": [
+        {"text": c.text, "roles": [list(r) for r in c.roles], "source": name,
+         "document_index": 1} for c in chunks]}])
+    rows = [s for s in found if "max_widgets" in s.text or "timeout" in s.text]
+    assert len(rows) == 2 and all("Default" in s.before for s in rows), rows
+    after = next(s for s in found if s.text == "The limits apply per account.")
+    assert "Default" not in after.before

@@ -99,6 +99,7 @@ __all__ = [
     "WEAK_ISSUE",
     "EvalQuestion",
     "QuestionResult",
+    "StoredTexts",
     "abstained",
     "evaluate",
     "item_bounded",
@@ -148,8 +149,9 @@ class QuestionResult:
 
 
 @dataclass(slots=True)
-class _Texts:
-    """Stored document texts (and their whitespace-collapsed index), read once each."""
+class StoredTexts:
+    """Stored document texts (and their whitespace-collapsed index), read once each: one
+    shared by the answers :func:`score_answer` scores saves reading a page per answer."""
 
     kb: KnowledgeBase
     cache: dict[str, tuple[str, tuple[str, list[int]]] | None] = field(default_factory=dict)
@@ -193,7 +195,7 @@ class _Texts:
 
 
 def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[str],
-                    texts: _Texts, document: str | None = None) -> tuple[bool, str | None, str]:
+                    texts: StoredTexts, document: str | None = None) -> tuple[bool, str | None, str]:
     """Whether citation ``c`` matches an expected sentence (a sentence of the question's
     ``document`` only there); its source and sentence."""
     doc = answer.search_documents[c.document_index - 1]
@@ -235,11 +237,11 @@ def abstained(answer: Answer) -> bool:
     return declined(answer)
 
 
-def score_answer(q: EvalQuestion, answer: Answer, texts: _Texts | KnowledgeBase,
+def score_answer(q: EvalQuestion, answer: Answer, texts: StoredTexts | KnowledgeBase,
                  latency_ms: float) -> QuestionResult:
     """Score one answer against its question's labels."""
-    if not isinstance(texts, _Texts):
-        texts = _Texts(texts)
+    if not isinstance(texts, StoredTexts):
+        texts = StoredTexts(texts)
     abst = abstained(answer)
     r = QuestionResult(id=q.id, question=q.question, kind=q.kind, split=q.split,
                        answerable=q.answerable, abstained=abst, evidence_at_1=None,
@@ -325,7 +327,7 @@ def evaluate(kb: KnowledgeBase, questions: Sequence[EvalQuestion], *,
     from citewise.agent.state import RunSettings
     from citewise.store.sqlite import SQLiteStore
 
-    texts = _Texts(kb)
+    texts = StoredTexts(kb)
     results: list[QuestionResult] = []
     with tempfile.TemporaryDirectory(prefix="citewise-eval-") as tmp:
         store = SQLiteStore(Path(tmp) / "runs.db")

@@ -50,7 +50,7 @@ def visible(text: str, *, rst: bool = False) -> tuple[str, list[int]]:
     page ("csv (CSV table)") was never found in "`csv` ([CSV](https://…) table)": pandoc's
     review (2026-12-05) rewrote 24 of its 30 labels. Text without such markup is itself."""
     if "`" not in text and "*" not in text and "_" not in text and "](" not in text and not (
-            rst and ("\\" in text or "::" in text)):
+            rst and ("\\" in text or "::" in text)) and not _QUOTED.search(text):
         return text, list(range(len(text)))
     chars: list[str] = []
     where: list[int] = []
@@ -85,7 +85,11 @@ def visible(text: str, *, rst: bool = False) -> tuple[str, list[int]]:
 # "**", and emphasis by one "*" or "_" around words, a letter or digit inside each mark
 # ("*must*", "_both_"; not "snake_case", a bullet's "* ", nor "an underscore (_) by default
 # … (_)": Asciidoctor's ad18): npm's and Bootstrap's reviews (2026-12-07) rewrote 9 labels.
-_MARKUP = re.compile(r"!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
+# And a blockquote's "> " at a line's start: Docker's notes ("> If you set the `--rm` flag,
+# Docker also removes …" over two lines) could not be labelled as the page shows them
+# (Docker's review, 2026-12-07).
+_MARKUP = re.compile(r"(?:^|(?<=\n))[ \t]{0,3}(?:>[ \t]?)+"  # a blockquote's markers
+                     r"|!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
                      r"|(?<![\w*])\*(?=[^\W_])(?P<em>[^*\n]{1,200}?)(?<=[^\W_])\*(?![\w*])"
                      r"|(?<![\w_])_(?=[^\W_])(?P<under>[^_\n]{1,200}?)(?<=[^\W_])_(?![\w_])")
 # And, in a label only, reStructuredText's as its loader renders a Sphinx source (Sphinx's
@@ -93,6 +97,7 @@ _MARKUP = re.compile(r"!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
 # (":confval:`x`", ":ref:`Title <target>`", ":func:`~a.b`"), a reference ("`NumPy style`_",
 # "`x <url>`__"), a backslash escape ("doesn\\'t"), a paragraph's closing "::". Not in the
 # stored text: a page that shows a role's syntax as text (an HTML page on reST) keeps it.
+_QUOTED = re.compile(r"(?:^|\n)[ \t]{0,3}>")
 _RST = re.compile(r"(?P<role>:[\w:+.-]{1,40}:`[^`\n]{1,300}`)"
                   r"|`(?P<ref>[^`<\n]{1,300}?)(?:\s*<[^<>\n]{0,500}>)?`__?(?!\w)"
                   r"|\\(?P<esc>[^\w\s])"

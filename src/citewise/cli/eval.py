@@ -179,8 +179,11 @@ def render(report: dict[str, Any], out: TextIO) -> None:
         out.write(f"\n{len(report['labels_not_found'])} question(s) have an expected sentence "
                   "that is not in the stored text (see the warnings): they cannot match.\n")
     if report.get("documents_not_stored"):
+        # Their labels still match wherever they are stored; only document@1 cannot
+        # (Docker's review, 2026-12-07: "they cannot match" over a row that did).
         out.write(f"\n{len(report['documents_not_stored'])} question(s) name a document that "
-                  "is not stored (see the warnings): they cannot match.\n")
+                  "is not stored (see the warnings): their document@1 cannot be yes; their "
+                  "expected sentences match in any stored document.\n")
 
 
 def _table(rows: Sequence[tuple[str, ...]], out: TextIO) -> None:

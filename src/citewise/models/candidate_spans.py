@@ -20,7 +20,7 @@ from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION
 from citewise.models.leaning import ARGUMENT_DEFAULT, STATES_DEFAULT
 from citewise.sentences import row_starts
 
-__all__ = ["asks", "asserts", "described", "items_apart", "quoted",
+__all__ = ["asks", "asserts", "described", "in_table", "items_apart", "quoted",
            "role_spans", "term_start", "trim"]
 
 _TITLE_WORDS = 4
@@ -96,6 +96,11 @@ def described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int
             return "term", a  # a term alone, or terms only: context
         at, role = end, _role_at(roles, end)
     return role, at
+
+
+def in_table(roles: Sequence[tuple[int, int, str]], at: int) -> bool:
+    """Whether offset ``at`` is inside a table's span (its header row's too)."""
+    return any(a <= at < b and role == "table" for a, b, role in roles)
 
 
 def term_start(text: str, roles: Sequence[tuple[int, int, str]], a: int) -> int:

@@ -108,16 +108,22 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             said = 0  # sentences asserted since the last heading, term or lead-in
             entry = 0  # where the first of those starts
             pointed: int | None = None  # its row in ``out``, if it was kept
+            headed_rows = False  # the context's heading is a table's header row
+            outer: list[str] = []  # the heading context the header row came under
             cut = spans.items_apart(text, roles, segments(text))
             for a, b in comment_sentences(text, roles, cut):
                 a, b = spans.trim(text, a, b)
                 a = spans.term_start(text, roles, a)
                 sentence = spans.quoted(text, a, b)
+                if not sentence.strip("|"):
+                    continue  # a Markdown row's closing pipe, after its cell's full stop
                 opens = not end or "\n\n" in text[end:a]  # the first of its paragraph
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     if described:
                         defined = ""  # past the definition: "It is safe to combine …"
-                    context = context[:2] if context and context[0] == _HEAD else []
+                    context = (outer if headed_rows else context[:2]
+                               if context and context[0] == _HEAD else [])
+                    headed_rows = False
                     # "Default: enabled" as a paragraph of its own (an option's field body,
                     # lighttpd's manual) still completes the paragraph before it — not a
                     # list's last item when it speaks of them all: "Those delays are only
@@ -185,12 +191,19 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 listed = listed + 1 if role == "list_item" else 0
                 pointed = None
                 if not asserts:
+                    # A table's header row heads its rows; the paragraph after the table
+                    # is under the heading before it again.
+                    headed_rows = role == "heading" and spans.in_table(roles, a)
+                    outer = context[:2] if headed_rows and context[:1] == [_HEAD] else []
                     context = [_HEAD, sentence]
                     # Headings and questions (an FAQ's) are context for what follows,
                     # never the answer; a long lead-in ("…, run psql with …:") may be.
                     if not (sentence.endswith(":") and len(sentence.split()) > LEAD_IN_WORDS):
                         continue
-                before = " ".join(c for c in context[-_CONTEXT:] if c != _HEAD)
+                window = context[-_CONTEXT:]
+                if headed_rows and len(context) > _CONTEXT:  # a row: its table's header too
+                    window = [context[1], *context[-_CONTEXT + 1:]]
+                before = " ".join(c for c in window if c != _HEAD)
                 # Chunks overlap: the same sentence comes again, maybe with its context.
                 if (sentence, before) in seen:
                     if asserts:  # still the paragraph's: what follows points back to it

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import logging
+import mimetypes
 from collections.abc import Iterable
 from functools import lru_cache
 from importlib.metadata import entry_points
@@ -89,9 +90,13 @@ class LoaderRegistry:
         name = Path(path).name.lower()
         best = self._longest_extension(name)
         if best is None:
-            # README, NEWS, COPYING, changelog, NEWS.Debian: plain text by convention.
-            known = name.split(".", 1)[0] in TEXT_FILE_NAMES or (
-                head is not None and "." not in name.lstrip(".") and is_text(head))
+            # README, NEWS, COPYING, changelog, NEWS.Debian: plain text by convention —
+            # but not an image so named: Docker's "contributors.png" failed the whole
+            # ingest as a binary file, the folder's other images skipped (review,
+            # 2026-12-07). What was read of it must be text, too.
+            known = (name.split(".", 1)[0] in TEXT_FILE_NAMES and not _media(name)) or (
+                head is not None and "." not in name.lstrip("."))
+            known = known and (head is None or is_text(head))
             return self._by_name.get("text") if known else None
         around = getattr(best[1], "around", None)
         if callable(around):
@@ -146,6 +151,12 @@ class LoaderRegistry:
     @property
     def extensions(self) -> list[str]:
         return sorted(self._by_ext)
+
+
+def _media(name: str) -> bool:
+    """Whether ``name``'s extension is an image's, a sound's, a video's or a font's."""
+    kind = mimetypes.guess_type(name, strict=False)[0] or ""
+    return kind.split("/", 1)[0] in ("image", "audio", "video", "font")
 
 
 #: How much of a file with no extension is read to tell text from binary.

@@ -90,12 +90,40 @@ def numbered_headings(text: str) -> tuple[list[SectionSpan], list[RoleSpan]]:
     found = [h for h in found if h[4] == "alone" or _number(text, h).rpartition(".")[0] in numbers]
     if sum(h[4] == "question" for h in found) < 2:
         found = [h for h in found if h[4] not in ("colon", "paragraph")]
+    found = _aligned(text, found)
     if len(found) < _LEAST:
         return [], []
     headings = [(start, level + (1 if chapters else 0) if level else 1, title)
                 for start, level, title, _, _ in found]
     roles: list[RoleSpan] = [(start, stop, "heading") for start, _, _, stop, _ in found]
     return section_spans(headings, len(text)), roles
+
+
+def _aligned(text: str, found: list[tuple[int, int, str, int, str]]
+             ) -> list[tuple[int, int, str, int, str]]:
+    """``found`` less the headings set deeper than most of their level's: a numbered step
+    indented under its section ("  1. copy a suitable lib/config-*.h file …" under curl's
+    FAQ "  1.15 How do I port libcurl to my OS?", whose chapters "1. Philosophy" start
+    their lines) is the section's text, not a chapter (libcurl's review, 2026-12-07). Deeper
+    means both its number and its title start further right than most of its level's do:
+    a right-aligned "10." starts left of " 9.", a left-aligned one's title right of it."""
+    def columns(h: tuple[int, int, str, int, str]) -> tuple[int, int]:
+        """Where its number and its title start on its line."""
+        line = text.rfind("\n", 0, h[0]) + 1
+        end = text.find("\n", h[0])
+        m = _HEADING.fullmatch(text[line:end if end >= 0 else len(text)].rstrip())
+        return h[0] - line, m.start("title") if m else h[0] - line
+
+    by_level: dict[int, list[tuple[int, int]]] = {}
+    for h in found:
+        by_level.setdefault(h[1], []).append(columns(h))
+    usual = {}
+    for level, cols in by_level.items():
+        common = max(set(cols), key=cols.count)
+        if cols.count(common) * 2 > len(cols) and cols.count(common) >= _LEAST:
+            usual[level] = common
+    return [h for h in found if h[1] not in usual or not (
+        columns(h)[0] > usual[h[1]][0] and columns(h)[1] > usual[h[1]][1])]
 
 
 def _question_end(lines: list[str], i: int, apart: Callable[[int], bool]

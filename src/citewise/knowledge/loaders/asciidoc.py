@@ -244,7 +244,9 @@ def read_asciidoc(source: str) -> tuple[str, str | None, list[SectionSpan],
             tidy_roles([*heading_roles(out.headings, text), *out.roles], text))
 
 
-_HEADER = re.compile(r"^\[[^\]\n]*(?:options=\"?[^\"\]\n]*\bheader|%header)")
+# The block attributes' word on a header row: "header" (declared), "noheader" (none).
+_HEADER = re.compile(r"^\[[^\]\n]*(?:opts|options)=\"?[^\"\]\n]*?\b(?:(header)|noheader)\b"
+                     r"|^\[[^\]\n]*%(?:(header)|noheader)\b")
 
 
 def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str]) -> int:
@@ -252,8 +254,9 @@ def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str
     sep = {"|": "|", ",": ",", "!": "!"}[delim[0]]
     # A header row: so declared in the block's attributes, or the first line's cells with
     # a blank line under them (AsciiDoc's implicit header).
-    headed = bool(_HEADER.search(lines[i - 2] if i >= 2 else "")) or (
-        i + 1 < len(lines) and lines[i].strip().count(sep) > 1 and not lines[i + 1].strip())
+    declared = _HEADER.search(lines[i - 2] if i >= 2 else "")
+    headed = bool(declared and (declared.group(1) or declared.group(2))) or (declared is None and (
+        i + 1 < len(lines) and lines[i].strip().count(sep) > 1 and not lines[i + 1].strip()))
     rows: list[str] = []
     cells: list[str] = []
     while i < len(lines) and lines[i].strip() != delim:
@@ -310,8 +313,8 @@ class AsciiDocLoader:
     """``.adoc`` / ``.asciidoc`` files (not ``.asc``: that is a PGP signature as often)."""
 
     name = "asciidoc"
-    version = "5"  # 2: link:URL[] reads as its URL; 3: role spans; 4: git's linkgit:x[1];
-    # 5: a table's header row is a heading
+    version = "6"  # 2: link:URL[] reads as its URL; 3: role spans; 4: git's linkgit:x[1];
+    # 5-6: a table's header row is a heading, as its attributes say
     extensions: tuple[str, ...] = (".adoc", ".asciidoc")
     content_types: tuple[str, ...] = ("text/asciidoc", "text/x-asciidoc")
 

@@ -205,16 +205,17 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]],
             roles.append((start, last[0] + len(last[1]), "hidden"))
             i, item = hidden, None
             continue
-        if "|" in line and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][1]):
+        if "|" in line and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][1]) \
+                and _cells(line) == _cells(lines[i + 1][1]):
             j = i + 2
             while j < len(lines) and "|" in lines[j][1] and lines[j][1].strip():
                 j += 1
             roles.append((start, lines[j - 1][0] + len(lines[j - 1][1]), "table"))
             # Its header names the columns, as a heading (never the answer); its rule
             # line ("|---|---|") is not on the page.
-            roles.append((start, start + len(line), "heading"))
+            roles.append((start, start + len(line.rstrip()), "heading"))
             rule = lines[i + 1]
-            roles.append((rule[0], rule[0] + len(rule[1]), "hidden"))
+            roles.append((rule[0], rule[0] + len(rule[1].rstrip()), "hidden"))
             i, item = j, None
             continue
         if _ITEM.match(line):
@@ -228,6 +229,15 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]],
         i += 1
     roles.sort(key=lambda r: (r[0], -r[1]))
     return roles
+
+
+def _cells(line: str) -> int:
+    """How many cells a table's line has: a header and its rule line have as many, or they
+    are no table ("api.help([option | boolean])" over "---" is a setext heading)."""
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return len(re.split(r"(?<!\\)\|", inner))
 
 
 def _blocks(lines: list[tuple[int, str]], first: int) -> dict[int, tuple[int, bool]]:
@@ -324,12 +334,12 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "9"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    version = "10"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
     # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags;
     # 6: front matter hidden, fences indented in list items, Hugo shortcodes; 7: the code
     # review's mends (a fence only in a list item past column 3, closed within three columns
     # of its opener; front matter only of YAML); 8: headings as rendered, HTML headings;
-    # 9: a table's header line a heading, its rule line hidden
+    # 9-10: a table's header line a heading, its rule line hidden (one of as many cells)
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 

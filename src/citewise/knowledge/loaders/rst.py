@@ -196,10 +196,13 @@ def _walk(node: Any, out: _Out, level: int, path_ok: bool) -> None:
             if isinstance(child, nodes.term | nodes.field_name):
                 out.mark(at, "term")
         else:
+            at = out.length
             _walk(child, out, level, path_ok)
             if isinstance(child, nodes.table | nodes.definition_list | nodes.field_list
                           | nodes.line_block | nodes.option_list):
                 out.flush()
+                if isinstance(child, nodes.table):  # its rows, its header's among them
+                    out.mark(at, "table")
                 out.pending_sep = "\n\n"  # its rows and items were lines of one block
     if list_kind is not None:
         out.pending_sep = "\n\n"
@@ -392,8 +395,8 @@ class RstLoader:
     # 2: role spans; 3: no generated table of contents; 4: backslash escapes, Sphinx's
     # version notes as it writes them, test code, "See also:", page settings; 5: fields on
     # one line ("Author: …", Sphinx's "Parameter x: …"), option lists' options as terms;
-    # 6: Sphinx's sources (_rst_sphinx); 7: a table's header rows are headings
-    version = "7"
+    # 6: Sphinx's sources (_rst_sphinx); 7-8: a table's header rows are headings in its span
+    version = "8"
     extensions: tuple[str, ...] = (".rst", ".rest")
     content_types: tuple[str, ...] = ("text/x-rst", "text/prs.fallenstein.rst")
 

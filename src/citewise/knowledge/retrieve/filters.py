@@ -58,7 +58,7 @@ TAG_KEYS = ("tags", "keywords", "tag")
 _INLINE = re.compile(
     r"""(?<![\w#])(?:(collection|source|tag|tags|type|after|before):("[^"]*"|'[^']*'|\S+)"""
     r"""|(?<![^\s(\[,;])#(?!(?:include|define|undef|ifn?def|if|elif|else|endif|pragma|error"""
-    r"""|warning|line|import)\b)([A-Za-z][\w-]{1,40}))""",
+    r"""|warning|line|import)\b)([A-Za-z][\w-]{1,40})(?![\w-]|[:/.]\w))""",
     re.IGNORECASE,
 )
 
