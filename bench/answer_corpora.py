@@ -582,6 +582,14 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
                    "ERR_error_string", "RAND_bytes", "EVP_DigestInit", "EVP_EncryptInit",
                    "PEM_read_bio_PrivateKey", "X509_verify_cert", "OPENSSL_init_ssl")),
                "man7/ssl.7ssl.gz", "man7/migration_guide.7ssl.gz"), group="reviews16"),
+    # The thirty-first session's reviews (2026-12-07): Docker's Markdown (its API specs,
+    # YAML, left out) and libcurl's API man pages with its Markdown and text documents.
+    Corpus("docker", "Docker 20.10's documentation as Debian ships it: the command-line, "
+           "Dockerfile and run references, plugins and guides (Markdown, some gzipped)",
+           ("docker-doc",), "/usr/share/doc/docker-doc", _listed("docker"), group="reviews17"),
+    Corpus("curl", "libcurl 7.88's API manual pages (one per option, 493) and its Markdown "
+           "and plain-text documents (FAQ, cookies, certificates, URL syntax …)",
+           ("libcurl4-doc",), "/usr/share", _listed("curl"), group="reviews17"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -618,6 +626,8 @@ GROUPS = {
     "reviews16": "reviews of the thirtieth session (sbcl: Texinfo HTML, one page; haskell: "
                  "hand-written HTML; devref: EPUB; sphinxrst: Sphinx's rST sources; readmes: "
                  "GitHub Markdown; openssl: pod2man's man pages; 2026-12-07)",
+    "reviews17": "reviews of the thirty-first session (docker: Markdown; curl: man pages, "
+                 "Markdown and text; 2026-12-07)",
 }
 
 

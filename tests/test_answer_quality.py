@@ -227,6 +227,11 @@ def test_what_a_question_asks_for() -> None:
     assert "yesno" in intent("Can I use a sequence for gap-free numbers?")
     assert "procedure" in intent("How do I skip the pre-commit hook?")
     assert "code" not in intent("What does the indent argument do?")
+    # A limit by any superlative (libcurl's review, 2026-12-07: "biggest" was none).
+    for limit in ("What is the biggest receive buffer size I can ask for?",
+                  "What's the smallest timeout it accepts?", "What is the highest level?"):
+        assert "limit" in intent(limit), limit
+    assert "limit" not in intent("What is the best way to store it?")
     # What is left unsaid asks for a default too, however it is put.
     for unsaid in ("I never set a timeout; how long does it wait?",
                    "Which engine do I get if I don't choose one?",

@@ -76,7 +76,9 @@ _INTENTS: dict[str, re.Pattern[str]] = {
     "procedure": re.compile(r"^\s*(?:how (?:do|can|should|would) (?:i|you|we)|what'?s the "
                             r"(?:safe|best|right) way|which (?:file|option|command|flag))\b|"
                             r"\bwhat (?:must|should|do|need) (?:i|you|we)\b", re.I),
-    "limit": re.compile(r"\b(?:longest|largest|maximum|minimum|max|min|limit|how many|how "
+    # "What is the biggest receive buffer …?" (libcurl's review, 2026-12-07) as "largest".
+    "limit": re.compile(r"\b(?:longest|largest|biggest|smallest|highest|lowest|greatest"
+                        r"|maximum|minimum|max|min|limit|how many|how "
                         r"long|how big|how much|which \w+ can)\b"
                         # "Can one package have two library crates?": a limit, asked yes/no.
                         r"|^\s*(?:can|may|could)\b.*\b(?:two|several|multiple|more than one)\b",
