@@ -101,6 +101,8 @@ def pool(results: dict[str, Any], capture: Path, *, controls: float,
     # A capture is in the run's order, corpus after corpus: a question asked of two corpora
     # (gnuinfo's and diffutils' "df03") is told apart by where it falls.
     captured = [json.loads(line) for line in capture.read_text(encoding="utf-8").splitlines()]
+    asked = frozenset(q.question.strip() for name in results["corpora"]
+                      for q in load_questions(answers.DATA / f"{name}.jsonl"))
     items = []
     at = 0
     for name, corpus in results["corpora"].items():
@@ -109,7 +111,8 @@ def pool(results: dict[str, Any], capture: Path, *, controls: float,
         written = {qid: at1 for qid, at1, _ in corpus.get("results_written", ())}
         for r in corpus["results"]:
             q = questions.get(r["id"])
-            ranking, at = _ranking(captured, at, q.question if q is not None else None)
+            ranking, at = _ranking(captured, at, q.question if q is not None else None,
+                                   asked)
             if q is None or not q.expected or r["abstained"] or not r["first_sentence"]:
                 continue
             control = bool(written.get(r["id"], r["evidence_at_1"]))
@@ -137,15 +140,17 @@ def pool(results: dict[str, Any], capture: Path, *, controls: float,
     return items
 
 
-def _ranking(captured: list[dict[str, Any]], at: int, question: str | None
-             ) -> tuple[dict[str, Any] | None, int]:
+def _ranking(captured: list[dict[str, Any]], at: int, question: str | None,
+             asked: frozenset[str]) -> tuple[dict[str, Any] | None, int]:
     """The capture's last ranking of ``question`` from ``at`` on (a question may be ranked
-    more than once in a row: a retry), and where to look for the next question; none and
-    ``at`` when it has none there."""
+    more than once in a row: a retry), and where to look for the next question. Only what
+    is no question of the run (the warm-up) is passed over to find it: a question that
+    has no ranking (no candidates, an error) has none, and the next one its own."""
     want = question.strip() if question is not None else None
-    start = next((i for i in range(at, len(captured))
-                  if captured[i]["question"].strip() == want), None)
-    if start is None:
+    start = at
+    while start < len(captured) and captured[start]["question"].strip() not in asked:
+        start += 1
+    if want is None or start >= len(captured) or captured[start]["question"].strip() != want:
         return None, at
     end = start
     while end < len(captured) and captured[end]["question"].strip() == want:
@@ -245,8 +250,9 @@ def merge(first: Path, second: Path, path: Path = JUDGED,
         if written.get((qid, text)) or v2 is None or "A" not in (v1, v2):
             continue
         rows.append({"id": qid, "sentence": text, "verdicts": [v1, v2]})
-    # Judged before and not again: kept (a new pool leaves out what earlier labels match).
-    again = {(r["id"], r["sentence"]) for r in rows}
+    # Judged before and not again: kept (a new pool leaves out what earlier labels match);
+    # judged again by both rounds: as they say now, "A" or not (a label withdrawn too).
+    again = set(one) & set(two)
     rows = sorted([*(r for r in _rows(path) if (r["id"], r["sentence"]) not in again), *rows],
                   key=lambda r: (r["id"], r["sentence"]))
     both = [r for r in rows if r["verdicts"] == ["A", "A"]]
@@ -265,7 +271,8 @@ def _write(rows: list[dict[str, Any]], path: Path) -> None:
 def check(kb_dir: Path, path: Path = JUDGED) -> dict[str, int]:
     """Mark each judged sentence whether it holds as a written label must (once where it
     can match: ``answers.with_judged``'s rule) in the knowledge bases ``answers.py
-    --kb-dir`` keeps, so that ``rerank_offline`` counts the labels the bench counts."""
+    --kb-dir`` keeps, so that ``rerank_offline`` counts the labels the bench counts. Run
+    it again when the manuals change: a mark is the last check's."""
     sys.path.insert(0, str(HERE))
     import answers
 
@@ -286,7 +293,8 @@ def check(kb_dir: Path, path: Path = JUDGED) -> dict[str, int]:
                 row["holds"] = answers.where_it_matches(
                     texts, corpus, questions[row["id"]], row["sentence"])[0] == 1
     _write(rows, path)
-    return dict(Counter("holds" if r.get("holds", True) else "does not hold" for r in rows))
+    return dict(Counter({True: "holds", False: "does not hold"}.get(r.get("holds"), "unchecked")
+                        for r in rows))
 
 
 def main(argv: list[str] | None = None) -> int:

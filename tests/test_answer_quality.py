@@ -232,6 +232,7 @@ def test_what_a_question_asks_for() -> None:
                   "What's the smallest timeout it accepts?", "What is the highest level?"):
         assert "limit" in intent(limit), limit
     assert "limit" not in intent("What is the best way to store it?")
+    assert "limit" not in intent("Which function gives the greatest common divisor?")
     # What is left unsaid asks for a default too, however it is put.
     for unsaid in ("I never set a timeout; how long does it wait?",
                    "Which engine do I get if I don't choose one?",

@@ -206,6 +206,13 @@ def test_a_step_indented_under_its_section_is_no_chapter(tmp_path: Path) -> None
         "1. Philosophy", "2. Install Related Problems", "3. Usage Problems",
         "4. Running Problems"]
     assert section_at(text, sections, "2. edit").endswith("1.15 How do I port libcurl to my OS?")
+    # One set deeper whose number goes on from a kept heading's is one (libjxr's spec:
+    # "   13 JXRDecApp …" after "12 Encoder …" and its options "1 -v", "2 -t"; code review).
+    spec = ("".join(f"{n} Part {n}\n\nText.\n\n" for n in range(10, 13))
+            + "1 -v   Verbose mode\n\nText.\n\n2 -t   Timing\n\nText.\n\n"
+            "   13 Decoder\n\nText.\n\n14 Info\n\nText.\n")
+    titles = [s[2] for s in _load(tmp_path, "spec.txt", spec)[1]]
+    assert "13 Decoder" in titles and titles[-1] == "14 Info"
     aligned = "".join(f"{n:>2}. Part {n}\n\nText.\n\n" for n in range(7, 12))
     assert len(_load(tmp_path, "aligned.txt", aligned)[1]) == 5
     flush = "".join(f"{n}. Part {n}\n\nText.\n\n" for n in range(7, 12))

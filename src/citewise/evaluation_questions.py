@@ -48,7 +48,8 @@ def visible(text: str, *, rst: bool = False) -> tuple[str, list[int]]:
     without code spans' backticks or strong emphasis's asterisks — and each character's
     offset in ``text``. Markdown is stored as written, so a label copied from the rendered
     page ("csv (CSV table)") was never found in "`csv` ([CSV](https://…) table)": pandoc's
-    review (2026-12-05) rewrote 24 of its 30 labels. Text without such markup is itself."""
+    review (2026-12-05) rewrote 24 of its 30 labels. A blockquote's "> " at a line's start
+    is markup too. Text without such markup is itself."""
     if "`" not in text and "*" not in text and "_" not in text and "](" not in text and not (
             rst and ("\\" in text or "::" in text)) and not _QUOTED.search(text):
         return text, list(range(len(text)))
@@ -87,8 +88,9 @@ def visible(text: str, *, rst: bool = False) -> tuple[str, list[int]]:
 # … (_)": Asciidoctor's ad18): npm's and Bootstrap's reviews (2026-12-07) rewrote 9 labels.
 # And a blockquote's "> " at a line's start: Docker's notes ("> If you set the `--rm` flag,
 # Docker also removes …" over two lines) could not be labelled as the page shows them
-# (Docker's review, 2026-12-07).
-_MARKUP = re.compile(r"(?:^|(?<=\n))[ \t]{0,3}(?:>[ \t]?)+"  # a blockquote's markers
+# (Docker's review, 2026-12-07) — a ">" with a blank or the line's end after it, not
+# ">= 10" nor a doctest's ">>> " (code review, 2026-12-07).
+_MARKUP = re.compile(r"(?:^|(?<=\n))[ \t]{0,3}(?:>(?:[ \t]|(?=\n)|\Z))+"  # a blockquote's marks
                      r"|!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
                      r"|(?<![\w*])\*(?=[^\W_])(?P<em>[^*\n]{1,200}?)(?<=[^\W_])\*(?![\w*])"
                      r"|(?<![\w_])_(?=[^\W_])(?P<under>[^_\n]{1,200}?)(?<=[^\W_])_(?![\w_])")
@@ -97,7 +99,7 @@ _MARKUP = re.compile(r"(?:^|(?<=\n))[ \t]{0,3}(?:>[ \t]?)+"  # a blockquote's ma
 # (":confval:`x`", ":ref:`Title <target>`", ":func:`~a.b`"), a reference ("`NumPy style`_",
 # "`x <url>`__"), a backslash escape ("doesn\\'t"), a paragraph's closing "::". Not in the
 # stored text: a page that shows a role's syntax as text (an HTML page on reST) keeps it.
-_QUOTED = re.compile(r"(?:^|\n)[ \t]{0,3}>")
+_QUOTED = re.compile(r"(?:^|\n)[ \t]{0,3}>(?:[ \t]|\n|\Z)")  # a blockquote's mark in it
 _RST = re.compile(r"(?P<role>:[\w:+.-]{1,40}:`[^`\n]{1,300}`)"
                   r"|`(?P<ref>[^`<\n]{1,300}?)(?:\s*<[^<>\n]{0,500}>)?`__?(?!\w)"
                   r"|\\(?P<esc>[^\w\s])"

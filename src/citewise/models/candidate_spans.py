@@ -20,8 +20,8 @@ from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION
 from citewise.models.leaning import ARGUMENT_DEFAULT, STATES_DEFAULT
 from citewise.sentences import row_starts
 
-__all__ = ["asks", "asserts", "described", "in_table", "items_apart", "quoted",
-           "role_spans", "term_start", "trim"]
+__all__ = ["asks", "asserts", "described", "items_apart", "quoted",
+           "role_spans", "table_end", "term_start", "trim"]
 
 _TITLE_WORDS = 4
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
@@ -74,8 +74,8 @@ def _role_at(roles: Sequence[tuple[int, int, str]], at: int) -> str | None:
     for a, b, role in roles:
         if a > at:
             break
-        if at < b and b - a < width:
-            found, width = role, b - a
+        if at < b and (b - a < width or (b - a == width and role == "heading")):
+            found, width = role, b - a  # a table's header row clipped with its table: a heading
     return found
 
 
@@ -98,9 +98,9 @@ def described(roles: Sequence[tuple[int, int, str]], text: str, a: int, b: int
     return role, at
 
 
-def in_table(roles: Sequence[tuple[int, int, str]], at: int) -> bool:
-    """Whether offset ``at`` is inside a table's span (its header row's too)."""
-    return any(a <= at < b and role == "table" for a, b, role in roles)
+def table_end(roles: Sequence[tuple[int, int, str]], at: int) -> int | None:
+    """Where the table whose span holds offset ``at`` ends (None: in no table)."""
+    return max((b for a, b, role in roles if a <= at < b and role == "table"), default=None)
 
 
 def term_start(text: str, roles: Sequence[tuple[int, int, str]], a: int) -> int:

@@ -77,7 +77,7 @@ _INTENTS: dict[str, re.Pattern[str]] = {
                             r"(?:safe|best|right) way|which (?:file|option|command|flag))\b|"
                             r"\bwhat (?:must|should|do|need) (?:i|you|we)\b", re.I),
     # "What is the biggest receive buffer …?" (libcurl's review, 2026-12-07) as "largest".
-    "limit": re.compile(r"\b(?:longest|largest|biggest|smallest|highest|lowest|greatest"
+    "limit": re.compile(r"\b(?:longest|largest|biggest|smallest|highest|lowest"
                         r"|maximum|minimum|max|min|limit|how many|how "
                         r"long|how big|how much|which \w+ can)\b"
                         # "Can one package have two library crates?": a limit, asked yes/no.

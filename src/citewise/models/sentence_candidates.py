@@ -108,8 +108,10 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             said = 0  # sentences asserted since the last heading, term or lead-in
             entry = 0  # where the first of those starts
             pointed: int | None = None  # its row in ``out``, if it was kept
-            headed_rows = False  # the context's heading is a table's header row
-            outer: list[str] = []  # the heading context the header row came under
+            # Where the table ends whose header row is the context's heading (-1: none),
+            # and the heading context that header row came under.
+            headed_rows = -1
+            outer: list[str] = []
             cut = spans.items_apart(text, roles, segments(text))
             for a, b in comment_sentences(text, roles, cut):
                 a, b = spans.trim(text, a, b)
@@ -121,9 +123,10 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
                     if described:
                         defined = ""  # past the definition: "It is safe to combine …"
-                    context = (outer if headed_rows else context[:2]
-                               if context and context[0] == _HEAD else [])
-                    headed_rows = False
+                    if headed_rows >= 0 and a >= headed_rows:  # past the table
+                        context, headed_rows = outer, -1
+                    else:  # (a <tbody> after its <thead> too: the header heads its rows)
+                        context = context[:2] if context and context[0] == _HEAD else []
                     # "Default: enabled" as a paragraph of its own (an option's field body,
                     # lighttpd's manual) still completes the paragraph before it — not a
                     # list's last item when it speaks of them all: "Those delays are only
@@ -191,17 +194,21 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 listed = listed + 1 if role == "list_item" else 0
                 pointed = None
                 if not asserts:
-                    # A table's header row heads its rows; the paragraph after the table
-                    # is under the heading before it again.
-                    headed_rows = role == "heading" and spans.in_table(roles, a)
-                    outer = context[:2] if headed_rows and context[:1] == [_HEAD] else []
+                    if role == "table":
+                        continue  # a short row ("OSPF | 110"): neither answer nor heading
+                    # A table's header row heads its rows (a second one too); the paragraph
+                    # after the table is under the heading before it again.
+                    ends = spans.table_end(roles, a) if role == "heading" else None
+                    if ends is not None and headed_rows < 0:
+                        outer = context[:2] if context[:1] == [_HEAD] else []
+                    headed_rows = ends if ends is not None else -1
                     context = [_HEAD, sentence]
                     # Headings and questions (an FAQ's) are context for what follows,
                     # never the answer; a long lead-in ("…, run psql with …:") may be.
                     if not (sentence.endswith(":") and len(sentence.split()) > LEAD_IN_WORDS):
                         continue
                 window = context[-_CONTEXT:]
-                if headed_rows and len(context) > _CONTEXT:  # a row: its table's header too
+                if headed_rows >= 0 and len(context) > _CONTEXT:  # a row: its header too
                     window = [context[1], *context[-_CONTEXT + 1:]]
                 before = " ".join(c for c in window if c != _HEAD)
                 # Chunks overlap: the same sentence comes again, maybe with its context.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import logging
-import mimetypes
 from collections.abc import Iterable
 from functools import lru_cache
 from importlib.metadata import entry_points
@@ -80,11 +79,13 @@ class LoaderRegistry:
 
         A container loader (one with ``around(inner)``, such as ``.gz``) is bound to the
         loader of the name inside it (``x.md`` of ``x.md.gz``); with none, there is none.
-        A name with no extension at all is plain text when its first bytes, ``head``, are
-        text (:func:`is_text`): Debian's nginx-doc is notes named ``php``, ``upstream``,
-        ``examples/drupal``, and 11 of its 13 files were skipped (new-user review,
-        2026-12-06). Without ``head``, only the conventional names are
-        (:data:`TEXT_FILE_NAMES`). Inside a container, the inner name with no extension is
+        A conventional text file's name (:data:`TEXT_FILE_NAMES`, "NEWS.Debian") is
+        plain text, unless its extension is an image's or another medium's
+        ("contributors.png"). A name with no extension at all is plain text when its
+        first bytes, ``head``, are text (:func:`is_text`): Debian's nginx-doc is notes
+        named ``php``, ``upstream``, ``examples/drupal``, and 11 of its 13 files were
+        skipped (new-user review, 2026-12-06). Without ``head``, only the conventional
+        names are. Inside a container, the inner name with no extension is
         told by the container's ``peek(head)`` (the first bytes of what it holds): nginx-doc's
         ``upstream.gz`` is a text note too."""
         name = Path(path).name.lower()
@@ -93,10 +94,11 @@ class LoaderRegistry:
             # README, NEWS, COPYING, changelog, NEWS.Debian: plain text by convention —
             # but not an image so named: Docker's "contributors.png" failed the whole
             # ingest as a binary file, the folder's other images skipped (review,
-            # 2026-12-07). What was read of it must be text, too.
-            known = (name.split(".", 1)[0] in TEXT_FILE_NAMES and not _media(name)) or (
-                head is not None and "." not in name.lstrip("."))
-            known = known and (head is None or is_text(head))
+            # 2026-12-07).
+            if name.split(".", 1)[0] in TEXT_FILE_NAMES:
+                known = not _media(name)  # empty or binary: the text loader says so
+            else:
+                known = head is not None and "." not in name.lstrip(".") and is_text(head)
             return self._by_name.get("text") if known else None
         around = getattr(best[1], "around", None)
         if callable(around):
@@ -154,9 +156,17 @@ class LoaderRegistry:
 
 
 def _media(name: str) -> bool:
-    """Whether ``name``'s extension is an image's, a sound's, a video's or a font's."""
-    kind = mimetypes.guess_type(name, strict=False)[0] or ""
-    return kind.split("/", 1)[0] in ("image", "audio", "video", "font")
+    """Whether ``name``'s extension is an image's, a sound's, a video's or a font's (a
+    fixed list: the system's MIME table names ``.dif``, ``.pat`` … media, differently on
+    each machine)."""
+    return name.rsplit(".", 1)[-1] in _MEDIA if "." in name else False
+
+
+_MEDIA = frozenset((
+    "png", "jpg", "jpeg", "gif", "bmp", "ico", "icns", "tif", "tiff", "webp", "avif", "heic",
+    "xcf", "psd", "eps", "mp3", "ogg", "oga", "opus", "flac", "wav", "aac", "m4a", "mp4",
+    "m4v", "mkv", "webm", "avi", "mov", "mpg", "mpeg", "ttf", "otf", "woff", "woff2", "eot",
+    "pfb", "pfa"))
 
 
 #: How much of a file with no extension is read to tell text from binary.

@@ -106,7 +106,8 @@ def _aligned(text: str, found: list[tuple[int, int, str, int, str]]
     FAQ "  1.15 How do I port libcurl to my OS?", whose chapters "1. Philosophy" start
     their lines) is the section's text, not a chapter (libcurl's review, 2026-12-07). Deeper
     means both its number and its title start further right than most of its level's do:
-    a right-aligned "10." starts left of " 9.", a left-aligned one's title right of it."""
+    a right-aligned "10." starts left of " 9.", a left-aligned one's title right of it. One
+    whose number follows a kept heading of its level's is kept however set."""
     def columns(h: tuple[int, int, str, int, str]) -> tuple[int, int]:
         """Where its number and its title start on its line."""
         line = text.rfind("\n", 0, h[0]) + 1
@@ -122,8 +123,29 @@ def _aligned(text: str, found: list[tuple[int, int, str, int, str]]
         common = max(set(cols), key=cols.count)
         if cols.count(common) * 2 > len(cols) and cols.count(common) >= _LEAST:
             usual[level] = common
-    return [h for h in found if h[1] not in usual or not (
-        columns(h)[0] > usual[h[1]][0] and columns(h)[1] > usual[h[1]][1])]
+    out = []
+    kept: dict[int, list[str]] = {}  # each level's numbers kept
+    dropped: dict[int, bool] = {}  # whether each level's last heading was left out
+    for h in found:
+        at, number = columns(h), _number(text, h)
+        deeper = h[1] in usual and at[0] > usual[h[1]][0] and at[1] > usual[h[1]][1]
+        # One that goes on from a heading of its level kept is one, however set (libjxr's
+        # "   13 JXRDecApp …" after "12 Encoder …": code review, 2026-12-07) — but not the
+        # next step of a list left out ("  2. edit …" after "  1. copy …").
+        keep = not deeper or (not dropped.get(h[1]) and any(
+            _follows(k, number) for k in kept.get(h[1], ())))
+        dropped[h[1]] = not keep
+        if keep:
+            kept.setdefault(h[1], []).append(number)
+            out.append(h)
+    return out
+
+
+def _follows(before: str, number: str) -> bool:
+    """Whether ``number`` comes right after ``before`` ("12" then "13", "1.4" then "1.5")."""
+    a, _, x = before.rpartition(".")
+    b, _, y = number.rpartition(".")
+    return a == b and x.isdigit() and y.isdigit() and int(y) == int(x) + 1
 
 
 def _question_end(lines: list[str], i: int, apart: Callable[[int], bool]

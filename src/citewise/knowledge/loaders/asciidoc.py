@@ -254,7 +254,10 @@ def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str
     sep = {"|": "|", ",": ",", "!": "!"}[delim[0]]
     # A header row: so declared in the block's attributes, or the first line's cells with
     # a blank line under them (AsciiDoc's implicit header).
-    declared = _HEADER.search(lines[i - 2] if i >= 2 else "")
+    above = i - 2  # the block's attribute lines and its ".Title", up to a blank line
+    while above >= 0 and lines[above].strip()[:1] == "." and not _HEADER.search(lines[above]):
+        above -= 1
+    declared = _HEADER.search(lines[above] if above >= 0 else "")
     headed = bool(declared and (declared.group(1) or declared.group(2))) or (declared is None and (
         i + 1 < len(lines) and lines[i].strip().count(sep) > 1 and not lines[i + 1].strip()))
     rows: list[str] = []
@@ -313,8 +316,8 @@ class AsciiDocLoader:
     """``.adoc`` / ``.asciidoc`` files (not ``.asc``: that is a PGP signature as often)."""
 
     name = "asciidoc"
-    version = "6"  # 2: link:URL[] reads as its URL; 3: role spans; 4: git's linkgit:x[1];
-    # 5-6: a table's header row is a heading, as its attributes say
+    version = "7"  # 2: link:URL[] reads as its URL; 3: role spans; 4: git's linkgit:x[1];
+    # 5-7: a table's header row is a heading, as its attributes say (past a .Title line)
     extensions: tuple[str, ...] = (".adoc", ".asciidoc")
     content_types: tuple[str, ...] = ("text/asciidoc", "text/x-asciidoc")
 

@@ -47,8 +47,9 @@ class TextLoader:
     # 3: AsciiDoc read so; 4: Vim's help format read so; 5: plain text's numbered headings;
     # 6-7: a FAQ's numbered questions over their answers, rules under sentences no rST;
     # 8: "== Title ==" lines alone make no AsciiDoc, a label or "#!" line titles nothing;
-    # 9: a numbered step set deeper than its level's headings is text
-    version = f"9-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
+    # 9-10: a numbered step set deeper than its level's headings is text (not one that
+    # goes on from a kept heading's number)
+    version = f"10-rst{RstLoader.version}-adoc{AsciiDocLoader.version}"
     extensions: tuple[str, ...] = (".txt", ".text")
     content_types: tuple[str, ...] = ("text/plain",)
 
