@@ -240,10 +240,10 @@ def run_corpus(corpus: Corpus, *, install: bool, kb_dir: Path | None, split: str
                 print(f"{corpus.name}: {qid}: {n} judged sentence(s) left out, not once where "
                       "they can match (bench/judging.py check)", file=sys.stderr, flush=True)
             alone: list[Any] = []
-            stored = StoredTexts(kb)  # each cited page read once for the second scoring
+            stored = StoredTexts(kb)  # each cited page read once for both scorings
             t1 = time.perf_counter()
-            results = evaluate(kb, asked, model=model, on_answer=lambda q, answer, ms: (
-                alone.append(score_answer(written[q.id], answer, stored, ms))))
+            results = evaluate(kb, asked, model=model, texts=stored, on_answer=lambda q, answer,
+                               ms: alone.append(score_answer(written[q.id], answer, stored, ms)))
             ask_s = time.perf_counter() - t1
     return {
         "title": corpus.title,

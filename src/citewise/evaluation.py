@@ -312,7 +312,7 @@ def evaluate(kb: KnowledgeBase, questions: Sequence[EvalQuestion], *,
              model: str = "extractive", strict: bool = False, warm_up: bool = True,
              progress: Callable[[int, int], None] | None = None,
              on_answer: Callable[[EvalQuestion, Answer, float], None] | None = None,
-             ) -> list[QuestionResult]:
+             texts: StoredTexts | None = None) -> list[QuestionResult]:
     """Ask every question with ``Agent(kb, model=…)`` and score the answers.
 
     The runs are recorded in a scratch store in a temporary folder, not in the knowledge
@@ -321,13 +321,13 @@ def evaluate(kb: KnowledgeBase, questions: Sequence[EvalQuestion], *,
     and untimed, so the latencies are those of a running process (the embedder loaded)
     rather than of a cold start, and no question gains from a cache the warm-up filled.
     ``on_answer(question, answer, latency_ms)`` sees each answer once it is scored (the
-    bench scores it a second time against other labels).
+    bench scores it a second time against other labels, through the same ``texts``).
     """
     from citewise.agent.runner import Agent
     from citewise.agent.state import RunSettings
     from citewise.store.sqlite import SQLiteStore
 
-    texts = StoredTexts(kb)
+    texts = StoredTexts(kb) if texts is None else texts
     results: list[QuestionResult] = []
     with tempfile.TemporaryDirectory(prefix="citewise-eval-") as tmp:
         store = SQLiteStore(Path(tmp) / "runs.db")

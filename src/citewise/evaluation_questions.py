@@ -90,7 +90,8 @@ def visible(text: str, *, rst: bool = False) -> tuple[str, list[int]]:
 # Docker also removes …" over two lines) could not be labelled as the page shows them
 # (Docker's review, 2026-12-07) — a ">" with a blank or the line's end after it, not
 # ">= 10" nor a doctest's ">>> " (code review, 2026-12-07).
-_MARKUP = re.compile(r"(?:^|(?<=\n))[ \t]{0,3}(?:>(?:[ \t]|(?=\n)|\Z))+"  # a blockquote's marks
+_QUOTE_MARK = r"(?:^|(?<=\n))[ \t]{0,3}>(?:[ \t]|(?=\n)|\Z)"  # a blockquote's mark
+_MARKUP = re.compile(rf"{_QUOTE_MARK}(?:>(?:[ \t]|(?=\n)|\Z))*"
                      r"|!?\[(?P<link>[^\]]{0,300})\]\([^)]{0,500}\)|`|\*\*"
                      r"|(?<![\w*])\*(?=[^\W_])(?P<em>[^*\n]{1,200}?)(?<=[^\W_])\*(?![\w*])"
                      r"|(?<![\w_])_(?=[^\W_])(?P<under>[^_\n]{1,200}?)(?<=[^\W_])_(?![\w_])")
@@ -99,7 +100,7 @@ _MARKUP = re.compile(r"(?:^|(?<=\n))[ \t]{0,3}(?:>(?:[ \t]|(?=\n)|\Z))+"  # a bl
 # (":confval:`x`", ":ref:`Title <target>`", ":func:`~a.b`"), a reference ("`NumPy style`_",
 # "`x <url>`__"), a backslash escape ("doesn\\'t"), a paragraph's closing "::". Not in the
 # stored text: a page that shows a role's syntax as text (an HTML page on reST) keeps it.
-_QUOTED = re.compile(r"(?:^|\n)[ \t]{0,3}>(?:[ \t]|\n|\Z)")  # a blockquote's mark in it
+_QUOTED = re.compile(_QUOTE_MARK)
 _RST = re.compile(r"(?P<role>:[\w:+.-]{1,40}:`[^`\n]{1,300}`)"
                   r"|`(?P<ref>[^`<\n]{1,300}?)(?:\s*<[^<>\n]{0,500}>)?`__?(?!\w)"
                   r"|\\(?P<esc>[^\w\s])"

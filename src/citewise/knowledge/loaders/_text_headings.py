@@ -115,9 +115,10 @@ def _aligned(text: str, found: list[tuple[int, int, str, int, str]]
         m = _HEADING.fullmatch(text[line:end if end >= 0 else len(text)].rstrip())
         return h[0] - line, m.start("title") if m else h[0] - line
 
+    at = [columns(h) for h in found]
     by_level: dict[int, list[tuple[int, int]]] = {}
-    for h in found:
-        by_level.setdefault(h[1], []).append(columns(h))
+    for h, where in zip(found, at, strict=True):
+        by_level.setdefault(h[1], []).append(where)
     usual = {}
     for level, cols in by_level.items():
         common = max(set(cols), key=cols.count)
@@ -126,9 +127,10 @@ def _aligned(text: str, found: list[tuple[int, int, str, int, str]]
     out = []
     kept: dict[int, list[str]] = {}  # each level's numbers kept
     dropped: dict[int, bool] = {}  # whether each level's last heading was left out
-    for h in found:
-        at, number = columns(h), _number(text, h)
-        deeper = h[1] in usual and at[0] > usual[h[1]][0] and at[1] > usual[h[1]][1]
+    for h, (number_at, title_at) in zip(found, at, strict=True):
+        number = _number(text, h)
+        deeper = (h[1] in usual and number_at > usual[h[1]][0]
+                  and title_at > usual[h[1]][1])
         # One that goes on from a heading of its level kept is one, however set (libjxr's
         # "   13 JXRDecApp …" after "12 Encoder …": code review, 2026-12-07) — but not the
         # next step of a list left out ("  2. edit …" after "  1. copy …").

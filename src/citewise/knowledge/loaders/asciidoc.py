@@ -254,12 +254,15 @@ def _table(lines: list[str], i: int, delim: str, out: _Out, attrs: dict[str, str
     sep = {"|": "|", ",": ",", "!": "!"}[delim[0]]
     # A header row: so declared in the block's attributes, or the first line's cells with
     # a blank line under them (AsciiDoc's implicit header).
-    above = i - 2  # the block's attribute lines and its ".Title", up to a blank line
-    while above >= 0 and lines[above].strip()[:1] == "." and not _HEADER.search(lines[above]):
+    above = i - 2  # the block's attribute line, above its ".Title" if it has one
+    while above >= 0 and lines[above].strip()[:1] == ".":
         above -= 1
-    declared = _HEADER.search(lines[above] if above >= 0 else "")
-    headed = bool(declared and (declared.group(1) or declared.group(2))) or (declared is None and (
-        i + 1 < len(lines) and lines[i].strip().count(sep) > 1 and not lines[i + 1].strip()))
+    declared = _HEADER.search(lines[above]) if above >= 0 else None
+    if declared is not None:
+        headed = bool(declared.group(1) or declared.group(2))
+    else:
+        headed = (i + 1 < len(lines) and lines[i].strip().count(sep) > 1
+                  and not lines[i + 1].strip())
     rows: list[str] = []
     cells: list[str] = []
     while i < len(lines) and lines[i].strip() != delim:
