@@ -223,3 +223,30 @@ def test_a_long_passage_is_shown_from_the_line_the_query_names(
     assert code == 0, err
     _, out, _ = run(capsys, "search", "timeout seconds", "-k", "1", "--data-dir", kb)
     assert "timeout | 300 seconds" in out.splitlines()[2], out
+
+
+def test_a_wrapped_line_leaves_no_word_alone_under_it() -> None:
+    """A line one word too long for the width was printed with that word on a line of its
+    own, which read as a line of the document (Docker's review, 2026-12-07)."""
+    import textwrap
+
+    from citewise.cli.search import _WIDTH, _body
+
+    words = ["The", "daemon", "retries", "a", "failed", "pull", "of", "an", "image", "from", "the", "registry,", "then", "it", "gives", "up"]
+
+    def alone(line: str) -> bool:  # as a plain wrap at the width prints it
+        rows = textwrap.wrap(line, width=_WIDTH, initial_indent="    ",
+                             subsequent_indent="    ")
+        return len(rows) == 2 and " " not in rows[1].strip()
+
+    while not alone(line := " ".join(words)):
+        assert len(line) < 2 * _WIDTH
+        words.insert(0, "a")
+    printed = _body(line, full=True)
+    assert len(printed) == 2, printed
+    assert all(len(row) <= _WIDTH for row in printed), printed
+    assert " " in printed[-1].strip(), printed
+    assert " ".join(" ".join(printed).split()) == line
+    # A line that fits is one line still, and a long word alone is not cut.
+    assert _body("Restart the container.", full=True) == ["    Restart the container."]
+    assert _body("x" * 120, full=True) == ["    " + "x" * 120]

@@ -167,7 +167,9 @@ class StoredTexts:
 
     def item_starts(self, chunk_id: int | None) -> list[int]:
         """Where the loader's list items, and a table's rows, begin in chunk ``chunk_id``,
-        as document offsets (none for a chunk that is gone or a format without roles)."""
+        as document offsets (none for a chunk that is gone or a format without roles); and
+        where a ``hidden`` span begins and the line after it: a cell of a Markdown file's
+        HTML table is no sentence with the tag lines around it ("<td> Do not …")."""
         if chunk_id is None:
             return []
         if chunk_id not in self.items:
@@ -175,6 +177,9 @@ class StoredTexts:
             for c in self.kb.store.get_chunks([chunk_id]):
                 starts |= {c.start_char + a for a, _, role in c.roles if role == "list_item"}
                 starts |= {c.start_char + a for a in row_starts(c.text, c.roles)}
+                for a, b, role in c.roles:
+                    if role == "hidden":
+                        starts |= {c.start_char + a, c.start_char + b + 1}
             self.items[chunk_id] = sorted(starts)
         return self.items[chunk_id]
 

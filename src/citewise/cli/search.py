@@ -145,17 +145,31 @@ def _body(text: str, *, full: bool) -> list[str]:
         if columns:
             out.append(margin + words)
         else:
-            # Not at a hyphen: "--ignore-space-change" stays one word to copy (review,
-            # 2026-12-05).
-            out += textwrap.wrap(words, width=_WIDTH, initial_indent=margin,
-                                 subsequent_indent=margin, break_on_hyphens=False,
-                                 break_long_words=False)
+            out += _wrapped(words, margin)
         if cut:
             break
         left -= len(words)
     while out and not out[-1]:
         out.pop()
     return out
+
+
+def _wrapped(words: str, margin: str) -> list[str]:
+    """``words`` wrapped under ``margin`` at :data:`_WIDTH`, with no word left alone on the
+    last line: a line a word too long for the width was printed with that word under it,
+    read as a line of its own (Docker's review, 2026-12-07) — narrower lines, down to two
+    thirds of the width, until the last holds two words or more."""
+    first: list[str] | None = None
+    for width in range(_WIDTH, _WIDTH * 2 // 3, -1):
+        # Not at a hyphen: "--ignore-space-change" stays one word to copy (review,
+        # 2026-12-05).
+        lines = textwrap.wrap(words, width=width, initial_indent=margin,
+                              subsequent_indent=margin, break_on_hyphens=False,
+                              break_long_words=False)
+        first = first or lines
+        if len(lines) < 2 or " " in lines[-1].strip():
+            return lines
+    return first or []
 
 
 def _unknown_source(kb: KnowledgeBase, given: str) -> str | None:

@@ -37,10 +37,11 @@ def items_apart(text: str, roles: Sequence[tuple[int, int, str]],
     row begins: a row of cells without a full stop ran into the next ("G_KEY_FILE_NONE | No
     flags, default behaviour |" over "G_KEY_FILE_KEEP_COMMENTS | Use this flag …", GLib's
     review, 2026-12-05). A row is a line with a cell mark: a wrapped cell of a table laid
-    out in text (an Info manual's) goes on over its lines."""
+    out in text (an Info manual's) goes on over its lines. What is ``hidden`` is left out
+    (:func:`_unhidden`)."""
     starts = sorted({a for a, _, role in roles if role == "list_item"} | row_starts(text, roles))
     if not starts:
-        return spans
+        return _unhidden(roles, spans)
     out: list[tuple[int, int]] = []
     for a, b in spans:
         lo = bisect_right(starts, a)
@@ -53,6 +54,31 @@ def items_apart(text: str, roles: Sequence[tuple[int, int, str]],
                 out.append((a, end))
             a = c
         out.append((a, b))
+    return _unhidden(roles, out)
+
+
+def _unhidden(roles: Sequence[tuple[int, int, str]],
+              spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` less what is ``hidden``, cut in two where a hidden span lies inside one:
+    the lines of bare tags of a Markdown file's HTML table ("<tr>", "<td>") ran into the
+    cell's text around them, and the sentence was quoted with its markup — or, starting
+    hidden, was no candidate at all (Docker's run reference, review 2026-12-07)."""
+    hidden = sorted((a, b) for a, b, role in roles if role == "hidden")
+    if not hidden:
+        return spans
+    out: list[tuple[int, int]] = []
+    first = 0  # the first hidden span that may reach a span yet to come (both sorted)
+    for a, b in spans:
+        while first < len(hidden) and hidden[first][1] <= a:
+            first += 1
+        for h0, h1 in hidden[first:]:
+            if h0 >= b:
+                break
+            if h0 > a:
+                out.append((a, h0))
+            a = max(a, h1)
+        if a < b:
+            out.append((a, b))
     return out
 
 

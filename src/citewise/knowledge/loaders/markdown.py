@@ -6,11 +6,11 @@ its heading path (``"Intro > Scope"``). ATX (``## Scope``) and setext (``Scope``
 block do not (front-matter ``key: value`` pairs go to metadata, ``title`` to the title).
 Role spans (:data:`citewise.knowledge.loaders.base.ROLES`) mark the headings, fenced code
 (a ``>>>`` session as a doctest; a Hugo ``{{< example >}}``), pipe tables (their header
-line a heading) and list items —
+line a heading), an HTML table's header cells (:mod:`._md_html`) and list items —
 and what the rendered page does not show: the front matter, HTML comments, link reference
 definitions (``[fs.stat()]: #fsstat…``), lines of empty anchors (``<a id="x"></a>``), of
 bare block tags (``<div …>``, ``</div>``) or of Hugo shortcodes are ``hidden``, never
-evidence. Node.js's API
+evidence; so are an HTML block's lines of tags alone ("<tr>", "</td>"). Node.js's API
 docs keep each function's history in a ``<!-- YAML … -->`` comment; its ``- version: …``
 lines were read as list items and quoted as answers, and 654 link definitions filled
 passages of their own (new-user review, 2026-12-04). A heading's inline-code backticks
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
+from citewise.knowledge.loaders._md_html import HEADER_CELLS, TAGS_ONLY, html_block_lines
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["MarkdownLoader", "heading_title", "markdown_roles", "parse_headings"]
@@ -183,6 +184,7 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]],
         # (npm's and Bootstrap's pages were quoted "--- title: npm-pack section: 1 …").
         roles.append((0, lines[first - 1][0] + len(lines[first - 1][1]), "hidden"))
     item: list[int] | None = None  # [start, end] of the open list item
+    html = html_block_lines(lines, first, blocks)
     i = first
     while i < len(lines):
         start, line = lines[i]
@@ -194,6 +196,18 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]],
                 roles.append((start, end[0] + len(end[1]),
                               "doctest" if body.startswith(">>>") else "code"))
             i, item = close + 1, None
+            continue
+        if i in html and TAGS_ONLY.match(line):  # "<tr>", "</td>": not on the page
+            j = i + 1
+            while j in html and TAGS_ONLY.match(lines[j][1]):
+                j += 1
+            roles.append((start, lines[j - 1][0] + len(lines[j - 1][1]), "hidden"))
+            i, item = j, None
+            continue
+        if i in html and HEADER_CELLS.match(line):  # "<th>Policy</th>": a column's name
+            roles.append((start + len(line) - len(line.lstrip()), start + len(line.rstrip()),
+                          "heading"))
+            i, item = i + 1, None
             continue
         if _SHORTCODES.match(line):
             roles.append((start, start + len(line), "hidden"))
@@ -334,12 +348,13 @@ class MarkdownLoader:
     """``.md`` / ``.markdown`` files."""
 
     name = "markdown"
-    version = "10"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
+    version = "11"  # 2: role spans; 3: hidden spans, headings without backticks; 4: rechunked,
     # hidden lines in no chunk of their own and in no index (chunking.py); 5: bare block tags;
     # 6: front matter hidden, fences indented in list items, Hugo shortcodes; 7: the code
     # review's mends (a fence only in a list item past column 3, closed within three columns
     # of its opener; front matter only of YAML); 8: headings as rendered, HTML headings;
-    # 9-10: a table's header line a heading, its rule line hidden (one of as many cells)
+    # 9-10: a table's header line a heading, its rule line hidden (one of as many cells);
+    # 11: an HTML block's lines of tags alone hidden, its header cells a heading
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd")
     content_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 

@@ -1,0 +1,121 @@
+"""Markdown's HTML blocks: lines of tags alone are not on the page (Docker's review,
+2026-12-07). Docker's run reference lays its tables out in HTML, one tag to a line; stored
+verbatim, "<table> <thead> <tr> <th>Policy</th> …" ran into the cell's sentence, and asked
+which restart policy is the default, citewise quoted the markup with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+RUN = """\
+# Docker run reference
+
+## Restart policies (--restart)
+
+Using the `--restart` flag on Docker run you can specify a restart policy for
+how a container should or should not be restarted on exit.
+
+<table>
+  <thead>
+    <tr>
+      <th>Policy</th>
+      <th class="no-wrap">Result</th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+      <td><strong>no</strong></td>
+      <td>
+        Do not automatically restart the container when it exits. This is the
+        default.
+      </td>
+    </tr>
+    <tr>
+      <td>
+        <span style="white-space: nowrap">
+          <strong>on-failure</strong>[:max-retries]
+        </span>
+      </td>
+      <td>
+        Restart only if the container exits with a non-zero exit status.
+      </td>
+    </tr>
+  </tbody>
+</table>
+
+An ever increasing delay is added before each restart to prevent flooding the server.
+"""
+
+
+def _load(tmp_path: Path, body: str) -> tuple[str, list[tuple[int, int, str]]]:
+    from citewise.knowledge.loaders.markdown import MarkdownLoader
+
+    path = tmp_path / "run.md"
+    path.write_text(body, encoding="utf-8")
+    doc = MarkdownLoader().load(path, path.read_bytes())
+    return doc.text, doc.roles
+
+
+def test_an_html_tables_tag_lines_are_hidden_and_its_header_cells_a_heading(
+        tmp_path: Path) -> None:
+    text, roles = _load(tmp_path, RUN)
+    shown = {text[a:b] for a, b, role in roles if role == "hidden"}
+    assert "<table>\n  <thead>\n    <tr>" in shown
+    assert "      <td>" in shown
+    headings = [text[a:b] for a, b, role in roles if role == "heading"]
+    assert headings[2:] == ["<th>Policy</th>", '<th class="no-wrap">Result</th>']
+    # A line with text between its tags is text: "<td><strong>no</strong></td>".
+    at = text.index("      <td><strong>no")
+    assert not any(a <= at < b for a, b, role in roles if role == "hidden")
+
+
+@pytest.mark.parametrize(("question", "quote"), [
+    ("Which restart policy is used when I don't give one?",
+     "Do not automatically restart the container when it exits."),
+    ("How do I restart a container only when it fails?",
+     "Restart only if the container exits with a non-zero exit status."),
+])
+def test_a_cell_of_an_html_table_is_quoted_without_its_markup(
+        tmp_path: Path, question: str, quote: str) -> None:
+    from citewise import Agent, KnowledgeBase
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "run.md").write_text(RUN, encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([tmp_path / "docs"])
+        answer = Agent(kb).ask(question)
+    assert answer.citations, answer.text
+    assert answer.citations[0].excerpt == quote
+
+
+def test_a_sentence_right_under_a_hidden_line_is_still_a_candidate() -> None:
+    """A hidden span inside a sentence's span is cut out of it: a sentence that began on a
+    hidden line (an HTML comment right above its paragraph) was dropped whole."""
+    from citewise.models.candidate_spans import items_apart
+
+    text = "<!-- added: v1.2 -->\nThe daemon retries a failed pull three times.\n"
+    hidden = (0, text.index("\n"), "hidden")
+    assert items_apart(text, [hidden], [(0, len(text) - 1)]) == [
+        (text.index("\n"), len(text) - 1)]
+
+
+def test_eval_reads_a_cells_sentence_without_the_tag_lines_around_it(tmp_path: Path) -> None:
+    """``citewise eval`` widens a cited span to its sentence: not over the hidden lines of
+    tags before and after it (it showed "<td> Do not automatically restart …")."""
+    from citewise import KnowledgeBase
+    from citewise.evaluation import evaluate
+    from citewise.evaluation_questions import EvalQuestion
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "run.md").write_text(RUN, encoding="utf-8")
+    question = EvalQuestion("q1", "How do I restart a container only when it fails?",
+                            ("Restart only if the container exits with a non-zero exit "
+                             "status.",))
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([tmp_path / "docs"])
+        [result] = evaluate(kb, [question], warm_up=False)
+    assert result.evidence_at_1, result
+    assert result.first_sentence == ("Restart only if the container exits with a non-zero "
+                                     "exit status.")
