@@ -232,7 +232,8 @@ def test_a_wrapped_line_leaves_no_word_alone_under_it() -> None:
 
     from citewise.cli.search import _WIDTH, _body
 
-    words = ["The", "daemon", "retries", "a", "failed", "pull", "of", "an", "image", "from", "the", "registry,", "then", "it", "gives", "up"]
+    words = ["The", "daemon", "retries", "a", "failed", "pull", "of", "an", "image", "from",
+             "the", "registry,", "then", "it", "gives", "up"]
 
     def alone(line: str) -> bool:  # as a plain wrap at the width prints it
         rows = textwrap.wrap(line, width=_WIDTH, initial_indent="    ",
