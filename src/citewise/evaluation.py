@@ -86,7 +86,7 @@ from citewise.evaluation_questions import (
 )
 from citewise.grounding.declines import NO_ANSWER_ISSUE, declined
 from citewise.grounding.weak_evidence import WEAK_EVIDENCE
-from citewise.sentences import row_starts
+from citewise.sentences import item_starts
 
 if TYPE_CHECKING:
     from citewise.answer import Answer, CitationOccurrence
@@ -166,7 +166,8 @@ class StoredTexts:
         return self.cache[document_id]
 
     def item_starts(self, chunk_id: int | None) -> list[int]:
-        """Where the loader's list items, and a table's rows, begin in chunk ``chunk_id``,
+        """Where the loader's list items, a table's rows and a help's lines in a code block
+        begin in chunk ``chunk_id`` (:func:`citewise.sentences.item_starts`),
         as document offsets (none for a chunk that is gone or a format without roles); and
         where a ``hidden`` span begins and the line after it: a cell of a Markdown file's
         HTML table is no sentence with the tag lines around it ("<td> Do not …")."""
@@ -175,8 +176,7 @@ class StoredTexts:
         if chunk_id not in self.items:
             starts: set[int] = set()
             for c in self.kb.store.get_chunks([chunk_id]):
-                starts |= {c.start_char + a for a, _, role in c.roles if role == "list_item"}
-                starts |= {c.start_char + a for a in row_starts(c.text, c.roles)}
+                starts |= {c.start_char + a for a in item_starts(c.text, c.roles)}
                 for a, b, role in c.roles:
                     if role == "hidden":
                         starts |= {c.start_char + a, c.start_char + b + 1}

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from citewise.text import STOPWORDS
 
 __all__ = ["BULLET", "ITEM_CHARS", "LIST_ITEMS", "SENTENCE_OPENERS", "ellipsis_dots",
-           "ends_abbreviation", "join_abbreviations", "row_starts", "sentence_spans"]
+           "ends_abbreviation", "item_starts", "join_abbreviations", "option_starts",
+           "row_starts", "sentence_spans"]
 
 #: A short list, as a lead-in introduces one ("… loaded automatically:" over "- mod_a"):
 #: an item's bullet or number, how many items at most, an item's characters at most.
@@ -319,3 +320,42 @@ def row_starts(text: str, roles: Sequence[tuple[int, int, str]]) -> set[int]:
                 out.add(at + 1)
             at = line_end
     return out
+
+
+# A line of a command's help, as pasted in a code block: an option, its argument, two
+# blanks or more, what it does ("  -a, --attach value      Attach to STDIN …",
+# "      --cpus NanoCPUs     Number of CPUs (default 0.000)").
+_OPTION_LINE = re.compile(r"[ \t]{0,8}(?:-[A-Za-z0-9?], )?--?[A-Za-z][\w.-]*"
+                          r"(?:[ =][\w<>\[\]{}|.:,-]+)?[ \t]{2,}\S")
+_SECTION_LINE = re.compile(r"[A-Z][\w ]{0,30}:")  # "Usage:  docker run …", "Options:"
+
+
+def option_starts(text: str, roles: Sequence[tuple[int, int, str]]) -> set[int]:
+    """Where each line of a command's help begins inside a ``code`` role span that holds
+    two such lines or more (:data:`_OPTION_LINE`), and each "Options:" line of it. The
+    help is one run of lines to the splitter, and Docker's usage blocks were quoted so
+    ("Options: --help Print usage -t, --time int Seconds to wait …", review 2026-12-07); an
+    option's wrapped description (indented under it) goes on over its lines."""
+    out: set[int] = set()
+    for a, b, role in roles:
+        if role != "code":
+            continue
+        lines: list[tuple[int, str]] = []
+        at = a
+        while at < b:
+            end = text.find("\n", at, b)
+            end = b if end == -1 else end
+            lines.append((at, text[at:end]))
+            at = end + 1
+        options = {at for at, line in lines if _OPTION_LINE.match(line)}
+        if len(options) >= 2:
+            out |= options | {at for at, line in lines if _SECTION_LINE.match(line)}
+    return {at for at in out if at > 0 and text[at - 1] == "\n"}
+
+
+def item_starts(text: str, roles: Sequence[tuple[int, int, str]]) -> set[int]:
+    """Where a list item, a table's row (:func:`row_starts`) or a line of a command's help
+    (:func:`option_starts`) begins: a quote is cut there, and so is the evaluation's
+    sentence of a cited span."""
+    return ({a for a, _, role in roles if role == "list_item"} | row_starts(text, roles)
+            | option_starts(text, roles))

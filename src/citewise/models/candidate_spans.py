@@ -18,7 +18,7 @@ from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION
 from citewise.models.leaning import ARGUMENT_DEFAULT, STATES_DEFAULT
-from citewise.sentences import row_starts
+from citewise.sentences import item_starts
 
 __all__ = ["asks", "asserts", "described", "items_apart", "quoted",
            "role_spans", "table_end", "term_start", "trim"]
@@ -37,9 +37,11 @@ def items_apart(text: str, roles: Sequence[tuple[int, int, str]],
     row begins: a row of cells without a full stop ran into the next ("G_KEY_FILE_NONE | No
     flags, default behaviour |" over "G_KEY_FILE_KEEP_COMMENTS | Use this flag …", GLib's
     review, 2026-12-05). A row is a line with a cell mark: a wrapped cell of a table laid
-    out in text (an Info manual's) goes on over its lines. What is ``hidden`` is left out
+    out in text (an Info manual's) goes on over its lines; and where a line of a command's
+    help begins in a code block (:func:`citewise.sentences.option_starts`). What is
+    ``hidden`` is left out
     (:func:`_unhidden`)."""
-    starts = sorted({a for a, _, role in roles if role == "list_item"} | row_starts(text, roles))
+    starts = sorted(item_starts(text, roles))
     if not starts:
         return _unhidden(roles, spans)
     out: list[tuple[int, int]] = []
