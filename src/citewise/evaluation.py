@@ -84,9 +84,9 @@ from citewise.evaluation_questions import (
 from citewise.evaluation_questions import (
     norm as _norm,
 )
+from citewise.evaluation_texts import StoredTexts
 from citewise.grounding.declines import NO_ANSWER_ISSUE, declined
 from citewise.grounding.weak_evidence import WEAK_EVIDENCE
-from citewise.sentences import item_starts
 
 if TYPE_CHECKING:
     from citewise.answer import Answer, CitationOccurrence
@@ -146,57 +146,6 @@ class QuestionResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass(slots=True)
-class StoredTexts:
-    """Stored document texts (and their whitespace-collapsed index), read once each: one
-    shared by the answers :func:`score_answer` scores saves reading a page per answer."""
-
-    kb: KnowledgeBase
-    cache: dict[str, tuple[str, tuple[str, list[int]]] | None] = field(default_factory=dict)
-
-    sources: dict[str, str] | None = None  # every document's source → id, listed once
-    items: dict[int, list[int]] = field(default_factory=dict)  # chunk id → item/row starts
-
-    def get(self, document_id: str) -> tuple[str, tuple[str, list[int]]] | None:
-        if document_id not in self.cache:
-            text = self.kb.document_text(document_id)
-            self.cache[document_id] = None if text is None else (text, normalised(text))
-        return self.cache[document_id]
-
-    def item_starts(self, chunk_id: int | None) -> list[int]:
-        """Where the loader's list items, a table's rows and a help's lines in a code block
-        begin in chunk ``chunk_id`` (:func:`citewise.sentences.item_starts`),
-        as document offsets (none for a chunk that is gone or a format without roles); and
-        where a ``hidden`` span begins and the line after it: a cell of a Markdown file's
-        HTML table is no sentence with the tag lines around it ("<td> Do not …")."""
-        if chunk_id is None:
-            return []
-        if chunk_id not in self.items:
-            starts: set[int] = set()
-            for c in self.kb.store.get_chunks([chunk_id]):
-                starts |= {c.start_char + a for a in item_starts(c.text, c.roles)}
-                for a, b, role in c.roles:
-                    if role == "hidden":
-                        starts |= {c.start_char + a, c.start_char + b + 1}
-            self.items[chunk_id] = sorted(starts)
-        return self.items[chunk_id]
-
-    def of(self, document: str) -> tuple[str, tuple[str, list[int]]] | None:
-        """The stored text (and its index) of the document a question names: its source,
-        or a trailing part of it — the first of several so named. None: no such document."""
-        if self.sources is None:
-            self.sources, offset = {}, 0
-            while True:
-                page = self.kb.list_documents(limit=500, offset=offset)
-                self.sources.update((d.source, d.id) for d in page)
-                if len(page) < 500:
-                    break
-                offset += 500
-        found = next((i for src, i in self.sources.items() if source_matches(src, document)),
-                     None)
-        return None if found is None else self.get(found)
 
 
 def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[str],
