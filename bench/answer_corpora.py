@@ -590,6 +590,16 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("curl", "libcurl 7.88's API manual pages (one per option, 493) and its Markdown "
            "and plain-text documents (FAQ, cookies, certificates, URL syntax …)",
            ("libcurl4-doc",), "/usr/share", _listed("curl"), group="reviews17"),
+    # The thirty-second session's reviews (2026-12-07): rsyslog's configuration reference
+    # (Sphinx HTML, a table of fields over each parameter) and pandas' user guide and API
+    # pages (Sphinx HTML, numpydoc), the latter by two reviewers, each with their own pages.
+    Corpus("rsyslog", "rsyslog 8.2302's configuration reference (Sphinx HTML): the "
+           "configuration folder, 148 pages", ("rsyslog-doc",),
+           "/usr/share/doc/rsyslog-doc/html/configuration", _listed("rsyslog"),
+           group="reviews18"),
+    Corpus("pandas", "pandas 1.5.3's user guide and thirty API pages (Sphinx HTML, "
+           "numpydoc): fifty-eight pages", ("python-pandas-doc",),
+           "/usr/share/doc/python-pandas-doc/html", _listed("pandas"), group="reviews18"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -628,6 +638,8 @@ GROUPS = {
                  "GitHub Markdown; openssl: pod2man's man pages; 2026-12-07)",
     "reviews17": "reviews of the thirty-first session (docker: Markdown; curl: man pages, "
                  "Markdown and text; 2026-12-07)",
+    "reviews18": "reviews of the thirty-second session (rsyslog, pandas: Sphinx HTML; "
+                 "2026-12-07)",
 }
 
 

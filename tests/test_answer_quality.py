@@ -470,6 +470,26 @@ def test_a_file_of_the_products_own_is_still_a_name() -> None:
         assert named(f"What goes in {name}?") == [name], name
 
 
+def test_an_identifier_in_camel_case_is_a_name_the_passages_must_mention() -> None:
+    """rsyslog's review (2026-12-07): "What is the default value of imfile's maxFileSize
+    parameter?" — imfile has no such parameter — was answered with another setting's
+    default; a lower-case identifier with an inner capital named nothing."""
+    from citewise.models.answerability import answerability, named
+    from citewise.models.sentence_rank import Scored
+
+    question = "What is the default value of imfile's maxFileSize parameter?"
+    assert named(question) == ["maxfilesize"]
+    assert named("Does foldM walk the list from the right?") == ["foldm"]
+    assert named("Is the max file size read in kB?") == []  # words, not an identifier
+    passage = "The default value of MaxSubmitAtOnce is 1024."
+    best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    seen = [{"results": [{"text": passage, "title": "imfile: Text File Input Module"}]}]
+    assert answerability(question, best, seen) == 0.0
+    stated = "The maxFileSize parameter sets the largest file imfile reads; default 1m."
+    best = [Scored(_sentence(stated), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    assert answerability(question, best, [{"results": [{"text": stated}]}]) > 0.8
+
+
 def test_a_name_is_mentioned_as_a_word_not_inside_another() -> None:
     from citewise.models.answerability import answerability
     from citewise.models.sentence_rank import Scored

@@ -220,6 +220,7 @@ def score_answer(q: EvalQuestion, answer: Answer, texts: StoredTexts | Knowledge
 def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
                    absent: dict[str, str] | None = None,
                    elsewhere: dict[str, list[tuple[str, str]]] | None = None,
+                   ambiguous: dict[str, list[str]] | None = None,
                    ) -> dict[str, list[str]]:
     """Expected sentences found nowhere they can match: ``{question id: [sentence, …]}``.
     A label that is not in the stored text can never be matched, so it is a broken label —
@@ -229,7 +230,9 @@ def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
     sentence the named document holds is bound to it): not missing, but said in
     ``elsewhere`` (``{question id: [(sentence, its first document's source), …]}``), as
     document@1 still asks for the named one (Doxygen's review, 2026-12-06: "they cannot
-    match" was said of a label that matched)."""
+    match" was said of a label that matched). A ``document`` that names several stored
+    documents ("index.html" of six folders) goes into ``ambiguous`` with their sources:
+    document@1 counts a citation of any of them (rsyslog's review, 2026-12-07)."""
     docs: list[tuple[str, str]] = []
     offset = 0
     while True:
@@ -240,8 +243,11 @@ def missing_labels(kb: KnowledgeBase, questions: Sequence[EvalQuestion],
         offset += 500
     out: dict[str, list[str]] = {}
     for q in questions:
-        pool = [flat for src, flat in docs
-                if q.document is None or source_matches(src, q.document)]
+        named = [(src, flat) for src, flat in docs
+                 if q.document is None or source_matches(src, q.document)]
+        pool = [flat for _, flat in named]
+        if q.document is not None and len(named) > 1 and ambiguous is not None:
+            ambiguous[q.id] = [src for src, _ in named]
         lost = [e for e in q.expected or () if not any(
             form in flat for flat in pool for form in label_forms(e))]
         if pool and q.document is not None:

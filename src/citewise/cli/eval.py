@@ -61,7 +61,15 @@ def run(args: argparse.Namespace) -> int:
     with open_kb(args, must_exist=True) as kb:
         absent: dict[str, str] = {}
         elsewhere: dict[str, list[tuple[str, str]]] = {}
-        missing = missing_labels(kb, questions, absent, elsewhere)
+        ambiguous: dict[str, list[str]] = {}
+        missing = missing_labels(kb, questions, absent, elsewhere, ambiguous)
+        for qid, sources in ambiguous.items():
+            named = next(q.document for q in questions if q.id == qid)
+            sys.stderr.write(f"warning: {qid}: its document {named!r} names {len(sources)} "
+                             f"stored documents ({', '.join(sources[:3])}"
+                             f"{', …' if len(sources) > 3 else ''}): document@1 counts a "
+                             "citation of any of them; more of its path names one "
+                             "[document_ambiguous]\n")
         for qid, document in absent.items():  # no broken label: no document to hold it
             del missing[qid]
             sys.stderr.write(f"warning: {qid}: no stored document is its document "
@@ -90,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         "summary": summarise(results),
         "labels_not_found": missing,
         "documents_not_stored": absent,
+        "documents_ambiguous": ambiguous,
         "labels_in_other_documents": {q: [list(pair) for pair in m]
                                       for q, m in elsewhere.items()},
         "results": [r.to_dict() for r in results],

@@ -165,20 +165,22 @@ _INSTANCE = re.compile(r"(?<![\w.])([a-z][a-z0-9]{2,})\.([a-z]\w*[a-z0-9])(?![\w
 
 def named(question: str) -> list[str]:
     """The things ``question`` names that a passage must mention to answer it, lower-cased:
-    capitalised words, identifiers and ``name()`` calls — but not the asker's own data
-    (a quoted value, what follows "e.g." / "for example" / ", say"), nor units and general
-    abbreviations ("10 GB", "a big ISO", "the CPU"); "LUKS-encrypted" names LUKS. Words
-    in title case that follow each other are one name ("Time Machine", "Secure Boot"): a
-    manual that says "time" and "machine" apart does not mention it. German capitalises
-    every noun, so a German question's capitalised words name something only when more
-    than their first letter is a capital ("PostgreSQL", "NTP")."""
+    capitalised words, identifiers (``max_size``, ``maxSize``) and ``name()`` calls — but
+    not the asker's own data (a quoted value, what follows "e.g." / "for example" /
+    ", say"), nor units and general abbreviations ("10 GB", "a big ISO", "the CPU");
+    "LUKS-encrypted" names LUKS. Words in title case that follow each other are one name
+    ("Time Machine", "Secure Boot"): a manual that says "time" and "machine" apart does
+    not mention it. German capitalises every noun, so a German question's capitalised
+    words name something only when more than their first letter is a capital
+    ("PostgreSQL", "NTP")."""
     examples = [m.span() for m in EXAMPLE.finditer(question)]
     nouns = detect_language(question) == "de"
     whole = [] if nouns else list(_PHRASE.finditer(question))
     phrases = [m.span(1) for m in whole]
     names: list[str] = []
     for m in [*whole, *_NAME.finditer(question),
-              *_IDENTIFIER.finditer(question), *_CALL.finditer(question)]:
+              *_IDENTIFIER.finditer(question), *_CALL.finditer(question),
+              *_CAMEL.finditer(question)]:
         if any(a <= m.start(1) < b for a, b in examples):
             continue
         if m.re is _NAME and any(a <= m.start(1) < b for a, b in phrases):
@@ -265,6 +267,10 @@ _PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]?\w*|script|app|main|test|foo|bar|baz
                                r"|prog|program)\.(?:py|js|ts|rb|pl|sh|c|cpp|go|rs|java|tcl"
                                r"|txt|csv|json|ya?ml|xml|html?|md|log)")
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
+# An identifier in camel case from a lower-case letter ("maxFileSize", "openTempFile",
+# "jQuery"): a name as much as a capitalised one. rsyslog's review (2026-12-07) asked for
+# imfile's "maxFileSize", which it has not, and was told the default of another setting.
+_CAMEL = re.compile(r"(?<![\w.:'’-])([a-z]+[A-Z][A-Za-z0-9]*)\b")
 _INNER_CAPITAL = re.compile(r"^.[\w.'’-]*[A-Z0-9]")
 _POSSESSIVE = re.compile(r"['’]s$")
 # A word in title case ending in "s" ("Windows", "Jenkins", "Macs"): its singular counts as

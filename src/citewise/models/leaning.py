@@ -15,7 +15,7 @@ import re
 
 from citewise.text import POINTING_WORDS
 
-__all__ = ["ARGUMENT_DEFAULT", "LEANS_ON_TERM", "PAIR_CHARS", "REFERS_BACK", "STATES_DEFAULT",
+__all__ = ["ARGUMENT_DEFAULT", "FIELDS_ROW", "LEANS_ON_TERM", "PAIR_CHARS", "REFERS_BACK", "STATES_DEFAULT",
            "default_line", "leans_whole"]
 
 # A sentence whose subject is what the paragraph is about: "This removes …", "It is …".
@@ -83,6 +83,16 @@ def default_line(sentence: str) -> bool:
     """Whether ``sentence`` only states a default: a line that, between a term and its
     description, is that term's default (Maxima's review, 2026-12-06: "lhospitallim is the
     maximum number of times L’Hospital’s rule is used in limit." was the answer to its
-    default, without the "Default value: 4" above it)."""
-    return _DEFAULT_LINE.match(sentence) is not None and len(sentence.split()) <= \
-        _DEFAULT_LINE_WORDS
+    default, without the "Default value: 4" above it) — or a row of named values with a
+    default among them (:data:`FIELDS_ROW`: "type: integer | default: 10 | mandatory: no"
+    over each of rsyslog's parameters, review 2026-12-07)."""
+    return (_DEFAULT_LINE.match(sentence) is not None and len(sentence.split()) <=
+            _DEFAULT_LINE_WORDS) or (FIELDS_ROW.fullmatch(sentence.strip()) is not None
+                                     and _DEFAULT_FIELD.search(sentence) is not None)
+
+
+# A row of values each under its column's name, as the HTML loader writes a table of one
+# row under its header (``_html_rows.field_names``): "type: integer | default: 10".
+_FIELD = r"[^:|\n]{1,40}: [^|\n]+"
+FIELDS_ROW = re.compile(rf"{_FIELD}(?: \| {_FIELD})+")
+_DEFAULT_FIELD = re.compile(r"(?:^|\| )defaults?(?: value)?: \S", re.I)

@@ -168,7 +168,12 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     best: dict[str, Scored] = {}
     for k, s in enumerate(sentences):
         entity = names[s.source]
-        answers = answered(asks, s.text)
+        # Asked a default, a description with its default on the line above it is quoted
+        # with it (``Sentence.with_default``), and states it: rsyslog's "This setting
+        # specifies how often files are to be polled for new data." under "type: integer |
+        # default: 10 | …" (review, 2026-12-07).
+        stated = s.with_default if "default" in asks and s.with_default else s.text
+        answers = answered(asks, stated)
         # A sentence that leans on what came before ("The default is 1 GB.", "This is on
         # by default") is about its context's subject: the context weighs more then.
         leans = bool(answers) or _ANAPHORA.match(s.text) is not None
@@ -180,7 +185,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
             "lexical": share(sent_terms[k], entity),
             "context_leaning": context if leans else 0.0,
             "context": 0.0 if leans else context,
-            "intent": intent_score(asks, answers, s.text),
+            "intent": intent_score(asks, answers, stated),
             "routing": routed.get(s.source, 0.0),
             "defines": 1.0 if defined and defines(s.text, defined) else 0.0,
             "section": section,

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from citewise.models.leaning import FIELDS_ROW
+
 if TYPE_CHECKING:
     from citewise.models.sentence_candidates import Sentence
 
@@ -84,8 +86,11 @@ def structure_penalty(s: Sentence, code_wanted: bool, version_wanted: bool = Fal
         penalty += 0.25  # what it points at answers, not it (nor a "See also" list's line)
     if not version_wanted and (s.role == "version_note" or _VERSION_NOTE.search(text)):
         penalty += 0.25  # the change note ranks below the current behaviour
-    if (s.role == "table" or text.count("|") >= 2) and not _prose_cell(text):
-        penalty += 0.25  # a table row or a navigation bar (not a row whose last cell is prose)
+    if (s.role == "table" or text.count("|") >= 2) and not _prose_cell(text) \
+            and not FIELDS_ROW.fullmatch(text.strip()):
+        # a table row or a navigation bar (not a row whose last cell is prose, nor a row of
+        # named values: "type: integer | default: 10 | mandatory: no", as a field list)
+        penalty += 0.25
     if not code_wanted:
         # Markdown's own markup is no code: "**Default:** `16384` (16 KiB)." is prose
         # (Node.js's API docs state every default so; it ranked as code).

@@ -201,6 +201,32 @@ def left_out_folder(parent: str | Path, name: str) -> bool:
         os.path.isfile(os.path.join(parent, mark)) for mark in _SPHINX_MARKS)
 
 
+def redirect_page(path: Path) -> bool:
+    """Whether ``path`` is an HTML page that only sends the browser on to another: a
+    ``<meta http-equiv="refresh">`` and a line of text ("The page has been moved to …").
+    A Sphinx site keeps one for each page it moved — 1,511 of the 4,123 pages of pandas'
+    documentation — and each was a document of that line, titled by its file's name
+    (review, 2026-12-07)."""
+    if path.suffix.lower() not in (".html", ".htm", ".xhtml"):
+        return False
+    try:
+        if path.stat().st_size > _REDIRECT_BYTES:
+            return False
+        page = path.read_bytes()
+    except OSError:
+        return False
+    if _REFRESH.search(page) is None:
+        return False
+    body = page[page.lower().find(b"<body"):] if b"<body" in page.lower() else page
+    words = re.sub(rb"<[^>]*>", b" ", body).split()
+    return len(words) <= _REDIRECT_WORDS
+
+
+_REDIRECT_BYTES = 4096  # a redirect page is a few lines
+_REDIRECT_WORDS = 30  # of text at most: "The page has been moved to Community tutorials"
+_REFRESH = re.compile(rb"<meta[^>]+http-equiv\s*=\s*[\"']?refresh", re.IGNORECASE)
+
+
 def source_for(path: str | Path) -> str:
     """The source string of a file path: absolute, normalized, symlinks kept as given."""
     return os.path.abspath(os.path.expanduser(os.fspath(path)))
@@ -285,6 +311,9 @@ def expand(
             for f in _walk(path, report, exclude):
                 if registry.for_file(f) is None:
                     report.skipped.append(shown(f))
+                elif redirect_page(f):
+                    report.skipped.append(shown(f))
+                    report.skip_reasons[shown(f)] = "redirect pages (a refresh to another page)"
                 elif not _unnamable(f, report):
                     files.setdefault(str(f), f)
         elif path.is_file():

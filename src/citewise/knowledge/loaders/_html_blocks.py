@@ -21,7 +21,7 @@ from citewise.knowledge.loaders._html_tables import HEADING_QUERY, HEADINGS, lay
 
 __all__ = ["HEADING_QUERY", "LISTING_CODE", "ahead_of_term", "another_form", "block_role",
            "class_names", "element_id", "element_sibling", "is_caption", "is_code_block", "is_exponent",
-           "is_hidden_code", "is_keyword", "is_section", "item_number", "opens_entry",
+           "is_hidden_code", "is_keyword", "is_section", "item_number", "list_type", "opens_entry",
            "start_number"]
 
 
@@ -43,6 +43,20 @@ def opens_entry(node: Any) -> bool:
 def start_number(value: Any) -> int:
     """An ``<ol start>``: the first item's number (1 when missing or malformed)."""
     return _int(value, 1)
+
+
+def list_type(node: Any) -> str:
+    """An ``<ol>``'s numbering: its ``type`` ("a", "I" …), else the one docutils names in
+    its class (``<ol class="loweralpha" start="12">``, which a stylesheet draws as "l.":
+    pandas' guide was stored "12. For StringDtype …", review 2026-12-07), else "1"."""
+    kind = node.attributes.get("type")
+    if kind:
+        return str(kind)
+    classes = class_names(node)
+    return next((mark for name, mark in _LIST_CLASSES.items() if name in classes), "1")
+
+
+_LIST_CLASSES = {"loweralpha": "a", "upperalpha": "A", "lowerroman": "i", "upperroman": "I"}
 
 
 def _int(value: Any, default: int) -> int:

@@ -46,8 +46,8 @@ from typing import Any
 
 __all__ = [
     "class_names",
+    "drawn_before",
     "heading_depth",
-    "is_badge",
     "is_declaration",
     "is_haddock_chrome",
     "is_mediawiki_chrome",
@@ -93,10 +93,26 @@ def is_rustdoc_chrome(node: Any) -> bool:
             or (node.tag == "summary" and "hideme" in classes))
 
 
-def is_badge(node: Any) -> bool:
-    """A stability badge after an item's name ("Deprecated", "Experimental"): a word of its
-    own, not the name's last letters."""
-    return node.tag == "span" and "stab" in (node.attributes.get("class") or "").split()
+def drawn_before(node: Any) -> str | None:
+    """What a page's stylesheet draws before ``node``, as text (None: nothing): a stability
+    badge after an item's name ("Deprecated", "Experimental") is a word of its own, not the
+    name's last letters; numpydoc's type after a parameter's name has the ":" that Sphinx's
+    ``.classifier:before`` draws — pandas' "sep : str, default ‘,’" was stored "sepstr,
+    default ‘,’", 173 names in nine pages (review, 2026-12-07). Not where docutils writes
+    the colon itself (a ``classifier-delimiter`` before it)."""
+    if node.tag != "span":
+        return None
+    classes = (node.attributes.get("class") or "").split()
+    if "stab" in classes:
+        return " "
+    if "classifier" in classes:
+        before = node.prev
+        while before is not None and before.tag == "-text" and not (before.text_content or "").strip():
+            before = before.prev
+        delimited = before is not None and "classifier-delimiter" in (
+            before.attributes.get("class") or "").split()
+        return None if delimited else " : "
+    return None
 
 
 def is_haddock_chrome(node: Any) -> bool:

@@ -13,11 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewise.knowledge.loaders._html_blocks import element_sibling
 from citewise.knowledge.loaders._html_generators import class_names
 from citewise.knowledge.loaders._html_scribble import defined_name
 from citewise.knowledge.loaders._html_tables import table_of
 
-__all__ = ["RowSpans", "column_used", "entry_name", "first_cell", "header_row", "mark_text"]
+__all__ = ["RowSpans", "column_used", "entry_name", "field_names", "first_cell", "header_row",
+           "mark_text"]
 
 
 def entry_name(node: Any) -> str:
@@ -59,6 +61,45 @@ def header_row(row: Any) -> bool:
     table = table_of(row)
     return table is not None and any(
         r is not row and r.css_first("td") is not None for r in table.css("tr"))
+
+
+def field_names(table: Any) -> tuple[int, dict[int, str]] | None:
+    """A table of one header row over one row of values, short ones, read as the values'
+    fields: the header row (its ``mem_id``: not written) and each value cell's column name
+    (written before it: "type: integer | default: 10 | mandatory: no"). Sphinx writes each
+    of rsyslog's 708 parameters a table "type | default | mandatory | obsolete legacy
+    directive" over "integer | 10 | no | none"; the row of values said no "default" and was
+    never quoted, and a default of another parameter was (review, 2026-12-07). HAProxy's
+    keyword tables ("defaults | frontend | listen | backend" over "yes | no | yes | yes")
+    read so too. Only such a table right under its entry's heading, of three columns at
+    least: "Setting | Meaning" over one row, or a firewall's "Service | Port | Enabled |
+    External" after a paragraph, is a list that has one row. None for any other table."""
+    rows = table.css("tr")
+    if len(rows) != 2 or len(table.css("table")) > 1 or not _under_heading(table):
+        return None
+    heads, values = ([c for c in row.iter() if c.tag in ("td", "th")] for row in rows)
+    if len(heads) < _FIELDS or len(heads) != len(values) or any(c.tag != "th" for c in heads) \
+            or any(c.tag != "td" for c in values) \
+            or any(_count(c, "colspan") > 1 or _count(c, "rowspan") > 1 for c in heads + values):
+        return None
+    names = [" ".join((c.text(deep=True) or "").split()) for c in heads]
+    shown = [" ".join((c.text(deep=True) or "").split()) for c in values]
+    if not all(0 < len(n) <= _FIELD_NAME for n in names) or any(
+            len(v) > _FIELD_VALUE for v in shown):
+        return None
+    return rows[0].mem_id, {c.mem_id: n for c, n, v in zip(values, names, shown, strict=True)
+                            if v}
+
+
+def _under_heading(node: Any) -> bool:
+    """Whether the element before ``node`` is a heading (``<h1>``…``<h6>``)."""
+    before = element_sibling(node, "prev")
+    return before is not None and before.tag in ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+_FIELDS = 3  # columns at least: a row of two ("Setting | Meaning" over one) is a list's
+_FIELD_NAME = 40  # characters of a column's name, at most, for the row to read as fields
+_FIELD_VALUE = 100  # and of a value: "Plain text | Typical result" over examples is a table
 
 
 def _directive_name(rows: list[Any]) -> str:

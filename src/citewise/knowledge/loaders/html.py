@@ -36,6 +36,7 @@ from citewise.knowledge.loaders._html_blocks import (
     is_keyword,
     is_section,
     item_number,
+    list_type,
     opens_entry,
     start_number,
 )
@@ -53,7 +54,7 @@ from citewise.knowledge.loaders._html_colophon import is_colophon
 from citewise.knowledge.loaders._html_content import main_content
 from citewise.knowledge.loaders._html_contents import is_contents, is_index
 from citewise.knowledge.loaders._html_display import code_display
-from citewise.knowledge.loaders._html_generators import heading_depth, is_badge, math_text, search_heading
+from citewise.knowledge.loaders._html_generators import drawn_before, heading_depth, math_text, search_heading
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
@@ -67,7 +68,14 @@ from citewise.knowledge.loaders._html_notes import (
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
 from citewise.knowledge.loaders._html_pre import DROP, pre_text
 from citewise.knowledge.loaders._html_repair import closed_empty
-from citewise.knowledge.loaders._html_rows import column_used, entry_name, first_cell, header_row, mark_text
+from citewise.knowledge.loaders._html_rows import (
+    column_used,
+    entry_name,
+    field_names,
+    first_cell,
+    header_row,
+    mark_text,
+)
 from citewise.knowledge.loaders._html_scribble import LINE_TABLES as SCRIBBLE_LINES
 from citewise.knowledge.loaders._html_scribble import table_lines
 from citewise.knowledge.loaders._html_tables import in_box, is_layout_cell
@@ -119,6 +127,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             or is_colophon(child)
             or (not out.contents and is_contents(child))
             or is_index(child)
+            or child.mem_id in out.field_heads
         ):
             pass
         elif (tag == "a" and (is_permalink(child) or is_jump_link(child) or
@@ -209,6 +218,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.cells += 1
             written_from = len(out.line)
             if (child.text(deep=True) or "").strip():
+                if child.mem_id in out.fields:
+                    out.text(f"{out.fields[child.mem_id]}: ")  # "default: 10"
                 _walk(child, out, in_main, guess)
             else:
                 # An empty first cell of a column that has text elsewhere ("www" over two
@@ -240,7 +251,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 at = out.length
             if tag == "ol":
                 out.numbers.append([start_number(child.attributes.get("start")),
-                                    child.attributes.get("type") or "1"])
+                                    list_type(child)])
             elif tag == "li" and out.numbers and child.parent is not None \
                     and child.parent.tag == "ol":
                 out.write_marker()  # an item that opens with a list: its number stays
@@ -254,6 +265,9 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.floor = -1  # its first heading's level, once written (Out.level)
             elif tag == "tr":
                 out.spans.row(child)  # where the cells spanning rows above fall in it
+            elif tag == "table" and (names := field_names(child)) is not None:
+                out.field_heads.add(names[0])
+                out.fields.update(names[1])
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             if tag == "tr":
                 out.carry(out.spans.end_row(child))
@@ -301,8 +315,8 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             out.text("”")
         elif (math := math_text(child)) is not None:
             out.text(math)  # MathJax's TeX as it reads: "O(n^2)"
-        elif is_badge(child):
-            out.text(" ")  # "park_timeout_ms Deprecated", set apart by its margin
+        elif (drawn := drawn_before(child)) is not None:
+            out.text(drawn)  # "park_timeout_ms Deprecated", "sep : str" as a stylesheet draws
             _walk(child, out, in_main, guess)
         elif tag == "sup" and (power := is_exponent(child, "".join(out.line[-2:]))):
             out.text(power)  # 2<sup>31</sup> is 2^31, not 231; 2<sup>n - 1</sup> 2^(n - 1)
@@ -392,7 +406,9 @@ class HtmlLoader:
     # 61: a header or footer of links alone is navigation (Docutils' site links).
     # 62: a heading with its permalink in a block of its own is no page-parts bar.
     # 65: a table's header row (<th> cells or <thead>) is a heading.
-    version = "65"
+    # 66: one row of values under its header reads as fields ("default: 10"); numpydoc's
+    # "name : type" as Sphinx's stylesheet draws it; docutils' lettered lists' letters.
+    version = "66"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
