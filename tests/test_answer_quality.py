@@ -490,6 +490,22 @@ def test_an_identifier_in_camel_case_is_a_name_the_passages_must_mention() -> No
     assert answerability(question, best, [{"results": [{"text": stated}]}]) > 0.8
 
 
+def test_a_file_name_with_a_hyphen_is_named_whole() -> None:
+    """rsyslog's review (2026-12-07): a decline said "No passage found mentions “ng.conf”"
+    of "syslog-ng.conf"."""
+    from citewise.models.answerability import answerability, named, unnamed
+    from citewise.models.sentence_rank import Scored
+
+    question = "How do I write a destination block in syslog-ng.conf that encrypts?"
+    assert named(question) == ["syslog-ng.conf"]
+    passage = "The omfwd action encrypts messages when StreamDriver.Mode is 1."
+    seen = [{"results": [{"text": passage}]}]
+    assert unnamed(question, seen) == ["syslog-ng.conf"]
+    told = "Convert each destination block of syslog-ng.conf to an omfwd action that encrypts."
+    best = [Scored(_sentence(told), 1.0, {"similarity": 0.8, "lexical": 0.6})]
+    assert answerability(question, best, [{"results": [{"text": told}]}]) > 0.8
+
+
 def test_a_name_is_mentioned_as_a_word_not_inside_another() -> None:
     from citewise.models.answerability import answerability
     from citewise.models.sentence_rank import Scored

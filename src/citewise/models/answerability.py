@@ -254,7 +254,10 @@ _PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z]
 # A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size"), or a name
 # in a namespace ("threads::shared", "std::fs"). Not a version ("2.39") nor an
 # abbreviation ("e.g."): a letter first, parts of 2+ chars.
-_IDENTIFIER = re.compile(r"(?<![\w.:])([^\W\d_]\w+(?:(?:[._]|::)\w{2,})+)")
+# A hyphen is part of the name ("syslog-ng.conf" was "ng.conf" in a decline: rsyslog's
+# review, 2026-12-07).
+_IDENTIFIER = re.compile(r"(?<![\w.:-])([^\W\d_](?:\w+(?:-\w+)*|(?:-\w+)+)"
+                         r"(?:(?:[._]|::)\w{2,}(?:-\w+)*)+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
 # A file of the asker's, named the way examples name one: a placeholder word or "my…"
 # before a program's or a data file's extension ("script.py", "my_app.py", "data.csv").
