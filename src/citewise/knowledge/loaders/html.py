@@ -35,10 +35,7 @@ from citewise.knowledge.loaders._html_blocks import (
     is_exponent,
     is_keyword,
     is_section,
-    item_number,
-    list_type,
     opens_entry,
-    start_number,
 )
 from citewise.knowledge.loaders._html_captions import inline_image
 from citewise.knowledge.loaders._html_chrome import (
@@ -56,6 +53,7 @@ from citewise.knowledge.loaders._html_contents import is_contents, is_index
 from citewise.knowledge.loaders._html_display import code_display
 from citewise.knowledge.loaders._html_generators import drawn_before, heading_depth, math_text, search_heading
 from citewise.knowledge.loaders._html_links import is_jump_link, is_page_turn, is_permalink
+from citewise.knowledge.loaders._html_lists import item_number, list_type, start_number
 from citewise.knowledge.loaders._html_man import is_man_page, write_man_page
 from citewise.knowledge.loaders._html_meta import front_matter_title, meta_content, page_metadata
 from citewise.knowledge.loaders._html_notes import (
@@ -394,17 +392,7 @@ class HtmlLoader:
     name = "html"
     # A change to what a page reads as bumps the version, so knowledge bases re-read their
     # pages (``git log -L '/version = /,+1:src/citewise/knowledge/loaders/html.py'`` has
-    # each one's reasons). 48: a sentence stopped mid-way ends with the code block after
-    # it. 49: a table row whose cells hold code of several lines is read as blocks. 50: a
-    # picture's short caption is a label; a DocBook chapter's title is above its sections.
-    # 51: a list a sentence introduces is kept; a byline is a notice. 57: Scribble's tables
-    # of code lines and its chrome (:mod:`._html_scribble`). 58: page turns in the body.
-    # 59: footnotes inside a sentence after its block; a bold "Warning" labels its note;
-    # a term's ids at its start; a list item's name in code over a line break is a term;
-    # man2html's "Index" is the page's contents. 60: the code review's mends of 59 (a note
-    # after its own paragraph, with its ids; only a term's leading ids at its start).
-    # 61: a header or footer of links alone is navigation (Docutils' site links).
-    # 62: a heading with its permalink in a block of its own is no page-parts bar.
+    # each one's reasons, and the comment here those up to 62).
     # 65: a table's header row (<th> cells or <thead>) is a heading.
     # 66: one row of values under its header reads as fields ("default: 10"); numpydoc's
     # "name : type" as Sphinx's stylesheet draws it; docutils' lettered lists' letters.
