@@ -31,7 +31,7 @@ PAGE = ("<html><head><title>imfile: Text File Input Module</title></head><body>"
         + _param("PollingInterval", "integer", "10", "$InputFilePollInterval",
                  "This setting specifies how often files are to be polled for new data. "
                  "The time specified is in seconds.")
-        + _param("MaxSubmitAtOnce", "integer", "1024", "none",
+        + _param("MaxSubmitAtOnce", "integer", "1024", "",
                  "This is an expert option. It can be used to set the maximum input batch "
                  "size that imfile can generate.")
         + "</div></body></html>")
@@ -47,6 +47,8 @@ def test_a_tables_one_row_of_values_reads_as_fields_under_their_names(tmp_path: 
            "$InputFilePollInterval")
     assert row in doc.text
     assert "type | default" not in doc.text  # the header row is in its values' names
+    # An empty value is no field: no name, no trailing separator.
+    assert "\ntype: integer | default: 1024 | mandatory: no\n" in doc.text
 
 
 def test_a_default_in_a_row_of_fields_is_quoted_with_its_description(tmp_path: Path) -> None:

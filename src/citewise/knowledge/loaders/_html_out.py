@@ -46,9 +46,9 @@ class Out:
     first_columns: dict[int, bool] = field(default_factory=dict)  # table → column has text
     spans: RowSpans = field(default_factory=RowSpans)  # cells carried into rows below
     # A table of one row of values under its header (``_html_rows.field_names``): each value
-    # cell's column name, written before it, and the header rows so read, not written.
+    # cell's column name, written before it; its header row and empty cells, not written.
     fields: dict[int, str] = field(default_factory=dict)
-    field_heads: set[int] = field(default_factory=set)
+    field_skip: set[int] = field(default_factory=set)
     contents: bool = False  # keep tables of contents (a page that is nothing else)
     numbers: list[list[Any]] = field(default_factory=list)  # open <ol>s: [next, type]
     # Ids whose offset is that of the next visible character: only then is it known where

@@ -63,17 +63,17 @@ def header_row(row: Any) -> bool:
         r is not row and r.css_first("td") is not None for r in table.css("tr"))
 
 
-def field_names(table: Any) -> tuple[int, dict[int, str]] | None:
+def field_names(table: Any) -> tuple[list[int], dict[int, str]] | None:
     """A table of one header row over one row of values, short ones, read as the values'
-    fields: the header row (its ``mem_id``: not written) and each value cell's column name
-    (written before it: "type: integer | default: 10 | mandatory: no"). Sphinx writes each
-    of rsyslog's 708 parameters a table "type | default | mandatory | obsolete legacy
-    directive" over "integer | 10 | no | none"; the row of values said no "default" and was
-    never quoted, and a default of another parameter was (review, 2026-12-07). HAProxy's
-    keyword tables ("defaults | frontend | listen | backend" over "yes | no | yes | yes")
-    read so too. Only such a table right under its entry's heading, of three columns at
-    least: "Setting | Meaning" over one row, or a firewall's "Service | Port | Enabled |
-    External" after a paragraph, is a list that has one row. None for any other table."""
+    fields: what is not written (the ``mem_id`` of its header row and of its empty value
+    cells) and each other value cell's column name (written before it: "type: integer |
+    default: 10 | mandatory: no"). Sphinx writes each of rsyslog's 708 parameters a table
+    "type | default | mandatory | obsolete legacy directive" over "integer | 10 | no |
+    none"; the row of values said no "default" and was never quoted, and a default of
+    another parameter was (review, 2026-12-07). Only such a table right under its entry's
+    heading, of three columns at least: "Setting | Meaning" over one row, or a firewall's
+    "Service | Port | Enabled | External" after a paragraph, is a list that has one row.
+    None for any other table."""
     rows = table.css("tr")
     if len(rows) != 2 or len(table.css("table")) > 1 or not _under_heading(table):
         return None
@@ -87,8 +87,9 @@ def field_names(table: Any) -> tuple[int, dict[int, str]] | None:
     if not all(0 < len(n) <= _FIELD_NAME for n in names) or any(
             len(v) > _FIELD_VALUE for v in shown):
         return None
-    return rows[0].mem_id, {c.mem_id: n for c, n, v in zip(values, names, shown, strict=True)
-                            if v}
+    empty = [c.mem_id for c, v in zip(values, shown, strict=True) if not v]
+    return [rows[0].mem_id, *empty], {c.mem_id: n for c, n, v in zip(
+        values, names, shown, strict=True) if v}
 
 
 def _under_heading(node: Any) -> bool:

@@ -125,7 +125,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             or is_colophon(child)
             or (not out.contents and is_contents(child))
             or is_index(child)
-            or child.mem_id in out.field_heads
+            or child.mem_id in out.field_skip
         ):
             pass
         elif (tag == "a" and (is_permalink(child) or is_jump_link(child) or
@@ -264,7 +264,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
             elif tag == "tr":
                 out.spans.row(child)  # where the cells spanning rows above fall in it
             elif tag == "table" and (names := field_names(child)) is not None:
-                out.field_heads.add(names[0])
+                out.field_skip.update(names[0])
                 out.fields.update(names[1])
             _walk(child, out, in_main or tag in ("article", "main"), guess)
             if tag == "tr":
