@@ -479,8 +479,14 @@ def test_an_identifier_in_camel_case_is_a_name_the_passages_must_mention() -> No
 
     question = "What is the default value of imfile's maxFileSize parameter?"
     assert named(question) == ["maxfilesize"]
-    assert named("Does foldM walk the list from the right?") == ["foldm"]
+    assert named("Does openTempFile clean up the file?") == ["opentempfile"]
     assert named("Is the max file size read in kB?") == []  # words, not an identifier
+    # Units and brands written in camel case are no identifiers (code review, 2026-12-07).
+    for other in ("Can it record at 44.1 kHz?", "Does it run on macOS?",
+                  "How do I sync my iPhone?", "Is the battery 5000 mAh?"):
+        assert named(other) == [], other
+    # A switch named with its dash is still named (bench ff18).
+    assert named("How do I raise -max_muxing_queue_size?") == ["max_muxing_queue_size"]
     passage = "The default value of MaxSubmitAtOnce is 1024."
     best = [Scored(_sentence(passage), 1.0, {"similarity": 0.8, "lexical": 0.6})]
     seen = [{"results": [{"text": passage, "title": "imfile: Text File Input Module"}]}]

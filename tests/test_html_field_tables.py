@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def _param(name: str, kind: str, default: str, legacy: str, text: str) -> str:
+def _param(name: str, kind: str, default: str, legacy: str, text: str, note: str = "") -> str:
     return (f'<section id="{name.lower()}"><h4>{name}</h4>'
             '<table class="docutils align-default"><thead><tr class="row-odd">'
             '<th class="head"><p>type</p></th><th class="head"><p>default</p></th>'
@@ -17,7 +17,9 @@ def _param(name: str, kind: str, default: str, legacy: str, text: str) -> str:
             '<th class="head"><p><code>obsolete legacy</code> directive</p></th></tr></thead>'
             f'<tbody><tr class="row-even"><td><p>{kind}</p></td><td><p>{default}</p></td>'
             f'<td><p>no</p></td><td><p>{legacy}</p></td></tr></tbody></table>'
-            f'<p>{text}</p></section>')
+            + (f'<div class="versionadded"><p><span class="versionmodified added">{note}'
+               "</span></p></div>" if note else "")
+            + f'<p>{text}</p></section>')
 
 
 PAGE = ("<html><head><title>imfile: Text File Input Module</title></head><body>"
@@ -31,6 +33,9 @@ PAGE = ("<html><head><title>imfile: Text File Input Module</title></head><body>"
         + _param("PollingInterval", "integer", "10", "$InputFilePollInterval",
                  "This setting specifies how often files are to be polled for new data. "
                  "The time specified is in seconds.")
+        + _param("ReadTimeout", "integer", "0", "none",
+                 "Sets the maximum time a partial message is held back before imfile "
+                 "submits it.", note="New in version 8.32.0.")
         + _param("MaxSubmitAtOnce", "integer", "1024", "",
                  "This is an expert option. It can be used to set the maximum input batch "
                  "size that imfile can generate.")
@@ -67,15 +72,52 @@ def test_a_default_in_a_row_of_fields_is_quoted_with_its_description(tmp_path: P
                           "data."), quote
 
 
+def test_a_version_note_between_a_default_and_its_entry_leaves_them_paired(
+        tmp_path: Path) -> None:
+    """108 of rsyslog's parameters have "New in version …" between the row and the
+    description (code review, 2026-12-07)."""
+    from citewise import Agent, KnowledgeBase
+    from citewise.models.leaning import default_line
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "imfile.html").write_text(PAGE, encoding="utf-8")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        kb.ingest([tmp_path / "docs"])
+        answer = Agent(kb).ask("How long does imfile hold back a partial message before it "
+                               "submits it, by default?")
+    assert answer.citations, answer.text
+    # The note stays in the one verbatim span from the default to its entry, which the
+    # answer cites as two sentences: the default's (with the note) and the entry's.
+    quotes = [c.excerpt for c in answer.citations]
+    assert quotes[0].startswith("type: integer | default: 0 |"), quotes
+    assert quotes[1].endswith("before imfile submits it."), quotes
+    # A value may hold a "|" of its own.
+    assert default_line("type: binary | default: on|off | mandatory: no")
+
+
 def test_other_tables_keep_their_header_row() -> None:
-    """Two rows of values, a long value (an example), or a header cell spanning columns: a
-    table as before."""
+    """Two rows of values, a long value (an example), a header cell spanning columns, a
+    value in a code block, a table of two columns, or one after a paragraph: a table as
+    before, its header row a line of its own."""
     from citewise.knowledge.loaders.html import extract_html
 
-    two = ("<table><tr><th>Setting</th><th>Default</th></tr><tr><td>timeout</td><td>30 s</td>"
-           "</tr><tr><td>retries</td><td>3</td></tr></table>")
-    long = ("<table><tr><th>Plain text</th><th>Typical result</th></tr><tr><td>"
-            + "This is a paragraph. " * 8 + "</td><td>It is rendered.</td></tr></table>")
-    for html in (two, long):
-        text = extract_html(f"<html><body><h1>T</h1>{html}</body></html>")[0]
-        assert "Setting | Default" in text or "Plain text | Typical result" in text, text
+    head = "<tr><th>Setting</th><th>Default</th><th>Meaning</th></tr>"
+    tables = {
+        "two rows": head + "<tr><td>timeout</td><td>30 s</td><td>How long.</td></tr>"
+                           "<tr><td>retries</td><td>3</td><td>How often.</td></tr>",
+        "a long value": head + "<tr><td>timeout</td><td>30 s</td><td>"
+                               + "This is how long it waits. " * 5 + "</td></tr>",
+        "a spanning header": '<tr><th colspan="2">Setting</th><th>Meaning</th></tr>'
+                             "<tr><td>timeout</td><td>30 s</td><td>How long.</td></tr>",
+        "code": head + "<tr><td>timeout</td><td><pre>x = 1\ny = 2</pre></td>"
+                       "<td>How long.</td></tr>",
+        "two columns": "<tr><th>Setting</th><th>Meaning</th></tr>"
+                       "<tr><td>timeout</td><td>How long.</td></tr>",
+    }
+    for why, rows in tables.items():
+        text = extract_html(f"<html><body><h1>T</h1><table>{rows}</table></body></html>")[0]
+        assert "Setting: " not in text and "Setting" in text.split("\n")[2], (why, text)
+    after = extract_html(f"<html><body><h1>T</h1><p>The settings:</p><table>{head}<tr><td>"
+                         "timeout</td><td>30 s</td><td>How long.</td></tr></table></body>"
+                         "</html>")[0]
+    assert "Setting | Default | Meaning" in after, after

@@ -6,6 +6,7 @@ which restart policy is the default, citewise quoted the markup with it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +120,33 @@ def test_eval_reads_a_cells_sentence_without_the_tag_lines_around_it(tmp_path: P
     assert result.evidence_at_1, result
     assert result.first_sentence == ("Restart only if the container exits with a non-zero "
                                      "exit status.")
+
+
+def _candidates(tmp_path: Path, body: str) -> list[Any]:
+    from citewise.models.sentence_candidates import candidates
+
+    text, roles = _load(tmp_path, body)
+    results = [{"text": text, "source": str(tmp_path / "run.md"), "title": "run",
+                "section": "", "roles": [list(r) for r in roles], "document_index": 1}]
+    return candidates([{"results": results}])
+
+
+def test_the_text_after_an_html_table_is_under_its_heading_again(tmp_path: Path) -> None:
+    """A code review (2026-12-07): with no ``table`` span, the table's last lines headed
+    every paragraph after it (Bootstrap's "Our default modal …" under "<td>Extra
+    large</td>" instead of "Optional sizes")."""
+    after = next(s for s in _candidates(tmp_path, RUN) if s.text.startswith("An ever"))
+    assert "<" not in after.before and "Policy" not in after.before, after.before
+
+
+def test_sentences_of_two_cells_are_not_quoted_as_one(tmp_path: Path) -> None:
+    """A sentence that points back ("This is the default.") is quoted with the one before
+    it — not across a row's closing tags into another cell: "Restart only if … status. [1]
+    </td></tr> <tr><td> This is the default." (code review, 2026-12-07)."""
+    body = ("# Restart policies\n\n<table>\n<tr><td>\nRestart only if the container exits "
+            "with a non-zero exit status.\n</td></tr>\n<tr><td>\nThis is the default.\n"
+            "</td></tr>\n</table>\n")
+    quotes = [s.quote or s.text for s in _candidates(tmp_path, body)]
+    assert all("<" not in q for q in quotes), quotes
+    assert not any(q.startswith("Restart only") and "This is the default" in q
+                   for q in quotes), quotes

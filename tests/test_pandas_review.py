@@ -66,7 +66,14 @@ def test_a_redirect_page_is_skipped_and_said_so(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "tutorials.html").write_text(REDIRECT, encoding="utf-8")
+    (docs / "moved.html").write_text(  # its attributes the other way round
+        '<html><head><meta content="0; url=new.html" http-equiv="Refresh"></head>'
+        "<body>Moved.</body></html>", encoding="utf-8")
     (docs / "read_csv.html").write_text(PARAMS, encoding="utf-8")
+    # A page that reloads itself is a page (it names no other), however short.
+    (docs / "short.html").write_text('<html><head><meta http-equiv="refresh" content="60">'
+                                     "</head><body><p>Builds are green.</p></body></html>",
+                                     encoding="utf-8")
     # A page that refreshes itself and has text of its own is a page.
     (docs / "status.html").write_text(
         '<html><head><meta http-equiv="refresh" content="30"></head><body><h1>Status</h1>'
@@ -74,6 +81,7 @@ def test_a_redirect_page_is_skipped_and_said_so(tmp_path: Path) -> None:
         + "</body></html>", encoding="utf-8")
     with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
         report = kb.ingest([docs])
-    assert sorted(Path(p).name for p in report.added) == ["read_csv.html", "status.html"]
-    assert [Path(p).name for p in report.skipped] == ["tutorials.html"]
+    assert sorted(Path(p).name for p in report.added) == ["read_csv.html", "short.html",
+                                                          "status.html"]
+    assert sorted(Path(p).name for p in report.skipped) == ["moved.html", "tutorials.html"]
     assert "redirect" in report.summary()

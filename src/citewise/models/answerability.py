@@ -256,7 +256,7 @@ _PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z]
 # abbreviation ("e.g."): a letter first, parts of 2+ chars.
 # A hyphen is part of the name ("syslog-ng.conf" was "ng.conf" in a decline: rsyslog's
 # review, 2026-12-07).
-_IDENTIFIER = re.compile(r"(?<![\w.:-])([^\W\d_](?:\w+(?:-\w+)*|(?:-\w+)+)"
+_IDENTIFIER = re.compile(r"(?<![\w.:])(?<!\w-)([^\W\d_](?:\w+(?:-\w+)*|(?:-\w+)+)"
                          r"(?:(?:[._]|::)\w{2,}(?:-\w+)*)+)")
 # A function named with its parentheses ("bm25()"): a lower-case name too.
 # A file of the asker's, named the way examples name one: a placeholder word or "my…"
@@ -270,10 +270,12 @@ _PLACEHOLDER_FILE = re.compile(r"(?i:my[_-]?\w*|script|app|main|test|foo|bar|baz
                                r"|prog|program)\.(?:py|js|ts|rb|pl|sh|c|cpp|go|rs|java|tcl"
                                r"|txt|csv|json|ya?ml|xml|html?|md|log)")
 _CALL = re.compile(r"(?<![\w.])([^\W\d]\w*)\(\)")
-# An identifier in camel case from a lower-case letter ("maxFileSize", "openTempFile",
-# "jQuery"): a name as much as a capitalised one. rsyslog's review (2026-12-07) asked for
-# imfile's "maxFileSize", which it has not, and was told the default of another setting.
-_CAMEL = re.compile(r"(?<![\w.:'’-])([a-z]+[A-Z][A-Za-z0-9]*)\b")
+# An identifier in camel case from a lower-case word ("maxFileSize", "openTempFile"): a
+# name as much as a capitalised one. rsyslog's review (2026-12-07) asked for imfile's
+# "maxFileSize", which it has not, and was told the default of another setting. Not a
+# unit nor a brand written so ("kHz", "mAh", "iPhone", "macOS", "reST": one lower-case
+# letter, or capitals alone after it).
+_CAMEL = re.compile(r"(?<![\w.:'’-])([a-z]{2,}[A-Z][a-z][A-Za-z0-9]*)\b")
 _INNER_CAPITAL = re.compile(r"^.[\w.'’-]*[A-Z0-9]")
 _POSSESSIVE = re.compile(r"['’]s$")
 # A word in title case ending in "s" ("Windows", "Jenkins", "Macs"): its singular counts as

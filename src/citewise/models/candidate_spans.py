@@ -20,7 +20,7 @@ from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION
 from citewise.models.leaning import ARGUMENT_DEFAULT, STATES_DEFAULT
 from citewise.sentences import item_starts
 
-__all__ = ["asks", "asserts", "described", "items_apart", "quoted",
+__all__ = ["asks", "asserts", "described", "hidden_in", "items_apart", "quoted",
            "role_spans", "table_end", "term_start", "trim"]
 
 _TITLE_WORDS = 4
@@ -57,6 +57,11 @@ def items_apart(text: str, roles: Sequence[tuple[int, int, str]],
             a = c
         out.append((a, b))
     return _unhidden(roles, out)
+
+
+def hidden_in(roles: Sequence[tuple[int, int, str]], a: int, b: int) -> bool:
+    """Whether a ``hidden`` span lies within ``a``..``b`` (between two sentences)."""
+    return any(role == "hidden" and a <= h0 and h1 <= b for h0, h1, role in roles)
 
 
 def _unhidden(roles: Sequence[tuple[int, int, str]],

@@ -93,6 +93,6 @@ def default_line(sentence: str) -> bool:
 
 # A row of values each under its column's name, as the HTML loader writes a table of one
 # row under its header (``_html_rows.field_names``): "type: integer | default: 10".
-_FIELD = r"[^:|\n]{1,40}: [^|\n]+"
+_FIELD = r"[^:|\n]{1,40}: (?:(?! \| )[^\n])+"  # a value may hold a "|": "format: on|off"
 FIELDS_ROW = re.compile(rf"{_FIELD}(?: \| {_FIELD})+")
 _DEFAULT_FIELD = re.compile(r"(?:^|\| )defaults?(?: value)?: \S", re.I)

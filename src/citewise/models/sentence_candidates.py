@@ -119,8 +119,12 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 sentence = spans.quoted(text, a, b)
                 if not sentence.strip("|"):
                     continue  # a Markdown row's closing pipe, after its cell's full stop
-                opens = not end or "\n\n" in text[end:a]  # the first of its paragraph
-                if "\n\n" in text[end:a]:  # a new paragraph keeps only its heading
+                # A new paragraph: after a blank line, or after lines not on the page (a
+                # Markdown file's HTML table: "</td> <td>" between two cells' sentences).
+                cell = end > 0 and spans.hidden_in(roles, end, a)
+                broken = cell or "\n\n" in text[end:a]
+                opens = not end or broken  # the first of its paragraph
+                if broken:  # a new paragraph keeps only its heading
                     if described:
                         defined = ""  # past the definition: "It is safe to combine …"
                     if headed_rows >= 0 and a >= headed_rows:  # past the table
@@ -131,8 +135,9 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     # lighttpd's manual) still completes the paragraph before it — not a
                     # list's last item when it speaks of them all: "Those delays are only
                     # examples." after "Other NMUs: 10 days" (the Developer's Reference's
-                    # review); "It can be changed …" after one item is that item's.
-                    if not leans_whole(sentence, across=True) or (
+                    # review); "It can be changed …" after one item is that item's. Never
+                    # another cell's, across an HTML table's tag lines.
+                    if cell or not leans_whole(sentence, across=True) or (
                             listed > 1 and _OF_THE_LIST.match(sentence)):
                         previous = None
                 end = b
@@ -148,9 +153,12 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                 # A default on a line of its own right under its term — nothing said between
                 # them — its description below. FFmpeg's options end with theirs ("Default
                 # value is ‘once’."), above the next paragraph's other subject (code review).
-                above, stated = stated, (a, b) if (
-                    opens and not said and context[:1] == [_HEAD]
-                    and default_line(sentence)) else None
+                if role == "version_note" and stated is not None:
+                    above = None  # "New in version 8.1.5." between a default and its entry
+                else:
+                    above, stated = stated, (a, b) if (
+                        opens and not said and context[:1] == [_HEAD]
+                        and default_line(sentence)) else None
                 entry = a if asserts and not said else entry
                 said = said + 1 if asserts else 0
                 if asserts and lead > a:  # the term is the context of its definition
@@ -298,10 +306,13 @@ _STOPS = re.compile(r"[.!?][\"')\]”’]*\s")
 def _term_label(sentence: str) -> str:
     """The term as it names its definition; several terms, one a line (``<dt>line-width</dt>
     <dt>line-width=size\\unit</dt>`` over one description), read "line-width,
-    line-width=size\\unit", not run together (LilyPond's review, 2026-12-06)."""
-    label = ", ".join(" ".join(line.split()) for line in sentence.splitlines() if line.strip())
+    line-width=size\\unit", not run together (LilyPond's review, 2026-12-06); a Markdown
+    file's HTML table cell without its tags ("<td><strong>no</strong></td>" is "no")."""
+    label = ", ".join(" ".join(_CELL_TAGS.sub("", line).split())
+                      for line in sentence.splitlines() if _CELL_TAGS.sub("", line).strip())
     return label if 0 < len(label) <= _TERM_LABEL_CHARS else ""
 
 
+_CELL_TAGS = re.compile(r"</?(?:td|th|tr|strong|b|em|i|code|tt|span|a|kbd|br)\b[^<>]*>", re.I)
 _HEAD = "\x00"  # marks a context that starts at a heading
 _CONTEXT = 3

@@ -224,7 +224,9 @@ def redirect_page(path: Path) -> bool:
 
 _REDIRECT_BYTES = 4096  # a redirect page is a few lines
 _REDIRECT_WORDS = 30  # of text at most: "The page has been moved to Community tutorials"
-_REFRESH = re.compile(rb"<meta[^>]+http-equiv\s*=\s*[\"']?refresh", re.IGNORECASE)
+# A refresh that names another page ("0;URL=…"); one that reloads the page names none.
+_REFRESH = re.compile(rb"<meta(?=[^>]*http-equiv\s*=\s*[\"']?refresh)(?=[^>]*url\s*=)[^>]*>",
+                      re.IGNORECASE)
 
 
 def source_for(path: str | Path) -> str:

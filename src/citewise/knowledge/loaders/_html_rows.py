@@ -82,7 +82,9 @@ def field_names(table: Any) -> tuple[list[int], dict[int, str]] | None:
             or any(c.tag != "td" for c in values) \
             or any(_count(c, "colspan") > 1 or _count(c, "rowspan") > 1 for c in heads + values):
         return None
-    names = [" ".join((c.text(deep=True) or "").split()) for c in heads]
+    if any(c.css_first(_BLOCKS) is not None for c in values):
+        return None  # a value in blocks (code, a list) is read as blocks: no name before it
+    names = [" ".join((c.text(deep=True) or "").split()).rstrip(":") for c in heads]
     shown = [" ".join((c.text(deep=True) or "").split()) for c in values]
     if not all(0 < len(n) <= _FIELD_NAME for n in names) or any(
             len(v) > _FIELD_VALUE for v in shown):
@@ -98,6 +100,7 @@ def _under_heading(node: Any) -> bool:
     return before is not None and before.tag in ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
+_BLOCKS = "pre, ul, ol, dl, table, blockquote"
 _FIELDS = 3  # columns at least: a row of two ("Setting | Meaning" over one) is a list's
 _FIELD_NAME = 40  # characters of a column's name, at most, for the row to read as fields
 _FIELD_VALUE = 100  # and of a value: "Plain text | Typical result" over examples is a table

@@ -7,14 +7,19 @@ quoted "<table> <thead> <tr> <th>Policy</th> … Do not automatically restart th
 when it exits." (Docker's review, 2026-12-07). A block is CommonMark's kind 6: it opens on
 a line that starts with a block element's tag and runs to the next blank line; its lines
 of tags alone are not on the page, and a line of header cells (``<th>``) names the
-columns, as a table's header row does elsewhere.
+columns, as a table's header row does elsewhere. A table is a ``table`` span: the
+heading before it heads the text after it again (the header row had headed every
+paragraph after the table: code review, 2026-12-07), and a short cell that asserts nothing
+("<td><strong>no</strong></td>") is, as a short row elsewhere, neither answer nor heading.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["HEADER_CELLS", "TAGS_ONLY", "html_block_lines"]
+from citewise.knowledge.loaders.base import RoleSpan
+
+__all__ = ["HEADER_CELLS", "TAGS_ONLY", "html_block_lines", "table_roles"]
 
 # CommonMark's block elements whose tag opens an HTML block (kind 6).
 _OPENS = re.compile(
@@ -44,3 +49,27 @@ def html_block_lines(lines: list[tuple[int, str]], first: int,
                 i += 1
         i += 1
     return out
+
+
+def table_roles(lines: list[tuple[int, str]], block: set[int]) -> list[RoleSpan]:
+    """The ``table`` span of each ``<table>`` … ``</table>`` in the HTML blocks (``block``:
+    their lines' indices)."""
+    out: list[RoleSpan] = []
+    start: int | None = None
+    last = 0
+    for i in sorted(block):
+        at, line = lines[i]
+        low = line.lower()
+        if start is None and _TABLE_OPEN.search(low) is None:
+            continue
+        start = at if start is None else start
+        last = at + len(line)
+        if "</table" in low:
+            out.append((start, last, "table"))
+            start = None
+    if start is not None:  # a table left open: to the end of its block
+        out.append((start, last, "table"))
+    return out
+
+
+_TABLE_OPEN = re.compile(r"<table\b")

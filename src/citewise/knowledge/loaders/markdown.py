@@ -24,7 +24,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata
-from citewise.knowledge.loaders._md_html import HEADER_CELLS, TAGS_ONLY, html_block_lines
+from citewise.knowledge.loaders._md_html import (
+    HEADER_CELLS,
+    TAGS_ONLY,
+    html_block_lines,
+    table_roles,
+)
 from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpan
 
 __all__ = ["MarkdownLoader", "heading_title", "markdown_roles", "parse_headings"]
@@ -185,6 +190,7 @@ def markdown_roles(text: str, headings: list[tuple[int, int, str]],
         roles.append((0, lines[first - 1][0] + len(lines[first - 1][1]), "hidden"))
     item: list[int] | None = None  # [start, end] of the open list item
     html = html_block_lines(lines, first, blocks)
+    roles.extend(table_roles(lines, html))
     i = first
     while i < len(lines):
         start, line = lines[i]

@@ -22,11 +22,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.knowledge.loaders._decode import decode_text, file_metadata, first_line_title
+from citewise.knowledge.loaders._rst_sniff import looks_like_rst
 from citewise.knowledge.loaders._text_headings import numbered_headings
 from citewise.knowledge.loaders._vim_help import looks_like_vim_help, read_vim_help
 from citewise.knowledge.loaders.asciidoc import AsciiDocLoader, looks_like_asciidoc, read_asciidoc
 from citewise.knowledge.loaders.base import LoadedDocument
-from citewise.knowledge.loaders.rst import RstLoader, looks_like_rst, read_rst
+from citewise.knowledge.loaders.rst import RstLoader, read_rst
 
 __all__ = ["TextLoader", "decode_text", "file_metadata"]
 
