@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from _answers import ask_over
+
 STOP = """\
 ---
 title: "stop"
@@ -35,14 +37,8 @@ period, `SIGKILL`.
 
 
 def test_each_line_of_a_commands_help_is_a_quote_of_its_own(tmp_path: Path) -> None:
-    from citewise import Agent, KnowledgeBase
-
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "stop.md").write_text(STOP, encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([tmp_path / "docs"])
-        answer = Agent(kb).ask("How long does docker stop wait before it kills the "
-                               "container when no time is given?")
+    answer = ask_over(tmp_path, {"stop.md": STOP}, "How long does docker stop wait before it "
+                      "kills the container when no time is given?")
     assert answer.citations, answer.text
     assert answer.citations[0].excerpt == (
         "-t, --time int   Seconds to wait for stop before killing it (default 10)")

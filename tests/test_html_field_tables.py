@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from _answers import ask_over
+
 
 def _param(name: str, kind: str, default: str, legacy: str, text: str, note: str = "") -> str:
     return (f'<section id="{name.lower()}"><h4>{name}</h4>'
@@ -57,14 +59,8 @@ def test_a_tables_one_row_of_values_reads_as_fields_under_their_names(tmp_path: 
 
 
 def test_a_default_in_a_row_of_fields_is_quoted_with_its_description(tmp_path: Path) -> None:
-    from citewise import Agent, KnowledgeBase
-
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "imfile.html").write_text(PAGE, encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([tmp_path / "docs"])
-        answer = Agent(kb).ask("How often does imfile check for new data by default when it "
-                               "runs in polling mode?")
+    answer = ask_over(tmp_path, {"imfile.html": PAGE}, "How often does imfile check for new "
+                      "data by default when it runs in polling mode?")
     assert answer.citations, answer.text
     quote = answer.citations[0].excerpt
     assert "default: 10 |" in quote, quote
@@ -76,15 +72,10 @@ def test_a_version_note_between_a_default_and_its_entry_leaves_them_paired(
         tmp_path: Path) -> None:
     """108 of rsyslog's parameters have "New in version …" between the row and the
     description (code review, 2026-12-07)."""
-    from citewise import Agent, KnowledgeBase
     from citewise.models.leaning import default_line
 
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "imfile.html").write_text(PAGE, encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([tmp_path / "docs"])
-        answer = Agent(kb).ask("How long does imfile hold back a partial message before it "
-                               "submits it, by default?")
+    answer = ask_over(tmp_path, {"imfile.html": PAGE}, "How long does imfile hold back a "
+                      "partial message before it submits it, by default?")
     assert answer.citations, answer.text
     # The note stays in the one verbatim span from the default to its entry, which the
     # answer cites as two sentences: the default's (with the note) and the entry's.

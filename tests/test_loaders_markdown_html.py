@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from _answers import ask_over
+
 RUN = """\
 # Docker run reference
 
@@ -80,13 +82,8 @@ def test_an_html_tables_tag_lines_are_hidden_and_its_header_cells_a_heading(
 ])
 def test_a_cell_of_an_html_table_is_quoted_without_its_markup(
         tmp_path: Path, question: str, quote: str) -> None:
-    from citewise import Agent, KnowledgeBase
-
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "run.md").write_text(RUN, encoding="utf-8")
-    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
-        kb.ingest([tmp_path / "docs"])
-        answer = Agent(kb).ask(question)
+    answer = ask_over(tmp_path, {"run.md": RUN},
+                       question)
     assert answer.citations, answer.text
     assert answer.citations[0].excerpt == quote
 
