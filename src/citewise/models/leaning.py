@@ -15,8 +15,8 @@ import re
 
 from citewise.text import POINTING_WORDS
 
-__all__ = ["ARGUMENT_DEFAULT", "FIELDS_ROW", "LEANS_ON_TERM", "PAIR_CHARS", "REFERS_BACK", "STATES_DEFAULT",
-           "default_line", "leans_whole"]
+__all__ = ["ARGUMENT_DEFAULT", "FIELDS_ROW", "LEANS_ON_TERM", "PAIR_CHARS", "REFERS_BACK",
+           "STATES_DEFAULT", "default_line", "leans_whole"]
 
 # A sentence whose subject is what the paragraph is about: "This removes …", "It is …".
 LEANS_ON_TERM = re.compile(rf"(?:{POINTING_WORDS})\b(?! (?:is|was) (?:why|how|because)\b)",
