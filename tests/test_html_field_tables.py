@@ -104,6 +104,8 @@ def test_other_tables_keep_their_header_row() -> None:
                        "<td>How long.</td></tr>",
         "two columns": "<tr><th>Setting</th><th>Meaning</th></tr>"
                        "<tr><td>timeout</td><td>How long.</td></tr>",
+        "a tick drawn as an image": head + '<tr><td>timeout</td><td><img src="yes.png" '
+                                           'alt="(./)"/></td><td>How long.</td></tr>',
     }
     for why, rows in tables.items():
         text = extract_html(f"<html><body><h1>T</h1><table>{rows}</table></body></html>")[0]

@@ -217,7 +217,8 @@ def redirect_page(path: Path) -> bool:
         return False
     if _REFRESH.search(page) is None:
         return False
-    body = page[page.lower().find(b"<body"):] if b"<body" in page.lower() else page
+    at = page.lower().find(b"<body")
+    body = page[at:] if at >= 0 else page
     words = re.sub(rb"<[^>]*>", b" ", body).split()
     return len(words) <= _REDIRECT_WORDS
 

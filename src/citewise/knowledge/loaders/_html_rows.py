@@ -84,6 +84,9 @@ def field_names(table: Any) -> tuple[list[int], dict[int, str]] | None:
         return None
     if any(c.css_first(_BLOCKS) is not None for c in values):
         return None  # a value in blocks (code, a list) is read as blocks: no name before it
+    if any(c.css_first("img") is not None and not (c.text(deep=True) or "").strip()
+           for c in values):
+        return None  # a tick drawn as an image ("(./)"): the table's mark, as before
     names = [" ".join((c.text(deep=True) or "").split()).rstrip(":") for c in heads]
     shown = [" ".join((c.text(deep=True) or "").split()) for c in values]
     if not all(0 < len(n) <= _FIELD_NAME for n in names) or any(

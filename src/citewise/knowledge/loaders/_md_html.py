@@ -67,7 +67,7 @@ def table_roles(lines: list[tuple[int, str]], block: set[int]) -> list[RoleSpan]
         if "</table" in low:
             out.append((start, last, "table"))
             start = None
-    if start is not None:  # a table left open: to the end of its block
+    if start is not None:  # a table never closed: to the last line of the blocks after it
         out.append((start, last, "table"))
     return out
 
