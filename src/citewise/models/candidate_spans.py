@@ -20,7 +20,7 @@ from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION
 from citewise.models.leaning import ARGUMENT_DEFAULT, STATES_DEFAULT
 from citewise.sentences import item_starts
 
-__all__ = ["asks", "asserts", "described", "hidden_in", "items_apart", "quoted",
+__all__ = ["asks", "asserts", "described", "hidden_in", "hidden_spans", "items_apart", "quoted",
            "role_spans", "table_end", "term_start", "trim"]
 
 _TITLE_WORDS = 4
@@ -59,9 +59,16 @@ def items_apart(text: str, roles: Sequence[tuple[int, int, str]],
     return _unhidden(roles, out)
 
 
-def hidden_in(roles: Sequence[tuple[int, int, str]], a: int, b: int) -> bool:
-    """Whether a ``hidden`` span lies within ``a``..``b`` (between two sentences)."""
-    return any(role == "hidden" and a <= h0 and h1 <= b for h0, h1, role in roles)
+def hidden_spans(roles: Sequence[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """The ``hidden`` spans of ``roles``, sorted: found once per passage, not per sentence."""
+    return sorted((a, b) for a, b, role in roles if role == "hidden")
+
+
+def hidden_in(hidden: Sequence[tuple[int, int]], a: int, b: int) -> bool:
+    """Whether one of the sorted spans ``hidden`` (:func:`hidden_spans`) lies within
+    ``a``..``b`` (between two sentences)."""
+    at = bisect_left(hidden, (a, -1))
+    return any(h1 <= b for h0, h1 in hidden[at:] if h0 < b)
 
 
 def _unhidden(roles: Sequence[tuple[int, int, str]],
@@ -70,7 +77,7 @@ def _unhidden(roles: Sequence[tuple[int, int, str]],
     the lines of bare tags of a Markdown file's HTML table ("<tr>", "<td>") ran into the
     cell's text around them, and the sentence was quoted with its markup — or, starting
     hidden, was no candidate at all (Docker's run reference, review 2026-12-07)."""
-    hidden = sorted((a, b) for a, b, role in roles if role == "hidden")
+    hidden = hidden_spans(roles)
     if not hidden:
         return spans
     out: list[tuple[int, int]] = []

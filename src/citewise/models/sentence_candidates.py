@@ -113,6 +113,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
             headed_rows = -1
             outer: list[str] = []
             cut = spans.items_apart(text, roles, segments(text))
+            hidden = spans.hidden_spans(roles)
             for a, b in comment_sentences(text, roles, cut):
                 a, b = spans.trim(text, a, b)
                 a = spans.term_start(text, roles, a)
@@ -121,7 +122,7 @@ def candidates(observations: Sequence[dict[str, Any]]) -> list[Sentence]:
                     continue  # a Markdown row's closing pipe, after its cell's full stop
                 # A new paragraph: after a blank line, or after lines not on the page (a
                 # Markdown file's HTML table: "</td> <td>" between two cells' sentences).
-                cell = end > 0 and spans.hidden_in(roles, end, a)
+                cell = end > 0 and bool(hidden) and spans.hidden_in(hidden, end, a)
                 broken = cell or "\n\n" in text[end:a]
                 opens = not end or broken  # the first of its paragraph
                 if broken:  # a new paragraph keeps only its heading
