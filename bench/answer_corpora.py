@@ -600,6 +600,16 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("pandas", "pandas 1.5.3's user guide and thirty API pages (Sphinx HTML, "
            "numpydoc): fifty-eight pages", ("python-pandas-doc",),
            "/usr/share/doc/python-pandas-doc/html", _listed("pandas"), group="reviews18"),
+    # The thirty-third session's reviews (2026-12-07): the Linux-PAM guides (DocBook XSL).
+    Corpus("pam", "Linux-PAM 1.5.2's three guides (DocBook XSL HTML, chunked): 100 pages",
+           ("libpam-doc",), "/usr/share/doc/libpam-doc/html", _listed("pam"),
+           group="reviews19"),
+    Corpus("wireshark", "Wireshark 4.0's User's Guide and Developer's Guide (AsciiDoc's "
+           "DocBook HTML, chunked): 311 pages", ("wireshark-doc",), "/usr/share/doc/wireshark",
+           _listed("wireshark"), group="reviews19"),
+    Corpus("clang", "Clang 14's documentation (Sphinx HTML): the user manual, sanitizers, "
+           "tools, language extensions; 81 pages", ("clang-14-doc",),
+           "/usr/share/doc/clang-14/html", _listed("clang"), group="reviews19"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -640,6 +650,8 @@ GROUPS = {
                  "Markdown and text; 2026-12-07)",
     "reviews18": "reviews of the thirty-second session (rsyslog, pandas: Sphinx HTML; "
                  "2026-12-07)",
+    "reviews19": "reviews of the thirty-third session (pam, wireshark: DocBook HTML; clang: "
+                 "Sphinx HTML; 2026-12-07)",
 }
 
 

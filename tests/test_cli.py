@@ -94,6 +94,20 @@ def test_ask_streams_steps_to_stderr_and_sources_to_stdout(kb_dir: Path) -> None
     assert "fjords.md:4" in proc.stdout  # file:line of the quoted sentence
 
 
+def test_steps_and_answer_keep_their_order_in_one_log(kb_dir: Path) -> None:
+    """``citewise ask … 2>&1 | less`` (Wireshark's review, 2026-12-07): stdout, a pipe, is
+    written at exit, so the run's closing line on stderr came before the answer, and in a
+    log of several asks one's steps ran on after another's answer. The answer is flushed
+    before anything else goes to stderr (a user's shell sets no PYTHONUNBUFFERED)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.run([sys.executable, "-m", "citewise", "--data-dir", str(kb_dir), "ask",
+                           "How do fjords form?"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, env=env, timeout=120, check=True)
+    log = proc.stdout
+    assert log.index("→ search_knowledge") < log.index("carved by glaciers") \
+        < log.index("(thread ")
+
+
 def test_a_decline_is_an_answer_exit_status_0(kb_dir: Path) -> None:
     """The README's contract: a question the documents do not answer is answered so, with
     exit status 0 like any answer; a script reads the decline from ``--json``'s issues."""

@@ -172,6 +172,12 @@ def test_a_line_laid_out_in_columns_keeps_its_spacing(
 
     prose = "It reads /etc/app.conf,  then opens the port."
     assert _body(prose, full=True) == ["    It reads /etc/app.conf, then opens the port."]
+    # A description continued under its column stays under it (Wireshark's editcap help,
+    # review 2026-12-07: 25 spaces were printed as 16).
+    help_text = ("  -A <start time>        only read packets whose timestamp is after (or equal\n"
+                 "                         to) the given time.")
+    first, second = _body(help_text, full=True)
+    assert second.index("to)") == first.index("only read")
 
 
 def test_a_passages_score_is_named_for_what_it_is(

@@ -70,12 +70,14 @@ def test_what_states_which_quantity() -> None:
     assert stated(how_long, "Usernames are limited to 255 bytes.") == ["duration"]
     assert stated(how_long, "Refunds are issued within 5 business days.") == ["duration"]
     assert stated(how_long, "Default five seconds.") == ["duration"]
+    # "How many …?" asks for a number too: any number states one (a little), a count more.
     assert stated(how_many, "By default, a maximum of `10` listeners can be registered.") == [
-        "count"]
-    assert stated(how_many, "This value defaults to 3 if unspecified.") == ["value"]
-    assert stated(how_many, "The default value is 2 milliseconds.") == []  # a time
-    assert stated(how_many, "514 is used by default (the standard syslog port).") == []
-    assert stated(how_many, "Python 3.9 added the encoding argument.") == []
+        "count", "number"]
+    assert stated(how_many, "This value defaults to 3 if unspecified.") == ["value", "number"]
+    assert stated(how_many, "The default value is 2 milliseconds.") == ["number"]  # a time
+    assert stated(how_many, "514 is used by default (the standard syslog port).") == ["number"]
+    assert stated(how_many, "Python 3.9 added the encoding argument.") == ["number"]
+    assert stated(how_many, "Each listener is called in the order it was added.") == []
     assert stated(how_big, "The default is 1 GB.") == ["size"]
     assert stated(how_big, "The default is 0.9, which spreads the checkpoint.") == ["value"]
     assert stated(how_big, "The default is five minutes (5min).") == []

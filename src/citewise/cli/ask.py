@@ -105,6 +105,8 @@ def run_question(args: argparse.Namespace, question: str) -> int:
             sys.stdout.write(answer.model_dump_json(indent=2) + "\n")
         elif answer is not None and terminal.kind == "run_finished":
             print_answer(answer, kb)
+            # The answer before the closing line: stdout and stderr may be one log.
+            sys.stdout.flush()
             sys.stderr.write(f"(thread {answer.thread_id}, run {answer.run_id})\n")
         if terminal.kind == "error":
             if not args.json and printer is None:

@@ -129,7 +129,8 @@ def _body(text: str, *, full: bool) -> list[str]:
         # A line laid out in columns (a key and what it does, side by side in a <pre>)
         # keeps its spacing: run together, "+ (or SPACE,   - If the bottom of …" read as
         # one phrase (Lynx's review, 2026-12-07). Two spaces after a full stop are no column.
-        columns = len(raw) <= _WIDTH and _COLUMNS.search(raw.strip()) is not None
+        fits = len(raw.rstrip()) <= _WIDTH
+        columns = fits and _COLUMNS.search(raw.strip()) is not None
         words = raw.strip() if columns else " ".join(raw.split())
         if not words:
             if out and out[-1]:
@@ -141,7 +142,11 @@ def _body(text: str, *, full: bool) -> list[str]:
             break
         if cut:
             words = words[:left].rsplit(" ", 1)[0] + " …"
-        margin = "    " + " " * min(len(raw) - len(raw.lstrip()), 16)
+        # A line that fits keeps its whole indent: an option's description continued
+        # under its column ("-A <start time>  only read …" / 25 spaces "to) the given
+        # time.") was printed 9 columns left of it (Wireshark's review, 2026-12-07).
+        indent = len(raw) - len(raw.lstrip())
+        margin = "    " + " " * (indent if fits else min(indent, 16))
         if columns:
             out.append(margin + words)
         else:

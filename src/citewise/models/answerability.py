@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from citewise.knowledge.retrieve.query import detect_language
+from citewise.models import quantities
 from citewise.models.question_intent import EXAMPLE
 from citewise.models.sentence_rank import SHORTLIST, Scored
 from citewise.models.switches import DASHES, named_switches, writes
 from citewise.text import APOSTROPHES
 
-__all__ = ["UNMENTIONED", "answerability", "named", "unnamed"]
+__all__ = ["UNMENTIONED", "answerability", "named", "numberless", "unnamed"]
 
 #: What a word of the question that no document contains, and that carries the question's
 #: meaning (:mod:`.absent_words`), takes off the answerability: "Which git command encrypts
@@ -41,8 +42,10 @@ def answerability(question: str, scored: Sequence[Scored],
     question naming a file, identifier or function, "cmd.exe", "bm25()", that none of them
     contains). A passage's document title and section count as mentions. A word of the
     question that no document contains (``unmentioned``, from :mod:`.absent_words`) takes
-    :data:`UNMENTIONED` off."""
-    if not scored or unnamed(question, observations):
+    :data:`UNMENTIONED` off. A question that asks for a number and whose best sentence
+    states none (:func:`numberless`) is 0 too."""
+    if (not scored or unnamed(question, observations)
+            or numberless(question, scored[0].sentence.text)):
         return 0.0
     short = scored[:SHORTLIST]
     penalty = UNMENTIONED if unmentioned else 0.0
@@ -50,6 +53,16 @@ def answerability(question: str, scored: Sequence[Scored],
         return max(0.0, max(x.parts.get("similarity", 0.0) + _LEXICAL_SUPPORT * x.parts["lexical"]
                             for x in short) - penalty)
     return max(0.0, max(x.parts["lexical"] for x in short) - penalty)
+
+
+def numberless(question: str, best: str) -> bool:
+    """Whether ``question`` asks for a number ("What is the maximum number of layers a
+    Docker image can have?") and its ``best`` sentence states none ("Docker images have
+    intermediate layers that increase reusability …"): the ranking already prefers a
+    sentence with a number (:data:`.quantities.NUMBER`), so none near the top means the
+    passages do not give it. On the ``tune`` split of ``bench/data/answers``: 7 of 19 such
+    unanswerable questions declined, and 3 answerable ones, all answered wrong before."""
+    return quantities.NUMBER in quantities.asked(question) and not quantities.states_number(best)
 
 
 def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
@@ -67,6 +80,10 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
                                    for o in observations for r in o.get("results", []))).lower()
     question = _apostrophes(question)
     titled = {m.group(1).lower(): m.group(1) for m in _TITLE_PLURAL.finditer(question)}
+    phrased = {m.group(1).lower(): m.group(1).split() for m in _PHRASE.finditer(question)}
+    passages = [_apostrophes(f"{r.get('title') or ''} {r.get('section') or ''} "
+                             f"{r.get('text', '')}") for o in observations
+                for r in o.get("results", [])] if phrased else []
     members = {m.group().lower(): m.groups() for m in _MEMBER.finditer(question)}
     instances = {m.group(): m.groups() for m in _INSTANCE.finditer(question)}
 
@@ -80,6 +97,12 @@ def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
             return chord
         if _mentioned(name, seen) or any(
                 _mentioned(spelled, seen) for spelled in _SPELLED_OUT.get(name, ())):
+            return True
+        if name in phrased and any(all(_cased(word, text) for word in phrased[name])
+                                   for text in passages):
+            # A class named with its language: "a Lua ByteArray" over Wireshark's Lua
+            # reference, whose page on ByteArray is in Lua's chapter (review, 2026-12-07:
+            # declined). Each word in its own case in one passage: not "time" and "machine".
             return True
         if "::" in name:
             # A path's parts named apart, its member as a heading or title: rustdoc's String
@@ -217,6 +240,11 @@ def _mentioned(name: str, seen: str, exact: bool = False) -> bool:
 # "X509-certificates" of Erlang's SSH manual (new-user review, 2026-12-04), "Wi-Fi" by
 # "WiFi", "e-mail" by "email".
 _JOINT = re.compile(r"(?<=[a-z0-9])\\[.-](?=[a-z0-9])")
+
+
+def _cased(word: str, text: str) -> bool:
+    """``word`` in ``text`` as a word of its own, in the case the question writes it."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![a-z0-9])", text) is not None
 
 
 def _names_class(name: str, cased: str) -> bool:

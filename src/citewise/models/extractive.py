@@ -42,7 +42,7 @@ from typing import Any
 from citewise.grounding.claims import segments
 from citewise.grounding.declines import NOT_IN_SOURCES, listed, not_in_sources
 from citewise.models.absent_words import Absent, absent_words
-from citewise.models.answerability import answerability, unnamed
+from citewise.models.answerability import answerability, numberless, unnamed
 from citewise.models.base import (
     EvidencePart,
     Message,
@@ -127,6 +127,9 @@ class ExtractiveModel:
                 missing = [] if absent.named else unnamed(question, observations)
                 unsaid = (f"; no document contains {listed(absent.named)}" if absent.named
                           else f"; no passage found mentions {listed(missing)}" if missing
+                          else "; the best passage found states no number" if candidates
+                          and numberless(_scoring_question(question, observations),
+                                         candidates[0].text)
                           else "")
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "

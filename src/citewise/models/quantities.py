@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HOW", "KINDS", "VALUE", "asked", "stated"]
+__all__ = ["HOW", "KINDS", "NUMBER", "VALUE", "asked", "stated", "states_number"]
 
 #: The kinds of quantity a question can ask for.
 KINDS = frozenset({"duration", "size", "count", "ratio"})
 #: A setting's value stated as a number, whatever its unit: what answers any of them too.
 VALUE = "value"
+#: A number asked for as the thing the question is about ("How many …?", "What is the
+#: maximum number of …?"): a sentence that states none does not answer it (:func:`asked`).
+NUMBER = "number"
 
 _DURATION = "long|often|old|soon|frequently|quickly"
 _ASKS: dict[str, re.Pattern[str]] = {
@@ -39,6 +42,14 @@ _COMPARATIVE = (r"slower|faster|quicker|larger|smaller|bigger|longer|shorter|hig
 _RATIO_ASKED = re.compile(rf"\b(?:how much|by how much) (?:{_COMPARATIVE})\b|\bby how much\b"
                           r"|\bwhat (?:percentage|fraction|ratio|proportion)\b"
                           r"|\bhow (?:much|big|large)\b.*\b(?:compared (?:to|with)|than)\b", re.I)
+# Only where the question's clause opens with it: "How do I control how many compile jobs
+# run?" asks how (an option), and "… a deque created with a maximum length. What happens
+# once it is full?" what happens.
+_NUMBER_ASKED = re.compile(
+    r"(?:^|[.?!;:,]\s+|\b(?:and|but|so|then)\s+)(?:(?:after|up to|for|in|with|by) )?how many\b"
+    r"|(?:^|[.?!;:,]\s+)(?:what|which)(?:['’]s| is| are| was)? (?:the )?(?:max(?:imum)?"
+    r"|min(?:imum)?|largest|biggest|longest|smallest|highest|lowest|greatest) "
+    r"(?:number|length|size|count|amount|value)\b", re.I)
 #: The word after "how" that says what is asked, not what it is about ("how long").
 HOW = re.compile(rf"\bhow ({_DURATION}|many|much|big|large)\b", re.I)
 
@@ -85,6 +96,14 @@ _VALUE = re.compile(
     r"(?:(?:typically|usually|normally|currently|about|around|approximately)\s+)?"
     rf"[`'\"“(]*{_NUMBER}(?![\w.-]*\w)[`'\"”)]*(?:\s|-)?(?P<unit>[\w-]*)", re.I)
 _ANY_UNIT = re.compile(rf"(?:{_TIME}|{_SIZE}|{_LENGTH})\Z", re.I)
+# Any number, or a word that says there is none to give ("unlimited", "no limit"), or one
+# relative to something else ("as many threads as there are cores": Clang's review,
+# 2026-12-07, was declined for "How many backend threads does a ThinLTO link start?").
+_ANY_NUMBER = re.compile(
+    r"(?<![\w.])\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|unlimited|infinite"
+    r"|arbitrar\w*|no (?:limit|maximum|upper)|as (?:many|much|few|little)\b[^.;]*\bas)\b",
+    re.I)
 
 
 def asked(question: str) -> frozenset[str]:
@@ -92,20 +111,30 @@ def asked(question: str) -> frozenset[str]:
     kinds = {kind for kind, pattern in _ASKS.items() if pattern.search(question)}
     if _RATIO_ASKED.search(question):
         kinds.add("ratio")
-    return frozenset(kinds | {VALUE}) if kinds else frozenset()
+    number = {NUMBER} if _NUMBER_ASKED.search(question) else set()
+    return frozenset(kinds | {VALUE} | number) if kinds else frozenset(number)
+
+
+def states_number(text: str) -> bool:
+    """Whether ``text`` states any number (in digits or words), or that there is no limit:
+    what a question asking for a number (:data:`NUMBER`) needs of its answer. "Docker
+    images have intermediate layers …" does not say how many a Docker image can have."""
+    return _ANY_NUMBER.search(text) is not None
 
 
 def stated(asks: frozenset[str], text: str) -> list[str]:
     """Which of the quantities asked for (``asks``, from :func:`asked`) ``text`` states: a
     number in an asked kind's unit, else a setting's value unless it is a time, size or
     length of a kind not asked ("The default is three." for how many, not "The default is
-    one minute.")."""
+    one minute."); and :data:`NUMBER` beside them when a number is asked and ``text`` states
+    any."""
+    number = [NUMBER] if NUMBER in asks and states_number(text) else []
     kinds = [kind for kind in sorted(asks & KINDS) if _STATES[kind].search(text)]
     if kinds or VALUE not in asks:
-        return kinds
+        return kinds + number
     for m in _VALUE.finditer(text):
         unit = m.group("unit")
         if not _ANY_UNIT.match(unit) or any(
                 _UNIT_OF[kind].fullmatch(unit) for kind in asks & KINDS if kind in _UNIT_OF):
-            return [VALUE]
-    return []
+            return [VALUE, *number]
+    return number

@@ -124,8 +124,12 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
     "procedure": re.compile(r"\b(?:use|run|set|specify|give|pass|add|put|enable|with the|"
                             r"option|must|only if|need to|have to|"
                             r"to (?:prevent|avoid|make|keep|get))\b", re.I),
+    # "up to" a number, not "set up to launch", "up to you", "up to date".
     "limit": re.compile(r"\d|\b(?:only|at most|at least|cannot exceed|maximum|minimum|"
-                        r"limit(?:ed)?|up to)\b", re.I),
+                        r"limit(?:ed)?)\b|\bup to (?:about |around )?(?:[\d`'\"“(]|the (?:max"
+                        r"|limit)|a (?:max|total)|one|two|three|four|five|six|seven|eight|nine"
+                        r"|ten|twelve|twenty|fifty|hundred|thousand|twice|double|half|triple|several"
+                        r"|many)", re.I),
     "reason": re.compile(r"\bbecause\b|\bthe reason\b|\bdue to\b|\bso that\b|\bin order to\b"
                          r"|\bsince (?!version|\d)|\bas a result\b|\b(?:this|that) is why\b"
                          r"|\bcaused by\b", re.I),
@@ -147,7 +151,11 @@ _INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno
                   "reason": 0.15,
                   # A value in the unit asked for, or a setting's value (:mod:`.quantities`).
                   "duration": 0.3, "size": 0.3, "count": 0.3, "ratio": 0.3,
-                  quantities.VALUE: 0.3}
+                  quantities.VALUE: 0.3,
+                  # Any number at all, asked for one (tune: +2 of 41 such questions
+                  # answered first, 2026-12-07; more outweighed the sentences that name
+                  # the setting's unit or its purpose).
+                  quantities.NUMBER: 0.07}
 
 
 # "What is a crate?" is answered by "A crate is the smallest amount of code …", not by

@@ -37,8 +37,12 @@ from citewise.knowledge.loaders._html_generators import class_names
 __all__ = ["LAYOUT_TABLES", "LINE_TABLES", "cell_text", "defined_name", "is_code_table",
            "is_scribble_chrome", "table_lines"]
 
-#: Tables read as lines of code, a row a line (and the code role).
-_CODE_TABLES = frozenset(("rktblk", "prototype", "specgrammar", "sverbatim"))
+#: Tables read as lines of code, a row a line (and the code role); and DocBook XSL's
+#: function synopsis, its prototype laid out in a borderless table, a parameter a row
+#: ("int pam_start( | service_name, |" was a table's rows: Linux-PAM's guides, new-user
+#: review 2026-12-07).
+_CODE_TABLES = frozenset(("rktblk", "prototype", "specgrammar", "sverbatim",
+                          "funcprototype-table"))
 #: … as lines too, but of text: an argument's contract, a module's require line.
 LINE_TABLES = frozenset(("argcontract", "defmodule"))
 #: A definition's box: its cells are blocks.
@@ -47,7 +51,8 @@ _CHROME = frozenset(("tocset", "navsettop", "navsetbottom", "rbackgroundlabel"))
 
 
 def is_code_table(node: Any) -> bool:
-    """A Scribble table whose rows are lines (of code, or of :data:`LINE_TABLES`' text)."""
+    """A Scribble table whose rows are lines (of code, or of :data:`LINE_TABLES`' text), or
+    DocBook's function prototype."""
     return node.tag == "table" and not class_names(node).isdisjoint(_CODE_TABLES | LINE_TABLES)
 
 

@@ -396,7 +396,8 @@ class HtmlLoader:
     # 65: a table's header row (<th> cells or <thead>) is a heading.
     # 66: one row of values under its header reads as fields ("default: 10"); numpydoc's
     # "name : type" as Sphinx's stylesheet draws it; docutils' lettered lists' letters.
-    version = "66"
+    # 67: DocBook's function prototype (a table of a parameter a row) is code in its lines.
+    version = "67"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -1,0 +1,97 @@
+"""A question that asks for a number ("How many …?", "What is the maximum number of …?")
+is answered by a sentence that states one, and declined when the best sentence found states
+none (issue #27, abstention). Over the bench's tune split the first quote of such a question
+was wrong for 9 of 10 answers without a number; the unanswerable ones ("What is the maximum
+number of layers a Docker image can have?" over Docker's manual) were answered with a
+sentence that names the thing and gives no number."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests._answers import ask_over
+
+from citewise.models.answerability import numberless
+from citewise.models.quantities import NUMBER, asked, states_number
+from citewise.models.sentence_rank import Sentence, rank
+
+
+def test_a_number_is_asked_only_where_the_question_asks_for_one() -> None:
+    for question in ("What is the maximum number of layers a Docker image can have?",
+                     "What's the largest size of a single term?",
+                     "How many listeners can I attach to one event before Node complains?",
+                     "After how many milliseconds does a toast hide itself?",
+                     "The broker is down; how many times does it retry?"):
+        assert NUMBER in asked(question), question
+    for question in ("How do I control how many compile jobs cmake --build runs in parallel?",
+                     "I keep adding items to a deque created with a maximum length. What "
+                     "happens once it is full?",
+                     "Can I use nargin to find out how many arguments a function takes?",
+                     "What does the maximum number option do?"):
+        assert NUMBER not in asked(question), question
+
+
+def test_what_states_a_number() -> None:
+    assert states_number("By default, at most 10 listeners can be added.")
+    assert states_number("There is no limit on the number of zones.")
+    assert states_number("Up to sixty-four threads run at once.")
+    # A number relative to another: Clang's ThinLTO (review, 2026-12-07).
+    assert states_number("Linkers launch as many threads in parallel as there are cores.")
+    assert not states_number("Maximum number of redirects allowed.")
+    assert not states_number("Docker images have intermediate layers that increase reusability.")
+    assert numberless("What is the maximum number of layers an image can have?",
+                      "Docker images have intermediate layers that increase reusability.")
+    assert not numberless("What do image layers do?",
+                          "Docker images have intermediate layers that increase reusability.")
+
+
+def test_the_sentence_with_the_number_comes_first() -> None:
+    # Both share every word of the question; the one that says more names no number.
+    texts = ["The maximum number of listeners for a single event can be raised or lowered "
+             "per emitter with setMaxListeners().",
+             "The maximum number of listeners for a single event is ten."]
+    sentences = [Sentence(1, 0, t, "", "events.md", "Events", True) for t in texts]
+    best = rank("What is the maximum number of listeners for a single event?", sentences)[0]
+    assert best.sentence.text == texts[1]
+
+
+LAYERS = """# Images and layers
+
+Docker images have intermediate layers that increase reusability, decrease disk usage,
+and speed up docker build by allowing each step to be cached.
+
+Each layer is stored under the storage driver's directory on the host, and layers are
+shared between images that were built from the same base image.
+"""
+
+
+def test_a_number_asked_that_no_passage_states_is_declined(tmp_path: Path) -> None:
+    answer = ask_over(tmp_path, {"layers.md": LAYERS},
+                      "What is the maximum number of layers a Docker image can have?")
+    assert answer.citations == []
+    assert "no_answer_in_sources" in [i.code for i in answer.issues]
+    # … and the passages it found are still shown.
+    assert answer.search_documents
+
+
+def test_a_number_asked_that_a_passage_states_is_answered(tmp_path: Path) -> None:
+    text = LAYERS + "\nAn image can have at most 127 layers on the overlay2 driver.\n"
+    answer = ask_over(tmp_path, {"layers.md": text},
+                      "What is the maximum number of layers a Docker image can have?")
+    assert answer.citations
+    assert "127 layers" in answer.citations[0].excerpt
+
+
+def test_a_count_relative_to_another_beats_set_up_to() -> None:
+    """Clang's ThinLTO page (review, 2026-12-07): "set up to launch" read as a limit ("up
+    to"), and "as many threads … as there are cores" stated no number, so the sentence
+    that says how many threads came second and the question was then declined."""
+    texts = ["By default, linkers that support ThinLTO are set up to launch the ThinLTO "
+             "backends in threads.",
+             "By default, the ThinLTO link step will launch as many threads in parallel as "
+             "there are cores."]
+    sentences = [Sentence(1, 0, t, "", "ThinLTO.html", "ThinLTO", True) for t in texts]
+    best = rank("How many backend threads does a ThinLTO link start if I don't configure "
+                "anything?", sentences)[0]
+    assert best.sentence.text == texts[1]
+    assert not numberless("How many backend threads does a ThinLTO link start?", texts[1])
