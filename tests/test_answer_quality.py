@@ -583,25 +583,6 @@ def test_a_name_of_several_words_is_mentioned_whole() -> None:
         assert (found > 0.8) is expected, passage
 
 
-def test_a_class_named_with_its_language_is_mentioned_by_one_passage_with_both() -> None:
-    """Wireshark's Lua reference (review, 2026-12-07): "a Lua ByteArray" was declined, as no
-    passage writes the two words together; one passage has each in its own case."""
-    from citewise.models.answerability import unnamed
-
-    question = "When creating a Lua ByteArray from a hex string, what separator is used?"
-    page = {"title": "11.8. Functions For Handling Packet Data", "section": "ByteArray",
-            "text": "ByteArray.new(hexbytes, [separator]) Creates a new ByteArray object. "
-                    "A string separator between hex bytes/words (default=\" \")."}
-    chapter = {"title": "Lua Support in Wireshark", "section": "Introduction",
-               "text": "Wireshark contains an embedded Lua 5.2 interpreter."}
-    assert unnamed(question, [{"results": [page, chapter]}]) == ["Lua ByteArray"]
-    page["title"] = "Lua Support in Wireshark > Functions For Handling Packet Data"
-    assert unnamed(question, [{"results": [page, chapter]}]) == []
-    # … in their own case: "lua" and "bytearray" apart and lower-case name nothing.
-    lower = {"text": "the lua helper returns a bytearray"}
-    assert unnamed(question, [{"results": [lower]}]) == ["Lua ByteArray"]
-
-
 def test_a_name_inside_a_compound_or_comparison_still_counts() -> None:
     from citewise.models.answerability import named
 

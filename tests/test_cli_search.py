@@ -178,6 +178,11 @@ def test_a_line_laid_out_in_columns_keeps_its_spacing(
                  "                         to) the given time.")
     first, second = _body(help_text, full=True)
     assert second.index("to)") == first.index("only read")
+    # A line as wide as the width is no longer under the margin: it wraps (review).
+    from citewise.cli.search import _WIDTH
+
+    wide = "  -A <start time>        " + "only read packets whose timestamp is after" * 2
+    assert all(len(line) <= _WIDTH for line in _body(wide[:_WIDTH], full=True))
 
 
 def test_a_passages_score_is_named_for_what_it_is(

@@ -27,8 +27,16 @@ def test_a_number_is_asked_only_where_the_question_asks_for_one() -> None:
                      "I keep adding items to a deque created with a maximum length. What "
                      "happens once it is full?",
                      "Can I use nargin to find out how many arguments a function takes?",
-                     "What does the maximum number option do?"):
+                     "What does the maximum number option do?",
+                     # … nor for the thing that sets or shows it (code review, 2026-12-07).
+                     "Which command shows, for each user, how many files they own?",
+                     "What is the maximum size directive called?"):
         assert NUMBER not in asked(question), question
+    for question in ("Roughly how many entries fit in the cache?",
+                     "Is there an upper limit on the number of aliases?",
+                     "What minimum password length does pam_unix enforce?",
+                     "What is the default number of significant digits printed?"):
+        assert NUMBER in asked(question), question
 
 
 def test_what_states_a_number() -> None:
@@ -37,6 +45,20 @@ def test_what_states_a_number() -> None:
     assert states_number("Up to sixty-four threads run at once.")
     # A number relative to another: Clang's ThinLTO (review, 2026-12-07).
     assert states_number("Linkers launch as many threads in parallel as there are cores.")
+    assert states_number("The default concurrency number is the number of CPU’s on that "
+                         "machine (including cores).")  # Celery's (bench ce05)
+    # … and the ways the code review found a number stated without digits (2026-12-07).
+    for said in ("The client retries it twice.", "The macro takes only a single argument.",
+                 "It supports sixteen priority levels.", "It holds thousands of keys.",
+                 "Sorting makes O(N·log(N)) comparisons.",
+                 "There is no hard limit on the number of aliases.",
+                 "The longest path is PATH_MAX.", "A Vec holds at most isize::MAX bytes.",
+                 "The size is limited only by available memory.",
+                 "The last N passwords for each user are saved."):
+        assert states_number(said), said
+    for said in ("The entries are documented in the shadow(5) manual page.",
+                 "See section 11.8.1 of the guide.", "Version 1.5.0 changed the format."):
+        assert not states_number(said), said
     assert not states_number("Maximum number of redirects allowed.")
     assert not states_number("Docker images have intermediate layers that increase reusability.")
     assert numberless("What is the maximum number of layers an image can have?",
@@ -80,6 +102,24 @@ def test_a_number_asked_that_a_passage_states_is_answered(tmp_path: Path) -> Non
                       "What is the maximum number of layers a Docker image can have?")
     assert answer.citations
     assert "127 layers" in answer.citations[0].excerpt
+
+
+def test_the_number_a_default_line_above_states_counts(tmp_path: Path) -> None:
+    """rsyslog's parameters (bench rs30): "How many messages … by default …?" is answered by
+    the description quoted with its field row above ("type: integer | default: 20000 | …"):
+    the row's number is quoted, so the question is not declined."""
+    page = ("<html><head><title>imjournal</title></head><body><h1>imjournal</h1>"
+            "<h2>Ratelimit.Burst</h2><table><thead><tr><th>type</th><th>default</th>"
+            "<th>mandatory</th></tr></thead><tbody><tr><td>integer</td><td>20000</td>"
+            "<td>no</td></tr></tbody></table><p>Specifies the maximum number of messages "
+            "that can be emitted within the ratelimit interval.</p>"
+            "<h2>Ratelimit.Interval</h2><p>Specifies the interval in seconds onto which "
+            "rate-limiting is to be applied.</p></body></html>")
+    answer = ask_over(tmp_path, {"imjournal.html": page},
+                      "How many messages does imjournal let through by default before its "
+                      "rate limiter starts discarding?")
+    assert answer.citations, answer.text
+    assert "20000" in answer.text
 
 
 def test_a_count_relative_to_another_beats_set_up_to() -> None:

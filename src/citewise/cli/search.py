@@ -33,6 +33,7 @@ _SHOWN = 400  # characters of a passage shown without --full
 _LINES = 12  # and its lines
 _TAIL = 40  # a line cut shorter than this is left out ("Specifying …")
 _WIDTH = 96
+_MARGIN = "    "  # under a passage's heading line
 # Two spaces or more inside a line, not after a stop; after a comma three (prose has two).
 _COLUMNS = re.compile(r"(?:[^\s.,!?:;] {2,}|, {3,})\S")
 # What a hit's score is, by the mode that found it: BM25's is unbounded, hybrid's the
@@ -129,7 +130,7 @@ def _body(text: str, *, full: bool) -> list[str]:
         # A line laid out in columns (a key and what it does, side by side in a <pre>)
         # keeps its spacing: run together, "+ (or SPACE,   - If the bottom of …" read as
         # one phrase (Lynx's review, 2026-12-07). Two spaces after a full stop are no column.
-        fits = len(raw.rstrip()) <= _WIDTH
+        fits = len(_MARGIN) + len(raw.rstrip()) <= _WIDTH  # printed under the margin
         columns = fits and _COLUMNS.search(raw.strip()) is not None
         words = raw.strip() if columns else " ".join(raw.split())
         if not words:
@@ -146,7 +147,7 @@ def _body(text: str, *, full: bool) -> list[str]:
         # under its column ("-A <start time>  only read …" / 25 spaces "to) the given
         # time.") was printed 9 columns left of it (Wireshark's review, 2026-12-07).
         indent = len(raw) - len(raw.lstrip())
-        margin = "    " + " " * (indent if fits else min(indent, 16))
+        margin = _MARGIN + " " * (indent if fits else min(indent, 16))
         if columns:
             out.append(margin + words)
         else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HOW", "KINDS", "NUMBER", "VALUE", "asked", "stated", "states_number"]
+__all__ = ["HOW", "KINDS", "NUMBER", "NUMBER_WORDS", "VALUE", "asked", "stated", "states_number"]
 
 #: The kinds of quantity a question can ask for.
 KINDS = frozenset({"duration", "size", "count", "ratio"})
@@ -45,17 +45,32 @@ _RATIO_ASKED = re.compile(rf"\b(?:how much|by how much) (?:{_COMPARATIVE})\b|\bb
 # Only where the question's clause opens with it: "How do I control how many compile jobs
 # run?" asks how (an option), and "… a deque created with a maximum length. What happens
 # once it is full?" what happens.
+_MOST = (r"max(?:imum)?|min(?:imum)?|largest|biggest|longest|smallest|highest|lowest|greatest"
+         r"|upper|lower")
 _NUMBER_ASKED = re.compile(
-    r"(?:^|[.?!;:,]\s+|\b(?:and|but|so|then)\s+)(?:(?:after|up to|for|in|with|by) )?how many\b"
-    r"|(?:^|[.?!;:,]\s+)(?:what|which)(?:['’]s| is| are| was)? (?:the )?(?:max(?:imum)?"
-    r"|min(?:imum)?|largest|biggest|longest|smallest|highest|lowest|greatest) "
-    r"(?:number|length|size|count|amount|value)\b", re.I)
+    r"(?:^|[.?!;:,]\s+|\b(?:and|but|so|then)\s+)(?:(?:after|up to|for|in|with|by) )?"
+    r"(?:(?:roughly|approximately|about|around|exactly) )?how many\b"
+    rf"|(?:^|[.?!;:,]\s+)(?:what|which)(?:['’]s| is| are| was)? (?:the )?(?:{_MOST})"
+    r"(?: [\w-]+){0,2}? (?:number|length|size|count|amount|value)\b"
+    r"|(?:^|[.?!;:,]\s+)(?:what|which)(?:['’]s| is| are| was)? (?:the )?default number of\b"
+    r"|\b(?:upper |lower )?limit (?:on|of|for) the number of\b", re.I)
+# … but not a question for the thing that sets or shows it: "Which command shows, for each
+# user, how many files they own?", "What is the maximum size directive called?" (the code
+# review, 2026-12-07: both declined).
+_NAMES_A_THING = re.compile(
+    r"^\s*(?:which|what)(?: \w+)? (?:command|option|setting|directive|flag|parameter"
+    r"|variable|function|method|tool|program|key|field|property)s?\b"
+    r"|\b(?:called|named)\s*\??\s*$", re.I)
 #: The word after "how" that says what is asked, not what it is about ("how long").
 HOW = re.compile(rf"\bhow ({_DURATION}|many|much|big|large)\b", re.I)
 
+#: Numbers in words, as manuals write them (a regular expression's alternatives).
+NUMBER_WORDS = (r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+                r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty"
+                r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
+                r"|billion")
 # A number as manuals write one, in digits or words.
-_NUMBER = (r"(?:\d[\d,]*(?:\.\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten"
-           r"|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|thousand)")
+_NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{NUMBER_WORDS})"
 _TIME = (r"ms|milliseconds?|µs|microseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
          r"|days?|weeks?|months?|years?")
 _SIZE = r"bytes?|[kmgt]i?b|kilobytes?|megabytes?|gigabytes?|bits?"
@@ -96,14 +111,24 @@ _VALUE = re.compile(
     r"(?:(?:typically|usually|normally|currently|about|around|approximately)\s+)?"
     rf"[`'\"“(]*{_NUMBER}(?![\w.-]*\w)[`'\"”)]*(?:\s|-)?(?P<unit>[\w-]*)", re.I)
 _ANY_UNIT = re.compile(rf"(?:{_TIME}|{_SIZE}|{_LENGTH})\Z", re.I)
-# Any number, or a word that says there is none to give ("unlimited", "no limit"), or one
-# relative to something else ("as many threads as there are cores": Clang's review,
-# 2026-12-07, was declined for "How many backend threads does a ThinLTO link start?").
-_ANY_NUMBER = re.compile(
-    r"(?<![\w.])\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
-    r"|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|unlimited|infinite"
-    r"|arbitrar\w*|no (?:limit|maximum|upper)|as (?:many|much|few|little)\b[^.;]*\bas)\b",
-    re.I)
+# A number in digits — not a manual page's section ("shadow(5)") nor a version or a
+# section's number ("1.5.0", "11.8.1"), checked by :func:`states_number` — or in words
+# ("only a single", not "a single event"), or one that says there is no limit
+# ("unlimited", "no hard limit", "limited only by available memory"), or one relative to
+# something else ("as many threads as there are cores": Clang's review, 2026-12-07, was
+# declined for "How many backend threads does a ThinLTO link start?"; "The default
+# concurrency number is the number of CPU's", bench ce05), a limit's constant ("PATH_MAX",
+# "isize::MAX") or a complexity ("O(N·log(N)) comparisons") — not "Maximum number of
+# redirects allowed.", which names the setting.
+_DIGITS = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)*")
+_IN_WORDS = re.compile(
+    rf"\b(?:{NUMBER_WORDS}|(?:hundred|thousand|million|billion|dozen)s|dozen|once|twice|thrice"
+    r"|none|unlimited|infinite|arbitrar\w*)\b|\b(?:only|just|exactly) (?:a )?single\b"
+    r"|\bno (?:hard |upper |fixed |built-in )?(?:limit|maximum)\b|\bnot limited\b"
+    r"|\blimited only by\b|\bas (?:many|much|few|little)\b[^.;]*\bas\b"
+    r"|\b(?:is|are|equals?|to|as) the (?:total )?(?:number|size) of\b", re.I)
+_AS_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*_(?:MAX|MIN|SIZE|LEN|LENGTH|LIMIT|COUNT)\b|::MAX\b"
+                       r"|\bO\([^)]{1,40}\)|\b(?:last|first|up to|at most|at least) [A-Z]\b")
 
 
 def asked(question: str) -> frozenset[str]:
@@ -111,7 +136,8 @@ def asked(question: str) -> frozenset[str]:
     kinds = {kind for kind, pattern in _ASKS.items() if pattern.search(question)}
     if _RATIO_ASKED.search(question):
         kinds.add("ratio")
-    number = {NUMBER} if _NUMBER_ASKED.search(question) else set()
+    number = {NUMBER} if _NUMBER_ASKED.search(question) and not _NAMES_A_THING.search(
+        question) else set()
     return frozenset(kinds | {VALUE} | number) if kinds else frozenset(number)
 
 
@@ -119,7 +145,11 @@ def states_number(text: str) -> bool:
     """Whether ``text`` states any number (in digits or words), or that there is no limit:
     what a question asking for a number (:data:`NUMBER`) needs of its answer. "Docker
     images have intermediate layers …" does not say how many a Docker image can have."""
-    return _ANY_NUMBER.search(text) is not None
+    if _IN_WORDS.search(text) is not None or _AS_NAMED.search(text) is not None:
+        return True
+    return any(m.group().count(".") < 2 and not (
+        text[m.start() - 1:m.start()] == "(" and text[m.start() - 2:m.start() - 1].isalnum()
+        and text[m.end():m.end() + 1] == ")") for m in _DIGITS.finditer(text))
 
 
 def stated(asks: frozenset[str], text: str) -> list[str]:

@@ -126,10 +126,9 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
                             r"to (?:prevent|avoid|make|keep|get))\b", re.I),
     # "up to" a number, not "set up to launch", "up to you", "up to date".
     "limit": re.compile(r"\d|\b(?:only|at most|at least|cannot exceed|maximum|minimum|"
-                        r"limit(?:ed)?)\b|\bup to (?:about |around )?(?:[\d`'\"“(]|the (?:max"
-                        r"|limit)|a (?:max|total)|one|two|three|four|five|six|seven|eight|nine"
-                        r"|ten|twelve|twenty|fifty|hundred|thousand|twice|double|half|triple|several"
-                        r"|many)", re.I),
+                        r"limit(?:ed)?)\b|\bup to (?:about |around )?(?:[`'\"“(]?\d|(?:the "
+                        r"(?:max|limit)|a (?:max|total)|twice|double|half|triple|several|many|"
+                        rf"{quantities.NUMBER_WORDS})\b)", re.I),
     "reason": re.compile(r"\bbecause\b|\bthe reason\b|\bdue to\b|\bso that\b|\bin order to\b"
                          r"|\bsince (?!version|\d)|\bas a result\b|\b(?:this|that) is why\b"
                          r"|\bcaused by\b", re.I),

@@ -2,8 +2,9 @@
 what its stylesheet shows as code, as lines, or not at all.
 
 Why apart from the general rules: Scribble draws code, signatures and grammars as tables
-of spacer cells, and these class names mean so only on its pages. Found by a new-user
-review of Debian's ``racket-doc`` 8.7 (2026-12-06):
+of spacer cells, and these class names mean so only on its pages (one other generator's
+table drawn the same way, DocBook XSL's ``funcprototype-table``, is read with them). Found
+by a new-user review of Debian's ``racket-doc`` 8.7 (2026-12-06):
 
 - a code block is a ``<table class="RktBlk">`` of one row a line, its indentation
   ``<span class="hspace">&nbsp;&nbsp;</span>``: read as a table, "(define (always-fail n)
