@@ -1,7 +1,7 @@
 """A question that asks for a number ("How many …?", "What is the maximum number of …?")
 is answered by a sentence that states one, and declined when the best sentence found states
-none (issue #27, abstention). Over the bench's tune split the first quote of such a question
-was wrong for 9 of 10 answers without a number; the unanswerable ones ("What is the maximum
+none (issue #27, abstention). Over the bench's tune split all 7 first quotes of such
+questions that stated no number were wrong; the unanswerable ones ("What is the maximum
 number of layers a Docker image can have?" over Docker's manual) were answered with a
 sentence that names the thing and gives no number."""
 

@@ -132,7 +132,9 @@ _AS_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*_(?:MAX|MIN|SIZE|LEN|LENGTH|LIMIT|COUNT
 
 
 def asked(question: str) -> frozenset[str]:
-    """The kinds of quantity ``question`` asks for, and :data:`VALUE` with any of them."""
+    """The kinds of quantity ``question`` asks for, and :data:`VALUE` with any of them;
+    :data:`NUMBER` too when what it asks for is a number ("How many …?", "What is the maximum
+    number of …?")."""
     kinds = {kind for kind, pattern in _ASKS.items() if pattern.search(question)}
     if _RATIO_ASKED.search(question):
         kinds.add("ratio")
