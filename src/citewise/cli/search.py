@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     for n, hit in enumerate(hits, 1):
         print(f"[{n}] {_place(hit)}  ({score} {hit.score:.3f})")
         at = 0 if args.full else _focus(hit.text, query)
-        print("\n".join((["    …"] if at else []) + _body(hit.text[at:], full=args.full)))
+        print("\n".join(([_MARGIN + "…"] if at else []) + _body(hit.text[at:], full=args.full)))
     return 0
 
 
@@ -139,7 +139,7 @@ def _body(text: str, *, full: bool) -> list[str]:
             continue
         cut = not full and len(words) > left
         if not full and (len(out) >= _LINES or (cut and left < _TAIL)):
-            out.append("    …")
+            out.append(_MARGIN + "…")
             break
         if cut:
             words = words[:left].rsplit(" ", 1)[0] + " …"

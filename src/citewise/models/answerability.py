@@ -18,7 +18,7 @@ from typing import Any
 from citewise.knowledge.retrieve.query import detect_language
 from citewise.models import quantities
 from citewise.models.question_intent import EXAMPLE, intent
-from citewise.models.sentence_rank import SHORTLIST, Scored
+from citewise.models.sentence_rank import SHORTLIST, Scored, stated_text
 from citewise.models.switches import DASHES, named_switches, writes
 from citewise.text import APOSTROPHES
 
@@ -45,8 +45,11 @@ def answerability(question: str, scored: Sequence[Scored],
     question that no document contains (``unmentioned``, from :mod:`.absent_words`) takes
     :data:`UNMENTIONED` off. A question that asks for a number and whose best sentence
     states none (:func:`numberless`) is 0 too."""
-    if not scored or unnamed(question, observations) or numberless(question, _quoted(
-            question, scored[0].sentence.text, scored[0].sentence.with_default)):
+    # The best sentence as the answer quotes it: with the default line above it when a
+    # default is asked (rsyslog's "type: integer | default: 20000 | …" over "Specifies the
+    # maximum number of messages …" states a number, bench rs30).
+    if not scored or unnamed(question, observations) or numberless(
+            question, stated_text(scored[0].sentence, intent(question))):
         return 0.0
     short = scored[:SHORTLIST]
     penalty = UNMENTIONED if unmentioned else 0.0
@@ -65,13 +68,6 @@ def numberless(question: str, best: str) -> bool:
     ranking's preference): unanswerable questions declined 217 → 225 of 324, answerable
     ones 29 → 32 of 1,144 (two of the three had been answered wrong)."""
     return quantities.NUMBER in quantities.asked(question) and not quantities.states_number(best)
-
-
-def _quoted(question: str, text: str, with_default: str) -> str:
-    """What the answer quotes of a sentence: with the default line above it when a default
-    is asked (rsyslog's "type: integer | default: 20000 | …" over "Specifies the maximum
-    number of messages …": its number is quoted, bench rs30)."""
-    return with_default if with_default and "default" in intent(question) else text
 
 
 def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:

@@ -14,6 +14,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from citewise.grounding.claims import BLOCK_LEAD, MARKER_GROUP, QUESTION
@@ -67,8 +68,12 @@ def hidden_spans(roles: Sequence[tuple[int, int, str]]) -> list[tuple[int, int]]
 def hidden_in(hidden: Sequence[tuple[int, int]], a: int, b: int) -> bool:
     """Whether one of the sorted spans ``hidden`` (:func:`hidden_spans`) lies within
     ``a``..``b`` (between two sentences)."""
-    at = bisect_left(hidden, (a, -1))
-    return any(h1 <= b for h0, h1 in hidden[at:] if h0 < b)
+    for h0, h1 in islice(hidden, bisect_left(hidden, (a, -1)), None):
+        if h0 >= b:
+            return False  # sorted: the rest lie past ``b``
+        if h1 <= b:
+            return True
+    return False
 
 
 def _unhidden(roles: Sequence[tuple[int, int, str]],

@@ -309,8 +309,8 @@ def _term_label(sentence: str) -> str:
     <dt>line-width=size\\unit</dt>`` over one description), read "line-width,
     line-width=size\\unit", not run together (LilyPond's review, 2026-12-06); a Markdown
     file's HTML table cell without its tags ("<td><strong>no</strong></td>" is "no")."""
-    label = ", ".join(" ".join(_CELL_TAGS.sub("", line).split())
-                      for line in sentence.splitlines() if _CELL_TAGS.sub("", line).strip())
+    shown = (" ".join(_CELL_TAGS.sub("", line).split()) for line in sentence.splitlines())
+    label = ", ".join(line for line in shown if line)
     return label if 0 < len(label) <= _TERM_LABEL_CHARS else ""
 
 

@@ -89,6 +89,7 @@ __all__ = [
     "compared_texts",
     "intent",
     "rank",
+    "stated_text",
     "structure_penalty",
 ]
 
@@ -125,6 +126,15 @@ _LONG = 350  # characters; longer "sentences" are mostly several glued by the sp
 
 def _combine(parts: dict[str, float]) -> float:
     return sum(WEIGHTS.get(k, 0.0) * v for k, v in parts.items())
+
+
+def stated_text(sentence: Sentence, asks: frozenset[str]) -> str:
+    """What ``sentence`` states as an answer to a question asking ``asks``
+    (:func:`.question_intent.intent`): asked a default, a description with its default on
+    the line above it is quoted with it (``Sentence.with_default``), and states it:
+    rsyslog's "This setting specifies how often files are to be polled for new data." under
+    "type: integer | default: 10 | …" (review, 2026-12-07)."""
+    return sentence.with_default if "default" in asks and sentence.with_default else sentence.text
 
 
 def rank(question: str, sentences: Sequence[Sentence], *,
@@ -168,11 +178,7 @@ def rank(question: str, sentences: Sequence[Sentence], *,
     best: dict[str, Scored] = {}
     for k, s in enumerate(sentences):
         entity = names[s.source]
-        # Asked a default, a description with its default on the line above it is quoted
-        # with it (``Sentence.with_default``), and states it: rsyslog's "This setting
-        # specifies how often files are to be polled for new data." under "type: integer |
-        # default: 10 | …" (review, 2026-12-07).
-        stated = s.with_default if "default" in asks and s.with_default else s.text
+        stated = stated_text(s, asks)
         answers = answered(asks, stated)
         # A sentence that leans on what came before ("The default is 1 GB.", "This is on
         # by default") is about its context's subject: the context weighs more then.
