@@ -610,6 +610,19 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("clang", "Clang 14's documentation (Sphinx HTML): the user manual, sanitizers, "
            "tools, language extensions; 81 pages", ("clang-14-doc",),
            "/usr/share/doc/clang-14/html", _listed("clang"), group="reviews19"),
+    # The thirty-fourth session's reviews (2026-12-07): Tornado (Sphinx, with viewcode's
+    # highlighted code under _modules/, left out), Graphviz (hand-written HTML 2), and
+    # pyca/cryptography (Sphinx).
+    Corpus("tornado", "Tornado 6.2's documentation (Sphinx HTML): the user's guide, the "
+           "reference and the release notes; 97 pages", ("python-tornado-doc",),
+           "/usr/share/doc/python-tornado-doc/html", _listed("tornado"), group="reviews20"),
+    Corpus("graphviz", "Graphviz 2.42's HTML documentation (hand-written HTML 2): the FAQ, "
+           "the DOT language, attributes, shapes, output formats; 16 pages",
+           ("graphviz-doc",), "/usr/share/doc/graphviz/html", _listed("graphviz"),
+           group="reviews20"),
+    Corpus("cryptography", "pyca/cryptography 38's documentation (Sphinx HTML): 56 pages",
+           ("python-cryptography-doc",), "/usr/share/doc/python-cryptography-doc/html",
+           _listed("cryptography"), group="reviews20"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -652,6 +665,8 @@ GROUPS = {
                  "2026-12-07)",
     "reviews19": "reviews of the thirty-third session (pam, wireshark: DocBook HTML; clang: "
                  "Sphinx HTML; 2026-12-07)",
+    "reviews20": "reviews of the thirty-fourth session (tornado, cryptography: Sphinx HTML; "
+                 "graphviz: hand-written HTML 2; 2026-12-07)",
 }
 
 

@@ -117,8 +117,11 @@ def load_labels(corpus: Corpus) -> list[Any]:
 def page_of(pages: tuple[str, ...], document: str) -> str | None:
     """The one page a question's ``document`` names: the page, or a trailing part of its
     path ("sort.html", or "cpp/algorithm/sort.html" where C's pages have the same names),
-    as ``citewise eval`` reads it. None: no page, or more than one."""
-    found = [p for p in pages if p == document or p.endswith("/" + document)]
+    as ``citewise eval`` reads it; the page of that very path first ("queues.html" beside
+    Tornado's "guide/queues.html"). None: no page, or more than one."""
+    if document in pages:
+        return document
+    found = [p for p in pages if p.endswith("/" + document)]
     return found[0] if len(found) == 1 else None
 
 

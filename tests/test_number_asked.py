@@ -3,7 +3,8 @@ is answered by a sentence that states one, and declined when the best sentence f
 none (issue #27, abstention). Over the bench's tune split all 7 first quotes of such
 questions that stated no number were wrong; the unanswerable ones ("What is the maximum
 number of layers a Docker image can have?" over Docker's manual) were answered with a
-sentence that names the thing and gives no number."""
+sentence that names the thing and gives no number. A question that asks for a year is
+answered by a sentence that states one, the same way."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 
 from tests._answers import ask_over
 
-from citewise.models.answerability import numberless
-from citewise.models.quantities import NUMBER, asked, states_number
+from citewise.models.answerability import unstated
+from citewise.models.quantities import NUMBER, YEAR, asked, states_number, states_year
 from citewise.models.sentence_rank import Sentence, rank
 
 
@@ -35,8 +36,11 @@ def test_a_number_is_asked_only_where_the_question_asks_for_one() -> None:
     for question in ("Roughly how many entries fit in the cache?",
                      "Is there an upper limit on the number of aliases?",
                      "What minimum password length does pam_unix enforce?",
-                     "What is the default number of significant digits printed?"):
+                     "What is the default number of significant digits printed?",
+                     "If there's no Port line in my ssh config, which port does ssh connect "
+                     "to?", "On which port does the API listen by default?"):
         assert NUMBER in asked(question), question
+    assert NUMBER not in asked("Which port option sets it?")
 
 
 def test_what_states_a_number() -> None:
@@ -61,10 +65,10 @@ def test_what_states_a_number() -> None:
         assert not states_number(said), said
     assert not states_number("Maximum number of redirects allowed.")
     assert not states_number("Docker images have intermediate layers that increase reusability.")
-    assert numberless("What is the maximum number of layers an image can have?",
-                      "Docker images have intermediate layers that increase reusability.")
-    assert not numberless("What do image layers do?",
-                          "Docker images have intermediate layers that increase reusability.")
+    assert unstated("What is the maximum number of layers an image can have?",
+                    "Docker images have intermediate layers that increase reusability.") == NUMBER
+    assert unstated("What do image layers do?",
+                    "Docker images have intermediate layers that increase reusability.") is None
 
 
 def test_the_sentence_with_the_number_comes_first() -> None:
@@ -134,4 +138,91 @@ def test_a_count_relative_to_another_beats_set_up_to() -> None:
     best = rank("How many backend threads does a ThinLTO link start if I don't configure "
                 "anything?", sentences)[0]
     assert best.sentence.text == texts[1]
-    assert not numberless("How many backend threads does a ThinLTO link start?", texts[1])
+    assert unstated("How many backend threads does a ThinLTO link start?", texts[1]) is None
+
+
+def test_one_that_counts_nothing_states_no_number() -> None:
+    """Knot DNS's "one or more zones" stated a number for "What is the maximum number of
+    zones one Knot DNS server can host?" (bench kn32), as "If one wants …" did."""
+    for said in ("These cases include deployment for a large number of zones, large number "
+                 "of records in one or more zones.",
+                 "If one wants to serve many zones, each one needs its own file.",
+                 "The server is one of the fastest.", "No one limits the zones."):
+        assert not states_number(said), said
+    for said in ("Only one instance may run at a time.", "The default is one.",
+                 "One zone is loaded per file."):
+        assert states_number(said), said
+
+
+def test_a_year_is_asked_and_stated() -> None:
+    for question in ("In which year was the C programming language created?",
+                     "what year was the debian project founded",
+                     "Who created Node.js and in what year was it first released?"):
+        assert YEAR in asked(question), question
+    for question in ("How many years are security updates provided?",
+                     "When was the config file format changed?"):
+        assert YEAR not in asked(question), question
+    for said in ("© 2006-2022 John MacFarlane (jgm@berkeley.edu).",
+                 "The project was founded in 1993 by Ian Murdock.", "Since 1998, it has run."):
+        assert states_year(said), said
+    for said in ("Graphviz 2.42.2 is the current release.", "It listens on port 8080.",
+                 "Released as version 2019.1.", "Every released Debian distribution has a "
+                 "code name: Debian 9 is called stretch."):
+        assert not states_year(said), said
+    assert unstated("In which year was Debian founded?", "Debian 9 is called stretch.") == YEAR
+    assert unstated("In which year was Debian founded?",
+                    "The project was founded in 1993.") is None
+
+
+HISTORY = """# About the project
+
+Every released distribution has a code name: version 9 is called stretch, and version 10
+is called buster.
+
+The project is run by volunteers who maintain the packages and the infrastructure.
+"""
+
+
+def test_a_year_asked_that_no_passage_states_is_declined(tmp_path: Path) -> None:
+    answer = ask_over(tmp_path, {"about.md": HISTORY},
+                      "In which year was the project founded?")
+    assert answer.citations == []
+    assert "no_answer_in_sources" in [i.code for i in answer.issues]
+    assert any("states no year" in (step.thought or "") for step in answer.reasoning_trace
+               ), answer.reasoning_trace
+
+
+def test_a_year_asked_that_a_passage_states_is_answered(tmp_path: Path) -> None:
+    text = HISTORY + "\nThe project was founded in 1993 by a group of volunteers.\n"
+    answer = ask_over(tmp_path, {"about.md": text}, "In which year was the project founded?")
+    assert answer.citations, answer.text
+    assert "1993" in answer.citations[0].excerpt
+
+
+def test_who_made_something_is_answered_by_a_name() -> None:
+    from citewise.models import people
+
+    assert people.asked("Who created the Erlang language and in which year?")
+    assert people.asked("Who originally created the Rust programming language?")
+    assert not people.asked("If I don't pass any access option, who can read the table?")
+    assert people.names_someone("Perl is a language written by Larry Wall in 1987.")
+    assert people.names_someone("Guido van Rossum created Python.")
+    assert not people.names_someone("Otherwise erlang:universaltime() is equivalent to "
+                                    "erlang:localtime().")
+    assert not people.names_someone("Compression is better than that achieved by LZW.")
+    assert unstated("Who created the Erlang language?",
+                    "Erlang is a general-purpose language.") == people.PERSON
+
+
+def test_who_made_something_that_no_passage_names_is_declined(tmp_path: Path) -> None:
+    answer = ask_over(tmp_path, {"about.md": HISTORY},
+                      "Who created the project's infrastructure?")
+    assert answer.citations == [], answer.text
+    assert any("names no one" in (step.thought or "") for step in answer.reasoning_trace
+               ), answer.reasoning_trace
+    text = HISTORY + "\nThe infrastructure was created by Ian Murdock and a few friends.\n"
+    (tmp_path / "b").mkdir()
+    answer = ask_over(tmp_path / "b", {"about.md": text},
+                      "Who created the project's infrastructure?")
+    assert answer.citations, answer.text
+    assert "Ian Murdock" in answer.citations[0].excerpt

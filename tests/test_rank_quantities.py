@@ -110,3 +110,26 @@ def test_how_much_more_is_answered_by_a_percentage_or_a_multiple() -> None:
     best = rank("Roughly how much slower does Guile run when the debugging VM engine is used?",
                 vm)[0]
     assert best.sentence.text.endswith("by about ten percent.")
+
+
+def test_how_long_something_lasts_is_a_time_not_a_length() -> None:
+    """pyca/cryptography's review (2026-12-07): "For how long does deprecated functionality
+    keep working before it is taken out?" quoted "… tokens that are 6 - 8 digits long …" from
+    another page, a length; the answer is a period of releases. "How long can a user name
+    be?" still asks a length."""
+    question = "For how long does deprecated functionality keep working before it is taken out?"
+    asks = asked(question)
+    assert "period" in asks and "duration" not in asks
+    assert stated(asks, "In short, code that runs without warnings will always continue to "
+                        "work for a period of two major releases.") == ["period"]
+    assert stated(asks, "The HOTP algorithm generates rather short tokens that are 6 - 8 "
+                        "digits long.") == []
+    assert stated(asks, "Sessions are kept for 30 days.") == ["period"]
+    assert "duration" in asked("How long can a user name be?")
+    texts = ["The HOTP algorithm generates rather short tokens that are 6 - 8 digits long, so "
+             "deprecated token lengths are possible to brute force.",
+             "In short, deprecated code that runs without warnings will always continue to "
+             "work for a period of two major releases."]
+    sentences = [Sentence(1, 0, t, "", "api-stability.html", "API stability", True)
+                 for t in texts]
+    assert rank(question, sentences)[0].sentence.text == texts[1]

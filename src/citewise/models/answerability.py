@@ -6,7 +6,7 @@ each other*, so the best of unrelated passages still comes first; whether to ans
 all needs an absolute score, calibrated on the ``tune`` split of ``bench/data/answers``
 (``extractive.ANSWERABLE``), and checks the ranking cannot make — that the thing the
 question names exists in the passages, and that a question asking for a number is answered
-by a sentence that states one.
+by a sentence that states one (a year, for a year).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from citewise.knowledge.retrieve.query import detect_language
-from citewise.models import quantities
+from citewise.models import people, quantities
 from citewise.models.question_intent import EXAMPLE, intent
 from citewise.models.sentence_rank import SHORTLIST, Scored, stated_text
 from citewise.models.switches import DASHES, named_switches, writes
 from citewise.text import APOSTROPHES
 
-__all__ = ["UNMENTIONED", "answerability", "named", "numberless", "unnamed"]
+__all__ = ["UNMENTIONED", "answerability", "named", "unnamed", "unstated"]
 
 #: What a word of the question that no document contains, and that carries the question's
 #: meaning (:mod:`.absent_words`), takes off the answerability: "Which git command encrypts
@@ -43,12 +43,12 @@ def answerability(question: str, scored: Sequence[Scored],
     question naming a file, identifier or function, "cmd.exe", "bm25()", that none of them
     contains). A passage's document title and section count as mentions. A word of the
     question that no document contains (``unmentioned``, from :mod:`.absent_words`) takes
-    :data:`UNMENTIONED` off. A question that asks for a number and whose best sentence
-    states none (:func:`numberless`) is 0 too."""
+    :data:`UNMENTIONED` off. A question that asks for a number or a year and whose best
+    sentence states none (:func:`unstated`) is 0 too."""
     # The best sentence as the answer quotes it: with the default line above it when a
     # default is asked (rsyslog's "type: integer | default: 20000 | …" over "Specifies the
     # maximum number of messages …" states a number, bench rs30).
-    if not scored or unnamed(question, observations) or numberless(
+    if not scored or unnamed(question, observations) or unstated(
             question, stated_text(scored[0].sentence, intent(question))):
         return 0.0
     short = scored[:SHORTLIST]
@@ -59,15 +59,25 @@ def answerability(question: str, scored: Sequence[Scored],
     return max(0.0, max(x.parts["lexical"] for x in short) - penalty)
 
 
-def numberless(question: str, best: str) -> bool:
-    """Whether ``question`` asks for a number ("What is the maximum number of layers a
-    Docker image can have?") and its ``best`` sentence states none ("Docker images have
-    intermediate layers that increase reusability …"): the ranking already prefers a
-    sentence with a number (:data:`.quantities.NUMBER`), so none near the top means the
+def unstated(question: str, best: str) -> str | None:
+    """What ``question`` asks for that its ``best`` sentence does not state: a number
+    ("What is the maximum number of layers a Docker image can have?" over "Docker images
+    have intermediate layers that increase reusability …"), a year ("In which year was
+    the C programming language created?" over "Example languages are CXX, C, …") or a
+    person (:mod:`.people`: "Who created the Erlang language?"); else None. The ranking
+    already prefers a sentence that states it (:data:`.quantities.NUMBER`,
+    :data:`.quantities.YEAR`, :data:`.people.PERSON`), so none at the top means the
     passages do not give it. On the ``tune`` split of ``bench/data/answers`` (with the
-    ranking's preference): unanswerable questions declined 217 → 225 of 324, answerable
-    ones 29 → 32 of 1,144 (two of the three had been answered wrong)."""
-    return quantities.NUMBER in quantities.asked(question) and not quantities.states_number(best)
+    ranking's preference), numbers: unanswerable questions declined 217 → 225 of 324,
+    answerable ones 29 → 32 of 1,144 (two of the three had been answered wrong)."""
+    asks = quantities.asked(question)
+    if quantities.NUMBER in asks and not quantities.states_number(best):
+        return quantities.NUMBER
+    if quantities.YEAR in asks and not quantities.states_year(best):
+        return quantities.YEAR
+    if people.asked(question) and not people.names_someone(best):
+        return people.PERSON
+    return None
 
 
 def unnamed(question: str, observations: Sequence[dict[str, Any]]) -> list[str]:
@@ -267,8 +277,12 @@ _LEXICAL_SUPPORT = 0.15  # a short question's cosine is low even when its words 
 # its contractions ("when I'm done", "I'd", "I've": the asker, not a thing named).
 _NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b(?!I(?:['’](?:m|d|ll|ve|s))?\b)"
                    r"([A-Z][\w.'’-]*[A-Za-z0-9])")
-# Two or more words in title case in a row, past the question's first word: one name.
-_PHRASE = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][a-z][A-Za-z0-9]*(?: [A-Z][a-z][A-Za-z0-9]*)+)\b")
+# Two or more words in title case in a row, past the question's first word: one name —
+# words, not identifiers ("JavaScript", not "SimpleAsyncHTTPClient"), nor a hyphenated
+# word's part: "pure-Python SimpleAsyncHTTPClient" was a name no page mentions, and
+# Tornado's question declined (new-user review, 2026-12-07).
+_TITLE_WORD = r"[A-Z][a-z][a-z0-9]*(?:[A-Z][a-z][a-z0-9]*)?"
+_PHRASE = re.compile(rf"(?<![.?!]\s)(?<!^)(?<![\w-])({_TITLE_WORD}(?: {_TITLE_WORD})+)\b")
 # A file name, domain or identifier ("cmd.exe", "pg_hba.conf", "max_wal_size"), or a name
 # in a namespace ("threads::shared", "std::fs"). Not a version ("2.39") nor an
 # abbreviation ("e.g."): a letter first, parts of 2+ chars.

@@ -42,7 +42,7 @@ from typing import Any
 from citewise.grounding.claims import segments
 from citewise.grounding.declines import NOT_IN_SOURCES, listed, not_in_sources
 from citewise.models.absent_words import Absent, absent_words
-from citewise.models.answerability import answerability, numberless, unnamed
+from citewise.models.answerability import answerability, unnamed, unstated
 from citewise.models.base import (
     EvidencePart,
     Message,
@@ -79,6 +79,8 @@ WEAK = 0.30
 _CLOSE = 0.08  # a second quote only when it scores nearly as well as the first
 _TIE = 0.02  # a quote and the same with its completing sentence score alike within this
 _SEARCH = "search_knowledge"
+# What the best passage lacks, as a decline's thought says it (answerability.unstated).
+_LACKS = {"number": "states no number", "year": "states no year", "person": "names no one"}
 
 
 class ExtractiveModel:
@@ -125,11 +127,11 @@ class ExtractiveModel:
             if not chosen or answerable < self.answerable:
                 yield EvidencePart(answerability=answerable, abstain_below=self.answerable)
                 missing = [] if absent.named else unnamed(question, observations)
+                lacks = unstated(_scoring_question(question, observations),
+                                 candidates[0].text) if candidates else None
                 unsaid = (f"; no document contains {listed(absent.named)}" if absent.named
                           else f"; no passage found mentions {listed(missing)}" if missing
-                          else "; the best passage found states no number" if candidates
-                          and numberless(_scoring_question(question, observations),
-                                         candidates[0].text)
+                          else f"; the best passage found {_LACKS.get(lacks, '')}" if lacks
                           else "")
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "

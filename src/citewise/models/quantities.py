@@ -8,21 +8,28 @@ minute" does not say how many workers run). The sentence that only names the set
 ("autovacuum_naptime (integer) Specifies the minimum delay between autovacuum runs") shares
 the question's words; the one after it ("The default is one minute (1min).") answers.
 "How much slower …?" asks a ratio, answered by a percentage or a multiple, in no unit.
+"In which year …?" asks a year, and a sentence without one does not answer it.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["HOW", "KINDS", "NUMBER", "NUMBER_WORDS", "VALUE", "asked", "stated", "states_number"]
+__all__ = ["HOW", "KINDS", "NUMBER", "NUMBER_WORDS", "VALUE", "YEAR", "asked", "stated",
+           "states_number", "states_year"]
 
 #: The kinds of quantity a question can ask for.
-KINDS = frozenset({"duration", "size", "count", "ratio"})
+KINDS = frozenset({"duration", "period", "size", "count", "ratio"})
 #: A setting's value stated as a number, whatever its unit: what answers any of them too.
 VALUE = "value"
 #: A number asked for as the thing the question is about ("How many …?", "What is the
 #: maximum number of …?"): a sentence that states none does not answer it (:func:`asked`).
 NUMBER = "number"
+#: A year asked for ("In which year was …?", "What year …?"): answered by a sentence that
+#: states one ("© 2006-2022 John MacFarlane"). Every such question of the bench's 3,340 but
+#: one asks what no manual says (who founded or created something, and when), and was
+#: answered with a sentence naming the thing and no year.
+YEAR = "year"
 
 _DURATION = "long|often|old|soon|frequently|quickly"
 _ASKS: dict[str, re.Pattern[str]] = {
@@ -31,6 +38,13 @@ _ASKS: dict[str, re.Pattern[str]] = {
     "size": re.compile(r"\bhow (?:big|large)\b|\bhow much (?:memory|space|disk|data|ram)\b"
                        r"|\bwhat size\b", re.I),
     "count": re.compile(r"\bhow many\b", re.I),
+    # "How long" asked of something that lasts is a time, not a length ("For how long does
+    # deprecated functionality keep working?" quoted "tokens that are 6 - 8 digits long":
+    # pyca/cryptography's review, 2026-12-07) — in releases too ("two major releases").
+    "period": re.compile(r"\bfor how long\b|\bhow long (?:until|before|after)\b"
+                         r"|\bhow long (?:does|do|did|will|would|should|can|could|is|are)\b"
+                         r"[^?]*?\b(?:take|takes|last|keep|stay|remain|wait|live|persist"
+                         r"|survive|supported|maintained|valid|kept)\b", re.I),
 }
 # How much more, less, faster or bigger: a ratio or a difference, which a manual states as
 # a percentage or a multiple ("by about ten percent", "3 times the size of the zone",
@@ -53,7 +67,10 @@ _NUMBER_ASKED = re.compile(
     rf"|(?:^|[.?!;:,]\s+)(?:what|which)(?:['’]s| is| are| was)? (?:the )?(?:{_MOST})"
     r"(?: [\w-]+){0,2}? (?:number|length|size|count|amount|value)\b"
     r"|(?:^|[.?!;:,]\s+)(?:what|which)(?:['’]s| is| are| was)? (?:the )?default number of\b"
-    r"|\b(?:upper |lower )?limit (?:on|of|for) the number of\b", re.I)
+    r"|\b(?:upper |lower )?limit (?:on|of|for) the number of\b"
+    # A port is a number: "Which port does ssh connect to …?" ("The default is 22.").
+    r"|(?:^|[.?!;:,]\s+|\b(?:and|but|so|then)\s+)(?:(?:on|to|at) )?(?:what|which)"
+    r"(?: (?:tcp|udp|default|standard))? port\b", re.I)
 # … but not a question for the thing that sets or shows it: "Which command shows, for each
 # user, how many files they own?", "What is the maximum size directive called?" (the code
 # review, 2026-12-07: both declined).
@@ -61,6 +78,8 @@ _NAMES_A_THING = re.compile(
     r"^\s*(?:which|what)(?: \w+)? (?:command|option|setting|directive|flag|parameter"
     r"|variable|function|method|tool|program|key|field|property)s?\b"
     r"|\b(?:called|named)\s*\??\s*$", re.I)
+_YEAR_ASKED = re.compile(r"\b(?:which|what) year\b", re.I)
+_YEAR_STATED = re.compile(r"(?<![\w.,])(?:1[5-9]\d\d|20\d\d)(?![\w]|[.,]\d)")
 #: The word after "how" that says what is asked, not what it is about ("how long").
 HOW = re.compile(rf"\bhow ({_DURATION}|many|much|big|large)\b", re.I)
 
@@ -85,6 +104,7 @@ _VERBS = ("uses|adds|shows|defines|requires|introduces|supports|provides|allows|
 _PLURAL = rf"(?!(?:{_TIME}|{_VERBS})\b)[a-z][\w-]*(?<!s)s"
 # "How long can a user name be?" asks a length: "limited to 255 bytes".
 _UNITS = {"duration": f"{_TIME}|{_LENGTH}|{_SIZE}", "size": f"{_SIZE}|{_LENGTH}",
+          "period": f"{_TIME}|releases?|versions?",
           "count": f"{_PLURAL}|{_SIZE}|{_LENGTH}"}
 # A number (not after a comma: a list of numbers is no quantity, and reading one from
 # every comma of "1,2,3,…" took seconds), a closing quote or backtick before a space
@@ -93,7 +113,8 @@ _AMOUNT = rf"(?<![\w.,]){_NUMBER}(?:[`'\"”](?=\s))?(?:\s|-)?"
 # A time or a size may have a word between ("5 business days", "16 more bytes"); a count's
 # unit is any plural, and "10 most recent tags" would make most numbers counts. "One" is no
 # count ("If one wants …", "one process").
-_GAP = {"duration": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?", "count": r"(?<!\bone\s)"}
+_GAP = {"duration": r"(?:[a-z]+\s)?", "period": r"(?:[a-z]+\s)?", "size": r"(?:[a-z]+\s)?",
+        "count": r"(?<!\bone\s)"}
 _STATES = {kind: re.compile(rf"{_AMOUNT}{_GAP[kind]}(?:{units})(?![\w-])", re.I)
            for kind, units in _UNITS.items()}
 # A percentage, or a multiple that compares ("3 times the size", "ten times slower", not
@@ -131,15 +152,28 @@ _AS_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*_(?:MAX|MIN|SIZE|LEN|LENGTH|LIMIT|COUNT
                        r"|\bO\([^)]{1,40}\)|\b(?:last|first|up to|at most|at least) [A-Z]\b")
 
 
+# "One" that counts nothing: a pronoun ("If one wants …", "no one", "the one that …") or
+# "one or more" / "one of", which say no number of things (Knot DNS's "one or more zones"
+# answered "What is the maximum number of zones one server can host?", bench kn32).
+_ONE_UNCOUNTED = re.compile(
+    r"\b(?:no|any|every|each|the|this|that|which|some|another|other|such|a)\s+one\b"
+    r"|\bone\s+(?:or more|of|another|can|could|may|might|must|should|would|will|wants?"
+    r"|needs?|has|does)\b|\bone['’]s\b", re.I)
+
+
 def asked(question: str) -> frozenset[str]:
     """The kinds of quantity ``question`` asks for, and :data:`VALUE` with any of them;
     :data:`NUMBER` too when what it asks for is a number ("How many …?", "What is the maximum
     number of …?")."""
     kinds = {kind for kind, pattern in _ASKS.items() if pattern.search(question)}
+    if "period" in kinds:
+        kinds.discard("duration")
     if _RATIO_ASKED.search(question):
         kinds.add("ratio")
     number = {NUMBER} if _NUMBER_ASKED.search(question) and not _NAMES_A_THING.search(
         question) else set()
+    if _YEAR_ASKED.search(question):
+        number.add(YEAR)
     return frozenset(kinds | {VALUE} | number) if kinds else frozenset(number)
 
 
@@ -147,11 +181,19 @@ def states_number(text: str) -> bool:
     """Whether ``text`` states any number (in digits or words), or that there is no limit:
     what a question asking for a number (:data:`NUMBER`) needs of its answer. "Docker
     images have intermediate layers …" does not say how many a Docker image can have."""
-    if _IN_WORDS.search(text) is not None or _AS_NAMED.search(text) is not None:
+    if (_IN_WORDS.search(_ONE_UNCOUNTED.sub(" ", text)) is not None
+            or _AS_NAMED.search(text) is not None):
         return True
     return any(m.group().count(".") < 2 and not (
         text[m.start() - 1:m.start()] == "(" and text[m.start() - 2:m.start() - 1].isalnum()
         and text[m.end():m.end() + 1] == ")") for m in _DIGITS.finditer(text))
+
+
+def states_year(text: str) -> bool:
+    """Whether ``text`` states a year ("since 2006", "© 2006-2022"): what a question
+    asking for one (:data:`YEAR`) needs of its answer — not a version ("2.42.2") nor a
+    port ("8080")."""
+    return _YEAR_STATED.search(text) is not None
 
 
 def stated(asks: frozenset[str], text: str) -> list[str]:
@@ -161,6 +203,10 @@ def stated(asks: frozenset[str], text: str) -> list[str]:
     one minute."); and :data:`NUMBER` beside them when a number is asked and ``text`` states
     any."""
     number = [NUMBER] if NUMBER in asks and states_number(text) else []
+    if YEAR in asks and states_year(text):
+        number.append(YEAR)
+    # "at least one of the headers" is no amount (bench ap10, "How long is it fresh?").
+    text = _ONE_UNCOUNTED.sub(" ", text)
     kinds = [kind for kind in sorted(asks & KINDS) if _STATES[kind].search(text)]
     if kinds or VALUE not in asks:
         return kinds + number

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from citewise.models import quantities
+from citewise.models import people, quantities
 from citewise.models.leaning import ARGUMENT_DEFAULT
 from citewise.text import content_terms
 
@@ -149,12 +149,16 @@ _INTENT_WEIGHT = {"default": 0.45, "consequence": 0.0, "definition": 0.0, "yesno
                   # A reason for a "why" question (tune: +2 of 11 why-questions, 2026-12-05).
                   "reason": 0.15,
                   # A value in the unit asked for, or a setting's value (:mod:`.quantities`).
-                  "duration": 0.3, "size": 0.3, "count": 0.3, "ratio": 0.3,
+                  "duration": 0.3, "period": 0.3, "size": 0.3, "count": 0.3, "ratio": 0.3,
                   quantities.VALUE: 0.3,
                   # Any number at all, asked for one (tune: 22 → 24 right of the 36 such
                   # questions answered, 2026-12-07, on the captured rankings; more did not
                   # help there).
-                  quantities.NUMBER: 0.07}
+                  quantities.NUMBER: 0.07,
+                  # A year for "In which year …?", as a number for "How many …?".
+                  quantities.YEAR: 0.07,
+                  # … and a name for "Who created …?" (:mod:`.people`).
+                  people.PERSON: 0.07}
 
 
 # "What is a crate?" is answered by "A crate is the smallest amount of code …", not by
@@ -194,6 +198,8 @@ def intent(question: str) -> frozenset[str]:
     read as defaults in how-to questions of three other manuals."""
     asked = {name for name, pattern in _INTENTS.items() if pattern.search(question)}
     asked |= quantities.asked(question)
+    if people.asked(question):
+        asked.add(people.PERSON)
     if {"procedure", "default"} <= asked and not _SAYS_DEFAULT.search(question):
         asked.discard("default")
     return frozenset(asked)
@@ -202,8 +208,9 @@ def intent(question: str) -> frozenset[str]:
 def answered(asks: frozenset[str], text: str) -> list[str]:
     """The kinds of answer asked for (``asks``, from :func:`intent`) that ``text`` looks
     like it gives: "The default is 1 GB." for a default question."""
+    named = [people.PERSON] if people.PERSON in asks and people.names_someone(text) else []
     return [a for a in asks if a in _ANSWERS and _ANSWERS[a].search(text)] + quantities.stated(
-        asks, text)
+        asks, text) + named
 
 
 def intent_score(asks: frozenset[str], answers: list[str], text: str) -> float:

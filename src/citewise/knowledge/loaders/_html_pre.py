@@ -1,4 +1,5 @@
-"""What a ``<pre>`` shows, and which elements show nothing.
+"""What a ``<pre>`` shows, which elements are blocks or preformatted, and which show
+nothing.
 
 Apart from the walk (:mod:`.html`) because a listing is read by its own rules: its white
 space is the text (a table of code lines, Scribble's, has a row a line), and what a
@@ -14,13 +15,28 @@ from citewise.knowledge.loaders._html_blocks import is_hidden_code
 from citewise.knowledge.loaders._html_chrome import is_boilerplate
 from citewise.knowledge.loaders._html_scribble import cell_text, is_code_table
 
-__all__ = ["DROP", "pre_text"]
+__all__ = ["BLOCK", "DROP", "PRE", "pre_text"]
 
 #: Elements that show no text of the page's own.
 DROP = frozenset((
     "script", "style", "noscript", "template", "svg", "canvas", "nav", "header", "footer",
     "aside", "form", "iframe", "object", "embed", "button", "select", "textarea", "input",
-    "label", "dialog", "menu", "head"))
+    "label", "dialog", "head"))
+
+#: The elements that are blocks of their own: a line, a paragraph, a list.
+BLOCK = frozenset((
+    "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
+    "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "thead", "tfoot", "tr",
+    "ul", "caption",
+    # A list as HTML 2 wrote one, and HTML5 a list of commands: browsers show both as <ul>
+    # (Graphviz's DOT language page lists the four forms of an ID in a <MENU>, which was
+    # dropped as navigation: new-user review, 2026-12-07). Navigation is told by its class.
+    "menu", "dir", "xmp", "listing"))
+#: Preformatted text: <pre>, and HTML 2's <xmp> and <listing>, whose text is not even
+#: markup (Graphviz's pages show their DOT examples and an image map's HTML in <XMP>s,
+#: which were read as a sentence's words: new-user review, 2026-12-07).
+PRE = frozenset(("pre", "xmp", "listing"))
 
 
 def pre_text(node: Any, table: bool = False) -> str:

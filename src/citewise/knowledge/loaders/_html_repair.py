@@ -17,11 +17,13 @@ import re
 
 __all__ = ["closed_empty"]
 
-# A start tag that ends in "/>" and is not a void element's (those are empty anyway). An
+# A start tag that ends in "/>" and is not a void element's (those are empty anyway, in
+# either case: Graphviz's ``<IMG … />``, shown as code in an ``<XMP>``, read "<IMG …></IMG>",
+# review 2026-12-07). An
 # unquoted attribute value may not end in the slash: ``<a href=/docs/>`` is a link to
 # "/docs/", open, in HTML and XHTML alike.
 _SELF_CLOSED = re.compile(
-    r"<(?!(?:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr)[\s/>])"
+    r"<(?!(?i:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr)[\s/>])"
     r"([A-Za-z][\w.:-]*)"
     r"((?:\s+[^\s<>/=\"']+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s<>\"'=`]++(?<!/)))?)*)"
     r"\s*/>")

@@ -64,7 +64,7 @@ from citewise.knowledge.loaders._html_notes import (
     is_item_label,
 )
 from citewise.knowledge.loaders._html_out import BLOCK_HEADING, Out, run_on
-from citewise.knowledge.loaders._html_pre import DROP, pre_text
+from citewise.knowledge.loaders._html_pre import BLOCK, DROP, PRE, pre_text
 from citewise.knowledge.loaders._html_repair import closed_empty
 from citewise.knowledge.loaders._html_rows import (
     column_used,
@@ -82,11 +82,6 @@ from citewise.knowledge.loaders.base import LoadedDocument, RoleSpan, SectionSpa
 
 __all__ = ["HtmlLoader", "extract_html"]
 
-_BLOCK = frozenset((
-    "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt",
-    "fieldset", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
-    "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "thead", "tfoot", "tr",
-    "ul", "caption"))
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SPACE = re.compile(r"\s+")
 _VISIBLE = re.compile(r"\S")
@@ -133,7 +128,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 (tag == "span" and is_empty_category(child)) or \
                 (guess and not in_main and is_banner(child)):
             pass  # a "¶" link, a page turn, a blank category, a site's banner: read by no one
-        elif (out.cells or out.heading) and (tag in _BLOCK or tag in ("br", "pre")
+        elif (out.cells or out.heading) and (tag in BLOCK or tag == "br"
                                              or tag in _HEADINGS):
             # A cell's paragraphs, line breaks and lists (Sphinx puts every cell in a <p>)
             # stay on its row's line: "count() | start, [step] | …", not a line a cell; and
@@ -157,7 +152,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 # "<li><code>D</code><br>Same as d, …": the item's name over its text, a
                 # term ("I Emit a decimal number …" read as a sentence: SWI-Prolog's review).
                 out.mark_term(lead)
-        elif tag == "pre" and is_man_page(shown := pre_text(child)):
+        elif tag in PRE and is_man_page(shown := pre_text(child)):
             out.anchor(child)
             write_man_page(shown, out, 1 + out.shift)
         elif not (out.cells or out.heading) and (
@@ -168,11 +163,11 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.roles.append((written[0], written[0] + len(written[1]), "code"))
                 for offset, ident in marks:
                     out.anchors.setdefault(ident, written[0] + offset)
-        elif tag == "pre" or is_code_block(child):
+        elif tag in PRE or is_code_block(child):
             out.anchor(child)
             # read once; a Pygments table's code is its <pre> beside the line numbers
             listing = child.css_first(LISTING_CODE) if tag == "table" else None
-            written = out.raw(shown if tag == "pre" else table_lines(child, pre_text(
+            written = out.raw(shown if tag in PRE else table_lines(child, pre_text(
                 listing or child)))
             # A <pre class="text"> is prose kept in its lines (haproxy-dconv's descriptions;
             # its examples are "prettyprint"), and "prettyprint arguments" a keyword's
@@ -229,7 +224,7 @@ def _walk(node: Any, out: Out, in_main: bool = False, guess: bool = True) -> Non
                 out.text(mark_text(child))
             out.spans.record(child, out.line[written_from:])  # a spanning cell's text
             out.cells -= 1
-        elif tag in _BLOCK:
+        elif tag in BLOCK:
             out.anchor(child)
             sep = "\n" if tag in ("li", "tr", "dt", "dd") else "\n\n"
             lead = out.flush("\n\n" if opens_entry(child) else sep)
@@ -397,7 +392,8 @@ class HtmlLoader:
     # 66: one row of values under its header reads as fields ("default: 10"); numpydoc's
     # "name : type" as Sphinx's stylesheet draws it; docutils' lettered lists' letters.
     # 67: DocBook's function prototype (a table of a parameter a row) is code in its lines.
-    version = "67"
+    # 68: <menu> and <dir> are lists, <xmp> and <listing> preformatted; <IMG … /> kept.
+    version = "68"
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -1,0 +1,51 @@
+"""What two new-user reviews (2026-12-07) found in the text stored and the names read:
+Graphviz's hand-written HTML 2 pages (a list in a ``<MENU>``, DOT examples in ``<XMP>``, an
+``<IMG … />`` in upper case) and a Tornado question naming "the pure-Python
+SimpleAsyncHTTPClient", declined as a name no page mentions."""
+
+from __future__ import annotations
+
+from citewise.knowledge.loaders.html import extract_html
+from citewise.models.answerability import named, unnamed
+
+
+def test_a_menu_is_a_list_not_navigation() -> None:
+    """Graphviz's DOT language page lists the four forms of an ID in a ``<MENU>``: they were
+    dropped, and "An ID is one of the following:" stood over nothing."""
+    text, *_ = extract_html(
+        "<HTML><BODY><H1>The DOT Language</H1><P>An <I>ID</I> is one of the following: "
+        "<MENU><LI> Any string of alphabetic characters, not beginning with a digit;"
+        "<LI> a numeral;<LI> an HTML string (&lt;...&gt;).</MENU>"
+        "An ID is just a string.</BODY></HTML>")
+    assert "Any string of alphabetic characters, not beginning with a digit;" in text
+    assert "\nan HTML string (<...>).\n" in text
+    # … while a menu that names itself navigation is still left out.
+    text, *_ = extract_html("<html><body><menu class='navbar'><li><a href='/'>Home</a></li>"
+                            "</menu><p>The body text.</p></body></html>")
+    assert "Home" not in text and "The body text." in text
+
+
+def test_an_xmp_is_preformatted_code_with_its_markup_as_text() -> None:
+    """Graphviz shows its DOT examples and an image map's HTML in ``<XMP>``s: they were read
+    as one line run into the next sentence ("… b -> {c d} } yields the figure"), and the
+    ``<IMG … />`` written "<IMG …></IMG>"."""
+    text, *_ = extract_html(
+        "<HTML><BODY><P>For example, the following graph\n<XMP>\ndigraph G {\n  a -> b\n"
+        "  b -> c\n  c -> d\n}\n"
+        "</XMP>\nyields the figure.<P>Refer to it in a web page:\n<XMP>\n"
+        '<A HREF="x.map"><IMG SRC="x.gif" ismap="ismap" /></A>\n</XMP>\nDone.</BODY></HTML>')
+    assert "\n\ndigraph G {\n  a -> b\n  b -> c\n  c -> d\n}\n\nyields the figure." in text
+    assert '\n\n<A HREF="x.map"><IMG SRC="x.gif" ismap="ismap" /></A>\n\nDone.' in text
+
+
+def test_a_title_case_phrase_is_words_not_an_identifier_nor_a_words_part() -> None:
+    question = "Is the pure-Python SimpleAsyncHTTPClient what Tornado uses by default?"
+    assert "python simpleasynchttpclient" not in named(question)
+    passages = [{"results": [{"title": "tornado.simple_httpclient", "section": "",
+                              "text": "class tornado.simple_httpclient.SimpleAsyncHTTPClient "
+                                      "Non-blocking HTTP client with no external "
+                                      "dependencies. This is the default in Python."}]}]
+    assert unnamed(question, passages) == []
+    # … while words in title case are still one name.
+    assert named("Does it back up to Time Machine?") == ["time machine"]
+    assert named("Can I use GitHub Actions for it?") == ["github actions"]
