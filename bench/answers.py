@@ -118,7 +118,8 @@ def page_of(pages: tuple[str, ...], document: str) -> str | None:
     """The one page a question's ``document`` names: the page, or a trailing part of its
     path ("sort.html", or "cpp/algorithm/sort.html" where C's pages have the same names),
     as ``citewise eval`` reads it; the page of that very path first ("queues.html" beside
-    Tornado's "guide/queues.html"). None: no page, or more than one."""
+    Tornado's "guide/queues.html": the label is looked for there, though ``citewise eval``
+    counts a citation of either page as the document's). None: no page, or more than one."""
     if document in pages:
         return document
     found = [p for p in pages if p.endswith("/" + document)]

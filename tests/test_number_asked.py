@@ -41,6 +41,7 @@ def test_a_number_is_asked_only_where_the_question_asks_for_one() -> None:
                      "to?", "On which port does the API listen by default?"):
         assert NUMBER in asked(question), question
     assert NUMBER not in asked("Which port option sets it?")
+    assert NUMBER not in asked("Which port forwarding options does ssh support?")
 
 
 def test_what_states_a_number() -> None:
@@ -147,10 +148,13 @@ def test_one_that_counts_nothing_states_no_number() -> None:
     for said in ("These cases include deployment for a large number of zones, large number "
                  "of records in one or more zones.",
                  "If one wants to serve many zones, each one needs its own file.",
-                 "The server is one of the fastest.", "No one limits the zones."):
+                 "One can also list them.", "No one limits the zones."):
         assert not states_number(said), said
+    # … but "one" that counts does (the code review, 2026-12-07).
     for said in ("Only one instance may run at a time.", "The default is one.",
-                 "One zone is loaded per file."):
+                 "One zone is loaded per file.", "Only one can be active at a time.",
+                 "Exactly one of the options must be given.", "Just one has to be set.",
+                 "The frame starts with a one-byte header."):
         assert states_number(said), said
 
 
@@ -160,12 +164,16 @@ def test_a_year_is_asked_and_stated() -> None:
                      "Who created Node.js and in what year was it first released?"):
         assert YEAR in asked(question), question
     for question in ("How many years are security updates provided?",
-                     "When was the config file format changed?"):
+                     "When was the config file format changed?",
+                     "Which year-end report formats are supported?",
+                     "What year format does %y produce?"):
         assert YEAR not in asked(question), question
     for said in ("© 2006-2022 John MacFarlane (jgm@berkeley.edu).",
                  "The project was founded in 1993 by Ian Murdock.", "Since 1998, it has run."):
         assert states_year(said), said
-    for said in ("Graphviz 2.42.2 is the current release.", "It listens on port 8080.",
+    for said in ("Graphviz 2.42.2 is the current release.", "It listens on port 2049.",
+                 "RSA keys are 2048-bit by default.", "The MTU is 1500 bytes.",
+                 "A timeout of 1800 seconds applies.", "The screen is 1920×1080.",
                  "Released as version 2019.1.", "Every released Debian distribution has a "
                  "code name: Debian 9 is called stretch."):
         assert not states_year(said), said
@@ -204,7 +212,20 @@ def test_who_made_something_is_answered_by_a_name() -> None:
 
     assert people.asked("Who created the Erlang language and in which year?")
     assert people.asked("Who originally created the Rust programming language?")
+    assert people.asked("Who won the 2018 FIFA World Cup?")
     assert not people.asked("If I don't pass any access option, who can read the table?")
+    # … what a program did is no person's (the code review, 2026-12-07).
+    for question in ("Who created the backup in /var/backups?", "Who wrote the log entry?",
+                     "Who started the process?"):
+        assert not people.asked(question), question
+    for said in ("John McCarthy invented Lisp in 1958.", "José Valim created Elixir.",
+                 "Tim O'Reilly founded the company.", "D. J. Bernstein wrote qmail.",
+                 "Erlang was developed by Ericsson."):
+        assert people.names_someone(said), said
+    assert people.names_someone("In Guido van Rossum's design it is.")
+    for said in ("The Erlang runtime system is a virtual machine.", "See Section 4 first.",
+                 "In Python it is easy."):
+        assert not people.names_someone(said), said
     assert people.names_someone("Perl is a language written by Larry Wall in 1987.")
     assert people.names_someone("Guido van Rossum created Python.")
     assert not people.names_someone("Otherwise erlang:universaltime() is equivalent to "

@@ -126,6 +126,8 @@ def test_how_long_something_lasts_is_a_time_not_a_length() -> None:
                         "digits long.") == []
     assert stated(asks, "Sessions are kept for 30 days.") == ["period"]
     assert "duration" in asked("How long can a user name be?")
+    # … nor a length it must have to stay so (the code review, 2026-12-07).
+    assert "duration" in asked("How long does the salt have to be to remain secure?")
     texts = ["The HOTP algorithm generates rather short tokens that are 6 - 8 digits long, so "
              "deprecated token lengths are possible to brute force.",
              "In short, deprecated code that runs without warnings will always continue to "

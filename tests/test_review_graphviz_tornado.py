@@ -19,6 +19,9 @@ def test_a_menu_is_a_list_not_navigation() -> None:
         "An ID is just a string.</BODY></HTML>")
     assert "Any string of alphabetic characters, not beginning with a digit;" in text
     assert "\nan HTML string (<...>).\n" in text
+    # HTML 2's <DIR> is a list too.
+    text, *_ = extract_html("<html><body><p>Files:</p><DIR><LI>a.gv<LI>b.gv</DIR></body></html>")
+    assert "\na.gv\nb.gv" in text
     # … while a menu that names itself navigation is still left out.
     text, *_ = extract_html("<html><body><menu class='navbar'><li><a href='/'>Home</a></li>"
                             "</menu><p>The body text.</p></body></html>")
@@ -36,6 +39,10 @@ def test_an_xmp_is_preformatted_code_with_its_markup_as_text() -> None:
         '<A HREF="x.map"><IMG SRC="x.gif" ismap="ismap" /></A>\n</XMP>\nDone.</BODY></HTML>')
     assert "\n\ndigraph G {\n  a -> b\n  b -> c\n  c -> d\n}\n\nyields the figure." in text
     assert '\n\n<A HREF="x.map"><IMG SRC="x.gif" ismap="ismap" /></A>\n\nDone.' in text
+    # HTML 2's <LISTING> is preformatted as well.
+    text, *_ = extract_html("<html><body><p>Run:</p><LISTING>dot -Tpng\n  -o x.png\n  x.gv\n"
+                            "  -v</LISTING><p>Done.</p></body></html>")
+    assert "dot -Tpng\n  -o x.png\n  x.gv\n  -v" in text
 
 
 def test_a_title_case_phrase_is_words_not_an_identifier_nor_a_words_part() -> None:

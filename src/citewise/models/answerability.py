@@ -5,8 +5,8 @@ Why apart from the ranking (:mod:`.sentence_rank`): ranking orders sentences *re
 each other*, so the best of unrelated passages still comes first; whether to answer at
 all needs an absolute score, calibrated on the ``tune`` split of ``bench/data/answers``
 (``extractive.ANSWERABLE``), and checks the ranking cannot make — that the thing the
-question names exists in the passages, and that a question asking for a number is answered
-by a sentence that states one (a year, for a year).
+question names exists in the passages, and that a question asking for a number, a year or
+a person is answered by a sentence that states or names one.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ def answerability(question: str, scored: Sequence[Scored],
     contains). A passage's document title and section count as mentions. A word of the
     question that no document contains (``unmentioned``, from :mod:`.absent_words`) takes
     :data:`UNMENTIONED` off. A question that asks for a number or a year and whose best
-    sentence states none (:func:`unstated`) is 0 too."""
+    sentence states none, or who made something and whose best sentence names no one
+    (:func:`unstated`), is 0 too."""
     # The best sentence as the answer quotes it: with the default line above it when a
     # default is asked (rsyslog's "type: integer | default: 20000 | …" over "Specifies the
     # maximum number of messages …" states a number, bench rs30).

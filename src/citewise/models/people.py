@@ -21,11 +21,30 @@ PERSON = "person"
 
 _MADE = (r"created|wrote|written|invented|founded|designed|developed|authored|painted|won"
          r"|started|discovered|composed|directed")
-_ASKED = re.compile(rf"(?:^|[.?!;:,]\s*|\band\s+)who\s+(?:\w+\s+)?(?:{_MADE})\b", re.I)
-# "by Larry Wall", or a name of two or more capitalised words ("Guido van Rossum", "Ian
-# Murdock", "Bjarne Stroustrup"), not an acronym's ("by LZW", "Debian GNU/Linux").
-_PARTICLE = r"(?:van|von|de|der|den|di|da|del|le|la|du|[A-Z]\.)"
-_NAMED = re.compile(rf"\bby\s+[A-Z][a-z]+|\b[A-Z][a-z]+\s+(?:{_PARTICLE}\s+)*[A-Z][a-z]+\b")
+# … made a named thing, or a language, a project, a book …: not "Who created the backup in
+# /var/backups?" nor "Who wrote the log entry?", which a program did (the code review,
+# 2026-12-07).
+_MADE_THING = (r"language|project|program|software|library|tool|format|protocol|algorithm"
+               r"|standard|specification|system|distribution|book|novel|report|paper|company"
+               r"|foundation|framework|editor|shell|compiler|game|cup")
+_ASKED = re.compile(
+    rf"(?:^|[.?!;:,]\s*|\band\s+)(?i:who\s+(?:\w+\s+)?(?:{_MADE})\s+(?:the\s+|an?\s+)?"
+    rf"(?:(?:original|first|initial)\s+)?)(?:[A-Z0-9]"
+    rf"|(?i:(?:[\w+#.-]+\s+){{1,2}}(?:{_MADE_THING})s?\b))")
+# "by Larry Wall", or a name of two or more capitalised words ("Guido van Rossum", "John
+# McCarthy", "José Valim", "Tim O'Reilly", "D. J. Bernstein"), not an acronym's ("by LZW",
+# "Debian GNU/Linux") nor one that opens with a word any sentence may ("The Erlang runtime",
+# "See Section 4", "Use Visual Studio").
+_UPPER = "A-ZÀ-ÖØ-Þ"
+_LOWER = "a-zß-öø-ÿ"
+_WORD = rf"[{_UPPER}](?:['’][{_UPPER}])?[{_LOWER}]+(?:[{_UPPER}][{_LOWER}]+)?"
+_PARTICLE = r"(?:van|von|de|der|den|di|da|del|le|la|du)"
+_NAMED = re.compile(rf"(?:\b[{_UPPER}]\.\s+)+{_WORD}|\b{_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_WORD})+\b")
+_BY = re.compile(rf"\bby\s+(?:[{_UPPER}]\.\s+)*{_WORD}")
+_OPENER = frozenset((
+    "the", "a", "an", "in", "on", "at", "see", "use", "for", "if", "when", "this", "that",
+    "these", "those", "to", "by", "with", "from", "note", "each", "all", "some", "generated",
+    "while", "after", "before", "as", "it", "its", "our", "your", "their"))
 
 
 def asked(question: str) -> bool:
@@ -36,5 +55,15 @@ def asked(question: str) -> bool:
 
 def names_someone(text: str) -> bool:
     """Whether ``text`` names a person or a group: "by" before a name, or a name of two or
-    more capitalised words."""
-    return _NAMED.search(text) is not None
+    more capitalised words past a word any sentence may open with ("In Guido van Rossum's
+    design"). A product's name of two words ("Visual Studio") is one too: it is a check
+    that a name is there at all, which catches the sentences that name only the thing."""
+    if _BY.search(text) is not None:
+        return True
+    for m in _NAMED.finditer(text):
+        words = m.group().split()
+        if words[0].lower() in _OPENER:  # "In Guido van Rossum's design": the rest
+            words = words[1:]
+        if sum(word[0].isupper() for word in words) >= 2:
+            return True
+    return False

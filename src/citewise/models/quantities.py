@@ -41,10 +41,13 @@ _ASKS: dict[str, re.Pattern[str]] = {
     # "How long" asked of something that lasts is a time, not a length ("For how long does
     # deprecated functionality keep working?" quoted "tokens that are 6 - 8 digits long":
     # pyca/cryptography's review, 2026-12-07) — in releases too ("two major releases").
+    # Within a few words, and not a length it must have to stay so ("How long does the salt
+    # have to be to remain secure?": the code review, 2026-12-07).
     "period": re.compile(r"\bfor how long\b|\bhow long (?:until|before|after)\b"
-                         r"|\bhow long (?:does|do|did|will|would|should|can|could|is|are)\b"
-                         r"[^?]*?\b(?:take|takes|last|keep|stay|remain|wait|live|persist"
-                         r"|survive|supported|maintained|valid|kept)\b", re.I),
+                         r"|\bhow long (?:does|do|did|will|would|should|can|could|is|are)"
+                         r"(?:\s+(?!to\s+be\b|be\b)[\w'’-]+){0,6}?\s+(?:take|takes|last|keep"
+                         r"|stay|remain|wait|live|persist|survive|supported|maintained|valid"
+                         r"|kept)\b", re.I),
 }
 # How much more, less, faster or bigger: a ratio or a difference, which a manual states as
 # a percentage or a multiple ("by about ten percent", "3 times the size of the zone",
@@ -70,7 +73,8 @@ _NUMBER_ASKED = re.compile(
     r"|\b(?:upper |lower )?limit (?:on|of|for) the number of\b"
     # A port is a number: "Which port does ssh connect to …?" ("The default is 22.").
     r"|(?:^|[.?!;:,]\s+|\b(?:and|but|so|then)\s+)(?:(?:on|to|at) )?(?:what|which)"
-    r"(?: (?:tcp|udp|default|standard))? port\b", re.I)
+    r"(?: (?:tcp|udp|default|standard))? port\b"
+    r"(?! (?:forward|mapp|knock|scan|option|setting|flag|argument|syntax|redirect)\w*)", re.I)
 # … but not a question for the thing that sets or shows it: "Which command shows, for each
 # user, how many files they own?", "What is the maximum size directive called?" (the code
 # review, 2026-12-07: both declined).
@@ -78,8 +82,14 @@ _NAMES_A_THING = re.compile(
     r"^\s*(?:which|what)(?: \w+)? (?:command|option|setting|directive|flag|parameter"
     r"|variable|function|method|tool|program|key|field|property)s?\b"
     r"|\b(?:called|named)\s*\??\s*$", re.I)
-_YEAR_ASKED = re.compile(r"\b(?:which|what) year\b", re.I)
-_YEAR_STATED = re.compile(r"(?<![\w.,])(?:1[5-9]\d\d|20\d\d)(?![\w]|[.,]\d)")
+# … not "Which year-end report …", nor "What year format does %y produce?" (code review).
+_YEAR_ASKED = re.compile(r"\b(?:which|what) year(?![\w-])(?!\s+(?:format|directive|field"
+                         r"|column|specifier|placeholder|code|option|setting|value)s?\b)", re.I)
+# A year, not a number that size with its unit ("2048-bit", "1500 bytes", "1800 seconds",
+# "1920×1080") nor a port ("port 2049").
+_YEAR_STATED = re.compile(
+    r"(?<![\w.,])(?<!port )(?:1[5-9]\d\d|20\d\d)(?![\w]|[.,]\d)"
+    r"(?!\s?(?:[-×x]\s?\d|-?(?:bits?|bytes?|seconds?|ms|px|pixels?|KB|MB|GB)\b))", re.I)
 #: The word after "how" that says what is asked, not what it is about ("how long").
 HOW = re.compile(rf"\bhow ({_DURATION}|many|much|big|large)\b", re.I)
 
@@ -155,16 +165,19 @@ _AS_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*_(?:MAX|MIN|SIZE|LEN|LENGTH|LIMIT|COUNT
 # "One" that counts nothing: a pronoun ("If one wants …", "no one", "the one that …") or
 # "one or more" / "one of", which say no number of things (Knot DNS's "one or more zones"
 # answered "What is the maximum number of zones one server can host?", bench kn32).
+# Not "Only one can be active", "Exactly one of the options", "a one-byte header" (the code
+# review, 2026-12-07): "one" after "only" or before a hyphen counts.
 _ONE_UNCOUNTED = re.compile(
-    r"\b(?:no|any|every|each|the|this|that|which|some|another|other|such|a)\s+one\b"
-    r"|\bone\s+(?:or more|of|another|can|could|may|might|must|should|would|will|wants?"
-    r"|needs?|has|does)\b|\bone['’]s\b", re.I)
+    r"\b(?:no|any|every|each|the|this|that|which|some|another|other|such)\s+one\b(?![-\w])"
+    r"|\bone\s+(?:or more|another)\b|\bone['’]s\b"
+    r"|(?:^|\b(?:if|when|where|unless|as|so|then|that)\s+|[,;]\s*)one\s+(?:can|could|may"
+    r"|might|must|should|would|will|wants?|needs?|does)\b", re.I)
 
 
 def asked(question: str) -> frozenset[str]:
     """The kinds of quantity ``question`` asks for, and :data:`VALUE` with any of them;
     :data:`NUMBER` too when what it asks for is a number ("How many …?", "What is the maximum
-    number of …?")."""
+    number of …?"), :data:`YEAR` when a year ("In which year …?")."""
     kinds = {kind for kind, pattern in _ASKS.items() if pattern.search(question)}
     if "period" in kinds:
         kinds.discard("duration")
@@ -200,11 +213,13 @@ def stated(asks: frozenset[str], text: str) -> list[str]:
     """Which of the quantities asked for (``asks``, from :func:`asked`) ``text`` states: a
     number in an asked kind's unit, else a setting's value unless it is a time, size or
     length of a kind not asked ("The default is three." for how many, not "The default is
-    one minute."); and :data:`NUMBER` beside them when a number is asked and ``text`` states
-    any."""
+    one minute."); and :data:`NUMBER` or :data:`YEAR` beside them when a number or a year
+    is asked and ``text`` states one."""
     number = [NUMBER] if NUMBER in asks and states_number(text) else []
     if YEAR in asks and states_year(text):
         number.append(YEAR)
+    if not asks & KINDS:
+        return number  # no unit asked (VALUE comes with one): every candidate asks this
     # "at least one of the headers" is no amount (bench ap10, "How long is it fresh?").
     text = _ONE_UNCOUNTED.sub(" ", text)
     kinds = [kind for kind in sorted(asks & KINDS) if _STATES[kind].search(text)]
