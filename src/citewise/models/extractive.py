@@ -41,6 +41,7 @@ from typing import Any
 
 from citewise.grounding.claims import segments
 from citewise.grounding.declines import NOT_IN_SOURCES, listed, not_in_sources
+from citewise.models import people, quantities
 from citewise.models.absent_words import Absent, absent_words
 from citewise.models.answerability import answerability, unnamed, unstated
 from citewise.models.base import (
@@ -80,7 +81,8 @@ _CLOSE = 0.08  # a second quote only when it scores nearly as well as the first
 _TIE = 0.02  # a quote and the same with its completing sentence score alike within this
 _SEARCH = "search_knowledge"
 # What the best passage lacks, as a decline's thought says it (answerability.unstated).
-_LACKS = {"number": "states no number", "year": "states no year", "person": "names no one"}
+_LACKS = {quantities.NUMBER: "states no number", quantities.YEAR: "states no year",
+          people.PERSON: "names no one"}
 
 
 class ExtractiveModel:
@@ -131,7 +133,7 @@ class ExtractiveModel:
                                  candidates[0].text) if candidates else None
                 unsaid = (f"; no document contains {listed(absent.named)}" if absent.named
                           else f"; no passage found mentions {listed(missing)}" if missing
-                          else f"; the best passage found {_LACKS.get(lacks, '')}" if lacks
+                          else f"; the best passage found {_LACKS[lacks]}" if lacks
                           else "")
                 yield TextDelta(channel="thought", text=(
                     f"No passage answers the question (answerability {answerable:.2f}, "

@@ -8,7 +8,8 @@ minute" does not say how many workers run). The sentence that only names the set
 ("autovacuum_naptime (integer) Specifies the minimum delay between autovacuum runs") shares
 the question's words; the one after it ("The default is one minute (1min).") answers.
 "How much slower …?" asks a ratio, answered by a percentage or a multiple, in no unit.
-"In which year …?" asks a year, and a sentence without one does not answer it.
+"In which year …?" asks a year, and a sentence without one does not answer it; "For how
+long does it keep working?" a period, in time or in releases, not a length.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ VALUE = "value"
 #: maximum number of …?"): a sentence that states none does not answer it (:func:`asked`).
 NUMBER = "number"
 #: A year asked for ("In which year was …?", "What year …?"): answered by a sentence that
-#: states one ("© 2006-2022 John MacFarlane"). Every such question of the bench's 3,340 but
-#: one asks what no manual says (who founded or created something, and when), and was
+#: states one ("© 2006-2022 John MacFarlane"). Of the bench's 3,454 questions, 17 of the 18
+#: such ask what no manual says (who founded or created something, and when), and were
 #: answered with a sentence naming the thing and no year.
 YEAR = "year"
 
@@ -163,8 +164,8 @@ _AS_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*_(?:MAX|MIN|SIZE|LEN|LENGTH|LIMIT|COUNT
 
 
 # "One" that counts nothing: a pronoun ("If one wants …", "no one", "the one that …") or
-# "one or more" / "one of", which say no number of things (Knot DNS's "one or more zones"
-# answered "What is the maximum number of zones one server can host?", bench kn32).
+# "one or more", which says no number of things (Knot DNS's "one or more zones" answered
+# "What is the maximum number of zones one server can host?", bench kn32).
 # Not "Only one can be active", "Exactly one of the options", "a one-byte header" (the code
 # review, 2026-12-07): "one" after "only" or before a hyphen counts.
 _ONE_UNCOUNTED = re.compile(
@@ -204,8 +205,8 @@ def states_number(text: str) -> bool:
 
 def states_year(text: str) -> bool:
     """Whether ``text`` states a year ("since 2006", "© 2006-2022"): what a question
-    asking for one (:data:`YEAR`) needs of its answer — not a version ("2.42.2") nor a
-    port ("8080")."""
+    asking for one (:data:`YEAR`) needs of its answer — not a version ("2.42.2"), a number
+    with its unit ("2048-bit", "1500 bytes") nor a port ("port 2049")."""
     return _YEAR_STATED.search(text) is not None
 
 
