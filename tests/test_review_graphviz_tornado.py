@@ -56,3 +56,31 @@ def test_a_title_case_phrase_is_words_not_an_identifier_nor_a_words_part() -> No
     # … while words in title case are still one name.
     assert named("Does it back up to Time Machine?") == ["time machine"]
     assert named("Can I use GitHub Actions for it?") == ["github actions"]
+
+
+def test_an_faqs_numbered_questions_in_bold_are_headings() -> None:
+    """Graphviz's FAQ writes its questions as a bold run in a paragraph, misnested in a
+    self-link (``<A name=Q2 HREF=#Q2><B>Q2</A>. Where can I discuss Graphviz?</B>``), and
+    SQLite's as long bold questions ("(12) I deleted a lot of data but …"): they were
+    sentences, and two of Graphviz's were quoted back as answers. A contents line's bold
+    link and bold words apart ("kdig -h") are still no headings."""
+    text, _, sections, _ = extract_html(
+        "<html><body><h2>General</h2><p><a name='mailinglist'></a><A name=Q2 HREF=#Q2>\n"
+        "<B>Q2</A>. Where can I discuss Graphviz?</B>\n<p>We run a mailing list.\n"
+        "<p><b>(12) I deleted a lot of data but the database file did not get any smaller. "
+        "Is this a bug?</b></p><p>No. When you delete information, pages are left unused."
+        "</p><P>\n<A name=Q15>\n<B>Q. When I have a red edge it shows up as a solid red in PNG "
+        "and GIF formats, but has a black border when rendered to JPEG.  </B>\n</A>\n<P>This "
+        "is an artifact of JPEG's lossy compression algorithm."
+        "<p><a href='#1'><b>Quick reminder about HTTP</b></a></p>"
+        "<p><strong>kdig</strong> <strong>-h</strong></p><p>Prints the help.</p>"
+        "</body></html>")
+    names = [name.rsplit(" > ", 1)[-1] for _, _, name in sections]
+    assert "Q2. Where can I discuss Graphviz?" in names
+    assert ("(12) I deleted a lot of data but the database file did not get any smaller. "
+            "Is this a bug?") in names
+    assert ("Q. When I have a red edge it shows up as a solid red in PNG and GIF formats, "
+            "but has a black border when rendered to JPEG.") in names
+    assert "Quick reminder about HTTP" not in names and "kdig -h" not in names
+    mailing = next(s for s in sections if s[2].endswith("Graphviz?"))
+    assert text[mailing[0]:mailing[1]].strip().endswith("We run a mailing list.")
