@@ -241,7 +241,10 @@ def _is_bold_title(node: Any) -> bool:
     """A paragraph that is nothing but one bold phrase (``<p><b>Maximum Number Of Tables
     In A Join</b></p>``): a heading written without a heading element, which names what
     follows and answers nothing. A bold sentence (one ending in a full stop) is prose,
-    unless it is numbered like an FAQ's entries. After the phrase may come an argument
+    unless it is numbered like an FAQ's entries; an FAQ's question may be longer (up to 30
+    words: numbered and ending in "?", or labelled "Q." however it ends), and its bold may
+    come in pieces when one of them is an anchor linking to itself (Graphviz's ``<A name=Q2
+    HREF=#Q2><B>Q2</A>. Where …?</B>``). After the phrase may come an argument
     synopsis (``<div class="keyword"><b>hard-stop-after</b> <span>&lt;time&gt;</span>``,
     each of HAProxy's 1,300 keywords): text with ``<``, ``[``, ``{`` or ``|``, not
     words ("<b>Warning</b> do not …" is prose). The whole of a definition's description is
@@ -341,11 +344,12 @@ _CAPTION_CLASSES = frozenset(("code-block-caption", "topic-title"))
 
 # A numbered entry's title, such as an FAQ's "(18) Case-insensitive matching … does not
 # work.": a heading even when it is written as a sentence.
-_NUMBERED = re.compile(r"\(?(?:Q\s?)?\d{1,3}[a-z]?[.)]\s|Q[.:]\s")
-_QUESTION_WORDS = 30
 # An FAQ's question by its label, however it ends ("Q. When I have a red edge it shows up as
 # a solid red in PNG and GIF formats, but has a black border when rendered to JPEG.").
-_ASKED = re.compile(r"Q\s?\d{0,3}[a-z]?[.:)]\s")
+_FAQ_LABEL = r"Q\s?\d{0,3}[a-z]?[.:)]\s"
+_ASKED = re.compile(_FAQ_LABEL)
+_NUMBERED = re.compile(rf"\(?\d{{1,3}}[a-z]?[.)]\s|{_FAQ_LABEL}")
+_QUESTION_WORDS = 30
 
 
 def another_form(heading: Any) -> bool:
