@@ -195,8 +195,13 @@ def states_number(text: str) -> bool:
     """Whether ``text`` states any number (in digits or words), or that there is no limit:
     what a question asking for a number (:data:`NUMBER`) needs of its answer. "Docker
     images have intermediate layers …" does not say how many a Docker image can have."""
-    if (_IN_WORDS.search(_ONE_UNCOUNTED.sub(" ", text)) is not None
-            or _AS_NAMED.search(text) is not None):
+    return _states_number(text, _ONE_UNCOUNTED.sub(" ", text))
+
+
+def _states_number(text: str, counted: str) -> bool:
+    """:func:`states_number`, given ``counted``: ``text`` without the "one"s that count
+    nothing (:data:`_ONE_UNCOUNTED`), which :func:`stated` needs too."""
+    if _IN_WORDS.search(counted) is not None or _AS_NAMED.search(text) is not None:
         return True
     return any(m.group().count(".") < 2 and not (
         text[m.start() - 1:m.start()] == "(" and text[m.start() - 2:m.start() - 1].isalnum()
@@ -216,13 +221,15 @@ def stated(asks: frozenset[str], text: str) -> list[str]:
     length of a kind not asked ("The default is three." for how many, not "The default is
     one minute."); and :data:`NUMBER` or :data:`YEAR` beside them when a number or a year
     is asked and ``text`` states one."""
-    number = [NUMBER] if NUMBER in asks and states_number(text) else []
+    # "at least one of the headers" is no amount (bench ap10, "How long is it fresh?"):
+    # written once for the number and the units asked, each candidate of every such question.
+    counted = _ONE_UNCOUNTED.sub(" ", text) if NUMBER in asks or asks & KINDS else text
+    number = [NUMBER] if NUMBER in asks and _states_number(text, counted) else []
     if YEAR in asks and states_year(text):
         number.append(YEAR)
     if not asks & KINDS:
         return number  # no unit asked (VALUE comes with one): every candidate asks this
-    # "at least one of the headers" is no amount (bench ap10, "How long is it fresh?").
-    text = _ONE_UNCOUNTED.sub(" ", text)
+    text = counted
     kinds = [kind for kind in sorted(asks & KINDS) if _STATES[kind].search(text)]
     if kinds or VALUE not in asks:
         return kinds + number
