@@ -428,6 +428,22 @@ def test_the_first_cited_sentence_is_shown_as_stored(tmp_path: Path) -> None:
             assert got.evidence_at_1 is True and got.first_sentence == sentence
 
 
+def test_a_term_over_its_definition_is_shown_set_off_as_ask_writes_it(tmp_path: Path) -> None:
+    """Knot DNS's review (2026-12-07): a glossary's term is stored on its own line over its
+    definition, and eval's table showed "A-label The ASCII …" where ``ask`` wrote
+    "A-label: The ASCII …". Shown set off; the label matches as before."""
+    page = ("<html><body><h1>Glossary</h1><dl><dt>A-label</dt>"
+            "<dd>The ASCII-compatible encoded form of an internationalized domain name</dd>"
+            "<dt>U-label</dt><dd>The Unicode form of the same name.</dd></dl></body></html>")
+    with _cited_page(tmp_path, "glossary.html", page, "A-label", "term") as (base, citing):
+        q = question(expected=("The ASCII-compatible encoded form of an internationalized "
+                               "domain name",))
+        got = score_answer(q, citing("The ASCII-compatible"), base, 1)
+        assert got.evidence_at_1 is True
+        assert got.first_sentence == ("A-label: The ASCII-compatible encoded form of an "
+                                      "internationalized domain name")
+
+
 def test_the_sentence_before_one_in_lower_case_is_not_that_one(tmp_path: Path) -> None:
     """BIND's review (2026-12-05): a sentence starting in lower case ("max-ncache-ttl
     cannot …") has no boundary before it, so a quote of the sentence before was widened

@@ -72,6 +72,7 @@ from citewise.evaluation_match import (
     locate,
     normalised,
     sentence_extent,
+    shown,
     source_matches,
 )
 from citewise.evaluation_questions import (
@@ -169,9 +170,11 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
         found = locate(text, c.excerpt, index=index)
         span = found[0] if found else (0, 0)
     extent = sentence_extent(text, *span) if span[1] > span[0] else span
+    terms: list[int] = []
     if span[1] > span[0] and c.snippet_index is not None and c.snippet_index < len(doc.snippets):
-        items = texts.item_starts(doc.snippets[c.snippet_index].chunk_id)
-        extent = item_bounded(text, extent, span, items)
+        chunk = doc.snippets[c.snippet_index].chunk_id
+        extent = item_bounded(text, extent, span, texts.item_starts(chunk))
+        terms = texts.term_ends(chunk)
     # The quote itself must be part of the occurrence: its sentence, widened over a next
     # one that starts in lower case ("… (3 hours). max-ncache-ttl cannot exceed …"), is
     # not the answer when the characters quoted are all in the sentence before (BIND's
@@ -182,7 +185,7 @@ def _citation_match(answer: Answer, c: CitationOccurrence, expected: Sequence[st
     # Shown as stored, its whitespace collapsed: not as matched (``_norm`` drops markdown's
     # backticks, and a Sphinx page's ":py:meth:`~Queue.get`" is text that has them —
     # eval showed ":py:meth:~Queue.get" beside ask's quote; review, 2026-12-06).
-    return ok, doc.source, " ".join(text[extent[0]:extent[1]].split()) or c.excerpt
+    return ok, doc.source, shown(text, extent, span, terms) or c.excerpt
 
 
 def abstained(answer: Answer) -> bool:

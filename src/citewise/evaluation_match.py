@@ -21,6 +21,7 @@ __all__ = [
     "locate",
     "normalised",
     "sentence_extent",
+    "shown",
     "source_matches",
 ]
 
@@ -117,6 +118,21 @@ def item_bounded(text: str, extent: tuple[int, int], span: tuple[int, int],
                 end -= 1
             b = min(b, max(end, span[1]))
     return a, b
+
+
+def shown(text: str, extent: tuple[int, int], span: tuple[int, int],
+          term_ends: Sequence[int] = ()) -> str:
+    """The sentence ``extent`` of ``text`` as a report shows it: its whitespace collapsed,
+    and a term on its own line before the quoted ``span`` set off by a colon, as ``ask``
+    writes it ("A-label: The ASCII …"; run on, "A-label The ASCII …" read as one sentence,
+    Knot DNS's review, 2026-12-07)."""
+    a, b = extent
+    cut = max((e for e in term_ends if a < e <= span[0] and e < b), default=None)
+    if cut is None:
+        return " ".join(text[a:b].split())
+    term = " ".join(text[a:cut].split()).rstrip(":")
+    rest = " ".join(text[cut:b].split())
+    return f"{term}: {rest}" if term and rest else " ".join(text[a:b].split())
 
 
 def covered(extent: tuple[int, int], occurrence: tuple[int, int]) -> float:

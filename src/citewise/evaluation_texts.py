@@ -31,6 +31,7 @@ class StoredTexts:
 
     sources: dict[str, str] | None = None  # every document's source → id, listed once
     items: dict[int, list[int]] = field(default_factory=dict)  # chunk id → item/row starts
+    terms: dict[int, list[int]] = field(default_factory=dict)  # chunk id → term line ends
 
     def get(self, document_id: str) -> tuple[str, tuple[str, list[int]]] | None:
         if document_id not in self.cache:
@@ -55,6 +56,19 @@ class StoredTexts:
                         starts |= {c.start_char + a, c.start_char + b + 1}
             self.items[chunk_id] = sorted(starts)
         return self.items[chunk_id]
+
+    def term_ends(self, chunk_id: int | None) -> list[int]:
+        """Where the terms the loader marked in chunk ``chunk_id`` end on a line of their
+        own (a glossary's "A-label" over its definition), as document offsets."""
+        if chunk_id is None:
+            return []
+        if chunk_id not in self.terms:
+            ends: set[int] = set()
+            for c in self.kb.store.get_chunks([chunk_id]):
+                ends |= {c.start_char + b for a, b, role in c.roles
+                         if role == "term" and c.text[b:b + 1] == "\n"}
+            self.terms[chunk_id] = sorted(ends)
+        return self.terms[chunk_id]
 
     def of(self, document: str) -> tuple[str, tuple[str, list[int]]] | None:
         """The stored text (and its index) of the document a question names: its source,
