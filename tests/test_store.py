@@ -579,6 +579,22 @@ def test_sources_named_match_the_last_path_part_literally(store: SQLiteStore) ->
     assert store.sources_named("t1", "nothing.md") == []
 
 
+def test_documents_with_hashes_are_found_by_tenant_collection_and_hash(
+        store: SQLiteStore) -> None:
+    """What a moved file is recognised by (``knowledge.ingest.moves``): the documents of one
+    tenant and collection with one of the given content hashes, sorted by source."""
+    rows = [("d1", "t1", "c", "/b/x.txt", "h1"), ("d2", "t1", "c", "/a/x.txt", "h1"),
+            ("d3", "t1", "c", "/c/y.txt", "h2"), ("d4", "t1", "other", "/d/x.txt", "h1"),
+            ("d5", "t2", "c", "/e/x.txt", "h1")]
+    store.replace_documents([(DocumentRecord(i, t, c, src, None, "text/plain", h, "x."), [])
+                             for i, t, c, src, h in rows])
+    assert store.documents_with_hashes("t1", ["h1", "h9"], collection="c") == [
+        ("d2", "/a/x.txt", "h1"), ("d1", "/b/x.txt", "h1")]
+    assert store.documents_with_hashes("t1", ["h2", "h1"], collection="other") == [
+        ("d4", "/d/x.txt", "h1")]
+    assert store.documents_with_hashes("t1", [], collection="c") == []
+
+
 @pytest.mark.parametrize(("value", "stored"), [
     ("a\x00b", "a\ufffdb"),
     ({"k\x00": ["\x00", "x"]}, {"k\ufffd": ["\ufffd", "x"]}),

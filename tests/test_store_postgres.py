@@ -39,6 +39,7 @@ from test_store import (  # the shared contract, parametrized over both backends
     test_a_thread_with_a_running_run_is_not_deleted,  # noqa: F401
     test_delete_thread_takes_its_runs_events_and_feedback,  # noqa: F401
     test_documents_chunks_and_outbox,  # noqa: F401
+    test_documents_with_hashes_are_found_by_tenant_collection_and_hash,  # noqa: F401
     test_events_append_and_read,  # noqa: F401
     test_feedback_settings_and_api_keys,  # noqa: F401
     test_other_tenants_records_do_not_exist,  # noqa: F401

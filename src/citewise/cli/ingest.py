@@ -132,6 +132,12 @@ def print_report(report: IngestReport, *, every_skip: bool = False) -> None:
         if count > _SKIPS_NAMED and not every_skip:
             sys.stderr.write(f"skipped: … and {count - _SKIPS_NAMED} more ({reason}; "
                              "--verbose names them)\n")
+    for n, (old, new) in enumerate(report.moved):  # its document under the old path went
+        if every_skip or n < _SKIPS_NAMED:
+            sys.stderr.write(f"moved: {old} -> {new}\n")
+    if len(report.moved) > _SKIPS_NAMED and not every_skip:
+        sys.stderr.write(f"moved: … and {len(report.moved) - _SKIPS_NAMED} more (--verbose "
+                         "names them)\n")
     print(report.summary())
 
 

@@ -124,17 +124,6 @@ def snapshot(roots: list[str], kb: KnowledgeBase) -> dict[str, Signature]:
     return out
 
 
-def _gone(path: str) -> bool:
-    """Known not to exist (not merely unreadable)."""
-    try:
-        os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return True
-    except OSError:
-        return False
-    return False
-
-
 def _under_present_root(path: str, roots: list[str]) -> bool:
     return any(path == r or (os.path.isdir(r) and path.startswith(r.rstrip(os.sep) + os.sep))
                for r in roots)
@@ -211,8 +200,11 @@ def watch(kb: KnowledgeBase, args: argparse.Namespace, *, progress: Progress | N
 
 def _sync(kb: KnowledgeBase, args: argparse.Namespace, roots: list[str],
           before: dict[str, Signature], now: dict[str, Signature]) -> None:
+    from citewise.knowledge.ingest.files import file_gone
+
     changed = [p for p, sig in now.items() if before.get(p) != sig]
-    deleted = [p for p in before if p not in now and _gone(p) and _under_present_root(p, roots)]
+    deleted = [p for p in before
+               if p not in now and file_gone(p) and _under_present_root(p, roots)]
     report = kb.ingest(changed, collection=args.collection)
     for path in deleted:
         doc = kb.find_document(Path(path))

@@ -23,6 +23,7 @@ from citewise.knowledge.index.sentences import load as load_sentences
 from citewise.knowledge.index.sentences import sentence_encoder
 from citewise.knowledge.ingest.chunking import Chunker
 from citewise.knowledge.ingest.files import missing_under, source_for
+from citewise.knowledge.ingest.moves import moved_documents
 from citewise.knowledge.ingest.pipeline import Progress, document_id_for, ingest_data, ingest_paths
 from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry, default_registry
@@ -210,14 +211,21 @@ class KnowledgeBase(IndexUpkeep):
                 on_file=on_file,
                 local=self.data_dir is not None,
             )
+            gone = []  # a file moved: its document under the old path (ingest.moves)
+            for doc_id, old, new in moved_documents(self.store, self.tenant, collection,
+                                                    report.added):
+                if self.store.delete_document(self.tenant, doc_id):
+                    report.moved.append((old, new))
+                    gone.append(doc_id)
             if prune:
                 for doc_id, source in missing_under(self.store, self.tenant, paths):
                     if self.store.delete_document(self.tenant, doc_id):
                         report.removed.append(source)
+                        gone.append(doc_id)
             written = [document_id_for(self.tenant, s)
-                       for s in report.added + report.updated + report.removed]
+                       for s in report.added + report.updated] + gone
             self._sync_documents(written)
-            if report.removed and self.dense is not None:
+            if gone and self.dense is not None:
                 self.dense.checkpoint()  # the deleted ids leave the saved vector files too
         if written and self._waits(wait):  # outside the writer lock: opens may repair
             self.embed_pending(written, progress=embed_progress)

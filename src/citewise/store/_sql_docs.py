@@ -165,6 +165,19 @@ class DocumentsMixin(SQLBase):
                     )
         return [found[i] for i in chunk_ids if i in found]
 
+    def documents_with_hashes(
+        self, tenant: str, hashes: Sequence[str], *, collection: str
+    ) -> list[tuple[str, str, str]]:
+        cols = (documents.c.id, documents.c.source, documents.c.content_hash)
+        out: list[tuple[str, str, str]] = []
+        with self._read() as c:
+            for part in batched(sorted(set(hashes))):
+                q = sa.select(*cols).where(documents.c.tenant == tenant,
+                                           documents.c.collection == collection,
+                                           documents.c.content_hash.in_(part))
+                out.extend((r.id, r.source, r.content_hash) for r in c.execute(q))
+        return sorted(out, key=lambda r: (r[1], r[0]))
+
     def sources_named(self, tenant: str, file_name: str, *, limit: int = 3) -> list[str]:
         src, tail = documents.c.source, "/" + file_name
         # The last characters compared exactly: SQLite's LIKE ignores ASCII case, and the

@@ -146,6 +146,13 @@ class Store(WorkQueue, SentenceVectorRecords, Protocol):
     def delete_document(self, tenant: str, document_id: str) -> bool:
         """Delete a document and its chunks and queue the index op (one transaction)."""
         ...
+    def documents_with_hashes(
+        self, tenant: str, hashes: Sequence[str], *, collection: str
+    ) -> list[tuple[str, str, str]]:
+        """``(id, source, content_hash)`` of ``tenant``'s documents in ``collection`` whose
+        content hash is one of ``hashes`` (no text read): a file moved since it was ingested
+        (:mod:`citewise.knowledge.ingest.moves`)."""
+        ...
     def sources_named(self, tenant: str, file_name: str, *, limit: int = 3) -> list[str]:
         """The first ``limit`` sources of ``tenant``'s documents whose last path part is
         ``file_name`` (sorted; no document read): what "no such source" can point to."""

@@ -18,7 +18,15 @@ from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import LoaderRegistry
 from citewise.store.base import Store
 
-__all__ = ["expand", "left_out_file", "left_out_folder", "missing_under", "shown", "source_for"]
+__all__ = [
+    "expand",
+    "file_gone",
+    "left_out_file",
+    "left_out_folder",
+    "missing_under",
+    "shown",
+    "source_for",
+]
 
 # Folders that hold no documents of their own: installed dependencies and caches.
 _NEVER = frozenset(("node_modules", "__pycache__"))
@@ -355,14 +363,14 @@ def missing_under(
         docs = store.list_documents(tenant, limit=page, offset=offset)
         for doc in docs:
             src = doc.source
-            if "://" not in src and src.startswith(tuple(folders)) and _gone(src):
+            if "://" not in src and src.startswith(tuple(folders)) and file_gone(src):
                 gone.append((doc.id, src))
         if len(docs) < page:
             return gone
         offset += page
 
 
-def _gone(path: str) -> bool:
+def file_gone(path: str) -> bool:
     """Known not to exist (``os.path.lexists`` is also False behind an unreadable folder,
     and pruning on that deleted documents of files that were still there)."""
     try:

@@ -45,6 +45,9 @@ class IngestReport:
     left_out: list[str] = field(default_factory=list)
     #: Documents deleted because their file no longer exists (``prune``) or was emptied.
     removed: list[str] = field(default_factory=list)
+    #: ``(old source, new source)`` of files moved since they were ingested: the document
+    #: under the old path, a file that no longer exists, was deleted (:mod:`.moves`).
+    moved: list[tuple[str, str]] = field(default_factory=list)
     chunks_written: int = 0
 
     @property
@@ -86,6 +89,9 @@ class IngestReport:
                          f"{', …' if n > 3 else ''})")
         if self.removed:
             parts.append(f"{len(self.removed)} removed")
+        if self.moved:
+            parts.append(f"{len(self.moved)} moved (the document under the old path "
+                         "removed)")
         n = self.chunks_written
         return ", ".join(parts) + f" ({n} chunk{'' if n == 1 else 's'} written)"
 
@@ -101,6 +107,7 @@ class IngestReport:
             "hidden": self.hidden,
             "left_out": list(self.left_out),
             "removed": list(self.removed),
+            "moved": [{"from": a, "to": b} for a, b in self.moved],
             "chunks_written": self.chunks_written,
         }
 

@@ -1,0 +1,106 @@
+"""A file moved or renamed since it was ingested is that file, not a second document: its
+document under the old path goes (``citewise.knowledge.ingest.moves``). Before, a folder
+moved and ingested again was stored twice — every passage found twice — and ``--prune``
+on the new folder could not see the old one."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from citewise.knowledge.base import KnowledgeBase
+from test_knowledge import HashEmbedder
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    (root / "france.txt").write_text("Paris is the capital of France.\n")
+    (root / "sub" / "lemur.txt").write_text("Lemurs live only on Madagascar.\n")
+    return root
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Iterator[KnowledgeBase]:
+    with KnowledgeBase.open(tmp_path / "kb", embedder=HashEmbedder()) as opened:
+        yield opened
+
+
+def _sources(kb: KnowledgeBase) -> list[str]:
+    return sorted(d.source for d in kb.list_documents())
+
+
+def test_a_moved_folder_is_stored_once_under_its_new_path(
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+    assert len(kb.ingest([docs], wait=True).added) == 2
+    manuals = tmp_path / "manuals"
+    docs.rename(manuals)
+    report = kb.ingest([manuals], wait=True)
+    assert sorted(report.added) == [str(manuals / "france.txt"), str(manuals / "sub/lemur.txt")]
+    assert sorted(report.moved) == [(str(docs / "france.txt"), str(manuals / "france.txt")),
+                                    (str(docs / "sub/lemur.txt"),
+                                     str(manuals / "sub/lemur.txt"))]
+    assert "2 moved" in report.summary()
+    assert report.to_dict()["moved"][0] == {"from": str(docs / "france.txt"),
+                                            "to": str(manuals / "france.txt")}
+    assert _sources(kb) == [str(manuals / "france.txt"), str(manuals / "sub/lemur.txt")]
+    hits = [h.source for h in kb.search("capital of France", k=5)]
+    assert hits[0] == str(manuals / "france.txt") and len(hits) == len(set(hits)) == 2
+    assert kb.check_consistency().ok
+
+
+def test_a_renamed_file_is_found_by_meaning_under_its_new_name_only(
+        kb: KnowledgeBase, docs: Path) -> None:
+    kb.ingest([docs], wait=True)
+    (docs / "france.txt").rename(docs / "paris.txt")
+    report = kb.ingest([docs], wait=True)
+    assert report.moved == [(str(docs / "france.txt"), str(docs / "paris.txt"))]
+    assert report.unchanged == [str(docs / "sub/lemur.txt")]
+    hits = [h.source for h in kb.search("capital of France", mode="dense", k=5)]
+    assert hits[0] == str(docs / "paris.txt") and str(docs / "france.txt") not in hits
+    assert kb.check_consistency().ok
+
+
+def test_a_copy_keeps_both_and_other_kinds_of_sameness_move_nothing(
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+    kb.ingest([docs])
+    copy = tmp_path / "copy"
+    shutil.copytree(docs, copy)
+    report = kb.ingest([copy])  # the originals are still there: a copy, not a move
+    assert report.moved == [] and len(_sources(kb)) == 4
+    shutil.rmtree(copy)
+    # The same bytes in another collection, or uploaded under a name, are no move.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (docs / "france.txt").rename(elsewhere / "france.txt")
+    assert kb.ingest([elsewhere], collection="geo").moved == []
+    assert kb.ingest_bytes("france.txt", b"Paris is the capital of France.\n").moved == []
+    assert str(docs / "france.txt") in _sources(kb)
+    # A file renamed and edited at once is a new file; the old one waits for --prune.
+    (docs / "sub" / "lemur.txt").rename(docs / "sub" / "lemurs.txt")
+    (docs / "sub" / "lemurs.txt").write_text("Lemurs live on Madagascar and nearby islands.\n")
+    assert kb.ingest([docs]).moved == []
+    assert str(docs / "sub" / "lemur.txt") in _sources(kb)
+    assert kb.ingest([docs], prune=True).removed == [str(docs / "france.txt"),
+                                                     str(docs / "sub" / "lemur.txt")]
+
+
+def test_cli_ingest_names_each_moved_file(tmp_path: Path, docs: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from citewise.cli.main import main
+
+    data = tmp_path / "data"
+    assert main(["ingest", str(docs), "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    manuals = tmp_path / "manuals"
+    docs.rename(manuals)
+    assert main(["ingest", str(manuals), "--data-dir", str(data)]) == 0
+    out, err = capsys.readouterr()
+    assert "2 added" in out and "2 moved (the document under the old path removed)" in out
+    assert f"moved: {docs / 'france.txt'} -> {manuals / 'france.txt'}" in err
+    with KnowledgeBase.open(data, dense=False) as kb:
+        assert _sources(kb) == [str(manuals / "france.txt"), str(manuals / "sub/lemur.txt")]
