@@ -52,3 +52,25 @@ def test_a_passage_links_to_its_sections_anchor_not_the_page_frames(tmp_path: Pa
         kb.ingest([page])
         hits = kb.search("line width", k=1)
     assert [hit.anchor for hit in hits] == ["music-fragment-options"]
+
+
+def test_a_generated_id_gives_way_to_the_sections_named_one(tmp_path: Path) -> None:
+    """Sphinx's ``<section id="dynamic-contexts"><span id="id2"></span><h2>``: the
+    innermost id at the heading is docutils' generated "id2", and citations linked to
+    ``contexts.html#id2`` instead of the heading's permalink (coverage.py's review,
+    2026-12-08). An index entry's "index-0" is no name either."""
+    page = tmp_path / "contexts.html"
+    page.write_text("<html><head><title>Contexts</title></head><body>"
+                    "<section id='dynamic-contexts'><span id='id2'></span>"
+                    "<h2>Dynamic contexts<a class='headerlink' href='#dynamic-contexts'>¶</a>"
+                    "</h2><p>Dynamic contexts are found during execution.</p></section>"
+                    "<section id='static-contexts'><span id='index-0'></span>"
+                    "<span id='id1'></span><h2>Static contexts</h2>"
+                    "<p>A static context is set by an option when you run coverage.</p>"
+                    "</section></body></html>")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False, chunk_size=60,
+                            chunk_overlap=0) as kb:
+        kb.ingest([page])
+        hits = {h.text.strip()[:7]: h.anchor for h in kb.search("contexts", k=5)}
+    assert hits.get("Dynamic") == "dynamic-contexts", hits
+    assert hits.get("Static ") == "static-contexts", hits

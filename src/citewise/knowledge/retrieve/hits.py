@@ -3,6 +3,7 @@ and how one is made from a stored chunk's context."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -96,22 +97,31 @@ def hit_from_context(ctx: ChunkContext, score: float, evidence: SnippetEvidence 
 _PER_PAGE_ELEMENT = frozenset(("anchors", "page_labels"))
 
 
+#: An id a generator numbers, no name of its own: docutils' "id2", Sphinx's "index-0".
+_GENERATED = re.compile(r"(?:id|index-)\d+\Z")
+
+
 def _anchors_near(anchors: dict[str, Any], start: int, end: int
                   ) -> tuple[str | None, dict[str, int]]:
     """The id whose offset is the greatest at or before ``start`` (None: none before it),
     of several there the last, the innermost element's: ``<div id="main"><a
     name="music-fragment-options"></a><h2>`` links to the section by its name, not to
-    "#main" (LilyPond's review, 2026-12-06; the same place either way). And the ids after
-    it and before ``end`` with their offsets, one per offset (the first, the outermost
-    element's: a page of empty ``<span id>`` runs has hundreds at one place). One pass over
-    a page's ids."""
+    "#main" (LilyPond's review, 2026-12-06; the same place either way) — unless that one's
+    id is generated, a docutils target's "id2" or an index entry's "index-0": Sphinx
+    writes ``<section id="dynamic-contexts"><span id="id2"></span><h2>``, and citations
+    linked to ``contexts.html#id2``, not to the heading's permalink (coverage.py's review,
+    2026-12-08). And the ids after it and before ``end`` with their offsets, one per offset
+    (the first, the outermost element's: a page of empty ``<span id>`` runs has hundreds at
+    one place). One pass over a page's ids."""
     best: tuple[int, str] | None = None
     inside: dict[int, str] = {}
     for ident, offset in anchors.items():
         if not isinstance(offset, int) or isinstance(offset, bool):
             continue
         if offset <= start:
-            if best is None or offset >= best[0]:
+            if best is None or offset > best[0] or (
+                    offset == best[0] and not (_GENERATED.match(ident)
+                                               and not _GENERATED.match(best[1]))):
                 best = (offset, ident)
         elif offset < end:
             inside.setdefault(offset, ident)
