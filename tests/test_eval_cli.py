@@ -779,14 +779,15 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         # libcurl's man pages and documents), the thirty-second's 30 each (rsyslog's
         # reference; pandas' guide, twice: two reviewers), the thirty-third's 30 each (the
         # Linux-PAM guides, Wireshark's guides, Clang's documentation), the thirty-fourth's
-        # 30 each (Tornado's, Graphviz's and pyca/cryptography's documentation).
+        # 30 each (Tornado's, Graphviz's and pyca/cryptography's documentation), the
+        # thirty-fifth's 30 each (coverage.py's documentation).
         least = {"reviews": 10, "blind": 30, "reviews2": 24, "reviews3": 29,
                  "reviews4": 30, "reviews5": 30, "reviews6": 30,
                  "reviews7": 30, "reviews8": 28, "reviews9": 30,
                  "reviews10": 30, "reviews11": 30, "reviews12": 30,
                  "reviews13": 30, "reviews14": 30, "reviews15": 30,
                  "reviews16": 30, "reviews17": 30, "reviews18": 30,
-                 "reviews19": 30, "reviews20": 30}.get(corpus.group, 50)
+                 "reviews19": 30, "reviews20": 30, "reviews21": 30}.get(corpus.group, 50)
         assert sum(q.answerable for q in qs) >= least, name
         ids |= {q.id for q in qs}
         answerable += sum(q.answerable for q in qs)

@@ -25,9 +25,10 @@ def test_what_is_x_prefers_the_sentence_whose_subject_is_x() -> None:
     ]
     best = rank("What is a crate?", sentences)[0]
     assert best.sentence.text.startswith("A crate is the smallest")
-    # Not for a question whose subject the sentence only mentions.
+    # Not for a question whose subject the sentence only mentions (one paragraph of
+    # bash's manual: one passage).
     aliases = [_s("Aliases are expanded when a function definition is read."),
-               _s("To be safe, always put alias definitions on a separate line.", 1)]
+               _s("To be safe, always put alias definitions on a separate line.")]
     best = rank("What's the safe way to define aliases in scripts?", aliases)[0]
     assert best.sentence.text.startswith("To be safe")
 
