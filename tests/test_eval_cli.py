@@ -780,7 +780,8 @@ def test_bench_question_files_parse_and_are_split_by_the_hash(
         # reference; pandas' guide, twice: two reviewers), the thirty-third's 30 each (the
         # Linux-PAM guides, Wireshark's guides, Clang's documentation), the thirty-fourth's
         # 30 each (Tornado's, Graphviz's and pyca/cryptography's documentation), the
-        # thirty-fifth's 30 each (coverage.py's documentation).
+        # thirty-fifth's 30 each (coverage.py's and Ghostscript's documentation, ImageMagick's
+        # site).
         least = {"reviews": 10, "blind": 30, "reviews2": 24, "reviews3": 29,
                  "reviews4": 30, "reviews5": 30, "reviews6": 30,
                  "reviews7": 30, "reviews8": 28, "reviews9": 30,

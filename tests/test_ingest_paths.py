@@ -425,3 +425,31 @@ def test_a_link_into_a_folder_is_an_address_that_starts_there() -> None:
         assert static.search(page), page
     assert not _link_into("static").search(b'<script src="_static/a.js">')
     assert not _link_into("js").search(b'<script src="_static/js/theme.js">')
+
+
+NAV_ONLY = ("<html><head><title>Search</title><script>search()</script></head><body>"
+            "<nav><a href='index.html'>Home</a> <a href='tools.html'>Tools</a></nav>"
+            "<div id='results'></div></body></html>")
+
+
+def test_a_page_of_navigation_only_met_in_a_folder_is_skipped_not_failed(
+        kb: KnowledgeBase, docs: Path) -> None:
+    """ImageMagick's site (review, 2026-12-08): its search.html, navigation and a script,
+    failed every ingest of the folder ("no readable text in the page"), which then exited
+    1 though every page with text went in. Met in a walk it is skipped, said why; named on
+    its own, it still fails; and so does a stored page that lost its text."""
+    (docs / "search.html").write_text(NAV_ONLY)
+    report = kb.ingest([docs])
+    assert report.failed == [] and len(report.added) == 2
+    assert report.skipped == [str(docs / "search.html")]
+    assert report.skip_reason(str(docs / "search.html")) == (
+        "pages with no text beyond navigation or scripts")
+    assert "1 skipped (1 pages with no text beyond navigation or scripts)" in report.summary()
+    named = kb.ingest([docs / "search.html"])
+    assert [f.code for f in named.failed] == ["empty_document"] and named.skipped == []
+    (docs / "page.html").write_text("<html><body><p>Lemurs sleep by day.</p></body></html>")
+    assert kb.ingest([docs]).added == [str(docs / "page.html")]
+    (docs / "page.html").write_text(NAV_ONLY)
+    lost = kb.ingest([docs])
+    assert [(f.path, f.code) for f in lost.failed] == [(str(docs / "page.html"),
+                                                        "empty_document")]

@@ -25,7 +25,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.ingest.chunking import Chunker
 from citewise.knowledge.ingest.claims import DocumentClaims
-from citewise.knowledge.ingest.files import expand, shown
+from citewise.knowledge.ingest.files import expand, shown, source_for
 from citewise.knowledge.ingest.outbox import fault_point
 from citewise.knowledge.ingest.report import IngestFailure, IngestReport
 from citewise.knowledge.loaders import HEAD_BYTES, LoaderRegistry
@@ -281,6 +281,8 @@ def ingest_paths(
     ``on_file(path)`` is told each file as its turn comes (progress displays); ``local``:
     the store is a file of this machine (a dead process's claims are taken back at once)."""
     report = IngestReport()
+    paths = list(paths)
+    named = {str(Path(source_for(p))) for p in paths}  # given by name, not met in a walk
     files = expand(paths, registry, report, exclude)
     total = len(files)
     if progress is not None:
@@ -303,7 +305,7 @@ def ingest_paths(
                     on_file(str(path))
                 _one(path, doc_id, versions, store=store, tenant=tenant,
                      collection=collection, registry=registry, chunker=chunker,
-                     report=report, batch=batch)
+                     report=report, batch=batch, walked=str(path) not in named)
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -315,7 +317,8 @@ def ingest_paths(
                 on_file(str(path))
             versions = store.get_document_versions(tenant, [doc_id])
             _one(path, doc_id, versions, store=store, tenant=tenant, collection=collection,
-                 registry=registry, chunker=chunker, report=report, batch=batch)
+                 registry=registry, chunker=chunker, report=report, batch=batch,
+                 walked=str(path) not in named)
             batch.flush()
             done += 1
             if progress is not None:
@@ -328,9 +331,10 @@ def ingest_paths(
 def _one(
     path: Path, doc_id: str, versions: dict[str, tuple[str, str, dict[str, Any]]], *,
     store: Store, tenant: str, collection: str, registry: LoaderRegistry, chunker: Chunker,
-    report: IngestReport, batch: _Batch,
+    report: IngestReport, batch: _Batch, walked: bool = False,
 ) -> None:
-    """Read, prepare and queue for writing one claimed file."""
+    """Read, prepare and queue for writing one claimed file (``walked``: met in a folder,
+    not named)."""
     try:
         prepared = _prepare(path, known=versions.get(doc_id), tenant=tenant,
                             collection=collection, registry=registry, chunker=chunker)
@@ -338,6 +342,13 @@ def _one(
         if (exc.code == "empty_document" and doc_id in versions and _emptied(path)
                 and store.delete_document(tenant, doc_id)):
             report.removed.append(str(path))
+        elif (exc.code == "empty_document" and walked and doc_id not in versions
+              and path.suffix.lower() in _PAGES and not _emptied(path)):
+            # A site's page of navigation and scripts only (ImageMagick's search.html): no
+            # document, and no failure — every ingest of the folder exited 1 for it
+            # (review, 2026-12-08). Named on its own, or a page that had text, it fails.
+            report.skipped.append(shown(path))
+            report.skip_reasons[shown(path)] = "pages with no text beyond navigation or scripts"
         else:
             report.failed.append(IngestFailure(str(path), exc.code, exc.message))
         batch.done_with(doc_id)
@@ -381,6 +392,9 @@ class _Batch:
             self.report.chunks_written += self.chunks
         self.claims.release([p.document.id for p in self.pending] + self.idle)
         self.pending, self.chunks, self.idle = [], 0, []
+
+
+_PAGES = frozenset((".html", ".htm", ".xhtml"))
 
 
 def _emptied(path: Path) -> bool:
