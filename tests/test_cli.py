@@ -326,6 +326,10 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
         "<html><body><main><h1>Hotels</h1><p>Breakfast is included in the hotel rate.</p>"
         "</main></body></html>")
     (docs / "notes.md").write_text("# Notes\n\nTaxi rides are reimbursed with a receipt.\n")
+    # A page without headings: its title (ImageMagick's webp.html was a bare path).
+    (docs / "shuttle.html").write_text(
+        "<html><head><title>Shuttle Options</title></head><body><p>The airport shuttle is "
+        "reimbursed for trips before 6 am.</p></body></html>")
     (docs / "fares.py").write_text('import math\n\n\ndef fare(km):\n'
                                    '    """Train fares are reimbursed in second class."""\n'
                                    '    return math.ceil(km)\n')
@@ -335,6 +339,7 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
         for question, name in [("How much are hotel costs reimbursed per night?", "travel.pdf"),
                                ("Is breakfast included in the hotel rate?", "hotel.html"),
                                ("Are taxi rides reimbursed?", "notes.md"),
+                               ("Is the airport shuttle reimbursed?", "shuttle.html"),
                                ("Which class are train fares reimbursed in?", "fares.py")]:
             out = io.StringIO()
             print_answer(Agent(kb).ask(question), kb, out)
@@ -343,6 +348,7 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
     assert where["travel.pdf"].split(" — ")[0] == f"{docs / 'travel.pdf'} (page 3)"
     assert where["hotel.html"] == f"{docs / 'hotel.html'} — Hotels"  # and its section
     assert where["notes.md"] == f"{docs / 'notes.md'}:3 — Notes"
+    assert where["shuttle.html"] == f"{docs / 'shuttle.html'} — Shuttle Options"
     # Source code is stored as the file's own text: its citations say the line too — the
     # docstring's, whose sentence the quote is (a docstring is prose since source loader 3).
     assert where["fares.py"] == f"{docs / 'fares.py'}:5 — def fare"

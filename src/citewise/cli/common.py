@@ -359,6 +359,11 @@ def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
         # … as a URL's fragment: AsciiDoc's listing ids have spaces ("#Listing%203").
         where = f"#{quote(c.anchor, safe=_FRAGMENT_SAFE)}"
     section = _one_line(snippet.section or "") if snippet is not None else ""
+    if not section:  # a page without headings: its title says what it is (ImageMagick's
+        # webp.html, "WebP Encoding Options", was a bare path; review, 2026-12-08)
+        title = _one_line(str(doc.document.get("title") or ""))
+        stem = doc.source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        section = title if title and title != stem else ""
     return f"{where} — {section}" if section else where
 
 
