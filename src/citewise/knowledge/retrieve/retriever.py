@@ -279,14 +279,21 @@ class Retriever:
     ) -> list[Fused]:
         """The first ``k`` of ``ranked`` whose chunk SQLite still has, as ``Fused`` (an
         index may briefly hold a chunk deleted since: it is skipped, and the next one takes
-        its place)."""
+        its place). A passage whose text an earlier one has word for word is skipped too:
+        Ghostscript's index.html is a copy of its Readme.html, and each of their passages
+        took two of an answer's twelve places (review, 2026-12-08)."""
         top: list[Fused] = []
+        seen: set[str] = set()
         i = 0
         while len(top) < k and i < len(ranked):
             batch = ranked[i : i + k - len(top)]
             i += len(batch)
             self._hydrate([chunk_id(x) for x in batch], contexts)
-            top.extend(make(x) for x in batch if chunk_id(x) in contexts)
+            for x in batch:
+                found = contexts.get(chunk_id(x))
+                if found is not None and found.chunk.text not in seen:
+                    seen.add(found.chunk.text)
+                    top.append(make(x))
         return top
 
     def _hydrate(self, chunk_ids: list[int], contexts: dict[int, ChunkContext]) -> None:
