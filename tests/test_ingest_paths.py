@@ -141,6 +141,7 @@ def test_a_file_emptied_since_its_ingest_is_removed(kb: KnowledgeBase, docs: Pat
     assert report.removed == [str(docs / "france.txt")] and report.failed == []
     assert kb.find_document(docs / "france.txt") is None
     assert kb.search("capital of France") == []
+    assert kb.check_consistency().ok  # the indexes let go of it too
     again = kb.ingest([docs])  # still empty, nothing stored for it: an empty file fails
     assert [(f.path, f.code) for f in again.failed] == [(str(docs / "france.txt"),
                                                          "empty_document")]
@@ -453,3 +454,28 @@ def test_a_page_of_navigation_only_met_in_a_folder_is_skipped_not_failed(
     lost = kb.ingest([docs])
     assert [(f.path, f.code) for f in lost.failed] == [(str(docs / "page.html"),
                                                         "empty_document")]
+
+
+def test_a_stored_page_a_newer_reader_finds_only_navigation_in_goes(
+        kb: KnowledgeBase, docs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML loader 70 reads a Sphinx toctree as navigation: a guide's index page of
+    chapter links, its bytes unchanged, now gives no text. Its stored document (the
+    chapter titles) goes, said as removed and why; an edited page keeps failing."""
+    from citewise.errors import IngestError
+    from citewise.knowledge.loaders.html import HtmlLoader
+
+    (docs / "guide.html").write_text("<html><body><h1>Guide</h1><div class='toctree-wrapper'>"
+                                     "<ul><li><a href='a.html'>Install</a></li></ul></div>"
+                                     "<p>Read the chapters in order.</p></body></html>")
+    kb.ingest([docs])
+    assert kb.find_document(docs / "guide.html") is not None
+
+    def nothing(self: HtmlLoader, path: Path, data: bytes) -> None:
+        raise IngestError(f"{path}: no readable text in the page", code="empty_document")
+
+    monkeypatch.setattr(HtmlLoader, "version", "newer")
+    monkeypatch.setattr(HtmlLoader, "load", nothing)
+    report = kb.ingest([docs])
+    assert report.removed == [str(docs / "guide.html")] and report.failed == []
+    assert report.skipped == [str(docs / "guide.html")]
+    assert kb.find_document(docs / "guide.html") is None and kb.check_consistency().ok

@@ -75,3 +75,20 @@ def test_an_options_two_forms_head_one_section() -> None:
     at = text.index("Options are read")  # headings apart, a list left out between them
     assert [name for start, end, name in sections if start <= at < end] == [
         "Command-line Options > Notes"]
+
+
+def test_a_cells_code_between_paragraphs_ends_the_sentence_before_it() -> None:
+    """defines.html (review, 2026-12-08): a row's description of two paragraphs with a
+    line of code between them was run on as one line, and "… with a single define:
+    -define png:include-chunk=none,gAMA As a special case, …" was one quoted sentence.
+    The row is read as blocks, as one with code of several lines is; a row of plain cells
+    stays a row."""
+    page = ("<html><body><table><tr><td>png:include-chunk=<i>chunks</i></td><td><p>Ancillary "
+            "chunks to be included in the PNG output.</p><pre><code>-define png:include-chunk="
+            "none,gAMA\n</code></pre><p>As a special case, the sRGB chunk is written "
+            "instead.</p></td></tr><tr><td>png:bit-depth=<i>value</i></td><td>The bit depth "
+            "of the image.</td></tr></table></body></html>")
+    text, _, _, _, _ = read_html(page)
+    assert ("the PNG output.\n\n-define png:include-chunk=none,gAMA\n\nAs a special case, "
+            "the sRGB chunk is written instead.") in text
+    assert "png:bit-depth=value | The bit depth of the image." in text

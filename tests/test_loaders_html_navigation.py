@@ -428,3 +428,16 @@ def test_a_header_of_site_links_alone_is_navigation() -> None:
     assert "Installing foo" in extract_html(page.format(header=heading))[0]
     names = '<a href="/alice">Alice Smith</a>, <a href="/bob">Bob Jones</a>'
     assert "Alice Smith, Bob Jones" in extract_html(page.format(header=names))[0]
+
+
+def test_a_sphinx_toctree_is_navigation() -> None:
+    """Ghostscript's toc.html is a toctree of every page's headings (1,460 lines), and it
+    came second for "How to Install Ghostscript on MS Windows" (review, 2026-12-08)."""
+    from citewise.knowledge.loaders.html import read_html
+
+    page = ("<html><body><section><h1>Table of Contents</h1><div class='toctree-wrapper "
+            "compound'><ul><li><a href='Install.html'>How to Install Ghostscript</a><ul><li>"
+            "<a href='Install.html#windows'>Installing on MS Windows</a></li></ul></li></ul>"
+            "</div><p>Every page is listed above.</p></section></body></html>")
+    text = read_html(page)[0]
+    assert "Install" not in text and "Every page is listed above." in text

@@ -211,21 +211,20 @@ class KnowledgeBase(IndexUpkeep):
                 on_file=on_file,
                 local=self.data_dir is not None,
             )
-            gone = []  # a file moved: its document under the old path (ingest.moves)
+            moved = []  # a file moved: its document under the old path (ingest.moves)
             for doc_id, old, new in moved_documents(self.store, self.tenant, collection,
                                                     report.added):
                 if self.store.delete_document(self.tenant, doc_id):
                     report.moved.append((old, new))
-                    gone.append(doc_id)
+                    moved.append(doc_id)
             if prune:
                 for doc_id, source in missing_under(self.store, self.tenant, paths):
                     if self.store.delete_document(self.tenant, doc_id):
                         report.removed.append(source)
-                        gone.append(doc_id)
             written = [document_id_for(self.tenant, s)
-                       for s in report.added + report.updated] + gone
+                       for s in report.added + report.updated + report.removed] + moved
             self._sync_documents(written)
-            if gone and self.dense is not None:
+            if (report.removed or moved) and self.dense is not None:
                 self.dense.checkpoint()  # the deleted ids leave the saved vector files too
         if written and self._waits(wait):  # outside the writer lock: opens may repair
             self.embed_pending(written, progress=embed_progress)

@@ -25,6 +25,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.knowledge.ingest.chunking import Chunker
 from citewise.knowledge.ingest.claims import DocumentClaims
+from citewise.knowledge.ingest.emptied import emptied, navigation_page
 from citewise.knowledge.ingest.files import expand, shown, source_for
 from citewise.knowledge.ingest.outbox import fault_point
 from citewise.knowledge.ingest.report import IngestFailure, IngestReport
@@ -339,16 +340,15 @@ def _one(
         prepared = _prepare(path, known=versions.get(doc_id), tenant=tenant,
                             collection=collection, registry=registry, chunker=chunker)
     except IngestError as exc:
-        if (exc.code == "empty_document" and doc_id in versions and _emptied(path)
+        if (exc.code == "empty_document" and doc_id in versions and emptied(path)
                 and store.delete_document(tenant, doc_id)):
             report.removed.append(str(path))
-        elif (exc.code == "empty_document" and walked and doc_id not in versions
-              and path.suffix.lower() in _PAGES and not _emptied(path)):
-            # A site's page of navigation and scripts only (ImageMagick's search.html): no
-            # document, and no failure — every ingest of the folder exited 1 for it
-            # (review, 2026-12-08). Named on its own, or a page that had text, it fails.
+        elif exc.code == "empty_document" and walked and navigation_page(
+                path, versions.get(doc_id)):
             report.skipped.append(shown(path))
             report.skip_reasons[shown(path)] = "pages with no text beyond navigation or scripts"
+            if doc_id in versions and store.delete_document(tenant, doc_id):
+                report.removed.append(str(path))
         else:
             report.failed.append(IngestFailure(str(path), exc.code, exc.message))
         batch.done_with(doc_id)
@@ -392,16 +392,6 @@ class _Batch:
             self.report.chunks_written += self.chunks
         self.claims.release([p.document.id for p in self.pending] + self.idle)
         self.pending, self.chunks, self.idle = [], 0, []
-
-
-_PAGES = frozenset((".html", ".htm", ".xhtml"))
-
-
-def _emptied(path: Path) -> bool:
-    try:
-        return path.stat().st_size == 0
-    except OSError:
-        return False
 
 
 def _version(loader: Loader) -> str:

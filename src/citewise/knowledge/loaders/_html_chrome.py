@@ -106,8 +106,12 @@ def is_boilerplate(node: Any, guess: bool) -> bool:
     # Doxygen's tooltips (a symbol's signature and summary, shown on hover by its
     # stylesheet) after every code fragment: another page's text inside this one's; and
     # DocBook XSL's "[D]" link to an image's long description (aptitude's manual, nine
-    # of them a paragraph "[D]" of its own: review, 2026-12-05).
-    if not {"ttc", "longdesc-link"}.isdisjoint((attrs.get("class") or "").split()):
+    # of them a paragraph "[D]" of its own: review, 2026-12-05). And Sphinx's toctree, the
+    # titles of other pages and their sections as a list of links: Ghostscript's toc.html
+    # (1,460 lines of them) came second for "How to Install Ghostscript on MS Windows",
+    # and a guide's index stood for its chapters' words (review, 2026-12-08).
+    if not {"ttc", "longdesc-link", "toctree-wrapper"}.isdisjoint(
+            (attrs.get("class") or "").split()):
         return True
     if is_javadoc_chrome(node) or is_rustdoc_chrome(node) or is_haddock_chrome(node) \
             or is_rdoc_chrome(node) or is_scribble_chrome(node):

@@ -34,7 +34,10 @@ def is_layout_cell(node: Any) -> bool:
     # … | singleShot : bool …" was one line); DocBook's variable list set as a table, a
     # description's paragraphs and examples run on as one line (Qt's, Cockpit's reviews).
     # A row whose cells hold code of several lines: flattened on one line, YAML's "!!binary
-    # |" read as a cell's end (Wireshark's review, 2026-12-06). Its cells are blocks.
+    # |" read as a cell's end (Wireshark's review, 2026-12-06). Its cells are blocks. So
+    # are a row's whose cell holds code between paragraphs: run on, "… with a single
+    # define: -define png:include-chunk=none,gAMA As a special case, …" was one sentence,
+    # quoted so (ImageMagick's review, 2026-12-08).
     # DocBook XSL's table footnotes, one cell across the table below its rows (``<tbody
     # class="footnotes"><tr><td colspan="5"><div class="footnote">…``): a note a line, not
     # "[a] The SQL backends … [b] MySQL and …" run on as one (GnuCash's guide, 2026-12-06).
@@ -45,9 +48,17 @@ def is_layout_cell(node: Any) -> bool:
     # So is a box around a typewriter display, a row of one cell (the Haskell Report's
     # module interfaces: :mod:`._html_display`); a diagram's cells stay a row (Postfix's).
     return row is not None and (
-        any("\n" in (pre.text(deep=True) or "").strip() for pre in row.css("td > pre, th > pre"))
+        any("\n" in (pre.text(deep=True) or "").strip() or _among_paragraphs(pre)
+            for pre in row.css("td > pre, th > pre"))
         or (len(row.css("td, th")) == 1 and any(
             is_code_display(c) for c in row.css("td > tt, td > code, th > tt, th > code"))))
+
+
+def _among_paragraphs(pre: Any) -> bool:
+    """Whether a cell's ``<pre>`` has a paragraph of the cell beside it."""
+    cell = pre.parent
+    return cell is not None and any(p.parent is not None and p.parent.mem_id == cell.mem_id
+                                    for p in cell.css("p"))
 
 
 def table_of(cell: Any) -> Any:
