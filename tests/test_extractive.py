@@ -443,3 +443,13 @@ def test_a_list_of_options_after_a_lead_in_is_bulleted_so_that_they_read_as_opti
     assert _code_after(options) == "\n\n* -v [1]\n* --verbose [1]"
     words = Quote(1.0, 2, "Loaded:", items=("mod_a", "mod_b"))
     assert _code_after(words) == "\n\n- mod_a [2]\n- mod_b [2]"
+
+
+def test_a_declines_answerability_is_written_apart_from_its_threshold() -> None:
+    """Ghostscript's review (2026-12-08): "answerability 0.45, below 0.45" said nothing of
+    why the question was declined; as many decimals as tell them apart."""
+    from citewise.models.extractive import _apart
+
+    assert _apart(0.4497, 0.45) == ("0.4497", "0.4500")
+    assert _apart(0.446, 0.45) == ("0.446", "0.450")
+    assert _apart(0.31, 0.45) == ("0.31", "0.45")

@@ -135,9 +135,10 @@ class ExtractiveModel:
                           else f"; no passage found mentions {listed(missing)}" if missing
                           else f"; the best passage found {_LACKS[lacks]}" if lacks
                           else "")
+                shown, limit = _apart(answerable, self.answerable)
                 yield TextDelta(channel="thought", text=(
-                    f"No passage answers the question (answerability {answerable:.2f}, "
-                    f"below {self.answerable:.2f}{unsaid})."))
+                    f"No passage answers the question (answerability {shown}, "
+                    f"below {limit}{unsaid})."))
                 yield TextDelta(channel="answer",
                                 text=not_in_sources(question, absent.named, missing))
             else:
@@ -347,3 +348,14 @@ def _unique(words: Any) -> list[str]:
 def create(spec: str = "") -> ExtractiveModel:
     """Entry point for ``--model extractive``."""
     return ExtractiveModel()
+
+
+def _apart(value: float, limit: float) -> tuple[str, str]:
+    """``value`` and ``limit`` written with as many decimals as it takes to tell them
+    apart: "answerability 0.45, below 0.45" said nothing (Ghostscript's review,
+    2026-12-08); it reads "0.4497, below 0.4500"."""
+    for digits in (2, 3, 4):
+        shown, bound = f"{value:.{digits}f}", f"{limit:.{digits}f}"
+        if shown != bound:
+            break
+    return shown, bound
