@@ -326,7 +326,9 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
         "<html><body><main><h1>Hotels</h1><p>Breakfast is included in the hotel rate.</p>"
         "</main></body></html>")
     (docs / "notes.md").write_text("# Notes\n\nTaxi rides are reimbursed with a receipt.\n")
-    # A page without headings: its title (ImageMagick's webp.html was a bare path).
+    # A page without headings: its title (ImageMagick's webp.html was a bare path); a text
+    # file's first line is no title to show (code review, 2026-12-08).
+    (docs / "parking.txt").write_text("Parking at the airport is reimbursed for three days.\n")
     (docs / "shuttle.html").write_text(
         "<html><head><title>Shuttle Options</title></head><body><p>The airport shuttle is "
         "reimbursed for trips before 6 am.</p></body></html>")
@@ -340,6 +342,7 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
                                ("Is breakfast included in the hotel rate?", "hotel.html"),
                                ("Are taxi rides reimbursed?", "notes.md"),
                                ("Is the airport shuttle reimbursed?", "shuttle.html"),
+                               ("How many days of parking are reimbursed?", "parking.txt"),
                                ("Which class are train fares reimbursed in?", "fares.py")]:
             out = io.StringIO()
             print_answer(Agent(kb).ask(question), kb, out)
@@ -349,6 +352,7 @@ def test_sources_say_where_in_the_file_as_the_format_allows(tmp_path: Path) -> N
     assert where["hotel.html"] == f"{docs / 'hotel.html'} — Hotels"  # and its section
     assert where["notes.md"] == f"{docs / 'notes.md'}:3 — Notes"
     assert where["shuttle.html"] == f"{docs / 'shuttle.html'} — Shuttle Options"
+    assert where["parking.txt"] == f"{docs / 'parking.txt'}:1"
     # Source code is stored as the file's own text: its citations say the line too — the
     # docstring's, whose sentence the quote is (a docstring is prose since source loader 3).
     assert where["fares.py"] == f"{docs / 'fares.py'}:5 — def fare"

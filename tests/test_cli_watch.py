@@ -155,3 +155,25 @@ def test_a_watched_text_file_without_an_extension_is_read_once_per_change(
         (folder / "upstream").write_text("Keep a returning client on one backend.\n")
         watch.snapshot([str(folder)], kb)
         assert reads[2:] == ["upstream"]
+
+
+def test_a_watched_page_of_navigation_only_is_skipped_when_it_changes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Code review (2026-12-08): ``--watch`` passes the files that changed by name, and a
+    site's search page (navigation and a script) failed every sync it was touched in,
+    though a folder ingest skips it."""
+    from argparse import Namespace
+
+    from citewise.cli import watch
+    from citewise.knowledge.base import KnowledgeBase
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<html><body><p>Start with the tutorial.</p></body></html>")
+    (site / "search.html").write_text("<html><body><nav><a href='index.html'>Home</a></nav>"
+                                      "<script>search()</script></body></html>")
+    with KnowledgeBase.open(tmp_path / "kb", dense=False) as kb:
+        now = watch.snapshot([str(site)], kb)
+        watch._sync(kb, Namespace(collection="default"), [str(site)], {}, now)
+        out, err = capsys.readouterr()
+        assert "1 added" in out and "1 skipped" in out and "error" not in err, (out, err)

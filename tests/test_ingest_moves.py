@@ -104,3 +104,44 @@ def test_cli_ingest_names_each_moved_file(tmp_path: Path, docs: Path,
     assert f"moved: {docs / 'france.txt'} -> {manuals / 'france.txt'}" in err
     with KnowledgeBase.open(data, dense=False) as kb:
         assert _sources(kb) == [str(manuals / "france.txt"), str(manuals / "sub/lemur.txt")]
+
+
+def test_an_ingest_stopped_halfway_finds_the_rest_of_the_move_when_run_again(
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+    """Code review (2026-12-08): only the files an ingest *added* were looked at, so a
+    move whose first ingest was stopped — or ``cp -r docs manuals``, ingest, ``rm -r docs``
+    — kept the old documents for good; the files now seen unchanged count too."""
+    kb.ingest([docs])
+    manuals = tmp_path / "manuals"
+    shutil.copytree(docs, manuals)
+    assert kb.ingest([manuals]).moved == []  # a copy: the originals are still there
+    shutil.rmtree(docs)
+    again = kb.ingest([manuals])
+    assert again.added == [] and len(again.unchanged) == 2
+    assert sorted(old for old, _ in again.moved) == [str(docs / "france.txt"),
+                                                     str(docs / "sub/lemur.txt")]
+    assert _sources(kb) == [str(manuals / "france.txt"), str(manuals / "sub/lemur.txt")]
+
+
+def test_two_files_with_the_same_bytes_are_paired_by_name(
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+    (docs / "Readme.html").write_text("<html><body><p>Install it first.</p></body></html>")
+    shutil.copy(docs / "Readme.html", docs / "index.html")
+    kb.ingest([docs])
+    manuals = tmp_path / "manuals"
+    docs.rename(manuals)
+    moved = dict(kb.ingest([manuals]).moved)
+    assert moved[str(docs / "index.html")] == str(manuals / "index.html")
+    assert moved[str(docs / "Readme.html")] == str(manuals / "Readme.html")
+
+
+def test_a_file_missing_under_a_folder_that_is_gone_up_to_the_top_is_no_move(
+        tmp_path: Path) -> None:
+    """An unmounted drive (its files under ``/media/…``, the folders gone up to the top)
+    and a copy of them ingested from elsewhere: the drive's documents stay."""
+    from citewise.knowledge.ingest.moves import _within
+
+    (tmp_path / "new").mkdir()
+    assert _within(str(tmp_path / "gone" / "p.txt"), str(tmp_path / "new" / "p.txt"))
+    assert not _within("/citewise-no-such-drive/docs/p.txt", str(tmp_path / "new" / "p.txt"))
+    assert not _within(str(tmp_path / "gone" / "p.txt"), "/elsewhere/p.txt")

@@ -584,7 +584,8 @@ def test_cli_ingest_prune(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["ingest", str(folder), "--data-dir", str(data)]) == 0
     assert "removed" not in capsys.readouterr().out
     assert main(["ingest", str(folder), "--prune", "--data-dir", str(data)]) == 0
-    assert "1 removed" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "1 removed" in out and f"removed: {folder / 'b.txt'}\n" in err  # each named
     with KnowledgeBase.open(data, dense=False) as kb:
         assert [Path(d.source).name for d in kb.list_documents()] == ["a.txt"]
 

@@ -383,3 +383,15 @@ def test_queueing_what_is_missing_leaves_out_what_a_worker_stored_meanwhile(
     monkeypatch.setattr(type(kb.dense), "missing_vectors", lambda self, store: stale)
     assert kb.queue_missing_vectors() == 0
     assert kb.embedding_status().queue.pending == 0
+
+
+def test_a_file_missing_here_is_never_taken_for_moved_on_a_shared_database(
+        kb: KnowledgeBase, folder: Path, tmp_path: Path) -> None:
+    """Another machine's files are missing on this one: on a shared database its
+    documents with the bytes of a file ingested here are no moved files (code review,
+    2026-12-08: each machine's ingest deleted the other's)."""
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"
+    folder.rename(moved)
+    report = kb.ingest([moved])
+    assert len(report.added) == 3 and report.moved == []
+    assert len(kb.list_documents()) == 6

@@ -132,16 +132,22 @@ def print_report(report: IngestReport, *, every_skip: bool = False) -> None:
         if count > _SKIPS_NAMED and not every_skip:
             sys.stderr.write(f"skipped: … and {count - _SKIPS_NAMED} more ({reason}; "
                              "--verbose names them)\n")
-    for n, (old, new) in enumerate(report.moved):  # its document under the old path went
-        if every_skip or n < _SKIPS_NAMED:
-            sys.stderr.write(f"moved: {old} -> {new}\n")
-    if len(report.moved) > _SKIPS_NAMED and not every_skip:
-        sys.stderr.write(f"moved: … and {len(report.moved) - _SKIPS_NAMED} more (--verbose "
-                         "names them)\n")
+    # Documents that went: each said, as a skip is (a page a newer reader finds only
+    # navigation in is removed: code review, 2026-12-08).
+    _named(report.removed, "removed", every_skip)
+    _named([f"{old} -> {new}" for old, new in report.moved], "moved", every_skip)
     print(report.summary())
 
 
 _SKIPS_NAMED = 3  # skipped files named per reason
+
+
+def _named(lines: list[str], what: str, every: bool) -> None:
+    for line in lines if every else lines[:_SKIPS_NAMED]:
+        sys.stderr.write(f"{what}: {line}\n")
+    if len(lines) > _SKIPS_NAMED and not every:
+        sys.stderr.write(f"{what}: … and {len(lines) - _SKIPS_NAMED} more (--verbose names "
+                         "them)\n")
 
 
 def _embed(kb: KnowledgeBase) -> int:

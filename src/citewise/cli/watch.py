@@ -205,7 +205,7 @@ def _sync(kb: KnowledgeBase, args: argparse.Namespace, roots: list[str],
     changed = [p for p, sig in now.items() if before.get(p) != sig]
     deleted = [p for p in before
                if p not in now and file_gone(p) and _under_present_root(p, roots)]
-    report = kb.ingest(changed, collection=args.collection)
+    report = kb.ingest(changed, collection=args.collection, walked=True)
     for path in deleted:
         doc = kb.find_document(Path(path))
         if doc is not None and kb.delete_document(doc.id):

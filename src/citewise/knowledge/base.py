@@ -177,6 +177,7 @@ class KnowledgeBase(IndexUpkeep):
         prune: bool = False,
         wait: bool | None = None,
         on_file: Callable[[str], None] | None = None,
+        walked: bool = False,
     ) -> IngestReport:
         """Ingest files and folders (recursively); see :class:`IngestReport`.
 
@@ -192,6 +193,8 @@ class KnowledgeBase(IndexUpkeep):
         longer exist on disk (``report.removed``), so re-ingesting a folder mirrors it. A
         folder that is itself missing prunes nothing (an unmounted drive must not empty
         the knowledge base), and a file that exists but failed to load is kept.
+        ``walked``: the files of ``paths`` were met in a folder (``--watch`` passes those
+        that changed), not named: a page with no text is skipped as in a walk.
         """
         if isinstance(paths, str | Path):
             paths = [paths]
@@ -210,10 +213,12 @@ class KnowledgeBase(IndexUpkeep):
                 exclude=[self.data_dir] if self.data_dir is not None else [],
                 on_file=on_file,
                 local=self.data_dir is not None,
+                walked=walked,
             )
             moved = []  # a file moved: its document under the old path (ingest.moves)
-            for doc_id, old, new in moved_documents(self.store, self.tenant, collection,
-                                                    report.added):
+            seen = report.added + report.updated + report.unchanged
+            for doc_id, old, new in (moved_documents(self.store, self.tenant, collection, seen)
+                                     if self.data_dir is not None else []):
                 if self.store.delete_document(self.tenant, doc_id):
                     report.moved.append((old, new))
                     moved.append(doc_id)

@@ -109,6 +109,15 @@ def m008_sentence_vectors(conn: sa.Connection) -> None:
     schema.metadata.create_all(conn, tables=[schema.sentence_vectors], checkfirst=True)
 
 
+def m009_documents_hash_index(conn: sa.Connection) -> None:
+    """``ix_documents_tenant_hash``: every ingest looks up the documents with the bytes of
+    the files it saw, to tell a moved file (``knowledge.ingest.moves``); without it the
+    lookup read the collection once per 900 hashes (783 ms for 5,000 of 50,000 documents,
+    code review, 2026-12-08)."""
+    index = next(i for i in schema.documents.indexes if i.name == "ix_documents_tenant_hash")
+    index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_vectors,
@@ -118,6 +127,7 @@ MIGRATIONS: list[Migration] = [
     m006_work_queue,
     m007_chunk_roles,
     m008_sentence_vectors,
+    m009_documents_hash_index,
 ]
 
 

@@ -152,6 +152,8 @@ documents = sa.Table(
     sa.Column("text", sa.Text, nullable=False),
     sa.Index("ix_documents_tenant_collection", "tenant", "collection"),
     sa.Index("ix_documents_tenant_source", "tenant", "source"),
+    # A moved file is found by its bytes (``knowledge.ingest.moves``) on every ingest.
+    sa.Index("ix_documents_tenant_hash", "tenant", "collection", "content_hash"),
 )
 
 chunks = sa.Table(

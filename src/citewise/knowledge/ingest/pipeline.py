@@ -269,6 +269,7 @@ def ingest_paths(
     exclude: Iterable[Path] = (),
     on_file: Callable[[str], None] | None = None,
     local: bool = False,
+    walked: bool = False,
 ) -> IngestReport:
     """Write every changed file's document and chunks to ``store`` (index sync not
     included). Folders in ``exclude`` are not walked. A file emptied since it was ingested
@@ -283,7 +284,8 @@ def ingest_paths(
     the store is a file of this machine (a dead process's claims are taken back at once)."""
     report = IngestReport()
     paths = list(paths)
-    named = {str(Path(source_for(p))) for p in paths}  # given by name, not met in a walk
+    # Given by name, not met in a walk (``walked``: a watcher's changed files were).
+    named = set() if walked else {str(Path(source_for(p))) for p in paths}
     files = expand(paths, registry, report, exclude)
     total = len(files)
     if progress is not None:

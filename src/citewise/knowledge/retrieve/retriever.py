@@ -281,7 +281,9 @@ class Retriever:
         index may briefly hold a chunk deleted since: it is skipped, and the next one takes
         its place). A passage whose text an earlier one has word for word is skipped too:
         Ghostscript's index.html is a copy of its Readme.html, and each of their passages
-        took two of an answer's twelve places (review, 2026-12-08)."""
+        took two of an answer's twelve places (review, 2026-12-08). The two score alike;
+        which is kept is the order they tie in (a stale copy under a path that is gone is
+        a moved file's, which ingest removes: ``knowledge.ingest.moves``)."""
         top: list[Fused] = []
         seen: set[str] = set()
         i = 0
