@@ -623,6 +623,21 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("cryptography", "pyca/cryptography 38's documentation (Sphinx HTML): 56 pages",
            ("python-cryptography-doc",), "/usr/share/doc/python-cryptography-doc/html",
            _listed("cryptography"), group="reviews20"),
+    # The thirty-fifth session's reviews (2026-12-08): coverage.py (Sphinx).
+    Corpus("coverage", "coverage.py 6.5's documentation (Sphinx HTML): configuration, the "
+           "command line, the API, plugins, the change history; 24 pages",
+           ("python-coverage-doc",), "/usr/share/doc/python-coverage-doc/html",
+           _listed("coverage"), group="reviews21"),
+    # … Ghostscript (Sphinx), and ImageMagick's hand-written site (its top level only:
+    # the API reference under api/ is 1,800 generated pages).
+    Corpus("ghostscript", "Ghostscript 10.0's documentation (Sphinx HTML): using it, "
+           "devices, fonts, the C API and its language bindings, building; 32 pages",
+           ("ghostscript-doc",), "/usr/share/doc/ghostscript/html", _listed("ghostscript"),
+           group="reviews21"),
+    Corpus("imagemagick", "ImageMagick 6's website (hand-written HTML): the command-line "
+           "tools and options, formats, resources, the security policy; 65 pages",
+           ("imagemagick-6-doc",), "/usr/share/doc/imagemagick-6-common/html/www",
+           _listed("imagemagick"), group="reviews21"),
 )}
 
 #: The sets of corpora, as the README reports them apart.
@@ -667,6 +682,8 @@ GROUPS = {
                  "Sphinx HTML; 2026-12-07)",
     "reviews20": "reviews of the thirty-fourth session (tornado, cryptography: Sphinx HTML; "
                  "graphviz: hand-written HTML 2; 2026-12-07)",
+    "reviews21": "reviews of the thirty-fifth session (coverage, ghostscript: Sphinx HTML; "
+                 "imagemagick: hand-written HTML; 2026-12-08)",
 }
 
 
