@@ -276,3 +276,27 @@ def test_a_sentence_a_page_leaves_open_ends_in_its_chunk() -> None:
     pages = [(0, len(one), 1), (len(one) + 1, len(text), 2)]
     cut = chunk_text("d", text, size=500, overlap=0, sections=sections, pages=pages)
     assert cut[0].text == one
+
+
+def test_no_chunk_starts_inside_a_table_row() -> None:
+    """ImageMagick's WebP options (review, 2026-12-08): a row of several sentences was cut
+    between them, and a chunk began "Possible values range from 0 to 6. Default value is
+    4." — the answer, with nothing saying it is the compression method's. A row's
+    sentences are one unit; outside a table, sentences are packed as before."""
+    from citewise.knowledge.ingest.chunking import chunk_text
+    from citewise.knowledge.loaders.html import read_html
+
+    rows = "".join(
+        f"<tr><td>option{i}=value</td><td>The setting number {i} of the encoder. Lower "
+        f"values might be faster. Possible values range from 0 to {i}. Default value is "
+        f"{i - 1}.</td></tr>" for i in range(1, 16))
+    text, _, sections, _, roles = read_html(f"<html><body><h1>WebP</h1><table>{rows}</table>"
+                                            "<p>One. Two. Three. Four.</p></body></html>")
+    chunks = chunk_text("d", text, size=400, overlap=80, sections=sections, roles=roles)
+    assert len(chunks) > 3
+    for c in chunks:
+        body = c.text.lstrip()
+        assert body.startswith(("WebP", "option")), body[:60]
+        assert all(line.startswith("option") and line.endswith(".")
+                   for line in body.splitlines()[1 if body.startswith("WebP") else 0:]
+                   if "|" in line), body

@@ -70,7 +70,7 @@ class Chunker:
     @property
     def signature(self) -> str:
         """Changes whenever chunk boundaries would: stored to detect stale chunking."""
-        return f"sentence-v18:{self.size}:{self.overlap}"
+        return f"sentence-v19:{self.size}:{self.overlap}"
 
     def chunk(
         self,
@@ -221,6 +221,7 @@ def chunk_text(
     hidden = _Covered(text, valid)
     headings = _Covered(text, valid, "heading")
     items = sorted({a for a, _, role in valid if role == "list_item"})
+    tables = _merged(text, [(a, b) for a, b, role in valid if role == "table"])
     sections = sorted(sections)
     pages = sorted(pages)
     sec_starts = [s[0] for s in sections]
@@ -242,8 +243,8 @@ def chunk_text(
             else:
                 units.append((s, e))
             titled = titled and headings.covers(s, e)
-        regions.append((_numbers_joined(text, units, size), titled,
-                        _span_value(sections, sec_starts, a)))
+        regions.append((_rows_joined(text, _numbers_joined(text, units, size), size, tables),
+                        titled, _span_value(sections, sec_starts, a)))
     kept: list[list[tuple[int, int]]] = []
     following: object = None  # the section of the next region with text, from the end back
     for units, titled, section in reversed(regions):
@@ -293,6 +294,46 @@ def _numbers_joined(text: str, units: list[tuple[int, int]], size: int
 
 
 _NUMBER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{1,7})[.)]")
+
+
+def _rows_joined(text: str, units: list[tuple[int, int]], size: int,
+                 tables: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``units`` with the sentences of one table row (a line of a ``table`` span) joined,
+    so that no chunk starts inside a row: ImageMagick's tables of options (48 of them on 29
+    pages) were cut between a row's sentences, and a chunk began "Possible values range
+    from 0 to 6. Default value is 4." with no "method=value" before it, the answer to
+    "What WebP compression method is used if I don't pick one?" (review, 2026-12-08). A
+    row longer than a chunk is cut as any long sentence is."""
+    if not tables:
+        return units
+    starts = [a for a, _ in tables]
+
+    def table_of(pos: int) -> int:
+        i = bisect_right(starts, pos) - 1
+        return i if i >= 0 and tables[i][0] <= pos < tables[i][1] else -1
+
+    out: list[tuple[int, int]] = []
+    for s, e in units:
+        # A "sentence" run on over a row's end (the next row opens in lower case) is cut
+        # there first: the rows are the units.
+        pieces, a = [], s
+        if table_of(s) >= 0:
+            while (nl := text.find("\n", a, e)) >= 0:
+                if text[a:nl].strip():
+                    pieces.append((a, nl))
+                a = nl + 1
+                while a < e and text[a] in " \t":
+                    a += 1
+        if a < e:
+            pieces.append((a, e))
+        for ps, pe in pieces:
+            t = table_of(ps)
+            if out and t >= 0 and t == table_of(out[-1][0]) and pe - out[-1][0] <= size \
+                    and "\n" not in text[out[-1][1]:ps]:
+                out[-1] = (out[-1][0], pe)
+            else:
+                out.append((ps, pe))
+    return out
 
 
 def _heads(section: object, following: object) -> bool:
