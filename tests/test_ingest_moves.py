@@ -12,16 +12,8 @@ from pathlib import Path
 import pytest
 
 from citewise.knowledge.base import KnowledgeBase
+from test_ingest_paths import docs  # noqa: F401  (the folder: france.txt, sub/lemur.txt)
 from test_knowledge import HashEmbedder
-
-
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    (root / "sub").mkdir(parents=True)
-    (root / "france.txt").write_text("Paris is the capital of France.\n")
-    (root / "sub" / "lemur.txt").write_text("Lemurs live only on Madagascar.\n")
-    return root
 
 
 @pytest.fixture
@@ -35,7 +27,7 @@ def _sources(kb: KnowledgeBase) -> list[str]:
 
 
 def test_a_moved_folder_is_stored_once_under_its_new_path(
-        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:  # noqa: F811
     assert len(kb.ingest([docs], wait=True).added) == 2
     manuals = tmp_path / "manuals"
     docs.rename(manuals)
@@ -54,7 +46,7 @@ def test_a_moved_folder_is_stored_once_under_its_new_path(
 
 
 def test_a_renamed_file_is_found_by_meaning_under_its_new_name_only(
-        kb: KnowledgeBase, docs: Path) -> None:
+        kb: KnowledgeBase, docs: Path) -> None:  # noqa: F811
     kb.ingest([docs], wait=True)
     (docs / "france.txt").rename(docs / "paris.txt")
     report = kb.ingest([docs], wait=True)
@@ -66,7 +58,7 @@ def test_a_renamed_file_is_found_by_meaning_under_its_new_name_only(
 
 
 def test_a_copy_keeps_both_and_other_kinds_of_sameness_move_nothing(
-        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:  # noqa: F811
     kb.ingest([docs])
     copy = tmp_path / "copy"
     shutil.copytree(docs, copy)
@@ -89,7 +81,7 @@ def test_a_copy_keeps_both_and_other_kinds_of_sameness_move_nothing(
                                                      str(docs / "sub" / "lemur.txt")]
 
 
-def test_cli_ingest_names_each_moved_file(tmp_path: Path, docs: Path,
+def test_cli_ingest_names_each_moved_file(tmp_path: Path, docs: Path,  # noqa: F811
                                           capsys: pytest.CaptureFixture[str]) -> None:
     from citewise.cli.main import main
 
@@ -107,7 +99,7 @@ def test_cli_ingest_names_each_moved_file(tmp_path: Path, docs: Path,
 
 
 def test_an_ingest_stopped_halfway_finds_the_rest_of_the_move_when_run_again(
-        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:  # noqa: F811
     """Code review (2026-12-08): only the files an ingest *added* were looked at, so a
     move whose first ingest was stopped — or ``cp -r docs manuals``, ingest, ``rm -r docs``
     — kept the old documents for good; the files now seen unchanged count too."""
@@ -124,7 +116,7 @@ def test_an_ingest_stopped_halfway_finds_the_rest_of_the_move_when_run_again(
 
 
 def test_two_files_with_the_same_bytes_are_paired_by_name(
-        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:
+        kb: KnowledgeBase, docs: Path, tmp_path: Path) -> None:  # noqa: F811
     (docs / "Readme.html").write_text("<html><body><p>Install it first.</p></body></html>")
     shutil.copy(docs / "Readme.html", docs / "index.html")
     kb.ingest([docs])
