@@ -359,17 +359,15 @@ def _place(answer: Answer, c: CitationOccurrence, kb: KnowledgeBase | None,
         # … as a URL's fragment: AsciiDoc's listing ids have spaces ("#Listing%203").
         where = f"#{quote(c.anchor, safe=_FRAGMENT_SAFE)}"
     section = _one_line(snippet.section or "") if snippet is not None else ""
-    if not section and doc.document.get("content_type") in _TITLED:
-        # A web page without headings: its declared title says what it is (ImageMagick's
-        # webp.html, "WebP Encoding Options", was a bare path; review, 2026-12-08) — not a
-        # text file's first line nor a name made of the file's (code review).
+    if not section and doc.document.get("content_type") in _TITLED:  # a web page without
+        # headings: its title (ImageMagick's webp.html was a bare path; review, 2026-12-08)
         title = _one_line(str(doc.document.get("title") or ""))
         name = doc.source.rsplit("/", 1)[-1]
         section = title if title not in ("", name, name.rsplit(".", 1)[0]) else ""
     return f"{where} — {section}" if section else where
 
 
-_TITLED = frozenset(("text/html", "application/xhtml+xml", "application/epub+zip"))
+_TITLED = frozenset(("text/html", "application/xhtml+xml", "application/epub+zip"))  # declared
 
 
 _FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"  # what RFC 3986 lets a fragment hold as it is

@@ -193,8 +193,7 @@ class KnowledgeBase(IndexUpkeep):
         longer exist on disk (``report.removed``), so re-ingesting a folder mirrors it. A
         folder that is itself missing prunes nothing (an unmounted drive must not empty
         the knowledge base), and a file that exists but failed to load is kept.
-        ``walked``: the files of ``paths`` were met in a folder (``--watch`` passes those
-        that changed), not named: a page with no text is skipped as in a walk.
+        ``walked``: the files of ``paths`` were met in a folder, not named (``--watch``'s).
         """
         if isinstance(paths, str | Path):
             paths = [paths]

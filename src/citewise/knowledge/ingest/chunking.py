@@ -298,12 +298,11 @@ _NUMBER = re.compile(r"(?:\d{1,3}|[A-Za-z]|[ivxlcdm]{1,7})[.)]")
 
 def _rows_joined(text: str, units: list[tuple[int, int]], size: int,
                  tables: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``units`` with the sentences of one table row (a line of a ``table`` span) joined,
-    so that no chunk starts inside a row: ImageMagick's tables of options (48 of them on 29
-    pages) were cut between a row's sentences, and a chunk began "Possible values range
-    from 0 to 6. Default value is 4." with no "method=value" before it, the answer to
-    "What WebP compression method is used if I don't pick one?" (review, 2026-12-08). A
-    row longer than a chunk is cut as any long sentence is."""
+    """``units`` with the sentences of one table row (a line of a ``table`` span) joined:
+    ImageMagick's tables of options (48 on 29 pages) were cut between a row's sentences, a
+    chunk beginning "Possible values range from 0 to 6. Default value is 4." with no
+    "method=value" before it (review, 2026-12-08). A row longer than a chunk is cut as a
+    long sentence is."""
     if not tables:
         return units
     starts = [a for a, _ in tables]
@@ -314,8 +313,7 @@ def _rows_joined(text: str, units: list[tuple[int, int]], size: int,
 
     out: list[tuple[int, int]] = []
     for s, e in units:
-        # A "sentence" run on over a row's end (the next row opens in lower case) is cut
-        # there first: the rows are the units.
+        # A "sentence" run on over a row's end (the next opens in lower case) is cut there.
         pieces, a = [], s
         if table_of(s) >= 0:
             while (nl := text.find("\n", a, e)) >= 0:

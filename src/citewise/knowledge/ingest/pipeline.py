@@ -336,8 +336,7 @@ def _one(
     store: Store, tenant: str, collection: str, registry: LoaderRegistry, chunker: Chunker,
     report: IngestReport, batch: _Batch, walked: bool = False,
 ) -> None:
-    """Read, prepare and queue for writing one claimed file (``walked``: met in a folder,
-    not named)."""
+    """Read, prepare and queue for writing one claimed file (``walked``: met in a walk)."""
     try:
         prepared = _prepare(path, known=versions.get(doc_id), tenant=tenant,
                             collection=collection, registry=registry, chunker=chunker)
