@@ -45,30 +45,30 @@ class StoredTexts:
         as document offsets (none for a chunk that is gone or a format without roles); and
         where a ``hidden`` span begins and the line after it: a cell of a Markdown file's
         HTML table is no sentence with the tag lines around it ("<td> Do not …")."""
+        return self._spans(chunk_id)[0]
+
+    def term_ends(self, chunk_id: int | None) -> list[int]:
+        """Where the terms the loader marked in chunk ``chunk_id`` end on a line of their
+        own (a glossary's "A-label" over its definition), as document offsets."""
+        return self._spans(chunk_id)[1]
+
+    def _spans(self, chunk_id: int | None) -> tuple[list[int], list[int]]:
+        """:meth:`item_starts` and :meth:`term_ends` of a chunk, read from it once."""
         if chunk_id is None:
-            return []
+            return [], []
         if chunk_id not in self.items:
             starts: set[int] = set()
+            ends: set[int] = set()
             for c in self.kb.store.get_chunks([chunk_id]):
                 starts |= {c.start_char + a for a in item_starts(c.text, c.roles)}
                 for a, b, role in c.roles:
                     if role == "hidden":
                         starts |= {c.start_char + a, c.start_char + b + 1}
+                    elif role == "term" and c.text[b:b + 1] == "\n":
+                        ends.add(c.start_char + b)
             self.items[chunk_id] = sorted(starts)
-        return self.items[chunk_id]
-
-    def term_ends(self, chunk_id: int | None) -> list[int]:
-        """Where the terms the loader marked in chunk ``chunk_id`` end on a line of their
-        own (a glossary's "A-label" over its definition), as document offsets."""
-        if chunk_id is None:
-            return []
-        if chunk_id not in self.terms:
-            ends: set[int] = set()
-            for c in self.kb.store.get_chunks([chunk_id]):
-                ends |= {c.start_char + b for a, b, role in c.roles
-                         if role == "term" and c.text[b:b + 1] == "\n"}
             self.terms[chunk_id] = sorted(ends)
-        return self.terms[chunk_id]
+        return self.items[chunk_id], self.terms[chunk_id]
 
     def of(self, document: str) -> tuple[str, tuple[str, list[int]]] | None:
         """The stored text (and its index) of the document a question names: its source,
